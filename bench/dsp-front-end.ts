@@ -1,0 +1,536 @@
+/**
+ * DSP front-end benchmark (decode, resample, energy VAD, ring buffer), one run, one core.
+ *
+ * Every case drives STREAMS independent instances round-robin, one 20 ms message per stream
+ * per round (so per-stream state competes for cache as it would on a busy server), and
+ * reports CPU microseconds (process user + system time) per 20 ms of audio per stream. Cases, measured interleaved REPEATS
+ * times (median reported):
+ *   - each native part alone, through its own handle: WebM demuxer, libopus decode at 16 and
+ *     48 kHz (browser packets are decoded per stream visit in the groups one browser message
+ *     carries, as the front end meets them; one packet per visit is shown too, it is slower
+ *     because every decode then starts with another stream's cold decoder state),
+ *     48->16 kHz polyphase resampler, energy VAD, ring buffer;
+ *   WebM input is the committed recording from Chromium's MediaRecorder, replayed in the
+ *   chunks the browser delivered;
+ *   - the native StreamFrontEnd for webm_opus (libopus decoding at 16 kHz, the default, and at
+ *     48 kHz + resampler), pcm_s16le_48k and opus_raw_16k;
+ *   - the same work in plain JavaScript (bench/dsp-js-reference.ts; Opus via @discordjs/opus).
+ * Ratios printed: front end / sum of its parts alone (target <= 1.25), real-time streams per
+ * core (20 ms / cost; target >= 900), and JavaScript / native.
+ *
+ *   nice -n 10 npx tsx bench/dsp-front-end.ts [streams=200] [secondsPerCase=1] [repeats=5]
+ * Writes bench/results/dsp-front-end.json.
+ */
+import opus from '@discordjs/opus';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { EnergyVad } from '../src/native/energy-vad.js';
+import { nativeAddon } from '../src/native/native-addon.js';
+import { OpusFrameDecoder } from '../src/native/opus-frame-decoder.js';
+import { Resampler } from '../src/native/resampler.js';
+import { RingBuffer } from '../src/native/ring-buffer.js';
+import { StreamFrontEnd, type StreamFrontEndOptions } from '../src/native/stream-front-end.js';
+import { WebmDemuxer } from '../src/native/webm-demuxer.js';
+import { JsDecimator, JsEnergyVad, JsRingBuffer } from './dsp-js-reference.js';
+
+// @discordjs/opus is CommonJS: take the class from its default export.
+const { OpusEncoder } = opus;
+
+const STREAMS = Number(process.argv[2] ?? 200);
+const SECONDS_PER_CASE = Number(process.argv[3] ?? 1);
+const REPEATS = Number(process.argv[4] ?? 5);
+const FRAME_US = 20_000;
+
+// The repository root (this file runs from bench/ under tsx or from dist/bench/ compiled).
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('package root not found');
+    dir = parent;
+  }
+  return dir;
+}
+const root = packageRoot();
+const fixtures = join(root, 'test', 'fixtures', 'native');
+
+// ------------------------------------------------------------------ inputs
+function readSpeech(): Float32Array {
+  const wav = readFileSync(join(fixtures, 'speech-16k.wav'));
+  const n = (wav.length - 44) >> 1;
+  const x = new Float32Array(n);
+  for (let i = 0; i < n; i++) x[i] = wav.readInt16LE(44 + 2 * i) / 32768;
+  return x;
+}
+
+function int16Bytes(x: Float32Array): Buffer {
+  const b = Buffer.alloc(x.length * 2);
+  for (let i = 0; i < x.length; i++) b.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(x[i]! * 32768))), 2 * i);
+  return b;
+}
+
+const speech16 = readSpeech();
+const up = new Resampler(16000, 48000);
+const speech48 = new Float32Array(up.maxOutput(speech16.length) + up.info.flushMaxOutput);
+let n48 = up.process(speech16, speech48);
+n48 += up.flush(speech48.subarray(n48));
+up.close();
+const pcm48 = int16Bytes(speech48.subarray(0, n48));
+const pcm16 = int16Bytes(speech16);
+
+// 20 ms messages of 48 kHz PCM and 20 ms Opus packets (48 kHz and 16 kHz encoders).
+const pcm48Messages: Buffer[] = [];
+for (let at = 0; at + 1920 <= pcm48.length; at += 1920) pcm48Messages.push(pcm48.subarray(at, at + 1920));
+const opus48Packets: Buffer[] = [];
+const enc48 = new OpusEncoder(48000, 1);
+enc48.setBitrate(32000);
+for (const m of pcm48Messages) opus48Packets.push(enc48.encode(m));
+const opus16Packets: Buffer[] = [];
+const enc16 = new OpusEncoder(16000, 1);
+enc16.setBitrate(32000);
+for (let at = 0; at + 640 <= pcm16.length; at += 640) opus16Packets.push(enc16.encode(pcm16.subarray(at, at + 640)));
+
+// The WebM that Chromium's MediaRecorder produced for the same speech (128 kbit/s stereo CELT,
+// 60 ms packets), cut into the chunks the browser delivered (100 ms timeslice).
+const webm = readFileSync(join(fixtures, 'mediarecorder-chromium.webm'));
+const chunkBytes = (JSON.parse(readFileSync(join(fixtures, 'mediarecorder-chromium.chunks.json'), 'utf8')) as {
+  chunkBytes: number[];
+}).chunkBytes;
+const webmMessages: Uint8Array[] = [];
+const webmMessageFrames: number[] = []; // 20 ms frames of audio each message carries
+const webmPackets: Uint8Array[] = [];
+const webmPacketFrames: number[] = [];
+const webmMessagePackets: Uint8Array[][] = []; // the packets each message completes
+{
+  const probe = new OpusFrameDecoder(48000);
+  const demux = new WebmDemuxer();
+  let at = 0;
+  for (const size of chunkBytes) {
+    const chunk = webm.subarray(at, at + size);
+    at += size;
+    webmMessages.push(chunk);
+    let frames = 0;
+    const packets = demux.push(chunk).frames;
+    for (const packet of packets) {
+      const f = probe.packetSamples(packet) / 960;
+      webmPackets.push(packet);
+      webmPacketFrames.push(f);
+      frames += f;
+    }
+    webmMessageFrames.push(frames);
+    webmMessagePackets.push(packets);
+  }
+  demux.close();
+  probe.close();
+}
+
+// ------------------------------------------------------------------ harness
+interface Case {
+  name: string;
+  /** Runs one round (one message per stream); returns 20 ms frames of audio produced. */
+  round(): number;
+  close(): void;
+}
+
+/**
+ * CPU time (user + system of this process) per 20 ms frame per stream, in µs. CPU time
+ * rather than wall time: the machine is shared, and time spent descheduled is not ours.
+ */
+function time(c: Case): number {
+  for (let i = 0; i < 20; i++) c.round(); // warm-up
+  let frames = 0;
+  const startWall = process.hrtime.bigint();
+  const start = process.cpuUsage();
+  const budget = BigInt(Math.round(SECONDS_PER_CASE * 1e9));
+  while (process.hrtime.bigint() - startWall < budget) {
+    for (let i = 0; i < 10; i++) frames += c.round();
+  }
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / frames;
+}
+
+const streams = Array.from({ length: STREAMS }, (_, i) => i);
+const offset = (i: number, m: number) => (i * 37) % m;
+
+// ------------------------------------------------------------------ native parts alone
+function demuxCase(): Case {
+  const ds = streams.map(() => new WebmDemuxer());
+  const cursor = streams.map(() => 0);
+  const bytes = new Uint8Array(70000);
+  const lengths = new Int32Array(256);
+  return {
+    name: 'native webm demux',
+    round() {
+      let frames = 0;
+      for (const i of streams) {
+        if (cursor[i] === webmMessages.length) {
+          ds[i]!.reset();
+          cursor[i] = 0;
+        }
+        ds[i]!.pushInto(webmMessages[cursor[i]!]!, bytes, lengths);
+        frames += webmMessageFrames[cursor[i]!]!;
+        cursor[i]!++;
+      }
+      return frames;
+    },
+    close: () => ds.forEach((d) => d.close()),
+  };
+}
+
+function opusCase(name: string, rate: 16000 | 48000, packets: Uint8Array[], packetFrames?: number[]): Case {
+  const ds = streams.map(() => new OpusFrameDecoder(rate));
+  const out = new Float32Array(ds[0]!.maxFrameSamples);
+  const cursor = streams.map((i) => offset(i, packets.length));
+  return {
+    name,
+    round() {
+      let frames = 0;
+      for (const i of streams) {
+        ds[i]!.decodeInto(packets[cursor[i]!]!, out);
+        frames += packetFrames ? packetFrames[cursor[i]!]! : 1;
+        cursor[i] = (cursor[i]! + 1) % packets.length;
+      }
+      return frames;
+    },
+    close: () => ds.forEach((d) => d.close()),
+  };
+}
+
+/** Decodes, per stream visit, the packets one browser message carries (as the front end does). */
+function opusByMessageCase(name: string, rate: 16000 | 48000): Case {
+  const ds = streams.map(() => new OpusFrameDecoder(rate));
+  const out = new Float32Array(ds[0]!.maxFrameSamples);
+  const cursor = streams.map((i) => offset(i, webmMessagePackets.length));
+  return {
+    name,
+    round() {
+      let frames = 0;
+      for (const i of streams) {
+        for (const packet of webmMessagePackets[cursor[i]!]!) ds[i]!.decodeInto(packet, out);
+        frames += webmMessageFrames[cursor[i]!]!;
+        cursor[i] = (cursor[i]! + 1) % webmMessagePackets.length;
+      }
+      return frames;
+    },
+    close: () => ds.forEach((d) => d.close()),
+  };
+}
+
+const speech48f = speech48.subarray(0, n48);
+const frames48: Float32Array[] = [];
+for (let at = 0; at + 960 <= speech48f.length; at += 960) frames48.push(speech48f.slice(at, at + 960));
+const frames16: Float32Array[] = [];
+for (let at = 0; at + 320 <= speech16.length; at += 320) frames16.push(speech16.slice(at, at + 320));
+
+function resampleCase(): Case {
+  const rs = streams.map(() => new Resampler(48000, 16000));
+  const out = new Float32Array(rs[0]!.maxOutput(960));
+  const cursor = streams.map((i) => offset(i, frames48.length));
+  return {
+    name: 'native resample 48->16k',
+    round() {
+      for (const i of streams) {
+        rs[i]!.process(frames48[cursor[i]!]!, out);
+        cursor[i] = (cursor[i]! + 1) % frames48.length;
+      }
+      return STREAMS;
+    },
+    close: () => rs.forEach((r) => r.close()),
+  };
+}
+
+function vadCase(): Case {
+  const vs = streams.map(() => new EnergyVad());
+  const probs = new Float32Array(4);
+  const cursor = streams.map((i) => offset(i, frames16.length));
+  return {
+    name: 'native energy VAD',
+    round() {
+      for (const i of streams) {
+        vs[i]!.process(frames16[cursor[i]!]!, probs);
+        cursor[i] = (cursor[i]! + 1) % frames16.length;
+      }
+      return STREAMS;
+    },
+    close: () => vs.forEach((v) => v.close()),
+  };
+}
+
+function ringCase(): Case {
+  const rs = streams.map(() => new RingBuffer(25_000_000, 32_000));
+  const cursor = streams.map((i) => offset(i, frames16.length));
+  let rounds = 0;
+  return {
+    name: 'native ring buffer write',
+    round() {
+      for (const i of streams) {
+        rs[i]!.write(frames16[cursor[i]!]!);
+        cursor[i] = (cursor[i]! + 1) % frames16.length;
+      }
+      // The server consumes audio (here once a second), so storage does not grow.
+      if (++rounds % 50 === 0) for (const r of rs) r.discardUntil(Number.MAX_SAFE_INTEGER);
+      return STREAMS;
+    },
+    close: () => rs.forEach((r) => r.close()),
+  };
+}
+
+// ------------------------------------------------------------------ native front end
+function frontEndCase(name: string, options: StreamFrontEndOptions, messages: Uint8Array[], restart: boolean): Case {
+  const fes = streams.map(() => new StreamFrontEnd({ ...options, initialBufferSeconds: 2 }));
+  const cursor = streams.map((i) => (restart ? 0 : offset(i, messages.length)));
+  if (restart) {
+    // A WebM stream must start at its header: push each stream's first messages now so that
+    // streams are at different places in the audio (decoders fed identical packets in
+    // lockstep run ~30% faster than real, different streams would).
+    for (const i of streams) {
+      for (let k = 0; k < offset(i, messages.length); k++) fes[i]!.push(messages[k]!);
+      cursor[i] = offset(i, messages.length);
+      fes[i]!.discardUntil(fes[i]!.writePosition);
+      fes[i]!.takeEvents();
+    }
+  }
+  let rounds = 0;
+  return {
+    name,
+    round() {
+      let samples = 0;
+      for (const i of streams) {
+        const fe = fes[i]!;
+        if (cursor[i] === messages.length) {
+          cursor[i] = 0;
+          if (restart) fe.setFormat(options.format); // a new WebM stream starts with its header
+        }
+        fe.push(messages[cursor[i]!]!);
+        samples += fe.appendedLast;
+        if (fe.pendingEvents > 0) fe.takeEvents();
+        cursor[i]!++;
+      }
+      if (++rounds % 50 === 0) for (const fe of fes) fe.discardUntil(fe.writePosition);
+      return samples / 320;
+    },
+    close: () => fes.forEach((f) => f.close()),
+  };
+}
+
+// ------------------------------------------------------------------ plain JavaScript
+function jsPcm48Case(): Case {
+  const state = streams.map(() => ({
+    dec: new JsDecimator(48000, 16000),
+    vad: new JsEnergyVad(),
+    ring: new JsRingBuffer(25_000_000 / 50),
+  }));
+  const input = new Float32Array(960);
+  const out = new Float32Array(400);
+  const probs = new Float32Array(4);
+  const cursor = streams.map((i) => offset(i, pcm48Messages.length));
+  let rounds = 0;
+  return {
+    name: 'JS pcm_s16le_48k (convert, resample, VAD, ring)',
+    round() {
+      for (const i of streams) {
+        const s = state[i]!;
+        const msg = pcm48Messages[cursor[i]!]!;
+        for (let k = 0; k < 960; k++) input[k] = msg.readInt16LE(2 * k) / 32768;
+        const n = s.dec.process(input, out);
+        s.vad.process(out.subarray(0, n), probs);
+        s.ring.writeFloat(out, n);
+        cursor[i] = (cursor[i]! + 1) % pcm48Messages.length;
+      }
+      if (++rounds % 50 === 0) for (const s of state) s.ring.discardAll();
+      return STREAMS;
+    },
+    close: () => undefined,
+  };
+}
+
+function jsOpusCase(): Case {
+  const state = streams.map(() => ({
+    opus: new OpusEncoder(48000, 1),
+    dec: new JsDecimator(48000, 16000),
+    vad: new JsEnergyVad(),
+    ring: new JsRingBuffer(25_000_000 / 50),
+  }));
+  const input = new Float32Array(5760);
+  const out = new Float32Array(2000);
+  const probs = new Float32Array(8);
+  const cursor = streams.map((i) => offset(i, opus48Packets.length));
+  let rounds = 0;
+  return {
+    name: 'JS opus@48k (@discordjs/opus decode, resample, VAD, ring)',
+    round() {
+      for (const i of streams) {
+        const s = state[i]!;
+        const pcm = s.opus.decode(opus48Packets[cursor[i]!]!);
+        const n = pcm.length >> 1;
+        for (let k = 0; k < n; k++) input[k] = pcm.readInt16LE(2 * k) / 32768;
+        const m = s.dec.process(input.subarray(0, n), out);
+        s.vad.process(out.subarray(0, m), probs);
+        s.ring.writeFloat(out, m);
+        cursor[i] = (cursor[i]! + 1) % opus48Packets.length;
+      }
+      if (++rounds % 50 === 0) for (const s of state) s.ring.discardAll();
+      return STREAMS;
+    },
+    close: () => undefined,
+  };
+}
+
+function jsPartCase(name: string, make: () => (i: number, frame: number) => void, count: number): Case {
+  const fn = make();
+  const cursor = streams.map((i) => offset(i, count));
+  return {
+    name,
+    round() {
+      for (const i of streams) {
+        fn(i, cursor[i]!);
+        cursor[i] = (cursor[i]! + 1) % count;
+      }
+      return STREAMS;
+    },
+    close: () => undefined,
+  };
+}
+
+// ------------------------------------------------------------------ run
+const cases: Case[] = [
+  demuxCase(),
+  opusCase('native opus decode @16k (browser packets, one per visit)', 16000, webmPackets, webmPacketFrames),
+  opusByMessageCase('native opus decode @16k (browser packets)', 16000),
+  opusByMessageCase('native opus decode @48k (browser packets)', 48000),
+  opusCase('native opus decode @16k (16 kHz packets)', 16000, opus16Packets),
+  opusCase('native opus decode @48k (32 kbit/s mono packets)', 48000, opus48Packets),
+  resampleCase(),
+  vadCase(),
+  ringCase(),
+  frontEndCase('front end webm_opus (decode @16k)', { format: 'webm_opus', webmDecodeRate: 16000 }, webmMessages, true),
+  frontEndCase('front end webm_opus (decode @48k + resample)', { format: 'webm_opus', webmDecodeRate: 48000 }, webmMessages, true),
+  frontEndCase('front end pcm_s16le_48k', { format: 'pcm_s16le_48k' }, pcm48Messages, false),
+  frontEndCase('front end opus_raw_16k', { format: 'opus_raw_16k' }, opus16Packets, false),
+  jsPcm48Case(),
+  jsOpusCase(),
+  jsPartCase(
+    'JS @discordjs/opus decode @48k',
+    () => {
+      const decs = streams.map(() => new OpusEncoder(48000, 1));
+      return (i, f) => void decs[i]!.decode(opus48Packets[f]!);
+    },
+    opus48Packets.length,
+  ),
+  jsPartCase(
+    'JS resample 48->16k',
+    () => {
+      const decs = streams.map(() => new JsDecimator(48000, 16000));
+      const out = new Float32Array(400);
+      return (i, f) => void decs[i]!.process(frames48[f]!, out);
+    },
+    frames48.length,
+  ),
+  jsPartCase(
+    'JS energy VAD',
+    () => {
+      const vads = streams.map(() => new JsEnergyVad());
+      const probs = new Float32Array(4);
+      return (i, f) => void vads[i]!.process(frames16[f]!, probs);
+    },
+    frames16.length,
+  ),
+];
+
+const samples = new Map<string, number[]>();
+for (let r = 0; r < REPEATS; r++) {
+  for (const c of cases) {
+    const us = time(c);
+    samples.set(c.name, [...(samples.get(c.name) ?? []), us]);
+  }
+  process.stderr.write(`repeat ${r + 1}/${REPEATS} done\n`);
+}
+for (const c of cases) c.close();
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+};
+const us = (name: string) => median(samples.get(name)!);
+
+const partsWebm16 =
+  us('native webm demux') +
+  us('native opus decode @16k (browser packets)') +
+  us('native energy VAD') +
+  us('native ring buffer write');
+const partsWebm48 =
+  us('native webm demux') +
+  us('native opus decode @48k (browser packets)') +
+  us('native resample 48->16k') +
+  us('native energy VAD') +
+  us('native ring buffer write');
+const partsPcm48 = us('native resample 48->16k') + us('native energy VAD') + us('native ring buffer write');
+const partsRaw = us('native opus decode @16k (16 kHz packets)') + us('native energy VAD') + us('native ring buffer write');
+
+const pipelines = [
+  { name: 'webm_opus, decode @16k (default)', fe: us('front end webm_opus (decode @16k)'), parts: partsWebm16 },
+  { name: 'webm_opus, decode @48k + resample', fe: us('front end webm_opus (decode @48k + resample)'), parts: partsWebm48 },
+  { name: 'pcm_s16le_48k', fe: us('front end pcm_s16le_48k'), parts: partsPcm48 },
+  { name: 'opus_raw_16k', fe: us('front end opus_raw_16k'), parts: partsRaw },
+].map((p) => ({
+  ...p,
+  ratioToParts: p.fe / p.parts,
+  streamsPerCore: FRAME_US / p.fe,
+}));
+
+const jsVsNative = [
+  {
+    name: 'pcm_s16le_48k chain',
+    js: us('JS pcm_s16le_48k (convert, resample, VAD, ring)'),
+    native: us('front end pcm_s16le_48k'),
+  },
+  {
+    name: 'Opus 48k chain: JS decode+resample+VAD+ring',
+    js: us('JS opus@48k (@discordjs/opus decode, resample, VAD, ring)'),
+    native:
+      us('native opus decode @48k (32 kbit/s mono packets)') +
+      us('native resample 48->16k') +
+      us('native energy VAD') +
+      us('native ring buffer write'),
+  },
+  { name: 'resample 48->16k', js: us('JS resample 48->16k'), native: us('native resample 48->16k') },
+  { name: 'energy VAD', js: us('JS energy VAD'), native: us('native energy VAD') },
+  {
+    name: 'Opus decode @48k (same packets)',
+    js: us('JS @discordjs/opus decode @48k'),
+    native: us('native opus decode @48k (32 kbit/s mono packets)'),
+  },
+].map((c) => ({ ...c, ratio: c.js / c.native }));
+
+const fmt = (x: number) => x.toFixed(2).padStart(8);
+console.log(`DSP front end, ${STREAMS} streams round-robin, one core, CPU µs per 20 ms of audio per stream (median of ${REPEATS})`);
+console.log(`resampler kernel: ${nativeAddon().simdKernel()}; CPU: ${cpus()[0]?.model ?? 'unknown'}`);
+for (const c of cases) console.log(`${fmt(us(c.name))} µs  ${c.name}`);
+console.log('\npipeline                              front end  sum of parts  ratio  streams/core');
+for (const p of pipelines) {
+  console.log(
+    `${p.name.padEnd(36)} ${fmt(p.fe)} ${fmt(p.parts)}     ${p.ratioToParts.toFixed(2)}  ${p.streamsPerCore.toFixed(0).padStart(7)}`,
+  );
+}
+console.log('\nplain JavaScript vs native              JS µs   native µs   JS / native');
+for (const c of jsVsNative) console.log(`${c.name.padEnd(40)} ${fmt(c.js)} ${fmt(c.native)}   ${c.ratio.toFixed(2)}`);
+
+const results = {
+  benchmark: 'dsp-front-end',
+  date: new Date().toISOString(),
+  streams: STREAMS,
+  secondsPerCase: SECONDS_PER_CASE,
+  repeats: REPEATS,
+  cpu: cpus()[0]?.model ?? 'unknown',
+  simdKernel: nativeAddon().simdKernel(),
+  node: process.version,
+  microsecondsPer20msFrame: Object.fromEntries(cases.map((c) => [c.name, { median: us(c.name), runs: samples.get(c.name) }])),
+  pipelines,
+  jsVsNative,
+  targets: { maxRatioToParts: 1.25, minStreamsPerCore: 900 },
+};
+mkdirSync(join(root, 'bench', 'results'), { recursive: true });
+writeFileSync(join(root, 'bench', 'results', 'dsp-front-end.json'), `${JSON.stringify(results, null, 2)}\n`);
+console.log('\nwrote bench/results/dsp-front-end.json');

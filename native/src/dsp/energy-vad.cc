@@ -1,0 +1,151 @@
+#include "dsp/energy-vad.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace gw {
+
+namespace {
+constexpr float kSilenceDb = -120.0f;
+constexpr float kUnset = 1000.0f;  // above any dBFS value: "no minimum yet"
+}
+
+Status EnergyVad::Validate(const EnergyVadConfig& c) {
+  const bool ok = c.sample_rate >= 8000 && c.sample_rate <= 48000 && c.frame_samples >= 16 &&
+                  c.frame_samples <= c.sample_rate / 10 && c.threshold_db > 0.0f &&
+                  c.threshold_db <= 60.0f && c.slope_db > 0.01f && c.slope_db <= 20.0f &&
+                  c.min_energy_dbfs >= -120.0f && c.min_energy_dbfs <= 0.0f &&
+                  c.floor_min_dbfs >= -120.0f && c.floor_min_dbfs <= 0.0f &&
+                  c.floor_window_s >= 0.2f && c.floor_window_s <= 60.0f;
+  return ok ? Status::kOk : Status::kInvalidArgument;
+}
+
+EnergyVad::EnergyVad(const EnergyVadConfig& config)
+    : config_(config), frame_(static_cast<size_t>(config.frame_samples)) {
+  const double frames_per_window =
+      config.floor_window_s * config.sample_rate / static_cast<double>(config.frame_samples);
+  frames_per_sub_ = std::max(1, static_cast<int>(std::lround(frames_per_window / kSubWindows)));
+  Reset();
+}
+
+void EnergyVad::Reset() {
+  pending_ = 0;
+  sum_ = sum_sq_ = 0.0;
+  // No estimate yet: sub-windows fill as frames arrive and the floor is the minimum of the
+  // frames seen so far (the first frame itself reports p = 0).
+  std::fill(sub_min_, sub_min_ + kSubWindows, kUnset);
+  sub_index_ = 0;
+  sub_frames_ = 0;
+  floor_db_ = kUnset;
+  recent_count_ = 0;
+  recent_index_ = 0;
+  last_db_ = kSilenceDb;
+}
+
+float EnergyVad::FinishFrame(double sum, double sum_squares) {
+  // Variance rather than mean square: a DC offset (common in cheap capture chains) is not
+  // energy.
+  const double inv = 1.0 / static_cast<double>(frame_);
+  const double dc = sum * inv;
+  const double mean = sum_squares * inv - dc * dc;
+  const float db = mean > 1e-12 ? static_cast<float>(10.0 * std::log10(mean)) : kSilenceDb;
+  last_db_ = db;
+
+  // Probability against the floor estimated from frames before this one.
+  float p = 0.0f;
+  if (db >= config_.min_energy_dbfs && floor_db_ != kUnset) {
+    const float z = (db - floor_db_ - config_.threshold_db) / config_.slope_db;
+    p = 1.0f / (1.0f + std::exp(-z));
+  }
+
+  // Minimum statistics over the average power of the last kSmoothFrames frames.
+  recent_power_[recent_index_] = mean > 0.0 ? mean : 0.0;
+  recent_index_ = (recent_index_ + 1) % kSmoothFrames;
+  if (recent_count_ < kSmoothFrames) ++recent_count_;
+  if (recent_count_ < kSmoothFrames) return p;
+  double avg = 0.0;
+  for (double v : recent_power_) avg += v;
+  avg /= kSmoothFrames;
+  const float avg_db = avg > 1e-12 ? static_cast<float>(10.0 * std::log10(avg)) : kSilenceDb;
+  const float clamped = std::max(avg_db, config_.floor_min_dbfs);
+  if (sub_frames_ == 0) {
+    sub_min_[sub_index_] = clamped;
+  } else {
+    sub_min_[sub_index_] = std::min(sub_min_[sub_index_], clamped);
+  }
+  if (++sub_frames_ >= frames_per_sub_) {
+    sub_frames_ = 0;
+    sub_index_ = (sub_index_ + 1) % kSubWindows;
+  }
+  float floor = sub_min_[0];
+  for (int k = 1; k < kSubWindows; ++k) floor = std::min(floor, sub_min_[k]);
+  floor_db_ = floor;
+  return p;
+}
+
+size_t EnergyVad::Process(const float* x, size_t n, float* probs) {
+  size_t frames = 0;
+  size_t i = 0;
+  while (i < n) {
+    const size_t take = std::min(n - i, frame_ - pending_);
+    double s = 0.0, s2 = 0.0;
+#pragma omp simd reduction(+ : s, s2)
+    for (size_t k = 0; k < take; ++k) {
+      const double v = x[i + k];
+      s += v;
+      s2 += v * v;
+    }
+    sum_ += s;
+    sum_sq_ += s2;
+    pending_ += take;
+    i += take;
+    if (pending_ == frame_) {
+      probs[frames++] = FinishFrame(sum_, sum_sq_);
+      pending_ = 0;
+      sum_ = sum_sq_ = 0.0;
+    }
+  }
+  return frames;
+}
+
+template <typename Load>
+size_t EnergyVad::ProcessInt(size_t n, float* probs, Load load) {
+  constexpr double kScale = 1.0 / (32768.0 * 32768.0);
+  size_t frames = 0;
+  size_t i = 0;
+  while (i < n) {
+    const size_t take = std::min(n - i, frame_ - pending_);
+    int64_t s = 0, s2 = 0;
+#pragma omp simd reduction(+ : s, s2)
+    for (size_t k = 0; k < take; ++k) {
+      const int32_t v = load(i + k);
+      s += v;
+      s2 += v * v;
+    }
+    sum_ += static_cast<double>(s) * (1.0 / 32768.0);
+    sum_sq_ += static_cast<double>(s2) * kScale;
+    pending_ += take;
+    i += take;
+    if (pending_ == frame_) {
+      probs[frames++] = FinishFrame(sum_, sum_sq_);
+      pending_ = 0;
+      sum_ = sum_sq_ = 0.0;
+    }
+  }
+  return frames;
+}
+
+size_t EnergyVad::ProcessInt16(const int16_t* x, size_t n, float* probs) {
+  return ProcessInt(n, probs, [x](size_t k) { return static_cast<int32_t>(x[k]); });
+}
+
+size_t EnergyVad::ProcessPcm16Bytes(const uint8_t* bytes, size_t n, float* probs) {
+  return ProcessInt(n, probs, [bytes](size_t k) {
+    int16_t v;
+    std::memcpy(&v, bytes + 2 * k, sizeof v);
+    return static_cast<int32_t>(v);
+  });
+}
+
+}  // namespace gw

@@ -1,0 +1,117 @@
+import type { Logger } from 'pino';
+import type { UrlSigner } from '../auth/url-signer.js';
+import { createJobRenderer, type JobRenderer } from '../batch/batch-views.js';
+import type { Cache } from '../cache/cache.js';
+import type { GatewayConfig } from '../config/config.js';
+import type { DocumentSection } from '../http/llms-text.js';
+import type { RouteDefinition } from '../http/route-types.js';
+import type { JobEvents } from '../jobs/job-events.js';
+import type { JobOutbox } from '../jobs/job-outbox.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { AudioSniffer, ModelResolver } from '../jobs/transcription-engine.js';
+import { sniffAudioFormat } from '../audio/audio-format.js';
+import { resolveMediaTools } from '../audio/ffmpeg-binaries.js';
+import { MediaLibrary } from '../media/media-library.js';
+import type { OutboundGuard } from '../net/outbound-guard.js';
+import { MediaProber } from '../probe/media-prober.js';
+import { batchRoutes } from '../routes/batch-routes.js';
+import { mediaRoutes } from '../routes/media-routes.js';
+import { uploadRoutes } from '../routes/upload-routes.js';
+import { webhookRoutes } from '../routes/webhook-routes.js';
+import type { FileStorage } from '../storage/file-storage.js';
+import type { Store } from '../store/store-types.js';
+import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
+import { WebhookService } from '../webhooks/webhook-service.js';
+import { MEDIA_GUIDE_SECTIONS } from './media-guide.js';
+
+/**
+ * Batches, uploads, media assets, the media probe and webhooks, built from the gateway's
+ * shared parts. The gateway mounts `routes()`, hands `library.resolveStored` to the audio
+ * fetcher and `render` to the transcription routes, and runs `start()` / `close()`.
+ */
+export class MediaFeatures {
+  readonly cache: Cache;
+  readonly library: MediaLibrary;
+  readonly prober: MediaProber;
+  readonly dispatcher: WebhookDispatcher;
+  readonly webhooks: WebhookService;
+  readonly render: JobRenderer;
+  readonly sections: readonly DocumentSection[] = MEDIA_GUIDE_SECTIONS;
+  private readonly ffprobe: string;
+  /** Uploads are checked by their container, whatever models are installed. */
+  private readonly sniff: AudioSniffer = (head) => sniffAudioFormat(head);
+
+  constructor(
+    private readonly deps: {
+      readonly config: GatewayConfig;
+      readonly logger: Logger;
+      readonly store: Store;
+      readonly storage: FileStorage;
+      readonly guard: OutboundGuard;
+      readonly events: JobEvents;
+      readonly outbox: JobOutbox;
+      readonly baseUrl: () => string;
+      readonly signer: () => UrlSigner;
+      /** Probe results (in-process, or shared through Redis); closed with the features. */
+      readonly cache: Cache;
+    },
+  ) {
+    const { config, logger, store } = deps;
+    this.ffprobe = resolveMediaTools({ ffprobePath: config.ffprobePath }).ffprobe;
+    this.cache = deps.cache;
+    this.library = new MediaLibrary({
+      store: store.media,
+      storage: deps.storage,
+      sniff: this.sniff,
+      ffprobe: this.ffprobe,
+      limits: config.limits,
+      logger,
+      baseUrl: deps.baseUrl,
+      signer: deps.signer,
+    });
+    this.prober = new MediaProber({
+      guard: deps.guard,
+      cache: this.cache,
+      ffprobe: this.ffprobe,
+      ytdlp: config.ytdlpPath,
+      timeoutSeconds: config.limits.probeTimeoutSeconds,
+      cacheTtlSeconds: config.limits.probeCacheTtlSeconds,
+      logger,
+    });
+    this.dispatcher = new WebhookDispatcher({ store: store.webhooks, jobs: store.jobs, events: deps.events, outbox: deps.outbox, guard: deps.guard, limits: config.limits, logger });
+    this.webhooks = new WebhookService({ store: store.webhooks, dispatcher: this.dispatcher, guard: deps.guard });
+    this.render = createJobRenderer({ jobs: store.jobs, signer: deps.signer, ttlSeconds: config.limits.signedUrlTtlSeconds });
+  }
+
+  routes(parts: { jobs: JobService; models: ModelResolver }): RouteDefinition[] {
+    const { config, storage, guard, signer } = this.deps;
+    return [
+      ...batchRoutes({
+        jobs: parts.jobs,
+        models: parts.models,
+        sniff: this.sniff,
+        storage,
+        library: this.library,
+        guard,
+        ffprobe: this.ffprobe,
+        defaultLanguage: config.defaultLanguage,
+        limits: config.limits,
+      }),
+      ...uploadRoutes({ library: this.library, signer, limits: config.limits }),
+      ...mediaRoutes({ library: this.library, prober: this.prober, storage, signer, limits: config.limits }),
+      ...webhookRoutes({ service: this.webhooks, store: this.deps.store.webhooks, limits: config.limits }),
+    ];
+  }
+
+  /** After job recovery: webhook deliveries due (from before a restart too) go out; the upload sweeper runs. */
+  start(): void {
+    this.dispatcher.start();
+    this.library.start();
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+    await this.library.close();
+    await this.cache.close();
+  }
+}

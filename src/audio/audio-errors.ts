@@ -1,0 +1,22 @@
+/**
+ * Audio errors carry a code of the gateway's error registry; the HTTP layer and the job
+ * runner map `code` to status and type (`invalid_audio_format` and `file_too_large` are 400).
+ */
+export class InvalidAudioError extends Error {
+  readonly code = 'invalid_audio_format' as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'InvalidAudioError';
+  }
+}
+
+export class AudioTooLargeError extends Error {
+  readonly code = 'file_too_large' as const;
+  constructor(
+    readonly size: number,
+    readonly limit: number,
+  ) {
+    super(`The audio is ${size} bytes; the limit is ${limit} bytes.`);
+    this.name = 'AudioTooLargeError';
+  }
+}

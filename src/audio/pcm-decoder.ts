@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { endianness } from 'node:os';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { AudioTooLargeError, InvalidAudioError } from './audio-errors.js';
+
+export const PCM_SAMPLE_RATE = 16_000;
+
+export interface DecodeOptions {
+  readonly ffmpegPath: string;
+  /** Samples per yielded chunk (the last one may be shorter). Default 1 s. */
+  readonly chunkSamples?: number;
+  /** Refuse a stream input once it exceeds this many bytes (a path is checked by the caller). */
+  readonly maxInputBytes?: number;
+  readonly signal?: AbortSignal;
+}
+
+if (endianness() !== 'LE') throw new Error('pcm-decoder reads f32le output directly and needs a little-endian host');
+
+/**
+ * Decodes any container ffmpeg reads to 16 kHz mono float32 PCM, streaming: yields chunks of
+ * `chunkSamples` as ffmpeg produces them, never the whole file. Pull-driven: when the consumer
+ * stops pulling, ffmpeg's stdout pipe fills and ffmpeg waits, so memory stays at a few chunks.
+ *
+ * Lifetime: every yielded Float32Array is fresh and owned by the consumer.
+ * Errors: InvalidAudioError when ffmpeg fails or finds no audio (codes map to
+ * `invalid_audio_format`), AudioTooLargeError for a stream over `maxInputBytes`, the signal's
+ * reason when aborted. Leaving the loop early kills ffmpeg.
+ */
+export async function* decodeToPcm(input: string | Readable, options: DecodeOptions): AsyncGenerator<Float32Array, void, undefined> {
+  const chunkSamples = options.chunkSamples ?? PCM_SAMPLE_RATE;
+  const signal = options.signal;
+  signal?.throwIfAborted();
+  const source = typeof input === 'string' ? `file:${input}` : 'pipe:0';
+  const args = ['-hide_banner', '-nostats', '-loglevel', 'error', '-threads', '1'];
+  if (typeof input === 'string') args.push('-nostdin');
+  args.push('-i', source, '-map', '0:a:0', '-vn', '-sn', '-dn', '-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 'f32le', '-c:a', 'pcm_f32le', 'pipe:1');
+  const child = spawn(options.ffmpegPath, args, { stdio: [typeof input === 'string' ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+
+  let stderrTail = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+    stderrTail = (stderrTail + d).slice(-2000);
+  });
+  const closed = new Promise<number | null>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code) => resolve(code));
+  });
+  closed.catch(() => undefined);
+
+  let inputError: unknown = null;
+  if (typeof input !== 'string') {
+    let bytes = 0;
+    const limit = options.maxInputBytes ?? Number.POSITIVE_INFINITY;
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, callback) {
+        bytes += chunk.length;
+        if (bytes > limit) callback(new AudioTooLargeError(bytes, limit));
+        else callback(null, chunk);
+      },
+    });
+    pipeline(input, counter, child.stdin!).catch((error: unknown) => {
+      // EPIPE means ffmpeg stopped reading (it failed or finished); its exit status tells.
+      if ((error as NodeJS.ErrnoException).code !== 'EPIPE') {
+        inputError = error;
+        child.kill('SIGKILL');
+      }
+    });
+  }
+
+  const onAbort = (): void => {
+    child.kill('SIGKILL');
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  let pending = new Float32Array(chunkSamples);
+  let pendingBytes = new Uint8Array(pending.buffer);
+  let filled = 0; // bytes
+  let total = 0; // samples yielded
+  let finished = false;
+  try {
+    for await (const data of child.stdout! as AsyncIterable<Buffer>) {
+      let offset = 0;
+      while (offset < data.length) {
+        const take = Math.min(data.length - offset, pendingBytes.length - filled);
+        pendingBytes.set(data.subarray(offset, offset + take), filled);
+        filled += take;
+        offset += take;
+        if (filled === pendingBytes.length) {
+          const out = pending;
+          pending = new Float32Array(chunkSamples);
+          pendingBytes = new Uint8Array(pending.buffer);
+          filled = 0;
+          total += out.length;
+          yield out;
+        }
+      }
+    }
+    const code = await closed;
+    signal?.throwIfAborted();
+    if (inputError !== null) throw inputError;
+    if (code !== 0) {
+      const detail = stderrTail.trim().split('\n').pop()?.trim() ?? '';
+      throw new InvalidAudioError(`The audio could not be decoded${detail ? `: ${detail.slice(0, 300)}` : ''}.`);
+    }
+    const tailSamples = filled >> 2;
+    if (tailSamples > 0) {
+      total += tailSamples;
+      yield pending.slice(0, tailSamples);
+    }
+    if (total === 0) throw new InvalidAudioError('The file contains no decodable audio.');
+    finished = true;
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    if (!finished && child.exitCode === null) child.kill('SIGKILL');
+  }
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, redactedConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('has working defaults', () => {
+    const config = loadConfig({}, '/srv/app');
+    expect(config.port).toBe(8080);
+    expect(config.dataDir).toBe('/srv/app/data');
+    expect(config.allowPrivateNetwork).toBe(false);
+    expect(config.limits.requestsPerMinute).toBe(60);
+    expect(config.limits.maxAudioBytes).toBe(500_000_000);
+    expect(config.limits.wsMaxBufferBytes).toBe(50_000_000);
+    expect(config.limits.webhookRetryScheduleSeconds).toEqual([60, 300, 1800, 7200, 86400]);
+    expect(config.publicBaseUrl).toBeNull();
+  });
+
+  it('parses sizes, lists and booleans', () => {
+    const config = loadConfig({ MAX_AUDIO_BYTES: '1.5GB', WEBHOOK_RETRY_SCHEDULE: '1, 2,3', ALLOW_PRIVATE_NETWORK: 'yes', PUBLIC_BASE_URL: 'https://api.example.com/' });
+    expect(config.limits.maxAudioBytes).toBe(1_500_000_000);
+    expect(config.limits.webhookRetryScheduleSeconds).toEqual([1, 2, 3]);
+    expect(config.allowPrivateNetwork).toBe(true);
+    expect(config.publicBaseUrl).toBe('https://api.example.com');
+  });
+
+  it('reports every problem at once', () => {
+    try {
+      loadConfig({ PORT: '70000', RATE_LIMIT_PER_MINUTE: '0', PUBLIC_BASE_URL: 'ftp://x', SIGNING_SECRET: 'short', MAX_AUDIO_BYTES: 'lots' });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const problems = (error as ConfigError).problems.join('\n');
+      expect(problems).toContain('PORT must be between 0 and 65535');
+      expect(problems).toContain('RATE_LIMIT_PER_MINUTE must be between 1');
+      expect(problems).toContain('PUBLIC_BASE_URL must be an http(s) URL');
+      expect(problems).toContain('SIGNING_SECRET must be at least 32 characters');
+      expect(problems).toContain('MAX_AUDIO_BYTES must be a byte size');
+    }
+  });
+
+  it('reads the distributed backends and refuses a shared queue over a per-process store', () => {
+    const config = loadConfig({
+      STORE_BACKEND: 'postgres',
+      DATABASE_URL: 'postgres://db/x',
+      DATABASE_POOL_SIZE: '4',
+      QUEUE_BACKEND: 'redis',
+      CACHE_BACKEND: 'redis',
+      REDIS_KEY_PREFIX: 'speech:prod',
+      JOB_LEASE_SECONDS: '30',
+    });
+    expect(config.store).toEqual({ backend: 'postgres', databaseUrl: 'postgres://db/x', poolSize: 4 });
+    expect([config.queue.backend, config.cache.backend, config.redisKeyPrefix, config.jobLeaseSeconds]).toEqual(['redis', 'redis', 'speech:prod', 30]);
+    const defaults = loadConfig({});
+    expect([defaults.queue.backend, defaults.cache.backend, defaults.redisKeyPrefix, defaults.jobLeaseSeconds]).toEqual(['in-process', 'memory', 'gw', 60]);
+    expect(() => loadConfig({ QUEUE_BACKEND: 'redis' })).toThrow(/QUEUE_BACKEND=redis needs STORE_BACKEND=postgres/);
+    expect(() => loadConfig({ REDIS_KEY_PREFIX: 'a b' })).toThrow(/REDIS_KEY_PREFIX/);
+  });
+
+  it('redacts secrets and URL passwords', () => {
+    const config = loadConfig({
+      SIGNING_SECRET: 'z'.repeat(40),
+      REDIS_URL: 'redis://:pw@127.0.0.1:6379',
+      STORE_BACKEND: 'postgres',
+      DATABASE_URL: 'postgres://u:secret@db/x',
+    });
+    const text = JSON.stringify(redactedConfig(config));
+    expect(text).not.toContain('z'.repeat(40));
+    expect(text).not.toContain(':pw@');
+    expect(text).not.toContain('secret@');
+  });
+});

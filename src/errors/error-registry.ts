@@ -1,0 +1,219 @@
+/**
+ * The one error registry. Every error a client can see has a code here, mapped to its HTTP
+ * status, `type`, default message and (where one applies) WebSocket close code. The job API
+ * (X-API-Key) renders the same codes as `{detail}` with its own status and wording where the
+ * spec quotes them.
+ */
+export interface ErrorDefinition {
+  readonly status: number;
+  readonly type: string;
+  readonly message: string;
+  /** Close code when the error ends a WebSocket session. */
+  readonly wsClose?: number;
+  /** Job API (`X-API-Key`) rendering, when it differs from the unified one. */
+  readonly jobApi?: { readonly status?: number; readonly detail?: string };
+}
+
+const define = <K extends string>(registry: Record<K, ErrorDefinition>): Record<K, ErrorDefinition> => registry;
+
+export const ERROR_REGISTRY = define({
+  // 400
+  missing_required_field: { status: 400, type: 'invalid_request_error', message: 'A required field is missing.' },
+  invalid_field_value: { status: 400, type: 'invalid_request_error', message: 'A field has an invalid value.' },
+  invalid_audio_format: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The audio could not be decoded. Supported formats: MP3, WAV, M4A, FLAC, OGG, WEBM, AAC.',
+  },
+  file_too_large: { status: 400, type: 'invalid_request_error', message: 'The audio file exceeds the size limit.' },
+  invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  invalid_url: { status: 400, type: 'invalid_request_error', message: 'The URL is malformed or not http(s).' },
+  INVALID_FIELD: { status: 400, type: 'invalid_request_error', message: 'A field combination is not allowed.' },
+  invalid_multipart: { status: 400, type: 'invalid_request_error', message: 'The multipart body could not be parsed.' },
+  audio_download_failed: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The audio URL could not be downloaded.',
+  },
+  batch_failed: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'No file of the batch could be transcribed.',
+  },
+  url_not_allowed: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The URL resolves to a private, loopback or link-local address, which this server does not fetch.',
+  },
+  // 401
+  missing_api_key: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'Missing API key. Send it as "Authorization: Bearer <API_KEY>".',
+    wsClose: 4001,
+    jobApi: { status: 401, detail: 'Missing API Key. Include X-API-Key header.' },
+  },
+  invalid_api_key: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'Invalid API key.',
+    wsClose: 4003,
+    jobApi: { status: 403, detail: 'Invalid API Key.' },
+  },
+  expired_api_key: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'The API key has expired.',
+    wsClose: 4003,
+    jobApi: { status: 403, detail: 'Invalid API Key.' },
+  },
+  revoked_api_key: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'The API key has been revoked.',
+    wsClose: 4003,
+    jobApi: { status: 403, detail: 'API Key has been deactivated.' },
+  },
+  invalid_signature: {
+    status: 403,
+    type: 'permission_error',
+    message: 'The signed URL is invalid or has been altered.',
+  },
+  expired_signature: { status: 403, type: 'permission_error', message: 'The signed URL has expired.' },
+  // 403
+  insufficient_scope: {
+    status: 403,
+    type: 'permission_error',
+    message: 'The API key lacks the scope this endpoint requires.',
+    wsClose: 4003,
+    jobApi: { status: 403, detail: 'API Key lacks the required scope.' },
+  },
+  admin_required: {
+    status: 403,
+    type: 'permission_error',
+    message: 'This endpoint requires an API key with the admin scope.',
+    wsClose: 4003,
+    jobApi: { status: 403, detail: 'Admin access required' },
+  },
+  ip_not_allowed: {
+    status: 403,
+    type: 'permission_error',
+    message: 'Requests from this IP address are not allowed for this API key.',
+    wsClose: 4003,
+    jobApi: { status: 403, detail: 'IP address not allowed for this API Key.' },
+  },
+  origin_not_allowed: {
+    status: 403,
+    type: 'permission_error',
+    message: 'Requests from this origin are not allowed for this API key.',
+    wsClose: 4003,
+    jobApi: { status: 403, detail: 'Origin not allowed for this API Key.' },
+  },
+  media_unavailable: {
+    status: 403,
+    type: 'permission_error',
+    message: 'The media is private, region-blocked or requires sign-in.',
+  },
+  // 404
+  job_not_found: { status: 404, type: 'not_found_error', message: 'Job not found.', jobApi: { detail: 'Job not found' } },
+  webhook_not_found: { status: 404, type: 'not_found_error', message: 'Webhook not found.' },
+  resource_not_found: { status: 404, type: 'not_found_error', message: 'Resource not found.', jobApi: { detail: 'Not Found' } },
+  media_not_found: { status: 404, type: 'not_found_error', message: 'The media URL answered 404 Not Found.' },
+  file_not_found: { status: 404, type: 'not_found_error', message: 'No uploaded file with this id.' },
+  // 405, 409, 413, 415
+  method_not_allowed: {
+    status: 405,
+    type: 'invalid_request_error',
+    message: 'Method not allowed on this path.',
+    jobApi: { detail: 'Method Not Allowed' },
+  },
+  job_not_cancellable: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'The job cannot be cancelled: it has already completed or failed.',
+  },
+  job_not_completed: { status: 409, type: 'conflict_error', message: 'The job has not completed yet.' },
+  upload_not_complete: {
+    status: 409,
+    type: 'conflict_error',
+    message: "The file's bytes have not been uploaded yet: PUT them to the signed upload_url first.",
+  },
+  upload_finalized: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'The upload is finalized as a media asset; its bytes can no longer be replaced.',
+  },
+  job_in_progress: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'The operation is not allowed while the job is in progress.',
+    jobApi: { detail: 'Job is still in progress' },
+  },
+  payload_too_large: {
+    status: 413,
+    type: 'invalid_request_error',
+    message: 'The request body exceeds the size limit.',
+    wsClose: 1009,
+  },
+  unsupported_content_type: {
+    status: 415,
+    type: 'invalid_request_error',
+    message: 'Unsupported Content-Type for this endpoint.',
+  },
+  // 422
+  validation_error: { status: 422, type: 'invalid_request_error', message: 'The request failed validation.' },
+  UNSUPPORTED_LANGUAGE: { status: 422, type: 'invalid_request_error', message: 'The language is not supported.' },
+  UNSUPPORTED_MODEL: { status: 422, type: 'invalid_request_error', message: 'The model is not available for this language.' },
+  unsupported_media: {
+    status: 422,
+    type: 'invalid_request_error',
+    message: 'The URL is not audio or video that this server can probe.',
+  },
+  // 429
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'Rate limit exceeded.', wsClose: 4029 },
+  concurrent_limit_exceeded: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many concurrent jobs for this API key.',
+    wsClose: 4029,
+  },
+  daily_quota_exceeded: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'The daily audio minutes quota of this API key is used up.',
+    wsClose: 4029,
+  },
+  connection_limit_exceeded: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many concurrent WebSocket connections for this API key.',
+    wsClose: 4029,
+  },
+  // WebSocket-only conditions (status used if ever rendered over HTTP)
+  buffer_limit_exceeded: {
+    status: 413,
+    type: 'invalid_request_error',
+    message: 'The audio buffer limit of this session was exceeded.',
+    wsClose: 1009,
+  },
+  // 500, 502, 504
+  internal_error: { status: 500, type: 'server_error', message: 'Internal server error.' },
+  service_unavailable: {
+    status: 500,
+    type: 'server_error',
+    message: 'The service is temporarily unavailable. Retry with exponential backoff.',
+  },
+  model_error: { status: 500, type: 'server_error', message: 'The speech model failed to process the audio.' },
+  upstream_error: { status: 502, type: 'api_error', message: 'The upstream media service failed.' },
+  probe_timeout: { status: 504, type: 'api_error', message: 'The media probe exceeded its time window.' },
+});
+
+export type ErrorCode = keyof typeof ERROR_REGISTRY;
+
+export function errorDefinition(code: ErrorCode): ErrorDefinition {
+  return ERROR_REGISTRY[code];
+}
+
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.prototype.hasOwnProperty.call(ERROR_REGISTRY, value);
+}

@@ -1,0 +1,48 @@
+import { ApiError } from './api-error.js';
+import { ERROR_REGISTRY } from './error-registry.js';
+
+/** Which error envelope a surface speaks. */
+export type ErrorSurface = 'unified' | 'job';
+
+export interface RenderedError {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers: Record<string, string>;
+}
+
+/** Unified API: `{error: {type, code, message, param?, retry_after?}}`. */
+export function renderUnifiedError(error: ApiError): RenderedError {
+  const def = ERROR_REGISTRY[error.code];
+  const body: Record<string, unknown> = { type: def.type, code: error.code, message: error.message };
+  if (error.param !== undefined) body['param'] = error.param;
+  if (error.retryAfter !== undefined) body['retry_after'] = error.retryAfter;
+  return { status: def.status, body: { error: body }, headers: retryHeaders(error) };
+}
+
+/** Job API: `{detail: string}`, or `{detail: [{loc, msg, type}]}` for 422 validation errors. */
+export function renderJobApiError(error: ApiError): RenderedError {
+  const def = ERROR_REGISTRY[error.code];
+  if (error.issues !== undefined && error.issues.length > 0) {
+    return { status: 422, body: { detail: error.issues }, headers: {} };
+  }
+  const status = def.jobApi?.status ?? def.status;
+  const detail = error.detail ?? def.jobApi?.detail ?? error.message;
+  return { status, body: { detail }, headers: retryHeaders(error) };
+}
+
+export function renderError(surface: ErrorSurface, error: ApiError): RenderedError {
+  return surface === 'job' ? renderJobApiError(error) : renderUnifiedError(error);
+}
+
+function retryHeaders(error: ApiError): Record<string, string> {
+  return error.retryAfter === undefined ? {} : { 'Retry-After': String(Math.max(0, Math.ceil(error.retryAfter))) };
+}
+
+/** Close code and reason for ending a WebSocket session with this error (reason ≤ 123 bytes). */
+export function websocketClose(error: ApiError): { code: number; reason: string } {
+  const def = ERROR_REGISTRY[error.code];
+  const code = def.wsClose ?? 1011;
+  let reason = `${error.code}: ${error.message}`;
+  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
+  return { code, reason };
+}

@@ -1,0 +1,319 @@
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import { Readable } from 'node:stream';
+import { ApiError } from '../errors/api-error.js';
+import type { Uws } from './uws.js';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const BODY_HIGH_WATER_MARK = 256 * 1024;
+
+export interface ExchangeOptions {
+  readonly trustProxy: boolean;
+  /** Hard cap on request body bytes for this route; larger bodies fail with payload_too_large. */
+  readonly maxBodyBytes: number;
+}
+
+/**
+ * One HTTP request/response on uWebSockets.js.
+ *
+ * Lifetimes: `req` is valid only inside the synchronous route callback, so everything is read
+ * from it in the constructor. `res` is valid until it is ended or aborted; every write after
+ * an await goes through `cork`, and nothing is written once `aborted` is set.
+ */
+export class HttpExchange {
+  readonly method: string;
+  readonly url: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly headers: ReadonlyMap<string, string>;
+  readonly params: readonly string[];
+  readonly requestId: string;
+  readonly startedAt = process.hrtime.bigint();
+  private abortController: AbortController | null = null;
+  private isAborted = false;
+  private address: string | null = null;
+  private readonly responseHeaders: [string, string][] = [];
+  private finished = false;
+  private bodyStream: RequestBodyStream | null = null;
+  status = 0;
+
+  constructor(
+    private readonly res: Uws.HttpResponse,
+    req: Uws.HttpRequest,
+    paramCount: number,
+    options: ExchangeOptions,
+  ) {
+    this.method = req.getCaseSensitiveMethod().toUpperCase();
+    this.path = req.getUrl();
+    const rawQuery = req.getQuery() ?? '';
+    this.url = rawQuery ? `${this.path}?${rawQuery}` : this.path;
+    this.query = new URLSearchParams(rawQuery);
+    const headers = new Map<string, string>();
+    req.forEach((key, value) => headers.set(key, value));
+    this.headers = headers;
+    const params: string[] = [];
+    for (let i = 0; i < paramCount; i++) params.push(safeDecode(req.getParameter(i)));
+    this.params = params;
+    this.requestId = headers.get('x-request-id')?.slice(0, 128) || randomUUID();
+    this.trustProxy = options.trustProxy;
+    res.onAborted(() => {
+      this.finished = true;
+      this.isAborted = true;
+      this.abortController?.abort(new Error('client aborted the request'));
+      this.bodyStream?.destroy(new Error('client aborted the request'));
+    });
+    if (BODY_METHODS.has(this.method)) {
+      // Data that arrives with the headers is delivered right after this callback returns,
+      // so the body handler is attached now and buffers into a bounded stream.
+      this.bodyStream = new RequestBodyStream(res, options.maxBodyBytes, () => this.finished);
+      res.onData((chunk, isLast) => this.bodyStream?.pushChunk(chunk, isLast));
+    }
+  }
+
+  private readonly trustProxy: boolean;
+
+  get aborted(): boolean {
+    return this.isAborted;
+  }
+
+  /** Aborts when the client goes away. Created on first use: most requests never need one. */
+  get signal(): AbortSignal {
+    if (this.abortController === null) {
+      this.abortController = new AbortController();
+      if (this.isAborted) this.abortController.abort(new Error('client aborted the request'));
+    }
+    return this.abortController.signal;
+  }
+
+  /**
+   * The client's address (X-Forwarded-For's first entry behind a trusted proxy). Read from the
+   * socket on first use, which must come before the response ends; later reads use the copy.
+   */
+  get remoteAddress(): string {
+    if (this.address === null) {
+      this.address = this.finished ? '' : clientAddress(this.res, this.headers, this.trustProxy);
+    }
+    return this.address;
+  }
+
+  get responded(): boolean {
+    return this.finished;
+  }
+
+  header(name: string): string | undefined {
+    return this.headers.get(name.toLowerCase());
+  }
+
+  /** Media type of the request body, lower-case, without parameters. */
+  get contentType(): string {
+    return (this.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+  }
+
+  get contentLength(): number | null {
+    const raw = this.header('content-length');
+    if (raw === undefined || !/^\d+$/.test(raw)) return null;
+    return Number(raw);
+  }
+
+  /** The request body as a stream. Chunks are copies owned by the stream's reader. */
+  body(): Readable {
+    if (this.bodyStream === null) return Readable.from([]);
+    return this.bodyStream;
+  }
+
+  /** True once every byte of the request body has been received (or there is none). */
+  get bodyComplete(): boolean {
+    return this.bodyStream === null || this.bodyStream.complete;
+  }
+
+  setHeader(name: string, value: string): void {
+    const lower = name.toLowerCase();
+    const existing = this.responseHeaders.findIndex(([n]) => n.toLowerCase() === lower);
+    if (existing >= 0) this.responseHeaders.splice(existing, 1);
+    this.responseHeaders.push([name, value]);
+  }
+
+  /** Ends the response with a body. A no-op once the client is gone. */
+  send(status: number, body: string | Buffer | Uint8Array = '', contentType?: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.status = status;
+    const closeConnection = !this.bodyComplete;
+    this.res.cork(() => {
+      this.writeHead(status, contentType);
+      if (status === 204 || status === 304) this.res.endWithoutBody(0, closeConnection);
+      else this.res.end(body, closeConnection);
+    });
+    this.bodyStream?.discard();
+  }
+
+  sendJson(status: number, value: unknown): void {
+    this.send(status, JSON.stringify(value), 'application/json; charset=utf-8');
+  }
+
+  redirect(location: string, status = 302): void {
+    this.setHeader('Location', location);
+    this.send(status);
+  }
+
+  /** Headers only (HEAD): reports the length the body would have. */
+  sendHead(status: number, contentLength: number, contentType?: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.status = status;
+    this.res.cork(() => {
+      this.writeHead(status, contentType);
+      this.res.endWithoutBody(contentLength, !this.bodyComplete);
+    });
+  }
+
+  /**
+   * Streams `totalSize` bytes from `source`, honouring backpressure: when uWS cannot take a
+   * chunk, the source pauses until `onWritable` drains the remainder.
+   */
+  async sendStream(status: number, source: Readable, totalSize: number, contentType: string): Promise<void> {
+    if (this.finished) {
+      source.destroy();
+      return;
+    }
+    this.status = status;
+    let headersWritten = false;
+    await new Promise<void>((resolve, reject) => {
+      const finish = (error?: Error): void => {
+        source.destroy();
+        this.finished = true;
+        if (error) reject(error);
+        else resolve();
+      };
+      this.signal.addEventListener('abort', () => finish(), { once: true });
+      if (totalSize === 0) {
+        this.res.cork(() => {
+          this.writeHead(status, contentType);
+          this.res.end();
+        });
+        finish();
+        return;
+      }
+      source.on('error', (error) => {
+        if (!this.finished) this.res.close();
+        finish(error);
+      });
+      source.on('data', (chunk: Buffer) => {
+        if (this.aborted) return;
+        const chunkStart = this.res.getWriteOffset();
+        let ok = false;
+        let done = false;
+        this.res.cork(() => {
+          if (!headersWritten) {
+            this.writeHead(status, contentType);
+            headersWritten = true;
+          }
+          [ok, done] = this.res.tryEnd(chunk, totalSize);
+        });
+        if (done) {
+          finish();
+          return;
+        }
+        if (!ok) {
+          source.pause();
+          this.res.onWritable((offset) => {
+            if (this.aborted) return true;
+            const rest = chunk.subarray(offset - chunkStart);
+            let wrote = false;
+            let ended = false;
+            this.res.cork(() => {
+              [wrote, ended] = this.res.tryEnd(rest, totalSize);
+            });
+            if (ended) finish();
+            else if (wrote) source.resume();
+            return wrote;
+          });
+        }
+      });
+      source.on('end', () => {
+        if (!this.finished && !this.aborted) {
+          // The source ended short of totalSize: the response cannot be completed honestly.
+          this.res.close();
+          finish(new Error(`stream ended before ${totalSize} bytes`));
+        }
+      });
+    });
+  }
+
+  elapsedMs(): number {
+    return Number(process.hrtime.bigint() - this.startedAt) / 1e6;
+  }
+
+  private writeHead(status: number, contentType?: string): void {
+    this.res.writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`);
+    if (contentType !== undefined) this.res.writeHeader('Content-Type', contentType);
+    this.res.writeHeader('X-Request-Id', this.requestId);
+    for (const [name, value] of this.responseHeaders) this.res.writeHeader(name, value);
+  }
+}
+
+/**
+ * The request body as a Readable fed by uWS `onData`. Each chunk is copied out of uWS's
+ * ArrayBuffer (which uWS reuses after the callback returns); the copy belongs to the stream.
+ * When the reader falls behind, the socket is paused and resumed on the next `_read`.
+ */
+class RequestBodyStream extends Readable {
+  private received = 0;
+  private socketPaused = false;
+  private discarded = false;
+  complete = false;
+
+  constructor(
+    private readonly res: Uws.HttpResponse,
+    private readonly maxBytes: number,
+    private readonly responseFinished: () => boolean,
+  ) {
+    super({ highWaterMark: BODY_HIGH_WATER_MARK });
+  }
+
+  override _read(): void {
+    if (this.socketPaused && !this.responseFinished()) {
+      this.socketPaused = false;
+      this.res.resume();
+    }
+  }
+
+  pushChunk(chunk: ArrayBuffer, isLast: boolean): void {
+    if (isLast) this.complete = true;
+    if (this.discarded || this.destroyed) return;
+    this.received += chunk.byteLength;
+    if (this.received > this.maxBytes) {
+      this.destroy(new ApiError('payload_too_large', { message: `The request body exceeds ${this.maxBytes} bytes.` }));
+      return;
+    }
+    if (chunk.byteLength > 0 && !this.push(Buffer.copyBytesFrom(new Uint8Array(chunk)))) {
+      if (!this.socketPaused && !this.responseFinished()) {
+        this.socketPaused = true;
+        this.res.pause();
+      }
+    }
+    if (isLast) this.push(null);
+  }
+
+  /** After the response: drop whatever else arrives. */
+  discard(): void {
+    this.discarded = true;
+    if (!this.destroyed) this.destroy();
+  }
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+function clientAddress(res: Uws.HttpResponse, headers: ReadonlyMap<string, string>, trustProxy: boolean): string {
+  if (trustProxy) {
+    const forwarded = headers.get('x-forwarded-for');
+    if (forwarded) return forwarded.split(',')[0]!.trim();
+  }
+  return Buffer.from(res.getRemoteAddressAsText()).toString();
+}

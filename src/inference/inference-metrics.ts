@@ -1,0 +1,77 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { InferenceObserver } from './inference-pool.js';
+
+/**
+ * Prometheus metrics for the inference pool, registered on `registry`:
+ *  - `<prefix>batch_size` histogram (label model)
+ *  - `<prefix>queue_wait_seconds` histogram (labels model, priority): run() to batch sent
+ *  - `<prefix>run_seconds` histogram (labels model, device): onnxruntime run time of a batch
+ *  - `<prefix>requests_total` counter (labels model, outcome: ok | error | busy | closed)
+ *  - `<prefix>queue_depth` gauge: requests waiting for a worker
+ *  - `<prefix>model_loads_total` counter (labels model, device)
+ * Create once per registry (prom-client refuses duplicate names).
+ */
+export function createInferenceMetrics(registry: Registry, prefix = 'inference_'): InferenceObserver {
+  const registers = [registry];
+  const batchSize = new Histogram({
+    name: `${prefix}batch_size`,
+    help: 'Requests per inference batch',
+    labelNames: ['model'],
+    buckets: [1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
+    registers,
+  });
+  const queueWait = new Histogram({
+    name: `${prefix}queue_wait_seconds`,
+    help: 'Time a request waited in the inference queue before its batch was sent to a worker',
+    labelNames: ['model', 'priority'],
+    buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const runTime = new Histogram({
+    name: `${prefix}run_seconds`,
+    help: 'onnxruntime run time of one inference batch',
+    labelNames: ['model', 'device'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers,
+  });
+  const requests = new Counter({
+    name: `${prefix}requests_total`,
+    help: 'Inference requests by outcome',
+    labelNames: ['model', 'outcome'],
+    registers,
+  });
+  const loads = new Counter({
+    name: `${prefix}model_loads_total`,
+    help: 'Model sessions opened in inference workers',
+    labelNames: ['model', 'device'],
+    registers,
+  });
+  let depth: () => number = () => 0;
+  new Gauge({
+    name: `${prefix}queue_depth`,
+    help: 'Inference requests waiting for a worker',
+    registers,
+    collect() {
+      this.set(depth());
+    },
+  });
+  return {
+    onBatch(event) {
+      if (event.ok) {
+        batchSize.observe({ model: event.model }, event.size);
+        runTime.observe({ model: event.model, device: event.provider }, event.runMs / 1000);
+      }
+      for (const wait of event.queueWaitMs) queueWait.observe({ model: event.model, priority: event.priority }, wait / 1000);
+      requests.inc({ model: event.model, outcome: event.ok ? 'ok' : 'error' }, event.size);
+    },
+    onRejected(event) {
+      requests.inc({ model: event.model, outcome: event.reason });
+    },
+    onLoad(event) {
+      loads.inc({ model: event.model, device: event.provider });
+    },
+    queueDepth(read) {
+      depth = read;
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/** Messages between the pool (main thread) and its inference workers. */
+
+export type ExecutionDevice = 'cpu' | 'cuda';
+
+/** What a worker needs to open and feed one ONNX model. */
+export interface PoolModelSpec {
+  readonly name: string;
+  readonly onnxPath: string;
+  readonly inputName: string;
+  /** int64 [batch] valid time steps per row; null when the model takes none (then batches hold one row). */
+  readonly lengthsName: string | null;
+  readonly outputName: string;
+  /** Optional int64 [batch] output lengths. */
+  readonly outLengthsName: string | null;
+  /** 0: input [batch, time]; n > 0: input [batch, time, n]. */
+  readonly featureDim: number;
+  /** Cap on rows per batch for this model (below the pool's own); null for none. */
+  readonly maxBatchSize: number | null;
+}
+
+export interface WorkerSettings {
+  readonly index: number;
+  readonly device: ExecutionDevice;
+  readonly cudaDeviceId: number;
+  readonly intraOpThreads: number;
+}
+
+export type ToWorker =
+  | { readonly type: 'load'; readonly model: PoolModelSpec }
+  | {
+      readonly type: 'run';
+      readonly batchId: number;
+      readonly model: PoolModelSpec;
+      /** Transferred: the worker owns it from here on. */
+      readonly input: Float32Array;
+      readonly dims: readonly number[];
+      readonly lengths: BigInt64Array | null;
+    }
+  | { readonly type: 'close' };
+
+export interface LoadReport {
+  readonly model: string;
+  readonly provider: ExecutionDevice;
+  /** Why CUDA was not used when it was asked for; null otherwise. */
+  readonly fallback: string | null;
+  readonly loadMs: number;
+}
+
+export type FromWorker =
+  | { readonly type: 'ready' }
+  | ({ readonly type: 'loaded' } & LoadReport)
+  | { readonly type: 'load-failed'; readonly model: string; readonly message: string }
+  | {
+      readonly type: 'result';
+      readonly batchId: number;
+      /** Transferred: [batch, ...rowDims] row-major. */
+      readonly output: Float32Array;
+      readonly outputDims: readonly number[];
+      readonly outLengths: readonly number[] | null;
+      readonly runMs: number;
+      readonly load: LoadReport | null;
+    }
+  | { readonly type: 'failed'; readonly batchId: number; readonly message: string; readonly load: LoadReport | null }
+  | { readonly type: 'closed' };

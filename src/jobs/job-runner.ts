@@ -1,0 +1,259 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { UsageRecorder } from '../limits/usage-recorder.js';
+import type { FileStorage } from '../storage/file-storage.js';
+import { jobErrorFrom } from './job-errors.js';
+import type { JobEvents } from './job-events.js';
+import type { JobRecord, JobStore, Progress } from './job-types.js';
+import type { TranscriptionEngine } from './transcription-engine.js';
+
+/** Puts a job's audio into storage (downloading an audio_url, resolving an upload). Returns the key and size. */
+export type AudioFetcher = (job: JobRecord, signal: AbortSignal) => Promise<{ key: string; size: number }>;
+
+export const jobPrefix = (job: Pick<JobRecord, 'accountId' | 'id'>): string => `accounts/${job.accountId}/jobs/${job.id}`;
+
+const PROGRESS_INTERVAL_MS = 1000;
+
+/** `lost`: the lease renewal found the job no longer ours (cancelled, deleted or taken over elsewhere). */
+type StopReason = 'cancelled' | 'deleted' | 'shutdown' | 'lost';
+
+/**
+ * What became of a job handed to `run`: `not_queued` (someone else has it, or it is final or
+ * gone), `busy` (its key is at its running-jobs limit: try later), `finished` (it ran here; it is
+ * final, or no longer ours), `returned` (shutdown put it back in `queued`).
+ */
+export type RunOutcome = 'not_queued' | 'busy' | 'finished' | 'returned';
+
+/** A unique lease owner per process start: `host/pid/random`. */
+export const newLeaseOwner = (): string => `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
+
+/**
+ * Runs one job per call: queued → processing → completed | failed. The start is a claim that
+ * honours the key's running-jobs limit across processes and takes a lease, renewed every third
+ * of its length while the job runs. Every later write is conditional on the job still being
+ * `processing` under this process's lease, so a cancel or delete that lands while the job runs
+ * wins, a process whose lease lapsed cannot overwrite the one that took over, and the runner
+ * only cleans up after itself.
+ */
+export class JobRunner {
+  private readonly running = new Map<string, AbortController>();
+  private renewTimer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly deps: {
+      readonly jobs: JobStore;
+      readonly storage: FileStorage;
+      readonly engine: TranscriptionEngine;
+      readonly events: JobEvents;
+      readonly fetchAudio: AudioFetcher;
+      readonly usage: UsageRecorder;
+      readonly logger: Logger;
+      /** This process's lease owner id. */
+      readonly owner: string;
+      /** How long a claim holds without renewal (JOB_LEASE_SECONDS). */
+      readonly leaseMs: number;
+    },
+  ) {}
+
+  get owner(): string {
+    return this.deps.owner;
+  }
+
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  /** Stops a running job; the caller has already recorded why (cancelled, deleted) or will (shutdown). */
+  stop(jobId: string, reason: StopReason): boolean {
+    const controller = this.running.get(jobId);
+    if (controller === undefined) return false;
+    controller.abort(reason);
+    return true;
+  }
+
+  stopAll(reason: StopReason): string[] {
+    const ids = [...this.running.keys()];
+    for (const id of ids) this.stop(id, reason);
+    return ids;
+  }
+
+  /** Extends the leases of the jobs running here; a job found no longer ours is stopped. */
+  private async renewLeases(): Promise<void> {
+    const ids = [...this.running.keys()];
+    if (ids.length === 0) return;
+    let held: string[];
+    try {
+      held = await this.deps.jobs.renewLeases(this.deps.owner, ids, new Date(Date.now() + this.deps.leaseMs).toISOString());
+    } catch (error) {
+      // The lease runs on; if the store stays unreachable, another process takes the job over later.
+      this.deps.logger.warn({ err: error }, 'could not renew job leases');
+      return;
+    }
+    const kept = new Set(held);
+    for (const id of ids) if (!kept.has(id)) this.stop(id, 'lost');
+  }
+
+  private startRenewing(): void {
+    if (this.renewTimer !== null) return;
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.deps.leaseMs / 3)));
+    this.renewTimer.unref();
+  }
+
+  private stopRenewingWhenIdle(): void {
+    if (this.running.size > 0 || this.renewTimer === null) return;
+    clearInterval(this.renewTimer);
+    this.renewTimer = null;
+  }
+
+  /** Claims and runs the job; `maxRunningForKey` is its key's running-jobs limit across every process. */
+  async run(jobId: string, maxRunningForKey: number = Number.MAX_SAFE_INTEGER): Promise<RunOutcome> {
+    const { jobs, storage, engine, events, logger, owner } = this.deps;
+    const queued = await jobs.get(jobId);
+    if (queued === null || queued.status !== 'queued') return 'not_queued';
+    const startedAt = new Date();
+    const claim = await jobs.claim(jobId, {
+      owner,
+      leaseUntil: new Date(startedAt.getTime() + this.deps.leaseMs).toISOString(),
+      maxRunningForKey,
+      patch: {
+        startedAt: startedAt.toISOString(),
+        progress: { stage: queued.audioObject ? 'decoding' : 'downloading', percent: 0, total_segments: 0, done_segments: 0 },
+      },
+    });
+    if (claim.outcome !== 'claimed') return claim.outcome;
+    const started = claim.job;
+    const held = { leaseOwner: owner };
+    const released = { leaseOwner: null, leaseUntil: null };
+    const controller = new AbortController();
+    this.running.set(jobId, controller);
+    this.startRenewing();
+    const log = logger.child({ jobId });
+    log.info({ attempt: started.attempts }, 'job started');
+    let release: (() => Promise<void>) | null = null;
+    let lastProgressAt = 0;
+    try {
+      let audioObject = started.audioObject;
+      if (audioObject === null) {
+        const fetched = await this.deps.fetchAudio(started, controller.signal);
+        audioObject = fetched.key;
+        await jobs.update(jobId, { audioObject, audioBytes: fetched.size }, ['processing'], held);
+      }
+      const local = await storage.localPath(audioObject);
+      release = local.release;
+      const result = await engine.transcribe({
+        audioPath: local.path,
+        language: started.requestedLanguage,
+        model: started.requestedModel === '' ? null : started.requestedModel,
+        signal: controller.signal,
+        onLanguage: (language, model) => void jobs.update(jobId, { language, model }, ['processing'], held).catch(() => undefined),
+        onProgress: (p) => {
+          const now = Date.now();
+          if (now - lastProgressAt < PROGRESS_INTERVAL_MS) return;
+          lastProgressAt = now;
+          const progress: Progress = {
+            stage: p.stage,
+            percent: p.totalSegments > 0 ? Math.min(99, Math.floor((100 * p.doneSegments) / p.totalSegments)) : 0,
+            total_segments: p.totalSegments,
+            done_segments: p.doneSegments,
+          };
+          void jobs
+            .update(jobId, { progress }, ['processing'], held)
+            .then((job) => job && events.emit('progress', job))
+            .catch(() => undefined);
+        },
+      });
+      controller.signal.throwIfAborted();
+      const text = result.segments
+        .map((s) => s.text)
+        .filter((t) => t.length > 0)
+        .join(' ');
+      const completedAt = new Date();
+      const transcriptKey = `${jobPrefix(started)}/transcript.json`;
+      await storage.putBuffer(
+        transcriptKey,
+        Buffer.from(
+          JSON.stringify({
+            id: jobId,
+            object: 'transcript',
+            language: result.language,
+            model: result.model,
+            duration_seconds: result.durationSeconds,
+            text,
+            segments: result.segments,
+            created_at: started.createdAt,
+            completed_at: completedAt.toISOString(),
+          }),
+        ),
+        'application/json',
+      );
+      const done = await jobs.update(
+        jobId,
+        {
+          status: 'completed',
+          eventsPending: true,
+          language: result.language,
+          model: result.model,
+          text,
+          segments: result.segments,
+          durationSeconds: result.durationSeconds,
+          processingTimeSeconds: Math.round((completedAt.getTime() - startedAt.getTime()) / 10) / 100,
+          completedAt: completedAt.toISOString(),
+          transcriptObject: transcriptKey,
+          progress: { stage: 'completed', percent: 100, total_segments: result.segments.length, done_segments: result.segments.length },
+          error: null,
+          ...released,
+        },
+        ['processing'],
+        held,
+      );
+      if (done !== null) {
+        this.deps.usage.record(done.keyId, { audioSeconds: result.durationSeconds, jobs: 1 });
+        events.emit('finished', done);
+        log.info({ durationSeconds: result.durationSeconds, segments: result.segments.length }, 'job completed');
+      } else {
+        await this.cleanUpIfDeleted(started);
+      }
+    } catch (error) {
+      const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : null;
+      if (reason === 'deleted' || reason === 'lost') {
+        await this.cleanUpIfDeleted(started);
+        if (reason === 'lost') log.info('job stopped here: it was cancelled, deleted or taken over by another process');
+      } else if (reason === 'shutdown') {
+        // Persist, don't fail: the job goes back to the queue and resumes (here after a restart, or in another process).
+        const returned = await jobs.update(jobId, { status: 'queued', attempts: started.attempts - 1, progress: null, ...released }, ['processing'], held);
+        log.info('job returned to the queue for shutdown');
+        if (returned !== null) return 'returned';
+      } else if (reason !== 'cancelled') {
+        const jobError = jobErrorFrom(error);
+        if (jobError.code === 'internal_error') log.error({ err: error }, 'job failed');
+        else log.info({ code: jobError.code, message: jobError.message }, 'job failed');
+        const failed = await jobs.update(
+          jobId,
+          {
+            status: 'failed',
+            eventsPending: true,
+            error: jobError,
+            completedAt: new Date().toISOString(),
+            progress: { ...(started.progress ?? emptyProgress), stage: 'failed' },
+            ...released,
+          },
+          ['processing'],
+          held,
+        );
+        if (failed !== null) events.emit('finished', failed);
+      }
+    } finally {
+      this.running.delete(jobId);
+      this.stopRenewingWhenIdle();
+      await release?.().catch(() => undefined);
+    }
+    return 'finished';
+  }
+
+  private async cleanUpIfDeleted(job: JobRecord): Promise<void> {
+    if ((await this.deps.jobs.get(job.id)) === null) await this.deps.storage.deletePrefix(jobPrefix(job)).catch(() => undefined);
+  }
+}
+
+const emptyProgress: Progress = { stage: 'failed', percent: 0, total_segments: 0, done_segments: 0 };

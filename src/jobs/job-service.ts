@@ -1,0 +1,395 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Principal } from '../auth/principal.js';
+import type { Limits } from '../config/config.js';
+import { ApiError } from '../errors/api-error.js';
+import type { UsageRecorder } from '../limits/usage-recorder.js';
+import type { FileStorage } from '../storage/file-storage.js';
+import { utcDate } from '../store/dates.js';
+import type { UsageStore } from '../store/store-types.js';
+import type { JobEvents } from './job-events.js';
+import type { JobQueue } from './job-queue.js';
+import { jobPrefix, type JobRunner } from './job-runner.js';
+import { FINAL_STATUSES, RUNNABLE_KINDS, type JobApi, type JobKind, type JobRecord, type JobStore } from './job-types.js';
+
+export const MAX_ATTEMPTS = 2;
+/** A job whose key is at its running-jobs limit is offered again after 250 ms, doubling up to this. */
+const MAX_PARK_DELAY_MS = 2_000;
+/** Sync callers served by one process for a job run by another look at the store this often. */
+const FINAL_POLL_MS = 500;
+
+export function newJobId(): string {
+  return `tr_${randomBytes(12).toString('hex')}`;
+}
+
+export interface NewJobInput {
+  readonly id?: string;
+  readonly principal: Principal;
+  readonly kind: JobKind;
+  readonly api?: JobApi;
+  readonly parentId?: string | null;
+  /** Order within a batch. */
+  readonly position?: number;
+  readonly language: string;
+  readonly requestedModel: string;
+  readonly mode?: 'async' | 'sync';
+  readonly audioUrl?: string | null;
+  readonly audio?: { key: string; size: number; filename: string | null } | null;
+  readonly options?: Record<string, unknown>;
+  readonly status?: JobRecord['status'];
+}
+
+export function buildJob(input: NewJobInput): JobRecord {
+  const now = new Date().toISOString();
+  return {
+    id: input.id ?? newJobId(),
+    accountId: input.principal.accountId,
+    keyId: input.principal.key.id,
+    kind: input.kind,
+    api: input.api ?? 'unified',
+    parentId: input.parentId ?? null,
+    position: input.position ?? 0,
+    status: input.status ?? 'queued',
+    requestedLanguage: input.language,
+    language: input.language,
+    requestedModel: input.requestedModel,
+    model: null,
+    mode: input.mode ?? 'async',
+    audioUrl: input.audioUrl ?? null,
+    audioObject: input.audio?.key ?? null,
+    audioFilename: input.audio?.filename ?? null,
+    audioBytes: input.audio?.size ?? null,
+    transcriptObject: null,
+    text: null,
+    segments: null,
+    progress: { stage: 'queued', percent: 0, total_segments: 0, done_segments: 0 },
+    durationSeconds: null,
+    processingTimeSeconds: null,
+    error: null,
+    options: input.options ?? {},
+    attempts: 0,
+    eventsPending: input.status === 'failed',
+    leaseOwner: null,
+    leaseUntil: null,
+    createdAt: now,
+    startedAt: null,
+    completedAt: null,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The job lifecycle: admission (concurrency and daily quota), queueing, cancel, delete,
+ * waiting for sync callers, recovery after a restart, and shutdown.
+ */
+export class JobService {
+  constructor(
+    private readonly deps: {
+      readonly jobs: JobStore;
+      readonly queue: JobQueue;
+      readonly runner: JobRunner;
+      readonly events: JobEvents;
+      readonly storage: FileStorage;
+      readonly usage: UsageStore;
+      readonly recorder: UsageRecorder;
+      readonly limits: Limits;
+      readonly logger: Logger;
+      /** The running-jobs limit of a key (its override, else the server's). */
+      readonly concurrencyLimit: (keyId: string) => Promise<number>;
+      /**
+       * Whether this process is the only one using the store (SQLite): at start it then takes
+       * over every job left `processing` at once. Otherwise only jobs whose lease ended are
+       * taken over, at start and by `sweep()`, so live processes keep their work.
+       */
+      readonly soleProcess: boolean;
+    },
+  ) {}
+
+  get jobs(): JobStore {
+    return this.deps.jobs;
+  }
+
+  get events(): JobEvents {
+    return this.deps.events;
+  }
+
+  /** Throws 429 when the key may not start `count` more jobs now. */
+  async admit(principal: Principal, count = 1): Promise<void> {
+    const { limits } = this.deps;
+    const limit = principal.key.limits.concurrentJobs ?? limits.concurrentJobs;
+    const active = await this.deps.jobs.countActive(principal.key.id);
+    if (active + count > limit) {
+      throw new ApiError('concurrent_limit_exceeded', {
+        message: `This key has ${active} jobs queued or running; the limit is ${limit}${count > 1 ? ` and this request adds ${count}` : ''}.`,
+        retryAfter: 10,
+      });
+    }
+    await this.admitQuota(principal);
+  }
+
+  /**
+   * Admits a batch. Job-API jobs count as jobs against the concurrency limit; a unified batch's
+   * children instead wait their turn in the queue under the same per-key limit as single jobs.
+   */
+  async admitParent(principal: Principal, api: JobApi): Promise<void> {
+    if (api === 'job_api') {
+      const limit = principal.key.limits.concurrentJobs ?? this.deps.limits.concurrentJobs;
+      const active = await this.deps.jobs.countActiveParents(principal.key.id, api);
+      if (active >= limit) {
+        throw new ApiError('concurrent_limit_exceeded', {
+          message: `Concurrent job limit exceeded: ${active} jobs of this key are pending or processing (limit ${limit}).`,
+          retryAfter: 10,
+        });
+      }
+    }
+    await this.admitQuota(principal);
+  }
+
+  private async admitQuota(principal: Principal): Promise<void> {
+    const { limits } = this.deps;
+    const minutesLimit = principal.key.limits.dailyAudioMinutes ?? limits.dailyAudioMinutes;
+    const used = await this.dailyMinutesUsed(principal.key.id);
+    if (used >= minutesLimit) {
+      const now = Date.now();
+      const nextMidnight = Date.parse(`${utcDate(now)}T00:00:00Z`) + 86_400_000;
+      throw new ApiError('daily_quota_exceeded', {
+        message: `This key has used ${Math.round(used)} of its ${minutesLimit} audio minutes today (UTC).`,
+        retryAfter: Math.ceil((nextMidnight - now) / 1000),
+      });
+    }
+  }
+
+  async dailyMinutesUsed(keyId: string): Promise<number> {
+    const today = utcDate();
+    const stored = await this.deps.usage.day(keyId, today);
+    return (stored.audioSeconds + this.deps.recorder.unflushed(keyId, today).audioSeconds) / 60;
+  }
+
+  async activeJobs(keyId: string): Promise<number> {
+    return this.deps.jobs.countActive(keyId);
+  }
+
+  /** Stores the jobs and queues those that transcribe (batch parents only aggregate). */
+  async submit(jobs: readonly JobRecord[]): Promise<void> {
+    await this.deps.jobs.insert(jobs);
+    for (const job of jobs) if (job.kind !== 'batch' && job.status === 'queued') await this.deps.queue.enqueue(job.id);
+  }
+
+  /** A job visible to this account, or 404. */
+  async getOwned(id: string, accountId: string): Promise<JobRecord> {
+    const job = await this.deps.jobs.get(id);
+    if (job === null || job.accountId !== accountId) throw new ApiError('job_not_found', { message: `No job ${id}.` });
+    return job;
+  }
+
+  async cancel(id: string, accountId: string): Promise<JobRecord> {
+    const job = await this.getOwned(id, accountId);
+    if (job.kind === 'batch') {
+      for (const child of await this.deps.jobs.children(job.id)) {
+        if (!FINAL_STATUSES.includes(child.status)) await this.cancel(child.id, accountId).catch(() => undefined);
+      }
+      return this.getOwned(id, accountId);
+    }
+    const cancelled = await this.deps.jobs.update(
+      id,
+      { status: 'cancelled', eventsPending: true, completedAt: new Date().toISOString(), progress: { ...(job.progress ?? zeroProgress), stage: 'cancelled' } },
+      ['queued', 'processing'],
+    );
+    if (cancelled === null) {
+      const current = await this.getOwned(id, accountId);
+      throw new ApiError('job_not_cancellable', { message: `Job ${id} is ${current.status} and cannot be cancelled.` });
+    }
+    this.deps.runner.stop(id, 'cancelled');
+    this.deps.events.emit('finished', cancelled);
+    return cancelled;
+  }
+
+  /** Removes the job (and a batch's children) and every stored file of theirs. */
+  async delete(id: string, accountId: string): Promise<void> {
+    const job = await this.getOwned(id, accountId);
+    const children = job.kind === 'batch' ? await this.deps.jobs.children(job.id) : [];
+    const all = [...children, job];
+    await this.deps.jobs.delete(all.map((j) => j.id));
+    for (const j of all) {
+      this.deps.runner.stop(j.id, 'deleted');
+      await this.deps.storage.deletePrefix(jobPrefix(j)).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Resolves with the job once it is final, or as it is when `timeoutMs` passes or `signal` aborts.
+   * Final events of jobs run here arrive at once; with other processes sharing the store the job
+   * may run elsewhere, so the store is also read every FINAL_POLL_MS.
+   */
+  async waitForFinal(id: string, timeoutMs: number, signal?: AbortSignal): Promise<JobRecord | null> {
+    const current = await this.deps.jobs.get(id);
+    if (current === null || FINAL_STATUSES.includes(current.status) || timeoutMs <= 0) return current;
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (): void => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        if (poll !== null) clearInterval(poll);
+        this.deps.events.off('finished', onFinished);
+        signal?.removeEventListener('abort', finish);
+        void this.deps.jobs.get(id).then(resolve, () => resolve(null));
+      };
+      const onFinished = (job: JobRecord): void => {
+        if (job.id === id) finish();
+      };
+      const timer = setTimeout(finish, timeoutMs);
+      const poll = this.deps.soleProcess
+        ? null
+        : setInterval(() => {
+            void this.deps.jobs.get(id).then(
+              (job) => (job === null || FINAL_STATUSES.includes(job.status)) && finish(),
+              () => undefined,
+            );
+          }, FINAL_POLL_MS);
+      this.deps.events.on('finished', onFinished);
+      signal?.addEventListener('abort', finish, { once: true });
+    });
+  }
+
+  /**
+   * After a start: jobs left `processing` by a process that stopped are retried once (then
+   * failed with a reason), and every queued job is queued again, oldest first. With a shared
+   * store only jobs whose lease ended are taken over; `sweep()` takes the others later.
+   */
+  async recover(): Promise<{ requeued: number; failed: number }> {
+    const { jobs, queue, logger } = this.deps;
+    const recovered = await this.takeOver(this.deps.soleProcess ? null : new Date().toISOString());
+    for (const job of await jobs.findByStatus(['queued'], RUNNABLE_KINDS)) await queue.enqueue(job.id);
+    if (recovered.requeued + recovered.failed > 0) logger.warn(recovered, 'recovered jobs interrupted by a restart');
+    return recovered;
+  }
+
+  /**
+   * Periodic (every process): takes over jobs whose lease ended, and queues again jobs left
+   * `queued` since `staleBefore` that no queue may hold (their process stopped before handing
+   * them to the queue, or the queue lost them). Enqueueing is idempotent, so a job still waiting
+   * in a queue is not doubled.
+   */
+  async sweep(staleBefore: string): Promise<{ requeued: number; failed: number; enqueued: number }> {
+    const recovered = await this.takeOver(new Date().toISOString());
+    if (recovered.requeued + recovered.failed > 0) this.deps.logger.warn(recovered, 'took over jobs whose gateway process stopped');
+    const stale = await this.deps.jobs.findQueuedIds(staleBefore, 1_000);
+    for (const id of stale) await this.deps.queue.enqueue(id);
+    return { ...recovered, enqueued: stale.length };
+  }
+
+  /**
+   * Requeues (or, out of attempts, fails) interrupted jobs: every runnable `processing` job when
+   * `expiredAt` is null, else those whose lease ended by then. Each move is conditional on the
+   * lease still being expired, so of several processes sweeping at once only one takes a job.
+   */
+  private async takeOver(expiredAt: string | null): Promise<{ requeued: number; failed: number }> {
+    const { jobs, queue } = this.deps;
+    let requeued = 0;
+    let failed = 0;
+    const candidates =
+      expiredAt === null
+        ? await jobs.findByStatus(['processing'], RUNNABLE_KINDS)
+        : await jobs.findLeaseExpired(expiredAt, 500);
+    const condition = expiredAt === null ? {} : { leaseExpiredAt: expiredAt };
+    for (const job of candidates) {
+      if (job.attempts < MAX_ATTEMPTS) {
+        const back = await jobs.update(
+          job.id,
+          { status: 'queued', progress: { ...zeroProgress, stage: 'queued' }, leaseOwner: null, leaseUntil: null },
+          ['processing'],
+          condition,
+        );
+        if (back === null) continue;
+        await queue.enqueue(job.id);
+        requeued++;
+      } else {
+        const done = await jobs.update(
+          job.id,
+          {
+            status: 'failed',
+            eventsPending: true,
+            completedAt: new Date().toISOString(),
+            leaseOwner: null,
+            leaseUntil: null,
+            error: {
+              type: 'server_error',
+              code: 'internal_error',
+              message: `The job was interrupted by a server restart ${job.attempts} times and was not retried again.`,
+            },
+          },
+          ['processing'],
+          condition,
+        );
+        if (done === null) continue;
+        this.deps.events.emit('finished', done);
+        failed++;
+      }
+    }
+    return { requeued, failed };
+  }
+
+  /**
+   * Starts the workers. The key's running-jobs limit is enforced by the claim, in the store, for
+   * every process together. A job whose key is at its limit goes back to the queue, delayed; when
+   * one of the key's jobs finishes here, the first of its waiting jobs is made due at once (slots
+   * freed by other processes are found when the delay ends).
+   */
+  start(): void {
+    this.deps.queue.consume(async (id) => {
+      const job = await this.deps.jobs.get(id);
+      if (job === null || job.status !== 'queued' || !RUNNABLE_KINDS.includes(job.kind)) return this.unpark(id);
+      const limit = await this.deps.concurrencyLimit(job.keyId);
+      const outcome = await this.deps.runner.run(id, limit);
+      if (outcome === 'busy') return { retryAfterMs: this.park(job.keyId, id) };
+      this.unpark(id);
+      if (outcome === 'returned') return { retryAfterMs: 0 };
+      if (outcome === 'finished') await this.wakeParked(job.keyId);
+    });
+  }
+
+  /** Ids waiting for a slot of their key, in the order they first found it full; and how often each did. */
+  private readonly parked = new Map<string, Set<string>>();
+  private readonly parkCounts = new Map<string, { keyId: string; count: number }>();
+
+  private park(keyId: string, id: string): number {
+    let ids = this.parked.get(keyId);
+    if (ids === undefined) this.parked.set(keyId, (ids = new Set()));
+    ids.add(id);
+    const entry = this.parkCounts.get(id) ?? { keyId, count: 0 };
+    entry.count++;
+    this.parkCounts.set(id, entry);
+    return Math.min(MAX_PARK_DELAY_MS, 250 * 2 ** Math.min(entry.count - 1, 10));
+  }
+
+  private unpark(id: string): void {
+    const entry = this.parkCounts.get(id);
+    if (entry === undefined) return;
+    this.parkCounts.delete(id);
+    const ids = this.parked.get(entry.keyId);
+    ids?.delete(id);
+    if (ids?.size === 0) this.parked.delete(entry.keyId);
+  }
+
+  private async wakeParked(keyId: string): Promise<void> {
+    const ids = this.parked.get(keyId);
+    if (ids === undefined) return;
+    for (const id of [...ids]) {
+      this.unpark(id);
+      if (await this.deps.queue.promote(id).catch(() => false)) return;
+    }
+  }
+
+  /** Stops taking jobs; running jobs get `graceMs` to finish, then go back to the queue. */
+  async close(graceMs: number): Promise<void> {
+    const finished = await this.deps.queue.close(graceMs);
+    if (!finished) {
+      const stopped = this.deps.runner.stopAll('shutdown');
+      this.deps.logger.info({ jobs: stopped }, 'returning unfinished jobs to the queue');
+      await this.deps.queue.close(5_000);
+    }
+  }
+}
+
+const zeroProgress = { stage: 'queued', percent: 0, total_segments: 0, done_segments: 0 };

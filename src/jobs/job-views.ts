@@ -1,0 +1,27 @@
+import type { JobRecord } from './job-types.js';
+
+export const jobPath = (id: string): string => `/v1/transcriptions/${id}`;
+
+/** A job as the unified API shows it (the spec's Transcription job record). */
+export function transcriptionView(job: JobRecord): Record<string, unknown> {
+  const completed = job.status === 'completed';
+  return {
+    id: job.id,
+    object: 'transcription',
+    status: job.status,
+    language: job.language,
+    text: completed ? (job.text ?? '') : null,
+    segments: completed ? (job.segments ?? []) : null,
+    speakers: null,
+    progress: job.progress,
+    duration_seconds: job.durationSeconds,
+    processing_time_seconds: job.processingTimeSeconds,
+    error: job.status === 'failed' ? job.error : null,
+    metadata: { language: job.requestedLanguage, model: job.requestedModel, ...(job.model ? { resolved_model: job.model } : {}) },
+    created_at: job.createdAt,
+    completed_at: job.completedAt,
+    result_url: completed && job.transcriptObject ? `${jobPath(job.id)}/transcript` : null,
+    audio_url: job.audioUrl,
+    url: jobPath(job.id),
+  };
+}

@@ -1,0 +1,70 @@
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryRateLimiter } from './memory-rate-limiter.js';
+import type { RateLimiter, WindowLimit } from './rate-limiter.js';
+import { RedisRateLimiter } from './redis-rate-limiter.js';
+
+const windows: WindowLimit[] = [
+  { window: 'minute', limit: 3 },
+  { window: 'hour', limit: 5 },
+  { window: 'day', limit: 0 },
+];
+
+/** Both implementations must behave identically. */
+function behaviour(name: string, make: () => Promise<RateLimiter>): void {
+  describe(name, () => {
+    let limiter: RateLimiter;
+    afterAll(async () => limiter?.close());
+
+    it('allows up to the limit in a window, refuses without counting, and resets at the window end', async () => {
+      limiter = await make();
+      const bucket = `test:${Math.random()}`;
+      const t0 = Date.parse('2026-05-05T10:00:10Z');
+      const results = [];
+      for (let i = 0; i < 4; i++) results.push(await limiter.consume(bucket, windows, t0 + i));
+      expect(results.map((r) => r.allowed)).toEqual([true, true, true, false]);
+      expect(results[2]!.reported).toMatchObject({ window: 'minute', count: 3, limit: 3 });
+      expect(results[3]!.retryAfter).toBe(50);
+      expect(results[3]!.reported.resetAt).toBe(Date.parse('2026-05-05T10:01:00Z'));
+      // Next minute: the minute window resets, the hour window keeps counting.
+      const t1 = Date.parse('2026-05-05T10:01:05Z');
+      expect((await limiter.consume(bucket, windows, t1)).allowed).toBe(true);
+      expect((await limiter.consume(bucket, windows, t1)).allowed).toBe(true);
+      const hourly = await limiter.consume(bucket, windows, t1);
+      expect(hourly.allowed).toBe(false);
+      expect(hourly.reported.window).toBe('hour');
+      const counts = await limiter.peek(bucket, windows, t1);
+      expect(counts.map((c) => c.count)).toEqual([2, 5, 5]);
+    });
+  });
+}
+
+behaviour('MemoryRateLimiter', async () => new MemoryRateLimiter());
+
+behaviour('RedisRateLimiter (Redis at 127.0.0.1:6379)', async () => {
+  const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+  try {
+    await redis.connect();
+  } catch (error) {
+    throw new Error(`Redis is required for this test (CI=${process.env['CI'] ?? ''}): ${(error as Error).message}`);
+  }
+  return new RedisRateLimiter(redis, `gw-test-${process.pid}`);
+});
+
+describe('RedisRateLimiter across processes', () => {
+  it('never over-admits when two gateways share a bucket', async () => {
+    const a = new RedisRateLimiter(new Redis('redis://127.0.0.1:6379'), `gw-test-shared-${process.pid}`);
+    const b = new RedisRateLimiter(new Redis('redis://127.0.0.1:6379'), `gw-test-shared-${process.pid}`);
+    try {
+      const limit: WindowLimit[] = [{ window: 'minute', limit: 10 }];
+      const now = Date.now();
+      const decisions = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).consume('shared', limit, now)),
+      );
+      expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});

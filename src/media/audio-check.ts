@@ -1,0 +1,85 @@
+import { pipeline, Transform, type Readable } from 'node:stream';
+import { ApiError } from '../errors/api-error.js';
+import type { AudioSniffer } from '../jobs/transcription-engine.js';
+import { FfprobeError, mediaFacts, runFfprobe } from '../probe/ffprobe.js';
+import type { FileStorage, StoredObject } from '../storage/file-storage.js';
+
+const HEAD_BYTES = 64;
+
+/** Canonical media types of the recognised containers (what playback serves). */
+const CONTENT_TYPES: Record<string, { audio: string; video?: string }> = {
+  mp3: { audio: 'audio/mpeg' },
+  wav: { audio: 'audio/wav' },
+  ogg: { audio: 'audio/ogg', video: 'video/ogg' },
+  flac: { audio: 'audio/flac' },
+  m4a: { audio: 'audio/mp4', video: 'video/mp4' },
+  webm: { audio: 'audio/webm', video: 'video/webm' },
+  aac: { audio: 'audio/aac' },
+};
+
+export const ACCEPTED_FORMATS_TEXT = 'MP3, WAV, OGG, FLAC, M4A or WEBM (and AAC)';
+
+export interface CheckedAudio {
+  readonly object: StoredObject;
+  readonly format: string;
+  readonly contentType: string;
+  readonly durationSeconds: number | null;
+}
+
+/**
+ * Streams `body` into storage under `key` and checks it is audio by its content: the first
+ * bytes must be a supported container and ffprobe must find an audio stream in it. Anything
+ * else is deleted again and refused with 400 invalid_audio_format.
+ */
+export async function storeCheckedAudio(
+  deps: { storage: FileStorage; sniff: AudioSniffer; ffprobe: string; probeTimeoutSeconds: number },
+  key: string,
+  body: Readable,
+  options: { maxBytes: number; describe: string; param: string; declaredType: string; signal?: AbortSignal },
+): Promise<CheckedAudio> {
+  let head = Buffer.alloc(0);
+  const capture = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
+      callback(null, chunk);
+    },
+  });
+  // pipeline (not pipe) carries an error of `body` into `capture` at once, even one raised
+  // before storage starts reading; storage.put then fails with it.
+  pipeline(body, capture, () => undefined);
+  const object = await deps.storage.put(key, capture, {
+    contentType: options.declaredType,
+    maxBytes: options.maxBytes,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const refuse = async (reason: string): Promise<never> => {
+    await deps.storage.delete(key);
+    throw new ApiError('invalid_audio_format', {
+      message: `${options.describe} ${reason} Accepted: ${ACCEPTED_FORMATS_TEXT}.`,
+      param: options.param,
+    });
+  };
+  const format = object.size === 0 ? null : deps.sniff(head);
+  if (format === null) return refuse(object.size === 0 ? 'is empty.' : 'is not audio in a supported format.');
+
+  let durationSeconds: number | null = null;
+  let hasVideo = false;
+  const local = await deps.storage.localPath(key);
+  try {
+    const facts = mediaFacts(
+      await runFfprobe(deps.ffprobe, local.path, { protocols: 'file', signal: AbortSignal.timeout(deps.probeTimeoutSeconds * 1000) }),
+    );
+    if (!facts.hasAudio) return await refuse('holds no audio stream.');
+    durationSeconds = facts.durationSeconds;
+    hasVideo = facts.hasVideo;
+  } catch (error) {
+    if (error instanceof FfprobeError && error.exitCode !== null) return await refuse('could not be read as audio (the data is damaged or not what its header claims).');
+    if (error instanceof ApiError) throw error;
+    // ffprobe missing or too slow: the container check stands, the duration stays unknown.
+  } finally {
+    await local.release();
+  }
+  const types = CONTENT_TYPES[format] ?? { audio: 'application/octet-stream' };
+  const contentType = hasVideo && types.video ? types.video : types.audio;
+  return { object: { ...object, contentType }, format, contentType, durationSeconds };
+}

@@ -1,0 +1,28 @@
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/** Request counts and latency per route template (never per raw URL: label cardinality stays fixed). */
+export class HttpMetrics {
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly duration: Histogram<'method' | 'route'>;
+
+  constructor(registry: Registry) {
+    this.requests = new Counter({
+      name: 'gateway_http_requests_total',
+      help: 'HTTP requests by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'gateway_http_request_duration_seconds',
+      help: 'HTTP request latency from first byte to response',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [registry],
+    });
+  }
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    this.requests.inc({ method, route, status: String(status) });
+    this.duration.observe({ method, route }, seconds);
+  }
+}

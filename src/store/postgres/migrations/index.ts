@@ -1,0 +1,5 @@
+import type { Migration } from '../../migration.js';
+import * as m0001 from './0001-initial.js';
+
+/** Applied in this order, each once, under an advisory lock. Never edit a shipped migration. */
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [m0001];

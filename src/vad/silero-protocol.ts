@@ -1,0 +1,46 @@
+// Messages between SileroVad (main thread) and its worker (silero-worker.ts).
+
+export interface SileroInitMessage {
+  type: 'init';
+  modelPath?: string;
+  threads: number;
+  maxBatch: number;
+}
+
+/** `windows` holds streams.length rows of 512 samples; its buffer is transferred. */
+export interface SileroBatchMessage {
+  type: 'batch';
+  id: number;
+  streams: Int32Array;
+  windows: Float32Array;
+}
+
+/** Drops a stream's recurrent state and context (closed or reset). */
+export interface SileroForgetMessage {
+  type: 'forget';
+  stream: number;
+}
+
+export type SileroRequest = SileroInitMessage | SileroBatchMessage | SileroForgetMessage;
+
+export interface SileroReadyMessage {
+  type: 'ready';
+  inputNames: string[];
+  outputNames: string[];
+}
+
+export interface SileroResultMessage {
+  type: 'result';
+  id: number;
+  streams: Int32Array;
+  probabilities: Float32Array;
+  /** Milliseconds the onnxruntime call took inside the worker. */
+  runMs: number;
+}
+
+export interface SileroErrorMessage {
+  type: 'error';
+  message: string;
+}
+
+export type SileroResponse = SileroReadyMessage | SileroResultMessage | SileroErrorMessage;

@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { createReadStream, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { resolveMediaTools } from '../../src/audio/ffmpeg-binaries.js';
+
+export const AUDIO_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'audio');
+export const audioFixture = (name: string): string => join(AUDIO_FIXTURES, name);
+
+/** Loops a committed fixture into a long file made at test time (never committed). */
+export function makeLongAudio(target: string, minutes: number, source = audioFixture('speech-am.flac')): string {
+  const loops = Math.ceil((minutes * 60) / 8.14);
+  const made = spawnSync(resolveMediaTools().ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-stream_loop', String(loops - 1), '-i', source, '-c:a', 'flac', target]);
+  if (made.status !== 0) throw new Error(`ffmpeg could not build ${target}: ${made.stderr.toString()}`);
+  return target;
+}
+
+/** A plain HTTP server on loopback that serves files by name and answers 404 otherwise. */
+export async function startFileServer(files: Record<string, string>): Promise<{ url: (name: string) => string; server: Server; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    const name = decodeURIComponent((req.url ?? '/').slice(1).split('?')[0]!);
+    const path = files[name];
+    if (path === undefined) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': statSync(path).size });
+    createReadStream(path).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: (name) => `http://127.0.0.1:${port}/${encodeURIComponent(name)}`,
+    server,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * An HTTP server whose responses send headers and a little audio, then stall until closed:
+ * jobs fetching from it stay `processing` (downloading) for as long as a test needs.
+ */
+export async function startStallingServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  const open = new Set<import('node:http').ServerResponse>();
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': String(10_000_000) });
+    res.write(Buffer.alloc(1024));
+    open.add(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/stalled.mp3`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of open) res.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,97 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TINY_CTC, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
+import { makeModelFolder } from './model-folders.js';
+
+const run = promisify(execFile);
+const CLI = fileURLToPath(new URL('../../src/cli/models-cli.ts', import.meta.url));
+
+/** Runs `npm run models -- <args>` from the TypeScript source (the npm script runs the compiled copy). */
+async function models(...args: string[]): Promise<{ code: number; json: Record<string, unknown> | null; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { timeout: 60_000 });
+    return { code: 0, json: JSON.parse(stdout) as Record<string, unknown>, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, json: e.stdout ? (JSON.parse(e.stdout) as Record<string, unknown>) : null, stderr: e.stderr };
+  }
+}
+
+type CheckRow = { name: string; ok: boolean; detail: string; required?: false };
+const failed = (json: Record<string, unknown> | null): string[] => ((json?.checks as CheckRow[]) ?? []).filter((c) => !c.ok).map((c) => c.name);
+
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'models-cli-'));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe('npm run models', () => {
+  it.each([
+    ['tiny-ctc', TINY_CTC],
+    ['tiny-ctc-mel', TINY_CTC_MEL],
+    ['tiny-lid', TINY_LID],
+  ])('check passes the %s fixture model', async (_name, dir) => {
+    const { code, json } = await models('check', dir);
+    expect(failed(json)).toEqual([]);
+    expect(code).toBe(0);
+    expect(json!.ok).toBe(true);
+    if (json!.kind === 'ctc') {
+      expect((json!.checks as CheckRow[]).map((c) => c.name)).toEqual(expect.arrayContaining(['run_batch_2', 'frame_stride', 'test_decode', 'padding_invariance']));
+      expect(json!.test_decode).toHaveLength(2);
+    }
+  });
+
+  it('check fails a vocabulary that does not match the logits', async () => {
+    const dir = await makeModelFolder(root, 'short-vocab', { name: 'short-vocab' });
+    const vocab = (await readFile(join(dir, 'vocab.txt'), 'utf8')).split('\n').slice(0, 30).join('\n');
+    await writeFile(join(dir, 'vocab.txt'), `${vocab}\n`);
+    const { code, json } = await models('check', dir);
+    expect(code).toBe(1);
+    expect(failed(json)).toEqual(['output_logits']);
+  });
+
+  it('check fails input names the graph does not have, and a wrong frame stride', async () => {
+    const names = await makeModelFolder(root, 'wrong-names', { name: 'wrong-names', io: { audio: 'input_values', lengths: 'lengths', logits: 'logits', out_lengths: 'out_lengths' } });
+    const wrongNames = await models('check', names);
+    expect(wrongNames.code).toBe(1);
+    expect(failed(wrongNames.json)).toEqual(['input_audio']);
+
+    const stride = await makeModelFolder(root, 'wrong-stride', { name: 'wrong-stride', frame_stride_samples: 160 });
+    const wrongStride = await models('check', stride);
+    expect(wrongStride.code).toBe(1);
+    expect(failed(wrongStride.json)).toEqual(['frame_stride']);
+  });
+
+  it('check fails a folder that is not a model and explains why', async () => {
+    const { code, json } = await models('check', root);
+    expect(code).toBe(1);
+    expect((json!.checks as CheckRow[])[0]).toMatchObject({ name: 'folder', ok: false, detail: expect.stringContaining('manifest.json is missing') });
+  });
+
+  it('list shows languages, defaults and problems', async () => {
+    const dir = join(root, 'tree');
+    await makeModelFolder(dir, 'small-am-v1', { name: 'small-am-v1', language: 'am' });
+    await makeModelFolder(dir, 'beta-am-v1', { name: 'beta-am-v1', language: 'am' });
+    await makeModelFolder(dir, 'broken', { name: 'broken', blank_id: 40 });
+    const { code, json } = await models('list', dir);
+    expect(code).toBe(0);
+    expect(json!.languages).toEqual([{ language: 'am', default: 'small-am-v1', models: ['small-am-v1', 'beta-am-v1'] }]);
+    expect(json!.problems).toHaveLength(1);
+  });
+
+  it('prints usage for an unknown command', async () => {
+    const { code, stderr } = await models('frobnicate');
+    expect(code).toBe(2);
+    expect(stderr).toContain('usage: npm run models');
+  });
+});

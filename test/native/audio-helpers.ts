@@ -1,0 +1,99 @@
+// Helpers for the native tests: fixtures, signals, SNR, seeded random splits.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'native');
+
+export function fixture(name: string): Buffer {
+  return readFileSync(join(FIXTURES, name));
+}
+
+/** Samples of a 16-bit mono PCM WAV (the committed speech fixture) as float in [-1, 1). */
+export function readPcm16Wav(bytes: Buffer): { rate: number; samples: Float32Array } {
+  let at = 12;
+  let rate = 0;
+  while (at + 8 <= bytes.length) {
+    const id = bytes.toString('ascii', at, at + 4);
+    const size = bytes.readUInt32LE(at + 4);
+    if (id === 'fmt ') rate = bytes.readUInt32LE(at + 12);
+    if (id === 'data') {
+      const n = Math.floor(size / 2);
+      const samples = new Float32Array(n);
+      for (let i = 0; i < n; i++) samples[i] = bytes.readInt16LE(at + 8 + 2 * i) / 32768;
+      return { rate, samples };
+    }
+    at += 8 + size + (size & 1);
+  }
+  throw new Error('no data chunk');
+}
+
+export function speechFixture(): Float32Array {
+  return readPcm16Wav(fixture('speech-16k.wav')).samples;
+}
+
+export function pcm16Bytes(x: Float32Array): Buffer {
+  const b = Buffer.alloc(x.length * 2);
+  for (let i = 0; i < x.length; i++) {
+    b.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(x[i]! * 32768))), 2 * i);
+  }
+  return b;
+}
+
+export function tones(freqs: number[], rate: number, n: number, amp: number): Float32Array {
+  const x = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    let v = 0;
+    for (const f of freqs) v += Math.sin((2 * Math.PI * f * i) / rate + f);
+    x[i] = (amp * v) / freqs.length;
+  }
+  return x;
+}
+
+/** Signal-to-noise ratio in dB of `test` against `reference` over [from, to). */
+export function snrDb(reference: Float32Array, test: Float32Array, from = 0, to = Math.min(reference.length, test.length)): number {
+  let s = 0;
+  let e = 0;
+  for (let i = from; i < to; i++) {
+    const r = reference[i]!;
+    const d = r - test[i]!;
+    s += r * r;
+    e += d * d;
+  }
+  return 10 * Math.log10(s / Math.max(e, 1e-30));
+}
+
+/** Small seeded PRNG (mulberry32) so that random splits are reproducible. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Splits bytes at random boundaries (1..maxChunk bytes per piece). */
+export function randomSplits(bytes: Uint8Array, seed: number, maxChunk: number): Uint8Array[] {
+  const next = rng(seed);
+  const out: Uint8Array[] = [];
+  for (let at = 0; at < bytes.length; ) {
+    const n = Math.min(bytes.length - at, 1 + Math.floor(next() * maxChunk));
+    out.push(bytes.subarray(at, at + n));
+    at += n;
+  }
+  return out;
+}
+
+export function concat(parts: Float32Array[]): Float32Array {
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  const out = new Float32Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
