@@ -1,10 +1,14 @@
 /**
  * npm run models -- check <dir>   validate one model folder (manifest, files, ONNX inputs and
- *                                 outputs, a batch-2 test decode); prints JSON, exit 1 on failure
+ *                                 outputs, a batch-2 test decode, and with an `lm` the LM file:
+ *                                 load, order, alphabet coverage, a beam + LM decode); prints
+ *                                 JSON, exit 1 on failure
  * npm run models -- list [dir]    the models a registry finds in dir (default $MODELS_DIR or models/)
  */
 import * as ort from 'onnxruntime-node';
+import { CtcBeamDecoder } from '../decoding/ctc-beam-decoder.js';
 import { CtcGreedyDecoder } from '../decoding/ctc-greedy-decoder.js';
+import { CharNgramLm, UNK } from '../lm/char-ngram-lm.js';
 import { InputPreparer } from '../models/model-input.js';
 import { loadModelFolder, type LoadedModel } from '../models/model-loader.js';
 import { ModelRegistry } from '../models/model-registry.js';
@@ -16,6 +20,8 @@ interface Check {
   /** A check with `required: false` only warns: it does not fail the run. */
   readonly required?: false;
 }
+
+const round1 = (v: number): number => Math.round(v * 10) / 10;
 
 const USAGE = 'usage: npm run models -- check <model-dir> | list [models-dir]';
 
@@ -157,6 +163,30 @@ async function check(dir: string): Promise<{ ok: boolean; report: Record<string,
       });
       report.test_decode = decodes;
       add('test_decode', true, 'greedy decode of both rows (synthetic audio: the text carries no meaning)');
+      if (model.manifest.lm && model.lmPath) {
+        try {
+          const started = performance.now();
+          const lm = await CharNgramLm.load(model.lmPath);
+          const loadMs = performance.now() - started;
+          report.lm = { file: model.manifest.lm.file, order: lm.order, symbols: lm.symbols, counts: lm.counts(), bytes: lm.byteLength, load_ms: round1(loadMs) };
+          add('lm_load', true, `${model.manifest.lm.file}: ${lm.order}-gram, ${lm.symbols} symbols, ${lm.byteLength} bytes, loaded in ${round1(loadMs)} ms`);
+          add('lm_order', lm.order === model.manifest.lm.order, `header order ${lm.order}, manifest lm.order ${model.manifest.lm.order}`);
+          const covered = model.vocabulary.tokens.filter((t, id) => id !== model.manifest.blankId && t !== model.manifest.wordDelimiter && [...t].every((ch) => lm.symbol(ch) !== UNK)).length;
+          const total = model.vocabulary.tokens.length - 1 - (model.manifest.wordDelimiter !== null ? 1 : 0);
+          add('lm_vocabulary', covered > 0, `${covered} of ${total} output tokens are in the LM's alphabet (the rest cost <unk>)`, covered === total ? true : false);
+          const beam = new CtcBeamDecoder(model.vocabulary, { beamWidth: model.manifest.decoding.beamWidth, lm: { model: lm, alpha: model.manifest.lm.alpha, beta: model.manifest.lm.beta } });
+          report.beam_decode = rows.map((_, i) => {
+            const valid = Math.min(batch.outLengths?.[i] ?? Math.ceil(rows[i]!.length / stride), frames);
+            const row = values.subarray(i * frames * vocab, i * frames * vocab + valid * vocab);
+            const t0 = performance.now();
+            const hyp = beam.decode({ data: row, frames: valid, vocabSize: vocab });
+            return { seconds: rows[i]!.length / 16000, text: hyp.text, confidence: Math.round(hyp.confidence * 1e4) / 1e4, decode_ms: round1(performance.now() - t0) };
+          });
+          add('beam_lm_decode', true, `beam ${model.manifest.decoding.beamWidth} + LM decode of both rows (decoding.default ${model.manifest.decoding.default})`);
+        } catch (error) {
+          add('lm_load', false, (error as Error).message);
+        }
+      }
       // Padding invariance: row 1 alone must match its padded copy in the batch.
       const single = await runBatch(session, model, [rows[1]!]);
       const singleValues = single.logits.data as Float32Array;

@@ -2,11 +2,12 @@ import { CtcGreedyDecoder } from '../decoding/ctc-greedy-decoder.js';
 import type { CtcDecoder, CtcHypothesis } from '../decoding/ctc-types.js';
 import type { LoadedCtcModel } from '../models/model-loader.js';
 import { InputPreparer } from '../models/model-input.js';
+import { forOutput } from '../text/text-normalizer.js';
 import { InferenceBusyError, ModelRunError } from './inference-errors.js';
 import type { InferencePool, InferencePriority } from './inference-pool.js';
 import { poolSpecFor } from './model-specs.js';
 
-/** Builds the decoder a model runs with; the default is greedy for every model. */
+/** Builds the decoder a model runs with; SpeechEngine uses manifestDecoderFactory (decoder-factory.ts). */
 export type DecoderFactory = (model: LoadedCtcModel) => CtcDecoder;
 
 export const greedyDecoderFactory: DecoderFactory = (model) => new CtcGreedyDecoder(model.vocabulary);
@@ -49,7 +50,8 @@ const SAMPLES_PER_MS = 16;
  */
 export class CtcRecognizer {
   private readonly preparer: InputPreparer;
-  private readonly decoder: CtcDecoder;
+  /** The decoder this model runs with (from the manifest by default). */
+  readonly decoder: CtcDecoder;
   readonly frameMs: number;
 
   constructor(
@@ -78,16 +80,23 @@ export class CtcRecognizer {
     }
     const expected = result.outLength ?? Math.ceil(pcm.length / this.model.manifest.frameStrideSamples);
     const frames = Math.max(0, Math.min(outFrames!, expected));
-    const hypothesis = this.decoder.decode({ data: result.output.subarray(0, frames * vocabSize), frames, vocabSize });
+    // Decoding runs on this (main) thread: greedy is one pass over the frames; beam search
+    // (decodeAsync) works in slices of a few ms and yields between them.
+    const scores = { data: result.output.subarray(0, frames * vocabSize), frames, vocabSize };
+    const hypothesis = this.decoder.decodeAsync ? await this.decoder.decodeAsync(scores, options.signal) : this.decoder.decode(scores);
     const startMs = options.startMs ?? 0;
+    // Output normalisation (src/text/text-normalizer.ts forOutput): NFC, whitespace, the
+    // language's canonical punctuation (no space before a mark); case and numerals as decoded.
+    const language = this.model.language;
     const words = hypothesis.words.map((w) => ({
-      text: w.text,
+      text: forOutput(w.text, language),
       start_ms: Math.round(startMs + w.startFrame * this.frameMs),
       end_ms: Math.round(startMs + w.endFrame * this.frameMs),
       confidence: round4(w.confidence),
-    }));
+    }))
+      .filter((w) => w.text.length > 0);
     return {
-      text: hypothesis.text,
+      text: forOutput(hypothesis.text, language),
       confidence: hypothesis.tokens.length > 0 ? round4(hypothesis.confidence) : null,
       words,
       hypothesis,

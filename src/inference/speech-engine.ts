@@ -7,7 +7,8 @@ import { resolveMediaTools, type MediaTools } from '../audio/ffmpeg-binaries.js'
 import type { SegmenterOptions } from '../audio/pause-segmenter.js';
 import { decodeToPcm, PCM_SAMPLE_RATE } from '../audio/pcm-decoder.js';
 import { LANGUAGE_NAMES, ModelRegistry, type ModelChoice, type ModelProblem } from '../models/model-registry.js';
-import { CtcRecognizer, greedyDecoderFactory, type DecoderFactory } from './ctc-recognizer.js';
+import { CtcRecognizer, type DecoderFactory } from './ctc-recognizer.js';
+import { loadLanguageModels, manifestDecoderFactory } from './decoder-factory.js';
 import { createInferenceMetrics } from './inference-metrics.js';
 import { InferencePool, type DeviceReport, type ExecutionDevice, type InferencePoolOptions, type PoolLogger } from './inference-pool.js';
 import { createLanguageDetector, DETECTION_SECONDS, type LanguageDetection, type LanguageDetector } from './language-detector.js';
@@ -37,7 +38,7 @@ export interface SpeechEngineOptions {
   readonly segmenter?: SegmenterOptions;
   /** Pieces of one job in the pool at once. Default 4. */
   readonly maxInFlightPerJob?: number;
-  /** Decoder per model; greedy by default (beam search plugs in here). */
+  /** Decoder per model; default: from each manifest's `decoding` and `lm` (decoder-factory.ts). */
   readonly decoderFactory?: DecoderFactory;
   /** Open the default models and the language-id model in every worker at start. Default true. */
   readonly preload?: boolean;
@@ -71,6 +72,7 @@ export class SpeechEngine {
     readonly pool: InferencePool,
     readonly tools: MediaTools,
     private readonly options: SpeechEngineOptions,
+    private readonly decoderFactory: DecoderFactory,
   ) {
     this.catalog = {
       languages: () => {
@@ -106,7 +108,10 @@ export class SpeechEngine {
       observer: options.metrics ? createInferenceMetrics(options.metrics) : undefined,
       logger: options.logger,
     });
-    const engine = new SpeechEngine(registry, pool, tools, options);
+    const lms = await loadLanguageModels(registry.all());
+    for (const problem of lms.problems) options.logger?.warn({ dir: problem.dir }, problem.message);
+    const engine = new SpeechEngine(registry, pool, tools, options, options.decoderFactory ?? manifestDecoderFactory(lms.models));
+    engine.loadProblems.push(...lms.problems);
     for (const model of registry.all()) pool.register(poolSpecFor(model));
     if (options.preload ?? true) await engine.preload();
     return engine;
@@ -131,7 +136,7 @@ export class SpeechEngine {
     if (!recognizer) {
       const model = this.registry.get(modelName);
       if (!model || model.kind !== 'ctc') throw new Error(`no CTC model named ${modelName}`);
-      recognizer = new CtcRecognizer(this.pool, model, this.options.decoderFactory ?? greedyDecoderFactory);
+      recognizer = new CtcRecognizer(this.pool, model, this.decoderFactory);
       this.recognizers.set(modelName, recognizer);
     }
     return recognizer;

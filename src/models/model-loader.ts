@@ -1,6 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CtcVocabulary } from '../decoding/ctc-types.js';
+import { LanguageModelFormatError, LM_HEADER_BYTES, readLmHeader } from '../lm/char-ngram-lm.js';
 import { ModelFolderError } from './model-errors.js';
 import { ManifestError, parseManifest, type CtcManifest, type LanguageIdManifest } from './model-manifest.js';
 
@@ -46,6 +47,29 @@ async function requireFile(dir: string, file: string, what: string): Promise<str
 }
 
 /**
+ * The manifest's LM: present, a character LM (word LMs are not supported yet), and an HNLM file
+ * whose header order matches `lm.order`. Only the 64-byte header is read here.
+ */
+async function checkLanguageModel(dir: string, lm: NonNullable<CtcManifest['lm']>): Promise<string> {
+  if (lm.unit !== 'char') throw new ModelFolderError(dir, `lm.unit ${lm.unit} is not supported: this gateway decodes with character LMs (npm run lm -- build)`);
+  const path = await requireFile(dir, lm.file, 'language model');
+  const handle = await open(path, 'r');
+  let header;
+  try {
+    const head = Buffer.alloc(LM_HEADER_BYTES);
+    const { bytesRead } = await handle.read(head, 0, LM_HEADER_BYTES, 0);
+    header = readLmHeader(head.subarray(0, bytesRead), lm.file);
+  } catch (error) {
+    if (error instanceof LanguageModelFormatError) throw new ModelFolderError(dir, error.message);
+    throw error;
+  } finally {
+    await handle.close();
+  }
+  if (header.order !== lm.order) throw new ModelFolderError(dir, `lm.order is ${lm.order} but ${lm.file} is a ${header.order}-gram model`);
+  return path;
+}
+
+/**
  * Reads and checks one model folder (docs/model-format.md): the manifest, the files it names,
  * and for CTC models the vocabulary against `blank_id` and `word_delimiter`. ONNX shapes are
  * checked when a session loads (see `npm run models -- check`). Throws ModelFolderError.
@@ -83,7 +107,7 @@ export async function loadModelFolder(folder: string): Promise<LoadedModel> {
   if (manifest.wordDelimiter !== null && !tokens.includes(manifest.wordDelimiter)) {
     throw new ModelFolderError(dir, `word_delimiter ${JSON.stringify(manifest.wordDelimiter)} is not in the vocabulary`);
   }
-  const lmPath = manifest.lm ? await requireFile(dir, manifest.lm.file, 'language model') : null;
+  const lmPath = manifest.lm ? await checkLanguageModel(dir, manifest.lm) : null;
   return {
     kind: 'ctc',
     name: manifest.name,

@@ -14,7 +14,7 @@ const documented = {
   blank_id: 0,
   word_delimiter: '|',
   output: { script: 'ethiopic', casing: 'none', punctuation: true },
-  lm: { file: 'lm.arpa', unit: 'char', order: 4, alpha: 0.6, beta: 0.5 },
+  lm: { file: '../lm/am-char-4gram.bin', unit: 'char', order: 4, alpha: 0.6, beta: 0.5 },
   decoding: { default: 'beam', beam_width: 8 },
 };
 
@@ -40,7 +40,7 @@ describe('parseManifest', () => {
       blankId: 0,
       wordDelimiter: '|',
       io: { audio: 'audio', lengths: 'lengths', logits: 'logits', outLengths: 'out_lengths' },
-      lm: { file: 'lm.arpa', unit: 'char', order: 4, alpha: 0.6, beta: 0.5 },
+      lm: { file: '../lm/am-char-4gram.bin', unit: 'char', order: 4, alpha: 0.6, beta: 0.5 },
       decoding: { default: 'beam', beamWidth: 8 },
       output: { casing: 'none', punctuation: true },
       isDefault: null,
@@ -49,6 +49,15 @@ describe('parseManifest', () => {
     expect(parseManifest({ ...documented, max_batch_size: 1, default: true })).toMatchObject({ maxBatchSize: 1, isDefault: true });
     expect(problemsOf({ ...documented, max_batch_size: 0 })).toEqual(['max_batch_size must be >= 1']);
     expect(m.input).toEqual({ kind: 'waveform', sampleRate: 16000, normalize: 'none' });
+  });
+
+  it('accepts an LM in the model folder or in a sibling folder, nothing further out', () => {
+    const lm = (file: string) => ({ ...documented, lm: { ...documented.lm, file } });
+    expect(problemsOf(lm('lm.bin'))).toEqual([]);
+    expect(problemsOf(lm('../lm/am.bin'))).toEqual([]);
+    for (const bad of ['../../lm.bin', '/etc/lm.bin', 'sub/lm.bin', '../lm/../../x.bin', '..', '../lm/', '..\\lm\\x.bin']) {
+      expect(problemsOf(lm(bad))).toEqual(['lm.file must be a file name in the model folder or ../<folder>/<file> inside the models directory']);
+    }
   });
 
   it('reads log-mel parameters with torchaudio defaults for the optional ones', () => {

@@ -182,6 +182,17 @@ function checkFileName(r: Reader, path: string, value: string): void {
   }
 }
 
+/**
+ * `lm.file`: a file in the model folder, or `../<folder>/<file>` (e.g. `../lm/am-char-5gram.bin`)
+ * so model folders of one models directory can share an LM; it may not leave the models directory.
+ */
+function checkLmPath(r: Reader, value: string): void {
+  const parts = value.split('/');
+  const plain = (p: string): boolean => p.length > 0 && p !== '.' && p !== '..' && !p.includes('\\');
+  const ok = (parts.length === 1 && plain(parts[0]!)) || (parts.length === 3 && parts[0] === '..' && plain(parts[1]!) && plain(parts[2]!));
+  if (!ok) r.problems.push('lm.file must be a file name in the model folder or ../<folder>/<file> inside the models directory');
+}
+
 function readInput(r: Reader): ModelInput {
   if (!r.object('input')) return { kind: 'waveform', sampleRate: 16000, normalize: 'none' };
   const kind = r.oneOf('input.kind', ['waveform', 'log_mel'] as const);
@@ -259,7 +270,7 @@ export function parseManifest(json: unknown): ModelManifest {
   let lm: CtcManifest['lm'] = null;
   if (r.has('lm') && r.object('lm')) {
     const file = r.string('lm.file');
-    checkFileName(r, 'lm.file', file);
+    checkLmPath(r, file);
     lm = {
       file,
       unit: r.oneOf('lm.unit', ['char', 'word'] as const, 'char'),

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildCharNgramLm } from '../../src/lm/char-ngram-builder.js';
 import { TINY_CTC, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 
@@ -76,6 +77,25 @@ describe('npm run models', () => {
     const { code, json } = await models('check', root);
     expect(code).toBe(1);
     expect((json!.checks as CheckRow[])[0]).toMatchObject({ name: 'folder', ok: false, detail: expect.stringContaining('manifest.json is missing') });
+  });
+
+  it('check loads the LM a manifest names and runs a beam + LM decode', async () => {
+    const dir = join(root, 'with-lm');
+    await mkdir(join(dir, 'lm'), { recursive: true });
+    await writeFile(join(dir, 'lm/am-char-3gram.bin'), buildCharNgramLm(['ሰላም ነው', 'አዲስ አበባ', 'ዝናቡ ነገ ይቀጥላል'], { order: 3, minCharCount: 1 }).bytes);
+    const lm = { file: '../lm/am-char-3gram.bin', unit: 'char', order: 3, alpha: 0.5, beta: 1 };
+    const model = await makeModelFolder(dir, 'beam-am', { name: 'beam-am', lm, decoding: { default: 'beam', beam_width: 4 } });
+    const { code, json } = await models('check', model);
+    expect(failed(json)).toEqual(expect.not.arrayContaining(['lm_load', 'lm_order', 'beam_lm_decode']));
+    expect(code).toBe(0);
+    expect((json!.checks as CheckRow[]).map((c) => c.name)).toEqual(expect.arrayContaining(['lm_load', 'lm_order', 'lm_vocabulary', 'beam_lm_decode']));
+    expect(json!.lm).toMatchObject({ file: '../lm/am-char-3gram.bin', order: 3 });
+    expect(json!.beam_decode).toHaveLength(2);
+
+    await writeFile(join(dir, 'lm/am-char-3gram.bin'), 'not a language model at all, just text'.padEnd(100));
+    const corrupt = await models('check', model);
+    expect(corrupt.code).toBe(1);
+    expect((corrupt.json!.checks as CheckRow[])[0]).toMatchObject({ name: 'folder', ok: false, detail: expect.stringContaining('not a valid HNLM file') });
   });
 
   it('list shows languages, defaults and problems', async () => {
