@@ -1,0 +1,113 @@
+/**
+ * Measures a shipped model through the gateway's own runtime: loadModelFolder (manifest,
+ * vocabulary), InferencePool (onnxruntime-node in a worker thread, 1 worker, 1 intra-op thread),
+ * CtcRecognizer (the gateway's log-mel features from the manifest, greedy CTC decoding).
+ * Reports CER (src/models/character-error-rate.ts) per held-out set and the real-time factor
+ * (wall time of recognize() over audio duration, one request at a time: one core busy at a time).
+ *
+ * Usage: npx tsx models/training/evaluate.ts --model models/small-am-v1 --set alffa_val \
+ *          [--set synth_am_test_clean ...] [--out file.json] [--limit N]
+ * A set is models/training/work/<set>.tsv (id TAB reference) + work/audio/<set>/<id>.wav.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CtcRecognizer } from '../../src/inference/ctc-recognizer.js';
+import { InferencePool } from '../../src/inference/inference-pool.js';
+import { characterErrorRate } from '../../src/models/character-error-rate.js';
+import { loadModelFolder, type LoadedCtcModel } from '../../src/models/model-loader.js';
+
+const WORK = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'work');
+
+/** 16-bit PCM mono WAV (as prepare_data.py writes) to float samples. */
+export function readWav(path: string): Float32Array {
+  const buf = readFileSync(path);
+  let at = 12;
+  while (at + 8 <= buf.length) {
+    const id = buf.toString('ascii', at, at + 4);
+    const size = buf.readUInt32LE(at + 4);
+    if (id === 'data') {
+      const n = Math.floor(Math.min(size, buf.length - at - 8) / 2);
+      const out = new Float32Array(n);
+      for (let i = 0; i < n; i++) out[i] = buf.readInt16LE(at + 8 + 2 * i) / 32768;
+      return out;
+    }
+    at += 8 + size + (size & 1);
+  }
+  throw new Error(`${path}: no data chunk`);
+}
+
+function args(): { model: string; sets: string[]; out: string | null; limit: number; examples: number } {
+  const a = process.argv.slice(2);
+  let model = '';
+  const sets: string[] = [];
+  let out: string | null = null;
+  let limit = Infinity;
+  let examples = 3;
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === '--model') model = a[++i]!;
+    else if (a[i] === '--set') sets.push(a[++i]!);
+    else if (a[i] === '--out') out = a[++i]!;
+    else if (a[i] === '--limit') limit = Number(a[++i]);
+    else if (a[i] === '--examples') examples = Number(a[++i]);
+    else throw new Error(`unknown argument ${a[i]}`);
+  }
+  if (!model || sets.length === 0) throw new Error('usage: evaluate.ts --model <dir> --set <name> [--set ...] [--out file] [--limit N]');
+  return { model, sets, out, limit, examples };
+}
+
+async function main(): Promise<void> {
+  const opts = args();
+  const model = (await loadModelFolder(opts.model)) as LoadedCtcModel;
+  if (model.kind !== 'ctc') throw new Error('not a CTC model');
+  const pool = await InferencePool.start({ workers: 1, intraOpThreads: 1, maxBatchSize: 1 });
+  const recognizer = new CtcRecognizer(pool, model);
+  const results: Record<string, unknown> = { model: model.name, language: model.language, sets: {} };
+  try {
+    await recognizer.recognize(new Float32Array(16000)); // opens the session before timing
+    let totalAudio = 0;
+    let totalWall = 0;
+    for (const set of opts.sets) {
+      const rows = readFileSync(join(WORK, `${set}.tsv`), 'utf8').split('\n').filter(Boolean).slice(0, opts.limit).map((l) => l.split('\t') as [string, string]);
+      const refs: string[] = [];
+      const hyps: string[] = [];
+      let audio = 0;
+      let wall = 0;
+      for (const [id, ref] of rows) {
+        const pcm = readWav(join(WORK, 'audio', set, `${id}.wav`));
+        const t0 = performance.now();
+        const r = await recognizer.recognize(pcm);
+        wall += (performance.now() - t0) / 1000;
+        audio += pcm.length / 16000;
+        refs.push(ref);
+        hyps.push(r.text);
+      }
+      const score = characterErrorRate(refs, hyps, model.language);
+      totalAudio += audio;
+      totalWall += wall;
+      (results.sets as Record<string, unknown>)[set] = {
+        utterances: rows.length,
+        audio_seconds: Number(audio.toFixed(1)),
+        cer: Number(score.cer.toFixed(4)),
+        errors: score.errors,
+        reference_chars: score.referenceChars,
+        // Latin script: also without case (true case is mostly a guess from audio: names, sentence starts)
+        ...(model.manifest.output.casing === 'none'
+          ? {}
+          : { cer_ignoring_case: Number(characterErrorRate(refs.map((r) => r.toLowerCase()), hyps.map((h) => h.toLowerCase()), model.language).cer.toFixed(4)) }),
+        // how often the sentence mark ። appears in the references and in the output
+        sentence_marks: { reference: refs.join('').split('።').length - 1, output: hyps.join('').split('።').length - 1 },
+        rtf: Number((wall / audio).toFixed(4)),
+        examples: refs.slice(0, opts.examples).map((ref, i) => ({ ref, hyp: hyps[i] })),
+      };
+      console.log(`${model.name} ${set}: n=${rows.length} CER=${(score.cer * 100).toFixed(2)}% RTF=${(wall / audio).toFixed(4)}`);
+    }
+    results.rtf = Number((totalWall / totalAudio).toFixed(4));
+    results.audio_seconds = Number(totalAudio.toFixed(1));
+  } finally {
+    await pool.close();
+  }
+  if (opts.out) writeFileSync(opts.out, JSON.stringify(results, null, 2) + '\n');
+  else console.log(JSON.stringify(results, null, 2));
+}
+
+await main();

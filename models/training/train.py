@@ -1,0 +1,252 @@
+#!/usr/bin/env python3
+"""Trains one compact CTC model on sets made by prepare_data.py, time-boxed, on one CPU thread.
+
+Recipe chosen to leave the CTC blank plateau quickly on a CPU (see
+/work/shared/notes/model-training.md): 25 output frames a second over character (Ethiopic
+syllable / Latin letter) units, a linear learning-rate warm-up then cosine decay over the time
+box, the first epoch sorted shortest-first (then length-bucketed random batches), SpecAugment
+switched on after the warm-up, batches bounded by total frames.
+
+Seeded (torch, numpy, random); the number of steps depends on the time box and machine speed,
+and the log prints it. Writes work/runs/<name>/{checkpoint.pt,log.jsonl} (a checkpoint every
+--checkpoint-minutes and at the end).
+
+Usage: nice -n 10 /usr/bin/python3 models/training/train.py --name small-am-v1 --lang am \
+         --sets alffa_train:2,synth_am_train --dim 256 --blocks 8 --minutes 20 --seed 1
+"""
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: BLAS threads too
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import cer  # noqa: E402
+from model import CtcNet  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORK = os.path.join(HERE, "work")
+BLANK = "<blank>"
+SPACE = "|"
+PUNCT = "።፣"
+
+
+def load(name):
+    return torch.load(os.path.join(WORK, name + ".pt"))
+
+
+def target_text(text, strip_punct):
+    if strip_punct:
+        for p in PUNCT:
+            text = text.replace(p, "")
+        text = " ".join(text.split())
+    return text
+
+
+def encode(text, index):
+    return [index[SPACE] if ch == " " else index[ch] for ch in text if (ch == " " or ch in index)]
+
+
+def greedy(logits, length, tokens):
+    ids = logits[:length].argmax(-1).tolist()
+    out, prev = [], -1
+    for i in ids:
+        if i != prev and i != 0:
+            out.append(" " if tokens[i] == SPACE else tokens[i])
+        prev = i
+    return "".join(out).strip()
+
+
+def batches(lengths, max_frames, rng, sort_first):
+    order = np.argsort(lengths, kind="stable") if sort_first else None
+    if order is None:
+        # bucket: shuffle, then sort within chunks of 64 by length so padding stays small
+        perm = rng.permutation(len(lengths))
+        order = np.concatenate([sorted(perm[i:i + 64], key=lambda j: lengths[j]) for i in range(0, len(perm), 64)])
+    out, cur, longest = [], [], 0
+    for j in order:
+        longest2 = max(longest, lengths[j])
+        if cur and longest2 * (len(cur) + 1) > max_frames:
+            out.append(cur)
+            cur, longest2 = [], lengths[j]
+        cur.append(int(j))
+        longest = longest2
+    if cur:
+        out.append(cur)
+    if not sort_first:
+        rng.shuffle(out)
+    return out
+
+
+def spec_augment(x, lengths, rng):
+    """x [B, T, F] in place: 2 frequency masks (<= 12 channels), time masks (<= 25 frames each,
+    one per 1.5 s, at most 10% of the row in total)."""
+    B, T, F = x.shape
+    for b in range(B):
+        L = int(lengths[b])
+        for _ in range(2):
+            w = int(rng.integers(0, 13))
+            f0 = int(rng.integers(0, F - w + 1))
+            x[b, :L, f0:f0 + w] = 0
+        n = 1 + L // 150
+        for _ in range(n):
+            w = int(rng.integers(0, min(25, max(1, L // (10 * n))) + 1))
+            if w == 0 or L - w <= 0:
+                continue
+            t0 = int(rng.integers(0, L - w))
+            x[b, t0:t0 + w, :] = 0
+
+
+def collate(feats, idx, targets):
+    rows = [feats[i].to(torch.float32) for i in idx]
+    lengths = torch.tensor([r.shape[0] for r in rows], dtype=torch.int64)
+    x = torch.zeros(len(rows), int(lengths.max()), rows[0].shape[1])
+    for k, r in enumerate(rows):
+        x[k, :r.shape[0]] = r
+    tg = [torch.tensor(targets[i], dtype=torch.int64) for i in idx]
+    return x, lengths, torch.cat(tg), torch.tensor([len(t) for t in tg], dtype=torch.int64)
+
+
+def evaluate(model, data, tokens, lang, limit=40):
+    model.eval()
+    feats, texts = data["feats"][:limit], data["texts"][:limit]
+    hyps = []
+    with torch.no_grad():
+        for i in range(0, len(feats), 8):
+            idx = list(range(i, min(i + 8, len(feats))))
+            x, lengths, _, _ = collate(feats, idx, [[0]] * len(feats))
+            logits, out_len = model(x, lengths)
+            hyps += [greedy(logits[k], int(out_len[k]), tokens) for k in range(len(idx))]
+    model.train()
+    return cer(texts, hyps, lang), hyps
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--lang", required=True, choices=["am", "om", "ti"])
+    ap.add_argument("--sets", required=True, help="comma list of work sets, NAME[:repeat]")
+    ap.add_argument("--valid", default=None, help="comma list of held-out sets to monitor")
+    ap.add_argument("--strip-punct", action="store_true")
+    ap.add_argument("--dim", type=int, default=256)
+    ap.add_argument("--blocks", type=int, default=8)
+    ap.add_argument("--kernel", type=int, default=11)
+    ap.add_argument("--dropout", type=float, default=0.0)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--warmup", type=int, default=300)
+    ap.add_argument("--max-frames", type=int, default=8000, help="padded input frames per batch")
+    ap.add_argument("--minutes", type=float, required=True)
+    ap.add_argument("--checkpoint-minutes", type=float, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--init", default=None, help="start from work/runs/<run>/checkpoint.pt (same vocabulary and shape)")
+    a = ap.parse_args()
+
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    np.random.seed(a.seed)
+    random.seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+    run_dir = os.path.join(WORK, "runs", a.name)
+    os.makedirs(run_dir, exist_ok=True)
+    log = open(os.path.join(run_dir, "log.jsonl"), "w")
+
+    def note(**kv):
+        kv["t_min"] = round((time.time() - t0) / 60, 2)
+        print(json.dumps(kv, ensure_ascii=False), flush=True)
+        log.write(json.dumps(kv, ensure_ascii=False) + "\n")
+        log.flush()
+
+    t0 = time.time()
+    feats, texts = [], []
+    for spec in a.sets.split(","):
+        name, _, rep = spec.partition(":")
+        d = load(name)
+        for _ in range(int(rep or 1)):
+            feats += d["feats"]
+            texts += [target_text(t, a.strip_punct) for t in d["texts"]]
+    chars = sorted({ch for t in texts for ch in t if ch != " "})
+    tokens = [BLANK, SPACE] + chars
+    index = {t: i for i, t in enumerate(tokens)}
+    targets = [encode(t, index) for t in texts]
+    lengths = np.array([f.shape[0] for f in feats])
+    out_lengths = (((lengths - 1) // 2) // 2) + 1
+    keep = [i for i in range(len(feats)) if 0 < len(targets[i]) and 2 * len(targets[i]) + 1 <= out_lengths[i]]
+    feats = [feats[i] for i in keep]
+    targets = [targets[i] for i in keep]
+    lengths = lengths[keep]
+    valid = {}
+    for v in (a.valid.split(",") if a.valid else []):
+        d = load(v)
+        valid[v] = {"feats": d["feats"], "texts": [target_text(t, a.strip_punct) for t in d["texts"]]}
+    hours = lengths.sum() / 100 / 3600
+    note(event="data", utterances=len(feats), dropped=len(texts) - len(keep), hours=round(float(hours), 2), vocab=len(tokens))
+
+    model = CtcNet(len(tokens), dim=a.dim, blocks=a.blocks, kernel=a.kernel, dropout=a.dropout)
+    if a.init:
+        init = torch.load(os.path.join(WORK, "runs", a.init, "checkpoint.pt"))
+        if init["tokens"] != tokens:
+            raise SystemExit(f"--init {a.init}: vocabulary differs")
+        model.load_state_dict(init["state"])
+        note(event="init", run=a.init, step=init["step"], train_minutes=round(init["train_minutes"], 2))
+    params = sum(p.numel() for p in model.parameters())
+    note(event="model", params=params, config=model.config)
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-3, betas=(0.9, 0.98))
+    ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
+    budget = a.minutes * 60
+    step, epoch, last_ckpt, done = 0, 0, time.time(), False
+    audio_seconds = 0.0
+
+    def save(tag):
+        torch.save({"state": model.state_dict(), "config": model.config, "tokens": tokens, "lang": a.lang,
+                    "strip_punct": a.strip_punct, "step": step, "epoch": epoch, "train_minutes": (time.time() - t_train) / 60,
+                    "args": vars(a), "hours": float(hours), "params": params}, os.path.join(run_dir, f"{tag}.pt"))
+
+    t_train = time.time()
+    while not done:
+        for idx in batches(lengths, a.max_frames, rng, sort_first=(epoch == 0)):
+            elapsed = time.time() - t_train
+            if elapsed >= budget:
+                done = True
+                break
+            warm = min(1.0, (step + 1) / a.warmup)
+            lr = a.lr * warm * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, elapsed / budget))))
+            for g in opt.param_groups:
+                g["lr"] = lr
+            x, xl, y, yl = collate(feats, idx, targets)
+            if step >= a.warmup:
+                spec_augment(x, xl, rng)
+            logits, ol = model(x, xl)
+            logp = torch.log_softmax(logits, -1).transpose(0, 1)
+            loss = ctc(logp, y, ol, yl)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+            opt.step()
+            audio_seconds += float(xl.sum()) / 100
+            step += 1
+            if step % 25 == 0:
+                note(event="step", step=step, epoch=epoch, loss=round(float(loss), 3), lr=round(lr, 6),
+                     x_realtime=round(audio_seconds / (time.time() - t_train), 1))
+            if time.time() - last_ckpt >= a.checkpoint_minutes * 60:
+                last_ckpt = time.time()
+                save("checkpoint")
+                for v, d in valid.items():
+                    c, hyps = evaluate(model, d, tokens, a.lang)
+                    note(event="valid", set=v, step=step, cer=round(c, 4), example=hyps[0][:80], ref=d["texts"][0][:80])
+        epoch += 1
+    save("checkpoint")
+    for v, d in valid.items():
+        c, hyps = evaluate(model, d, tokens, a.lang, limit=1000)
+        note(event="final", set=v, step=step, cer=round(c, 4), example=hyps[0][:80], ref=d["texts"][0][:80])
+    note(event="done", steps=step, epochs=epoch, train_minutes=round((time.time() - t_train) / 60, 2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""Writes models/<name>/README.md (the model card) from what was measured: the export record
+(work/runs/<run>/export.json: training args, steps, minutes, parameters) and evaluate.ts's JSON
+(CER per held-out set, real-time factor). Nothing in a card is typed in by hand except --about
+and --limits.
+
+Usage: /usr/bin/python3 models/training/write_card.py --model models/small-am-v1 --run small-am-v1 \
+         --eval models/training/results/small-am-v1.json --about "..." --limits "..."
+"""
+import argparse
+import json
+import os
+
+SET_DESCRIPTIONS = {
+    "alffa_val": "ALFFA Amharic, real read news speech: the 100 utterances with the highest ids (held out from every model)",
+    "synth_am_test_clean": "synthetic Amharic (espeak-ng default voice, no augmentation), HornMT lines 1900-2029 (text never trained on)",
+    "synth_am_test_aug": "synthetic Amharic with the training augmentations (voices, speed, pitch, noise, reverb, telephone band, Opus), HornMT lines 1900-2029",
+    "synth_om_test_clean": "synthetic Oromo (espeak-ng default voice, no augmentation), HornMT lines 1900-2029 (text never trained on)",
+    "synth_om_test_aug": "synthetic Oromo with the training augmentations, HornMT lines 1900-2029",
+    "synth_ti_test_clean": "synthetic Tigrinya (espeak-ng default voice, no augmentation), HornMT lines 1900-2029 (text never trained on)",
+    "synth_ti_test_aug": "synthetic Tigrinya with the training augmentations, HornMT lines 1900-2029",
+}
+
+LANG_NAMES = {"am": "Amharic", "om": "Oromo", "ti": "Tigrinya"}
+
+SOURCES = {
+    "alffa": "- **ALFFA_PUBLIC Amharic** (getalp), MIT licence: 900 of the 1,000 shared read-speech utterances "
+             "(1.4 h) as real training speech; the ALFFA train transcript list (minus the 100 validation sentences) as text for synthetic speech.",
+    "hornmt": "- **HornMT** (Lesan AI), CC BY 4.0: news sentences, lines 0-1899 as text for synthetic training speech; lines 1900-2029 only in the synthetic held-out sets.",
+    "afrisenti": "- **AfriSenti SemEval-2023**, CC BY 4.0: tweets as text for synthetic training speech.",
+    "espeak": "- **espeak-ng** 1.51 (Debian), GPL-3.0: the speech synthesiser that voiced the text (the `am` and `om` voices of Debian's package).",
+    "espeak-ti": "- **espeak-ng** 1.51 (Debian), GPL-3.0, with the Tigrinya voice data compiled from the TigrinyaNLP espeak-ng fork's rules (GPL-3.0, data only): the speech synthesiser that voiced the text.",
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--run", required=True)
+    ap.add_argument("--eval", required=True)
+    ap.add_argument("--about", required=True)
+    ap.add_argument("--limits", required=True)
+    a = ap.parse_args()
+    here = os.path.dirname(os.path.abspath(__file__))
+    exp = json.load(open(os.path.join(here, "work", "runs", a.run, "export.json")))
+    ev = json.load(open(a.eval))
+    man = json.load(open(os.path.join(a.model, "manifest.json"), encoding="utf-8"))
+    lang = man["language"]
+    args = exp["args"]
+    cfg = exp["config"]
+    onnx_bytes = os.path.getsize(os.path.join(a.model, "model.onnx"))
+    sets = args["sets"]
+    init = f" --init {args['init']}" if args.get("init") else ""
+    cmd = (f"nice -n 10 /usr/bin/python3 models/training/train.py --name {args['name']}{init} --lang {args['lang']} "
+           f"--sets {sets}{' --valid ' + args['valid'] if args.get('valid') else ''}{' --strip-punct' if args['strip_punct'] else ''} "
+           f"--dim {args['dim']} --blocks {args['blocks']} --kernel {args['kernel']} --lr {args['lr']} --warmup {args['warmup']} "
+           f"--max-frames {args['max_frames']} --minutes {args['minutes']:g} --checkpoint-minutes {args['checkpoint_minutes']:g} --seed {args['seed']}")
+    sources = []
+    if "alffa" in sets or lang == "am":
+        sources.append(SOURCES["alffa"])
+    sources += [SOURCES["hornmt"], SOURCES["afrisenti"], SOURCES["espeak-ti" if lang == "ti" else "espeak"]]
+
+    rows = []
+    for name, r in ev["sets"].items():
+        rows.append(f"| `{name}` | {SET_DESCRIPTIONS.get(name, name)} | {r['utterances']} | {r['audio_seconds'] / 60:.1f} min | "
+                    f"**{r['cer'] * 100:.1f}%**{' (%.1f%% ignoring case)' % (r['cer_ignoring_case'] * 100) if 'cer_ignoring_case' in r else ''} | {r['rtf']:.3f} |")
+    marks = [f"`{n}`: {r['sentence_marks']['output']} ። in the output, {r['sentence_marks']['reference']} in the references"
+             for n, r in ev["sets"].items() if 'sentence_marks' in r and lang == "ti"]
+    marks_line = ("Sentence marks (greedy output vs references): " + "; ".join(marks) + ".\n") if marks else ""
+    examples = []
+    for name, r in ev["sets"].items():
+        for ex in r["examples"][:2]:
+            examples.append(f"- `{name}`\n  - reference: {ex['ref']}\n  - output:    {ex['hyp']}")
+    out = f"""# {man['name']}
+
+{man['description']}
+
+{a.about}
+
+| | |
+|---|---|
+| language | {LANG_NAMES[lang]} (`{lang}`) |
+| output | {man['output']['script']} script, casing `{man['output']['casing']}`, punctuation {'emitted (sentence-final ። and ፣)' if man['output']['punctuation'] else 'not emitted'} |
+| units | {exp['vocab_size']} CTC tokens (`vocab.txt`: `<blank>`, `|` word delimiter, then the characters seen in training) |
+| architecture | log-mel 80 x 100 fps → 2 strided Conv1d (4x subsampling, 25 frames/s, 40 ms) → {cfg['blocks']} residual depthwise-separable Conv1d blocks (width {cfg['dim']}, kernel {cfg['kernel']}, BatchNorm, ReLU) → linear CTC head; every layer masked to the row's valid length (padding-invariant) |
+| parameters | {exp['params']:,} |
+| ONNX size | {onnx_bytes / 1e6:.2f} MB (float32, opset 13) |
+| input | `features` float32 [batch, time, 80] log-mel computed by the gateway from `manifest.json` (`input` block), `lengths` int64 [batch] |
+| output | `logits` float32 [batch, frames, {exp['vocab_size']}], `out_lengths` int64 [batch]; decoding `greedy` by default |
+| training | {exp['train_minutes'] + ev.get('earlier_train_minutes', 0):g} min{' (%g + %g min continuation from its checkpoint)' % (ev['earlier_train_minutes'], exp['train_minutes']) if 'earlier_train_minutes' in ev else ''} on one CPU thread (`torch.set_num_threads(1)`, `nice -n 10`) of a shared 2-core x86-64 VM, no GPU; {exp['step'] + ev.get('earlier_steps', 0)} steps, {exp['epoch']}{' (+ the first run)' if 'earlier_steps' in ev else ''} full passes over {exp['hours']} h of (repeated) training audio; seed {args['seed']} |
+| real-time factor | **{ev['rtf']:.3f}** on one core (onnxruntime-node, 1 intra-op thread, features included, one request at a time) |
+
+## Evaluation
+
+Measured by `models/training/evaluate.ts` through the gateway's own runtime (model loader,
+inference pool, log-mel features, greedy CTC decoder). CER = edits / reference characters after
+removing spaces and punctuation{', with ALFFA homophone letters merged (ሐ/ኀ→ሀ, ሠ→ሰ, ዐ→አ, ፀ→ጸ) on both sides' if lang == 'am' else ''}.
+Greedy decoding, no language model.
+
+| set | what | utterances | audio | CER | RTF |
+|---|---|---|---|---|---|
+{chr(10).join(rows)}
+
+{marks_line}
+Examples (first utterances of each set):
+
+{chr(10).join(examples)}
+
+## Training data and licences
+
+{chr(10).join(sources)}
+
+Synthetic speech: word windows of 1-16 words cut from the text, voiced with random espeak-ng
+voice variants, speed 110-230 wpm, pitch 15-90, then augmented (silence padding, reverberation
+30%, 8 kHz telephone band 15%, white/pink/brown noise at 5-30 dB SNR 50%, gain, low-bitrate Opus
+round trip 6%). Words with digits, Ge'ez numerals or another script are dropped from the text
+before synthesis, so the model never emits numerals.
+
+## Reproduce
+
+```
+nice -n 10 /usr/bin/python3 models/training/prepare_data.py --lang {lang} --seed 1   # --lang am also builds the ALFFA sets
+{cmd}
+/usr/bin/python3 models/training/export.py --run {a.run} --out models/{man['name']} --description "{man['description']}"
+npx tsx models/training/evaluate.ts --model models/{man['name']} {' '.join('--set ' + s for s in ev['sets'])} --out models/training/results/{man['name']}.json
+```
+
+The run is seeded, but it is time-boxed (`--minutes`): the number of steps, and so the weights,
+depend on the machine's speed.
+
+## What it cannot do
+
+{a.limits}
+"""
+    with open(os.path.join(a.model, "README.md"), "w", encoding="utf-8") as f:
+        f.write(out)
+    print(f"wrote {os.path.join(a.model, 'README.md')}")
+
+
+if __name__ == "__main__":
+    main()

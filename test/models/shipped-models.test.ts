@@ -1,0 +1,147 @@
+/**
+ * The models shipped in models/: each loads through the registry, its vocabulary agrees with its
+ * manifest and with the ONNX output width, and it transcribes the committed held-out clips
+ * (test/fixtures/heldout/, never trained on) under a CER bound: the CER measured when the model
+ * was exported plus a small margin, a regression guard for re-exports and runtime changes.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CtcRecognizer } from '../../src/inference/ctc-recognizer.js';
+import { InferencePool } from '../../src/inference/inference-pool.js';
+import { characterErrorRate } from '../../src/models/character-error-rate.js';
+import type { LoadedCtcModel } from '../../src/models/model-loader.js';
+import { ModelRegistry } from '../../src/models/model-registry.js';
+import { startTestGateway } from '../helpers/test-gateway.js';
+
+const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
+const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
+
+/**
+ * CER bound per model and fixture set (set name as in heldout.tsv), in percent: the CER this
+ * test measured on these clips when the models were committed, plus a margin.
+ */
+const CER_BOUNDS: Record<string, Record<string, number>> = {
+  // measured 29.13 / 2.82
+  'small-am-v1': { alffa_val: 33, synth_am_test_clean: 6 },
+  // measured 14.89
+  'small-om-v1': { synth_om_test_clean: 18 },
+  // measured 3.19
+  'small-ti-v1': { synth_ti_test_clean: 7 },
+  // measured 46.60 / 11.27
+  'beta-am-v1': { alffa_val: 50, synth_am_test_clean: 15 },
+  // measured 12.23
+  'beta-om-v1': { synth_om_test_clean: 16 },
+  // measured 1.06
+  'beta-ti-v1': { synth_ti_test_clean: 5 },
+};
+
+const SHIPPED = ['small-am-v1', 'small-om-v1', 'small-ti-v1', 'beta-am-v1', 'beta-om-v1', 'beta-ti-v1'];
+
+interface Clip {
+  readonly file: string;
+  readonly language: string;
+  readonly set: string;
+  readonly reference: string;
+}
+
+function readWav(path: URL): Float32Array {
+  const buf = readFileSync(path);
+  let at = 12;
+  while (at + 8 <= buf.length) {
+    const id = buf.toString('ascii', at, at + 4);
+    const size = buf.readUInt32LE(at + 4);
+    if (id === 'data') {
+      const out = new Float32Array(size >> 1);
+      for (let i = 0; i < out.length; i++) out[i] = buf.readInt16LE(at + 8 + 2 * i) / 32768;
+      return out;
+    }
+    at += 8 + size + (size & 1);
+  }
+  throw new Error(`${path.pathname}: no data chunk`);
+}
+
+const clips: Clip[] = readFileSync(new URL('heldout.tsv', HELDOUT), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => {
+    const [file, language, set, reference] = line.split('\t') as [string, string, string, string];
+    return { file, language, set, reference };
+  });
+
+let registry: ModelRegistry;
+let pool: InferencePool;
+
+beforeAll(async () => {
+  registry = await ModelRegistry.scan(MODELS_DIR);
+  pool = await InferencePool.start({ workers: 1, intraOpThreads: 1, maxBatchSize: 4, maxWaitMs: 2 });
+});
+
+afterAll(async () => {
+  await pool?.close();
+});
+
+describe('shipped models', () => {
+  it('load through the registry without problems; small-<lang>-v1 is each default', () => {
+    expect(registry.problems()).toEqual([]);
+    expect(registry.all().map((m) => m.name).sort()).toEqual([...SHIPPED].sort());
+    for (const lang of ['am', 'om', 'ti']) {
+      expect(registry.defaultModel(lang)?.name).toBe(`small-${lang}-v1`);
+      expect(registry.modelsFor(lang).map((m) => m.name)).toEqual([`small-${lang}-v1`, `beta-${lang}-v1`]);
+    }
+  });
+
+  it('are what a gateway on the default MODELS_DIR serves: /health lists them, small-* as defaults', async () => {
+    const gw = await startTestGateway({ MODELS_DIR: MODELS_DIR });
+    try {
+      const health = (await (await fetch(`${gw.url}/health`)).json()) as { languages: string[]; models: { name: string; language: string; default: boolean }[] };
+      expect(health.languages).toEqual(expect.arrayContaining(['am', 'om', 'ti']));
+      expect(health.models.map((m) => m.name).sort()).toEqual([...SHIPPED].sort());
+      expect(health.models.filter((m) => m.default).map((m) => m.name).sort()).toEqual(['small-am-v1', 'small-om-v1', 'small-ti-v1']);
+    } finally {
+      await gw.close();
+    }
+  });
+
+  for (const name of SHIPPED) {
+    describe(name, () => {
+      const model = (): LoadedCtcModel => registry.get(name) as LoadedCtcModel;
+
+      it('has a vocabulary that matches its manifest', () => {
+        const m = model();
+        const tokens = m.vocabulary.tokens;
+        expect(tokens[m.manifest.blankId]).toBe('<blank>');
+        expect(tokens).toContain(m.manifest.wordDelimiter);
+        expect(new Set(tokens).size).toBe(tokens.length);
+        const punctuation = tokens.includes('።');
+        expect(punctuation).toBe(m.manifest.output.punctuation);
+        if (m.language === 'om') {
+          expect(m.manifest.output.casing).toBe('true_case');
+          expect(tokens.some((t) => /^[A-Z]$/.test(t))).toBe(true);
+        }
+        expect(m.manifest.input.kind).toBe('log_mel');
+      });
+
+      it('transcribes its language\'s held-out clips under the CER bound', async () => {
+        const m = model();
+        const recognizer = new CtcRecognizer(pool, m); // checks logits width == vocabulary size on every run
+        const mine = clips.filter((c) => c.language === m.language);
+        expect(mine.length).toBeGreaterThan(0);
+        const results = await Promise.all(mine.map((c) => recognizer.recognize(readWav(new URL(c.file, HELDOUT)))));
+        const bySet = new Map<string, { refs: string[]; hyps: string[] }>();
+        mine.forEach((c, i) => {
+          const entry = bySet.get(c.set) ?? { refs: [], hyps: [] };
+          entry.refs.push(c.reference);
+          entry.hyps.push(results[i]!.text);
+          bySet.set(c.set, entry);
+        });
+        for (const [set, { refs, hyps }] of bySet) {
+          const { cer } = characterErrorRate(refs, hyps, m.language);
+          const bound = CER_BOUNDS[name]?.[set];
+          expect(bound, `no CER bound for ${name} on ${set}`).toBeDefined();
+          expect(cer * 100, `${name} on ${set}: ${hyps.join(' / ')}`).toBeLessThanOrEqual(bound!);
+        }
+      });
+    });
+  }
+});
