@@ -118,6 +118,9 @@ export class StreamSession {
   /** The last piece (after which the session completes) is queued or running. */
   private finalQueued = false;
   private sileroDroppedSamples = 0;
+  /** Position up to which audio went to the Silero stream. */
+  private sileroFed = 0;
+  private sileroStale = false;
   private readonly latencies: number[] = [];
   private turns = 0;
   private transcriptions = 0;
@@ -216,7 +219,7 @@ export class StreamSession {
       if (this.badStreamReported) return;
       this.badStreamReported = true;
     }
-    this.sendError(new ApiError('invalid_audio_data', { message: `${this.frontEnd.format}: ${info.message}.` }), null);
+    this.sendError(new ApiError('invalid_audio_data', { message: `${capitalize(info.message)} (format ${this.frontEnd.format}).` }), null);
   }
 
   private onCommand(data: ArrayBuffer): void {
@@ -254,12 +257,7 @@ export class StreamSession {
 
   /** After the front end appended audio (push, flush, format change): VAD events and trimming. */
   private afterAppend(): void {
-    const appended = this.frontEnd.appendedLast;
-    if (this.sileroStream !== null && appended > 0 && this.turnDetection) {
-      if (this.scratch.length < appended) this.scratch = new Float32Array(appended);
-      const n = this.frontEnd.peekAppended(this.scratch);
-      if (this.sileroStream.feed(this.scratch.subarray(0, n)) === 'full') this.sileroDroppedSamples += n;
-    }
+    if (this.sileroStream !== null) this.feedSilero();
     if (this.frontEnd.pendingEvents > 0) {
       this.events.length = 0;
       this.frontEnd.takeEvents(this.events);
@@ -268,11 +266,42 @@ export class StreamSession {
     this.trimSilence();
   }
 
+  /**
+   * Feeds the Silero stream from the ring, as far as its bounded queue takes. Audio a fast
+   * sender delivers beyond that waits in the ring (which trimSilence leaves alone) and is fed
+   * on later ticks: nothing is skipped, and memory stays bounded by the ring.
+   */
+  private feedSilero(): void {
+    const stream = this.sileroStream!;
+    const write = this.frontEnd.writePosition;
+    if (!this.turnDetection) {
+      this.sileroFed = write;
+      this.sileroStale = true;
+      return;
+    }
+    const ringStart = this.frontEnd.readPosition;
+    if (this.sileroStale || this.sileroFed < ringStart) {
+      // Audio the VAD did not see left the ring (manual mode, TRANSCRIBE, CLEAR): restart there.
+      this.sileroFed = Math.max(this.sileroFed, ringStart);
+      stream.reset(this.sileroFed);
+      this.sileroStale = false;
+    }
+    const room = (this.deps.silero!.maxQueuedWindowsPerStream - stream.pending - 1) * 512;
+    const take = Math.min(room, write - this.sileroFed);
+    if (take <= 0) return;
+    if (this.scratch.length < take) this.scratch = new Float32Array(take);
+    const view = this.scratch.subarray(0, take);
+    this.frontEnd.peek(this.sileroFed, view);
+    if (stream.feed(view) === 'full') this.sileroDroppedSamples += take;
+    this.sileroFed += take;
+  }
+
   /** Drops old silence while no turn is open (turn-detection mode only). */
   private trimSilence(): void {
     if (!this.turnDetection || this.openTurn !== null || this.state === 'done') return;
     const keep = KEEP_BEFORE_TURN_MS[this.settings.vadType] * SAMPLES_PER_MS;
-    const until = this.frontEnd.writePosition - keep;
+    const analysed = this.sileroStream !== null ? this.sileroFed : this.frontEnd.writePosition;
+    const until = analysed - keep;
     if (until > this.committed) {
       this.committed = until;
       this.frontEnd.discardUntil(until);
@@ -326,6 +355,7 @@ export class StreamSession {
     this.openTurn = null;
     this.lastPartial = null;
     this.sileroStream?.reset(position);
+    this.sileroFed = position;
   }
 
   // ---- recognition -----------------------------------------------------------------
@@ -429,6 +459,10 @@ export class StreamSession {
 
   tick(now: number): void {
     if (this.state === 'done') return;
+    if (this.sileroStream !== null && this.sileroFed < this.frontEnd.writePosition && this.state !== 'closing') {
+      this.feedSilero();
+      this.trimSilence();
+    }
     if (this.state === 'open') {
       const { limits } = this.deps;
       if (now - this.startedAt >= limits.wsSessionSeconds * 1000) {
@@ -467,7 +501,10 @@ export class StreamSession {
   private reportLag(now: number): void {
     const oldest = this.inFlight !== null && this.inFlight.kind !== 'partial' ? this.inFlight : this.queue[0];
     const oldestMs = oldest ? Math.round(now - oldest.cutAt) : 0;
-    const vadBehindMs = this.sileroStream !== null && this.state !== 'done' ? Math.round((this.sileroStream.pending * 512) / SAMPLES_PER_MS) : 0;
+    const vadBehindMs =
+      this.sileroStream !== null && this.state !== 'done'
+        ? toMs(this.sileroStream.pending * 512 + Math.max(0, this.frontEnd.writePosition - this.sileroFed))
+        : 0;
     const behind = Math.max(oldestMs, vadBehindMs);
     this.maxLagMs = Math.max(this.maxLagMs, behind);
     if (behind < this.deps.streaming.lagWarningMs || now - this.lastLagAt < LAG_MESSAGE_INTERVAL_MS) return;
@@ -511,7 +548,11 @@ export class StreamSession {
     this.afterAppend();
     if (this.sileroStream !== null && this.turnDetection) {
       try {
-        await this.sileroStream.finish();
+        while (this.sileroFed < this.frontEnd.writePosition && !this.done) {
+          this.feedSilero();
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        if (!this.done) await this.sileroStream.finish();
       } catch (error) {
         this.deps.logger.warn({ err: error, session: this.id }, 'Silero VAD did not finish');
       }
@@ -654,4 +695,8 @@ function toApiError(error: unknown): ApiError {
     return new ApiError(code as ErrorCode, { message: (error as Error).message });
   }
   return new ApiError('model_error');
+}
+
+function capitalize(text: string): string {
+  return text.length === 0 ? text : text[0]!.toUpperCase() + text.slice(1);
 }
