@@ -85,8 +85,8 @@ export class WsEndpoint {
   mount(app: Uws.TemplatedApp): void {
     const { limits, streaming } = this.deps.config;
     app.ws<SocketData>(WS_PATH, {
-      // Messages up to twice the limit are read and refused with 1009 and an error message;
-      // larger ones are cut off by uWS itself.
+      // Messages up to twice the limit are read and refused with an error message and 1009;
+      // uWS drops the connection (no close frame: 1006) on larger ones without buffering them.
       maxPayloadLength: Math.min(limits.wsMaxMessageBytes * 2, 64 * 1024 * 1024),
       maxBackpressure: streaming.maxUnsentBytes,
       closeOnBackpressureLimit: 0,
