@@ -106,16 +106,16 @@ describe.runIf(available)('Chromium MediaRecorder client', () => {
     const page = await browser.newPage();
     await page.goto(`${PAGE_ORIGIN}/index.html`);
     const url = `ws://127.0.0.1:${gw.gateway.port}/v1/ws/transcribe?token=${token}&format=webm_opus&turn_detection=server_vad`;
-    const recorded = await page.evaluate(([u, ms]) => (window as unknown as { stream: (u: string, ms: number) => Promise<{ chunks: number; mimeType: string }> }).stream(u, ms), [url, 9_500] as const);
+    const recorded = await page.evaluate(([u, ms]) => (globalThis as unknown as { stream: (u: string, ms: number) => Promise<{ chunks: number; mimeType: string }> }).stream(u, ms), [url, 9_500] as const);
     expect(recorded.mimeType).toContain('webm');
     expect(recorded.chunks).toBeGreaterThanOrEqual(30);
 
     let closed: { code: number; reason: string } | null = null;
     for (let i = 0; i < 100 && closed === null; i++) {
       await sleep(100);
-      closed = await page.evaluate(() => (window as unknown as { wsClosed: { code: number; reason: string } | null }).wsClosed);
+      closed = await page.evaluate(() => (globalThis as unknown as { wsClosed: { code: number; reason: string } | null }).wsClosed);
     }
-    const messages = await page.evaluate(() => (window as unknown as { messages: Record<string, unknown>[] }).messages);
+    const messages = await page.evaluate(() => (globalThis as unknown as { messages: Record<string, unknown>[] }).messages);
     expect(closed?.code).toBe(1000);
     const types = messages.map((m) => m['type']);
     expect(types[0]).toBe('ready');
