@@ -228,8 +228,11 @@ export class WsEndpoint {
     this.closing = true;
     for (const sender of [...this.senders]) sender.abort(1001, 'server shutting down');
     const deadline = Date.now() + graceMs;
+    const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+    // Sessions complete after their sockets' close events (I/O): wait with timers, never a bare
+    // resolved promise, which would starve the event loop.
     while ((this.live.size > 0 || this.completions.size > 0) && Date.now() < deadline) {
-      await Promise.race([Promise.allSettled([...this.completions]), new Promise((resolve) => setTimeout(resolve, 50))]);
+      await (this.completions.size > 0 ? Promise.race([Promise.allSettled([...this.completions]), pause()]) : pause());
     }
     clearInterval(this.ticker);
     if (this.silero !== null) await (await this.silero.catch(() => null))?.close();
