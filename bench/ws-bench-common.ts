@@ -105,6 +105,14 @@ export function speakingStream(cycles: number, seed: number): Buffer[] {
   return chunks;
 }
 
+/** Only low-level noise: a connected stream whose user is silent (no turns, no inference). */
+export function quietStream(seconds: number, seed: number): Buffer[] {
+  const all = quietNoise(seconds * 1000, seed);
+  const chunks: Buffer[] = [];
+  for (let at = 0; at < all.length; at += CHUNK_BYTES) chunks.push(all.subarray(at, at + CHUNK_BYTES));
+  return chunks;
+}
+
 export interface TurnObservation {
   /** From the send of the chunk holding the end of speech to the turn_detected message. */
   readonly endOfSpeechToTurnMs: number;
@@ -134,7 +142,7 @@ export class LiveStream {
   constructor(
     url: string,
     key: string,
-    readonly chunks: Buffer[],
+    public chunks: Buffer[],
     private readonly postPadMs = 300,
   ) {
     this.socket = new WebSocket(url, { headers: { authorization: `Bearer ${key}` }, perMessageDeflate: false });
@@ -176,6 +184,11 @@ export class LiveStream {
     );
   }
 
+  /** Continues the same session with new audio (stream positions go on from where they are). */
+  load(chunks: Buffer[]): void {
+    this.chunks = [...this.chunks.slice(0, this.next), ...chunks];
+  }
+
   /** Sends every chunk that is due at `now`; true when all are sent. */
   tick(now: number): boolean {
     while (this.next < this.chunks.length && now >= this.startAt + this.next * CHUNK_MS) {
@@ -193,7 +206,8 @@ export class LiveStream {
 /** Drives all streams at real time from one 10 ms timer; resolves when every chunk is sent. */
 export function runRealTime(streams: LiveStream[], staggerMs: number): Promise<void> {
   const start = performance.now();
-  streams.forEach((s, i) => (s.startAt = start + ((i * 7919) % Math.max(1, staggerMs))));
+  // startAt is the wall time of chunk 0: earlier chunks (a previous phase) shift it.
+  streams.forEach((s, i) => (s.startAt = start + ((i * 7919) % Math.max(1, staggerMs)) - s.next * CHUNK_MS));
   return new Promise((resolve) => {
     const timer = setInterval(() => {
       const now = performance.now();
