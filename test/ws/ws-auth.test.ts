@@ -86,6 +86,25 @@ describe('upgrade authentication', () => {
     await client.closed;
   });
 
+  it('the endpoint is listed in GET /, /openapi.json and /llms-full.txt, with the message schema', async () => {
+    const root = (await (await fetch(`${gw.url}/`)).json()) as { endpoints: { method: string; path: string }[] };
+    expect(root.endpoints).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ method: 'GET', path: '/v1/ws/transcribe' }),
+        expect.objectContaining({ method: 'POST', path: '/v1/ws/tokens' }),
+      ]),
+    );
+    const openapi = (await (await fetch(`${gw.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, { parameters?: { name: string }[] }>> };
+    const params = openapi.paths['/v1/ws/transcribe']!['get']!.parameters!.map((p) => p.name);
+    expect(params).toEqual(expect.arrayContaining(['language', 'lang', 'format', 'turn_detection', 'vad_type', 'token']));
+    const full = await (await fetch(`${gw.url}/llms-full.txt`)).text();
+    expect(full).toContain('turn_detected');
+    const schema = (await (await fetch(`${gw.url}/v1/ws/schema`)).json()) as { anyOf: { properties: { type: { const: string } } }[] };
+    expect(schema.anyOf.map((m) => m.properties.type.const)).toEqual(
+      expect.arrayContaining(['ready', 'chunk_received', 'transcription', 'turn_detected', 'pong', 'error', 'partial']),
+    );
+  });
+
   it('a plain GET without the upgrade answers 426', async () => {
     const response = await fetch(`${gw.url}/v1/ws/transcribe`, { headers: bearer(key) });
     expect(response.status).toBe(426);
