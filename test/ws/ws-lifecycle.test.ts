@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { speech16k, twoTurns } from './ws-audio.js';
-import { connect, sleep, wsUrl } from './ws-client.js';
+import { connect, wsUrl } from './ws-client.js';
 
 let gw: TestGateway;
 let key: string;
@@ -92,4 +92,3 @@ describe('shutdown', () => {
   }, 60_000);
 });
 
-void sleep;
