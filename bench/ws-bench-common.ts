@@ -13,6 +13,7 @@ export interface ServerStats {
   cpuSeconds: number;
   wallSeconds: number;
   rssMb: number;
+  pool: Record<string, unknown> | null;
 }
 
 export interface BenchServer {

@@ -20,6 +20,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { Gateway } from '../src/app/gateway.js';
 import { loadConfig } from '../src/config/config.js';
 import { createLogger } from '../src/logging/logger.js';
+import type { PoolStats } from '../src/inference/inference-pool.js';
+import type { SpeechEngine } from '../src/inference/speech-engine.js';
 
 const mode = process.argv[2] ?? 'gateway';
 const overrides = JSON.parse(process.argv[3] ?? '{}') as Record<string, string>;
@@ -31,6 +33,9 @@ let cpuMark = process.cpuUsage();
 let wallMark = performance.now();
 
 let stop: () => Promise<void> = async () => undefined;
+/** Inference pool counters (gateway mode): batches and their sizes since the mark. */
+let poolStats: () => PoolStats | null = () => null;
+let poolMark: PoolStats | null = null;
 
 if (mode === 'plain-ws') {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 1024 * 1024 });
@@ -83,6 +88,7 @@ if (mode === 'plain-ws') {
   const gateway = await Gateway.start({ config, logger: createLogger('silent') });
   const key = (await gateway.keys.create({ account: 'bench', scopes: ['write'] })).key;
   const models = gateway.speech.catalog.models().filter((m) => m.isDefault);
+  poolStats = () => (gateway.speech.engine as SpeechEngine).pool.stats();
   stop = async () => {
     await gateway.close();
     rmSync(dataDir, { recursive: true, force: true });
@@ -93,6 +99,7 @@ if (mode === 'plain-ws') {
 process.on('message', (message: { type: string }) => {
   if (message.type === 'mark') {
     loop.reset();
+    poolMark = poolStats();
     cpuMark = process.cpuUsage();
     wallMark = performance.now();
     send({ type: 'marked' });
@@ -109,8 +116,29 @@ process.on('message', (message: { type: string }) => {
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
       wallSeconds: (performance.now() - wallMark) / 1000,
       rssMb: Math.round(process.memoryUsage().rss / 1e6),
+      pool: poolDelta(poolMark, poolStats()),
     });
   } else if (message.type === 'stop') {
     void stop().finally(() => process.exit(0));
   }
 });
+
+function poolDelta(before: PoolStats | null, after: PoolStats | null) {
+  if (before === null || after === null) return null;
+  const batches = after.batches - before.batches;
+  const requests = after.completedRequests - before.completedRequests;
+  const sizes: Record<number, number> = {};
+  for (const [size, n] of Object.entries(after.batchSizes)) {
+    const d = n - (before.batchSizes[Number(size)] ?? 0);
+    if (d > 0) sizes[Number(size)] = d;
+  }
+  return {
+    batches,
+    requests,
+    mean_batch_size: batches === 0 ? 0 : Math.round((requests / batches) * 100) / 100,
+    batch_sizes: sizes,
+    mean_queue_wait_ms: requests === 0 ? 0 : Math.round(((after.totalQueueWaitMs - before.totalQueueWaitMs) / requests) * 10) / 10,
+    mean_run_ms: batches === 0 ? 0 : Math.round(((after.totalRunMs - before.totalRunMs) / batches) * 10) / 10,
+    rejected_busy: after.rejectedBusy - before.rejectedBusy,
+  };
+}

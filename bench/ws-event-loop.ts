@@ -24,6 +24,7 @@ const view = (s: ServerStats) => ({
   event_loop_delay_ms: { p50: round1(s.eventLoopMs.p50), p99: round1(s.eventLoopMs.p99), max: round1(s.eventLoopMs.max) },
   server_cpu_cores_busy: round1(s.cpuSeconds / s.wallSeconds),
   server_rss_mb: s.rssMb,
+  inference_pool: s.pool,
 });
 
 const loadAtStart = loadAverage();
