@@ -28,7 +28,7 @@ export const WS_GUIDE_SECTIONS: readonly DocumentSection[] = [
       'All `*_ms` positions are stream time: milliseconds of audio since the session started. Segments use the job Segment shape.',
       '',
       'With turn_detection=server_vad each completed speech turn (WS_ENDPOINT_SILENCE_MS of silence, default 500 ms) produces `turn_detected`.',
-      'With opus_raw_16k turns are always detected and each produces a `transcription` (a `turn_detected` when server_vad is also set).',
+      'With opus_raw_16k turns are always detected and each produces a `transcription` (with server_vad also set, a `turn_detected` precedes it).',
       'Partial results revise only the open turn; committed turns never change.',
       '',
       'Limits: WS_MAX_CONNECTIONS_PER_KEY (5) per key, else 4029; WS_MAX_SESSION_SECONDS (1800), then a final transcription and close 1000;',

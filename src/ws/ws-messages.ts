@@ -68,7 +68,7 @@ export const TranscriptionMessage = Type.Object(
     turn_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The turn, for automatic transcriptions (opus_raw_16k)' }),
     full_text: Type.Optional(Type.String({ description: 'Final message only: the text of the whole session' })),
   },
-  { description: 'After TRANSCRIBE, after END (is_final true), and per turn in opus_raw_16k mode without server_vad.' },
+  { description: 'After TRANSCRIBE, after END (is_final true), and per turn in opus_raw_16k mode (automatic; with server_vad a turn_detected comes too).' },
 );
 
 export const TurnDetectedMessage = Type.Object(

@@ -51,6 +51,8 @@ interface Piece {
   /** performance.now() when the piece was cut. */
   readonly cutAt: number;
   readonly forcedSplit: boolean;
+  /** A turn cut while the format was opus_raw_16k: also sent as a `transcription`. */
+  readonly automatic?: boolean;
 }
 
 export interface SessionOutcome {
@@ -341,7 +343,8 @@ export class StreamSession {
     if (audio.length > 0) this.frontEnd.peek(start, audio);
     this.committed = Math.max(this.committed, end);
     this.frontEnd.discardUntil(this.committed);
-    this.queue.push({ kind, turnId, start, end, audio, cutAt: performance.now(), forcedSplit });
+    const automatic = kind === 'turn' && this.frontEnd.format === 'opus_raw_16k';
+    this.queue.push({ kind, turnId, start, end, audio, cutAt: performance.now(), forcedSplit, automatic });
     this.queuedSamples += audio.length;
     const held = this.frontEnd.buffered + this.queuedSamples + (this.inFlight?.audio.length ?? 0);
     if (held > this.frontEnd.maxBufferSamples && kind !== 'final') return this.fail(new ApiError('buffer_limit_exceeded'));
@@ -439,10 +442,9 @@ export class StreamSession {
     if (piece.kind === 'turn') {
       this.turns++;
       this.deps.observe?.turnLatency?.(latency);
-      if (this.settings.serverVad) {
-        this.sink.send({ type: 'turn_detected', turn_id: piece.turnId!, ...common, forced_split: piece.forcedSplit });
-        return;
-      }
+      if (this.settings.serverVad) this.sink.send({ type: 'turn_detected', turn_id: piece.turnId!, ...common, forced_split: piece.forcedSplit });
+      // opus_raw_16k transcribes turns automatically (spec), with or without server_vad.
+      if (!piece.automatic) return;
     }
     this.transcriptions++;
     const final = piece.kind === 'final';

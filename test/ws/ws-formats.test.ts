@@ -116,6 +116,20 @@ describe('audio formats', () => {
     await endAndClose(client);
   }, 60_000);
 
+  it('opus_raw_16k with server_vad: each turn gives turn_detected and its automatic transcription', async () => {
+    const frames = opusFrames(twoTurns().pcm);
+    const client = connect(wsUrl(gw.url, { format: 'opus_raw_16k', turn_detection: 'server_vad' }), bearer(key));
+    await client.waitFor('ready');
+    for (let i = 0; i < frames.length; i += 80) await paced(client, frames.slice(i, i + 80), 0).then(() => new Promise((r) => setTimeout(r, 1010)));
+    await client.waitFor('transcription', (m) => m.turn_id === 2);
+    const turns = client.ofType('turn_detected');
+    const automatic = client.ofType('transcription').filter((m) => !m.is_final);
+    expect(turns.map((t) => t.turn_id)).toEqual([1, 2]);
+    expect(automatic.map((t) => [t.turn_id, t.text, t.end_ms])).toEqual(turns.map((t) => [t.turn_id, t.text, t.end_ms]));
+    const final = await endAndClose(client);
+    expect(final.full_text).toBe(turns.map((t) => t.text).filter(Boolean).join(' '));
+  }, 60_000);
+
   it('opus_raw_16k refuses a message that is not one 20 ms frame, and goes on', async () => {
     const frames = opusFrames(speech16k().subarray(0, 32_000));
     const client = connect(wsUrl(gw.url, { format: 'opus_raw_16k' }), bearer(key));
