@@ -249,6 +249,7 @@ export class Gateway {
       models: this.speech.models,
       recognizer: this.speech.streaming,
       records: new SessionRecords(this.store.jobs, this.usage, this.logger),
+      admitQuota: (principal) => this.jobs.admitQuota(principal),
       metrics: this.metrics,
     });
     this.streaming = streaming;

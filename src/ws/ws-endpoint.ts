@@ -46,6 +46,8 @@ export interface WsEndpointDeps {
   readonly models: ModelResolver;
   readonly recognizer: StreamingRecognizer;
   readonly records: SessionRecords;
+  /** Throws daily_quota_exceeded (4029) when the key's audio minutes for today are used up. */
+  readonly admitQuota: (principal: Principal) => Promise<void>;
   readonly metrics: Registry | null;
 }
 
@@ -137,6 +139,7 @@ export class WsEndpoint {
       const { authenticator, tokens, keys, models, config } = this.deps;
       const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
       const settings = parseSessionQuery(query, { language: config.defaultLanguage }, models);
+      await this.deps.admitQuota(principal);
       const silero = settings.vadType === 'silero' ? await this.sileroVad() : null;
       const limit = principal.key.limits.wsConnections ?? config.limits.wsConnectionsPerKey;
       if (!this.connections.tryAcquire(principal.key.id, limit)) {

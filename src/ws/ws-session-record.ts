@@ -45,6 +45,8 @@ export class SessionRecords {
   }
 
   async finish(jobId: string, keyId: string, opened: Promise<void>, outcome: SessionOutcome, startedWall: number): Promise<void> {
+    // Usage first (synchronous): the key's next upgrade already sees these minutes.
+    if (outcome.audioSeconds > 0) this.usage.record(keyId, { audioSeconds: outcome.audioSeconds });
     await opened;
     const now = Date.now();
     const n = outcome.segments.length;
@@ -65,6 +67,5 @@ export class SessionRecords {
     } catch (error) {
       this.logger.error({ err: error, job: jobId }, 'could not store the streaming session result');
     }
-    if (outcome.audioSeconds > 0) this.usage.record(keyId, { audioSeconds: outcome.audioSeconds });
   }
 }

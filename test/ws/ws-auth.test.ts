@@ -146,6 +146,20 @@ describe('session tokens (browsers)', () => {
   });
 });
 
+describe('daily audio quota', () => {
+  it('a key whose audio minutes for today are used up is refused with 4029 daily_quota_exceeded', async () => {
+    const small = await gw.key({ scopes: ['write'], limits: { dailyAudioMinutes: 0.02 } });
+    const client = connect(wsUrl(gw.url), bearer(small));
+    await client.waitFor('ready');
+    client.send(Buffer.alloc(32_000 * 2));
+    client.send('END');
+    await client.closed;
+    const r = await refused(wsUrl(gw.url), bearer(small));
+    expect(r.code).toBe(4029);
+    expect(r.error.code).toBe('daily_quota_exceeded');
+  });
+});
+
 describe('connection limit', () => {
   it('the key limit + 1st connection closes with 4029; a slot frees when a session ends', async () => {
     const limited = await gw.key({ scopes: ['write'] });
