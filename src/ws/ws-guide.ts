@@ -36,7 +36,7 @@ export const WS_GUIDE_SECTIONS: readonly DocumentSection[] = [
       'and WS_MAX_BUFFER_BYTES (50 MB of 16-bit audio held) else 1009; WS_IDLE_TIMEOUT_SECONDS (300) without a client message, then a final',
       'transcription and close 1000; a client that leaves more than WS_MAX_UNSENT_BYTES of server messages unread is closed with 1008.',
       'Close codes: 1000 normal or idle, 1001 server shutdown, 1008 invalid query or slow reader, 1009 size limits, 4001 missing key,',
-      '4003 invalid/expired/revoked key, token, scope, IP or origin, 4029 rate or connection limit. Refusals send one `error` message first.',
+      '4003 invalid/expired/revoked key, token, scope, IP or origin, 4029 rate, connection limit or daily audio minutes. Refusals send one `error` message first.',
       '',
       'Each session is a transcription job (`job_id` in `ready`; listed by GET /v1/transcriptions?source=websocket) that holds the final text',
       'and segments once the session ends.',
