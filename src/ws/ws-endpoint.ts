@@ -98,7 +98,7 @@ export class WsEndpoint {
       upgrade: (res, req, context) => this.upgrade(res, req, context),
       open: (ws) => this.open(ws),
       message: (ws, message, isBinary) => {
-        this.metrics?.messages.inc({ kind: isBinary ? 'audio' : 'command' });
+        if (this.metrics) (isBinary ? this.metrics.audioMessages : this.metrics.commandMessages).inc();
         ws.getUserData().session?.onMessage(message, isBinary);
       },
       drain: (ws) => ws.getUserData().sender?.drain(),
