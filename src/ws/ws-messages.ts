@@ -119,7 +119,7 @@ export const FormatChangedMessage = Type.Object(
 export const PongMessage = Type.Object(
   {
     type: Type.Literal('pong'),
-    server_time: Type.String({ format: 'date-time' }),
+    server_time: Type.String({ description: 'ISO 8601 UTC timestamp' }),
   },
   { description: 'Answer to PING.' },
 );

@@ -1,8 +1,9 @@
 // A `ws` client for the streaming tests: collects server messages, waits for them, and
 // reports the close code.
 import { readFileSync } from 'node:fs';
+import { Value } from '@sinclair/typebox/value';
 import WebSocket from 'ws';
-import type { ServerMessage } from '../../src/ws/ws-messages.js';
+import { ServerMessageSchema, type ServerMessage } from '../../src/ws/ws-messages.js';
 
 export type Message = ServerMessage & Record<string, unknown>;
 
@@ -28,7 +29,11 @@ export function connect(url: string, headers: Record<string, string> = {}): Stre
   const waiters = new Set<() => void>();
   socket.on('message', (data, isBinary) => {
     if (isBinary) throw new Error('the server sent a binary message');
-    messages.push(JSON.parse(data.toString()) as Message);
+    const message = JSON.parse(data.toString()) as Message;
+    // Every message the server sends must match the documented union (a mismatch fails the run).
+    const problems = [...Value.Errors(ServerMessageSchema, message)].map((e) => `${e.path} ${e.message}`);
+    if (problems.length > 0) throw new Error(`server message outside the documented schema: ${JSON.stringify(message).slice(0, 300)}: ${problems.join('; ')}`);
+    messages.push(message);
     for (const w of [...waiters]) w();
   });
   socket.on('error', () => undefined);

@@ -178,6 +178,32 @@ describe('audio formats', () => {
     }
   }, 60_000);
 
+  it('garbage in every format gets error messages (or is taken as PCM), never a crash', async () => {
+    let seed = 99;
+    const random = (n: number): Buffer => {
+      const b = Buffer.alloc(n);
+      for (let i = 0; i < n; i++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        b[i] = seed & 0xff;
+      }
+      return b;
+    };
+    for (const format of ['pcm_s16le', 'pcm_s16le_48k', 'wav', 'webm_opus', 'opus_raw_16k']) {
+      const client = connect(wsUrl(gw.url, { format, turn_detection: 'server_vad' }), bearer(key));
+      await client.waitFor('ready');
+      for (let i = 0; i < 20; i++) client.send(random(1 + ((i * 977) % 4000)));
+      client.send('PING');
+      await client.waitFor('pong');
+      if (format === 'wav' || format === 'webm_opus' || format === 'opus_raw_16k') {
+        expect(client.ofType('error').length, format).toBeGreaterThan(0);
+        for (const e of client.ofType('error')) expect(e).toMatchObject({ close_code: null, error: { code: 'invalid_audio_data' } });
+      }
+      // A broken container is reported once, not per message.
+      if (format === 'wav' || format === 'webm_opus') expect(client.ofType('error')).toHaveLength(1);
+      await endAndClose(client);
+    }
+  }, 60_000);
+
   it('FORMAT switches formats mid-session', async () => {
     const pcm = speech16k().subarray(0, 32_000 * 2);
     const client = connect(wsUrl(gw.url), bearer(key));
