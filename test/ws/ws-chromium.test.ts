@@ -8,8 +8,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServerMessageSchema } from '../../src/ws/ws-messages.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { twoTurns, wavFile } from './ws-audio.js';
 import { sleep } from './ws-client.js';
@@ -117,6 +119,7 @@ describe.runIf(available)('Chromium MediaRecorder client', () => {
     }
     const messages = await page.evaluate(() => (globalThis as unknown as { messages: Record<string, unknown>[] }).messages);
     expect(closed?.code).toBe(1000);
+    for (const m of messages) expect([...Value.Errors(ServerMessageSchema, m)].map((e) => e.message), JSON.stringify(m).slice(0, 200)).toEqual([]);
     const types = messages.map((m) => m['type']);
     expect(types[0]).toBe('ready');
     expect(messages[0]).toMatchObject({ format: 'webm_opus', sample_rate: 48000, turn_detection: 'server_vad' });
