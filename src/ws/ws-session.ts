@@ -37,7 +37,8 @@ const LAG_MESSAGE_INTERVAL_MS = 1000;
 /** Audio kept before `write` while no turn is open, so a late speech_start still finds its onset. */
 const KEEP_BEFORE_TURN_MS = { energy: 1_000, silero: 4_000 } as const;
 const MIN_PARTIAL_MS = 400;
-const TIMELINE = 256;
+/** Arrival times kept per session: 1024 pushes (20 s of 20 ms Opus frames, more for larger messages). */
+const TIMELINE = 1024;
 const MAX_LATENCY_SAMPLES = 10_000;
 
 type PieceKind = 'turn' | 'transcribe' | 'final' | 'partial';
