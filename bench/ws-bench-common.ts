@@ -2,7 +2,7 @@
  * Shared parts of the WebSocket benchmarks: the server child process, live speaking streams
  * (real-time 100 ms PCM chunks, speech half the time) and small statistics helpers.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,8 @@ import WebSocket from 'ws';
 export interface ServerStats {
   eventLoopMs: { p50: number; p99: number; max: number; mean: number };
   cpuSeconds: number;
+  /** Share of the time the server's main thread was busy (not waiting for I/O). */
+  eventLoopUtilization: number;
   wallSeconds: number;
   rssMb: number;
   pool: Record<string, unknown> | null;
@@ -27,7 +29,11 @@ export interface BenchServer {
 
 /** Starts bench/ws-bench-server in its own process (compiled JS beside this file). */
 export async function startServer(mode: 'gateway' | 'plain-ws', env: Record<string, string> = {}): Promise<BenchServer> {
-  const child: ChildProcess = fork(new URL('./ws-bench-server.js', import.meta.url), [mode, JSON.stringify(env)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child: ChildProcess = fork(new URL('./ws-bench-server.js', import.meta.url), [mode, JSON.stringify(env)], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    // e.g. BENCH_SERVER_NODE_ARGS=--trace-gc to see the server's garbage collections
+    execArgv: (process.env['BENCH_SERVER_NODE_ARGS'] ?? '').split(' ').filter(Boolean),
+  });
   const next = (type: string): Promise<Record<string, unknown>> =>
     new Promise((resolve, reject) => {
       const onMessage = (m: Record<string, unknown>): void => {
@@ -41,6 +47,7 @@ export async function startServer(mode: 'gateway' | 'plain-ws', env: Record<stri
       child.once('exit', onExit);
     });
   const ready = await next('ready');
+  pinProcesses(child.pid!);
   return {
     port: ready['port'] as number,
     key: ready['key'] as string,
@@ -61,6 +68,22 @@ export async function startServer(mode: 'gateway' | 'plain-ws', env: Record<stri
       await exited;
     },
   };
+}
+
+/**
+ * BENCH_PIN=1 (Linux, taskset): the server process (all its threads) on CPU 0 and this load
+ * generator on the other CPUs, so that the measured server does not also compete with its load
+ * for the same core. Returns how the processes were placed, for the results.
+ */
+export function pinProcesses(serverPid: number): void {
+  if (process.env['BENCH_PIN'] !== '1') return;
+  const last = cpus().length - 1;
+  execFileSync('taskset', ['-a', '-cp', '0', String(serverPid)], { stdio: 'ignore' });
+  execFileSync('taskset', ['-a', '-cp', last > 0 ? `1-${last}` : '0', String(process.pid)], { stdio: 'ignore' });
+}
+
+export function placement(): string {
+  return process.env['BENCH_PIN'] === '1' ? 'server pinned to CPU 0, load generator to the other CPUs (taskset)' : 'not pinned (server and load share all CPUs)';
 }
 
 /** 16-bit PCM of the speech fixture's data chunk. */

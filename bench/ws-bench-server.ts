@@ -32,6 +32,7 @@ const loop = monitorEventLoopDelay({ resolution: 1 });
 loop.enable();
 let cpuMark = process.cpuUsage();
 let wallMark = performance.now();
+let eluMark = performance.eventLoopUtilization();
 
 let stop: () => Promise<void> = async () => undefined;
 /** Inference pool counters (gateway mode): batches and their sizes since the mark. */
@@ -105,6 +106,7 @@ process.on('message', (message: { type: string }) => {
   if (message.type === 'mark') {
     loop.reset();
     poolMark = poolStats();
+    eluMark = performance.eventLoopUtilization();
     cpuMark = process.cpuUsage();
     wallMark = performance.now();
     send({ type: 'marked' });
@@ -119,6 +121,7 @@ process.on('message', (message: { type: string }) => {
         mean: loop.mean / 1e6,
       },
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      eventLoopUtilization: Math.round(performance.eventLoopUtilization(eluMark).utilization * 1000) / 1000,
       wallSeconds: (performance.now() - wallMark) / 1000,
       rssMb: Math.round(process.memoryUsage().rss / 1e6),
       pool: poolDelta(poolMark, poolStats()),

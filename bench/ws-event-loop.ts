@@ -14,7 +14,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LiveStream, loadAverage, machine, quietStream, round1, runRealTime, sleep, speakingStream, startServer, type ServerStats } from './ws-bench-common.js';
+import { LiveStream, loadAverage, machine, placement, quietStream, round1, runRealTime, sleep, speakingStream, startServer, type ServerStats } from './ws-bench-common.js';
 
 const count = Number(process.argv[2] ?? 500);
 const seconds = Number(process.argv[3] ?? 12);
@@ -23,6 +23,7 @@ const IDLE_SECONDS = 5;
 const view = (s: ServerStats) => ({
   event_loop_delay_ms: { p50: round1(s.eventLoopMs.p50), p99: round1(s.eventLoopMs.p99), max: round1(s.eventLoopMs.max) },
   server_cpu_cores_busy: round1(s.cpuSeconds / s.wallSeconds),
+  main_thread_utilization: s.eventLoopUtilization,
   server_rss_mb: s.rssMb,
   inference_pool: s.pool,
 });
@@ -64,6 +65,7 @@ try {
     date: new Date().toISOString(),
     ...machine(),
     load_average_at_start: loadAtStart,
+    placement: placement(),
     model: server.model,
     streams: count,
     audio_messages_per_second_in: count * 10,

@@ -14,7 +14,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { loadAverage, machine, round1, sleep, speechPcm, startServer } from './ws-bench-common.js';
+import { loadAverage, machine, placement, round1, sleep, speechPcm, startServer } from './ws-bench-common.js';
 
 const connections = Number(process.argv[2] ?? 200);
 const rate = Number(process.argv[3] ?? 90);
@@ -93,6 +93,7 @@ const result = {
   date: new Date().toISOString(),
   ...machine(),
   load_average_at_start: loadAtStart,
+  placement: placement(),
   connections,
   messages_per_second_per_connection: rate,
   message_bytes: CHUNK_BYTES,

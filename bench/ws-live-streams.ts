@@ -17,7 +17,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LiveStream, loadAverage, machine, percentile, round1, runRealTime, sleep, speakingStream, startServer, type BenchServer } from './ws-bench-common.js';
+import { LiveStream, loadAverage, machine, placement, percentile, round1, runRealTime, sleep, speakingStream, startServer, type BenchServer } from './ws-bench-common.js';
 
 const streamsWanted = Number(process.argv[2] ?? 100);
 const cycles = Number(process.argv[3] ?? 5);
@@ -59,6 +59,7 @@ async function run(server: BenchServer, count: number) {
     server: {
       cpu_seconds: round1(stats.cpuSeconds),
       cpu_cores_busy: round1(stats.cpuSeconds / stats.wallSeconds),
+      main_thread_utilization: stats.eventLoopUtilization,
       event_loop_delay_ms: { p50: round1(stats.eventLoopMs.p50), p99: round1(stats.eventLoopMs.p99), max: round1(stats.eventLoopMs.max) },
       rss_mb: stats.rssMb,
       inference_pool: stats.pool,
@@ -80,6 +81,7 @@ try {
     date: new Date().toISOString(),
     ...machine(),
     load_average_at_start: loadAtStart,
+    placement: placement(),
     model: server.model,
     endpoint_silence_ms: ENDPOINT_SILENCE_MS,
     chunk_ms: 100,

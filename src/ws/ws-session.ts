@@ -89,7 +89,8 @@ export class StreamSession {
   private readonly sileroStream: SileroVadStream | null;
   private readonly rate: RateWindow;
   private readonly events: EndpointEvent[] = [];
-  private scratch = new Float32Array(16_000);
+  /** Silero feed buffer, grown on demand (never allocated for energy VAD sessions). */
+  private scratch = new Float32Array(0);
   private readonly timeline = new Float64Array(TIMELINE * 2);
   private timelineNext = 0;
   private timelineCount = 0;
