@@ -13,7 +13,8 @@
  *   npm run bench:ws-live -- [streams=100] [cycles=5]
  *   MODELS_DIR=/tmp/bench-models npm run bench:ws-live      # a model with the planned small models' compute profile
  *
- * Model: MODELS_DIR, else the UNTRAINED fixture models; the output names the model that ran.
+ * Model: MODELS_DIR, else the UNTRAINED fixture models; the output names the model that ran and
+ * the results go to bench/results/ws-live-streams-<model>.json.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -93,7 +94,8 @@ try {
     target: { p95_beyond_silence_ms: 300, met: p95 !== null && p95 <= 300 && loaded.dropped_audio_ms === 0 && loaded.streams_with_unacknowledged_audio === 0 },
   };
   mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
-  const out = join(process.cwd(), 'bench/results/ws-live-streams.json');
+  const modelName = server.model.split(' ')[0]!.replace(/[^A-Za-z0-9_.-]/g, '');
+  const out = join(process.cwd(), `bench/results/ws-live-streams-${modelName}.json`);
   writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
   console.log(
     `p95 end of speech -> turn_detected beyond ${ENDPOINT_SILENCE_MS} ms silence: ${p95} ms with ${streamsWanted} streams ` +
