@@ -4,7 +4,7 @@
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, setPriority } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 
@@ -76,6 +76,10 @@ export async function startServer(mode: 'gateway' | 'plain-ws', env: Record<stri
  * for the same core. Returns how the processes were placed, for the results.
  */
 export function pinProcesses(serverPid: number): void {
+  // BENCH_LOAD_NICE=n: this load generator (not the server, already forked) runs at niceness n,
+  // standing in for clients on other machines.
+  const nice = process.env['BENCH_LOAD_NICE'];
+  if (nice !== undefined) setPriority(Number(nice));
   if (process.env['BENCH_PIN'] !== '1') return;
   const last = cpus().length - 1;
   execFileSync('taskset', ['-a', '-cp', '0', String(serverPid)], { stdio: 'ignore' });
@@ -83,7 +87,9 @@ export function pinProcesses(serverPid: number): void {
 }
 
 export function placement(): string {
-  return process.env['BENCH_PIN'] === '1' ? 'server pinned to CPU 0, load generator to the other CPUs (taskset)' : 'not pinned (server and load share all CPUs)';
+  const pin = process.env['BENCH_PIN'] === '1' ? 'server pinned to CPU 0, load generator to the other CPUs (taskset)' : 'not pinned (server and load share all CPUs)';
+  const nice = process.env['BENCH_LOAD_NICE'];
+  return nice === undefined ? `${pin}; load generator at the server's priority` : `${pin}; load generator at nice ${nice}, server at nice 0`;
 }
 
 /** 16-bit PCM of the speech fixture's data chunk. */
