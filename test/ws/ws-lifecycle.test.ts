@@ -34,8 +34,9 @@ describe('streaming sessions', () => {
     const client = connect(wsUrl(gw.url), bearer(key));
     await client.waitFor('ready');
     const pcm = speech16k();
-    // Eight 8 s pieces at once: each waits for the ones before it.
-    for (let i = 0; i < 8; i++) {
+    // Twenty 8 s pieces at once (5 MB): each waits for the ones before it, so the last ones wait
+    // far longer than the 100 ms lag threshold even on a fast machine.
+    for (let i = 0; i < 20; i++) {
       client.send(pcm);
       client.send('TRANSCRIBE');
     }
@@ -43,7 +44,7 @@ describe('streaming sessions', () => {
     expect(lag.pending_pieces).toBeGreaterThanOrEqual(1);
     expect(lag.oldest_pending_ms).toBeGreaterThanOrEqual(100);
     expect(lag.pending_ms).toBeGreaterThan(0);
-    await client.waitFor('transcription', () => client.ofType('transcription').length === 8);
+    await client.waitFor('transcription', () => client.ofType('transcription').length === 20);
     client.send('END');
     const stats = await client.waitFor('session_stats');
     expect(stats.max_lag_ms).toBeGreaterThanOrEqual(100);
