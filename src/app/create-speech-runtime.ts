@@ -6,6 +6,7 @@ import { probeAudio } from '../audio/audio-probe.js';
 import type { GatewayConfig } from '../config/config.js';
 import { ApiError } from '../errors/api-error.js';
 import { SpeechEngine } from '../inference/speech-engine.js';
+import { streamingRecognizer } from '../inference/streaming-recognizer.js';
 import { ModelSelectionError } from '../models/model-errors.js';
 import type { SpeechRuntime } from './speech-runtime.js';
 
@@ -52,6 +53,7 @@ export async function createSpeechRuntime(config: GatewayConfig, logger: Logger,
       },
     },
     engine,
+    streaming: streamingRecognizer(engine),
     sniff: (head) => engine.sniff(head),
     verify: async (path, signal) => {
       await probeAudio(path, { ffprobePath: engine.tools.ffprobe, timeoutMs: 20_000, ...(signal ? { signal } : {}) });

@@ -47,6 +47,11 @@ import { transcriptionRoutes } from '../routes/transcription-routes.js';
 import { jobApiRoutes } from '../routes/job-api-routes.js';
 import { MediaFeatures } from './media-features.js';
 import { textTranslationRoutes } from '../routes/text-translation-routes.js';
+import { wsRoutes } from '../routes/ws-routes.js';
+import { WsEndpoint } from '../ws/ws-endpoint.js';
+import { SessionRecords } from '../ws/ws-session-record.js';
+import { SessionTokens } from '../ws/ws-session-tokens.js';
+import { WS_GUIDE_SECTIONS } from '../ws/ws-guide.js';
 
 export const API_VERSION = '4.0.0';
 
@@ -70,6 +75,8 @@ export class Gateway {
   private readonly closers: (() => Promise<void>)[] = [];
   private closing: Promise<void> | null = null;
   private boundPort = 0;
+  /** The WebSocket endpoint (GET /v1/ws/transcribe); set once routes are mounted. */
+  streaming: WsEndpoint | null = null;
 
   private constructor(
     readonly config: GatewayConfig,
@@ -186,7 +193,7 @@ export class Gateway {
       media,
     );
     self = gateway;
-    gateway.sections.push(...media.sections);
+    gateway.sections.push(...media.sections, ...WS_GUIDE_SECTIONS);
     gateway.onClose(() => store.close());
     gateway.onClose(() => outbox.drain());
     gateway.onClose(() => limiter.close());
@@ -232,7 +239,25 @@ export class Gateway {
 
   private mountCoreRoutes(validateResponses: boolean): void {
     const { config } = this;
-    const live: LiveUsage = { activeJobs: (keyId) => this.jobs.activeJobs(keyId), websocketConnections: () => 0 };
+    const tokens = new SessionTokens(this.media.cache, config.streaming.tokenTtlSeconds);
+    const streaming = new WsEndpoint({
+      config,
+      logger: this.logger,
+      authenticator: this.authenticator,
+      keys: this.store.apiKeys,
+      tokens,
+      models: this.speech.models,
+      recognizer: this.speech.streaming,
+      records: new SessionRecords(this.store.jobs, this.usage, this.logger),
+      admitQuota: (principal) => this.jobs.admitQuota(principal),
+      metrics: this.metrics,
+    });
+    this.streaming = streaming;
+    // Sessions record their jobs and finish their last pieces before the pool and store close.
+    this.onClose(() => streaming.close(config.shutdownGraceMs));
+    // Registered before the router's catch-all handlers so that upgrades reach it.
+    streaming.mount(this.app);
+    const live: LiveUsage = { activeJobs: (keyId) => this.jobs.activeJobs(keyId), websocketConnections: (keyId) => streaming.connections.count(keyId) };
     this.router.add(
       ...discoveryRoutes({
         version: this.version,
@@ -281,6 +306,7 @@ export class Gateway {
         isGatewayReference: (url) => this.media.library.referencedId(url) !== null,
       }),
       ...textTranslationRoutes(null),
+      ...wsRoutes({ tokens, streaming: config.streaming }),
     );
     this.router.mount(this.app, {
       logger: this.logger,

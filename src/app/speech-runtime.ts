@@ -1,5 +1,6 @@
 import type { AudioSniffer, ModelResolver, TranscriptionEngine } from '../jobs/transcription-engine.js';
 import type { SpeechCatalog } from '../models/speech-catalog.js';
+import type { StreamingRecognizer } from '../inference/streaming-recognizer.js';
 
 /**
  * Everything speech-specific the gateway needs: the models it can run, the engine that runs
@@ -9,6 +10,8 @@ export interface SpeechRuntime {
   readonly catalog: SpeechCatalog;
   readonly models: ModelResolver;
   readonly engine: TranscriptionEngine;
+  /** Live-stream pieces (16 kHz mono PCM) through the same batched inference pool. */
+  readonly streaming: StreamingRecognizer;
   readonly sniff: AudioSniffer;
   /** Reads a stored file's container (ffprobe) and throws invalid_audio_format if it is not decodable audio. */
   verify(path: string, signal?: AbortSignal): Promise<void>;

@@ -36,6 +36,14 @@ export class Authenticator {
     if (presented === undefined || presented.trim() === '') throw new ApiError('missing_api_key');
     const record = await this.lookup(hashApiKey(presented.trim()));
     if (record === null) throw new ApiError('invalid_api_key');
+    return this.authorize(record, caller, requiredScope);
+  }
+
+  /**
+   * The checks made after a key is found (revoked, expired, IP, origin, scope), for callers
+   * that identify the key another way (a WebSocket session token names its key by id).
+   */
+  authorize(record: ApiKeyRecord, caller: CallerContext, requiredScope: Scope | undefined): Principal {
     if (record.revokedAt !== null) throw new ApiError('revoked_api_key');
     const now = this.now();
     if (record.expiresAt !== null && Date.parse(record.expiresAt) <= now) throw new ApiError('expired_api_key');

@@ -51,7 +51,24 @@ export interface GatewayConfig {
   /** Seconds a key record is reused between lookups (revocations elsewhere take this long). */
   readonly keyCacheSeconds: number;
   readonly limits: Limits;
+  readonly streaming: StreamingSettings;
   readonly shutdownGraceMs: number;
+}
+
+/** WebSocket streaming behaviour (the spec's WebSocket limits live in Limits). */
+export interface StreamingSettings {
+  /** Silence that ends a turn in server_vad mode (endpointer min silence), ms. */
+  readonly endpointSilenceMs: number;
+  /** Longest turn before it is split, ms. */
+  readonly maxTurnMs: number;
+  /** How often an open turn is re-recognised for `partial` messages (when the client asks for them), ms. */
+  readonly partialIntervalMs: number;
+  /** Lifetime of a session token from POST /v1/ws/tokens, seconds. */
+  readonly tokenTtlSeconds: number;
+  /** Bytes a slow reader may leave unread (uWS buffer + our queue) before the session is closed (1008). */
+  readonly maxUnsentBytes: number;
+  /** A `lag` message is sent when untranscribed speech exceeds this, ms. */
+  readonly lagWarningMs: number;
 }
 
 export interface Limits {
@@ -275,7 +292,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     wsBytesPerSecond: r.bytes('WS_MAX_BYTES_PER_SECOND', 1 * MB, 1024, 1e10),
     wsMaxMessageBytes: r.bytes('WS_MAX_MESSAGE_BYTES', 1 * MB, 1024, 100 * MB),
     wsMaxBufferBytes: r.bytes('WS_MAX_BUFFER_BYTES', 50 * MB, 1024, 1e10),
-    wsIdleTimeoutSeconds: r.integer('WS_IDLE_TIMEOUT_SECONDS', 300, 8, 86400),
+    wsIdleTimeoutSeconds: r.integer('WS_IDLE_TIMEOUT_SECONDS', 300, 1, 86400),
   };
   if (limits.mediaUrlDefaultTtlSeconds > limits.mediaUrlMaxTtlSeconds) {
     r.problems.push('MEDIA_URL_DEFAULT_TTL_SECONDS must not exceed MEDIA_URL_MAX_TTL_SECONDS');
@@ -313,6 +330,14 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     metricsEnabled: r.boolean('METRICS_ENABLED', true),
     keyCacheSeconds: r.number('KEY_CACHE_SECONDS', 2, 0, 300),
     limits,
+    streaming: {
+      endpointSilenceMs: r.integer('WS_ENDPOINT_SILENCE_MS', 500, 100, 10_000),
+      maxTurnMs: r.integer('WS_MAX_TURN_MS', 30_000, 1_000, 120_000),
+      partialIntervalMs: r.integer('WS_PARTIAL_INTERVAL_MS', 500, 100, 60_000),
+      tokenTtlSeconds: r.integer('WS_TOKEN_TTL_SECONDS', 60, 5, 3600),
+      maxUnsentBytes: r.bytes('WS_MAX_UNSENT_BYTES', 4 * MB, 64 * 1024, 1e9),
+      lagWarningMs: r.integer('WS_LAG_WARNING_MS', 3_000, 100, 600_000),
+    },
     shutdownGraceMs: r.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);

@@ -19,7 +19,7 @@ const define = <K extends string>(registry: Record<K, ErrorDefinition>): Record<
 export const ERROR_REGISTRY = define({
   // 400
   missing_required_field: { status: 400, type: 'invalid_request_error', message: 'A required field is missing.' },
-  invalid_field_value: { status: 400, type: 'invalid_request_error', message: 'A field has an invalid value.' },
+  invalid_field_value: { status: 400, type: 'invalid_request_error', message: 'A field has an invalid value.', wsClose: 1008 },
   invalid_audio_format: {
     status: 400,
     type: 'invalid_request_error',
@@ -28,7 +28,7 @@ export const ERROR_REGISTRY = define({
   file_too_large: { status: 400, type: 'invalid_request_error', message: 'The audio file exceeds the size limit.' },
   invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
   invalid_url: { status: 400, type: 'invalid_request_error', message: 'The URL is malformed or not http(s).' },
-  INVALID_FIELD: { status: 400, type: 'invalid_request_error', message: 'A field combination is not allowed.' },
+  INVALID_FIELD: { status: 400, type: 'invalid_request_error', message: 'A field combination is not allowed.', wsClose: 1008 },
   invalid_multipart: { status: 400, type: 'invalid_request_error', message: 'The multipart body could not be parsed.' },
   audio_download_failed: {
     status: 400,
@@ -149,6 +149,11 @@ export const ERROR_REGISTRY = define({
     message: 'The operation is not allowed while the job is in progress.',
     jobApi: { detail: 'Job is still in progress' },
   },
+  upgrade_required: {
+    status: 426,
+    type: 'invalid_request_error',
+    message: 'This endpoint is a WebSocket: connect with an Upgrade: websocket request.',
+  },
   payload_too_large: {
     status: 413,
     type: 'invalid_request_error',
@@ -162,8 +167,8 @@ export const ERROR_REGISTRY = define({
   },
   // 422
   validation_error: { status: 422, type: 'invalid_request_error', message: 'The request failed validation.' },
-  UNSUPPORTED_LANGUAGE: { status: 422, type: 'invalid_request_error', message: 'The language is not supported.' },
-  UNSUPPORTED_MODEL: { status: 422, type: 'invalid_request_error', message: 'The model is not available for this language.' },
+  UNSUPPORTED_LANGUAGE: { status: 422, type: 'invalid_request_error', message: 'The language is not supported.', wsClose: 1008 },
+  UNSUPPORTED_MODEL: { status: 422, type: 'invalid_request_error', message: 'The model is not available for this language.', wsClose: 1008 },
   unsupported_media: {
     status: 422,
     type: 'invalid_request_error',
@@ -190,6 +195,58 @@ export const ERROR_REGISTRY = define({
     wsClose: 4029,
   },
   // WebSocket-only conditions (status used if ever rendered over HTTP)
+  message_rate_exceeded: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many WebSocket messages per second on this connection.',
+    wsClose: 4029,
+  },
+  audio_rate_exceeded: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many audio bytes per second on this connection.',
+    wsClose: 4029,
+  },
+  message_too_large: {
+    status: 413,
+    type: 'invalid_request_error',
+    message: 'A WebSocket message exceeds the per-message size limit.',
+    wsClose: 1009,
+  },
+  session_duration_exceeded: {
+    status: 408,
+    type: 'invalid_request_error',
+    message: 'The WebSocket session reached its maximum duration.',
+    wsClose: 1000,
+  },
+  idle_timeout: {
+    status: 408,
+    type: 'invalid_request_error',
+    message: 'The WebSocket session was idle for too long.',
+    wsClose: 1000,
+  },
+  slow_consumer: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'The client does not read server messages fast enough.',
+    wsClose: 1008,
+  },
+  invalid_command: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'Unknown WebSocket command. Commands: FORMAT:<format>, TRANSCRIBE, END, CLEAR, PING.',
+  },
+  invalid_audio_data: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The audio message could not be decoded in the session format.',
+  },
+  invalid_session_token: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'The WebSocket session token is invalid, expired or already used.',
+    wsClose: 4003,
+  },
   buffer_limit_exceeded: {
     status: 413,
     type: 'invalid_request_error',

@@ -145,7 +145,8 @@ export class JobService {
     await this.admitQuota(principal);
   }
 
-  private async admitQuota(principal: Principal): Promise<void> {
+  /** Throws 429 daily_quota_exceeded when the key has used its audio minutes today (UTC). */
+  async admitQuota(principal: Principal): Promise<void> {
     const { limits } = this.deps;
     const minutesLimit = principal.key.limits.dailyAudioMinutes ?? limits.dailyAudioMinutes;
     const used = await this.dailyMinutesUsed(principal.key.id);

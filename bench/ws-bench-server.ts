@@ -1,0 +1,152 @@
+/**
+ * The server side of the WebSocket benchmarks, run as a child process of the load generator
+ * (bench/ws-*.ts) so that the load never shares a process with the server.
+ *
+ *   argv[2] = 'gateway' | 'plain-ws'   argv[3] = JSON of environment overrides (gateway)
+ *
+ * IPC: sends {type:'ready', port, key, model}; answers {type:'mark'} (resets the event-loop
+ * histogram and the CPU baseline) with {type:'marked'}, {type:'stats'} with the event-loop
+ * delay percentiles and CPU seconds since the mark, and {type:'stop'} by exiting.
+ *
+ * 'plain-ws' is the baseline of bench/ws-ingest.ts: a plain `ws` server doing the same ingest
+ * work per connection (copy each binary message's 16-bit samples into a ring buffer with
+ * memcpy, coalesced JSON acks every 100 ms, PING -> pong), without our native front end
+ * (decoding, resampling, VAD, endpointing), limits or sessions.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { Gateway } from '../src/app/gateway.js';
+import { loadConfig } from '../src/config/config.js';
+import { createLogger } from '../src/logging/logger.js';
+import type { PoolStats } from '../src/inference/inference-pool.js';
+import type { SpeechEngine } from '../src/inference/speech-engine.js';
+
+const mode = process.argv[2] ?? 'gateway';
+const overrides = JSON.parse(process.argv[3] ?? '{}') as Record<string, string>;
+const send = (message: unknown): void => void process.send!(message);
+
+const loop = monitorEventLoopDelay({ resolution: 1 });
+loop.enable();
+let cpuMark = process.cpuUsage();
+let wallMark = performance.now();
+let eluMark = performance.eventLoopUtilization();
+
+let stop: () => Promise<void> = async () => undefined;
+/** Inference pool counters (gateway mode): batches and their sizes since the mark. */
+let poolStats: () => PoolStats | null = () => null;
+let poolMark: PoolStats | null = null;
+
+if (mode === 'plain-ws') {
+  const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 1024 * 1024 });
+  const RING = 16_000 * 60;
+  server.on('connection', (socket: WebSocket) => {
+    // 16-bit samples copied with memcpy (Buffer.copy), the cheapest JS ingest.
+    const ring = Buffer.alloc(RING * 2);
+    let write = 0;
+    let messages = 0;
+    let bytes = 0;
+    let total = 0;
+    const timer = setInterval(() => {
+      if (messages === 0) return;
+      socket.send(JSON.stringify({ type: 'chunk_received', messages, bytes, total_bytes: total, stream_ms: Math.round(write / 16) }));
+      messages = 0;
+      bytes = 0;
+    }, 100);
+    socket.send(JSON.stringify({ type: 'ready', session_id: 'plain', format: 'pcm_s16le', sample_rate: 16000, job_id: 'none' }));
+    socket.on('message', (data: Buffer, isBinary: boolean) => {
+      if (!isBinary) {
+        if (data.toString() === 'PING') socket.send(JSON.stringify({ type: 'pong' }));
+        if (data.toString() === 'END') socket.close(1000, 'end');
+        return;
+      }
+      const samples = Math.floor(data.length / 2);
+      const at = (write % RING) * 2;
+      const first = Math.min(samples * 2, ring.length - at);
+      data.copy(ring, at, 0, first);
+      if (first < samples * 2) data.copy(ring, 0, first, samples * 2);
+      write += samples;
+      messages++;
+      bytes += data.length;
+      total += data.length;
+    });
+    socket.on('close', () => clearInterval(timer));
+  });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : 0;
+  stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  send({ type: 'ready', port, key: 'none', model: 'none' });
+} else {
+  const dataDir = mkdtempSync(join(tmpdir(), 'ws-bench-'));
+  const config = loadConfig({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    MODELS_DIR: process.env['MODELS_DIR'] ?? join(process.cwd(), 'test/fixtures/models'),
+    INFERENCE_WORKERS: '1',
+    WS_MAX_CONNECTIONS_PER_KEY: '100000',
+    ...overrides,
+  });
+  const gateway = await Gateway.start({ config, logger: createLogger('silent') });
+  const key = (await gateway.keys.create({ account: 'bench', scopes: ['write'] })).key;
+  const models = gateway.speech.catalog.models().filter((m) => m.isDefault);
+  poolStats = () => (gateway.speech.engine as SpeechEngine).pool.stats();
+  stop = async () => {
+    await gateway.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  send({ type: 'ready', port: gateway.port, key, model: models.map((m) => `${m.name} (${m.description ?? 'no description'})`).join('; ') });
+}
+
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'mark') {
+    loop.reset();
+    poolMark = poolStats();
+    eluMark = performance.eventLoopUtilization();
+    cpuMark = process.cpuUsage();
+    wallMark = performance.now();
+    send({ type: 'marked' });
+  } else if (message.type === 'stats') {
+    const cpu = process.cpuUsage(cpuMark);
+    send({
+      type: 'stats',
+      eventLoopMs: {
+        p50: loop.percentile(50) / 1e6,
+        p99: loop.percentile(99) / 1e6,
+        max: loop.max / 1e6,
+        mean: loop.mean / 1e6,
+      },
+      cpuSeconds: (cpu.user + cpu.system) / 1e6,
+      eventLoopUtilization: Math.round(performance.eventLoopUtilization(eluMark).utilization * 1000) / 1000,
+      wallSeconds: (performance.now() - wallMark) / 1000,
+      rssMb: Math.round(process.memoryUsage().rss / 1e6),
+      pool: poolDelta(poolMark, poolStats()),
+    });
+  } else if (message.type === 'stop') {
+    void stop().finally(() => process.exit(0));
+  }
+});
+
+function poolDelta(before: PoolStats | null, after: PoolStats | null) {
+  if (before === null || after === null) return null;
+  const batches = after.batches - before.batches;
+  const requests = after.completedRequests - before.completedRequests;
+  const sizes: Record<number, number> = {};
+  for (const [size, n] of Object.entries(after.batchSizes)) {
+    const d = n - (before.batchSizes[Number(size)] ?? 0);
+    if (d > 0) sizes[Number(size)] = d;
+  }
+  return {
+    batches,
+    requests,
+    mean_batch_size: batches === 0 ? 0 : Math.round((requests / batches) * 100) / 100,
+    batch_sizes: sizes,
+    mean_queue_wait_ms: requests === 0 ? 0 : Math.round(((after.totalQueueWaitMs - before.totalQueueWaitMs) / requests) * 10) / 10,
+    mean_run_ms: batches === 0 ? 0 : Math.round(((after.totalRunMs - before.totalRunMs) / batches) * 10) / 10,
+    rejected_busy: after.rejectedBusy - before.rejectedBusy,
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * Live streams: N concurrent WebSocket sessions (turn_detection=server_vad, energy VAD), each
+ * sending 16 kHz PCM at real time in 100 ms chunks and speaking half the time (3 s of speech, 3 s
+ * of quiet). Measures, per detected turn, the time from the send of the chunk holding the end of
+ * speech (as the server's turn end reports it) to the turn_detected message, minus the configured
+ * endpoint silence (target: p95 within 300 ms), and checks that no audio was dropped (every
+ * byte acknowledged, session_stats.dropped_audio_ms = 0, every turn detected).
+ *
+ * The server runs in its own process (bench/ws-bench-server.ts); this process is the load.
+ * Baseline in the same run: one stream alone, same audio, so the ratio shows what N streams
+ * cost each turn's latency.
+ *
+ *   npm run bench:ws-live -- [streams=100] [cycles=5]
+ *   MODELS_DIR=/tmp/bench-models npm run bench:ws-live      # a model with the planned small models' compute profile
+ *
+ * Model: MODELS_DIR, else the UNTRAINED fixture models; the output names the model that ran and
+ * the results go to bench/results/ws-live-streams-<model>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { LiveStream, loadAverage, machine, placement, percentile, round1, runRealTime, sleep, speakingStream, startServer, type BenchServer } from './ws-bench-common.js';
+
+const streamsWanted = Number(process.argv[2] ?? 100);
+const cycles = Number(process.argv[3] ?? 5);
+const ENDPOINT_SILENCE_MS = 500;
+
+async function run(server: BenchServer, count: number) {
+  const url = `ws://127.0.0.1:${server.port}/v1/ws/transcribe?turn_detection=server_vad&format=pcm_s16le`;
+  const streams = Array.from({ length: count }, (_, i) => new LiveStream(url, server.key, speakingStream(cycles, i + 1)));
+  await Promise.all(streams.map((s) => s.opened));
+  await server.mark();
+  await runRealTime(streams, 6_000);
+  for (const s of streams) s.socket.send('END');
+  await Promise.race([Promise.all(streams.map((s) => s.closed)), sleep(60_000)]);
+  const stats = await server.stats();
+  const beyond = streams.flatMap((s) => s.turns.map((t) => t.endOfSpeechToTurnMs - ENDPOINT_SILENCE_MS));
+  const serverLatency = streams.flatMap((s) => s.turns.map((t) => t.serverLatencyMs));
+  const expectedTurns = count * cycles;
+  const detected = streams.reduce((n, s) => n + s.turns.length, 0);
+  const unacknowledged = streams.filter((s) => s.lastAckBytes !== s.bytesSent).length;
+  const droppedAudioMs = streams.reduce((n, s) => n + ((s.stats?.['dropped_audio_ms'] as number | undefined) ?? 0), 0);
+  return {
+    streams: count,
+    audio_seconds_per_stream: streams[0]!.chunks.length / 10,
+    turns_expected: expectedTurns,
+    turns_detected: detected,
+    end_of_speech_to_turn_beyond_silence_ms: {
+      p50: round1(percentile(beyond, 0.5)),
+      p95: round1(percentile(beyond, 0.95)),
+      p99: round1(percentile(beyond, 0.99)),
+      max: round1(percentile(beyond, 1)),
+    },
+    server_reported_latency_ms_p95: percentile(serverLatency, 0.95),
+    dropped_audio_ms: droppedAudioMs,
+    streams_with_unacknowledged_audio: unacknowledged,
+    streams_without_session_stats: streams.filter((s) => s.stats === null).length,
+    lag_messages: streams.reduce((n, s) => n + s.lagMessages, 0),
+    errors: streams.flatMap((s) => s.errors),
+    close_codes: [...new Set(streams.map((s) => s.closeCode))],
+    server: {
+      cpu_seconds: round1(stats.cpuSeconds),
+      cpu_cores_busy: round1(stats.cpuSeconds / stats.wallSeconds),
+      main_thread_utilization: stats.eventLoopUtilization,
+      event_loop_delay_ms: { p50: round1(stats.eventLoopMs.p50), p99: round1(stats.eventLoopMs.p99), max: round1(stats.eventLoopMs.max) },
+      rss_mb: stats.rssMb,
+      inference_pool: stats.pool,
+    },
+  };
+}
+
+const loadAtStart = loadAverage();
+const server = await startServer('gateway', { WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS) });
+console.log(`model: ${server.model}`);
+try {
+  const baseline = await run(server, 1);
+  console.log('1 stream (baseline):', JSON.stringify(baseline.end_of_speech_to_turn_beyond_silence_ms));
+  const loaded = await run(server, streamsWanted);
+  console.log(`${streamsWanted} streams:`, JSON.stringify(loaded, null, 1));
+  const p95 = loaded.end_of_speech_to_turn_beyond_silence_ms.p95;
+  const result = {
+    benchmark: 'ws-live-streams',
+    date: new Date().toISOString(),
+    ...machine(),
+    load_average_at_start: loadAtStart,
+    placement: placement(),
+    model: server.model,
+    endpoint_silence_ms: ENDPOINT_SILENCE_MS,
+    chunk_ms: 100,
+    speaking: '3 s speech / 3 s quiet, real time',
+    baseline_1_stream: baseline,
+    loaded,
+    ratio_p95_loaded_to_1_stream:
+      p95 !== null && baseline.end_of_speech_to_turn_beyond_silence_ms.p95 ? round1(p95 / Math.max(1, baseline.end_of_speech_to_turn_beyond_silence_ms.p95)) : null,
+    target: { p95_beyond_silence_ms: 300, met: p95 !== null && p95 <= 300 && loaded.dropped_audio_ms === 0 && loaded.streams_with_unacknowledged_audio === 0 },
+  };
+  mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
+  const modelName = server.model.split(' ')[0]!.replace(/[^A-Za-z0-9_.-]/g, '');
+  const out = join(process.cwd(), `bench/results/ws-live-streams-${modelName}.json`);
+  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  console.log(
+    `p95 end of speech -> turn_detected beyond ${ENDPOINT_SILENCE_MS} ms silence: ${p95} ms with ${streamsWanted} streams ` +
+      `(1 stream: ${baseline.end_of_speech_to_turn_beyond_silence_ms.p95} ms, ratio ${result.ratio_p95_loaded_to_1_stream}); ` +
+      `turns ${loaded.turns_detected}/${loaded.turns_expected}; dropped audio ${loaded.dropped_audio_ms} ms; target met: ${result.target.met}. Wrote ${out}`,
+  );
+} finally {
+  await server.stop();
+}

@@ -1,0 +1,220 @@
+// Every audio format of GET /v1/ws/transcribe, against a real gateway with `ws` clients.
+// The fixture models are untrained: transcripts are judged by structure and timing, not text.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
+import { OpusEncoder } from '@discordjs/opus';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveMediaTools } from '../../src/audio/ffmpeg-binaries.js';
+import { ServerMessageSchema } from '../../src/ws/ws-messages.js';
+import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { nativeFixture, oddSplits, opusFrames, speech16k, twoTurns, upsample3, wavFile } from './ws-audio.js';
+import { chunks, connect, paced, wsUrl, type StreamClient } from './ws-client.js';
+
+let gw: TestGateway;
+let key: string;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  key = await gw.key({ scopes: ['write'] });
+}, 60_000);
+afterAll(async () => gw?.close());
+
+/** Every message the server sent matches the documented union. */
+function expectValidMessages(client: StreamClient): void {
+  for (const message of client.messages) {
+    const errors = [...Value.Errors(ServerMessageSchema, message)].map((e) => `${e.path} ${e.message}`);
+    expect(errors, JSON.stringify(message).slice(0, 300)).toEqual([]);
+  }
+}
+
+async function endAndClose(client: StreamClient) {
+  client.send('END');
+  const final = await client.waitFor('transcription', (m) => m.is_final, 30_000);
+  const closed = await client.closed;
+  expect(closed.code).toBe(1000);
+  expectValidMessages(client);
+  return final;
+}
+
+describe('audio formats', () => {
+  it('pcm_s16le with server_vad: one turn_detected per turn, in order, with stream-time segments', async () => {
+    const { pcm, turnEndsMs } = twoTurns();
+    const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad' }), bearer(key));
+    const ready = await client.waitFor('ready');
+    expect(ready).toMatchObject({ format: 'pcm_s16le', sample_rate: 16000, turn_detection: 'server_vad', vad_type: 'energy' });
+    expect(ready.job_id).toMatch(/^tr_/);
+    expect(ready.session_id).toMatch(/^ws_/);
+    await paced(client, chunks(pcm, 3200 * 2), 0);
+    await client.waitFor('chunk_received');
+    const second = await client.waitFor('turn_detected', (m) => m.turn_id === 2);
+    const turns = client.ofType('turn_detected');
+    expect(turns.map((t) => t.turn_id)).toEqual([1, 2]);
+    for (const [i, turn] of turns.entries()) {
+      // The turn ends near the end of its speech (post padding <= 300 ms), and starts before it.
+      expect(Math.abs(turn.end_ms - turnEndsMs[i]!)).toBeLessThan(400);
+      expect(turn.start_ms).toBeLessThan(turn.end_ms - 2000);
+      for (const segment of turn.segments) {
+        expect(segment.start_ms).toBeGreaterThanOrEqual(turn.start_ms);
+        expect(segment.end_ms).toBeLessThanOrEqual(turn.end_ms);
+        expect(segment.duration_ms).toBe(segment.end_ms - segment.start_ms);
+      }
+      expect(turn.latency_ms).toBeGreaterThanOrEqual(0);
+    }
+    expect(second.start_ms).toBeGreaterThanOrEqual(turns[0]!.end_ms);
+    const ids = turns.flatMap((t) => t.segments.map((s) => s.id));
+    expect(ids).toEqual(ids.map((_, i) => i));
+    const final = await endAndClose(client);
+    expect(final.full_text).toBe(turns.map((t) => t.text).filter((t) => t.length > 0).join(' '));
+  }, 60_000);
+
+  it('pcm_s16le_48k: the 48 kHz stream lands on the same 16 kHz timeline', async () => {
+    const { pcm, turnEndsMs } = twoTurns();
+    const client = connect(wsUrl(gw.url, { format: 'pcm_s16le_48k', turn_detection: 'server_vad' }), bearer(key));
+    expect(await client.waitFor('ready')).toMatchObject({ format: 'pcm_s16le_48k', sample_rate: 48000 });
+    await paced(client, chunks(upsample3(pcm), 9600 * 2), 0);
+    await client.waitFor('turn_detected', (m) => m.turn_id === 2);
+    const turns = client.ofType('turn_detected');
+    expect(turns).toHaveLength(2);
+    for (const [i, turn] of turns.entries()) expect(Math.abs(turn.end_ms - turnEndsMs[i]!)).toBeLessThan(400);
+    await client.waitFor('chunk_received', (m) => m.total_bytes === pcm.length * 3);
+    await endAndClose(client);
+  }, 60_000);
+
+  it('wav: a WAV stream split at odd byte boundaries, transcribed on TRANSCRIBE', async () => {
+    const pcm = speech16k();
+    const client = connect(wsUrl(gw.url, { format: 'wav' }), bearer(key));
+    await client.waitFor('ready');
+    await paced(client, oddSplits(wavFile(pcm)), 0);
+    client.send('TRANSCRIBE');
+    const t = await client.waitFor('transcription');
+    expect(t.is_final).toBe(false);
+    expect(t.start_ms).toBe(0);
+    expect(Math.abs(t.end_ms - 8136)).toBeLessThanOrEqual(1);
+    expect(t.text.length).toBeGreaterThan(0);
+    expect(t.segments).toHaveLength(1);
+    const final = await endAndClose(client);
+    expect(final.start_ms).toBe(t.end_ms);
+    expect(final.full_text).toBe(t.text);
+  }, 60_000);
+
+  it('opus_raw_16k: one 20 ms Opus frame per message, turns transcribed automatically', async () => {
+    const { pcm, turnEndsMs } = twoTurns();
+    const frames = opusFrames(pcm);
+    const client = connect(wsUrl(gw.url, { format: 'opus_raw_16k' }), bearer(key));
+    expect(await client.waitFor('ready')).toMatchObject({ format: 'opus_raw_16k', sample_rate: 16000, turn_detection: 'server_vad' });
+    // 10-frame bursts every 150 ms (about 66 messages/s): faster than real time, under the 100 messages/s limit.
+    for (let i = 0; i < frames.length; i += 10) await paced(client, frames.slice(i, i + 10), 0).then(() => new Promise((r) => setTimeout(r, 150)));
+    await client.waitFor('transcription', (m) => m.turn_id === 2);
+    const automatic = client.ofType('transcription').filter((m) => !m.is_final);
+    expect(automatic.map((m) => m.turn_id)).toEqual([1, 2]);
+    for (const [i, t] of automatic.entries()) expect(Math.abs(t.end_ms - turnEndsMs[i]!)).toBeLessThan(400);
+    expect(client.ofType('turn_detected')).toHaveLength(0);
+    expect(client.ofType('error')).toHaveLength(0);
+    await endAndClose(client);
+  }, 60_000);
+
+  it('opus_raw_16k with server_vad: each turn gives turn_detected and its automatic transcription', async () => {
+    const frames = opusFrames(twoTurns().pcm);
+    const client = connect(wsUrl(gw.url, { format: 'opus_raw_16k', turn_detection: 'server_vad' }), bearer(key));
+    await client.waitFor('ready');
+    for (let i = 0; i < frames.length; i += 80) await paced(client, frames.slice(i, i + 80), 0).then(() => new Promise((r) => setTimeout(r, 1010)));
+    await client.waitFor('transcription', (m) => m.turn_id === 2);
+    const turns = client.ofType('turn_detected');
+    const automatic = client.ofType('transcription').filter((m) => !m.is_final);
+    expect(turns.map((t) => t.turn_id)).toEqual([1, 2]);
+    expect(automatic.map((t) => [t.turn_id, t.text, t.end_ms])).toEqual(turns.map((t) => [t.turn_id, t.text, t.end_ms]));
+    const final = await endAndClose(client);
+    expect(final.full_text).toBe(turns.map((t) => t.text).filter(Boolean).join(' '));
+  }, 60_000);
+
+  it('opus_raw_16k refuses a message that is not one 20 ms frame, and goes on', async () => {
+    const frames = opusFrames(speech16k().subarray(0, 32_000));
+    const client = connect(wsUrl(gw.url, { format: 'opus_raw_16k' }), bearer(key));
+    await client.waitFor('ready');
+    // A 40 ms packet: valid Opus, but not the one 20 ms frame per message the format requires.
+    client.send(new OpusEncoder(16_000, 1).encode(speech16k().subarray(0, 640 * 2)));
+    const error = await client.waitFor('error');
+    expect(error.close_code).toBeNull();
+    expect(error.error.code).toBe('invalid_audio_data');
+    for (const f of frames) client.send(f);
+    await client.waitFor('chunk_received', (m) => m.stream_ms >= 900);
+    await endAndClose(client);
+  }, 30_000);
+
+  it('webm_opus: a MediaRecorder recording streamed in chunks split at odd byte boundaries', async () => {
+    const webm = nativeFixture('speech-48k-opus.webm');
+    const client = connect(wsUrl(gw.url, { format: 'webm_opus' }), bearer(key));
+    expect(await client.waitFor('ready')).toMatchObject({ format: 'webm_opus', sample_rate: 48000 });
+    await paced(client, oddSplits(webm, 3), 0);
+    await client.waitFor('chunk_received', (m) => m.total_bytes === webm.length);
+    expect(client.ofType('error')).toHaveLength(0);
+    client.send('TRANSCRIBE');
+    const t = await client.waitFor('transcription');
+    expect(t.end_ms).toBeGreaterThan(8000);
+    expect(t.text.length).toBeGreaterThan(0);
+    await endAndClose(client);
+  }, 60_000);
+
+  it('webm_opus made with ffmpeg from the speech fixture, with server_vad and silero', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ws-webm-'));
+    try {
+      const { pcm } = twoTurns();
+      const wav = join(dir, 'in.wav');
+      const out = join(dir, 'out.webm');
+      await import('node:fs/promises').then((fs) => fs.writeFile(wav, wavFile(pcm)));
+      const made = spawnSync(resolveMediaTools().ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-i', wav, '-ar', '48000', '-c:a', 'libopus', '-b:a', '32k', out]);
+      expect(made.status, made.stderr?.toString()).toBe(0);
+      const client = connect(wsUrl(gw.url, { format: 'webm_opus', turn_detection: 'server_vad', vad_type: 'silero' }), bearer(key));
+      expect(await client.waitFor('ready')).toMatchObject({ vad_type: 'silero' });
+      await paced(client, oddSplits(readFileSync(out), 11), 0);
+      await client.waitFor('turn_detected', (m) => m.turn_id === 2, 30_000);
+      expect(client.ofType('turn_detected').map((t) => t.turn_id)).toEqual([1, 2]);
+      await endAndClose(client);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('garbage in every format gets error messages (or is taken as PCM), never a crash', async () => {
+    let seed = 99;
+    const random = (n: number): Buffer => {
+      const b = Buffer.alloc(n);
+      for (let i = 0; i < n; i++) {
+        seed = (seed * 1103515245 + 12345) % 2147483648;
+        b[i] = seed & 0xff;
+      }
+      return b;
+    };
+    for (const format of ['pcm_s16le', 'pcm_s16le_48k', 'wav', 'webm_opus', 'opus_raw_16k']) {
+      const client = connect(wsUrl(gw.url, { format, turn_detection: 'server_vad' }), bearer(key));
+      await client.waitFor('ready');
+      for (let i = 0; i < 20; i++) client.send(random(1 + ((i * 977) % 4000)));
+      client.send('PING');
+      await client.waitFor('pong');
+      if (format === 'wav' || format === 'webm_opus' || format === 'opus_raw_16k') {
+        expect(client.ofType('error').length, format).toBeGreaterThan(0);
+        for (const e of client.ofType('error')) expect(e).toMatchObject({ close_code: null, error: { code: 'invalid_audio_data' } });
+      }
+      // A broken container is reported once, not per message.
+      if (format === 'wav' || format === 'webm_opus') expect(client.ofType('error')).toHaveLength(1);
+      await endAndClose(client);
+    }
+  }, 60_000);
+
+  it('FORMAT switches formats mid-session', async () => {
+    const pcm = speech16k().subarray(0, 32_000 * 2);
+    const client = connect(wsUrl(gw.url), bearer(key));
+    await client.waitFor('ready');
+    client.send(pcm);
+    client.send('FORMAT:pcm_s16le_48k');
+    expect(await client.waitFor('format_changed')).toMatchObject({ format: 'pcm_s16le_48k', sample_rate: 48000 });
+    client.send(upsample3(pcm));
+    client.send('TRANSCRIBE');
+    const t = await client.waitFor('transcription');
+    expect(Math.abs(t.end_ms - 4000)).toBeLessThan(20);
+    await endAndClose(client);
+  }, 30_000);
+});

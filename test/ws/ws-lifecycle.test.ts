@@ -1,0 +1,95 @@
+// Language detection, lag telemetry, metrics and shutdown of streaming sessions.
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { speech16k, twoTurns } from './ws-audio.js';
+import { connect, wsUrl } from './ws-client.js';
+
+let gw: TestGateway;
+let key: string;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ WS_LAG_WARNING_MS: '100', WS_MAX_BYTES_PER_SECOND: '10MB', METRICS_ENABLED: 'true' });
+  key = await gw.key({ scopes: ['write'] });
+}, 60_000);
+afterAll(async () => gw?.close());
+
+describe('streaming sessions', () => {
+  it('language=auto detects the language from the first piece and names it in every transcription', async () => {
+    const client = connect(wsUrl(gw.url, { language: 'auto' }), bearer(key));
+    const ready = await client.waitFor('ready');
+    expect(ready).toMatchObject({ language: 'auto', model: null });
+    client.send(speech16k().subarray(0, 96_000));
+    client.send('TRANSCRIBE');
+    const t = await client.waitFor('transcription');
+    // The fixture language-id model is untrained: any language that has a model.
+    expect(['am', 'om', 'ti']).toContain(t.language);
+    expect(t.model).not.toBeNull();
+    expect(gw.gateway.speech.models.resolve(t.language, t.model!)).toMatchObject({ language: t.language, model: t.model });
+    client.send('END');
+    await client.closed;
+  });
+
+  it('a server that falls behind says so with lag messages', async () => {
+    const client = connect(wsUrl(gw.url), bearer(key));
+    await client.waitFor('ready');
+    const pcm = speech16k();
+    // Twenty 8 s pieces at once (5 MB): each waits for the ones before it, so the last ones wait
+    // far longer than the 100 ms lag threshold even on a fast machine.
+    for (let i = 0; i < 20; i++) {
+      client.send(pcm);
+      client.send('TRANSCRIBE');
+    }
+    const lag = await client.waitFor('lag');
+    expect(lag.pending_pieces).toBeGreaterThanOrEqual(1);
+    expect(lag.oldest_pending_ms).toBeGreaterThanOrEqual(100);
+    expect(lag.pending_ms).toBeGreaterThan(0);
+    await client.waitFor('transcription', () => client.ofType('transcription').length === 20);
+    client.send('END');
+    const stats = await client.waitFor('session_stats');
+    expect(stats.max_lag_ms).toBeGreaterThanOrEqual(100);
+    await client.closed;
+  }, 30_000);
+
+  it('sessions show in /metrics', async () => {
+    const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad' }), bearer(key));
+    await client.waitFor('ready');
+    client.send(twoTurns().pcm);
+    await client.waitFor('turn_detected', (m) => m.turn_id === 2);
+    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_ws_sessions\{[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^gateway_ws_turn_latency_seconds_count\{[^}]*\} [1-9]/m);
+    expect(metrics).toMatch(/^gateway_ws_messages_total\{kind="audio"[^}]*\} [1-9]/m);
+    client.send('END');
+    await client.closed;
+  });
+});
+
+describe('shutdown', () => {
+  it('closes open sessions with 1001 and records their jobs before the store closes', async () => {
+    const own = await startTestGateway();
+    const ownKey = await own.key({ scopes: ['write'] });
+    const client = connect(wsUrl(own.url), bearer(ownKey));
+    const ready = await client.waitFor('ready');
+    client.send(speech16k().subarray(0, 64_000));
+    await client.waitFor('chunk_received');
+    const started = Date.now();
+    const closing = own.gateway.close();
+    expect((await client.closed).code).toBe(1001);
+    await closing;
+    // Well within the shutdown grace (10 s): nothing waits for a timeout.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    // The store closed with the gateway; a new gateway on the same data folder reads the record.
+    const again = await startTestGateway({ DATA_DIR: own.dataDir });
+    try {
+      const job = await again.gateway.store.jobs.get(ready.job_id);
+      expect(job?.status).toBe('completed');
+      expect(job?.segments?.length).toBe(1);
+      expect(job?.durationSeconds).toBeCloseTo(2, 1);
+    } finally {
+      await again.close();
+      rmSync(own.dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
