@@ -400,13 +400,15 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
         expect(await other.apiKeys.get(created.id)).toEqual(created);
         expect(await other.apiKeys.findByHash('nope')).toBeNull();
         await expect(other.apiKeys.create(newKey(account.id, { hash }))).rejects.toThrow();
-        expect((await other.apiKeys.list({ accountId: account.id })).map((k) => k.id)).toEqual([created.id, second.id]);
+        // Listing order is creation time, then id (keys made in the same millisecond tie on time).
+        const inListOrder = [created, second].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id)).map((k) => k.id);
+        expect((await other.apiKeys.list({ accountId: account.id })).map((k) => k.id)).toEqual(inListOrder);
         const revoked = await other.apiKeys.revoke(created.id, at(100));
         expect(revoked!.revokedAt).toBe(at(100));
         expect((await store.apiKeys.revoke(created.id, at(200)))!.revokedAt).toBe(at(100));
         expect(await store.apiKeys.revoke('key_missing', at(200))).toBeNull();
         expect((await store.apiKeys.list({ accountId: account.id })).map((k) => k.id)).toEqual([second.id]);
-        expect((await store.apiKeys.list({ accountId: account.id, includeRevoked: true })).map((k) => k.id)).toEqual([created.id, second.id]);
+        expect((await store.apiKeys.list({ accountId: account.id, includeRevoked: true })).map((k) => k.id)).toEqual(inListOrder);
         expect((await store.apiKeys.list({})).map((k) => k.id)).toContain(second.id);
         await other.apiKeys.touch(second.id, at(300));
         expect((await store.apiKeys.get(second.id))!.lastUsedAt).toBe(at(300));
