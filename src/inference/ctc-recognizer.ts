@@ -1,7 +1,6 @@
 import { CtcGreedyDecoder } from '../decoding/ctc-greedy-decoder.js';
 import type { CtcDecoder, CtcHypothesis } from '../decoding/ctc-types.js';
 import type { LoadedCtcModel } from '../models/model-loader.js';
-import { InputPreparer } from '../models/model-input.js';
 import { forOutput } from '../text/text-normalizer.js';
 import { InferenceBusyError, ModelRunError } from './inference-errors.js';
 import type { InferencePool, InferencePriority } from './inference-pool.js';
@@ -44,12 +43,11 @@ const MIN_SAMPLES = 1600;
 const SAMPLES_PER_MS = 16;
 
 /**
- * One CTC model bound to the pool: prepares the input (waveform or log-mel), runs it through
- * the pool, trims the row to its valid frames, decodes, and converts frames to milliseconds
+ * One CTC model bound to the pool: sends the PCM through the pool (whose worker prepares the
+ * waveform or log-mel input), trims the row to its valid frames, decodes, and converts frames to milliseconds
  * with the model's frame stride.
  */
 export class CtcRecognizer {
-  private readonly preparer: InputPreparer;
   /** The decoder this model runs with (from the manifest by default). */
   readonly decoder: CtcDecoder;
   readonly frameMs: number;
@@ -60,19 +58,21 @@ export class CtcRecognizer {
     decoderFactory: DecoderFactory = greedyDecoderFactory,
   ) {
     pool.register(poolSpecFor(model));
-    this.preparer = new InputPreparer(model.manifest.input);
     this.decoder = decoderFactory(model);
     this.frameMs = model.manifest.frameStrideSamples / SAMPLES_PER_MS;
   }
 
+  /**
+   * `samples`: 16 kHz mono PCM, read by the pool until the promise settles (the inference worker
+   * prepares the model's input from it): keep it unchanged until then.
+   */
   async recognize(samples: Float32Array, options: RecognizeOptions = {}): Promise<Recognition> {
     let pcm = samples;
     if (pcm.length < MIN_SAMPLES) {
       pcm = new Float32Array(MIN_SAMPLES);
       pcm.set(samples);
     }
-    const input = this.preparer.prepare(pcm);
-    const result = await runWithRetry(this.pool, this.model.name, input, options);
+    const result = await runWithRetry(this.pool, this.model.name, { data: pcm, length: pcm.length }, options);
     const vocabSize = this.model.vocabulary.tokens.length;
     const [outFrames, classes] = result.dims;
     if (result.dims.length !== 2 || classes !== vocabSize) {

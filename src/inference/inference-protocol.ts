@@ -1,5 +1,7 @@
 /** Messages between the pool (main thread) and its inference workers. */
 
+import type { ModelInput } from '../models/model-manifest.js';
+
 export type ExecutionDevice = 'cpu' | 'cuda';
 
 /** What a worker needs to open and feed one ONNX model. */
@@ -12,8 +14,17 @@ export interface PoolModelSpec {
   readonly outputName: string;
   /** Optional int64 [batch] output lengths. */
   readonly outLengthsName: string | null;
-  /** 0: input [batch, time]; n > 0: input [batch, time, n]. */
+  /**
+   * Width of each time step of what callers send: 0 for [time] rows (PCM or a waveform),
+   * n > 0 for [time, n] rows of ready-made features.
+   */
   readonly featureDim: number;
+  /**
+   * When set, callers send 16 kHz mono PCM rows and the worker turns each row into this input
+   * (log-mel features, normalised waveform) before the run, so that feature extraction stays
+   * off the main thread. Rows are then padded in the prepared form, as the model expects.
+   */
+  readonly prepare: ModelInput | null;
   /** Cap on rows per batch for this model (below the pool's own); null for none. */
   readonly maxBatchSize: number | null;
 }

@@ -9,6 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import * as ort from 'onnxruntime-node';
+import { InputPreparer } from '../models/model-input.js';
 import type { ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, ToWorker, WorkerSettings } from './inference-protocol.js';
 
 const settings = workerData as WorkerSettings;
@@ -20,6 +21,43 @@ interface OpenSession {
 }
 
 const sessions = new Map<string, Promise<OpenSession>>();
+/** One preparer per model (it holds the FFT tables and filterbank); used by this thread only. */
+const preparers = new Map<string, InputPreparer>();
+
+interface Feed {
+  readonly input: Float32Array;
+  readonly dims: readonly number[];
+  readonly lengths: BigInt64Array | null;
+}
+
+/**
+ * Turns the batch's PCM rows ([rows, samples], valid lengths in `lengths`) into the model's
+ * input ([rows, frames(, n)]), each row prepared on its own valid samples and zero-padded to
+ * the longest row, the same layout the pool builds for ready-made features.
+ */
+function prepareBatch(model: PoolModelSpec, message: Extract<ToWorker, { type: 'run' }>): Feed {
+  if (model.prepare === null) return message;
+  let preparer = preparers.get(model.name);
+  if (!preparer) {
+    preparer = new InputPreparer(model.prepare);
+    preparers.set(model.name, preparer);
+  }
+  const [rows, longest] = message.dims as [number, number];
+  const prepared = [];
+  for (let row = 0; row < rows; row++) {
+    const valid = message.lengths ? Number(message.lengths[row]) : longest;
+    prepared.push(preparer.prepare(message.input.subarray(row * longest, row * longest + valid)));
+  }
+  const width = Math.max(1, preparer.featureDim);
+  const steps = Math.max(...prepared.map((p) => p.length));
+  const input = new Float32Array(rows * steps * width);
+  const lengths = message.lengths ? new BigInt64Array(rows) : null;
+  prepared.forEach((p, row) => {
+    input.set(p.data.subarray(0, p.length * width), row * steps * width);
+    if (lengths) lengths[row] = BigInt(p.length);
+  });
+  return { input, dims: preparer.featureDim > 0 ? [rows, steps, preparer.featureDim] : [rows, steps], lengths };
+}
 
 const post = (message: FromWorker, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
 
@@ -73,9 +111,10 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
     const { opened, fresh } = open(model);
     const { session, report } = await opened;
     if (fresh) load = report;
-    const feeds: Record<string, ort.Tensor> = { [model.inputName]: new ort.Tensor('float32', message.input, message.dims) };
-    if (model.lengthsName !== null && message.lengths !== null) {
-      feeds[model.lengthsName] = new ort.Tensor('int64', message.lengths, [message.lengths.length]);
+    const feed = prepareBatch(model, message);
+    const feeds: Record<string, ort.Tensor> = { [model.inputName]: new ort.Tensor('float32', feed.input, [...feed.dims]) };
+    if (model.lengthsName !== null && feed.lengths !== null) {
+      feeds[model.lengthsName] = new ort.Tensor('int64', feed.lengths, [feed.lengths.length]);
     }
     const fetches = model.outLengthsName !== null ? [model.outputName, model.outLengthsName] : [model.outputName];
     const started = performance.now();

@@ -1,6 +1,5 @@
 import { PauseSegmenter } from '../audio/pause-segmenter.js';
 import type { LoadedLanguageIdModel } from '../models/model-loader.js';
-import { InputPreparer } from '../models/model-input.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { CtcRecognizer, runWithRetry } from './ctc-recognizer.js';
 import { ModelRunError } from './inference-errors.js';
@@ -49,7 +48,6 @@ const softmax = (row: Float32Array): number[] => {
 
 /** Uses a `language_id` model (waveform in, one logit per label out), restricted to languages that have models. */
 export class ModelLanguageDetector implements LanguageDetector {
-  private readonly preparer: InputPreparer;
 
   constructor(
     private readonly pool: InferencePool,
@@ -57,7 +55,6 @@ export class ModelLanguageDetector implements LanguageDetector {
     private readonly candidates: readonly string[],
   ) {
     pool.register(poolSpecFor(model));
-    this.preparer = new InputPreparer(model.manifest.input);
   }
 
   async detect(pcm: Float32Array, signal?: AbortSignal): Promise<LanguageDetection> {
@@ -67,8 +64,7 @@ export class ModelLanguageDetector implements LanguageDetector {
       padded = new Float32Array(1600);
       padded.set(head);
     }
-    const input = this.preparer.prepare(padded);
-    const result = await runWithRetry(this.pool, this.model.name, input, { priority: 'interactive', signal });
+    const result = await runWithRetry(this.pool, this.model.name, { data: padded, length: padded.length }, { priority: 'interactive', signal });
     const labels = this.model.manifest.labels;
     if (result.output.length !== labels.length) {
       throw new ModelRunError(this.model.name, `language-id output has ${result.output.length} scores per row; the manifest lists ${labels.length} labels`);

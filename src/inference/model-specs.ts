@@ -1,7 +1,10 @@
 import type { LoadedModel } from '../models/model-loader.js';
 import type { PoolModelSpec } from './inference-protocol.js';
 
-/** The pool's view of a model folder: where the ONNX file is and how to feed it. */
+/**
+ * The pool's view of a model folder: where the ONNX file is and how to feed it. Callers send
+ * 16 kHz mono PCM; the inference worker prepares the model's input from it (`prepare`).
+ */
 export function poolSpecFor(model: LoadedModel): PoolModelSpec {
   const { manifest } = model;
   return {
@@ -11,7 +14,8 @@ export function poolSpecFor(model: LoadedModel): PoolModelSpec {
     lengthsName: manifest.io.lengths,
     outputName: manifest.io.logits,
     outLengthsName: manifest.kind === 'ctc' ? manifest.io.outLengths : null,
-    featureDim: manifest.input.kind === 'log_mel' ? manifest.input.nMels : 0,
+    featureDim: 0,
+    prepare: manifest.input,
     maxBatchSize: manifest.maxBatchSize,
   };
 }

@@ -71,6 +71,9 @@ export class LogMelExtractor {
   private readonly fft: RealFft;
   private readonly window: Float64Array;
   private readonly bank: Float64Array;
+  /** Per mel channel, the first and one-past-last FFT bin with a nonzero weight (the sum skips the rest). */
+  private readonly bankFrom: Int32Array;
+  private readonly bankTo: Int32Array;
   private readonly frame: Float64Array;
   private readonly spectrum: Float64Array;
 
@@ -80,6 +83,21 @@ export class LogMelExtractor {
     const offset = (params.nFft - params.winLength) >> 1;
     for (let i = 0; i < params.winLength; i++) this.window[offset + i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / params.winLength);
     this.bank = melFilterbank(params);
+    const bins = (params.nFft >> 1) + 1;
+    this.bankFrom = new Int32Array(params.nMels);
+    this.bankTo = new Int32Array(params.nMels);
+    for (let m = 0; m < params.nMels; m++) {
+      let from = bins;
+      let to = 0;
+      for (let k = 0; k < bins; k++) {
+        if (this.bank[m * bins + k] !== 0) {
+          from = Math.min(from, k);
+          to = k + 1;
+        }
+      }
+      this.bankFrom[m] = Math.min(from, to);
+      this.bankTo[m] = to;
+    }
     this.frame = new Float64Array(params.nFft);
     this.spectrum = new Float64Array(this.fft.bins);
   }
@@ -114,7 +132,8 @@ export class LogMelExtractor {
       for (let m = 0; m < nMels; m++) {
         let sum = 0;
         const base = m * bins;
-        for (let k = 0; k < bins; k++) sum += this.bank[base + k]! * this.spectrum[k]!;
+        const to = this.bankTo[m]!;
+        for (let k = this.bankFrom[m]!; k < to; k++) sum += this.bank[base + k]! * this.spectrum[k]!;
         out[row + m] = Math.log(Math.max(sum, logFloor));
       }
     }

@@ -28,20 +28,24 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
 });
 
-/** Input for a model from PCM, as the recognizers prepare it. */
-function inputFor(model: LoadedModel, pcm: Float32Array): { data: Float32Array; length: number } {
-  const prepared = new InputPreparer(model.manifest.input).prepare(pcm);
-  return { data: prepared.data, length: prepared.length };
+/** What the recognizers send the pool: the PCM itself (the worker prepares the model input). */
+function inputFor(_model: LoadedModel, pcm: Float32Array): { data: Float32Array; length: number } {
+  return { data: pcm, length: pcm.length };
 }
 
-/** The same input run alone by onnxruntime on this thread: the reference a pooled, batched run must match. */
+/**
+ * The same PCM prepared on this thread and run alone by onnxruntime: the reference a pooled,
+ * batched run (prepared in the worker, padded with other rows) must match.
+ */
 async function runAlone(model: LoadedModel, input: { data: Float32Array; length: number }): Promise<{ data: Float32Array; dims: readonly number[]; outLength: number | null }> {
   const spec = poolSpecFor(model);
+  const preparer = new InputPreparer(model.manifest.input);
+  const prepared = preparer.prepare(input.data.subarray(0, input.length));
   const session = await ort.InferenceSession.create(model.onnxPath, { intraOpNumThreads: 1 });
   try {
-    const dims = spec.featureDim > 0 ? [1, input.length, spec.featureDim] : [1, input.length];
-    const feeds: Record<string, ort.Tensor> = { [spec.inputName]: new ort.Tensor('float32', input.data.slice(), dims) };
-    if (spec.lengthsName) feeds[spec.lengthsName] = new ort.Tensor('int64', BigInt64Array.from([BigInt(input.length)]), [1]);
+    const dims = preparer.featureDim > 0 ? [1, prepared.length, preparer.featureDim] : [1, prepared.length];
+    const feeds: Record<string, ort.Tensor> = { [spec.inputName]: new ort.Tensor('float32', prepared.data.slice(), dims) };
+    if (spec.lengthsName) feeds[spec.lengthsName] = new ort.Tensor('int64', BigInt64Array.from([BigInt(prepared.length)]), [1]);
     const out = await session.run(feeds);
     const logits = out[spec.outputName]!;
     const outLength = spec.outLengthsName ? Number((out[spec.outLengthsName]!.data as BigInt64Array)[0]) : null;
