@@ -12,7 +12,7 @@ export type InferencePriority = 'interactive' | 'batch';
 
 export interface InferenceInput {
   /**
-   * Row-major [length] or [length, featureDim]. Read when the request's batch is assembled,
+   * 16 kHz mono PCM, [length] samples (the worker prepares the model input). Read when the request's batch is assembled,
    * which can be any time before the promise settles: keep it unchanged until then. The pool
    * keeps no reference afterwards.
    */
@@ -255,8 +255,7 @@ export class InferencePool {
       this.observer.onRejected?.({ model, reason: 'closed' });
       return Promise.reject(new InferenceClosedError());
     }
-    const width = Math.max(1, queue.spec.featureDim);
-    if (!Number.isInteger(input.length) || input.length < 1 || input.data.length < input.length * width) {
+    if (!Number.isInteger(input.length) || input.length < 1 || input.data.length < input.length) {
       return Promise.reject(new RangeError(`input of length ${input.length} does not fit its data (${input.data.length} values)`));
     }
     if (this.queued >= this.maxQueued) {
@@ -579,7 +578,6 @@ export class InferencePool {
 
   private send(slot: Slot, queue: ModelQueue): void {
     const spec = queue.spec;
-    const width = Math.max(1, spec.featureDim);
     const limit = this.batchLimit(spec);
     const requests: Pending[] = [];
     let longest = 0;
@@ -587,7 +585,7 @@ export class InferencePool {
       while (list.length > 0 && requests.length < limit) {
         const next = list[0]!;
         const widest = Math.max(longest, next.length);
-        if (requests.length > 0 && (requests.length + 1) * widest * width > this.maxBatchElements) break;
+        if (requests.length > 0 && (requests.length + 1) * widest > this.maxBatchElements) break;
         list.shift();
         requests.push(next);
         longest = widest;
@@ -596,13 +594,13 @@ export class InferencePool {
     }
     this.queued -= requests.length;
     const rows = requests.length;
-    const input = new Float32Array(rows * longest * width);
+    const input = new Float32Array(rows * longest);
     const lengths = spec.lengthsName !== null ? new BigInt64Array(rows) : null;
     requests.forEach((request, i) => {
-      input.set(request.data.subarray(0, request.length * width), i * longest * width);
+      input.set(request.data.subarray(0, request.length), i * longest);
       if (lengths) lengths[i] = BigInt(request.length);
     });
-    const dims = spec.featureDim > 0 ? [rows, longest, spec.featureDim] : [rows, longest];
+    const dims: [number, number] = [rows, longest];
     const batch: Batch = {
       id: this.nextBatchId++,
       model: spec.name,

@@ -15,16 +15,12 @@ export interface PoolModelSpec {
   /** Optional int64 [batch] output lengths. */
   readonly outLengthsName: string | null;
   /**
-   * Width of each time step of what callers send: 0 for [time] rows (PCM or a waveform),
-   * n > 0 for [time, n] rows of ready-made features.
+   * The model's input as its manifest describes it. Callers send 16 kHz mono PCM rows; the
+   * worker turns each row into this input (log-mel features, normalised waveform) before the
+   * run, so that feature extraction stays off the main thread. Rows are padded in the prepared
+   * form, as the model expects.
    */
-  readonly featureDim: number;
-  /**
-   * When set, callers send 16 kHz mono PCM rows and the worker turns each row into this input
-   * (log-mel features, normalised waveform) before the run, so that feature extraction stays
-   * off the main thread. Rows are then padded in the prepared form, as the model expects.
-   */
-  readonly prepare: ModelInput | null;
+  readonly prepare: ModelInput;
   /** Cap on rows per batch for this model (below the pool's own); null for none. */
   readonly maxBatchSize: number | null;
 }
@@ -42,9 +38,10 @@ export type ToWorker =
       readonly type: 'run';
       readonly batchId: number;
       readonly model: PoolModelSpec;
-      /** Transferred: the worker owns it from here on. */
+      /** PCM rows, [rows, samples] zero-padded. Transferred: the worker owns it from here on. */
       readonly input: Float32Array;
-      readonly dims: readonly number[];
+      readonly dims: readonly [number, number];
+      /** Valid samples per row; null for a model without a lengths input (then one row). */
       readonly lengths: BigInt64Array | null;
     }
   | { readonly type: 'close' };

@@ -33,16 +33,16 @@ interface Feed {
 /**
  * Turns the batch's PCM rows ([rows, samples], valid lengths in `lengths`) into the model's
  * input ([rows, frames(, n)]), each row prepared on its own valid samples and zero-padded to
- * the longest row, the same layout the pool builds for ready-made features.
+ * the longest row. A plain waveform input is the PCM batch itself and goes through as sent.
  */
 function prepareBatch(model: PoolModelSpec, message: Extract<ToWorker, { type: 'run' }>): Feed {
-  if (model.prepare === null) return message;
   let preparer = preparers.get(model.name);
   if (!preparer) {
     preparer = new InputPreparer(model.prepare);
     preparers.set(model.name, preparer);
   }
-  const [rows, longest] = message.dims as [number, number];
+  if (model.prepare.kind === 'waveform' && model.prepare.normalize === 'none') return message;
+  const [rows, longest] = message.dims;
   const prepared = [];
   for (let row = 0; row < rows; row++) {
     const valid = message.lengths ? Number(message.lengths[row]) : longest;

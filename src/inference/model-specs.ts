@@ -14,7 +14,6 @@ export function poolSpecFor(model: LoadedModel): PoolModelSpec {
     lengthsName: manifest.io.lengths,
     outputName: manifest.io.logits,
     outLengthsName: manifest.kind === 'ctc' ? manifest.io.outLengths : null,
-    featureDim: 0,
     prepare: manifest.input,
     maxBatchSize: manifest.maxBatchSize,
   };
