@@ -13,6 +13,7 @@ import { characterErrorRate } from '../../src/models/character-error-rate.js';
 import type { LoadedCtcModel } from '../../src/models/model-loader.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
 import { startTestGateway } from '../helpers/test-gateway.js';
+import { readPcm16Wav } from '../native/audio-helpers.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
 const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
@@ -43,22 +44,6 @@ interface Clip {
   readonly language: string;
   readonly set: string;
   readonly reference: string;
-}
-
-function readWav(path: URL): Float32Array {
-  const buf = readFileSync(path);
-  let at = 12;
-  while (at + 8 <= buf.length) {
-    const id = buf.toString('ascii', at, at + 4);
-    const size = buf.readUInt32LE(at + 4);
-    if (id === 'data') {
-      const out = new Float32Array(size >> 1);
-      for (let i = 0; i < out.length; i++) out[i] = buf.readInt16LE(at + 8 + 2 * i) / 32768;
-      return out;
-    }
-    at += 8 + size + (size & 1);
-  }
-  throw new Error(`${path.pathname}: no data chunk`);
 }
 
 const clips: Clip[] = readFileSync(new URL('heldout.tsv', HELDOUT), 'utf8')
@@ -127,7 +112,7 @@ describe('shipped models', () => {
         const recognizer = new CtcRecognizer(pool, m); // checks logits width == vocabulary size on every run
         const mine = clips.filter((c) => c.language === m.language);
         expect(mine.length).toBeGreaterThan(0);
-        const results = await Promise.all(mine.map((c) => recognizer.recognize(readWav(new URL(c.file, HELDOUT)))));
+        const results = await Promise.all(mine.map((c) => recognizer.recognize(readPcm16Wav(readFileSync(new URL(c.file, HELDOUT))).samples)));
         const bySet = new Map<string, { refs: string[]; hyps: string[] }>();
         mine.forEach((c, i) => {
           const entry = bySet.get(c.set) ?? { refs: [], hyps: [] };
