@@ -3,6 +3,15 @@ import { request as httpsRequest } from 'node:https';
 import { ApiError, isApiError } from '../errors/api-error.js';
 import type { OutboundGuard } from './outbound-guard.js';
 
+/** Cause of the error a request gets when its own timeout passes (see isRequestTimeout). */
+const REQUEST_TIMEOUT = Symbol('request timeout');
+const timedOut = (): ApiError => new ApiError('upstream_error', { message: 'The remote server did not answer in time.', cause: REQUEST_TIMEOUT });
+
+/** True for the error of a request whose time limit passed before the answer's headers came. */
+export function isRequestTimeout(error: unknown): boolean {
+  return error instanceof ApiError && error.cause === REQUEST_TIMEOUT;
+}
+
 export interface SafeRequestOptions {
   readonly method?: 'GET' | 'HEAD' | 'POST';
   readonly headers?: OutgoingHttpHeaders;
@@ -75,15 +84,15 @@ function requestOnce(
   timeoutMs: number,
   signal: AbortSignal | undefined,
 ): Promise<IncomingMessage> {
-  if (timeoutMs <= 0) return Promise.reject(new ApiError('upstream_error', { message: 'The remote server did not answer in time.' }));
+  if (timeoutMs <= 0) return Promise.reject(timedOut());
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     // agent: false — a fresh connection per request, so every connection is resolved through this
     // guard (a pooled keep-alive socket could have been opened under another guard's rules).
     const req = send(url, { method, headers, agent: false, lookup: guard.lookup, timeout: timeoutMs, ...(signal ? { signal } : {}) }, resolve);
-    const timer = setTimeout(() => req.destroy(new ApiError('upstream_error', { message: 'The remote server did not answer in time.' })), timeoutMs);
+    const timer = setTimeout(() => req.destroy(timedOut()), timeoutMs);
     req.on('response', () => clearTimeout(timer));
-    req.on('timeout', () => req.destroy(new ApiError('upstream_error', { message: 'The remote server did not answer in time.' })));
+    req.on('timeout', () => req.destroy(timedOut()));
     req.on('error', (error) => {
       clearTimeout(timer);
       reject(isApiError(error) ? error : new ApiError('upstream_error', { message: `Request to ${url.host} failed: ${error.message}`, cause: error }));

@@ -9,7 +9,7 @@ import type { JobOutbox } from '../jobs/job-outbox.js';
 import type { JobRecord, JobStore } from '../jobs/job-types.js';
 import { jobPath } from '../jobs/job-views.js';
 import type { OutboundGuard } from '../net/outbound-guard.js';
-import { safeRequest } from '../net/safe-http.js';
+import { isRequestTimeout, safeRequest } from '../net/safe-http.js';
 import { signatureHeader, SIGNATURE_HEADER } from './webhook-signature.js';
 import type { DeliveryAttempt, DeliveryRecord, WebhookEvent, WebhookRecord, WebhookStore } from './webhook-types.js';
 
@@ -292,7 +292,8 @@ export class WebhookDispatcher {
       else if (status < 200 || status >= 300) error = `HTTP ${status}`;
       return { response_status: status, error, duration_ms: elapsed(), response_body: snippet };
     } catch (error) {
-      const message = deadline.aborted
+      // The request's own timer and the deadline share one limit: either may fire first.
+      const message = deadline.aborted || isRequestTimeout(error)
         ? `No answer within ${Math.round(timeoutMs / 1000)} s.`
         : isApiError(error)
           ? error.message
