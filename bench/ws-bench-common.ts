@@ -22,6 +22,8 @@ export interface BenchServer {
   readonly port: number;
   readonly key: string;
   readonly model: string;
+  /** How the gateway's inference workers are scheduled (INFERENCE_WORKER_NICE). */
+  readonly workerPriority: string;
   mark(): Promise<void>;
   stats(): Promise<ServerStats>;
   stop(): Promise<void>;
@@ -52,6 +54,7 @@ export async function startServer(mode: 'gateway' | 'plain-ws', env: Record<stri
     port: ready['port'] as number,
     key: ready['key'] as string,
     model: ready['model'] as string,
+    workerPriority: ready['workerPriority'] as string,
     mark: async () => {
       const marked = next('marked');
       child.send({ type: 'mark' });

@@ -78,7 +78,7 @@ if (mode === 'plain-ws') {
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  send({ type: 'ready', port, key: 'none', model: 'none' });
+  send({ type: 'ready', port, key: 'none', model: 'none', workerPriority: 'none' });
 } else {
   const dataDir = mkdtempSync(join(tmpdir(), 'ws-bench-'));
   const config = loadConfig({
@@ -88,6 +88,8 @@ if (mode === 'plain-ws') {
     LOG_LEVEL: 'silent',
     MODELS_DIR: process.env['MODELS_DIR'] ?? join(process.cwd(), 'test/fixtures/models'),
     INFERENCE_WORKERS: '1',
+    // Set INFERENCE_WORKER_NICE=off to compare with workers at the event loop's priority.
+    INFERENCE_WORKER_NICE: process.env['INFERENCE_WORKER_NICE'] ?? '10',
     WS_MAX_CONNECTIONS_PER_KEY: '100000',
     ...overrides,
   });
@@ -99,7 +101,13 @@ if (mode === 'plain-ws') {
     await gateway.close();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  send({ type: 'ready', port: gateway.port, key, model: models.map((m) => `${m.name} (${m.description ?? 'no description'})`).join('; ') });
+  send({
+    type: 'ready',
+    port: gateway.port,
+    key,
+    model: models.map((m) => `${m.name} (${m.description ?? 'no description'})`).join('; '),
+    workerPriority: config.inferenceWorkerNice === null ? 'event-loop priority' : `nice ${config.inferenceWorkerNice}, SCHED_BATCH`,
+  });
 }
 
 process.on('message', (message: { type: string }) => {
@@ -147,6 +155,9 @@ function poolDelta(before: PoolStats | null, after: PoolStats | null) {
     batch_sizes: sizes,
     mean_queue_wait_ms: requests === 0 ? 0 : Math.round(((after.totalQueueWaitMs - before.totalQueueWaitMs) / requests) * 10) / 10,
     mean_run_ms: batches === 0 ? 0 : Math.round(((after.totalRunMs - before.totalRunMs) / batches) * 10) / 10,
+    // Worker time per batch around the model run: features from PCM, then CTC decoding.
+    mean_prepare_ms: batches === 0 ? 0 : Math.round(((after.totalPrepareMs - before.totalPrepareMs) / batches) * 10) / 10,
+    mean_decode_ms: batches === 0 ? 0 : Math.round(((after.totalDecodeMs - before.totalDecodeMs) / batches) * 10) / 10,
     rejected_busy: after.rejectedBusy - before.rejectedBusy,
   };
 }

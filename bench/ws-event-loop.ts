@@ -67,6 +67,8 @@ try {
     load_average_at_start: loadAtStart,
     placement: placement(),
     model: server.model,
+    inference_workers: 1,
+    inference_worker_priority: server.workerPriority,
     streams: count,
     audio_messages_per_second_in: count * 10,
     seconds_per_phase: seconds,

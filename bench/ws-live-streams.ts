@@ -84,6 +84,7 @@ try {
     load_average_at_start: loadAtStart,
     placement: placement(),
     model: server.model,
+    inference_worker_priority: server.workerPriority,
     endpoint_silence_ms: ENDPOINT_SILENCE_MS,
     chunk_ms: 100,
     speaking: '3 s speech / 3 s quiet, real time',

@@ -12,6 +12,13 @@ describe('loadConfig', () => {
     expect(config.limits.wsMaxBufferBytes).toBe(50_000_000);
     expect(config.limits.webhookRetryScheduleSeconds).toEqual([60, 300, 1800, 7200, 86400]);
     expect(config.publicBaseUrl).toBeNull();
+    expect(config.inferenceWorkerNice).toBe(10);
+  });
+
+  it('reads the inference worker priority: a nice value 0..19 or off', () => {
+    expect(loadConfig({ INFERENCE_WORKER_NICE: '4' }, '/srv/app').inferenceWorkerNice).toBe(4);
+    expect(loadConfig({ INFERENCE_WORKER_NICE: 'off' }, '/srv/app').inferenceWorkerNice).toBeNull();
+    expect(() => loadConfig({ INFERENCE_WORKER_NICE: '25' }, '/srv/app')).toThrow(/INFERENCE_WORKER_NICE must be between 0 and 19/);
   });
 
   it('parses sizes, lists and booleans', () => {

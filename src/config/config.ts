@@ -22,6 +22,8 @@ export interface GatewayConfig {
   readonly modelsDir: string;
   readonly inferenceDevice: 'cpu' | 'cuda';
   readonly inferenceWorkers: number;
+  /** Nice value of the inference worker threads (with SCHED_BATCH); null: same as the event loop. */
+  readonly inferenceWorkerNice: number | null;
   /** Jobs transcribed at once by this process (they share the batched inference pool). */
   readonly jobWorkers: number;
   readonly ffmpegPath: string | null;
@@ -316,6 +318,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     modelsDir,
     inferenceDevice: r.oneOf('INFERENCE_DEVICE', 'cpu', ['cpu', 'cuda'] as const),
     inferenceWorkers: r.integer('INFERENCE_WORKERS', 0, 0, 256),
+    inferenceWorkerNice: r.string('INFERENCE_WORKER_NICE', '10') === 'off' ? null : r.integer('INFERENCE_WORKER_NICE', 10, 0, 19),
     jobWorkers: r.integer('JOB_WORKERS', 4, 1, 256),
     ffmpegPath: r.optionalString('FFMPEG_PATH'),
     ffprobePath: r.optionalString('FFPROBE_PATH'),

@@ -1,15 +1,11 @@
-import { CtcGreedyDecoder } from '../decoding/ctc-greedy-decoder.js';
-import type { CtcDecoder, CtcHypothesis } from '../decoding/ctc-types.js';
+import type { DecodingPlan } from '../decoding/decoding-plan.js';
+import type { CtcHypothesis } from '../decoding/ctc-types.js';
 import type { LoadedCtcModel } from '../models/model-loader.js';
 import { forOutput } from '../text/text-normalizer.js';
+import { greedyPlanner, type DecodingPlanner } from './decoding-planner.js';
 import { InferenceBusyError, ModelRunError } from './inference-errors.js';
 import type { InferencePool, InferencePriority } from './inference-pool.js';
 import { poolSpecFor } from './model-specs.js';
-
-/** Builds the decoder a model runs with; SpeechEngine uses manifestDecoderFactory (decoder-factory.ts). */
-export type DecoderFactory = (model: LoadedCtcModel) => CtcDecoder;
-
-export const greedyDecoderFactory: DecoderFactory = (model) => new CtcGreedyDecoder(model.vocabulary);
 
 export interface TimedWord {
   readonly text: string;
@@ -43,22 +39,23 @@ const MIN_SAMPLES = 1600;
 const SAMPLES_PER_MS = 16;
 
 /**
- * One CTC model bound to the pool: sends the PCM through the pool (whose worker prepares the
- * waveform or log-mel input), trims the row to its valid frames, decodes, and converts frames to milliseconds
- * with the model's frame stride.
+ * One CTC model bound to the pool: sends the PCM through the pool, whose worker prepares the
+ * waveform or log-mel input, runs the model and decodes the row's valid frames with this
+ * model's decoding plan; here the frames become milliseconds (the model's frame stride) and the
+ * text is normalised for output. Nothing per frame runs on the calling (main) thread.
  */
 export class CtcRecognizer {
-  /** The decoder this model runs with (from the manifest by default). */
-  readonly decoder: CtcDecoder;
+  /** How this model decodes (greedy by default; SpeechEngine plans from the manifest). */
+  readonly decoding: DecodingPlan;
   readonly frameMs: number;
 
   constructor(
     private readonly pool: InferencePool,
     readonly model: LoadedCtcModel,
-    decoderFactory: DecoderFactory = greedyDecoderFactory,
+    planner: DecodingPlanner = greedyPlanner,
   ) {
-    pool.register(poolSpecFor(model));
-    this.decoder = decoderFactory(model);
+    this.decoding = planner(model);
+    pool.register(poolSpecFor(model, this.decoding));
     this.frameMs = model.manifest.frameStrideSamples / SAMPLES_PER_MS;
   }
 
@@ -73,17 +70,9 @@ export class CtcRecognizer {
       pcm.set(samples);
     }
     const result = await runWithRetry(this.pool, this.model.name, { data: pcm, length: pcm.length }, options);
-    const vocabSize = this.model.vocabulary.tokens.length;
-    const [outFrames, classes] = result.dims;
-    if (result.dims.length !== 2 || classes !== vocabSize) {
-      throw new ModelRunError(this.model.name, `logits have shape [${result.dims.join(', ')}] per row; expected [frames, ${vocabSize}]`);
-    }
-    const expected = result.outLength ?? Math.ceil(pcm.length / this.model.manifest.frameStrideSamples);
-    const frames = Math.max(0, Math.min(outFrames!, expected));
-    // Decoding runs on this (main) thread: greedy is one pass over the frames; beam search
-    // (decodeAsync) works in slices of a few ms and yields between them.
-    const scores = { data: result.output.subarray(0, frames * vocabSize), frames, vocabSize };
-    const hypothesis = this.decoder.decodeAsync ? await this.decoder.decodeAsync(scores, options.signal) : this.decoder.decode(scores);
+    // The worker checked the logits' shape against the vocabulary before decoding.
+    if (result.decoded === null) throw new ModelRunError(this.model.name, 'the inference pool sent no decoding for this CTC model');
+    const { hypothesis, frames } = result.decoded;
     const startMs = options.startMs ?? 0;
     // Output normalisation (src/text/text-normalizer.ts forOutput): NFC, whitespace, the
     // language's canonical punctuation (no space before a mark); case and numerals as decoded.

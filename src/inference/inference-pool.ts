@@ -3,9 +3,10 @@ import { Worker } from 'node:worker_threads';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { InferenceBusyError, InferenceClosedError, ModelRunError } from './inference-errors.js';
-import type { ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, ToWorker, WorkerSettings } from './inference-protocol.js';
+import { samePlan } from '../decoding/decoding-plan.js';
+import type { DecodedRow, ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, ToWorker, WorkerSettings } from './inference-protocol.js';
 
-export type { ExecutionDevice, LoadReport, PoolModelSpec } from './inference-protocol.js';
+export type { DecodedRow, ExecutionDevice, LoadReport, PoolModelSpec } from './inference-protocol.js';
 
 /** Live-stream chunks are `interactive` and go before `batch` work (REST jobs). */
 export type InferencePriority = 'interactive' | 'batch';
@@ -32,6 +33,8 @@ export interface InferenceResult {
   readonly dims: readonly number[];
   /** The model's output length for this row, when it has an output-lengths output. */
   readonly outLength: number | null;
+  /** This row decoded by the worker, for a model registered with `decode`; null otherwise. */
+  readonly decoded: DecodedRow | null;
   readonly batchSize: number;
   readonly queueWaitMs: number;
   readonly runMs: number;
@@ -72,6 +75,12 @@ export interface InferencePoolOptions {
   readonly workers?: number;
   /** onnxruntime intra-op threads per worker; default cores / workers (at least 1). */
   readonly intraOpThreads?: number;
+  /**
+   * Workers (and their onnxruntime threads) run at this nice value with SCHED_BATCH on Linux, so
+   * that waking one never preempts the event loop and the event loop wins the CPU when both are
+   * runnable. Default 10; null keeps the process's priority.
+   */
+  readonly workerNice?: number | null;
   readonly device?: ExecutionDevice;
   readonly cudaDeviceId?: number;
   /** Requests per batch. Default 8. */
@@ -109,6 +118,9 @@ export interface PoolStats {
   readonly batchSizes: Readonly<Record<number, number>>;
   readonly totalQueueWaitMs: number;
   readonly totalRunMs: number;
+  /** Worker time around the runs: input preparation (features) and decoding. */
+  readonly totalPrepareMs: number;
+  readonly totalDecodeMs: number;
 }
 
 interface Pending {
@@ -142,6 +154,8 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   busy: Batch | null;
+  /** Models whose spec this worker has been sent (`register` or `load`). */
+  readonly registered: Set<string>;
   readonly loaded: Map<string, LoadReport>;
   readonly loadWaiters: Map<string, Array<{ resolve: (r: LoadReport) => void; reject: (e: Error) => void }>>;
   closing: boolean;
@@ -171,6 +185,7 @@ export class InferencePool {
   readonly workerCount: number;
   readonly intraOpThreads: number;
   readonly device: ExecutionDevice;
+  private readonly workerNice: number | null;
   private readonly maxBatchSize: number;
   private readonly maxWaitMs: number;
   private readonly interactiveMaxWaitMs: number;
@@ -196,6 +211,8 @@ export class InferencePool {
     batchSizes: {} as Record<number, number>,
     totalQueueWaitMs: 0,
     totalRunMs: 0,
+    totalPrepareMs: 0,
+    totalDecodeMs: 0,
   };
 
   private constructor(options: InferencePoolOptions) {
@@ -203,6 +220,7 @@ export class InferencePool {
     const cores = availableParallelism();
     this.workerCount = options.workers && options.workers > 0 ? Math.floor(options.workers) : defaultWorkerCount(this.device, cores);
     this.intraOpThreads = options.intraOpThreads ?? Math.max(1, Math.floor(cores / this.workerCount));
+    this.workerNice = options.workerNice === undefined ? 10 : options.workerNice;
     this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 8);
     this.maxWaitMs = Math.max(0, options.maxWaitMs ?? 10);
     this.interactiveMaxWaitMs = Math.max(0, options.interactiveMaxWaitMs ?? 2);
@@ -230,6 +248,7 @@ export class InferencePool {
     const existing = this.models.get(spec.name);
     if (existing) {
       if (existing.spec.onnxPath !== spec.onnxPath) throw new Error(`model ${spec.name} is already registered with ${existing.spec.onnxPath}`);
+      if (!samePlan(existing.spec.decode, spec.decode)) throw new Error(`model ${spec.name} is already registered with another decoding`);
       return;
     }
     this.models.set(spec.name, { spec, interactive: [], batch: [] });
@@ -238,7 +257,8 @@ export class InferencePool {
   /** Registers the model and opens its session in every worker now; resolves with each worker's report. */
   async load(spec: PoolModelSpec): Promise<LoadReport[]> {
     this.register(spec);
-    return Promise.all(this.slots.map((slot) => this.loadIn(slot, spec)));
+    const registered = this.models.get(spec.name)!.spec;
+    return Promise.all(this.slots.map((slot) => this.loadIn(slot, registered)));
   }
 
   /** Names of models with a session open in at least one worker. */
@@ -343,7 +363,7 @@ export class InferencePool {
   }
 
   private spawn(index: number): Promise<void> {
-    const settings: WorkerSettings = { index, device: this.device, cudaDeviceId: 0, intraOpThreads: this.intraOpThreads };
+    const settings: WorkerSettings = { index, device: this.device, cudaDeviceId: 0, intraOpThreads: this.intraOpThreads, backgroundNice: this.workerNice };
     const worker = createInferenceWorker(settings);
     let exitedResolve!: () => void;
     const slot: Slot = {
@@ -351,6 +371,7 @@ export class InferencePool {
       worker,
       ready: false,
       busy: null,
+      registered: new Set(),
       loaded: new Map(),
       loadWaiters: new Map(),
       closing: false,
@@ -361,6 +382,8 @@ export class InferencePool {
       let started = false;
       worker.on('message', (message: FromWorker) => {
         if (message.type === 'ready') {
+          if (message.priorityError !== null) this.logger?.warn({ worker: index, err: message.priorityError }, 'inference worker priority not lowered');
+          else if (message.priority !== null && index === 0) this.logger?.info({ worker: index, ...message.priority }, 'inference workers run at background priority');
           started = true;
           slot.ready = true;
           resolve();
@@ -413,7 +436,10 @@ export class InferencePool {
       const waiters = slot.loadWaiters.get(spec.name) ?? [];
       waiters.push({ resolve, reject });
       slot.loadWaiters.set(spec.name, waiters);
-      if (waiters.length === 1) slot.worker.postMessage({ type: 'load', model: spec } satisfies ToWorker);
+      if (waiters.length === 1) {
+        slot.registered.add(spec.name);
+        slot.worker.postMessage({ type: 'load', model: spec } satisfies ToWorker);
+      }
     });
   }
 
@@ -435,6 +461,9 @@ export class InferencePool {
         for (const w of waiters) w.resolve(message);
         break;
       }
+      case 'warning':
+        this.logger?.warn({ worker: slot.index, model: message.model }, message.message);
+        break;
       case 'load-failed': {
         const waiters = slot.loadWaiters.get(message.model) ?? [];
         slot.loadWaiters.delete(message.model);
@@ -476,13 +505,15 @@ export class InferencePool {
   }
 
   private deliver(batch: Batch, message: Extract<FromWorker, { type: 'result' }>, waits: number[], provider: ExecutionDevice): void {
-    const { output, outputDims, outLengths, runMs } = message;
+    const { output, outputDims, outLengths, decoded, runMs } = message;
     const rowDims = outputDims.slice(1);
     const rowSize = rowDims.reduce((a, b) => a * b, 1);
     const size = batch.requests.length;
     this.counters.batches++;
     this.counters.batchSizes[size] = (this.counters.batchSizes[size] ?? 0) + 1;
     this.counters.totalRunMs += runMs;
+    this.counters.totalPrepareMs += message.prepareMs;
+    this.counters.totalDecodeMs += message.decodeMs;
     batch.requests.forEach((request, i) => {
       this.finishRequest(request);
       if (outputDims[0] !== size) {
@@ -496,6 +527,7 @@ export class InferencePool {
         output: new Float32Array(output.buffer, output.byteOffset + i * rowSize * 4, rowSize),
         dims: rowDims,
         outLength: outLengths?.[i] ?? null,
+        decoded: decoded?.[i] ?? null,
         batchSize: size,
         queueWaitMs: waits[i]!,
         runMs,
@@ -609,7 +641,11 @@ export class InferencePool {
       sentAt: performance.now(),
     };
     slot.busy = batch;
-    const message: ToWorker = { type: 'run', batchId: batch.id, model: spec, input, dims, lengths };
+    if (!slot.registered.has(spec.name)) {
+      slot.registered.add(spec.name);
+      slot.worker.postMessage({ type: 'register', model: spec } satisfies ToWorker);
+    }
+    const message: ToWorker = { type: 'run', batchId: batch.id, model: spec.name, input, dims, lengths };
     const transfer: ArrayBuffer[] = [input.buffer];
     if (lengths) transfer.push(lengths.buffer);
     slot.worker.postMessage(message, transfer);

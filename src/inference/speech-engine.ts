@@ -6,11 +6,12 @@ import { probeAudio } from '../audio/audio-probe.js';
 import { resolveMediaTools, type MediaTools } from '../audio/ffmpeg-binaries.js';
 import type { SegmenterOptions } from '../audio/pause-segmenter.js';
 import { decodeToPcm, PCM_SAMPLE_RATE } from '../audio/pcm-decoder.js';
+import type { LoadedModel } from '../models/model-loader.js';
 import { LANGUAGE_NAMES, ModelRegistry, type ModelChoice, type ModelProblem } from '../models/model-registry.js';
-import { CtcRecognizer, type DecoderFactory } from './ctc-recognizer.js';
-import { loadLanguageModels, manifestDecoderFactory } from './decoder-factory.js';
+import { CtcRecognizer } from './ctc-recognizer.js';
+import { loadLanguageModels, manifestDecodingPlanner, type DecodingPlanner } from './decoding-planner.js';
 import { createInferenceMetrics } from './inference-metrics.js';
-import { InferencePool, type DeviceReport, type ExecutionDevice, type InferencePoolOptions, type PoolLogger } from './inference-pool.js';
+import { InferencePool, type DeviceReport, type ExecutionDevice, type InferencePoolOptions, type PoolLogger, type PoolModelSpec } from './inference-pool.js';
 import { createLanguageDetector, DETECTION_SECONDS, type LanguageDetection, type LanguageDetector } from './language-detector.js';
 import { poolSpecFor } from './model-specs.js';
 import { transcribeAll } from './transcriber.js';
@@ -25,6 +26,8 @@ export interface SpeechEngineOptions {
   /** Inference worker threads; 0 or absent picks a default from the cores (see InferencePool). */
   readonly workers?: number;
   readonly intraOpThreads?: number;
+  /** Inference worker priority (InferencePoolOptions.workerNice); default 10. */
+  readonly workerNice?: number | null;
   /** A system ffmpeg/ffprobe instead of the bundled ones. */
   readonly ffmpegPath?: string | null;
   readonly ffprobePath?: string | null;
@@ -38,8 +41,8 @@ export interface SpeechEngineOptions {
   readonly segmenter?: SegmenterOptions;
   /** Pieces of one job in the pool at once. Default 4. */
   readonly maxInFlightPerJob?: number;
-  /** Decoder per model; default: from each manifest's `decoding` and `lm` (decoder-factory.ts). */
-  readonly decoderFactory?: DecoderFactory;
+  /** Decoding per model; default: from each manifest's `decoding` and `lm` (decoding-planner.ts). */
+  readonly decodingPlanner?: DecodingPlanner;
   /** Open the default models and the language-id model in every worker at start. Default true. */
   readonly preload?: boolean;
 }
@@ -72,7 +75,7 @@ export class SpeechEngine {
     readonly pool: InferencePool,
     readonly tools: MediaTools,
     private readonly options: SpeechEngineOptions,
-    private readonly decoderFactory: DecoderFactory,
+    private readonly planner: DecodingPlanner,
   ) {
     this.catalog = {
       languages: () => {
@@ -105,14 +108,16 @@ export class SpeechEngine {
       device: options.device ?? 'cpu',
       workers: options.workers ?? 0,
       intraOpThreads: options.intraOpThreads,
+      ...(options.workerNice !== undefined ? { workerNice: options.workerNice } : {}),
       observer: options.metrics ? createInferenceMetrics(options.metrics) : undefined,
       logger: options.logger,
     });
     const lms = await loadLanguageModels(registry.all());
     for (const problem of lms.problems) options.logger?.warn({ dir: problem.dir }, problem.message);
-    const engine = new SpeechEngine(registry, pool, tools, options, options.decoderFactory ?? manifestDecoderFactory(lms.models));
+    // The LMs were read to check them; the workers read their own copies (decoding runs there).
+    const engine = new SpeechEngine(registry, pool, tools, options, options.decodingPlanner ?? manifestDecodingPlanner(new Set(lms.models.keys())));
     engine.loadProblems.push(...lms.problems);
-    for (const model of registry.all()) pool.register(poolSpecFor(model));
+    for (const model of registry.all()) pool.register(engine.poolSpec(model));
     if (options.preload ?? true) await engine.preload();
     return engine;
   }
@@ -136,7 +141,7 @@ export class SpeechEngine {
     if (!recognizer) {
       const model = this.registry.get(modelName);
       if (!model || model.kind !== 'ctc') throw new Error(`no CTC model named ${modelName}`);
-      recognizer = new CtcRecognizer(this.pool, model, this.decoderFactory);
+      recognizer = new CtcRecognizer(this.pool, model, this.planner);
       this.recognizers.set(modelName, recognizer);
     }
     return recognizer;
@@ -195,6 +200,11 @@ export class SpeechEngine {
     }
   }
 
+  /** A model as the pool runs it: CTC models with their decoding plan. */
+  private poolSpec(model: LoadedModel): PoolModelSpec {
+    return poolSpecFor(model, model.kind === 'ctc' ? this.planner(model) : null);
+  }
+
   /** Finishes queued inference, releases the sessions and ends the workers. */
   close(): Promise<void> {
     return this.pool.close();
@@ -205,7 +215,8 @@ export class SpeechEngine {
     const lid = this.registry.languageIdModel();
     for (const model of [...wanted, ...(lid ? [lid] : [])]) {
       try {
-        await this.pool.load(poolSpecFor(model));
+        // Opens the session in every worker and warms it up (inference-worker.ts).
+        await this.pool.load(this.poolSpec(model));
       } catch (error) {
         const problem = { dir: model.dir, message: (error as Error).message };
         this.loadProblems.push(problem);

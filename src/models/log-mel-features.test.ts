@@ -60,13 +60,27 @@ describe('RealFft', () => {
     return out;
   };
 
-  it.each([8, 64, 400, 100, 30])('matches a direct DFT for n = %i', (n) => {
+  // Radix 4, 2, 3, 5 and the generic butterfly (7, 11, 13), odd and even n, and primes past 13
+  // (Bluestein by default); every size also forced through the other method.
+  const sizes = [2, 3, 5, 7, 8, 9, 12, 15, 21, 22, 26, 30, 49, 64, 77, 97, 100, 121, 143, 169, 400, 401, 512, 1000];
+  it.each(sizes)('matches a direct DFT for n = %i with either method', (n) => {
     const x = new Float64Array(n).map((_, i) => Math.sin(i * 0.37) + 0.5 * Math.cos(i * 1.3) + (i % 7) * 0.01);
-    const fft = new RealFft(n);
-    const out = new Float64Array(fft.bins);
-    fft.powerSpectrum(x, out);
     const expected = naive(x);
-    for (let k = 0; k < out.length; k++) expect(out[k]).toBeCloseTo(expected[k]!, 6);
+    const scale = Math.max(1, ...expected);
+    for (const method of ['mixed-radix', 'bluestein'] as const) {
+      const fft = new RealFft(n, method);
+      const out = new Float64Array(fft.bins);
+      fft.powerSpectrum(x, out);
+      for (let k = 0; k < out.length; k++) expect(Math.abs(out[k]! - expected[k]!) / scale).toBeLessThan(1e-10);
+    }
+  });
+
+  it('picks mixed radix for sizes with prime factors up to 13 and Bluestein past them', () => {
+    expect(new RealFft(400).method).toBe('mixed-radix');
+    expect(new RealFft(512).method).toBe('mixed-radix');
+    expect(new RealFft(2 * 13 * 13).method).toBe('mixed-radix');
+    expect(new RealFft(401).method).toBe('bluestein');
+    expect(new RealFft(2 * 17).method).toBe('bluestein');
   });
 });
 

@@ -1,5 +1,5 @@
 import type { LogMelInput } from './model-manifest.js';
-import { RealFft } from './real-fft.js';
+import { RealFft, type FftMethod } from './real-fft.js';
 
 /** Epsilon added to the standard deviation in per-utterance normalisation. */
 export const NORMALIZE_EPSILON = 1e-5;
@@ -77,8 +77,9 @@ export class LogMelExtractor {
   private readonly frame: Float64Array;
   private readonly spectrum: Float64Array;
 
-  constructor(readonly params: LogMelInput) {
-    this.fft = new RealFft(params.nFft);
+  /** `fftMethod` forces the FFT method (benchmarks compare them); by default the faster for n_fft. */
+  constructor(readonly params: LogMelInput, fftMethod?: FftMethod) {
+    this.fft = new RealFft(params.nFft, fftMethod);
     this.window = new Float64Array(params.nFft);
     const offset = (params.nFft - params.winLength) >> 1;
     for (let i = 0; i < params.winLength; i++) this.window[offset + i] = 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / params.winLength);

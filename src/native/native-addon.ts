@@ -125,6 +125,18 @@ export interface NativeAddon {
   frontEndDiscardUntil(h: NativeHandleRef, position: number): number;
   frontEndTakeEvents(h: NativeHandleRef, out: Float64Array): number;
   frontEndClose(h: NativeHandleRef): void;
+
+  /** Calling thread: SCHED_BATCH and nice `nice` (0..19) on Linux; see src/native/thread-priority.ts. */
+  threadSetBackground(nice: number): ThreadPriorityReport;
+}
+
+export interface ThreadPriorityReport {
+  /** Either change took effect (false off Linux). */
+  readonly applied: boolean;
+  /** SCHED_BATCH is set: the thread does not preempt others when it wakes. */
+  readonly batch: boolean;
+  /** The thread's nice value afterwards. */
+  readonly nice: number;
 }
 
 const ADDON_RELATIVE_PATH = join('build', 'native', 'Release', 'gateway_native.node');

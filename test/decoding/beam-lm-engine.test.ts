@@ -2,11 +2,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CtcBeamDecoder } from '../../src/decoding/ctc-beam-decoder.js';
-import { CtcGreedyDecoder } from '../../src/decoding/ctc-greedy-decoder.js';
 import { buildCharNgramLm } from '../../src/lm/char-ngram-builder.js';
 import { loadModelFolder, type LoadedCtcModel } from '../../src/models/model-loader.js';
-import { loadLanguageModels, manifestDecoderFactory } from '../../src/inference/decoder-factory.js';
+import { loadLanguageModels, manifestDecodingPlanner } from '../../src/inference/decoding-planner.js';
 import { SpeechEngine } from '../../src/inference/speech-engine.js';
 import { forLm } from '../../src/text/text-normalizer.js';
 import { AUDIO } from '../inference/fixtures.js';
@@ -48,17 +46,15 @@ const request = (model: string) => ({
 });
 
 describe('beam search + LM in the engine', () => {
-  it('builds each model the decoder its manifest asks for', () => {
+  it('plans for each model the decoding its manifest asks for', () => {
     expect(engine.problems()).toEqual([]);
-    const beam = engine.recognizerFor('small-am-v1').decoder;
-    expect(beam).toBeInstanceOf(CtcBeamDecoder);
-    expect((beam as CtcBeamDecoder).options.beamWidth).toBe(6);
-    expect((beam as CtcBeamDecoder).options.lm).toMatchObject({ alpha: 0.8, beta: 1.0 });
-    expect((beam as CtcBeamDecoder).options.lm!.model.order).toBe(3);
-    expect(engine.recognizerFor('greedy-am-v1').decoder).toBeInstanceOf(CtcGreedyDecoder);
-    const noLm = engine.recognizerFor('beam-nolm-am-v1').decoder as CtcBeamDecoder;
-    expect(noLm).toBeInstanceOf(CtcBeamDecoder);
-    expect(noLm.options.lm).toBeNull();
+    expect(engine.recognizerFor('small-am-v1').decoding).toEqual({
+      kind: 'beam',
+      beamWidth: 6,
+      lm: { path: join(root, 'lm/am-char-3gram.bin'), alpha: 0.8, beta: 1.0 },
+    });
+    expect(engine.recognizerFor('greedy-am-v1').decoding).toEqual({ kind: 'greedy' });
+    expect(engine.recognizerFor('beam-nolm-am-v1').decoding).toEqual({ kind: 'beam', beamWidth: 4, lm: null });
   });
 
   it('transcribes with beam + LM and keeps segment times and confidences', async () => {
@@ -82,7 +78,7 @@ describe('beam search + LM in the engine', () => {
     const model = await loadModelFolder(dir);
     const lms = await loadLanguageModels([model]);
     expect(lms.problems).toEqual([{ dir, message: expect.stringMatching(/language model not loaded, decoding greedily: .*checksum mismatch/) }]);
-    expect(manifestDecoderFactory(lms.models)(model as LoadedCtcModel)).toBeInstanceOf(CtcGreedyDecoder);
+    expect(manifestDecodingPlanner(new Set(lms.models.keys()))(model as LoadedCtcModel)).toEqual({ kind: 'greedy' });
   });
 
   it('validates the LM named by a manifest', async () => {

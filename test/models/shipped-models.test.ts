@@ -7,8 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDecoder } from '../../src/decoding/decoding-plan.js';
 import { CtcRecognizer } from '../../src/inference/ctc-recognizer.js';
+import { manifestDecodingPlanner } from '../../src/inference/decoding-planner.js';
 import { InferencePool } from '../../src/inference/inference-pool.js';
+import { poolSpecFor } from '../../src/inference/model-specs.js';
+import { CharNgramLm } from '../../src/lm/char-ngram-lm.js';
 import { characterErrorRate } from '../../src/models/character-error-rate.js';
 import type { LoadedCtcModel } from '../../src/models/model-loader.js';
 import { ModelRegistry } from '../../src/models/model-registry.js';
@@ -85,6 +89,28 @@ describe('shipped models', () => {
       expect(health.models.filter((m) => m.default).map((m) => m.name).sort()).toEqual(['small-am-v1', 'small-om-v1', 'small-ti-v1']);
     } finally {
       await gw.close();
+    }
+  });
+
+  it('decode with beam search and the LM in the inference worker exactly as the decoder does here', async () => {
+    const m = registry.get('small-am-v1') as LoadedCtcModel;
+    const plan = manifestDecodingPlanner({ has: () => true })(m);
+    expect(plan).toMatchObject({ kind: 'beam', lm: { path: m.lmPath } });
+    // Its own name: the CER tests below register small-am-v1 with greedy decoding on this pool.
+    pool.register({ ...poolSpecFor(m, plan), name: 'small-am-v1-beam' });
+    const here = createDecoder(m.vocabulary, plan, await CharNgramLm.load(m.lmPath!));
+    const vocabSize = m.vocabulary.tokens.length;
+    const mine = clips.filter((c) => c.language === 'am');
+    const results = await Promise.all(mine.map((c) => {
+      const pcm = readPcm16Wav(readFileSync(new URL(c.file, HELDOUT))).samples;
+      return pool.run('small-am-v1-beam', { data: pcm, length: pcm.length }, { priority: 'interactive' });
+    }));
+    for (const result of results) {
+      expect(result.decoded).not.toBeNull();
+      const { frames, hypothesis } = result.decoded!;
+      expect(frames).toBe(Math.min(result.dims[0]!, result.outLength!));
+      expect(hypothesis.text.length).toBeGreaterThan(0);
+      expect(hypothesis).toEqual(here.decode({ data: result.output.subarray(0, frames * vocabSize), frames, vocabSize }));
     }
   });
 

@@ -31,6 +31,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   gwnapi::RegisterEnergyVad(env, exports);
   gwnapi::RegisterEndpointer(env, exports);
   gwnapi::RegisterFrontEnd(env, exports);
+  gwnapi::RegisterThreadPriority(env, exports);
   return exports;
 }
 

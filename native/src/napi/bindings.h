@@ -12,5 +12,6 @@ void RegisterWebmDemuxer(Napi::Env env, Napi::Object exports);
 void RegisterEnergyVad(Napi::Env env, Napi::Object exports);
 void RegisterEndpointer(Napi::Env env, Napi::Object exports);
 void RegisterFrontEnd(Napi::Env env, Napi::Object exports);
+void RegisterThreadPriority(Napi::Env env, Napi::Object exports);
 
 }  // namespace gwnapi

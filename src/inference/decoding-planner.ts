@@ -1,16 +1,20 @@
 /**
- * The decoder each CTC model runs with, from its manifest: `decoding.default: "beam"` gives a
+ * The decoding each CTC model runs with, from its manifest: `decoding.default: "beam"` gives a
  * prefix beam search of `decoding.beam_width`, fused with the model's `lm` (alpha, beta) when it
  * names one; `"greedy"` (the default) gives best-path decoding and ignores any LM.
  *
- * LM files are read once (one Buffer each, shared by every model that names the same file) by
- * `loadLanguageModels`, before any recognizer is built, so building a decoder never touches disk.
+ * The plan is data (src/decoding/decoding-plan.ts): the inference workers build the decoder and
+ * decode next to the model run. `loadLanguageModels` reads every LM once at startup to check
+ * it; a model whose LM does not load decodes greedily, and the problem is reported.
  */
-import { CtcBeamDecoder } from '../decoding/ctc-beam-decoder.js';
-import { CtcGreedyDecoder } from '../decoding/ctc-greedy-decoder.js';
+import { GREEDY, type DecodingPlan } from '../decoding/decoding-plan.js';
 import { CharNgramLm } from '../lm/char-ngram-lm.js';
 import type { LoadedCtcModel, LoadedModel } from '../models/model-loader.js';
-import type { DecoderFactory } from './ctc-recognizer.js';
+
+/** Chooses the decoding of a model; SpeechEngine uses manifestDecodingPlanner. */
+export type DecodingPlanner = (model: LoadedCtcModel) => DecodingPlan;
+
+export const greedyPlanner: DecodingPlanner = () => GREEDY;
 
 export interface LanguageModelLoad {
   /** Loaded LMs by absolute path. */
@@ -40,15 +44,16 @@ export async function loadLanguageModels(models: readonly LoadedModel[]): Promis
   return { models: loaded, problems };
 }
 
-export function manifestDecoderFactory(lms: ReadonlyMap<string, CharNgramLm>): DecoderFactory {
+/** Plans from each manifest; `usableLms` are the LM paths that loaded (loadLanguageModels). */
+export function manifestDecodingPlanner(usableLms: { has(path: string): boolean }): DecodingPlanner {
   return (model: LoadedCtcModel) => {
     const { decoding, lm } = model.manifest;
-    if (decoding.default !== 'beam') return new CtcGreedyDecoder(model.vocabulary);
-    const loaded = model.lmPath !== null ? lms.get(model.lmPath) : undefined;
-    if (model.lmPath !== null && !loaded) return new CtcGreedyDecoder(model.vocabulary);
-    return new CtcBeamDecoder(model.vocabulary, {
+    if (decoding.default !== 'beam') return GREEDY;
+    if (model.lmPath !== null && !usableLms.has(model.lmPath)) return GREEDY;
+    return {
+      kind: 'beam',
       beamWidth: decoding.beamWidth,
-      lm: loaded && lm ? { model: loaded, alpha: lm.alpha, beta: lm.beta } : null,
-    });
+      lm: model.lmPath !== null && lm ? { path: model.lmPath, alpha: lm.alpha, beta: lm.beta } : null,
+    };
   };
 }
