@@ -231,19 +231,32 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   }
 }
 
-/** Warm-up length: one second of silence. */
-const WARM_UP_SAMPLES = 16_000;
+/** Warm-up input: two seconds of quiet deterministic noise, run until the hot code is compiled (about 10 runs). */
+const WARM_UP_SAMPLES = 32_000;
+const WARM_UP_RUNS = 10;
+
+function warmUpNoise(): Float32Array {
+  const pcm = new Float32Array(WARM_UP_SAMPLES);
+  let state = 12345;
+  for (let i = 0; i < pcm.length; i++) {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    pcm[i] = (state / 2 ** 32 - 0.5) * 0.1;
+  }
+  return pcm;
+}
 
 /**
- * Opens the model and runs one second of silence through preparation, model and decoder, so
- * that the first real request does not pay for compiling them (tens of ms) and a model that
- * cannot run fails at load time, not on a user's audio.
+ * Opens the model and runs noise through preparation, model and decoder (noise, unlike silence,
+ * makes the beam search try tokens and query the LM), so that the first real requests run
+ * compiled code instead of paying tens of ms for it, and a model that cannot run fails at load
+ * time, not on a user's audio.
  */
 async function load(spec: PoolModelSpec): Promise<LoadReport> {
   const { session, report } = await open(spec).opened;
   try {
+    const noise = warmUpNoise();
     const lengths = spec.lengthsName !== null ? BigInt64Array.of(BigInt(WARM_UP_SAMPLES)) : null;
-    await execute(spec, session, { input: new Float32Array(WARM_UP_SAMPLES), dims: [1, WARM_UP_SAMPLES], lengths });
+    for (let i = 0; i < WARM_UP_RUNS; i++) await execute(spec, session, { input: noise, dims: [1, WARM_UP_SAMPLES], lengths });
   } catch (error) {
     throw new Error(`warm-up run failed: ${(error as Error).message}`);
   }
