@@ -15,6 +15,8 @@ import { uws, type Uws } from '../http/uws.js';
 import { MemoryRateLimiter } from '../limits/memory-rate-limiter.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import { RedisRateLimiter } from '../limits/redis-rate-limiter.js';
+import { MemoryConnectionSlots, type ConnectionSlots } from '../limits/connection-slots.js';
+import { RedisConnectionSlots } from '../limits/redis-connection-slots.js';
 import { UsageRecorder } from '../limits/usage-recorder.js';
 import { createLogger } from '../logging/logger.js';
 import { HttpMetrics } from '../metrics/http-metrics.js';
@@ -240,6 +242,10 @@ export class Gateway {
   private mountCoreRoutes(validateResponses: boolean): void {
     const { config } = this;
     const tokens = new SessionTokens(this.media.cache, config.streaming.tokenTtlSeconds);
+    // With the Redis rate limiter, open sessions per key are counted across every gateway too.
+    const connections: ConnectionSlots =
+      config.rateLimiter.backend === 'redis' ? RedisConnectionSlots.connect(config.redisUrl, `${config.redisKeyPrefix}:ws`) : new MemoryConnectionSlots();
+    this.onClose(() => connections.close());
     const streaming = new WsEndpoint({
       config,
       logger: this.logger,
@@ -250,6 +256,7 @@ export class Gateway {
       recognizer: this.speech.streaming,
       records: new SessionRecords(this.store.jobs, this.usage, this.logger),
       admitQuota: (principal) => this.jobs.admitQuota(principal),
+      connections,
       metrics: this.metrics,
     });
     this.streaming = streaming;
@@ -257,7 +264,7 @@ export class Gateway {
     this.onClose(() => streaming.close(config.shutdownGraceMs));
     // Registered before the router's catch-all handlers so that upgrades reach it.
     streaming.mount(this.app);
-    const live: LiveUsage = { activeJobs: (keyId) => this.jobs.activeJobs(keyId), websocketConnections: (keyId) => streaming.connections.count(keyId) };
+    const live: LiveUsage = { activeJobs: (keyId) => this.jobs.activeJobs(keyId), websocketConnections: (keyId) => connections.count(keyId) };
     this.router.add(
       ...discoveryRoutes({
         version: this.version,

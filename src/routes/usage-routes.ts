@@ -10,7 +10,7 @@ import type { UsageStore } from '../store/store-types.js';
 /** Live counts owned by other modules (jobs, streaming sessions). */
 export interface LiveUsage {
   activeJobs(keyId: string): Promise<number>;
-  websocketConnections(keyId: string): number;
+  websocketConnections(keyId: string): Promise<number>;
 }
 
 export interface UsageDeps {
@@ -70,7 +70,7 @@ export function usageRoutes(deps: UsageDeps): RouteDefinition[] {
             daily_minutes_used: Math.round(minutesToday * 1000) / 1000,
             daily_minutes_limit: key.limits.dailyAudioMinutes ?? deps.limits.dailyAudioMinutes,
             requests: { minute: window(0), hour: window(1), day: window(2) },
-            websocket_connections: deps.live.websocketConnections(key.id),
+            websocket_connections: await deps.live.websocketConnections(key.id),
             websocket_connections_limit: key.limits.wsConnections ?? deps.limits.wsConnectionsPerKey,
             history: history.map((d) => ({
               date: d.date,

@@ -20,10 +20,10 @@ import { websocketClose } from '../errors/error-rendering.js';
 import type { Uws } from '../http/uws.js';
 import type { StreamingRecognizer } from '../inference/streaming-recognizer.js';
 import { newJobId } from '../jobs/job-service.js';
+import type { ConnectionSlots } from '../limits/connection-slots.js';
 import type { ModelResolver } from '../jobs/transcription-engine.js';
 import type { ApiKeyStore } from '../store/store-types.js';
 import { SileroVad } from '../vad/silero-vad.js';
-import { ConnectionCounter } from './ws-limits.js';
 import { WsMetrics } from './ws-metrics.js';
 import { parseSessionQuery, type SessionSettings } from './ws-query.js';
 import { WsSender } from './ws-sender.js';
@@ -48,10 +48,14 @@ export interface WsEndpointDeps {
   readonly records: SessionRecords;
   /** Throws daily_quota_exceeded (4029) when the key's audio minutes for today are used up. */
   readonly admitQuota: (principal: Principal) => Promise<void>;
+  /** Open sessions per key: this process's, or every gateway's through Redis. */
+  readonly connections: ConnectionSlots;
   readonly metrics: Registry | null;
 }
 
 interface Accepted {
+  /** The session id, also the connection slot it holds. */
+  readonly sessionId: string;
   readonly principal: Principal;
   readonly settings: SessionSettings;
   readonly silero: SileroVad | null;
@@ -65,7 +69,6 @@ interface SocketData {
 }
 
 export class WsEndpoint {
-  readonly connections = new ConnectionCounter();
   private readonly live = new Set<StreamSession>();
   private readonly completions = new Set<Promise<void>>();
   private readonly senders = new Set<WsSender<SocketData>>();
@@ -123,7 +126,7 @@ export class WsEndpoint {
     void this.admit({ authorization, token: query.get('token') ?? '', caller: { remoteAddress, origin: origin === '' ? undefined : origin } }, query).then(
       (data) => {
         if (aborted || this.closing) {
-          if (data.accepted) this.connections.release(data.accepted.principal.key.id);
+          if (data.accepted) this.releaseSlot(data.accepted);
           if (!aborted) res.cork(() => res.writeStatus('503 Service Unavailable').end());
           return;
         }
@@ -142,10 +145,18 @@ export class WsEndpoint {
       await this.deps.admitQuota(principal);
       const silero = settings.vadType === 'silero' ? await this.sileroVad() : null;
       const limit = principal.key.limits.wsConnections ?? config.limits.wsConnectionsPerKey;
-      if (!this.connections.tryAcquire(principal.key.id, limit)) {
+      const sessionId = `ws_${randomBytes(12).toString('hex')}`;
+      let taken: boolean;
+      try {
+        taken = await this.deps.connections.tryAcquire(principal.key.id, sessionId, limit);
+      } catch (error) {
+        this.deps.logger.error({ err: error, backend: this.deps.connections.backend }, 'WebSocket connection limit unavailable');
+        return refuse(new ApiError('service_unavailable', { message: 'The connection limit cannot be checked right now; retry shortly.' }));
+      }
+      if (!taken) {
         return refuse(new ApiError('connection_limit_exceeded', { message: `This API key already has ${limit} open WebSocket sessions (the limit).` }));
       }
-      return { accepted: { principal, settings, silero }, refused: null, session: null, sender: null };
+      return { accepted: { sessionId, principal, settings, silero }, refused: null, session: null, sender: null };
     } catch (error) {
       if (error instanceof ApiError) return refuse(error);
       this.deps.logger.error({ err: error }, 'WebSocket upgrade failed');
@@ -179,9 +190,8 @@ export class WsEndpoint {
       });
       return;
     }
-    const { principal, settings, silero } = data.accepted;
+    const { sessionId, principal, settings, silero } = data.accepted;
     const { config, logger, records, recognizer } = this.deps;
-    const sessionId = `ws_${randomBytes(12).toString('hex')}`;
     const jobId = newJobId();
     const opened = records.open(jobId, sessionId, principal, settings);
     let session: StreamSession | null = null;
@@ -217,8 +227,15 @@ export class WsEndpoint {
     this.metrics?.closes.inc({ code: String(code) });
     data.sender?.detach();
     if (data.sender) this.senders.delete(data.sender);
-    if (data.accepted !== null) this.connections.release(data.accepted.principal.key.id);
+    if (data.accepted !== null) this.releaseSlot(data.accepted);
     data.session?.onSocketClosed();
+  }
+
+  /** Gives the session's connection slot back; with Redis down its lease ends it instead. */
+  private releaseSlot(accepted: Accepted): void {
+    this.deps.connections.release(accepted.principal.key.id, accepted.sessionId).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error, backend: this.deps.connections.backend }, 'WebSocket connection slot not released; its lease will end it');
+    });
   }
 
   private tick(): void {

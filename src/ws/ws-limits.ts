@@ -1,37 +1,5 @@
-// Per-key connection counting and per-connection message/byte rate windows (spec: Limits).
+// Per-connection message/byte rate windows (spec: Limits); open sessions per key are src/limits/connection-slots.ts.
 import type { ErrorCode } from '../errors/error-registry.js';
-
-/**
- * Open sessions per key in this process. A slot is taken on the upgrade (after
- * authentication) and given back when the socket closes or the upgrade is aborted.
- * With several gateways each counts its own connections.
- */
-export class ConnectionCounter {
-  private readonly counts = new Map<string, number>();
-
-  tryAcquire(keyId: string, limit: number): boolean {
-    const count = this.counts.get(keyId) ?? 0;
-    if (count >= limit) return false;
-    this.counts.set(keyId, count + 1);
-    return true;
-  }
-
-  release(keyId: string): void {
-    const count = (this.counts.get(keyId) ?? 0) - 1;
-    if (count <= 0) this.counts.delete(keyId);
-    else this.counts.set(keyId, count);
-  }
-
-  count(keyId: string): number {
-    return this.counts.get(keyId) ?? 0;
-  }
-
-  get total(): number {
-    let total = 0;
-    for (const n of this.counts.values()) total += n;
-    return total;
-  }
-}
 
 /**
  * Fixed one-second windows per connection: at most `messagesPerSecond` messages (text and

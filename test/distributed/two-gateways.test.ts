@@ -8,6 +8,7 @@ import { audioFixture, makeLongAudio } from '../helpers/audio-files.js';
 import { createTestSchema, REDIS_URL, skipWithout, testRedisPrefix, type TestSchema } from '../helpers/distributed-servers.js';
 import { JobsClient } from '../helpers/jobs-client.js';
 import { distEntry, REPO_ROOT, runNode, startServerProcess } from '../helpers/spawn-dist.js';
+import { connect, wsUrl } from '../ws/ws-client.js';
 
 /**
  * Two compiled gateway processes sharing one PostgreSQL schema, one Redis prefix and one data
@@ -163,6 +164,35 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
       break;
     }
+  });
+
+  it('counts a key\'s open WebSocket sessions against one limit, whichever gateway holds them', async () => {
+    const key = await createKey('--ws-connections', '2');
+    const headers = { authorization: `Bearer ${key}` };
+    const first = connect(wsUrl(a.url), headers);
+    const second = connect(wsUrl(b.url), headers);
+    await Promise.all([first.waitFor('ready'), second.waitFor('ready')]);
+    for (const server of [a, b]) {
+      const third = connect(wsUrl(server.url), headers);
+      const error = await third.waitFor('error');
+      expect(error['error']).toMatchObject({ code: 'connection_limit_exceeded' });
+      expect((await third.closed).code).toBe(4029);
+    }
+    const openSessions = async (): Promise<unknown> => {
+      const usage = (await (await fetch(`${b.url}/v1/usage`, { headers })).json()) as Record<string, unknown>;
+      expect(usage['websocket_connections_limit']).toBe(2);
+      return usage['websocket_connections'];
+    };
+    expect(await openSessions()).toBe(2);
+    // A session closed on one gateway frees its slot for the other (once gateway a has seen the close).
+    first.close();
+    await first.closed;
+    for (let i = 0; i < 100 && (await openSessions()) !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await openSessions()).toBe(1);
+    const again = connect(wsUrl(b.url), headers);
+    await again.waitFor('ready');
+    for (const s of [second, again]) s.close();
+    await Promise.all([second.closed, again.closed]);
   });
 
   it('finishes the job of a killed gateway on the other one once its lease has expired', async () => {
