@@ -3,7 +3,8 @@
  * batch 1 (one request at a time, pool maxBatchSize 1: the baseline) and batched (16
  * concurrent jobs, pool maxBatchSize 8), on the same audio, pool and worker settings. The work
  * measured is the pipeline after decoding: pause segmentation, input features, onnxruntime in
- * the worker pool, greedy CTC decoding (ffmpeg decoding is measured separately). Rounds
+ * the worker pool, CTC decoding in the workers as the model's manifest asks (beam + LM for the
+ * shipped models; ffmpeg decoding is measured separately). Rounds
  * alternate the two modes; the medians and their ratio are printed and written to
  * bench/results/transcribe-throughput-<model>.json.
  *
@@ -22,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { resolveMediaTools } from '../src/audio/ffmpeg-binaries.js';
 import { decodeToPcm } from '../src/audio/pcm-decoder.js';
 import { CtcRecognizer } from '../src/inference/ctc-recognizer.js';
+import { loadLanguageModels, manifestDecodingPlanner } from '../src/inference/decoding-planner.js';
 import { InferencePool, type PoolStats } from '../src/inference/inference-pool.js';
 import { transcribeAll } from '../src/inference/transcriber.js';
 import { loadModelFolder, type LoadedCtcModel } from '../src/models/model-loader.js';
@@ -87,8 +89,11 @@ async function main(): Promise<void> {
 
   const single = await InferencePool.start({ maxBatchSize: 1 });
   const batched = await InferencePool.start({ maxBatchSize: 8, maxWaitMs: 10 });
-  const singleRecognizer = new CtcRecognizer(single, model);
-  const batchedRecognizer = new CtcRecognizer(batched, model);
+  // The decoding the gateway uses for this model (its manifest; greedy if its LM does not load).
+  const planner = manifestDecodingPlanner(new Set((await loadLanguageModels([model])).models.keys()));
+  const singleRecognizer = new CtcRecognizer(single, model, planner);
+  const batchedRecognizer = new CtcRecognizer(batched, model, planner);
+  const decoding = singleRecognizer.decoding;
   // warm-up: open the sessions and let onnxruntime settle
   await measure(single, singleRecognizer, pcm.subarray(0, 16000 * 20), 1, 1);
   await measure(batched, batchedRecognizer, pcm.subarray(0, 16000 * 20), 4, 4);
@@ -124,6 +129,7 @@ async function main(): Promise<void> {
     cpu: `${cpus()[0]?.model ?? 'unknown'} x ${availableParallelism()}`,
     model: model.name,
     model_source: source,
+    decoding: decoding.kind === 'beam' ? `beam ${decoding.beamWidth}${decoding.lm ? ' + LM' : ''}` : 'greedy',
     device: device.active,
     workers: device.workers,
     intra_op_threads: device.intraOpThreads,
