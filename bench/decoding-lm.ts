@@ -301,29 +301,6 @@ async function main(): Promise<void> {
   flatDecoder.decode(flatScores);
   const flatMsPerSecond = (performance.now() - t0) / (500 * FRAME_SECONDS);
 
-  // Event-loop blocking of the async path the gateway uses: decodeAsync over the eval set while
-  // a setImmediate ticker records the gaps between its turns (the longest the loop was held).
-  const asyncDecoder = beamLm(bestGrid.alpha, bestGrid.beta);
-  const gaps: number[] = [];
-  let lastTick = performance.now();
-  let ticking = true;
-  const tick = (): void => {
-    const now = performance.now();
-    gaps.push(now - lastTick);
-    lastTick = now;
-    if (ticking) setImmediate(tick);
-  };
-  setImmediate(tick);
-  for (const u of evalSet) {
-    await asyncDecoder.decodeAsync(u.scores);
-    await new Promise<void>((resolve) => setImmediate(resolve)); // requests arrive separately in the gateway
-  }
-  ticking = false;
-  await new Promise<void>((resolve) => setImmediate(resolve));
-  gaps.sort((a, b) => a - b);
-  const pct = (p: number): number => Math.round(gaps[Math.min(gaps.length - 1, Math.floor(p * gaps.length))]! * 100) / 100;
-  const loop = { turns: gaps.length, p50Ms: pct(0.5), p99Ms: pct(0.99), maxMs: pct(1) };
-
   const base = runs[0]!;
   const audioSeconds = evalSet.reduce((n, u) => n + u.seconds, 0);
   console.log(`source: ${source}`);
@@ -334,13 +311,12 @@ async function main(): Promise<void> {
       `${r.name.padEnd(40)} CER ${(100 * r.cer).toFixed(2).padStart(6)}%  (x${(r.cer / base.cer).toFixed(3)} of greedy)  decode ${r.decodeMsPerAudioSecond.toFixed(3)} ms per audio s (x${(r.decodeMsPerAudioSecond / base.decodeMsPerAudioSecond).toFixed(1)}), worst ${r.worstMsPerAudioSecond.toFixed(2)}`,
     );
   }
-  console.log(`event loop held by decodeAsync (beam ${beamWidth} + LM, gaps between setImmediate turns): p50 ${loop.p50Ms} ms, p99 ${loop.p99Ms} ms, max ${loop.maxMs} ms over ${loop.turns} turns`);
   console.log(`flat random posteriors, beam ${beamWidth} + LM: ${flatMsPerSecond.toFixed(2)} ms per audio s (worst case for search cost)`);
   mkdirSync('bench/results', { recursive: true });
   const file = `bench/results/decoding-lm-${sourceName}.json`;
   writeFileSync(
     file,
-    `${JSON.stringify({ source, lm: { file: basename(lmPath), order: lm.order, bytes: lm.byteLength }, beamWidth, evalUtterances: evalSet.length, weights: tuned8.params, evalAudioSeconds: audioSeconds, tuneUtterances: tuneSet.length, language, split: tsvPath ? `all of ${tsvPath}` : args.has('eval-ids') ? 'eval ids from file' : 'eval: the 100 highest-numbered alffa-am-train ids (alffa_val)', tuning: modelDir || tsvPath ? '2-fold inside the eval set' : 'the 100 ids before the eval set', scoring: language === 'am' ? 'alffaScoringForm (homophones merged, spaces removed)' : 'forScoring (lower case, no punctuation, spaces kept)', grid, runs, flatMsPerAudioSecond: flatMsPerSecond, eventLoopGapsDuringDecodeAsync: loop, node: process.version, date: new Date().toISOString() }, null, 2)}\n`,
+    `${JSON.stringify({ source, lm: { file: basename(lmPath), order: lm.order, bytes: lm.byteLength }, beamWidth, evalUtterances: evalSet.length, weights: tuned8.params, evalAudioSeconds: audioSeconds, tuneUtterances: tuneSet.length, language, split: tsvPath ? `all of ${tsvPath}` : args.has('eval-ids') ? 'eval ids from file' : 'eval: the 100 highest-numbered alffa-am-train ids (alffa_val)', tuning: modelDir || tsvPath ? '2-fold inside the eval set' : 'the 100 ids before the eval set', scoring: language === 'am' ? 'alffaScoringForm (homophones merged, spaces removed)' : 'forScoring (lower case, no punctuation, spaces kept)', grid, runs, flatMsPerAudioSecond: flatMsPerSecond, node: process.version, date: new Date().toISOString() }, null, 2)}\n`,
   );
   console.log(`wrote ${file}`);
 }

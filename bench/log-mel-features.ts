@@ -8,11 +8,11 @@
  *
  *   npm run build && node dist/bench/log-mel-features.js [rounds=7] [model folder=models/small-am-v1]
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LogMelExtractor } from '../src/models/log-mel-features.js';
 import { loadModelFolder } from '../src/models/model-loader.js';
-import { loadAverage, machine, round1 } from './ws-bench-common.js';
+import { loadAverage, machine, round1, speechPcm } from './ws-bench-common.js';
 
 const rounds = Number(process.argv[2] ?? 7);
 const folder = resolve(process.argv[3] ?? 'models/small-am-v1');
@@ -21,11 +21,9 @@ const model = await loadModelFolder(folder);
 const input = model.manifest.input;
 if (input.kind !== 'log_mel') throw new Error(`${model.name} takes ${input.kind} input, not log-mel features`);
 
-// 16-bit mono 16 kHz PCM of the speech fixture, cut into 3 s turns as live streams send them.
-const wav = readFileSync(join(process.cwd(), 'test/fixtures/audio/speech-am.wav'));
-const data = wav.indexOf('data');
-const pcm16 = new Int16Array(wav.buffer.slice(wav.byteOffset + data + 8, wav.byteOffset + wav.length - ((wav.length - data - 8) % 2)));
-const pcm = Float32Array.from(pcm16, (v) => v / 32768);
+// The speech fixture (16 kHz mono 16-bit), cut into 3 s turns as live streams send them.
+const bytes = speechPcm();
+const pcm = Float32Array.from({ length: bytes.length >> 1 }, (_, i) => bytes.readInt16LE(2 * i) / 32768);
 const TURN = 3 * 16000;
 const turns: Float32Array[] = [];
 for (let at = 0; at + TURN <= pcm.length; at += TURN / 2) turns.push(pcm.subarray(at, at + TURN));

@@ -16,9 +16,9 @@
  * CTC topology), which gives every token its frames; a token's probability is its mean posterior
  * over them, as in the greedy decoder, so words keep start/end frames and a confidence.
  *
- * Cost: `decode` runs on the calling thread. `decodeAsync` processes frames in slices of about
- * `sliceMs` and yields to the event loop between slices, so a long utterance never blocks it for
- * longer than one slice.
+ * Cost: `decode` runs on the calling thread, about 1 ms per 3 s of speech at beam 8 + LM; the
+ * gateway calls it in the inference workers (src/inference/inference-worker.ts), never on the
+ * event loop.
  */
 import type { CharNgramLm } from '../lm/char-ngram-lm.js';
 import { BOS, EOS, UNK } from '../lm/char-ngram-lm.js';
@@ -40,8 +40,6 @@ export interface BeamSearchOptions {
   readonly maxCandidates?: number;
   /** Prefixes this far below the best (log domain) are dropped. Default 10. */
   readonly beamPruneLogProb?: number;
-  /** decodeAsync: longest stretch of work between yields to the event loop. Default 4 ms. */
-  readonly sliceMs?: number;
 }
 
 const NEG = -Infinity;
@@ -131,45 +129,18 @@ export class CtcBeamDecoder implements CtcDecoder {
       tokenMinLogProb: options.tokenMinLogProb ?? Math.log(1e-3),
       maxCandidates: options.maxCandidates ?? 8,
       beamPruneLogProb: options.beamPruneLogProb ?? 10,
-      sliceMs: options.sliceMs ?? 4,
     };
     this.tokenSymbols = this.options.lm ? mapTokens(vocabulary, this.options.lm.model) : null;
     this.space = this.options.lm ? this.options.lm.model.symbol(' ') : UNK;
   }
 
   decode(scores: CtcScores): CtcHypothesis {
-    const search = this.start(scores);
-    search.advance(scores.frames);
-    return search.finish();
-  }
-
-  /** Same result as decode(); yields to the event loop every `sliceMs` of work. */
-  async decodeAsync(scores: CtcScores, signal?: AbortSignal): Promise<CtcHypothesis> {
-    const search = this.start(scores);
-    const { sliceMs } = this.options;
-    const run = async (work: { readonly done: boolean; advance(frames: number): void }, framesPerStep: number): Promise<void> => {
-      while (!work.done) {
-        const sliceEnd = performance.now() + sliceMs;
-        do work.advance(framesPerStep);
-        while (!work.done && performance.now() < sliceEnd);
-        if (!work.done) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
-          signal?.throwIfAborted();
-        }
-      }
-    };
-    await run(search, 8);
-    const aligner = search.aligner();
-    await run(aligner, 32);
-    return buildHypothesis(aligner.result(), this.vocabulary);
-  }
-
-  private start(scores: CtcScores): BeamSearch {
-    const { vocabSize } = scores;
-    if (vocabSize !== this.vocabulary.tokens.length) {
-      throw new Error(`scores have ${vocabSize} classes, vocabulary has ${this.vocabulary.tokens.length}`);
+    if (scores.vocabSize !== this.vocabulary.tokens.length) {
+      throw new Error(`scores have ${scores.vocabSize} classes, vocabulary has ${this.vocabulary.tokens.length}`);
     }
-    return new BeamSearch(scores, this.vocabulary, this.options, this.tokenSymbols, this.space);
+    const search = new BeamSearch(scores, this.vocabulary, this.options, this.tokenSymbols, this.space);
+    search.run();
+    return buildHypothesis(alignTokens(search.bestLabels(), search.logProbs, scores.frames, scores.vocabSize, this.vocabulary.blankId), this.vocabulary);
   }
 }
 
@@ -177,7 +148,8 @@ class BeamSearch {
   private t = 0;
   private beam: Prefix[];
   private readonly root: Prefix;
-  private readonly logProbs: Float32Array;
+  /** Log-softmax of every frame, filled by run(); the aligner reads it. */
+  readonly logProbs: Float32Array;
   private readonly touched: Prefix[] = [];
   private readonly candidates: number[] = [];
   /** This frame's prefixes by key: the beam, then every prefix reached. */
@@ -196,10 +168,6 @@ class BeamSearch {
     this.root.pb = 0;
     this.beam = [this.root];
     this.logProbs = new Float32Array(scores.frames * scores.vocabSize);
-  }
-
-  get done(): boolean {
-    return this.t >= this.scores.frames;
   }
 
   private child(parent: Prefix, token: number): Prefix {
@@ -237,15 +205,14 @@ class BeamSearch {
     }
   }
 
-  /** Runs up to `count` more frames. */
-  advance(count: number): void {
+  /** Searches every frame. */
+  run(): void {
     const { vocabSize, data } = this.scores;
     const blank = this.vocabulary.blankId;
     const { beamWidth, tokenMinLogProb, maxCandidates, beamPruneLogProb } = this.options;
     const alpha = this.options.lm?.alpha ?? 0;
     const beta = this.options.lm?.beta ?? 0;
-    const end = Math.min(this.scores.frames, this.t + count);
-    for (; this.t < end; this.t++) {
+    for (; this.t < this.scores.frames; this.t++) {
       const row = this.logProbs.subarray(this.t * vocabSize, (this.t + 1) * vocabSize);
       logSoftmax(data, this.t * vocabSize, vocabSize, row);
       const cands = this.candidates;
@@ -292,8 +259,8 @@ class BeamSearch {
     }
   }
 
-  /** The best prefix's labels and an aligner for them (end-of-sentence LM score included). */
-  aligner(): CtcAligner {
+  /** The best prefix's labels (end-of-sentence LM score included). */
+  bestLabels(): number[] {
     const lm = this.options.lm;
     let best: Prefix = this.root;
     let bestScore = NEG;
@@ -307,21 +274,16 @@ class BeamSearch {
     }
     const labels: number[] = [];
     for (let p: Prefix | null = best; p && p.token >= 0; p = p.parent) labels.push(p.token);
-    labels.reverse();
-    return new CtcAligner(labels, this.logProbs, this.scores.frames, this.scores.vocabSize, this.vocabulary.blankId);
-  }
-
-  finish(): CtcHypothesis {
-    return buildHypothesis(this.aligner().result(), this.vocabulary);
+    return labels.reverse();
   }
 }
 
 /**
- * Viterbi alignment of a label sequence to CTC log posteriors (frames x vocab, row-major), one
- * frame at a time so that callers can slice the work. `result()` gives each label with the frames
- * its non-blank state occupies and its mean posterior there.
+ * Viterbi alignment of a label sequence to CTC log posteriors (frames x vocab, row-major).
+ * `result()` gives each label with the frames its non-blank state occupies and its mean
+ * posterior there.
  */
-export class CtcAligner {
+class CtcAligner {
   private t = 0;
   private prev: Float64Array;
   private cur: Float64Array;
@@ -357,14 +319,9 @@ export class CtcAligner {
     this.t = 1;
   }
 
-  get done(): boolean {
-    return this.t >= this.frames;
-  }
-
-  advance(count: number): void {
+  private forward(): void {
     const { states, stateLabel, canSkip, from, logProbs, vocabSize } = this;
-    const end = Math.min(this.frames, this.t + count);
-    for (; this.t < end; this.t++) {
+    for (; this.t < this.frames; this.t++) {
       const prev = this.prev;
       const cur = this.cur;
       const row = this.t * vocabSize;
@@ -394,7 +351,7 @@ export class CtcAligner {
   result(): CtcToken[] {
     const { labels, frames, states, logProbs, vocabSize } = this;
     if (labels.length === 0 || frames === 0) return [];
-    this.advance(frames);
+    this.forward();
     const last = this.prev;
     let s = states >= 2 && last[states - 2]! > last[states - 1]! ? states - 2 : states - 1;
     const stateOf = new Int32Array(frames);

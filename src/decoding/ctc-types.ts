@@ -43,10 +43,4 @@ export interface CtcScores {
 
 export interface CtcDecoder {
   decode(scores: CtcScores): CtcHypothesis;
-  /**
-   * Optional: the same result without blocking the event loop for long (work in slices with
-   * yields between them). Callers on the main thread prefer it when present. `scores.data` must
-   * stay unchanged until the promise settles.
-   */
-  decodeAsync?(scores: CtcScores, signal?: AbortSignal): Promise<CtcHypothesis>;
 }

@@ -4,9 +4,10 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InferenceBusyError, InferenceClosedError, ModelRunError } from '../../src/inference/inference-errors.js';
 import { createInferenceMetrics } from '../../src/inference/inference-metrics.js';
 import { InferencePool, type InferenceResult, type PoolModelSpec } from '../../src/inference/inference-pool.js';
+import { CtcGreedyDecoder } from '../../src/decoding/ctc-greedy-decoder.js';
 import { poolSpecFor } from '../../src/inference/model-specs.js';
 import { InputPreparer } from '../../src/models/model-input.js';
-import { loadModelFolder, type LoadedModel } from '../../src/models/model-loader.js';
+import { loadModelFolder, type LoadedCtcModel, type LoadedModel } from '../../src/models/model-loader.js';
 import { AUDIO, noise, TINY_CTC, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 
 let ctc: LoadedModel;
@@ -100,6 +101,21 @@ describe('InferencePool', () => {
       [[10, 5], [8, 4], [4, 4], [4, 4]].reduce((n, [kernel, stride]) => Math.floor((n - kernel!) / stride!) + 1, samples);
     results.forEach((r, i) => expect(r.outLength).toBe(convOut(inputs[i]!.length)));
     expectSameRow(batched[0]!, await runAlone(ctc, inputs[results.indexOf(batched[0]!)]!));
+  });
+
+  it('decodes rows in the worker when the spec carries a plan, and refuses a second plan for the same model', async () => {
+    const pool = await startPool({ workers: 1, maxBatchSize: 8, maxWaitMs: 20 });
+    pool.register(poolSpecFor(ctc, { kind: 'greedy' }));
+    pool.register(poolSpecFor(ctc, { kind: 'greedy' })); // the same again is fine
+    expect(() => pool.register(poolSpecFor(ctc, { kind: 'beam', beamWidth: 4, lm: null }))).toThrow('already registered with another decoding');
+    const inputs = Array.from({ length: 4 }, (_, i) => inputFor(ctc, noise(8000 + i * 1000, 300 + i)));
+    const results = await Promise.all(inputs.map((input) => pool.run('tiny-ctc', input)));
+    const { vocabulary } = ctc as LoadedCtcModel;
+    const vocabSize = vocabulary.tokens.length;
+    for (const r of results) {
+      const frames = Math.min(r.dims[0]!, r.outLength!);
+      expect(r.decoded).toEqual({ frames, hypothesis: new CtcGreedyDecoder(vocabulary).decode({ data: r.output.subarray(0, frames * vocabSize), frames, vocabSize }) });
+    }
   });
 
   it('keeps a model whose manifest sets max_batch_size 1 to one row per batch', async () => {
