@@ -11,7 +11,7 @@
  *   figures are not taken from: with --model, 2-fold cross-tuning inside the eval set (tune on
  *   one half, decode the other, and the reverse: the acoustic model trained on every other
  *   ALFFA utterance, so those would give over-confident posteriors); for synthetic posteriors,
- *   the 100 ids before the eval set. The LMs never saw any of the 1,000 (src/lm/lm-corpus.ts).
+ *   the 100 ids before the eval set. The LMs never saw any of the 1,000 (src/speech/decoding/lm/lm-corpus.ts).
  *
  * Posteriors:
  *   --model <dir>   a real CTC model folder (manifest.json + model.onnx): its logits on the audio
@@ -30,18 +30,18 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { resolveMediaTools } from '../src/audio/ffmpeg-binaries.js';
-import { decodeToPcm } from '../src/audio/pcm-decoder.js';
-import { CtcBeamDecoder } from '../src/decoding/ctc-beam-decoder.js';
-import { CtcGreedyDecoder } from '../src/decoding/ctc-greedy-decoder.js';
-import type { CtcDecoder, CtcScores, CtcVocabulary } from '../src/decoding/ctc-types.js';
-import { CharNgramLm } from '../src/lm/char-ngram-lm.js';
-import { parseKaldiText } from '../src/lm/lm-corpus.js';
-import { InputPreparer } from '../src/models/model-input.js';
-import { loadModelFolder, type LoadedCtcModel } from '../src/models/model-loader.js';
-import { alffaScoringForm } from '../src/text/alffa-scoring.js';
-import { forScoring } from '../src/text/text-normalizer.js';
-import { CerAccumulator } from '../src/text/character-error-rate.js';
+import { resolveMediaTools } from '../src/speech/audio/ffmpeg-binaries.js';
+import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
+import { CtcBeamDecoder } from '../src/speech/decoding/ctc-beam-decoder.js';
+import { CtcGreedyDecoder } from '../src/speech/decoding/ctc-greedy-decoder.js';
+import type { CtcDecoder, CtcScores, CtcVocabulary } from '../src/speech/decoding/ctc-types.js';
+import { CharNgramLm } from '../src/speech/decoding/lm/char-ngram-lm.js';
+import { parseKaldiText } from '../src/speech/decoding/lm/lm-corpus.js';
+import { InputPreparer } from '../src/speech/features/model-input.js';
+import { loadModelFolder, type LoadedCtcModel } from '../src/speech/models/model-loader.js';
+import { alffaScoringForm } from '../src/speech/text/alffa-scoring.js';
+import { forScoring } from '../src/speech/text/text-normalizer.js';
+import { CerAccumulator } from '../src/speech/text/character-error-rate.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');

@@ -26,13 +26,13 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { EnergyVad } from '../src/native/energy-vad.js';
-import { nativeAddon } from '../src/native/native-addon.js';
-import { OpusFrameDecoder } from '../src/native/opus-frame-decoder.js';
-import { Resampler } from '../src/native/resampler.js';
-import { RingBuffer } from '../src/native/ring-buffer.js';
-import { StreamFrontEnd, type StreamFrontEndOptions } from '../src/native/stream-front-end.js';
-import { WebmDemuxer } from '../src/native/webm-demuxer.js';
+import { EnergyVad } from '../src/speech/native/energy-vad.js';
+import { nativeAddon } from '../src/speech/native/native-addon.js';
+import { OpusFrameDecoder } from '../src/speech/native/opus-frame-decoder.js';
+import { Resampler } from '../src/speech/native/resampler.js';
+import { RingBuffer } from '../src/speech/native/ring-buffer.js';
+import { StreamFrontEnd, type StreamFrontEndOptions } from '../src/speech/native/stream-front-end.js';
+import { WebmDemuxer } from '../src/speech/native/webm-demuxer.js';
 import { JsDecimator, JsEnergyVad, JsRingBuffer } from './dsp-js-reference.js';
 
 // @discordjs/opus is CommonJS: take the class from its default export.

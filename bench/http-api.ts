@@ -13,9 +13,9 @@ import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { Gateway } from '../src/app/gateway.js';
-import { loadConfig } from '../src/config/config.js';
-import { uws } from '../src/http/uws.js';
-import { createLogger } from '../src/logging/logger.js';
+import { loadConfig } from '../src/platform/config/config.js';
+import { uws } from '../src/platform/http/uws.js';
+import { createLogger } from '../src/platform/logging/logger.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);

@@ -14,10 +14,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import type { JobRecord } from '../src/jobs/job-types.js';
-import { PostgresStore } from '../src/store/postgres/postgres-store.js';
-import { SqliteStore } from '../src/store/sqlite/sqlite-store.js';
-import type { Store } from '../src/store/store-types.js';
+import type { JobRecord } from '../src/platform/db/job-records.js';
+import { PostgresStore } from '../src/platform/db/postgres/postgres-store.js';
+import { SqliteStore } from '../src/platform/db/sqlite/sqlite-store.js';
+import type { Store } from '../src/platform/db/store-types.js';
 
 const jobsTotal = Number(process.argv[2] ?? 2000);
 const concurrency = Number(process.argv[3] ?? 8);

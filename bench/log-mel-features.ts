@@ -10,8 +10,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { LogMelExtractor } from '../src/models/log-mel-features.js';
-import { loadModelFolder } from '../src/models/model-loader.js';
+import { LogMelExtractor } from '../src/speech/features/log-mel-features.js';
+import { loadModelFolder } from '../src/speech/models/model-loader.js';
 import { loadAverage, machine, round1, speechPcm } from './ws-bench-common.js';
 
 const rounds = Number(process.argv[2] ?? 7);

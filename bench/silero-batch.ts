@@ -21,9 +21,9 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SILERO_CONTEXT, SILERO_INPUT, SILERO_STATE, SILERO_WINDOW, sileroModelPath } from '../src/vad/silero-model.js';
-import { SileroSession } from '../src/vad/silero-session.js';
-import { SileroVad } from '../src/vad/silero-vad.js';
+import { SILERO_CONTEXT, SILERO_INPUT, SILERO_STATE, SILERO_WINDOW, sileroModelPath } from '../src/speech/vad/silero-model.js';
+import { SileroSession } from '../src/speech/vad/silero-session.js';
+import { SileroVad } from '../src/speech/vad/silero-vad.js';
 
 const REPEATS = Number(process.argv[2] ?? 7);
 const STEPS = Number(process.argv[3] ?? 20);

@@ -20,14 +20,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { resolveMediaTools } from '../src/audio/ffmpeg-binaries.js';
-import { decodeToPcm } from '../src/audio/pcm-decoder.js';
-import { CtcRecognizer } from '../src/inference/ctc-recognizer.js';
-import { loadLanguageModels, manifestDecodingPlanner } from '../src/inference/decoding-planner.js';
-import { InferencePool, type PoolStats } from '../src/inference/inference-pool.js';
-import { transcribeAll } from '../src/inference/transcriber.js';
-import { loadModelFolder, type LoadedCtcModel } from '../src/models/model-loader.js';
-import { ModelRegistry } from '../src/models/model-registry.js';
+import { resolveMediaTools } from '../src/speech/audio/ffmpeg-binaries.js';
+import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
+import { CtcRecognizer } from '../src/speech/recognition/ctc-recognizer.js';
+import { loadLanguageModels, manifestDecodingPlanner } from '../src/speech/inference/decoding-planner.js';
+import { InferencePool, type PoolStats } from '../src/speech/inference/inference-pool.js';
+import { transcribeAll } from '../src/speech/recognition/transcriber.js';
+import { loadModelFolder, type LoadedCtcModel } from '../src/speech/models/model-loader.js';
+import { ModelRegistry } from '../src/speech/models/model-registry.js';
 
 const rounds = Number(process.argv[2] ?? 5);
 const copies = Number(process.argv[3] ?? 12);

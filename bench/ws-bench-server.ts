@@ -19,10 +19,10 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { Gateway } from '../src/app/gateway.js';
-import { loadConfig } from '../src/config/config.js';
-import { createLogger } from '../src/logging/logger.js';
-import type { PoolStats } from '../src/inference/inference-pool.js';
-import type { SpeechEngine } from '../src/inference/speech-engine.js';
+import { loadConfig } from '../src/platform/config/config.js';
+import { createLogger } from '../src/platform/logging/logger.js';
+import type { PoolStats } from '../src/speech/inference/inference-pool.js';
+import type { SpeechEngine } from '../src/speech/speech-engine.js';
 
 const mode = process.argv[2] ?? 'gateway';
 const overrides = JSON.parse(process.argv[3] ?? '{}') as Record<string, string>;

@@ -1,6 +1,6 @@
 import { Gateway } from './app/gateway.js';
-import { ConfigError, loadConfig, redactedConfig } from './config/config.js';
-import { createLogger } from './logging/logger.js';
+import { ConfigError, loadConfig, redactedConfig } from './platform/config/config.js';
+import { createLogger } from './platform/logging/logger.js';
 
 async function main(): Promise<void> {
   let config;

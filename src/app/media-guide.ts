@@ -1,4 +1,4 @@
-import type { DocumentSection } from '../http/llms-text.js';
+import type { DocumentSection } from '../platform/http/llms-text.js';
 
 /**
  * Prose for /llms-full.txt about batches, uploads, media, the probe and webhooks. The webhook

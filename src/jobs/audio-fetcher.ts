@@ -1,9 +1,9 @@
-import { ApiError, isApiError } from '../errors/api-error.js';
-import type { OutboundGuard } from '../net/outbound-guard.js';
-import { safeRequest } from '../net/safe-http.js';
-import type { FileStorage } from '../storage/file-storage.js';
+import { ApiError, isApiError } from '../platform/errors/api-error.js';
+import type { OutboundGuard } from '../platform/net/outbound-guard.js';
+import { safeRequest } from '../platform/net/safe-http.js';
+import type { FileStorage } from '../platform/files/file-storage.js';
 import { jobPrefix, type AudioFetcher } from './job-runner.js';
-import type { JobRecord } from './job-types.js';
+import type { JobRecord } from '../platform/db/job-records.js';
 
 /** Resolves gateway-issued audio references (file_url, svc://) to stored objects; null if unknown. */
 export type StoredAudioResolver = (url: string, accountId: string) => Promise<{ key: string; size: number } | null>;

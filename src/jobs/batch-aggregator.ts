@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { JobEvents } from './job-events.js';
-import { FINAL_STATUSES, type JobRecord, type JobStatus, type JobStore } from './job-types.js';
+import { FINAL_STATUSES, type JobRecord, type JobStatus, type JobStore } from '../platform/db/job-records.js';
 
 export interface BatchCounts {
   readonly total: number;

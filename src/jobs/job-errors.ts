@@ -1,6 +1,6 @@
-import { isApiError } from '../errors/api-error.js';
-import { ERROR_REGISTRY, isErrorCode } from '../errors/error-registry.js';
-import type { JobError } from './job-types.js';
+import { isApiError } from '../platform/errors/api-error.js';
+import { ERROR_REGISTRY, isErrorCode } from '../platform/errors/error-registry.js';
+import type { JobError } from '../platform/db/job-records.js';
 
 /** The `error` object a failed job carries: the registry's type and code, and a message. */
 export function jobErrorFrom(error: unknown): JobError {

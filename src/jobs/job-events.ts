@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import type { JobRecord } from './job-types.js';
+import type { JobRecord } from '../platform/db/job-records.js';
 
 export interface JobEventMap {
   /** A processing job advanced (throttled: at most a few per second per job). */

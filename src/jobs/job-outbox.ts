@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { JobEvents } from './job-events.js';
-import type { JobRecord, JobStore } from './job-types.js';
+import type { JobRecord, JobStore } from '../platform/db/job-records.js';
 
 /** Records a final job's event durably (e.g. webhook deliveries). Must be idempotent: it may run again after a crash. */
 export type FinishedHandler = (job: JobRecord) => Promise<void>;

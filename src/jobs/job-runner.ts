@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
-import type { UsageRecorder } from '../limits/usage-recorder.js';
-import type { FileStorage } from '../storage/file-storage.js';
+import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
+import type { FileStorage } from '../platform/files/file-storage.js';
 import { jobErrorFrom } from './job-errors.js';
 import type { JobEvents } from './job-events.js';
-import type { JobRecord, JobStore, Progress } from './job-types.js';
-import type { TranscriptionEngine } from './transcription-engine.js';
+import type { JobRecord, JobStore, Progress } from '../platform/db/job-records.js';
+import type { TranscriptionEngine } from '../speech/speech-types.js';
 
 /** Puts a job's audio into storage (downloading an audio_url, resolving an upload). Returns the key and size. */
 export type AudioFetcher = (job: JobRecord, signal: AbortSignal) => Promise<{ key: string; size: number }>;

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Principal } from '../auth/principal.js';
-import type { Limits } from '../config/config.js';
-import { ApiError } from '../errors/api-error.js';
-import type { UsageRecorder } from '../limits/usage-recorder.js';
-import type { FileStorage } from '../storage/file-storage.js';
-import { utcDate } from '../store/dates.js';
-import type { UsageStore } from '../store/store-types.js';
+import type { Principal } from '../platform/auth/principal.js';
+import type { Limits } from '../platform/config/config.js';
+import { ApiError } from '../platform/errors/api-error.js';
+import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
+import type { FileStorage } from '../platform/files/file-storage.js';
+import { utcDate } from '../platform/db/dates.js';
+import type { UsageStore } from '../platform/db/store-types.js';
 import type { JobEvents } from './job-events.js';
 import type { JobQueue } from './job-queue.js';
 import { jobPrefix, type JobRunner } from './job-runner.js';
-import { FINAL_STATUSES, RUNNABLE_KINDS, type JobApi, type JobKind, type JobRecord, type JobStore } from './job-types.js';
+import { FINAL_STATUSES, RUNNABLE_KINDS, type JobApi, type JobKind, type JobRecord, type JobStore } from '../platform/db/job-records.js';
 
 export const MAX_ATTEMPTS = 2;
 /** A job whose key is at its running-jobs limit is offered again after 250 ms, doubling up to this. */

@@ -1,4 +1,4 @@
-import type { JobRecord } from './job-types.js';
+import type { JobRecord } from '../platform/db/job-records.js';
 
 export const jobPath = (id: string): string => `/v1/transcriptions/${id}`;
 

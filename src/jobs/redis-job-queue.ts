@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { redisHealth } from '../redis/redis-health.js';
+import { redisHealth } from '../platform/redis/redis-health.js';
 import type { JobQueue, QueueHandler, QueueVerdict } from './job-queue.js';
 
 /**

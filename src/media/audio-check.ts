@@ -1,8 +1,8 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
-import { ApiError } from '../errors/api-error.js';
-import type { AudioSniffer } from '../jobs/transcription-engine.js';
-import { FfprobeError, mediaFacts, runFfprobe } from '../probe/ffprobe.js';
-import type { FileStorage, StoredObject } from '../storage/file-storage.js';
+import { ApiError } from '../platform/errors/api-error.js';
+import type { AudioSniffer } from '../speech/speech-types.js';
+import { FfprobeError, mediaFacts, runFfprobe } from './probe/ffprobe.js';
+import type { FileStorage, StoredObject } from '../platform/files/file-storage.js';
 
 const HEAD_BYTES = 64;
 

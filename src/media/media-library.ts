@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Principal } from '../auth/principal.js';
-import type { UrlSigner } from '../auth/url-signer.js';
-import type { Limits } from '../config/config.js';
-import { ApiError, isApiError } from '../errors/api-error.js';
+import type { Principal } from '../platform/auth/principal.js';
+import type { UrlSigner } from '../platform/auth/url-signer.js';
+import type { Limits } from '../platform/config/config.js';
+import { ApiError, isApiError } from '../platform/errors/api-error.js';
 import type { StoredAudioResolver } from '../jobs/audio-fetcher.js';
-import type { AudioSniffer } from '../jobs/transcription-engine.js';
-import type { FileStorage } from '../storage/file-storage.js';
+import type { AudioSniffer } from '../speech/speech-types.js';
+import type { FileStorage } from '../platform/files/file-storage.js';
 import { storeCheckedAudio } from './audio-check.js';
-import type { MediaRecord, MediaStore } from './media-types.js';
+import type { MediaRecord, MediaStore } from '../platform/db/media-records.js';
 
 export function newFileId(): string {
   return `file_${randomBytes(12).toString('hex')}`;

@@ -1,5 +1,5 @@
 import type { MediaLibrary } from './media-library.js';
-import type { MediaRecord } from './media-types.js';
+import type { MediaRecord } from '../platform/db/media-records.js';
 
 /** A file as the API shows it (schema MediaFile). */
 export function mediaView(library: MediaLibrary, record: MediaRecord): Record<string, unknown> {

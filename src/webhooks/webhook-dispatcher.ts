@@ -1,17 +1,17 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Limits } from '../config/config.js';
-import { isApiError } from '../errors/api-error.js';
+import type { Limits } from '../platform/config/config.js';
+import { isApiError } from '../platform/errors/api-error.js';
 import { countChildren } from '../jobs/batch-aggregator.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
-import type { JobRecord, JobStore } from '../jobs/job-types.js';
+import type { JobRecord, JobStore } from '../platform/db/job-records.js';
 import { jobPath } from '../jobs/job-views.js';
-import type { OutboundGuard } from '../net/outbound-guard.js';
-import { isRequestTimeout, safeRequest } from '../net/safe-http.js';
+import type { OutboundGuard } from '../platform/net/outbound-guard.js';
+import { isRequestTimeout, safeRequest } from '../platform/net/safe-http.js';
 import { signatureHeader, SIGNATURE_HEADER } from './webhook-signature.js';
-import type { DeliveryAttempt, DeliveryRecord, WebhookEvent, WebhookRecord, WebhookStore } from './webhook-types.js';
+import type { DeliveryAttempt, DeliveryRecord, WebhookEvent, WebhookRecord, WebhookStore } from '../platform/db/webhook-records.js';
 
 export const newEventId = (): string => `evt_${randomBytes(12).toString('hex')}`;
 export const newDeliveryId = (): string => `dlv_${randomBytes(12).toString('hex')}`;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Principal } from '../auth/principal.js';
-import { ApiError } from '../errors/api-error.js';
-import type { OutboundGuard } from '../net/outbound-guard.js';
+import type { Principal } from '../platform/auth/principal.js';
+import { ApiError } from '../platform/errors/api-error.js';
+import type { OutboundGuard } from '../platform/net/outbound-guard.js';
 import { newEventId, type WebhookDispatcher } from './webhook-dispatcher.js';
-import { TEST_EVENT, type DeliveryRecord, type WebhookPatch, type WebhookRecord, type WebhookStore } from './webhook-types.js';
+import { TEST_EVENT, type DeliveryRecord, type WebhookPatch, type WebhookRecord, type WebhookStore } from '../platform/db/webhook-records.js';
 
 export const newWebhookId = (): string => `wh_${randomBytes(12).toString('hex')}`;
 

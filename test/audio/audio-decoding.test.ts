@@ -2,11 +2,11 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AudioTooLargeError, InvalidAudioError } from '../../src/audio/audio-errors.js';
-import { probeAudio } from '../../src/audio/audio-probe.js';
-import { resolveMediaTools } from '../../src/audio/ffmpeg-binaries.js';
-import { PauseSegmenter } from '../../src/audio/pause-segmenter.js';
-import { decodeToPcm } from '../../src/audio/pcm-decoder.js';
+import { AudioTooLargeError, InvalidAudioError } from '../../src/speech/audio/audio-errors.js';
+import { probeAudio } from '../../src/speech/audio/audio-probe.js';
+import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
+import { PauseSegmenter } from '../../src/speech/audio/pause-segmenter.js';
+import { decodeToPcm } from '../../src/speech/audio/pcm-decoder.js';
 import { AUDIO } from '../inference/fixtures.js';
 
 const tools = resolveMediaTools();

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Cache } from '../../src/cache/cache.js';
-import { MemoryCache } from '../../src/cache/memory-cache.js';
-import { RedisCache } from '../../src/cache/redis-cache.js';
+import type { Cache } from '../../src/platform/cache/cache.js';
+import { MemoryCache } from '../../src/platform/cache/memory-cache.js';
+import { RedisCache } from '../../src/platform/cache/redis-cache.js';
 import { REDIS_URL, skipWithout, testRedisPrefix } from '../helpers/distributed-servers.js';
 
 const redisSkip = await skipWithout('redis');

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Gateway } from '../../src/app/gateway.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/logging/logger.js';
+import { loadConfig } from '../../src/platform/config/config.js';
+import { createLogger } from '../../src/platform/logging/logger.js';
 import { startTestGateway } from '../helpers/test-gateway.js';
 
 describe('health of the distributed backends', () => {

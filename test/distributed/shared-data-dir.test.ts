@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LocalFileStorage } from '../../src/storage/local-file-storage.js';
+import { LocalFileStorage } from '../../src/platform/files/local-file-storage.js';
 import { distEntry } from '../helpers/spawn-dist.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'shared-data-'));

@@ -49,7 +49,7 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
     server.output().split('\n').filter((line) => line.includes(`"jobId":"${jobId}"`) && line.includes('"msg":"job completed"')).length;
 
   async function createKey(...args: string[]): Promise<string> {
-    const created = await runNode(distEntry('src/cli/keys-cli.js'), ['create', '--account', 'fleet', ...args], env, 30_000);
+    const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'fleet', ...args], env, 30_000);
     if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
     return (JSON.parse(created.stdout) as { key: string }).key;
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashApiKey } from '../../src/auth/api-key-secrets.js';
+import { hashApiKey } from '../../src/platform/auth/api-key-secrets.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
 let gw: TestGateway;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
-import { ERROR_REGISTRY } from '../../src/errors/error-registry.js';
+import { ERROR_REGISTRY } from '../../src/platform/errors/error-registry.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
 let gw: TestGateway;

@@ -39,7 +39,7 @@ describe('the gateway process', () => {
 });
 
 describe('npm run keys', () => {
-  const cli = (args: string[]) => runNode(distEntry('src/cli/keys-cli.js'), args, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const cli = (args: string[]) => runNode(distEntry('src/app/cli/keys-cli.js'), args, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 
   it('creates, lists and revokes keys as JSON, and the key works against the server', async () => {
     const created = await cli(['create', '--account', 'acme', '--name', 'ci', '--scopes', 'read', '--expires', '30d', '--ip', '127.0.0.0/8', '--rate-limit', '30']);

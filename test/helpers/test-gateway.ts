@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Gateway } from '../../src/app/gateway.js';
-import type { CreateKeyInput } from '../../src/auth/key-service.js';
-import { loadConfig } from '../../src/config/config.js';
-import { createLogger } from '../../src/logging/logger.js';
+import type { CreateKeyInput } from '../../src/platform/auth/key-service.js';
+import { loadConfig } from '../../src/platform/config/config.js';
+import { createLogger } from '../../src/platform/logging/logger.js';
 
 export interface TestGateway {
   readonly gateway: Gateway;

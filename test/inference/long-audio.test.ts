@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMediaTools } from '../../src/audio/ffmpeg-binaries.js';
-import { SpeechEngine } from '../../src/inference/speech-engine.js';
+import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
+import { SpeechEngine } from '../../src/speech/speech-engine.js';
 import { AUDIO } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCharNgramLm } from '../../src/lm/char-ngram-builder.js';
+import { buildCharNgramLm } from '../../src/speech/decoding/lm/char-ngram-builder.js';
 import { TINY_CTC, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 
 const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../src/cli/models-cli.ts', import.meta.url));
+const CLI = fileURLToPath(new URL('../../src/app/cli/models-cli.ts', import.meta.url));
 
 /** Runs `npm run models -- <args>` from the TypeScript source (the npm script runs the compiled copy). */
 async function models(...args: string[]): Promise<{ code: number; json: Record<string, unknown> | null; stderr: string }> {

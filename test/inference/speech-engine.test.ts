@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AudioTooLargeError, InvalidAudioError } from '../../src/audio/audio-errors.js';
-import { SpeechEngine, type EngineProgress } from '../../src/inference/speech-engine.js';
-import { ModelSelectionError } from '../../src/models/model-errors.js';
+import { AudioTooLargeError, InvalidAudioError } from '../../src/speech/audio/audio-errors.js';
+import { SpeechEngine, type EngineProgress } from '../../src/speech/speech-engine.js';
+import { ModelSelectionError } from '../../src/speech/models/model-errors.js';
 import { AUDIO, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 

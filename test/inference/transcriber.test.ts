@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMediaTools } from '../../src/audio/ffmpeg-binaries.js';
-import { PauseSegmenter } from '../../src/audio/pause-segmenter.js';
-import { decodeToPcm } from '../../src/audio/pcm-decoder.js';
-import { CtcRecognizer } from '../../src/inference/ctc-recognizer.js';
-import { ModelRunError } from '../../src/inference/inference-errors.js';
-import { InferencePool } from '../../src/inference/inference-pool.js';
-import { transcribeAll, transcribeStream, type TranscriptionProgress } from '../../src/inference/transcriber.js';
-import { loadModelFolder, type LoadedCtcModel } from '../../src/models/model-loader.js';
+import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
+import { PauseSegmenter } from '../../src/speech/audio/pause-segmenter.js';
+import { decodeToPcm } from '../../src/speech/audio/pcm-decoder.js';
+import { CtcRecognizer } from '../../src/speech/recognition/ctc-recognizer.js';
+import { ModelRunError } from '../../src/speech/inference/inference-errors.js';
+import { InferencePool } from '../../src/speech/inference/inference-pool.js';
+import { transcribeAll, transcribeStream, type TranscriptionProgress } from '../../src/speech/recognition/transcriber.js';
+import { loadModelFolder, type LoadedCtcModel } from '../../src/speech/models/model-loader.js';
 import { AUDIO, noise, TINY_CTC, TINY_CTC_MEL } from './fixtures.js';
 
 const tools = resolveMediaTools();

@@ -39,7 +39,7 @@ function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<
 }
 
 async function createKey(dataDir: string): Promise<string> {
-  const created = await runNode(distEntry('src/cli/keys-cli.js'), ['create', '--account', 'recovery'], { DATA_DIR: dataDir });
+  const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'recovery'], { DATA_DIR: dataDir });
   return (JSON.parse(created.stdout) as { key: string }).key;
 }
 

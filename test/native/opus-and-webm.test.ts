@@ -1,9 +1,9 @@
 import opus from '@discordjs/opus';
 import { describe, expect, it } from 'vitest';
-import { NativeStatus, describeNativeStatus } from '../../src/native/native-status.js';
-import { OpusFrameDecoder } from '../../src/native/opus-frame-decoder.js';
-import { StreamFrontEnd } from '../../src/native/stream-front-end.js';
-import { WebmDemuxer } from '../../src/native/webm-demuxer.js';
+import { NativeStatus, describeNativeStatus } from '../../src/speech/native/native-status.js';
+import { OpusFrameDecoder } from '../../src/speech/native/opus-frame-decoder.js';
+import { StreamFrontEnd } from '../../src/speech/native/stream-front-end.js';
+import { WebmDemuxer } from '../../src/speech/native/webm-demuxer.js';
 import { fixture, pcm16Bytes, randomSplits, snrDb, speechFixture } from './audio-helpers.js';
 
 // @discordjs/opus is CommonJS: take the class from its default export.

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations/index.js';
-import { PostgresDatabase } from '../../src/store/postgres/postgres-database.js';
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { POSTGRES_MIGRATIONS } from '../../src/platform/db/postgres/migrations/index.js';
+import { PostgresDatabase } from '../../src/platform/db/postgres/postgres-database.js';
+import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js';
 import { createTestSchema, skipWithout, type TestSchema } from '../helpers/distributed-servers.js';
 
 describe.skipIf(await skipWithout('postgres'))('PostgreSQL store start-up', () => {

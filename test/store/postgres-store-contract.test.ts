@@ -1,4 +1,4 @@
-import { PostgresStore } from '../../src/store/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js';
 import { createTestSchema, skipWithout } from '../helpers/distributed-servers.js';
 import { storeContract } from './store-contract.js';
 

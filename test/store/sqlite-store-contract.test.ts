@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/platform/db/sqlite/sqlite-store.js';
 import { storeContract } from './store-contract.js';
 
 // A database file, so that the suite's two stores share it as two processes would.

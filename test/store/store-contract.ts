@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../src/auth/principal.js';
-import type { JobRecord } from '../../src/jobs/job-types.js';
-import type { MediaRecord } from '../../src/media/media-types.js';
-import { InvalidCursorError } from '../../src/store/cursor.js';
-import type { NewApiKey, Store } from '../../src/store/store-types.js';
-import type { DeliveryRecord, WebhookRecord } from '../../src/webhooks/webhook-types.js';
+import type { ApiKeyRecord } from '../../src/platform/auth/principal.js';
+import type { JobRecord } from '../../src/platform/db/job-records.js';
+import type { MediaRecord } from '../../src/platform/db/media-records.js';
+import { InvalidCursorError } from '../../src/platform/db/cursor.js';
+import type { NewApiKey, Store } from '../../src/platform/db/store-types.js';
+import type { DeliveryRecord, WebhookRecord } from '../../src/platform/db/webhook-records.js';
 
 /**
  * A place several stores can share, as several gateway processes share one database: `open`

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { principalFor } from '../../src/auth/principal.js';
+import { principalFor } from '../../src/platform/auth/principal.js';
 import { buildJob } from '../../src/jobs/job-service.js';
 import { bearer, startTestGateway } from '../helpers/test-gateway.js';
 

@@ -26,7 +26,7 @@ const running: ChildProcess[] = [];
 beforeAll(async () => {
   receiver = await startTestServer({ tls: true });
   host = await startTestServer({ tls: true, respond: (_req, res) => serveFixture(res, 'hello-am.mp3', undefined, 'audio/mpeg') });
-  const created = await runNode(distEntry('src/cli/keys-cli.js'), ['create', '--account', 'restart'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+  const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'restart'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
   key = (JSON.parse(created.stdout) as { key: string }).key;
 });
 afterAll(async () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServerMessageSchema } from '../../src/ws/ws-messages.js';
+import { ServerMessageSchema } from '../../src/streaming/ws-messages.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { twoTurns, wavFile } from './ws-audio.js';
 import { sleep } from './ws-client.js';

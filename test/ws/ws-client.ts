@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import WebSocket from 'ws';
-import { ServerMessageSchema, type ServerMessage } from '../../src/ws/ws-messages.js';
+import { ServerMessageSchema, type ServerMessage } from '../../src/streaming/ws-messages.js';
 
 export type Message = ServerMessage & Record<string, unknown>;
 

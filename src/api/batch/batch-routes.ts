@@ -1,0 +1,201 @@
+import type { Limits } from '../../platform/config/config.js';
+import { ApiError, isApiError } from '../../platform/errors/api-error.js';
+import { readMultipart, type MultipartFile } from '../../platform/http/body-readers.js';
+import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
+import { validateInput } from '../../platform/http/schema-validation.js';
+import { batchCreatedView } from '../../jobs/batch-views.js';
+import { jobErrorFrom } from '../../jobs/job-errors.js';
+import { jobPrefix } from '../../jobs/job-runner.js';
+import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
+import type { JobRecord } from '../../platform/db/job-records.js';
+import type { AudioSniffer, ModelResolver } from '../../speech/speech-types.js';
+import { storeCheckedAudio } from '../../media/audio-check.js';
+import type { MediaLibrary } from '../../media/media-library.js';
+import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
+import { BatchCreatedSchema, BatchMultipartFields, CreateBatchJson, CreateBatchMultipart } from './batch-schemas.js';
+import type { FileStorage } from '../../platform/files/file-storage.js';
+import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
+
+export interface BatchRouteDeps {
+  readonly jobs: JobService;
+  readonly models: ModelResolver;
+  readonly sniff: AudioSniffer;
+  readonly storage: FileStorage;
+  readonly library: MediaLibrary;
+  readonly guard: OutboundGuard;
+  readonly ffprobe: string;
+  readonly defaultLanguage: string;
+  readonly limits: Limits;
+}
+
+/** One multipart file: stored under its child job, or refused (that child then fails, the batch goes on). */
+type StoredPart =
+  | { readonly id: string; readonly filename: string; readonly stored: { key: string; size: number } }
+  | { readonly id: string; readonly filename: string; readonly refused: ApiError };
+
+/**
+ * POST /v1/transcriptions/batch: one parent job and one child job per file. Children run through
+ * the same queue, per-key concurrency limit and daily quota as single jobs; a file that cannot be
+ * fetched or decoded fails alone and the batch completes without it.
+ */
+export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
+  const { jobs, limits } = deps;
+
+  /** A batch URL: https://, svc://media/<id>, or this gateway's file_url. */
+  const checkBatchUrl = (url: string, index: number): void => {
+    const param = `audio_urls.${index}`;
+    if (deps.library.referencedId(url) !== null) return;
+    if (!/^https:\/\//i.test(url)) {
+      throw new ApiError('invalid_field_value', {
+        message: `'${param}' must be an https:// URL, an svc:// URI or a file_url from the upload endpoints.`,
+        param,
+      });
+    }
+    checkAudioUrl(url, deps.guard, param);
+  };
+
+  const submit = async (parent: JobRecord, children: JobRecord[]): Promise<void> => {
+    await jobs.submit([parent, ...children]);
+    // Files refused at upload are final already; announcing them lets the parent follow.
+    for (const child of children) if (child.status === 'failed') jobs.events.emit('finished', child);
+  };
+
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/v1/transcriptions/batch',
+      operationId: 'createTranscriptionBatch',
+      summary: 'Transcribe many files: one parent job, one child job per file',
+      description:
+        'JSON with `audio_urls` (https:// URLs, svc:// URIs or upload file_urls), or multipart with one `files` part per file; ' +
+        `at most BATCH_MAX_FILES (${limits.batchMaxFiles}) files. Always asynchronous: 202 with the parent (status queued, ` +
+        '`metadata.batch_mode` true, `metadata.total_count`). Poll GET /v1/transcriptions/{id} until the parent is completed or failed; ' +
+        '`metadata.jobs[]` maps each file (`url` = the submitted URL, or the file name of a multipart part) to its child job. ' +
+        'One bad file never fails the batch: it fails alone (see `metadata.failed_count`); the parent fails only when no file completed. ' +
+        'Children share the per-key concurrency limit with single jobs and wait their turn in the queue.',
+      tags: ['Transcriptions'],
+      surface: 'unified',
+      auth: 'bearer',
+      scope: 'write',
+      body: { kind: 'json-or-multipart', json: CreateBatchJson, multipart: CreateBatchMultipart },
+      maxBodyBytes: limits.batchMaxFiles * limits.maxAudioBytes + 1_000_000,
+      responses: {
+        202: { description: 'The batch parent', schema: BatchCreatedSchema },
+        404: { description: 'Not found' },
+      },
+      handler: async (ctx) => {
+        const principal = ctx.principal!;
+        if (ctx.bodyKind === 'json') {
+          const body = ctx.body;
+          if (body.audio_urls.length > limits.batchMaxFiles) {
+            throw new ApiError('invalid_field_value', {
+              message: `A batch holds at most ${limits.batchMaxFiles} files; ${body.audio_urls.length} were sent.`,
+              param: 'audio_urls',
+            });
+          }
+          const resolved = deps.models.resolve(body.language ?? deps.defaultLanguage, body.model);
+          body.audio_urls.forEach(checkBatchUrl);
+          await jobs.admitParent(principal, 'unified');
+          const parent = buildJob({
+            principal,
+            kind: 'batch',
+            language: resolved.language,
+            requestedModel: body.model ?? '',
+            options: { batch_mode: true, total_count: body.audio_urls.length },
+          });
+          const children = body.audio_urls.map((url, index) =>
+            buildJob({
+              principal,
+              kind: 'batch_child',
+              parentId: parent.id,
+              language: resolved.language,
+              requestedModel: body.model ?? '',
+              audioUrl: url,
+              position: index,
+            }),
+          );
+          await submit(parent, children);
+          return { status: 202, body: batchCreatedView(parent, children.length) };
+        }
+
+        const parentId = newJobId();
+        const prefixOf = (id: string) => jobPrefix({ accountId: principal.accountId, id });
+        const form = await readMultipart<StoredPart>(ctx.exchange, {
+          maxFileBytes: limits.maxAudioBytes,
+          maxFiles: limits.batchMaxFiles,
+          onFile: (file) => storePart(deps, prefixOf, file),
+          discard: async (part) => deps.storage.deletePrefix(prefixOf(part.id)),
+        });
+        const parts = form.files;
+        try {
+          if (parts.length === 0) throw new ApiError('missing_required_field', { message: "Send at least one file as a 'files' part.", param: 'files' });
+          const fields = validateInput<{ language?: string; model?: string }>(BatchMultipartFields, form.fields, 'body');
+          const resolved = deps.models.resolve(fields.language ?? deps.defaultLanguage, fields.model);
+          await jobs.admitParent(principal, 'unified');
+          const parent = buildJob({
+            id: parentId,
+            principal,
+            kind: 'batch',
+            language: resolved.language,
+            requestedModel: fields.model ?? '',
+            options: { batch_mode: true, total_count: parts.length },
+          });
+          const children = parts.map((part, index) => {
+            const child = buildJob({
+              id: part.id,
+              principal,
+              kind: 'batch_child',
+              parentId,
+              language: resolved.language,
+              requestedModel: fields.model ?? '',
+              audio: 'stored' in part ? { ...part.stored, filename: part.filename } : null,
+              position: index,
+            });
+            if ('stored' in part) return child;
+            const now = new Date().toISOString();
+            return {
+              ...child,
+              audioFilename: part.filename,
+              status: 'failed' as const,
+              error: jobErrorFrom(part.refused),
+              completedAt: now,
+              progress: { stage: 'failed', percent: 0, total_segments: 0, done_segments: 0 },
+            };
+          });
+          await submit(parent, children);
+          return { status: 202, body: batchCreatedView(parent, children.length) };
+        } catch (error) {
+          if ((await jobs.jobs.get(parentId)) === null) {
+            for (const part of parts) await deps.storage.deletePrefix(prefixOf(part.id)).catch(() => undefined);
+          }
+          throw error;
+        }
+      },
+    }),
+  ];
+}
+
+/** Stores one part under its own child job's prefix; a part that is not audio is remembered as refused. */
+async function storePart(deps: BatchRouteDeps, prefixOf: (id: string) => string, file: MultipartFile): Promise<StoredPart> {
+  const id = newJobId();
+  const filename = file.filename || `file-${id}`;
+  if (file.field !== 'files') {
+    file.stream.resume();
+    throw new ApiError('invalid_field_value', { message: `Unexpected file field '${file.field}'; send each file as a 'files' part.`, param: file.field });
+  }
+  try {
+    const checked = await storeCheckedAudio(
+      { storage: deps.storage, sniff: deps.sniff, ffprobe: deps.ffprobe, probeTimeoutSeconds: deps.limits.probeTimeoutSeconds },
+      `${prefixOf(id)}/audio`,
+      file.stream,
+      { maxBytes: deps.limits.maxAudioBytes, describe: filename, param: 'files', declaredType: file.mimeType },
+    );
+    return { id, filename, stored: { key: checked.object.key, size: checked.object.size } };
+  } catch (error) {
+    if (isApiError(error) && error.code === 'invalid_audio_format') {
+      file.stream.resume();
+      return { id, filename, refused: error };
+    }
+    throw error;
+  }
+}

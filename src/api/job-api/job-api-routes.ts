@@ -1,0 +1,219 @@
+import { Type } from '@sinclair/typebox';
+import type { UrlSigner } from '../../platform/auth/url-signer.js';
+import type { Limits } from '../../platform/config/config.js';
+import { ApiError, isApiError } from '../../platform/errors/api-error.js';
+import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
+import type { RateLimiter } from '../../platform/limits/rate-limiter.js';
+import { countChildren } from '../../jobs/batch-aggregator.js';
+import { buildJob, type JobService } from '../../jobs/job-service.js';
+import { FINAL_STATUSES, type JobRecord } from '../../platform/db/job-records.js';
+import type { ModelResolver } from '../../speech/speech-types.js';
+import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
+import { SubmitTranscribeBody, SubmitTranscribeResponse, TranscribeJobStatusSchema } from './job-api-schemas.js';
+import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
+
+export interface JobApiDeps {
+  readonly jobs: JobService;
+  readonly models: ModelResolver;
+  readonly guard: OutboundGuard;
+  readonly limiter: RateLimiter;
+  readonly signer: () => UrlSigner;
+  readonly limits: Limits;
+  /** Whether a URL is this gateway's own file_url (resolved from storage, never fetched). */
+  readonly isGatewayReference?: (url: string) => boolean;
+}
+
+/** Transcript links of the job API are valid 15 minutes (its Limits table). */
+export const JOB_API_TRANSCRIPT_TTL_SECONDS = 15 * 60;
+const TAGS = ['Job API'];
+
+const DIARIZATION_UNAVAILABLE =
+  'Speaker diarization is not available on this server: the transcript has no speaker labels.';
+
+export function jobApiStatus(parent: JobRecord, children: readonly JobRecord[]): string {
+  if (!FINAL_STATUSES.includes(parent.status)) return parent.status === 'queued' ? 'PENDING' : 'PROCESSING';
+  const counts = countChildren(children);
+  if (counts.completed === counts.total) return 'COMPLETED';
+  return counts.completed === 0 ? 'FAILED' : 'PARTIAL';
+}
+
+const seconds = (ms: number): string => (ms / 1000).toFixed(2);
+
+/** The job API's transcript JSON for one file. */
+export function jobApiTranscript(parent: JobRecord, child: JobRecord): Record<string, unknown> {
+  const diarize = parent.options['diarize'] === true;
+  return {
+    job_id: parent.id,
+    status: 'COMPLETED',
+    duration: child.durationSeconds ?? 0,
+    language: child.language,
+    text: child.text ?? '',
+    segments: (child.segments ?? []).map((s) => ({
+      id: s.id,
+      start_time: seconds(s.start_ms),
+      end_time: seconds(s.end_ms),
+      type: 'speech',
+      text: s.text,
+      ...(diarize ? { speaker: null } : {}),
+    })),
+    ...(diarize ? { warnings: [DIARIZATION_UNAVAILABLE] } : {}),
+  };
+}
+
+export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
+  const { jobs } = deps;
+  const transcriptPath = (childId: string) => `/v1/files/transcribe/${childId}/transcript`;
+
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/transcribe',
+      operationId: 'submitTranscribeJob',
+      summary: 'Submit a job of one or more audio URLs (job API)',
+      description:
+        'Answers 202 with the job id at once. At most BATCH_MAX_FILES files per job (400 beyond), JOB_SUBMISSIONS_PER_HOUR submissions per hour per key (429). ' +
+        'Diarization: this server has no diarization engine; with `diarize: true` the job still completes with a plain transcript and a message in `warnings`, as the API defines for a failed diarization.',
+      tags: TAGS,
+      surface: 'job',
+      auth: 'x-api-key',
+      scope: 'write',
+      body: { kind: 'json', schema: SubmitTranscribeBody },
+      responses: { 202: { description: 'Submitted', schema: SubmitTranscribeResponse } },
+      handler: async ({ body, principal }) => {
+        const config = body.diarization_config;
+        if (config?.min_speakers != null && config.max_speakers != null && config.min_speakers > config.max_speakers) {
+          throw new ApiError('validation_error', {
+            issues: [{ loc: ['body', 'diarization_config'], msg: 'min_speakers must not exceed max_speakers', type: 'value_error' }],
+          });
+        }
+        if (body.audio_urls.length > deps.limits.batchMaxFiles) {
+          throw new ApiError('invalid_field_value', {
+            detail: `Too many files: ${body.audio_urls.length} submitted, at most ${deps.limits.batchMaxFiles} per job.`,
+          });
+        }
+        let language: string;
+        try {
+          language = deps.models.resolve(body.language, undefined).language;
+        } catch (error) {
+          if (isApiError(error)) {
+            throw new ApiError('validation_error', { issues: [{ loc: ['body', 'language'], msg: error.message, type: 'value_error' }] });
+          }
+          throw error;
+        }
+        body.audio_urls.forEach((url, index) => {
+          try {
+            checkAudioUrl(url, deps.guard, 'audio_url', deps.isGatewayReference);
+          } catch (error) {
+            if (isApiError(error)) {
+              throw new ApiError('validation_error', { issues: [{ loc: ['body', 'audio_urls', index], msg: error.message, type: 'value_error' }] });
+            }
+            throw error;
+          }
+        });
+        const key = principal!.key;
+        const submissions = await deps.limiter.consume(`jobsubmit:${key.id}`, [{ window: 'hour', limit: deps.limits.jobSubmissionsPerHour }]);
+        if (!submissions.allowed) {
+          throw new ApiError('rate_limit_exceeded', {
+            retryAfter: submissions.retryAfter,
+            detail: `Rate limit exceeded: ${deps.limits.jobSubmissionsPerHour} requests/hour`,
+          });
+        }
+        try {
+          await jobs.admitParent(principal!, 'job_api');
+        } catch (error) {
+          if (isApiError(error) && error.code === 'concurrent_limit_exceeded') {
+            throw new ApiError('concurrent_limit_exceeded', { retryAfter: error.retryAfter ?? 10, detail: error.message });
+          }
+          throw error;
+        }
+        const parent = buildJob({
+          principal: principal!,
+          kind: 'batch',
+          api: 'job_api',
+          language,
+          requestedModel: '',
+          options: { diarize: body.diarize ?? false, ...(config ? { diarization_config: config } : {}), total_count: body.audio_urls.length },
+        });
+        const children = body.audio_urls.map((url, position) =>
+          buildJob({ principal: principal!, kind: 'batch_child', api: 'job_api', parentId: parent.id, position, language, requestedModel: '', audioUrl: url }),
+        );
+        await jobs.submit([parent, ...children]);
+        return { status: 202, body: { job_id: parent.id, status: 'pending', message: `Job submitted with ${children.length} file(s).` } };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/transcribe/{job_id}',
+      operationId: 'getTranscribeJob',
+      summary: 'Status and results of a job (job API)',
+      description: 'Statuses: PENDING, PROCESSING, COMPLETED, PARTIAL (some files failed), FAILED. `transcript_urls` are signed and valid 15 minutes.',
+      tags: TAGS,
+      surface: 'job',
+      auth: 'x-api-key',
+      scope: 'read',
+      params: Type.Object({ job_id: Type.String() }),
+      responses: { 200: { description: 'Job status', schema: TranscribeJobStatusSchema }, 404: { description: 'Job not found' } },
+      handler: async ({ params, principal }) => {
+        const parent = await jobs.jobs.get(params.job_id);
+        if (parent === null || parent.accountId !== principal!.accountId || parent.api !== 'job_api' || parent.kind !== 'batch') {
+          throw new ApiError('job_not_found');
+        }
+        const children = await jobs.jobs.children(parent.id);
+        const status = jobApiStatus(parent, children);
+        const final = FINAL_STATUSES.includes(parent.status);
+        const sign = (child: JobRecord) => deps.signer().sign('GET', transcriptPath(child.id), JOB_API_TRANSCRIPT_TTL_SECONDS).url;
+        const results = children.map((child) => {
+          const completed = child.status === 'completed';
+          const childFinal = FINAL_STATUSES.includes(child.status);
+          return {
+            original_url: child.audioUrl ?? '',
+            status: completed ? 'COMPLETED' : childFinal ? 'FAILED' : child.status === 'queued' ? 'PENDING' : 'PROCESSING',
+            transcript_url: completed ? sign(child) : null,
+            error: childFinal && !completed ? (child.error?.message ?? `The file was ${child.status}.`) : null,
+            processing_time: child.processingTimeSeconds,
+            duration: child.durationSeconds,
+            num_segments: completed ? (child.segments?.length ?? 0) : null,
+          };
+        });
+        const firstError = results.find((r) => r.error !== null)?.error;
+        return {
+          status: 200,
+          body: {
+            job_id: parent.id,
+            status,
+            transcript_urls: final ? results.filter((r) => r.transcript_url !== null).map((r) => r.transcript_url!) : null,
+            results,
+            error: status === 'FAILED' ? `All ${children.length} file(s) failed${firstError ? `: ${firstError}` : '.'}` : null,
+            submitted_at: parent.createdAt,
+            completed_at: parent.completedAt,
+            processing_time: parent.processingTimeSeconds,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/files/transcribe/{file_job_id}/transcript',
+      operationId: 'downloadTranscribeTranscript',
+      summary: 'Transcript JSON of one file of a job-API job, through a signed URL (15 minutes)',
+      tags: ['Files'],
+      surface: 'job',
+      auth: 'signed',
+      params: Type.Object({ file_job_id: Type.String() }),
+      query: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
+      responses: { 200: { description: 'Transcript JSON', schema: Type.Object({}, { additionalProperties: true }) }, 403: { description: 'Invalid or expired link' } },
+      handler: async ({ params, exchange }) => {
+        const check = deps.signer().verify('GET', transcriptPath(params.file_job_id), exchange.query);
+        if (check !== 'valid') {
+          throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature', {
+            detail: check === 'expired' ? 'The link has expired.' : 'The link is invalid.',
+          });
+        }
+        const child = await jobs.jobs.get(params.file_job_id);
+        const parent = child?.parentId ? await jobs.jobs.get(child.parentId) : null;
+        if (child === null || parent === null || child.status !== 'completed') throw new ApiError('resource_not_found');
+        return { status: 200, body: jobApiTranscript(parent, child) };
+      },
+    }),
+  ];
+}

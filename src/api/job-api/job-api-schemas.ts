@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+import { named } from '../../platform/http/named-schema.js';
+
+export const DiarizationConfigSchema = Type.Object(
+  {
+    backend: Type.Optional(Type.Union([Type.Literal('backend_a'), Type.Literal('backend_b')], { default: 'backend_a' })),
+    min_speakers: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 20 }), Type.Null()])),
+    max_speakers: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 20 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const SubmitTranscribeBody = Type.Object({
+  audio_urls: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Public or pre-signed URLs; one job may hold several files' }),
+  language: Type.String({ description: 'am, om, ti, or auto' }),
+  diarize: Type.Optional(Type.Boolean({ default: false })),
+  diarization_config: Type.Optional(DiarizationConfigSchema),
+});
+
+export const SubmitTranscribeResponse = named(
+  'JobSubmission',
+  Type.Object({ job_id: Type.String(), status: Type.String(), message: Type.String() }),
+);
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const TranscribeJobStatusSchema = named(
+  'TranscribeJobStatus',
+  Type.Object({
+    job_id: Type.String(),
+    status: Type.Union(['PENDING', 'PROCESSING', 'COMPLETED', 'PARTIAL', 'FAILED'].map((s) => Type.Literal(s))),
+    transcript_urls: Nullable(Type.Array(Type.String())),
+    results: Nullable(
+      Type.Array(
+        Type.Object({
+          original_url: Type.String(),
+          status: Type.String({ description: 'COMPLETED or FAILED once final; PENDING or PROCESSING before' }),
+          transcript_url: Nullable(Type.String()),
+          error: Nullable(Type.String()),
+          processing_time: Nullable(Type.Number()),
+          duration: Nullable(Type.Number()),
+          num_segments: Nullable(Type.Integer()),
+        }),
+      ),
+    ),
+    error: Nullable(Type.String()),
+    submitted_at: Type.String({ format: 'date-time' }),
+    completed_at: Nullable(Type.String({ format: 'date-time' })),
+    processing_time: Nullable(Type.Number()),
+  }),
+);

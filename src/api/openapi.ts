@@ -1,0 +1,169 @@
+import type { TSchema } from '@sinclair/typebox';
+import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
+import { JobApiErrorSchema, JobApiValidationErrorSchema, UnifiedErrorSchema } from './error-schemas.js';
+import { schemaName } from '../platform/http/named-schema.js';
+import type { RouteDefinition } from '../platform/http/route-types.js';
+
+export interface OpenApiInfo {
+  readonly title: string;
+  readonly version: string;
+  readonly description: string;
+  readonly serverUrl: string;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Builds the OpenAPI 3.1 document from the same route table and TypeBox schemas the router
+ * validates with. Hidden routes (key management) are left out.
+ */
+export function buildOpenApi(routes: readonly RouteDefinition[], info: OpenApiInfo): Json {
+  const components: Record<string, unknown> = {};
+  const convert = (schema: TSchema): unknown => toJsonSchema(schema, components, true);
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    if (route.hidden) continue;
+    const operation: Json = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [...route.tags],
+    };
+    if (route.description) operation['description'] = route.description;
+    operation['security'] = security(route);
+    const parameters = [...objectParameters(route.params, 'path', convert), ...objectParameters(route.query, 'query', convert)];
+    if (parameters.length > 0) operation['parameters'] = parameters;
+    const requestBody = bodyDocument(route, convert);
+    if (requestBody) operation['requestBody'] = requestBody;
+    operation['responses'] = responsesDocument(route, convert);
+    (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: info.title, version: info.version, description: info.description },
+    servers: [{ url: info.serverUrl }],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY> (unified API)' },
+        apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'X-API-Key: <API_KEY> (job API)' },
+      },
+    },
+  };
+}
+
+function security(route: RouteDefinition): unknown[] {
+  switch (route.auth) {
+    case 'bearer':
+      return [{ bearerAuth: [] }];
+    case 'x-api-key':
+      return [{ apiKeyHeader: [] }];
+    default:
+      return [];
+  }
+}
+
+function objectParameters(schema: TSchema | undefined, where: 'path' | 'query', convert: (s: TSchema) => unknown): Json[] {
+  if (schema === undefined) return [];
+  const properties = (schema as { properties?: Record<string, TSchema> }).properties ?? {};
+  const required = new Set((schema as { required?: string[] }).required ?? []);
+  return Object.entries(properties).map(([name, property]) => {
+    const parameter: Json = { name, in: where, required: where === 'path' || required.has(name), schema: convert(property) };
+    const description = (property as { description?: string }).description;
+    if (description) parameter['description'] = description;
+    if ((property as { deprecated?: boolean }).deprecated) parameter['deprecated'] = true;
+    return parameter;
+  });
+}
+
+function bodyDocument(route: RouteDefinition, convert: (s: TSchema) => unknown): Json | null {
+  const spec = route.body;
+  if (spec === undefined) return null;
+  switch (spec.kind) {
+    case 'json':
+      return { required: true, content: { 'application/json': { schema: convert(spec.schema) } } };
+    case 'form':
+      return { required: true, content: { 'application/x-www-form-urlencoded': { schema: convert(spec.schema) } } };
+    case 'multipart':
+      return { required: true, content: { 'multipart/form-data': { schema: convert(spec.schema) } } };
+    case 'json-or-multipart':
+      return {
+        required: true,
+        content: {
+          'application/json': { schema: convert(spec.json) },
+          'multipart/form-data': { schema: convert(spec.multipart) },
+        },
+      };
+    case 'raw':
+      return {
+        required: true,
+        description: spec.description,
+        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+      };
+  }
+}
+
+function responsesDocument(route: RouteDefinition, convert: (s: TSchema) => unknown): Json {
+  const out: Json = {};
+  for (const [status, spec] of Object.entries(route.responses)) {
+    const response: Json = { description: spec.description };
+    if (spec.schema !== undefined) {
+      response['content'] = { [spec.contentType ?? 'application/json']: { schema: convert(spec.schema) } };
+    } else if (spec.contentType !== undefined) {
+      response['content'] = { [spec.contentType]: { schema: { type: 'string' } } };
+    }
+    if (spec.headers) {
+      response['headers'] = Object.fromEntries(
+        Object.entries(spec.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+      );
+    }
+    out[status] = response;
+  }
+  const errorStatuses = new Set<number>([400, 500]);
+  if (route.auth === 'bearer' || route.auth === 'x-api-key' || route.auth === 'form-key') {
+    for (const s of [401, 403, 429]) errorStatuses.add(s);
+  }
+  if (route.auth === 'signed') errorStatuses.add(403);
+  if (route.body !== undefined) errorStatuses.add(route.surface === 'job' ? 422 : 415);
+  for (const status of errorStatuses) {
+    if (out[String(status)] !== undefined) continue;
+    const job = route.surface === 'job';
+    const schema = job ? (status === 422 ? JobApiValidationErrorSchema : JobApiErrorSchema) : UnifiedErrorSchema;
+    out[String(status)] = {
+      description: errorDescription(status),
+      content: { 'application/json': { schema: convert(schema) } },
+      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } } : {}),
+    };
+  }
+  return out;
+}
+
+function errorDescription(status: number): string {
+  const codes = Object.entries(ERROR_REGISTRY)
+    .filter(([, def]) => def.status === status)
+    .map(([code]) => code);
+  return codes.length > 0 ? `Error; codes: ${codes.join(', ')}` : 'Error';
+}
+
+/**
+ * TypeBox schema → plain JSON Schema. Named schemas become $refs into `components`
+ * (except at the root of their own component definition).
+ */
+function toJsonSchema(schema: unknown, components: Record<string, unknown>, allowRef: boolean): unknown {
+  if (schema === null || typeof schema !== 'object') return schema;
+  if (Array.isArray(schema)) return schema.map((item) => toJsonSchema(item, components, true));
+  const name = schemaName(schema);
+  if (name !== undefined && allowRef) {
+    if (!(name in components)) {
+      components[name] = {}; // placeholder breaks cycles
+      components[name] = toJsonSchema(schema, components, false);
+    }
+    return { $ref: `#/components/schemas/${name}` };
+  }
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === '$id') continue;
+    out[key] = toJsonSchema(value, components, true);
+  }
+  return out;
+}

@@ -1,0 +1,350 @@
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Type } from '@sinclair/typebox';
+import type { UrlSigner } from '../../platform/auth/url-signer.js';
+import type { Limits } from '../../platform/config/config.js';
+import { ApiError } from '../../platform/errors/api-error.js';
+import { readMultipart } from '../../platform/http/body-readers.js';
+import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
+import { validateInput } from '../../platform/http/schema-validation.js';
+import { jobPrefix } from '../../jobs/job-runner.js';
+import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
+import { FINAL_STATUSES, type JobRecord } from '../../platform/db/job-records.js';
+import { transcriptionView } from '../../jobs/job-views.js';
+import type { AudioSniffer, ModelResolver } from '../../speech/speech-types.js';
+import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
+import { InvalidCursorError } from '../../platform/db/cursor.js';
+import type { FileStorage } from '../../platform/files/file-storage.js';
+import { serveStoredObject } from '../../platform/http/serve-object.js';
+import {
+  CreateTranscriptionJson,
+  CreateTranscriptionMultipart,
+  DeletedSchema,
+  JobIdParams,
+  ListTranscriptionsQuery,
+  MultipartTranscriptionFields,
+  TranscriptionJobSchema,
+  TranscriptionListSchema,
+} from './transcription-schemas.js';
+
+export interface TranscriptionRouteDeps {
+  readonly jobs: JobService;
+  readonly models: ModelResolver;
+  readonly sniff: AudioSniffer;
+  /** Full container check of a stored upload (throws invalid_audio_format). */
+  readonly verify: (path: string, signal?: AbortSignal) => Promise<void>;
+  readonly storage: FileStorage;
+  readonly signer: () => UrlSigner;
+  readonly guard: OutboundGuard;
+  readonly limits: Limits;
+  /** Whether a URL is this gateway's own file_url (resolved from storage, never fetched). */
+  readonly isGatewayReference?: (url: string) => boolean;
+  /** Renders jobs (batch parents with their live metadata); transcriptionView when absent. */
+  readonly render?: (job: JobRecord) => Promise<Record<string, unknown>>;
+}
+
+const TAGS = ['Transcriptions'];
+const HEAD_BYTES = 64;
+
+/** Checks an audio_url at submission: gateway references, or http(s) URLs whose host may be fetched. */
+export function checkAudioUrl(raw: string, guard: OutboundGuard, param = 'audio_url', isGatewayReference: (url: string) => boolean = () => false): void {
+  if (raw.startsWith('svc://') || isGatewayReference(raw)) return;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ApiError('invalid_field_value', { message: `'${param}' is not a valid URL.`, param });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ApiError('invalid_field_value', { message: `'${param}' must be an http(s) URL or an svc:// URI.`, param });
+  }
+  try {
+    guard.assertHostAllowed(url);
+  } catch (error) {
+    if (error instanceof ApiError) throw new ApiError(error.code, { message: error.message, param });
+    throw error;
+  }
+}
+
+/**
+ * Streams one multipart audio file into storage under the job's prefix, checking its first
+ * bytes against the supported containers. Returns the stored object.
+ */
+export function storeAudioUpload(
+  deps: Pick<TranscriptionRouteDeps, 'storage' | 'sniff' | 'verify' | 'limits'>,
+  key: string,
+  file: { filename: string; mimeType: string; stream: NodeJS.ReadableStream },
+  field: string,
+): Promise<{ key: string; size: number; filename: string | null }> {
+  let head = Buffer.alloc(0);
+  const capture = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
+      callback(null, chunk);
+    },
+  });
+  return (async () => {
+    // pipeline (not pipe): an error of the upload stream (e.g. file_too_large) reaches storage.put.
+    const source = pipeline(file.stream as Readable, capture).catch((error: unknown) => {
+      capture.destroy(error as Error);
+    });
+    const stored = await deps.storage.put(key, capture, {
+      contentType: file.mimeType,
+      maxBytes: deps.limits.maxAudioBytes,
+    });
+    await source;
+    const refuse = async (detail: string): Promise<never> => {
+      await deps.storage.delete(key);
+      throw new ApiError('invalid_audio_format', { message: `${file.filename || 'The file'} ${detail}`, param: field });
+    };
+    if (stored.size === 0 || deps.sniff(head) === null) {
+      await refuse('is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WEBM, AAC).');
+    }
+    const local = await deps.storage.localPath(key);
+    try {
+      await deps.verify(local.path);
+    } catch (error) {
+      if ((error as { code?: string }).code === 'invalid_audio_format') await refuse(`could not be read as audio: ${(error as Error).message}`);
+      throw error;
+    } finally {
+      await local.release();
+    }
+    return { key, size: stored.size, filename: file.filename || null };
+  })();
+}
+
+export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefinition[] {
+  const { jobs } = deps;
+  const render = deps.render ?? (async (job: JobRecord) => transcriptionView(job));
+
+  const answerCreated = async (id: string, mode: 'async' | 'sync', signal: AbortSignal) => {
+    if (mode === 'sync') {
+      const job = await jobs.waitForFinal(id, deps.limits.syncWaitSeconds * 1000, signal);
+      if (job !== null) return { status: FINAL_STATUSES.includes(job.status) ? 200 : 202, body: await render(job) };
+    }
+    return { status: 202, body: await render((await jobs.jobs.get(id))!) };
+  };
+
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/v1/transcriptions',
+      operationId: 'createTranscription',
+      summary: 'Transcribe an audio file (by URL or upload)',
+      description:
+        'JSON with `audio_url`, or multipart with `file`. `mode=async` (default) answers 202 at once with the queued job; ' +
+        '`mode=sync` waits up to SYNC_WAIT_SECONDS and answers 200 with the finished job, or 202 if it is still queued or processing. ' +
+        'Rules: `model` with `language=auto` → 400 INVALID_FIELD; an unknown model → 422 UNSUPPORTED_MODEL; a language without models → 422 UNSUPPORTED_LANGUAGE; without `model` the language default is used.',
+      tags: TAGS,
+      surface: 'unified',
+      auth: 'bearer',
+      scope: 'write',
+      body: { kind: 'json-or-multipart', json: CreateTranscriptionJson, multipart: CreateTranscriptionMultipart },
+      maxBodyBytes: deps.limits.maxAudioBytes + 1_000_000,
+      responses: {
+        200: { description: 'Finished job (sync mode)', schema: TranscriptionJobSchema },
+        202: { description: 'Accepted job', schema: TranscriptionJobSchema },
+        404: { description: 'Not found' },
+      },
+      handler: async (ctx) => {
+        const principal = ctx.principal!;
+        if (ctx.bodyKind === 'json') {
+          const body = ctx.body;
+          const resolved = deps.models.resolve(body.language, body.model);
+          checkAudioUrl(body.audio_url, deps.guard, 'audio_url', deps.isGatewayReference);
+          await jobs.admit(principal);
+          const job = buildJob({
+            principal,
+            kind: 'single',
+            language: resolved.language,
+            requestedModel: body.model ?? '',
+            mode: body.mode ?? 'async',
+            audioUrl: body.audio_url,
+          });
+          await jobs.submit([job]);
+          return answerCreated(job.id, job.mode, ctx.signal);
+        }
+        const id = newJobId();
+        const key = `${jobPrefix({ accountId: principal.accountId, id })}/audio`;
+        const form = await readMultipart(ctx.exchange, {
+          maxFileBytes: deps.limits.maxAudioBytes,
+          maxFiles: 1,
+          onFile: async (file) => {
+            if (file.field !== 'file') {
+              file.stream.resume();
+              throw new ApiError('invalid_field_value', { message: `Unexpected file field '${file.field}'; send the audio as 'file'.`, param: file.field });
+            }
+            return storeAudioUpload(deps, key, file, 'file');
+          },
+          discard: async (stored) => deps.storage.delete(stored.key),
+        });
+        const stored = form.files[0];
+        try {
+          if (stored === undefined) throw new ApiError('missing_required_field', { message: "Missing required field 'file'.", param: 'file' });
+          const fields = validateInput<{ language: string; mode?: 'async' | 'sync'; model?: string }>(MultipartTranscriptionFields, form.fields, 'body');
+          const resolved = deps.models.resolve(fields.language, fields.model);
+          await jobs.admit(principal);
+          const job = buildJob({
+            id,
+            principal,
+            kind: 'single',
+            language: resolved.language,
+            requestedModel: fields.model ?? '',
+            mode: fields.mode ?? 'async',
+            audio: stored,
+          });
+          await jobs.submit([job]);
+          return await answerCreated(job.id, job.mode, ctx.signal);
+        } catch (error) {
+          if (stored !== undefined && (await jobs.jobs.get(id)) === null) await deps.storage.deletePrefix(jobPrefix({ accountId: principal.accountId, id }));
+          throw error;
+        }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/transcriptions',
+      operationId: 'listTranscriptions',
+      summary: "List the account's transcription jobs, newest first",
+      description: 'Batch children are listed inside their parent (`metadata.jobs`), not here.',
+      tags: TAGS,
+      surface: 'unified',
+      auth: 'bearer',
+      scope: 'read',
+      query: ListTranscriptionsQuery,
+      responses: { 200: { description: 'List envelope', schema: TranscriptionListSchema } },
+      handler: async ({ query, principal }) => {
+        const limit = query.limit ?? 50;
+        if (limit > deps.limits.listMaxLimit) {
+          throw new ApiError('validation_error', { message: `'limit' must be at most ${deps.limits.listMaxLimit}.`, param: 'limit' });
+        }
+        try {
+          const page = await jobs.jobs.list({
+            accountId: principal!.accountId,
+            ...(query.status_filter !== undefined ? { status: query.status_filter } : {}),
+            ...(query.source !== undefined ? { source: query.source === 'websocket' ? 'websocket' : 'file' } : {}),
+            ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+            api: 'unified',
+            limit,
+          });
+          return {
+            status: 200,
+            body: { data: await Promise.all(page.jobs.map(render)), has_more: page.nextCursor !== null, next_cursor: page.nextCursor, total: page.total },
+          };
+        } catch (error) {
+          if (error instanceof InvalidCursorError) throw new ApiError('validation_error', { message: "'cursor' is not a cursor this API issued.", param: 'cursor' });
+          throw error;
+        }
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/v1/transcriptions/{job_id}',
+      operationId: 'getTranscription',
+      summary: 'Get a transcription job',
+      tags: TAGS,
+      surface: 'unified',
+      auth: 'bearer',
+      scope: 'read',
+      params: JobIdParams,
+      responses: { 200: { description: 'The job', schema: TranscriptionJobSchema }, 404: { description: 'job_not_found' } },
+      handler: async ({ params, principal }) => ({ status: 200, body: await render(await jobs.getOwned(params.job_id, principal!.accountId)) }),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/v1/transcriptions/{job_id}',
+      operationId: 'deleteTranscription',
+      summary: 'Delete a job and all its stored data (a batch parent takes its children with it)',
+      tags: TAGS,
+      surface: 'unified',
+      auth: 'bearer',
+      scope: 'write',
+      params: JobIdParams,
+      responses: { 200: { description: 'Deleted', schema: DeletedSchema }, 404: { description: 'job_not_found' } },
+      handler: async ({ params, principal }) => {
+        await jobs.delete(params.job_id, principal!.accountId);
+        return { status: 200, body: { id: params.job_id, object: 'transcription', deleted: true } };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/v1/transcriptions/{job_id}/cancel',
+      operationId: 'cancelTranscription',
+      summary: 'Cancel a queued or processing job',
+      tags: TAGS,
+      surface: 'unified',
+      auth: 'bearer',
+      scope: 'write',
+      params: JobIdParams,
+      responses: {
+        200: { description: 'The cancelled job', schema: TranscriptionJobSchema },
+        404: { description: 'job_not_found' },
+        409: { description: 'job_not_cancellable: the job already completed, failed or was cancelled' },
+      },
+      handler: async ({ params, principal }) => ({ status: 200, body: await render(await jobs.cancel(params.job_id, principal!.accountId)) }),
+    }),
+    ...(['audio', 'transcript'] as const).map((what) =>
+      defineRoute({
+        method: 'GET',
+        path: `/v1/transcriptions/{job_id}/${what}`,
+        operationId: what === 'audio' ? 'getTranscriptionAudio' : 'getTranscriptionTranscript',
+        summary: what === 'audio' ? "Redirect to a signed URL of the job's audio (1 hour)" : 'Redirect to a signed URL of the transcript JSON (1 hour)',
+        tags: TAGS,
+        surface: 'unified',
+        auth: 'bearer',
+        scope: 'read',
+        params: JobIdParams,
+        responses: {
+          302: { description: 'Location: the signed URL', headers: { Location: 'Signed URL, valid SIGNED_URL_TTL_SECONDS' } },
+          404: { description: 'No such job, or nothing stored' },
+          409: { description: 'job_not_completed' },
+        },
+        handler: async ({ params, principal, exchange }) => {
+          const job = await jobs.getOwned(params.job_id, principal!.accountId);
+          if (job.status !== 'completed') {
+            throw new ApiError('job_not_completed', { message: `Job ${job.id} is ${job.status}; its ${what} is available once it has completed.` });
+          }
+          const object = what === 'audio' ? job.audioObject : job.transcriptObject;
+          if (object === null || (await deps.storage.stat(object)) === null) {
+            throw new ApiError('resource_not_found', { message: `Job ${job.id} has no stored ${what}.` });
+          }
+          const signed = deps.signer().sign('GET', `/v1/files/transcriptions/${job.id}/${what}`, deps.limits.signedUrlTtlSeconds);
+          exchange.setHeader('Cache-Control', 'no-store');
+          return { status: 302, headers: { Location: signed.url } };
+        },
+      }),
+    ),
+    ...(['audio', 'transcript'] as const).map((what) =>
+      defineRoute({
+        method: 'GET',
+        path: `/v1/files/transcriptions/{job_id}/${what}`,
+        operationId: what === 'audio' ? 'downloadTranscriptionAudio' : 'downloadTranscriptionTranscript',
+        summary: what === 'audio' ? "The job's audio through a signed URL (supports Range)" : 'The transcript JSON through a signed URL',
+        description: 'Needs no credential: `expires` and `sig` authorise the request. Altered or expired links get 403.',
+        tags: ['Files'],
+        surface: 'unified',
+        auth: 'signed',
+        params: JobIdParams,
+        query: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
+        responses: {
+          200: { description: 'The file', contentType: what === 'audio' ? 'audio/*' : 'application/json' },
+          206: { description: 'Partial content (Range)' },
+          403: { description: 'invalid_signature or expired_signature' },
+          404: { description: 'Gone' },
+          416: { description: 'Range not satisfiable' },
+        },
+        handler: async ({ params, exchange }) => {
+          const check = deps.signer().verify('GET', `/v1/files/transcriptions/${params.job_id}/${what}`, exchange.query);
+          if (check !== 'valid') throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature');
+          const job = await jobs.jobs.get(params.job_id);
+          const object = job === null ? null : what === 'audio' ? job.audioObject : job.transcriptObject;
+          const info = object === null ? null : await deps.storage.stat(object);
+          if (info === null) throw new ApiError('resource_not_found', { message: 'The file no longer exists.' });
+          await serveStoredObject(exchange, deps.storage, info, {
+            filename: what === 'audio' ? (job!.audioFilename ?? `${job!.id}-audio`) : `${job!.id}-transcript.json`,
+          });
+        },
+      }),
+    ),
+  ];
+}

@@ -1,0 +1,150 @@
+import { Type } from '@sinclair/typebox';
+import { JOB_STATUSES } from '../../platform/db/job-records.js';
+import { named } from '../../platform/http/named-schema.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const SegmentSchema = named(
+  'Segment',
+  Type.Object({
+    id: Type.Integer({ description: 'Segment index' }),
+    start_ms: Type.Integer(),
+    end_ms: Type.Integer(),
+    duration_ms: Type.Integer(),
+    text: Type.String(),
+    speaker: Nullable(Type.String()),
+    confidence: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+  }),
+);
+
+export const ProgressSchema = named(
+  'Progress',
+  Type.Object({
+    stage: Type.String({ description: 'queued, downloading, decoding, detecting_language, transcribing, completed, failed, cancelled' }),
+    percent: Type.Number({ minimum: 0, maximum: 100 }),
+    total_segments: Type.Integer({ description: 'On a batch parent: files' }),
+    done_segments: Type.Integer({ description: 'On a batch parent: files in a final state' }),
+  }),
+);
+
+export const JobErrorSchema = named(
+  'JobError',
+  Type.Object({ type: Type.String(), code: Type.String(), message: Type.String() }),
+);
+
+export const JobStatusSchema = Type.Union(JOB_STATUSES.map((s) => Type.Literal(s)));
+
+export const JobMetadataSchema = named(
+  'JobMetadata',
+  Type.Object(
+    {
+      language: Type.String({ description: 'The language asked for' }),
+      model: Type.String({ description: 'The model asked for; empty when the default was used' }),
+      resolved_model: Type.Optional(Type.String({ description: 'The model that ran' })),
+    },
+    { description: 'metadata of a single job or a batch child' },
+  ),
+);
+
+export const BatchMetadataSchema = named(
+  'BatchMetadata',
+  Type.Object(
+    {
+      batch_mode: Type.Literal(true),
+      total_count: Type.Integer({ description: 'Number of files' }),
+      completed_count: Type.Optional(Type.Integer()),
+      failed_count: Type.Optional(Type.Integer({ description: 'Failed files (a cancelled file counts as failed)' })),
+      processing_count: Type.Optional(Type.Integer()),
+      queued_count: Type.Optional(Type.Integer()),
+      jobs: Type.Optional(
+        Type.Array(
+          Type.Object({
+            job_id: Type.String({ description: 'The child job; GET /v1/transcriptions/{job_id} for segments and timings' }),
+            url: Type.String({ description: 'Exactly the audio URL submitted; for a multipart file, its file name' }),
+            status: Type.Union([Type.Literal('queued'), Type.Literal('processing'), Type.Literal('completed'), Type.Literal('failed')]),
+            text: Type.Optional(Type.String({ description: 'Once the file is completed' })),
+            progress: Type.Optional(ProgressSchema),
+          }),
+          { description: 'One entry per submitted file, in submission order' },
+        ),
+      ),
+    },
+    { description: 'metadata of a batch parent; the counts and jobs are absent in the creation response' },
+  ),
+);
+
+export const TranscriptionJobSchema = named(
+  'TranscriptionJob',
+  Type.Object({
+    id: Type.String(),
+    object: Type.Literal('transcription'),
+    status: JobStatusSchema,
+    language: Type.String({ description: 'The job language; for auto, the detected language once known' }),
+    text: Nullable(Type.String()),
+    segments: Nullable(Type.Array(SegmentSchema)),
+    speakers: Type.Null(),
+    progress: Nullable(ProgressSchema),
+    duration_seconds: Nullable(Type.Number()),
+    processing_time_seconds: Nullable(Type.Number()),
+    error: Nullable(JobErrorSchema),
+    metadata: Nullable(Type.Union([JobMetadataSchema, BatchMetadataSchema])),
+    created_at: Type.String({ format: 'date-time' }),
+    completed_at: Nullable(Type.String({ format: 'date-time' })),
+    result_url: Nullable(Type.String()),
+    audio_url: Nullable(Type.String()),
+    audio_download_url: Type.Optional(Nullable(Type.String())),
+    url: Type.String({ description: 'Relative path /v1/transcriptions/<job_id>' }),
+  }),
+);
+
+export const TranscriptionListSchema = named(
+  'TranscriptionList',
+  Type.Object({
+    data: Type.Array(TranscriptionJobSchema),
+    has_more: Type.Boolean(),
+    next_cursor: Nullable(Type.String()),
+    total: Type.Integer(),
+  }),
+);
+
+const LanguageField = Type.String({ description: 'am, om, ti or auto (language detection)', examples: ['am'] });
+const ModeField = Type.Union([Type.Literal('async'), Type.Literal('sync')], {
+  default: 'async',
+  description: 'sync waits up to SYNC_WAIT_SECONDS for the result and may still answer queued or processing',
+});
+const ModelField = Type.String({ description: 'A model of the given language; needs an explicit language (not auto)' });
+
+export const CreateTranscriptionJson = Type.Object({
+  audio_url: Type.String({ minLength: 1, description: 'http(s) URL of the audio, or a file_url / svc:// URI from the upload endpoints' }),
+  language: LanguageField,
+  mode: Type.Optional(ModeField),
+  model: Type.Optional(ModelField),
+});
+
+export const CreateTranscriptionMultipart = Type.Object({
+  file: Type.String({ format: 'binary', description: 'The audio: MP3, WAV, M4A, FLAC, OGG, WEBM or AAC, up to 500 MB' }),
+  language: LanguageField,
+  mode: Type.Optional(ModeField),
+  model: Type.Optional(ModelField),
+});
+
+/** Multipart text fields as validated after the upload (the file arrives as a stream). */
+export const MultipartTranscriptionFields = Type.Object({
+  language: LanguageField,
+  mode: Type.Optional(ModeField),
+  model: Type.Optional(ModelField),
+});
+
+export const ListTranscriptionsQuery = Type.Object({
+  status_filter: Type.Optional(JobStatusSchema),
+  source: Type.Optional(Type.Union([Type.Literal('batch'), Type.Literal('websocket')], { description: 'batch: file transcriptions; websocket: streaming sessions' })),
+  cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'Page size, at most LIST_MAX_LIMIT (default 200)' })),
+});
+
+export const JobIdParams = Type.Object({ job_id: Type.String({ description: 'The job id' }) });
+
+export const DeletedSchema = named(
+  'Deleted',
+  Type.Object({ id: Type.String(), object: Type.String(), deleted: Type.Literal(true) }),
+);

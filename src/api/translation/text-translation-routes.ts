@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+import { ApiError } from '../../platform/errors/api-error.js';
+import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
+import { named } from '../../platform/http/named-schema.js';
+import { TRANSLATION_LANGUAGES, type TranslationEngine, type TranslationLanguage } from '../../speech/translation/translation-engine.js';
+
+const Language = Type.Union(TRANSLATION_LANGUAGES.map((l) => Type.Literal(l)));
+
+const TextTranslationForm = Type.Object({
+  key: Type.String({ description: 'The API key (sent in the form, not a header)' }),
+  text: Type.String({ minLength: 1, maxLength: 5000, description: 'At most 5000 characters' }),
+  src_lang: Language,
+  tgt_lang: Language,
+});
+
+const TextTranslationResult = named('TextTranslation', Type.Object({ tgt_text: Type.String() }));
+
+/** POST /translate/v1: synchronous text translation; the key travels in the form body. */
+export function textTranslationRoutes(engine: TranslationEngine | null): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/translate/v1',
+      operationId: 'translateText',
+      summary: 'Translate a text between en, am and ti',
+      description:
+        'Form-encoded body with `key`, `text`, `src_lang`, `tgt_lang` (any pair of distinct languages). ' +
+        'Errors use the unified envelope. Answers 500 service_unavailable when no translation engine is configured.',
+      tags: ['Text translation'],
+      surface: 'unified',
+      auth: 'form-key',
+      scope: 'read',
+      body: { kind: 'form', schema: TextTranslationForm },
+      responses: { 200: { description: 'Translation', schema: TextTranslationResult } },
+      handler: async ({ body, signal }) => {
+        if (body.src_lang === body.tgt_lang) {
+          throw new ApiError('invalid_field_value', { message: "'tgt_lang' must differ from 'src_lang'.", param: 'tgt_lang' });
+        }
+        if (engine === null) {
+          throw new ApiError('service_unavailable', { message: 'Text translation is not available on this server: no translation engine is configured.' });
+        }
+        const translated = await engine.translate(body.text, body.src_lang as TranslationLanguage, body.tgt_lang as TranslationLanguage, signal);
+        return { status: 200, body: { tgt_text: translated } };
+      },
+    }),
+  ];
+}

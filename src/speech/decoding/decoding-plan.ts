@@ -1,0 +1,46 @@
+/**
+ * How a CTC model's output is decoded, as plain data: it travels to the inference workers
+ * (structured clone), which build the decoder from it and decode every row next to the model run,
+ * so that no decoding runs on the event loop.
+ */
+import type { CharNgramLm } from './lm/char-ngram-lm.js';
+import { CtcBeamDecoder } from './ctc-beam-decoder.js';
+import { CtcGreedyDecoder } from './ctc-greedy-decoder.js';
+import type { CtcDecoder, CtcVocabulary } from './ctc-types.js';
+
+export type DecodingPlan =
+  | { readonly kind: 'greedy' }
+  | {
+      readonly kind: 'beam';
+      readonly beamWidth: number;
+      /** Character LM for shallow fusion: an absolute path to an HNLM file; null for none. */
+      readonly lm: { readonly path: string; readonly alpha: number; readonly beta: number } | null;
+    };
+
+export const GREEDY: DecodingPlan = { kind: 'greedy' };
+
+/** What an inference worker needs to decode one model's rows. */
+export interface RowDecoding {
+  readonly vocabulary: CtcVocabulary;
+  readonly plan: DecodingPlan;
+  /** PCM samples per output frame: valid frames of a row = ceil(valid samples / this) when the model reports no output lengths. */
+  readonly frameStrideSamples: number;
+}
+
+/**
+ * The decoder a plan describes. `lm` is the loaded file of `plan.lm.path`; a beam plan whose LM
+ * is missing (null) decodes greedily, as a model whose LM fails to load does at startup.
+ */
+export function createDecoder(vocabulary: CtcVocabulary, plan: DecodingPlan, lm: CharNgramLm | null): CtcDecoder {
+  if (plan.kind === 'greedy' || (plan.lm !== null && lm === null)) return new CtcGreedyDecoder(vocabulary);
+  return new CtcBeamDecoder(vocabulary, {
+    beamWidth: plan.beamWidth,
+    lm: plan.lm && lm ? { model: lm, alpha: plan.lm.alpha, beta: plan.lm.beta } : null,
+  });
+}
+
+/** Whether two registrations of one model (same ONNX file, so same vocabulary and stride) decode alike. */
+export function samePlan(a: RowDecoding | null, b: RowDecoding | null): boolean {
+  if (a === null || b === null) return a === b;
+  return JSON.stringify(a.plan) === JSON.stringify(b.plan);
+}

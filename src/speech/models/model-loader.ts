@@ -1,0 +1,121 @@
+import { open, readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { CtcVocabulary } from '../decoding/ctc-types.js';
+import { LanguageModelFormatError, LM_HEADER_BYTES, readLmHeader } from '../decoding/lm/char-ngram-lm.js';
+import { ModelFolderError } from './model-errors.js';
+import { ManifestError, parseManifest, type CtcManifest, type LanguageIdManifest } from './model-manifest.js';
+
+export interface LoadedCtcModel {
+  readonly kind: 'ctc';
+  readonly name: string;
+  readonly language: string;
+  readonly manifest: CtcManifest;
+  readonly dir: string;
+  readonly onnxPath: string;
+  readonly vocabulary: CtcVocabulary;
+  /** Language model file, present on disk; null when the manifest names none. */
+  readonly lmPath: string | null;
+}
+
+export interface LoadedLanguageIdModel {
+  readonly kind: 'language_id';
+  readonly name: string;
+  readonly manifest: LanguageIdManifest;
+  readonly dir: string;
+  readonly onnxPath: string;
+}
+
+export type LoadedModel = LoadedCtcModel | LoadedLanguageIdModel;
+
+/** One token per line, line index = token id; a final newline does not add a token. */
+export function parseVocabulary(text: string): string[] {
+  const lines = text.split('\n').map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+async function requireFile(dir: string, file: string, what: string): Promise<string> {
+  const path = join(dir, file);
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new ModelFolderError(dir, `${what} ${file} is not a file`);
+  } catch (error) {
+    if (error instanceof ModelFolderError) throw error;
+    throw new ModelFolderError(dir, `${what} ${file} is missing`);
+  }
+  return path;
+}
+
+/**
+ * The manifest's LM: present, a character LM (word LMs are not supported yet), and an HNLM file
+ * whose header order matches `lm.order`. Only the 64-byte header is read here.
+ */
+async function checkLanguageModel(dir: string, lm: NonNullable<CtcManifest['lm']>): Promise<string> {
+  if (lm.unit !== 'char') throw new ModelFolderError(dir, `lm.unit ${lm.unit} is not supported: this gateway decodes with character LMs (npm run lm -- build)`);
+  const path = await requireFile(dir, lm.file, 'language model');
+  const handle = await open(path, 'r');
+  let header;
+  try {
+    const head = Buffer.alloc(LM_HEADER_BYTES);
+    const { bytesRead } = await handle.read(head, 0, LM_HEADER_BYTES, 0);
+    header = readLmHeader(head.subarray(0, bytesRead), lm.file);
+  } catch (error) {
+    if (error instanceof LanguageModelFormatError) throw new ModelFolderError(dir, error.message);
+    throw error;
+  } finally {
+    await handle.close();
+  }
+  if (header.order !== lm.order) throw new ModelFolderError(dir, `lm.order is ${lm.order} but ${lm.file} is a ${header.order}-gram model`);
+  return path;
+}
+
+/**
+ * Reads and checks one model folder (docs/model-format.md): the manifest, the files it names,
+ * and for CTC models the vocabulary against `blank_id` and `word_delimiter`. ONNX shapes are
+ * checked when a session loads (see `npm run models -- check`). Throws ModelFolderError.
+ */
+export async function loadModelFolder(folder: string): Promise<LoadedModel> {
+  const dir = resolve(folder);
+  let raw: string;
+  try {
+    raw = await readFile(join(dir, 'manifest.json'), 'utf8');
+  } catch {
+    throw new ModelFolderError(dir, 'manifest.json is missing');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new ModelFolderError(dir, `manifest.json is not valid JSON (${(error as Error).message})`);
+  }
+  let manifest;
+  try {
+    manifest = parseManifest(json);
+  } catch (error) {
+    if (error instanceof ManifestError) throw new ModelFolderError(dir, error.message);
+    throw error;
+  }
+  const onnxPath = await requireFile(dir, manifest.onnx, 'ONNX file');
+  if (manifest.kind === 'language_id') return { kind: 'language_id', name: manifest.name, manifest, dir, onnxPath };
+
+  const vocabPath = await requireFile(dir, manifest.vocabulary, 'vocabulary');
+  const tokens = parseVocabulary(await readFile(vocabPath, 'utf8'));
+  if (tokens.length < 2) throw new ModelFolderError(dir, `vocabulary ${manifest.vocabulary} has ${tokens.length} tokens`);
+  if (manifest.blankId >= tokens.length) {
+    throw new ModelFolderError(dir, `blank_id ${manifest.blankId} is outside the vocabulary (${tokens.length} tokens)`);
+  }
+  if (manifest.wordDelimiter !== null && !tokens.includes(manifest.wordDelimiter)) {
+    throw new ModelFolderError(dir, `word_delimiter ${JSON.stringify(manifest.wordDelimiter)} is not in the vocabulary`);
+  }
+  const lmPath = manifest.lm ? await checkLanguageModel(dir, manifest.lm) : null;
+  return {
+    kind: 'ctc',
+    name: manifest.name,
+    language: manifest.language,
+    manifest,
+    dir,
+    onnxPath,
+    vocabulary: { tokens, blankId: manifest.blankId, wordDelimiter: manifest.wordDelimiter },
+    lmPath,
+  };
+}

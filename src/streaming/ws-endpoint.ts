@@ -1,0 +1,260 @@
+// GET /v1/ws/transcribe on uWebSockets.js: authentication and checks on the upgrade, one
+// StreamSession per socket, close codes from the error registry, a shared ticker for
+// timers, and shutdown.
+//
+// Upgrade rules: headers and the query are read synchronously inside the upgrade callback
+// (the request object dies with it); onAborted is registered before the first await; the
+// upgrade itself is corked. A refused upgrade still completes the WebSocket handshake so that
+// the client sees the spec's close code (4001, 4003, 4029, 1008) after one `error` message;
+// no session, job or audio buffer exists for it.
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Authenticator } from '../platform/auth/authenticator.js';
+import type { Principal } from '../platform/auth/principal.js';
+import type { GatewayConfig } from '../platform/config/config.js';
+import { ApiError } from '../platform/errors/api-error.js';
+import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
+import { websocketClose } from '../platform/errors/error-rendering.js';
+import type { Uws } from '../platform/http/uws.js';
+import type { StreamingRecognizer } from '../speech/recognition/streaming-recognizer.js';
+import { newJobId } from '../jobs/job-service.js';
+import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
+import type { ModelResolver } from '../speech/speech-types.js';
+import type { ApiKeyStore } from '../platform/db/store-types.js';
+import { SileroVad } from '../speech/vad/silero-vad.js';
+import { WsMetrics } from './ws-metrics.js';
+import { parseSessionQuery, type SessionSettings } from './ws-query.js';
+import { WsSender } from './ws-sender.js';
+import type { SessionRecords } from './ws-session-record.js';
+import { StreamSession } from './ws-session.js';
+import type { SessionTokens } from './ws-session-tokens.js';
+import { authenticateUpgrade } from './ws-upgrade-auth.js';
+
+export const WS_PATH = '/v1/ws/transcribe';
+const TICK_MS = 50;
+/** Above this many unsent bytes on the socket, droppable messages are skipped. */
+const HIGH_WATER_BYTES = 64 * 1024;
+
+export interface WsEndpointDeps {
+  readonly config: GatewayConfig;
+  readonly logger: Logger;
+  readonly authenticator: Authenticator;
+  readonly keys: ApiKeyStore;
+  readonly tokens: SessionTokens;
+  readonly models: ModelResolver;
+  readonly recognizer: StreamingRecognizer;
+  readonly records: SessionRecords;
+  /** Throws daily_quota_exceeded (4029) when the key's audio minutes for today are used up. */
+  readonly admitQuota: (principal: Principal) => Promise<void>;
+  /** Open sessions per key: this process's, or every gateway's through Redis. */
+  readonly connections: ConnectionSlots;
+  readonly metrics: Registry | null;
+}
+
+interface Accepted {
+  /** The session id, also the connection slot it holds. */
+  readonly sessionId: string;
+  readonly principal: Principal;
+  readonly settings: SessionSettings;
+  readonly silero: SileroVad | null;
+}
+
+interface SocketData {
+  readonly accepted: Accepted | null;
+  readonly refused: ApiError | null;
+  session: StreamSession | null;
+  sender: WsSender<SocketData> | null;
+}
+
+export class WsEndpoint {
+  private readonly live = new Set<StreamSession>();
+  private readonly completions = new Set<Promise<void>>();
+  private readonly senders = new Set<WsSender<SocketData>>();
+  private silero: Promise<SileroVad> | null = null;
+  private readonly ticker: NodeJS.Timeout;
+  private readonly metrics: WsMetrics | null;
+  private closing = false;
+
+  constructor(private readonly deps: WsEndpointDeps) {
+    this.metrics = deps.metrics ? new WsMetrics(deps.metrics, () => this.live.size) : null;
+    this.ticker = setInterval(() => this.tick(), TICK_MS);
+    this.ticker.unref();
+  }
+
+  get activeSessions(): number {
+    return this.live.size;
+  }
+
+  mount(app: Uws.TemplatedApp): void {
+    const { limits, streaming } = this.deps.config;
+    app.ws<SocketData>(WS_PATH, {
+      // Messages up to twice the limit are read and refused with an error message and 1009;
+      // uWS drops the connection (no close frame: 1006) on larger ones without buffering them.
+      maxPayloadLength: Math.min(limits.wsMaxMessageBytes * 2, 64 * 1024 * 1024),
+      maxBackpressure: streaming.maxUnsentBytes,
+      closeOnBackpressureLimit: 0,
+      idleTimeout: 0,
+      maxLifetime: 0,
+      sendPingsAutomatically: false,
+      upgrade: (res, req, context) => this.upgrade(res, req, context),
+      open: (ws) => this.open(ws),
+      message: (ws, message, isBinary) => {
+        if (this.metrics) (isBinary ? this.metrics.audioMessages : this.metrics.commandMessages).inc();
+        ws.getUserData().session?.onMessage(message, isBinary);
+      },
+      drain: (ws) => ws.getUserData().sender?.drain(),
+      close: (ws, code) => this.closed(ws.getUserData(), code),
+    });
+  }
+
+  private upgrade(res: Uws.HttpResponse, req: Uws.HttpRequest, context: Uws.us_socket_context_t): void {
+    const secKey = req.getHeader('sec-websocket-key');
+    const protocol = req.getHeader('sec-websocket-protocol');
+    const extensions = req.getHeader('sec-websocket-extensions');
+    const authorization = req.getHeader('authorization');
+    const origin = req.getHeader('origin');
+    const forwarded = req.getHeader('x-forwarded-for');
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    const remoteAddress =
+      this.deps.config.trustProxy && forwarded !== '' ? forwarded.split(',')[0]!.trim() : Buffer.from(res.getRemoteAddressAsText()).toString();
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+    });
+    void this.admit({ authorization, token: query.get('token') ?? '', caller: { remoteAddress, origin: origin === '' ? undefined : origin } }, query).then(
+      (data) => {
+        if (aborted || this.closing) {
+          if (data.accepted) this.releaseSlot(data.accepted);
+          if (!aborted) res.cork(() => res.writeStatus('503 Service Unavailable').end());
+          return;
+        }
+        res.cork(() => res.upgrade(data, secKey, protocol, extensions, context));
+      },
+    );
+  }
+
+  /** Authentication, query, connection limit: an accepted or refused socket's data. */
+  private async admit(credentials: Parameters<typeof authenticateUpgrade>[1], query: URLSearchParams): Promise<SocketData> {
+    const refuse = (error: ApiError): SocketData => ({ accepted: null, refused: error, session: null, sender: null });
+    try {
+      const { authenticator, tokens, keys, models, config } = this.deps;
+      const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
+      const settings = parseSessionQuery(query, { language: config.defaultLanguage }, models);
+      await this.deps.admitQuota(principal);
+      const silero = settings.vadType === 'silero' ? await this.sileroVad() : null;
+      const limit = principal.key.limits.wsConnections ?? config.limits.wsConnectionsPerKey;
+      const sessionId = `ws_${randomBytes(12).toString('hex')}`;
+      let taken: boolean;
+      try {
+        taken = await this.deps.connections.tryAcquire(principal.key.id, sessionId, limit);
+      } catch (error) {
+        this.deps.logger.error({ err: error, backend: this.deps.connections.backend }, 'WebSocket connection limit unavailable');
+        return refuse(new ApiError('service_unavailable', { message: 'The connection limit cannot be checked right now; retry shortly.' }));
+      }
+      if (!taken) {
+        return refuse(new ApiError('connection_limit_exceeded', { message: `This API key already has ${limit} open WebSocket sessions (the limit).` }));
+      }
+      return { accepted: { sessionId, principal, settings, silero }, refused: null, session: null, sender: null };
+    } catch (error) {
+      if (error instanceof ApiError) return refuse(error);
+      this.deps.logger.error({ err: error }, 'WebSocket upgrade failed');
+      return refuse(new ApiError('internal_error'));
+    }
+  }
+
+  private sileroVad(): Promise<SileroVad> {
+    this.silero ??= SileroVad.create({ maxBatch: 64, maxQueuedWindowsPerStream: 128 }).catch((error: unknown) => {
+      this.silero = null;
+      this.deps.logger.error({ err: error }, 'Silero VAD could not start');
+      throw new ApiError('service_unavailable', { message: 'vad_type=silero is unavailable on this server; use vad_type=energy.', param: 'vad_type' });
+    });
+    return this.silero;
+  }
+
+  private open(ws: Uws.WebSocket<SocketData>): void {
+    const data = ws.getUserData();
+    if (data.accepted === null) {
+      const error = data.refused ?? new ApiError('internal_error');
+      const { code, reason } = websocketClose(error);
+      const def = ERROR_REGISTRY[error.code];
+      const message = {
+        type: 'error',
+        error: { type: def.type, code: error.code, message: error.message, ...(error.param !== undefined ? { param: error.param } : {}) },
+        close_code: code,
+      };
+      ws.cork(() => {
+        ws.send(JSON.stringify(message), false);
+        ws.end(code, reason);
+      });
+      return;
+    }
+    const { sessionId, principal, settings, silero } = data.accepted;
+    const { config, logger, records, recognizer } = this.deps;
+    const jobId = newJobId();
+    const opened = records.open(jobId, sessionId, principal, settings);
+    let session: StreamSession | null = null;
+    const sender = new WsSender(ws, HIGH_WATER_BYTES, config.streaming.maxUnsentBytes, () => {
+      session?.fail(new ApiError('slow_consumer', { message: `More than ${config.streaming.maxUnsentBytes} bytes of server messages are unread.` }));
+      sender.abort(ERROR_REGISTRY.slow_consumer.wsClose!, 'slow_consumer');
+    });
+    session = new StreamSession(sessionId, jobId, settings, sender, {
+      recognizer,
+      silero,
+      limits: config.limits,
+      streaming: config.streaming,
+      logger,
+      observe: {
+        turnLatency: (ms) => this.metrics?.turnLatency.observe(ms / 1000),
+        piece: (kind, ms) => this.metrics?.pieceSeconds.observe({ kind }, ms / 1000),
+      },
+      onComplete: (outcome) => {
+        this.live.delete(session!);
+        const done = records.finish(jobId, principal.key.id, opened, outcome, session!.startedWall);
+        this.completions.add(done);
+        void done.finally(() => this.completions.delete(done));
+      },
+    });
+    data.session = session;
+    data.sender = sender;
+    this.live.add(session);
+    this.senders.add(sender);
+    sender.send(session.readyMessage());
+  }
+
+  private closed(data: SocketData, code: number): void {
+    this.metrics?.closes.inc({ code: String(code) });
+    data.sender?.detach();
+    if (data.sender) this.senders.delete(data.sender);
+    if (data.accepted !== null) this.releaseSlot(data.accepted);
+    data.session?.onSocketClosed();
+  }
+
+  /** Gives the session's connection slot back; with Redis down its lease ends it instead. */
+  private releaseSlot(accepted: Accepted): void {
+    this.deps.connections.release(accepted.principal.key.id, accepted.sessionId).catch((error: unknown) => {
+      this.deps.logger.warn({ err: error, backend: this.deps.connections.backend }, 'WebSocket connection slot not released; its lease will end it');
+    });
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    for (const session of this.live) session.tick(now);
+  }
+
+  /** Shutdown: closes every socket (1001), lets sessions record their jobs, stops Silero. */
+  async close(graceMs: number): Promise<void> {
+    this.closing = true;
+    for (const sender of [...this.senders]) sender.abort(1001, 'server shutting down');
+    const deadline = Date.now() + graceMs;
+    const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
+    // Sessions complete after their sockets' close events (I/O): wait with timers, never a bare
+    // resolved promise, which would starve the event loop.
+    while ((this.live.size > 0 || this.completions.size > 0) && Date.now() < deadline) {
+      await (this.completions.size > 0 ? Promise.race([Promise.allSettled([...this.completions]), pause()]) : pause());
+    }
+    clearInterval(this.ticker);
+    if (this.silero !== null) await (await this.silero.catch(() => null))?.close();
+  }
+}

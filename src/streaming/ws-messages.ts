@@ -1,0 +1,209 @@
+// The server -> client message union of GET /v1/ws/transcribe (JSON text frames with `type`).
+// One TypeBox schema per message: the TypeScript types, the JSON Schema served in the docs
+// (GET /v1/ws/schema and README) and the test assertions all come from here.
+//
+// Times: every `*_ms` position is stream time, milliseconds of 16 kHz audio since the session
+// started (CLEAR does not reset it). Segment ids count the session's segments.
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { SegmentSchema } from '../api/transcriptions/transcription-schemas.js';
+
+const StreamMs = (description: string) => Type.Integer({ minimum: 0, description });
+
+export const ReadyMessage = Type.Object(
+  {
+    type: Type.Literal('ready'),
+    session_id: Type.String(),
+    job_id: Type.String({ description: 'The session is recorded as this transcription job (source=websocket)' }),
+    format: Type.String(),
+    sample_rate: Type.Integer({ description: 'Declared sample rate of the format' }),
+    language: Type.String(),
+    model: Type.Union([Type.String(), Type.Null()], { description: 'null for language=auto until the language is detected' }),
+    turn_detection: Type.Union([Type.Literal('server_vad'), Type.Literal('none')], {
+      description: 'server_vad also when the format is opus_raw_16k (automatic transcriptions)',
+    }),
+    vad_type: Type.Union([Type.Literal('energy'), Type.Literal('silero')]),
+    partial_results: Type.Boolean(),
+    limits: Type.Object({
+      max_session_seconds: Type.Integer(),
+      max_messages_per_second: Type.Integer(),
+      max_bytes_per_second: Type.Integer(),
+      max_message_bytes: Type.Integer(),
+      max_buffer_bytes: Type.Integer(),
+      idle_timeout_seconds: Type.Integer(),
+      endpoint_silence_ms: Type.Integer(),
+    }),
+  },
+  { description: 'Sent once, right after the connection is accepted.' },
+);
+
+export const ChunkReceivedMessage = Type.Object(
+  {
+    type: Type.Literal('chunk_received'),
+    messages: Type.Integer({ description: 'Audio messages acknowledged by this message (acks are coalesced to at most one per 100 ms)' }),
+    bytes: Type.Integer({ description: 'Bytes of those messages' }),
+    total_bytes: Type.Integer({ description: 'Audio bytes received in the session' }),
+    stream_ms: StreamMs('Decoded audio received so far (the write position)'),
+    buffered_ms: Type.Integer({ description: 'Audio held by the server and not yet handed to recognition' }),
+    pending_ms: Type.Integer({ description: 'Audio handed to recognition and not yet answered (lag)' }),
+  },
+  { description: 'After audio messages.' },
+);
+
+const TranscriptFields = {
+  text: Type.String(),
+  segments: Type.Array(SegmentSchema, { description: 'Segments of this piece; ids count the session' }),
+  start_ms: StreamMs('Stream time where the transcribed audio starts'),
+  end_ms: StreamMs('Stream time where the transcribed audio ends'),
+  language: Type.String(),
+  model: Type.Union([Type.String(), Type.Null()]),
+  latency_ms: Type.Integer({ description: 'From the arrival of the last audio of the piece to this message' }),
+  processing_ms: Type.Integer({ description: 'From the piece being cut to this message (queue + inference)' }),
+};
+
+export const TranscriptionMessage = Type.Object(
+  {
+    type: Type.Literal('transcription'),
+    ...TranscriptFields,
+    is_final: Type.Boolean({ description: 'true only for the last message of the session (END, session duration, idle timeout)' }),
+    turn_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The turn, for automatic transcriptions (opus_raw_16k)' }),
+    full_text: Type.Optional(Type.String({ description: 'Final message only: the text of the whole session' })),
+  },
+  { description: 'After TRANSCRIBE, after END (is_final true), and per turn in opus_raw_16k mode (automatic; with server_vad a turn_detected comes too).' },
+);
+
+export const TurnDetectedMessage = Type.Object(
+  {
+    type: Type.Literal('turn_detected'),
+    turn_id: Type.Integer(),
+    ...TranscriptFields,
+    forced_split: Type.Boolean({ description: 'The turn reached WS_MAX_TURN_MS and was cut' }),
+  },
+  { description: 'turn_detection=server_vad: one per completed speech turn, carrying its transcription.' },
+);
+
+export const SpeechStartedMessage = Type.Object(
+  {
+    type: Type.Literal('speech_started'),
+    turn_id: Type.Integer(),
+    start_ms: StreamMs('Where the turn starts (padding included)'),
+  },
+  { description: 'server_vad: a turn opened (not part of the spec; may be dropped under backpressure).' },
+);
+
+export const PartialMessage = Type.Object(
+  {
+    type: Type.Literal('partial'),
+    turn_id: Type.Integer(),
+    start_ms: StreamMs('Start of the open turn'),
+    end_ms: StreamMs('End of the audio recognised so far'),
+    text: Type.String({ description: 'stable_text + unstable_text' }),
+    stable_text: Type.String({ description: 'Words two consecutive partials of this turn agree on' }),
+    unstable_text: Type.String({ description: 'The tail that may still change' }),
+  },
+  {
+    description:
+      'partial_results=true: interim text of the open turn. Only this turn may change; the turn_detected message replaces it. ' +
+      'Dropped under backpressure.',
+  },
+);
+
+export const FormatChangedMessage = Type.Object(
+  {
+    type: Type.Literal('format_changed'),
+    format: Type.String(),
+    sample_rate: Type.Integer(),
+  },
+  { description: 'Answer to FORMAT:<format>.' },
+);
+
+export const PongMessage = Type.Object(
+  {
+    type: Type.Literal('pong'),
+    server_time: Type.String({ description: 'ISO 8601 UTC timestamp' }),
+  },
+  { description: 'Answer to PING.' },
+);
+
+export const LagMessage = Type.Object(
+  {
+    type: Type.Literal('lag'),
+    pending_ms: Type.Integer({ description: 'Audio handed to recognition and not yet answered' }),
+    pending_pieces: Type.Integer(),
+    oldest_pending_ms: Type.Integer({ description: 'Age of the oldest unanswered piece' }),
+    vad_behind_ms: Type.Integer({ description: 'Silero only: audio not yet analysed by the VAD' }),
+  },
+  { description: 'Sent (at most once a second) while a piece has waited for recognition, or audio for the VAD, longer than WS_LAG_WARNING_MS.' },
+);
+
+export const SessionStatsMessage = Type.Object(
+  {
+    type: Type.Literal('session_stats'),
+    audio_ms: Type.Integer(),
+    turns: Type.Integer(),
+    transcriptions: Type.Integer(),
+    latency_ms: Type.Object({
+      count: Type.Integer(),
+      p50: Type.Union([Type.Integer(), Type.Null()]),
+      p95: Type.Union([Type.Integer(), Type.Null()]),
+      max: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+    max_lag_ms: Type.Integer({ description: 'Worst lag seen: age of the oldest unanswered piece, or audio not yet analysed by the VAD' }),
+    dropped_audio_ms: Type.Integer({ description: 'Audio that could not be buffered or analysed' }),
+    dropped_messages: Type.Integer({ description: 'Droppable messages (partial, chunk_received) skipped under backpressure' }),
+  },
+  { description: 'Per-session figures, sent right before the server closes the session normally.' },
+);
+
+export const ErrorMessage = Type.Object(
+  {
+    type: Type.Literal('error'),
+    error: Type.Object({
+      type: Type.String(),
+      code: Type.String(),
+      message: Type.String(),
+      param: Type.Optional(Type.String()),
+    }),
+    close_code: Type.Union([Type.Integer(), Type.Null()], { description: 'The close code that follows, or null when the session continues' }),
+  },
+  { description: 'A problem with a message or the session, in the REST error envelope.' },
+);
+
+export const SERVER_MESSAGES = [
+  ReadyMessage,
+  ChunkReceivedMessage,
+  TranscriptionMessage,
+  TurnDetectedMessage,
+  SpeechStartedMessage,
+  PartialMessage,
+  FormatChangedMessage,
+  PongMessage,
+  LagMessage,
+  SessionStatsMessage,
+  ErrorMessage,
+] as const;
+
+export const ServerMessageSchema = Type.Union([...SERVER_MESSAGES], {
+  $id: 'WsServerMessage',
+  description: 'Server -> client messages of GET /v1/ws/transcribe (JSON text frames, discriminated by `type`).',
+});
+
+export type ReadyMessage = Static<typeof ReadyMessage>;
+export type ChunkReceivedMessage = Static<typeof ChunkReceivedMessage>;
+export type TranscriptionMessage = Static<typeof TranscriptionMessage>;
+export type TurnDetectedMessage = Static<typeof TurnDetectedMessage>;
+export type SpeechStartedMessage = Static<typeof SpeechStartedMessage>;
+export type PartialMessage = Static<typeof PartialMessage>;
+export type FormatChangedMessage = Static<typeof FormatChangedMessage>;
+export type PongMessage = Static<typeof PongMessage>;
+export type LagMessage = Static<typeof LagMessage>;
+export type SessionStatsMessage = Static<typeof SessionStatsMessage>;
+export type ErrorMessage = Static<typeof ErrorMessage>;
+export type ServerMessage = Static<typeof ServerMessageSchema>;
+
+/** Messages a slow reader may miss: they are skipped instead of queued under backpressure. */
+export const DROPPABLE_TYPES: ReadonlySet<ServerMessage['type']> = new Set(['chunk_received', 'partial', 'speech_started', 'lag']);
+
+/** Plain JSON Schema of the union (TypeBox symbols dropped) for docs and clients. */
+export function serverMessageJsonSchema(): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(ServerMessageSchema as TSchema)) as Record<string, unknown>;
+}

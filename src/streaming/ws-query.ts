@@ -1,0 +1,58 @@
+// Query parameters of GET /v1/ws/transcribe, checked before a session starts.
+import { ApiError } from '../platform/errors/api-error.js';
+import type { ModelResolver } from '../speech/speech-types.js';
+import { AUDIO_FORMATS, isAudioFormat, type AudioFormat } from '../speech/native/audio-format.js';
+
+export type VadType = 'energy' | 'silero';
+
+export interface SessionSettings {
+  readonly language: string;
+  /** null for `auto`: detected from the first piece of speech. */
+  readonly model: string | null;
+  readonly requestedModel: string;
+  readonly format: AudioFormat;
+  /** turn_detection=server_vad was asked for. */
+  readonly serverVad: boolean;
+  readonly vadType: VadType;
+  readonly partialResults: boolean;
+}
+
+const BOOLEAN: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
+
+/**
+ * Reads language (or the deprecated `lang`), model, format, turn_detection, vad_type and
+ * partial_results. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
+ * closes the session with 1008 after an `error` message.
+ */
+export function parseSessionQuery(query: URLSearchParams, defaults: { language: string }, models: ModelResolver): SessionSettings {
+  const language = (query.get('language') ?? query.get('lang') ?? defaults.language).trim().toLowerCase() || defaults.language;
+  const modelParam = query.get('model')?.trim() || undefined;
+  const choice = models.resolve(language, modelParam);
+
+  const formatRaw = (query.get('format') ?? 'pcm_s16le').trim().toLowerCase();
+  if (!isAudioFormat(formatRaw)) {
+    throw new ApiError('invalid_field_value', { message: `format must be one of ${AUDIO_FORMATS.join(', ')}.`, param: 'format' });
+  }
+  const turnRaw = query.get('turn_detection');
+  if (turnRaw !== null && turnRaw !== '' && turnRaw !== 'server_vad' && turnRaw !== 'none') {
+    throw new ApiError('invalid_field_value', { message: "turn_detection must be 'server_vad' (or 'none').", param: 'turn_detection' });
+  }
+  const vadRaw = (query.get('vad_type') ?? 'energy').trim().toLowerCase();
+  if (vadRaw !== 'energy' && vadRaw !== 'silero') {
+    throw new ApiError('invalid_field_value', { message: "vad_type must be 'energy' or 'silero'.", param: 'vad_type' });
+  }
+  const partialRaw = (query.get('partial_results') ?? 'false').trim().toLowerCase();
+  const partialResults = BOOLEAN[partialRaw];
+  if (partialResults === undefined) {
+    throw new ApiError('invalid_field_value', { message: 'partial_results must be true or false.', param: 'partial_results' });
+  }
+  return {
+    language: choice.language,
+    model: choice.model,
+    requestedModel: modelParam ?? '',
+    format: formatRaw,
+    serverVad: turnRaw === 'server_vad',
+    vadType: vadRaw,
+    partialResults,
+  };
+}

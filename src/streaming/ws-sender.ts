@@ -1,0 +1,112 @@
+// Outgoing messages of one session over uWebSockets.js, with backpressure.
+//
+// - Every send is corked (most happen after an await: inference, VAD, job store).
+// - While the socket's buffered amount is above `highWaterBytes`, droppable messages
+//   (chunk_received, partial, speech_started, lag) are skipped and counted; the others wait
+//   in a queue that `drain` (uWS drain event) empties in order.
+// - When unread bytes (socket buffer + queue) pass `maxUnsentBytes` the reader is too slow:
+//   the session is closed with `slow_consumer` (1008). Memory per session stays bounded.
+import type { Uws } from '../platform/http/uws.js';
+import { DROPPABLE_TYPES, type ServerMessage } from './ws-messages.js';
+
+export interface SessionSink {
+  /** Queues or sends a message; false when it was dropped (droppable under backpressure, or closed). */
+  send(message: ServerMessage): boolean;
+  /** Sends a close frame with `code` after what is queued; the socket's close event follows. */
+  close(code: number, reason: string): void;
+  readonly open: boolean;
+  readonly droppedMessages: number;
+}
+
+export class WsSender<T> implements SessionSink {
+  private readonly queue: string[] = [];
+  private queuedBytes = 0;
+  private pendingClose: { code: number; reason: string } | null = null;
+  #open = true;
+  #dropped = 0;
+
+  constructor(
+    private readonly ws: Uws.WebSocket<T>,
+    private readonly highWaterBytes: number,
+    private readonly maxUnsentBytes: number,
+    private readonly onSlowConsumer: () => void,
+  ) {}
+
+  get open(): boolean {
+    return this.#open && this.pendingClose === null;
+  }
+
+  get droppedMessages(): number {
+    return this.#dropped;
+  }
+
+  send(message: ServerMessage): boolean {
+    if (!this.open) return false;
+    const text = JSON.stringify(message);
+    const backlogged = this.queue.length > 0 || this.ws.getBufferedAmount() > this.highWaterBytes;
+    if (backlogged) {
+      if (DROPPABLE_TYPES.has(message.type)) {
+        this.#dropped++;
+        return false;
+      }
+      this.enqueue(text);
+      return true;
+    }
+    let status = 1;
+    this.ws.cork(() => {
+      status = this.ws.send(text, false);
+    });
+    // 2: over uWS maxBackpressure, not sent: keep it for drain.
+    if (status === 2) this.enqueue(text);
+    return true;
+  }
+
+  private enqueue(text: string): void {
+    this.queue.push(text);
+    this.queuedBytes += text.length;
+    if (this.queuedBytes + this.ws.getBufferedAmount() > this.maxUnsentBytes) this.onSlowConsumer();
+  }
+
+  /** uWS drain: sends queued messages while the socket takes them, then a pending close. */
+  drain(): void {
+    if (!this.#open) return;
+    this.ws.cork(() => {
+      while (this.queue.length > 0 && this.ws.getBufferedAmount() <= this.highWaterBytes) {
+        const text = this.queue[0]!;
+        if (this.ws.send(text, false) === 2) break;
+        this.queue.shift();
+        this.queuedBytes -= text.length;
+      }
+    });
+    if (this.queue.length === 0 && this.pendingClose !== null) this.endNow(this.pendingClose.code, this.pendingClose.reason);
+  }
+
+  close(code: number, reason: string): void {
+    if (!this.#open || this.pendingClose !== null) return;
+    if (this.queue.length > 0) {
+      this.pendingClose = { code, reason };
+      return;
+    }
+    this.endNow(code, reason);
+  }
+
+  /** Closes at once, dropping anything queued (slow consumer, shutdown). */
+  abort(code: number, reason: string): void {
+    this.queue.length = 0;
+    this.queuedBytes = 0;
+    this.endNow(code, reason);
+  }
+
+  private endNow(code: number, reason: string): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.ws.cork(() => this.ws.end(code, reason));
+  }
+
+  /** The socket closed (uWS close event): nothing may touch it any more. */
+  detach(): void {
+    this.#open = false;
+    this.queue.length = 0;
+    this.queuedBytes = 0;
+  }
+}
