@@ -197,7 +197,7 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
 
   it('finishes the job of a killed gateway on the other one once its lease has expired', async () => {
     const key = await createKey();
-    const long = makeLongAudio(join(dataDir, 'long.flac'), 20);
+    const long = makeLongAudio(join(dataDir, 'long.flac'), 40);
     const client = new JobsClient(a.url, key);
     const created = await client.submitFile(long, { language: 'am' });
     expect(created.status).toBe(202);
