@@ -1,0 +1,35 @@
+# CPU image (the default deployment). Multi-stage: compilers and dev dependencies stay in the build
+# stage; the runtime stage holds the compiled gateway, production node_modules, the native addon and
+# the bundled models, and runs as the unprivileged `node` user with /data as a volume.
+#   docker build -t speech-gateway .
+#   docker run -p 8080:8080 -v gateway-data:/data speech-gateway
+ARG NODE_IMAGE=node:20.19-bookworm-slim
+
+FROM ${NODE_IMAGE} AS build
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+      build-essential cmake python3 ca-certificates \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY . .
+# npm ci builds the native addon (cmake-js) and compiles TypeScript (prepare); then drop dev packages.
+RUN npm ci && npm prune --omit=dev && rm -rf build/native/CMakeFiles build/native/Release/obj.target
+
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=8080 \
+    DATA_DIR=/data
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/build/native/Release/gateway_native.node ./build/native/Release/gateway_native.node
+COPY --from=build /app/models ./models
+RUN mkdir -p /data && chown node:node /data
+VOLUME ["/data"]
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+USER node
+CMD ["node", "--enable-source-maps", "dist/src/main.js"]
