@@ -246,10 +246,16 @@ function sendReply(route: RouteDefinition, exchange: HttpExchange, reply: Reply,
   }
 }
 
-export function sendError(exchange: HttpExchange, surface: ErrorSurface, error: unknown, options: Pick<RouterOptions, 'logger'>): void {
+export function sendError(
+  exchange: HttpExchange,
+  surface: ErrorSurface,
+  error: unknown,
+  options: Pick<RouterOptions, 'logger'> & { readonly metrics?: HttpMetrics | null },
+): void {
   if (exchange.responded) return;
   const apiError = isApiError(error) ? error : new ApiError('internal_error');
   const rendered = renderError(surface, apiError);
+  options.metrics?.error(rendered.status, apiError.code);
   for (const [name, value] of Object.entries(rendered.headers)) exchange.setHeader(name, value);
   exchange.sendJson(rendered.status, rendered.body);
   if (!isApiError(error) && !(error instanceof Error)) options.logger.error({ err: error }, 'non-error thrown');

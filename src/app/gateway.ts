@@ -42,6 +42,7 @@ import { RedisJobQueue } from '../jobs/redis-job-queue.js';
 import { JobRunner, newLeaseOwner } from '../jobs/job-runner.js';
 import { JobSweeper } from '../jobs/job-sweeper.js';
 import { JobService } from '../jobs/job-service.js';
+import { JobMetrics } from '../jobs/job-metrics.js';
 import { BatchAggregator } from '../jobs/batch-aggregator.js';
 import { JobOutbox } from '../jobs/job-outbox.js';
 import { createAudioFetcher } from '../jobs/audio-fetcher.js';
@@ -140,6 +141,7 @@ export class Gateway {
       baseUrl: () => self!.baseUrl,
       signer: () => self!.signer,
       cache,
+      metrics,
     });
     const runner = new JobRunner({
       jobs: store.jobs,
@@ -170,7 +172,9 @@ export class Gateway {
       logger,
       concurrencyLimit: async (keyId) => (await store.apiKeys.get(keyId))?.limits.concurrentJobs ?? config.limits.concurrentJobs,
       soleProcess,
+      overload: { maxQueueWaitSeconds: config.overload.jobMaxQueueWaitSeconds, workers: config.jobWorkers },
     });
+    if (metrics) new JobMetrics(metrics, events, queue, () => jobs.estimatedQueueWait());
     const aggregator = new BatchAggregator(store.jobs, events, logger);
     const sweeper = new JobSweeper({ jobs, aggregator, outbox, intervalMs: Math.max(500, leaseMs / 2), staleMs: leaseMs, logger });
     const authenticator = new Authenticator(store.apiKeys, config.keyCacheSeconds * 1000);
@@ -258,6 +262,7 @@ export class Gateway {
       admitQuota: (principal) => this.jobs.admitQuota(principal),
       connections,
       metrics: this.metrics,
+      workers: this.speech.device().workers,
     });
     this.streaming = streaming;
     // Sessions record their jobs and finish their last pieces before the pool and store close.

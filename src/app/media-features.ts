@@ -22,6 +22,8 @@ import type { FileStorage } from '../platform/files/file-storage.js';
 import type { Store } from '../platform/db/store-types.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
+import { WebhookMetrics } from '../webhooks/webhook-metrics.js';
+import type { Registry } from 'prom-client';
 import { MEDIA_GUIDE_SECTIONS } from './media-guide.js';
 
 /**
@@ -54,6 +56,7 @@ export class MediaFeatures {
       readonly signer: () => UrlSigner;
       /** Probe results (in-process, or shared through Redis); closed with the features. */
       readonly cache: Cache;
+      readonly metrics?: Registry | null;
     },
   ) {
     const { config, logger, store } = deps;
@@ -78,7 +81,7 @@ export class MediaFeatures {
       cacheTtlSeconds: config.limits.probeCacheTtlSeconds,
       logger,
     });
-    this.dispatcher = new WebhookDispatcher({ store: store.webhooks, jobs: store.jobs, events: deps.events, outbox: deps.outbox, guard: deps.guard, limits: config.limits, logger });
+    this.dispatcher = new WebhookDispatcher({ store: store.webhooks, jobs: store.jobs, events: deps.events, outbox: deps.outbox, guard: deps.guard, limits: config.limits, logger, metrics: deps.metrics ? new WebhookMetrics(deps.metrics) : null });
     this.webhooks = new WebhookService({ store: store.webhooks, dispatcher: this.dispatcher, guard: deps.guard });
     this.render = createJobRenderer({ jobs: store.jobs, signer: deps.signer, ttlSeconds: config.limits.signedUrlTtlSeconds });
   }

@@ -8,6 +8,7 @@ import type { FileStorage } from '../platform/files/file-storage.js';
 import { utcDate } from '../platform/db/dates.js';
 import type { UsageStore } from '../platform/db/store-types.js';
 import type { JobEvents } from './job-events.js';
+import { JobBacklog } from './job-backlog.js';
 import type { JobQueue } from './job-queue.js';
 import { jobPrefix, type JobRunner } from './job-runner.js';
 import { FINAL_STATUSES, RUNNABLE_KINDS, type JobApi, type JobKind, type JobRecord, type JobStore } from '../platform/db/job-records.js';
@@ -102,8 +103,40 @@ export class JobService {
        * taken over, at start and by `sweep()`, so live processes keep their work.
        */
       readonly soleProcess: boolean;
+      /**
+       * Graceful overload: new jobs get 503 server_overloaded (with Retry-After) while a job
+       * submitted now would wait longer than `maxQueueWaitSeconds` for one of `workers`; 0: never.
+       */
+      readonly overload?: { readonly maxQueueWaitSeconds: number; readonly workers: number };
     },
-  ) {}
+  ) {
+    deps.events.on('finished', (job) => {
+      if (job.processingTimeSeconds !== null && RUNNABLE_KINDS.includes(job.kind)) this.backlog.record(job.processingTimeSeconds);
+    });
+  }
+
+  /** Mean job time of this process and the wait it implies for new jobs. */
+  readonly backlog = new JobBacklog();
+
+  /** Seconds a job submitted now would wait for a worker here (estimate). */
+  estimatedQueueWait(): number {
+    const { queue, overload } = this.deps;
+    return this.backlog.estimateWait(queue.waiting(), queue.running(), overload?.workers ?? 1);
+  }
+
+  /** Throws 503 server_overloaded when the job queue's estimated wait is past the bound. */
+  admitBacklog(): void {
+    const bound = this.deps.overload?.maxQueueWaitSeconds ?? 0;
+    if (bound <= 0) return;
+    const wait = this.estimatedQueueWait();
+    if (wait <= bound) return;
+    const retryAfter = Math.max(1, Math.ceil(wait - bound));
+    throw new ApiError('server_overloaded', {
+      message: `The job queue is full: a new job would wait about ${Math.ceil(wait)} s (the bound is ${bound} s). Try again in ${retryAfter} s.`,
+      retryAfter,
+      detail: 'Server overloaded: the job queue is full, try again later',
+    });
+  }
 
   get jobs(): JobStore {
     return this.deps.jobs;
@@ -115,6 +148,7 @@ export class JobService {
 
   /** Throws 429 when the key may not start `count` more jobs now. */
   async admit(principal: Principal, count = 1): Promise<void> {
+    this.admitBacklog();
     const { limits } = this.deps;
     const limit = principal.key.limits.concurrentJobs ?? limits.concurrentJobs;
     const active = await this.deps.jobs.countActive(principal.key.id);
@@ -132,6 +166,7 @@ export class JobService {
    * children instead wait their turn in the queue under the same per-key limit as single jobs.
    */
   async admitParent(principal: Principal, api: JobApi): Promise<void> {
+    this.admitBacklog();
     if (api === 'job_api') {
       const limit = principal.key.limits.concurrentJobs ?? this.deps.limits.concurrentJobs;
       const active = await this.deps.jobs.countActiveParents(principal.key.id, api);

@@ -136,6 +136,11 @@ export class SpeechEngine {
     return this.pool.deviceReport();
   }
 
+  /** Overload policy: interactive batches wait `ms` to fill (null: back to the configured wait). */
+  setInteractiveBatchWait(ms: number | null): void {
+    this.pool.setInteractiveMaxWait(ms);
+  }
+
   recognizerFor(modelName: string): CtcRecognizer {
     let recognizer = this.recognizers.get(modelName);
     if (!recognizer) {

@@ -24,7 +24,9 @@ import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
 import type { ModelResolver } from '../speech/speech-types.js';
 import type { ApiKeyStore } from '../platform/db/store-types.js';
 import { SileroVad } from '../speech/vad/silero-vad.js';
-import { WsMetrics } from './ws-metrics.js';
+import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
+import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
+import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
 import { parseSessionQuery, type SessionSettings } from './ws-query.js';
 import { WsSender } from './ws-sender.js';
 import type { SessionRecords } from './ws-session-record.js';
@@ -51,6 +53,8 @@ export interface WsEndpointDeps {
   /** Open sessions per key: this process's, or every gateway's through Redis. */
   readonly connections: ConnectionSlots;
   readonly metrics: Registry | null;
+  /** Inference workers of the shared pool (the capacity estimate scales with them). */
+  readonly workers: number;
 }
 
 interface Accepted {
@@ -76,15 +80,33 @@ export class WsEndpoint {
   private readonly ticker: NodeJS.Timeout;
   private readonly metrics: WsMetrics | null;
   private closing = false;
+  /** Live capacity from measured inference cost; its level drives partials, batching and admission. */
+  readonly capacity: StreamCapacity;
+  private level: OverloadLevel = 'normal';
 
   constructor(private readonly deps: WsEndpointDeps) {
-    this.metrics = deps.metrics ? new WsMetrics(deps.metrics, () => this.live.size) : null;
+    const { overload } = deps.config;
+    this.capacity = new StreamCapacity({
+      ...DEFAULT_CAPACITY,
+      workers: Math.max(1, deps.workers),
+      partialsOffAt: overload.partialsOffAt,
+      largerBatchesAt: overload.largerBatchesAt,
+      fullAt: overload.fullAt,
+      maxQueueWaitMs: overload.maxInferenceWaitMs,
+      maxSessions: overload.wsMaxSessions,
+    });
+    this.metrics = deps.metrics ? new WsMetrics(deps.metrics, () => this.live.size, () => this.overload()) : null;
     this.ticker = setInterval(() => this.tick(), TICK_MS);
     this.ticker.unref();
   }
 
   get activeSessions(): number {
     return this.live.size;
+  }
+
+  /** The capacity estimate now (also applies its level: see `tick`). */
+  overload(): CapacityEstimate {
+    return this.capacity.estimate(performance.now(), this.live.size);
   }
 
   mount(app: Uws.TemplatedApp): void {
@@ -173,28 +195,44 @@ export class WsEndpoint {
     return this.silero;
   }
 
+  /** One `error` message (with retry_after when the error has one), then the error's close code. */
+  private refuse(ws: Uws.WebSocket<SocketData>, error: ApiError): void {
+    const { code, reason } = websocketClose(error);
+    const def = ERROR_REGISTRY[error.code];
+    if (this.metrics && isRejection(def.status, error.code)) this.metrics.refused.rejections.inc({ surface: 'ws', reason: error.code });
+    const message = {
+      type: 'error',
+      error: {
+        type: def.type,
+        code: error.code,
+        message: error.message,
+        ...(error.param !== undefined ? { param: error.param } : {}),
+        ...(error.retryAfter !== undefined ? { retry_after: Math.ceil(error.retryAfter) } : {}),
+      },
+      close_code: code,
+    };
+    ws.cork(() => {
+      ws.send(JSON.stringify(message), false);
+      ws.end(code, reason);
+    });
+  }
+
   private open(ws: Uws.WebSocket<SocketData>): void {
     const data = ws.getUserData();
-    if (data.accepted === null) {
-      const error = data.refused ?? new ApiError('internal_error');
-      const { code, reason } = websocketClose(error);
-      const def = ERROR_REGISTRY[error.code];
-      const message = {
-        type: 'error',
-        error: { type: def.type, code: error.code, message: error.message, ...(error.param !== undefined ? { param: error.param } : {}) },
-        close_code: code,
-      };
-      ws.cork(() => {
-        ws.send(JSON.stringify(message), false);
-        ws.end(code, reason);
-      });
-      return;
+    if (data.accepted === null) return this.refuse(ws, data.refused ?? new ApiError('internal_error'));
+    // Capacity is checked here, where the count of live sessions is exact (no upgrade in between);
+    // the refused socket's connection slot is given back by `closed`.
+    const admission = this.capacity.admit(performance.now(), this.live.size);
+    if (!admission.admitted) {
+      const retryAfter = admission.retryAfterSeconds;
+      return this.refuse(ws, new ApiError('server_overloaded', { message: `The server is at capacity: ${admission.reason}. Try again in ${retryAfter} s.`, retryAfter }));
     }
     const { sessionId, principal, settings, silero } = data.accepted;
     const { config, logger, records, recognizer } = this.deps;
     const jobId = newJobId();
     const opened = records.open(jobId, sessionId, principal, settings);
     let session: StreamSession | null = null;
+    let transcribedSeconds = 0;
     const sender = new WsSender(ws, HIGH_WATER_BYTES, config.streaming.maxUnsentBytes, () => {
       session?.fail(new ApiError('slow_consumer', { message: `More than ${config.streaming.maxUnsentBytes} bytes of server messages are unread.` }));
       sender.abort(ERROR_REGISTRY.slow_consumer.wsClose!, 'slow_consumer');
@@ -205,12 +243,27 @@ export class WsEndpoint {
       limits: config.limits,
       streaming: config.streaming,
       logger,
+      partialsAllowed: () => this.level === 'normal',
       observe: {
         turnLatency: (ms) => this.metrics?.turnLatency.observe(ms / 1000),
-        piece: (kind, ms) => this.metrics?.pieceSeconds.observe({ kind }, ms / 1000),
+        piece: (kind, ms, audioSeconds, inference) => {
+          if (inference) this.capacity.record(performance.now(), audioSeconds, inference);
+          if (this.metrics === null) return;
+          this.metrics.pieceSeconds.observe({ kind }, ms / 1000);
+          if (kind === 'partial' || audioSeconds <= 0) return;
+          transcribedSeconds += audioSeconds;
+          this.metrics.audio.realTimeFactor.observe({ surface: 'ws' }, ms / 1000 / audioSeconds);
+        },
+        partialSkipped: () => this.metrics?.partialsSkipped.inc(),
       },
       onComplete: (outcome) => {
         this.live.delete(session!);
+        if (this.metrics) {
+          const labels = { surface: 'ws', format: settings.format, language: languageLabel(outcome.language) };
+          this.metrics.audio.ingested.inc(labels, outcome.audioSeconds);
+          this.metrics.audio.transcribed.inc(labels, transcribedSeconds);
+          this.metrics.droppedAudio.inc(outcome.stats.dropped_audio_ms / 1000);
+        }
         const done = records.finish(jobId, principal.key.id, opened, outcome, session!.startedWall);
         this.completions.add(done);
         void done.finally(() => this.completions.delete(done));
@@ -224,7 +277,11 @@ export class WsEndpoint {
   }
 
   private closed(data: SocketData, code: number): void {
-    this.metrics?.closes.inc({ code: String(code) });
+    if (this.metrics) {
+      const label = closeCodeLabel(code);
+      this.metrics.closes.inc({ code: label });
+      if (data.session) this.metrics.sessionDuration.observe({ code: label }, (performance.now() - data.session.startedAt) / 1000);
+    }
     data.sender?.detach();
     if (data.sender) this.senders.delete(data.sender);
     if (data.accepted !== null) this.releaseSlot(data.accepted);
@@ -240,7 +297,23 @@ export class WsEndpoint {
 
   private tick(): void {
     const now = performance.now();
+    this.applyLevel(this.capacity.estimate(now, this.live.size));
     for (const session of this.live) session.tick(now);
+  }
+
+  /** Degrades in order: partials off (read by sessions), then larger batches, then refusals (in `open`). */
+  private applyLevel(estimate: CapacityEstimate): void {
+    if (estimate.level === this.level) return;
+    const batching = (level: OverloadLevel): boolean => level === 'larger_batches' || level === 'full';
+    if (batching(estimate.level) !== batching(this.level)) {
+      this.deps.recognizer.setBatchWait?.(batching(estimate.level) ? this.deps.config.overload.largerBatchWaitMs : null);
+    }
+    const { level, utilization, queueWaitMs, capacitySessions } = estimate;
+    this.deps.logger[level === 'normal' ? 'info' : 'warn'](
+      { from: this.level, to: level, utilization: round2(utilization), queueWaitMs: Math.round(queueWaitMs), capacitySessions, liveSessions: this.live.size },
+      'streaming overload level changed',
+    );
+    this.level = level;
   }
 
   /** Shutdown: closes every socket (1001), lets sessions record their jobs, stops Silero. */
@@ -258,3 +331,5 @@ export class WsEndpoint {
     if (this.silero !== null) await (await this.silero.catch(() => null))?.close();
   }
 }
+
+const round2 = (v: number): number => Math.round(v * 100) / 100;

@@ -162,6 +162,7 @@ export const ErrorMessage = Type.Object(
       code: Type.String(),
       message: Type.String(),
       param: Type.Optional(Type.String()),
+      retry_after: Type.Optional(Type.Integer({ minimum: 0, description: 'Seconds to wait before reconnecting (server_overloaded, 1013)' })),
     }),
     close_code: Type.Union([Type.Integer(), Type.Null()], { description: 'The close code that follows, or null when the session continues' }),
   },

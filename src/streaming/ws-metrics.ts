@@ -1,19 +1,33 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { CapacityEstimate, OverloadLevel } from './stream-capacity.js';
+import { audioMetrics, rejectionMetrics, type AudioMetrics, type RejectionMetrics } from '../platform/metrics/shared-metrics.js';
 
 type CounterChild = ReturnType<Counter<'kind'>['labels']>;
+
+/** Close codes the gateway or a well-behaved client uses; any other code a client sends is `other`. */
+const KNOWN_CLOSE_CODES = new Set([1000, 1001, 1005, 1006, 1008, 1009, 1011, 1013, 4001, 4003, 4029]);
+
+export function closeCodeLabel(code: number): string {
+  return KNOWN_CLOSE_CODES.has(code) ? String(code) : 'other';
+}
 
 /** Prometheus figures of the streaming endpoint. */
 export class WsMetrics {
   readonly sessions: Gauge;
   readonly closes: Counter<'code'>;
+  readonly sessionDuration: Histogram<'code'>;
   readonly messages: Counter<'kind'>;
   readonly turnLatency: Histogram;
   readonly pieceSeconds: Histogram<'kind'>;
+  readonly droppedAudio: Counter;
+  readonly partialsSkipped: Counter;
+  readonly audio: AudioMetrics;
+  readonly refused: RejectionMetrics;
   /** Bound once: counting a message is on the per-message path. */
   readonly audioMessages: CounterChild;
   readonly commandMessages: CounterChild;
 
-  constructor(registry: Registry, activeSessions: () => number) {
+  constructor(registry: Registry, activeSessions: () => number, overload: () => CapacityEstimate) {
     this.sessions = new Gauge({
       name: 'gateway_ws_sessions',
       help: 'Open WebSocket transcription sessions',
@@ -23,6 +37,13 @@ export class WsMetrics {
       },
     });
     this.closes = new Counter({ name: 'gateway_ws_closes_total', help: 'WebSocket sessions closed, by close code', labelNames: ['code'], registers: [registry] });
+    this.sessionDuration = new Histogram({
+      name: 'gateway_ws_session_duration_seconds',
+      help: 'Length of admitted WebSocket sessions, by close code',
+      labelNames: ['code'],
+      buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600],
+      registers: [registry],
+    });
     this.messages = new Counter({ name: 'gateway_ws_messages_total', help: 'WebSocket messages received', labelNames: ['kind'], registers: [registry] });
     this.audioMessages = this.messages.labels({ kind: 'audio' });
     this.commandMessages = this.messages.labels({ kind: 'command' });
@@ -39,5 +60,54 @@ export class WsMetrics {
       buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2, 5],
       registers: [registry],
     });
+    this.droppedAudio = new Counter({
+      name: 'gateway_ws_dropped_audio_seconds_total',
+      help: 'Audio seconds dropped by the native front end or the VAD queue of ended sessions (read from their counters at close)',
+      registers: [registry],
+    });
+    this.partialsSkipped = new Counter({
+      name: 'gateway_ws_partials_skipped_total',
+      help: 'Partial results not computed because the gateway was past its partials threshold (overload)',
+      registers: [registry],
+    });
+    const LEVEL: Record<OverloadLevel, number> = { normal: 0, partials_off: 1, larger_batches: 2, full: 3 };
+    // One estimate per scrape serves the four gauges (collect runs them in registration order).
+    let scraped: CapacityEstimate | null = null;
+    new Gauge({
+      name: 'gateway_overload_level',
+      help: 'Streaming overload level: 0 normal, 1 partials off, 2 larger batches, 3 full (new sessions refused)',
+      registers: [registry],
+      collect() {
+        scraped = overload();
+        this.set(LEVEL[scraped.level]);
+      },
+    });
+    new Gauge({
+      name: 'gateway_inference_utilization_ratio',
+      help: 'Busy fraction of the inference workers from the live streams (measured, decayed over seconds)',
+      registers: [registry],
+      collect() {
+        this.set((scraped ?? overload()).utilization);
+      },
+    });
+    new Gauge({
+      name: 'gateway_stream_capacity_sessions',
+      help: 'Live sessions this gateway can hold at its full threshold (estimate; NaN before any measurement)',
+      registers: [registry],
+      collect() {
+        this.set((scraped ?? overload()).capacitySessions ?? Number.NaN);
+      },
+    });
+    new Gauge({
+      name: 'gateway_inference_cost_ratio',
+      help: 'Inference worker seconds per audio second of stream pieces (measured; NaN before any measurement)',
+      registers: [registry],
+      collect() {
+        this.set((scraped ?? overload()).costPerAudioSecond ?? Number.NaN);
+        scraped = null;
+      },
+    });
+    this.audio = audioMetrics(registry);
+    this.refused = rejectionMetrics(registry);
   }
 }

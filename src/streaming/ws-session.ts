@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import type { Limits, StreamingSettings } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY, type ErrorCode } from '../platform/errors/error-registry.js';
-import type { StreamingRecognizer } from '../speech/recognition/streaming-recognizer.js';
+import type { StreamingRecognizer, StreamRecognition } from '../speech/recognition/streaming-recognizer.js';
 import type { Segment } from '../platform/db/job-records.js';
 import { FORMAT_SAMPLE_RATE } from '../speech/native/audio-format.js';
 import type { EndpointEvent } from '../speech/native/endpoint-event.js';
@@ -78,8 +78,12 @@ export interface SessionDeps {
   readonly onComplete: (outcome: SessionOutcome) => void;
   readonly observe?: {
     turnLatency?(ms: number): void;
-    piece?(kind: PieceKind, ms: number): void;
+    /** A recognised piece: queue + recognition ms, its audio seconds, the pool's figures (none for empty pieces). */
+    piece?(kind: PieceKind, ms: number, audioSeconds: number, inference: StreamRecognition['inference'] | null): void;
+    partialSkipped?(): void;
   };
+  /** Overload: false while the gateway computes no partials (finals and turns always run). */
+  readonly partialsAllowed?: () => boolean;
 }
 
 export class StreamSession {
@@ -390,7 +394,7 @@ export class StreamSession {
       this.deps.logger.warn({ err: caught, session: this.id }, 'streaming recognition failed');
     }
     this.inFlight = null;
-    this.deps.observe?.piece?.(piece.kind, performance.now() - piece.cutAt);
+    this.deps.observe?.piece?.(piece.kind, performance.now() - piece.cutAt, piece.audio.length / 16_000, recognition?.inference ?? null);
     if (error !== null && piece.kind !== 'final' && piece.kind !== 'partial') this.sendError(error, null);
     this.deliver(piece, recognition?.text.trim() ?? '', recognition?.confidence ?? null);
     if (piece.kind === 'final') {
@@ -486,6 +490,11 @@ export class StreamSession {
   private maybePartial(now: number): void {
     if (!this.settings.partialResults || this.openTurn === null || this.inFlight !== null || this.queue.length > 0) return;
     if (now - this.lastPartialAt < this.deps.streaming.partialIntervalMs) return;
+    if (this.deps.partialsAllowed?.() === false) {
+      this.lastPartialAt = now;
+      this.deps.observe?.partialSkipped?.();
+      return;
+    }
     const end = this.frontEnd.writePosition;
     const start = Math.max(this.openTurn.start, end - this.deps.streaming.maxTurnMs * SAMPLES_PER_MS);
     if (end - start < MIN_PARTIAL_MS * SAMPLES_PER_MS) return;

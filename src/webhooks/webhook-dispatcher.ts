@@ -11,6 +11,7 @@ import { jobPath } from '../jobs/job-views.js';
 import type { OutboundGuard } from '../platform/net/outbound-guard.js';
 import { isRequestTimeout, safeRequest } from '../platform/net/safe-http.js';
 import { signatureHeader, SIGNATURE_HEADER } from './webhook-signature.js';
+import type { WebhookMetrics } from './webhook-metrics.js';
 import type { DeliveryAttempt, DeliveryRecord, WebhookEvent, WebhookRecord, WebhookStore } from '../platform/db/webhook-records.js';
 
 export const newEventId = (): string => `evt_${randomBytes(12).toString('hex')}`;
@@ -39,6 +40,7 @@ export interface DispatcherDeps {
   readonly guard: OutboundGuard;
   readonly limits: Limits;
   readonly logger: Logger;
+  readonly metrics?: WebhookMetrics | null;
 }
 
 /**
@@ -245,6 +247,7 @@ export class WebhookDispatcher {
     const ok = outcome.response_status !== null && outcome.response_status >= 200 && outcome.response_status < 300;
     const retryIn = limits.webhookRetryScheduleSeconds[number - 1];
     const retry = !ok && number < delivery.maxAttempts && retryIn !== undefined;
+    this.deps.metrics?.attempt(delivery.event, outcome.response_status, ok ? 'succeeded' : retry ? 'retrying' : 'failed', outcome.duration_ms);
     const finished = await store.finishAttempt(delivery.id, {
       status: ok ? 'succeeded' : retry ? 'pending' : 'failed',
       attempts,

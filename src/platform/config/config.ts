@@ -54,7 +54,27 @@ export interface GatewayConfig {
   readonly keyCacheSeconds: number;
   readonly limits: Limits;
   readonly streaming: StreamingSettings;
+  readonly overload: OverloadSettings;
   readonly shutdownGraceMs: number;
+}
+
+/**
+ * Graceful overload (docs/streaming.md "Overload"): utilisation is the inference workers' busy
+ * fraction measured from the live streams' pieces. Past each threshold, in order: partials off,
+ * larger interactive batches, new sessions refused (1013). Finals of admitted streams always run.
+ */
+export interface OverloadSettings {
+  /** A fixed cap on live WebSocket sessions in this process; 0: the capacity estimate decides. */
+  readonly wsMaxSessions: number;
+  readonly partialsOffAt: number;
+  readonly largerBatchesAt: number;
+  readonly fullAt: number;
+  /** Smoothed inference queue wait of stream pieces that counts as full, ms. */
+  readonly maxInferenceWaitMs: number;
+  /** How long an interactive batch waits to fill at the larger-batches level, ms. */
+  readonly largerBatchWaitMs: number;
+  /** New jobs get 503 + Retry-After when the job queue's estimated wait exceeds this; 0: never. */
+  readonly jobMaxQueueWaitSeconds: number;
 }
 
 /** WebSocket streaming behaviour (the spec's WebSocket limits live in Limits). */
@@ -340,6 +360,15 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       tokenTtlSeconds: r.integer('WS_TOKEN_TTL_SECONDS', 60, 5, 3600),
       maxUnsentBytes: r.bytes('WS_MAX_UNSENT_BYTES', 4 * MB, 64 * 1024, 1e9),
       lagWarningMs: r.integer('WS_LAG_WARNING_MS', 3_000, 100, 600_000),
+    },
+    overload: {
+      wsMaxSessions: r.integer('WS_MAX_SESSIONS', 0, 0, 1_000_000),
+      partialsOffAt: r.number('OVERLOAD_PARTIALS_OFF_AT', 0.6, 0, 10),
+      largerBatchesAt: r.number('OVERLOAD_LARGER_BATCHES_AT', 0.75, 0, 10),
+      fullAt: r.number('OVERLOAD_FULL_AT', 0.85, 0.01, 10),
+      maxInferenceWaitMs: r.integer('OVERLOAD_MAX_INFERENCE_WAIT_MS', 250, 1, 600_000),
+      largerBatchWaitMs: r.integer('OVERLOAD_BATCH_WAIT_MS', 20, 0, 10_000),
+      jobMaxQueueWaitSeconds: r.number('JOB_MAX_QUEUE_WAIT_SECONDS', 600, 0, 30 * 86400),
     },
     shutdownGraceMs: r.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };

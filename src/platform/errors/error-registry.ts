@@ -260,6 +260,13 @@ export const ERROR_REGISTRY = define({
     type: 'server_error',
     message: 'The service is temporarily unavailable. Retry with exponential backoff.',
   },
+  // 503: this gateway is past its capacity (graceful overload); retry after `retry_after` seconds.
+  server_overloaded: {
+    status: 503,
+    type: 'server_error',
+    message: 'The server is at capacity. Try again later.',
+    wsClose: 1013,
+  },
   model_error: { status: 500, type: 'server_error', message: 'The speech model failed to process the audio.' },
   upstream_error: { status: 502, type: 'api_error', message: 'The upstream media service failed.' },
   probe_timeout: { status: 504, type: 'api_error', message: 'The media probe exceeded its time window.' },

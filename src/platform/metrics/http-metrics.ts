@@ -1,11 +1,14 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { isRejection, rejectionMetrics, type RejectionMetrics } from './shared-metrics.js';
 
 /** Request counts and latency per route template (never per raw URL: label cardinality stays fixed). */
 export class HttpMetrics {
   private readonly requests: Counter<'method' | 'route' | 'status'>;
   private readonly duration: Histogram<'method' | 'route'>;
+  private readonly refused: RejectionMetrics;
 
   constructor(registry: Registry) {
+    this.refused = rejectionMetrics(registry);
     this.requests = new Counter({
       name: 'gateway_http_requests_total',
       help: 'HTTP requests by route template and status',
@@ -24,5 +27,10 @@ export class HttpMetrics {
   observe(method: string, route: string, status: number, seconds: number): void {
     this.requests.inc({ method, route, status: String(status) });
     this.duration.observe({ method, route }, seconds);
+  }
+
+  /** An error answer: counted as a rejection when it is a limit, quota or overload refusal. */
+  error(status: number, code: string): void {
+    if (isRejection(status, code)) this.refused.rejections.inc({ surface: 'rest', reason: code });
   }
 }

@@ -188,7 +188,9 @@ export class InferencePool {
   private readonly workerNice: number | null;
   private readonly maxBatchSize: number;
   private readonly maxWaitMs: number;
-  private readonly interactiveMaxWaitMs: number;
+  /** Changed at run time by the overload policy (larger batches under load). */
+  private interactiveMaxWaitMs: number;
+  private readonly baseInteractiveMaxWaitMs: number;
   private readonly maxQueued: number;
   private readonly maxBatchElements: number;
   private readonly observer: InferenceObserver;
@@ -224,6 +226,7 @@ export class InferencePool {
     this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 8);
     this.maxWaitMs = Math.max(0, options.maxWaitMs ?? 10);
     this.interactiveMaxWaitMs = Math.max(0, options.interactiveMaxWaitMs ?? 2);
+    this.baseInteractiveMaxWaitMs = this.interactiveMaxWaitMs;
     this.maxQueued = Math.max(1, options.maxQueued ?? 512);
     this.maxBatchElements = Math.max(1, options.maxBatchElements ?? DEFAULT_BATCH_ELEMENTS);
     this.observer = options.observer ?? {};
@@ -305,6 +308,11 @@ export class InferencePool {
       this.queued++;
       this.schedule();
     });
+  }
+
+  /** How long interactive requests wait for company: `ms`, or the configured value when null. */
+  setInteractiveMaxWait(ms: number | null): void {
+    this.interactiveMaxWaitMs = ms === null ? this.baseInteractiveMaxWaitMs : Math.max(0, ms);
   }
 
   deviceReport(): DeviceReport {

@@ -23,6 +23,14 @@ export interface Recognition {
   readonly hypothesis: CtcHypothesis;
   /** Valid output frames decoded. */
   readonly frames: number;
+  /** The pool's figures for this request: its batch's run time and size, and its queue wait. */
+  readonly inference: InferenceCost;
+}
+
+export interface InferenceCost {
+  readonly runMs: number;
+  readonly batchSize: number;
+  readonly queueWaitMs: number;
 }
 
 export interface RecognizeOptions {
@@ -90,6 +98,7 @@ export class CtcRecognizer {
       words,
       hypothesis,
       frames,
+      inference: { runMs: result.runMs, batchSize: result.batchSize, queueWaitMs: result.queueWaitMs },
     };
   }
 }

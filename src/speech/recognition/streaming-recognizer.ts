@@ -1,4 +1,4 @@
-import type { TimedWord } from './ctc-recognizer.js';
+import type { InferenceCost, TimedWord } from './ctc-recognizer.js';
 import type { SpeechEngine } from '../speech-engine.js';
 
 export interface StreamRecognition {
@@ -7,6 +7,8 @@ export interface StreamRecognition {
   readonly confidence: number | null;
   /** Word times in stream milliseconds (offset by `startMs`). */
   readonly words: readonly TimedWord[];
+  /** The pool's run time, batch size and queue wait for this piece (capacity estimation). */
+  readonly inference?: InferenceCost;
 }
 
 export interface StreamRecognizeOptions {
@@ -26,6 +28,8 @@ export interface StreamingRecognizer {
   recognize(pcm: Float32Array, options: StreamRecognizeOptions): Promise<StreamRecognition>;
   /** For `language=auto`: the language and its default model, from the first piece of speech. */
   detect(pcm: Float32Array, signal?: AbortSignal): Promise<{ language: string; model: string }>;
+  /** Overload: how long interactive batches wait to fill (null: the configured wait). */
+  setBatchWait?(ms: number | null): void;
 }
 
 /** How long a live piece waits out a full pool queue before the session gets `service_unavailable`. */
@@ -40,8 +44,9 @@ export function streamingRecognizer(engine: SpeechEngine): StreamingRecognizer {
         busyRetryMs: STREAM_BUSY_RETRY_MS,
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      return { text: result.text, confidence: result.confidence, words: result.words };
+      return { text: result.text, confidence: result.confidence, words: result.words, inference: result.inference };
     },
+    setBatchWait: (ms) => engine.setInteractiveBatchWait(ms),
     async detect(pcm, signal) {
       const detection = await engine.detectLanguage(pcm, signal);
       const choice = engine.models.resolve(detection.language, null);

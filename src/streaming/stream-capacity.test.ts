@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_CAPACITY, StreamCapacity } from './stream-capacity.js';
+
+const settings = { ...DEFAULT_CAPACITY, workers: 2 };
+
+/** `sessions` streams, each sending `audioPerSecond` audio seconds a second at `cost` worker seconds per audio second. */
+function drive(capacity: StreamCapacity, from: number, seconds: number, sessions: number, audioPerSecond: number, cost: number, queueWaitMs = 5): number {
+  let now = from;
+  for (let t = 0; t < seconds * 10; t++) {
+    now += 100;
+    for (let s = 0; s < sessions; s++) {
+      const audio = audioPerSecond / 10;
+      capacity.record(now, audio, { runMs: audio * cost * 1000 * 4, batchSize: 4, queueWaitMs });
+    }
+  }
+  return now;
+}
+
+describe('StreamCapacity', () => {
+  it('measures cost per audio second and utilisation from the pieces', () => {
+    const capacity = new StreamCapacity(settings);
+    const now = drive(capacity, 0, 30, 10, 0.5, 0.1);
+    const estimate = capacity.estimate(now, 10);
+    expect(estimate.costPerAudioSecond).toBeCloseTo(0.1, 5);
+    // 10 sessions x 0.5 audio s/s x 0.1 = 0.5 worker s/s over 2 workers.
+    expect(estimate.load).toBeCloseTo(0.5, 1);
+    expect(estimate.utilization).toBeCloseTo(0.25, 1);
+    // 0.05 worker s/s per session: 0.85 x 2 / 0.05 = 34 sessions.
+    expect(estimate.capacitySessions).toBeGreaterThanOrEqual(32);
+    expect(estimate.capacitySessions).toBeLessThanOrEqual(35);
+    expect(estimate.level).toBe('normal');
+    expect(capacity.admit(now, 10).admitted).toBe(true);
+  });
+
+  it('degrades in order as the load grows: partials off, larger batches, then full', () => {
+    const capacity = new StreamCapacity(settings);
+    const levels: string[] = [];
+    let now = 0;
+    // 0.05 worker s/s per session; utilisation = sessions x 0.025.
+    for (const sessions of [10, 26, 31, 36]) {
+      now = drive(capacity, now, 40, sessions, 0.5, 0.1);
+      levels.push(capacity.estimate(now, sessions).level);
+    }
+    expect(levels).toEqual(['normal', 'partials_off', 'larger_batches', 'full']);
+    const refused = capacity.admit(now, 36);
+    expect(refused.admitted).toBe(false);
+    if (!refused.admitted) expect(refused.retryAfterSeconds).toBeGreaterThan(0);
+  });
+
+  it('refuses the session that would take utilisation past the bound, admits the one before', () => {
+    const capacity = new StreamCapacity(settings);
+    let now = drive(capacity, 0, 40, 32, 0.5, 0.1);
+    // 32 sessions = 0.8; one more projects 0.825 (< 0.85): admitted.
+    expect(capacity.admit(now, 32).admitted).toBe(true);
+    // 34 sessions = 0.85; one more projects 0.875: refused.
+    now = drive(capacity, now, 40, 34, 0.5, 0.1);
+    expect(capacity.admit(now, 34).admitted).toBe(false);
+  });
+
+  it('comes back down with hysteresis once the load falls', () => {
+    const capacity = new StreamCapacity(settings);
+    let now = drive(capacity, 0, 40, 36, 0.5, 0.1);
+    expect(capacity.estimate(now, 36).level).toBe('full');
+    // Just under the bound: stays full (inside the hysteresis margin).
+    now = drive(capacity, now, 40, 33, 0.5, 0.1);
+    expect(capacity.estimate(now, 33).level).toBe('full');
+    now = drive(capacity, now, 60, 10, 0.5, 0.1);
+    expect(capacity.estimate(now, 10).level).toBe('normal');
+  });
+
+  it('a long inference queue wait counts as full whatever the estimate says', () => {
+    const capacity = new StreamCapacity(settings);
+    const now = drive(capacity, 0, 20, 2, 0.5, 0.1, 800);
+    expect(capacity.estimate(now, 2).level).toBe('full');
+    expect(capacity.admit(now, 2).admitted).toBe(false);
+  });
+
+  it('always admits on an idle gateway, and honours a fixed session cap', () => {
+    const capacity = new StreamCapacity({ ...settings, maxSessions: 3 });
+    expect(capacity.admit(0, 0).admitted).toBe(true);
+    expect(capacity.admit(0, 2).admitted).toBe(true);
+    const refused = capacity.admit(0, 3);
+    expect(refused.admitted).toBe(false);
+    expect(capacity.estimate(0, 0).capacitySessions).toBe(3);
+  });
+
+  it('forgets old load: the sums decay with the half-life', () => {
+    const capacity = new StreamCapacity(settings);
+    const now = drive(capacity, 0, 30, 30, 0.5, 0.1);
+    const busy = capacity.estimate(now, 30).load;
+    expect(capacity.estimate(now + settings.halfLifeMs, 30).load).toBeCloseTo(busy / 2, 3);
+  });
+});

@@ -1,0 +1,148 @@
+// The live capacity of this gateway for streams, from what inference actually costs here.
+//
+// Every recognised piece reports its audio seconds and the pool's figures for it: the run time
+// of its batch divided by the batch size is the worker time the piece cost. Time-decayed sums
+// (half-life `halfLifeMs`) give
+//   - cost: worker seconds per audio second (batching, contention and model speed included),
+//   - load: worker seconds consumed per wall second by the streams now open,
+//   - utilisation: load / workers, and per session load / live sessions,
+//   - the inference queue wait the pieces saw (smoothed), which catches what the estimate misses
+//     (REST jobs or other processes on the same cores).
+// From these the gateway decides, in order: partials off, larger batches, then refusing new
+// sessions. Finals and turns of admitted sessions are never shed. Pure: time is passed in.
+
+export type OverloadLevel = 'normal' | 'partials_off' | 'larger_batches' | 'full';
+
+const LEVELS: readonly OverloadLevel[] = ['normal', 'partials_off', 'larger_batches', 'full'];
+
+export interface CapacitySettings {
+  /** Inference workers (each runs one batch at a time). */
+  readonly workers: number;
+  /** Utilisation from which partial results stop (0..1). */
+  readonly partialsOffAt: number;
+  /** Utilisation from which interactive batches wait longer to fill. */
+  readonly largerBatchesAt: number;
+  /** Utilisation (projected with one more session) from which new sessions are refused. */
+  readonly fullAt: number;
+  /** Smoothed inference queue wait (ms) that counts as full whatever the utilisation. */
+  readonly maxQueueWaitMs: number;
+  /** A fixed cap on live sessions; 0: the estimate alone decides. */
+  readonly maxSessions: number;
+  /** Half-life of the decayed sums. */
+  readonly halfLifeMs: number;
+  /** A level is left only when utilisation falls this far below its threshold (no flapping). */
+  readonly hysteresis: number;
+}
+
+export const DEFAULT_CAPACITY: Omit<CapacitySettings, 'workers'> = {
+  partialsOffAt: 0.6,
+  largerBatchesAt: 0.75,
+  fullAt: 0.85,
+  maxQueueWaitMs: 250,
+  maxSessions: 0,
+  halfLifeMs: 5_000,
+  hysteresis: 0.1,
+};
+
+export interface PieceCost {
+  readonly runMs: number;
+  readonly batchSize: number;
+  readonly queueWaitMs: number;
+}
+
+export interface CapacityEstimate {
+  readonly level: OverloadLevel;
+  /** Worker seconds per audio second; null before the first measured piece. */
+  readonly costPerAudioSecond: number | null;
+  /** Worker seconds consumed per second by stream pieces. */
+  readonly load: number;
+  readonly utilization: number;
+  readonly queueWaitMs: number;
+  /** Sessions this gateway can hold at `fullAt`; null while there is nothing to estimate from. */
+  readonly capacitySessions: number | null;
+}
+
+export type Admission = { readonly admitted: true } | { readonly admitted: false; readonly reason: string; readonly retryAfterSeconds: number };
+
+/** An exponentially decayed sum: each amount loses half its weight every half-life. */
+class DecayedSum {
+  private value = 0;
+  private at = 0;
+  constructor(private readonly tauMs: number) {}
+  add(now: number, amount: number): void {
+    this.value = this.read(now) + amount;
+    this.at = now;
+  }
+  read(now: number): number {
+    return now <= this.at ? this.value : this.value * Math.exp(-(now - this.at) / this.tauMs);
+  }
+}
+
+export class StreamCapacity {
+  private readonly tauMs: number;
+  private readonly workerSeconds: DecayedSum;
+  private readonly audioSeconds: DecayedSum;
+  private readonly waitWeighted: DecayedSum;
+  private readonly pieces: DecayedSum;
+  private level: OverloadLevel = 'normal';
+
+  constructor(readonly settings: CapacitySettings) {
+    this.tauMs = settings.halfLifeMs / Math.LN2;
+    this.workerSeconds = new DecayedSum(this.tauMs);
+    this.audioSeconds = new DecayedSum(this.tauMs);
+    this.waitWeighted = new DecayedSum(this.tauMs);
+    this.pieces = new DecayedSum(this.tauMs);
+  }
+
+  /** A recognised streaming piece (turn, final or partial) and what the pool reported for it. */
+  record(now: number, audioSeconds: number, cost: PieceCost): void {
+    if (audioSeconds <= 0) return;
+    this.workerSeconds.add(now, cost.runMs / 1000 / Math.max(1, cost.batchSize));
+    this.audioSeconds.add(now, audioSeconds);
+    this.waitWeighted.add(now, cost.queueWaitMs);
+    this.pieces.add(now, 1);
+  }
+
+  estimate(now: number, liveSessions: number): CapacityEstimate {
+    const { workers, fullAt } = this.settings;
+    const worker = this.workerSeconds.read(now);
+    const audio = this.audioSeconds.read(now);
+    const pieces = this.pieces.read(now);
+    // A decayed sum over tau is a rate per tau: load in worker seconds per second.
+    const load = worker / (this.tauMs / 1000);
+    const utilization = load / Math.max(1, workers);
+    const queueWaitMs = pieces > 1e-6 ? this.waitWeighted.read(now) / pieces : 0;
+    const perSession = liveSessions > 0 ? load / liveSessions : 0;
+    let capacitySessions = perSession > 1e-9 ? Math.floor((fullAt * workers) / perSession) : null;
+    if (this.settings.maxSessions > 0) capacitySessions = Math.min(capacitySessions ?? this.settings.maxSessions, this.settings.maxSessions);
+    this.level = this.nextLevel(utilization, queueWaitMs);
+    return { level: this.level, costPerAudioSecond: audio > 1e-9 ? worker / audio : null, load, utilization, queueWaitMs, capacitySessions };
+  }
+
+  /** Whether one more session may open now, with `liveSessions` open. */
+  admit(now: number, liveSessions: number): Admission {
+    const { maxSessions, fullAt, workers, maxQueueWaitMs } = this.settings;
+    const retryAfterSeconds = Math.max(1, Math.ceil((2 * this.settings.halfLifeMs) / 1000));
+    if (maxSessions > 0 && liveSessions >= maxSessions) return { admitted: false, reason: `the server holds its limit of ${maxSessions} live sessions`, retryAfterSeconds };
+    // An idle gateway always admits: a first session is how the cost gets measured.
+    if (liveSessions === 0) return { admitted: true };
+    const estimate = this.estimate(now, liveSessions);
+    if (estimate.queueWaitMs > maxQueueWaitMs) return { admitted: false, reason: 'recognition is queueing behind the live sessions', retryAfterSeconds };
+    const projected = (estimate.load * (liveSessions + 1)) / liveSessions / Math.max(1, workers);
+    if (projected >= fullAt) return { admitted: false, reason: 'the live sessions use the recognition capacity', retryAfterSeconds };
+    return { admitted: true };
+  }
+
+  /** The level for this utilisation: up at once, down only past the hysteresis margin. */
+  private nextLevel(utilization: number, queueWaitMs: number): OverloadLevel {
+    const { partialsOffAt, largerBatchesAt, fullAt, maxQueueWaitMs, hysteresis } = this.settings;
+    const thresholds = [0, partialsOffAt, largerBatchesAt, fullAt];
+    let target = 0;
+    for (let i = 1; i < thresholds.length; i++) if (utilization >= thresholds[i]!) target = i;
+    if (queueWaitMs > maxQueueWaitMs) target = LEVELS.length - 1;
+    let current = LEVELS.indexOf(this.level);
+    if (target >= current) return LEVELS[target]!;
+    while (current > target && utilization < thresholds[current]! - hysteresis && queueWaitMs <= maxQueueWaitMs / 2) current--;
+    return LEVELS[current]!;
+  }
+}
