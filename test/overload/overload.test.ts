@@ -1,0 +1,155 @@
+// Graceful overload with a real gateway and `ws` clients, limits made small to force it:
+// refusals (1013 + retry_after for sessions, 503 + Retry-After for jobs), the degradation order
+// (partials off before anything else), and admitted streams keeping their turns and finals.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { audioFixture } from '../helpers/audio-files.js';
+import { JobsClient } from '../helpers/jobs-client.js';
+import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { chunks, connect, paced, wsUrl, type StreamClient } from '../ws/ws-client.js';
+import { speech16k, twoTurns } from '../ws/ws-audio.js';
+
+/** The value of one sample line of the exposition (labels in any order), or null. */
+function sample(exposition: string, name: string, labels: Record<string, string> = {}): number | null {
+  for (const line of exposition.split('\n')) {
+    if (!line.startsWith(name + '{') && !line.startsWith(name + ' ')) continue;
+    const rest = line.slice(name.length);
+    if (!Object.entries(labels).every(([k, v]) => rest.includes(`${k}="${v}"`))) continue;
+    return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return null;
+}
+
+async function refusedOpen(client: StreamClient): Promise<{ code: number; reason: string; error: Record<string, unknown> }> {
+  const closed = await client.closed;
+  const error = client.ofType('error')[0]!;
+  expect(client.ofType('ready')).toHaveLength(0);
+  return { ...closed, error: error.error as Record<string, unknown> };
+}
+
+describe('a fixed session cap and the job queue bound', () => {
+  let gw: TestGateway;
+  let key: string;
+  beforeAll(async () => {
+    gw = await startTestGateway({ METRICS_ENABLED: 'true', WS_MAX_SESSIONS: '2', JOB_WORKERS: '1', JOB_MAX_QUEUE_WAIT_SECONDS: '0.001', RATE_LIMIT_PER_MINUTE: '100000' });
+    key = await gw.key();
+  }, 60_000);
+  afterAll(async () => gw?.close());
+
+  it('refuses the session past capacity with 1013 and retry_after; admitted streams keep their finals', async () => {
+    const admitted = [connect(wsUrl(gw.url), bearer(key)), connect(wsUrl(gw.url), bearer(key))];
+    for (const client of admitted) await client.waitFor('ready');
+    const third = connect(wsUrl(gw.url), bearer(key));
+    const refused = await refusedOpen(third);
+    expect(refused.code).toBe(1013);
+    expect(refused.reason).toMatch(/^server_overloaded: /);
+    expect(refused.error).toMatchObject({ type: 'server_error', code: 'server_overloaded' });
+    expect(refused.error['retry_after']).toBeGreaterThan(0);
+    expect(third.ofType('error')[0]!.close_code).toBe(1013);
+
+    // The admitted sessions still get their final transcription.
+    const speech = speech16k().subarray(0, 16_000 * 2 * 3);
+    for (const client of admitted) {
+      for (const part of chunks(speech, 6400)) client.send(part);
+      client.send('END');
+    }
+    for (const client of admitted) {
+      const final = await client.waitFor('transcription', (m) => m.is_final === true);
+      expect(final.end_ms).toBeGreaterThan(2900);
+      expect((await client.closed).code).toBe(1000);
+    }
+    // Capacity is back once they are gone.
+    const later = connect(wsUrl(gw.url), bearer(key));
+    await later.waitFor('ready');
+    later.send('END');
+    await later.closed;
+  }, 60_000);
+
+  it('answers 503 with Retry-After when a new job would wait past JOB_MAX_QUEUE_WAIT_SECONDS', async () => {
+    const client = new JobsClient(gw.url, key);
+    // Before any job finished the wait is unknown: admitted.
+    const first = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am' });
+    expect(first.status).toBe(202);
+    expect((await client.waitFor(first.body.id)).status).toBe('completed');
+    // The one worker takes the next job at once; the one after it would wait.
+    const second = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am' });
+    expect(second.status).toBe(202);
+    const form = new FormData();
+    form.append('language', 'am');
+    form.append('file', new Blob([readFileSync(audioFixture('speech-am.wav'))]), 'speech-am.wav');
+    const third = await fetch(`${gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(key), body: form });
+    expect(third.status).toBe(503);
+    expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const body = (await third.json()) as { error: { code: string; retry_after: number } };
+    expect(body.error).toMatchObject({ code: 'server_overloaded' });
+    expect(body.error.retry_after).toBeGreaterThanOrEqual(1);
+    expect((await client.waitFor(second.body.id)).status).toBe('completed');
+  }, 60_000);
+
+  it('exports the refusals, jobs, audio seconds and session durations (promtool-clean)', async () => {
+    const exposition = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(sample(exposition, 'gateway_rejections_total', { surface: 'ws', reason: 'server_overloaded' })).toBe(1);
+    expect(sample(exposition, 'gateway_rejections_total', { surface: 'rest', reason: 'server_overloaded' })).toBe(1);
+    expect(sample(exposition, 'gateway_jobs_total', { status: 'completed', source: 'upload', language: 'am' })).toBe(2);
+    expect(sample(exposition, 'gateway_job_duration_seconds_count', { status: 'completed', source: 'upload' })).toBe(2);
+    expect(sample(exposition, 'gateway_job_queue_wait_seconds_count', { source: 'upload' })).toBe(2);
+    expect(sample(exposition, 'gateway_audio_ingested_seconds_total', { surface: 'rest', format: 'wav', language: 'am' })).toBeGreaterThan(16);
+    expect(sample(exposition, 'gateway_audio_transcribed_seconds_total', { surface: 'rest', format: 'wav', language: 'am' })).toBeGreaterThan(16);
+    expect(sample(exposition, 'gateway_audio_ingested_seconds_total', { surface: 'ws', format: 'pcm_s16le', language: 'am' })).toBeCloseTo(6, 1);
+    expect(sample(exposition, 'gateway_audio_transcribed_seconds_total', { surface: 'ws', format: 'pcm_s16le', language: 'am' })).toBeCloseTo(6, 1);
+    expect(sample(exposition, 'gateway_real_time_factor_count', { surface: 'rest' })).toBe(2);
+    expect(sample(exposition, 'gateway_real_time_factor_count', { surface: 'ws' })).toBeGreaterThanOrEqual(2);
+    expect(sample(exposition, 'gateway_ws_session_duration_seconds_count', { code: '1000' })).toBe(3);
+    expect(sample(exposition, 'gateway_ws_closes_total', { code: '1013' })).toBe(1);
+    expect(sample(exposition, 'gateway_job_queue_depth')).toBe(0);
+    if (spawnSync('promtool', ['--version']).status === 0 || process.env['CI']) {
+      const result = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
+      expect(result.stdout + result.stderr).toBe('');
+      expect(result.status).toBe(0);
+    }
+  });
+});
+
+describe('the measured capacity estimate', () => {
+  let gw: TestGateway;
+  let key: string;
+  beforeAll(async () => {
+    // Thresholds so low that the first recognised piece puts this gateway past each of them.
+    gw = await startTestGateway({
+      METRICS_ENABLED: 'true',
+      OVERLOAD_PARTIALS_OFF_AT: '0.00001',
+      OVERLOAD_LARGER_BATCHES_AT: '0.00002',
+      OVERLOAD_FULL_AT: '0.00005',
+      WS_PARTIAL_INTERVAL_MS: '100',
+    });
+    key = await gw.key();
+  }, 60_000);
+  afterAll(async () => gw?.close());
+
+  it('turns partials off first, refuses new sessions past the estimate, and never sheds turns or finals', async () => {
+    const { pcm } = twoTurns();
+    const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad', partial_results: 'true' }), bearer(key));
+    expect((await client.waitFor('ready')).partial_results).toBe(true);
+    await paced(client, chunks(pcm, 3200), 100);
+    await client.waitFor('turn_detected', (m) => m.turn_id === 2);
+    // Measured load past the bound: the next session is refused by the estimate (no fixed cap here).
+    const second = connect(wsUrl(gw.url), bearer(key));
+    const refused = await refusedOpen(second);
+    expect(refused.code).toBe(1013);
+    expect(refused.error['code']).toBe('server_overloaded');
+    client.send('END');
+    const final = await client.waitFor('transcription', (m) => m.is_final === true);
+    expect(final.full_text).toBeDefined();
+    expect((await client.closed).code).toBe(1000);
+    // Turns were all delivered; partials stopped once the first recognition was measured.
+    expect(client.ofType('turn_detected')).toHaveLength(2);
+    expect(client.ofType('partial').filter((p) => p.turn_id === 2)).toHaveLength(0);
+    const exposition = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(sample(exposition, 'gateway_ws_partials_skipped_total')).toBeGreaterThan(0);
+    expect(sample(exposition, 'gateway_overload_level')).toBe(3);
+    expect(sample(exposition, 'gateway_inference_cost_ratio')).toBeGreaterThan(0);
+    expect(sample(exposition, 'gateway_inference_utilization_ratio')).toBeGreaterThan(0);
+    expect(sample(exposition, 'gateway_rejections_total', { surface: 'ws', reason: 'server_overloaded' })).toBe(1);
+  }, 60_000);
+});
