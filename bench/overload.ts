@@ -1,0 +1,170 @@
+/**
+ * Graceful overload at twice the measured capacity. The gateway estimates its live capacity from
+ * the inference cost it measures (docs/streaming.md "Overload"); this bench reads that estimate
+ * under a calibration load, then tries to open twice as many sessions, ramped, each speaking
+ * half the time (3 s speech, 3 s quiet, real time, 100 ms chunks, partial_results=true).
+ * Reports: sessions admitted and refused (1013 server_overloaded with retry_after), the admitted
+ * streams' turn latency beyond the endpoint silence (target p95 <= 300 ms), turns detected vs
+ * sent, the overload level over time, partials skipped, and the server's CPU.
+ *
+ *   npm run build && nice -n 10 node dist/bench/overload.js [maxStreams=600] [rampSeconds=20] [cycles=3]
+ *   MODELS_DIR=models ...    # the shipped small models (default: the untrained fixture models)
+ *
+ * Results go to bench/results/overload-<model>.json.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { LiveStream, loadAverage, machine, percentile, placement, round1, sleep, speakingStream, startServer, type BenchServer } from './ws-bench-common.js';
+
+const maxStreams = Number(process.argv[2] ?? 600);
+const rampSeconds = Number(process.argv[3] ?? 20);
+const cycles = Number(process.argv[4] ?? 3);
+const ENDPOINT_SILENCE_MS = 500;
+const CALIBRATION_STREAMS = 20;
+
+async function scrape(server: BenchServer): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+  const read = (name: string, labels = ''): number => {
+    const line = text.split('\n').find((l) => l.startsWith(name + '{') && l.includes(labels));
+    return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1));
+  };
+  return {
+    level: read('gateway_overload_level'),
+    utilization: round1(read('gateway_inference_utilization_ratio') * 100)! / 100,
+    capacity: read('gateway_stream_capacity_sessions'),
+    sessions: read('gateway_ws_sessions'),
+    cost: read('gateway_inference_cost_ratio'),
+    partialsSkipped: read('gateway_ws_partials_skipped_total'),
+    refusedOverload: read('gateway_rejections_total', 'reason="server_overloaded"'),
+  };
+}
+
+type Outcome = 'ready' | 'refused' | 'failed';
+
+function outcome(stream: LiveStream): Promise<Outcome> {
+  return Promise.race([
+    stream.opened.then(() => 'ready' as const, () => 'failed' as const),
+    stream.closed.then(() => (stream.closeCode === 1013 ? ('refused' as const) : ('failed' as const))),
+  ]);
+}
+
+/** Streams open as they are admitted and speak at real time from then on; END after their last chunk. */
+async function load(server: BenchServer, attempts: number, rampMs: number, url: string, sampleEveryMs: number) {
+  const admitted: LiveStream[] = [];
+  const ended = new Set<LiveStream>();
+  const results: Promise<Outcome>[] = [];
+  const timeline: Record<string, number>[] = [];
+  const driver = setInterval(() => {
+    const now = performance.now();
+    for (const s of admitted) {
+      if (ended.has(s)) continue;
+      if (s.tick(now)) {
+        ended.add(s);
+        if (s.socket.readyState === s.socket.OPEN) s.socket.send('END');
+      }
+    }
+  }, 10);
+  const started = performance.now();
+  const sampler = setInterval(() => {
+    void scrape(server).then((m) => timeline.push({ t: Math.round((performance.now() - started) / 1000), ...m }), () => undefined);
+  }, sampleEveryMs);
+  for (let i = 0; i < attempts; i++) {
+    const stream = new LiveStream(url, server.key, speakingStream(cycles, i + 1));
+    results.push(
+      outcome(stream).then((o) => {
+        if (o === 'ready') {
+          stream.startAt = performance.now();
+          admitted.push(stream);
+        }
+        return o;
+      }),
+    );
+    await sleep(rampMs / attempts);
+  }
+  const outcomes = await Promise.all(results);
+  while (ended.size < admitted.length) await sleep(100);
+  await Promise.race([Promise.all(admitted.map((s) => s.closed)), sleep(60_000)]);
+  clearInterval(driver);
+  clearInterval(sampler);
+  return { admitted, outcomes, timeline };
+}
+
+const loadAtStart = loadAverage();
+const server = await startServer('gateway', { WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS), METRICS_ENABLED: 'true' });
+const url = `ws://127.0.0.1:${server.port}/v1/ws/transcribe?turn_detection=server_vad&format=pcm_s16le&partial_results=true`;
+console.log(`model: ${server.model}`);
+try {
+  // Calibration: a light load, long enough for turns to be recognised and measured.
+  const calibration = await (async () => {
+    const streams = Array.from({ length: CALIBRATION_STREAMS }, (_, i) => new LiveStream(url, server.key, speakingStream(2, 1000 + i)));
+    await Promise.all(streams.map((s) => s.opened));
+    const start = performance.now();
+    streams.forEach((s, i) => (s.startAt = start + ((i * 7919) % 6000)));
+    const timer = setInterval(() => {
+      const now = performance.now();
+      for (const s of streams) s.tick(now);
+    }, 10);
+    await sleep(17_000);
+    const estimate = await scrape(server);
+    clearInterval(timer);
+    for (const s of streams) s.socket.send('END');
+    await Promise.race([Promise.all(streams.map((s) => s.closed)), sleep(30_000)]);
+    return estimate;
+  })();
+  console.log('calibration with', CALIBRATION_STREAMS, 'streams:', JSON.stringify(calibration));
+  await sleep(15_000); // let the measured load decay (half-life 5 s)
+  const capacity = Number.isFinite(calibration['capacity']) ? calibration['capacity']! : maxStreams / 2;
+  const attempts = Math.min(maxStreams, Math.max(2, Math.round(2 * capacity)));
+  console.log(`trying ${attempts} sessions over ${rampSeconds} s (2 x the estimated capacity of ${capacity}${attempts < 2 * capacity ? `, capped at ${maxStreams}` : ''})`);
+  await server.mark();
+  const run = await load(server, attempts, rampSeconds * 1000, url, 2_000);
+  const stats = await server.stats();
+  const final = await scrape(server);
+  const beyond = run.admitted.flatMap((s) => s.turns.map((t) => t.endOfSpeechToTurnMs - ENDPOINT_SILENCE_MS));
+  const count = (o: Outcome): number => run.outcomes.filter((x) => x === o).length;
+  const closeCodes: Record<string, number> = {};
+  for (const s of run.admitted) closeCodes[String(s.closeCode)] = (closeCodes[String(s.closeCode)] ?? 0) + 1;
+  const p95 = round1(percentile(beyond, 0.95));
+  const result = {
+    benchmark: 'overload',
+    date: new Date().toISOString(),
+    ...machine(),
+    load_average_at_start: loadAtStart,
+    placement: placement(),
+    model: server.model,
+    endpoint_silence_ms: ENDPOINT_SILENCE_MS,
+    speaking: `3 s speech / 3 s quiet x ${cycles}, real time, partial_results=true`,
+    calibration: { streams: CALIBRATION_STREAMS, ...calibration },
+    attempted: attempts,
+    ramp_seconds: rampSeconds,
+    admitted: count('ready'),
+    refused_1013: count('refused'),
+    failed_otherwise: count('failed'),
+    admitted_turns: { expected: count('ready') * cycles, detected: beyond.length },
+    admitted_end_of_speech_to_turn_beyond_silence_ms: {
+      p50: round1(percentile(beyond, 0.5)),
+      p95,
+      p99: round1(percentile(beyond, 0.99)),
+      max: round1(percentile(beyond, 1)),
+    },
+    admitted_close_codes: closeCodes,
+    admitted_errors: run.admitted.flatMap((s) => s.errors),
+    dropped_audio_ms: run.admitted.reduce((n, s) => n + ((s.stats?.['dropped_audio_ms'] as number | undefined) ?? 0), 0),
+    overload_timeline: run.timeline,
+    final_metrics: final,
+    server: { cpu_cores_busy: round1(stats.cpuSeconds / stats.wallSeconds), event_loop_delay_ms_p99: round1(stats.eventLoopMs.p99), rss_mb: stats.rssMb },
+    target: { p95_beyond_silence_ms: 300, met: p95 !== null && p95 <= 300 && count('refused') > 0 },
+  };
+  mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
+  const modelName = server.model.split(' ')[0]!.replace(/[^A-Za-z0-9_.-]/g, '');
+  const out = join(process.cwd(), `bench/results/overload-${modelName}.json`);
+  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  console.log(JSON.stringify({ ...result, overload_timeline: undefined }, null, 1));
+  console.log(
+    `${attempts} sessions tried (2x capacity ${capacity}): ${result.admitted} admitted, ${result.refused_1013} refused with 1013, ${result.failed_otherwise} other; ` +
+      `admitted p95 end of speech -> turn beyond ${ENDPOINT_SILENCE_MS} ms: ${p95} ms; turns ${beyond.length}/${result.admitted_turns.expected}. Wrote ${out}`,
+  );
+} finally {
+  await server.stop();
+}
