@@ -122,6 +122,8 @@ try {
   const stats = await server.stats();
   const final = await scrape(server);
   const beyond = run.admitted.flatMap((s) => s.turns.map((t) => t.endOfSpeechToTurnMs - ENDPOINT_SILENCE_MS));
+  // The server's own figure (arrival of the turn's last audio to its message): without the load generator's delays.
+  const serverLatency = run.admitted.flatMap((s) => s.turns.map((t) => t.serverLatencyMs));
   const count = (o: Outcome): number => run.outcomes.filter((x) => x === o).length;
   const closeCodes: Record<string, number> = {};
   for (const s of run.admitted) closeCodes[String(s.closeCode)] = (closeCodes[String(s.closeCode)] ?? 0) + 1;
@@ -148,6 +150,7 @@ try {
       p99: round1(percentile(beyond, 0.99)),
       max: round1(percentile(beyond, 1)),
     },
+    admitted_server_reported_latency_ms: { p50: percentile(serverLatency, 0.5), p95: percentile(serverLatency, 0.95), max: percentile(serverLatency, 1) },
     admitted_close_codes: closeCodes,
     admitted_errors: run.admitted.flatMap((s) => s.errors),
     dropped_audio_ms: run.admitted.reduce((n, s) => n + ((s.stats?.['dropped_audio_ms'] as number | undefined) ?? 0), 0),

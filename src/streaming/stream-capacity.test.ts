@@ -75,6 +75,14 @@ describe('StreamCapacity', () => {
     expect(capacity.admit(now, 2).admitted).toBe(false);
   });
 
+  it('an old queue wait fades once no pieces arrive', () => {
+    const capacity = new StreamCapacity(settings);
+    const now = drive(capacity, 0, 20, 2, 0.5, 0.1, 800);
+    expect(capacity.estimate(now, 2).queueWaitMs).toBeGreaterThan(700);
+    expect(capacity.estimate(now + 120_000, 2).queueWaitMs).toBeLessThan(10);
+    expect(capacity.admit(now + 120_000, 2).admitted).toBe(true);
+  });
+
   it('always admits on an idle gateway, and honours a fixed session cap', () => {
     const capacity = new StreamCapacity({ ...settings, maxSessions: 3 });
     expect(capacity.admit(0, 0).admitted).toBe(true);

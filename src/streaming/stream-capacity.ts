@@ -111,7 +111,8 @@ export class StreamCapacity {
     // A decayed sum over tau is a rate per tau: load in worker seconds per second.
     const load = worker / (this.tauMs / 1000);
     const utilization = load / Math.max(1, workers);
-    const queueWaitMs = pieces > 1e-6 ? this.waitWeighted.read(now) / pieces : 0;
+    // Averaged over at least one piece: with no recent pieces the old waits fade instead of staying.
+    const queueWaitMs = this.waitWeighted.read(now) / Math.max(1, pieces);
     const perSession = liveSessions > 0 ? load / liveSessions : 0;
     let capacitySessions = perSession > 1e-9 ? Math.floor((fullAt * workers) / perSession) : null;
     if (this.settings.maxSessions > 0) capacitySessions = Math.min(capacitySessions ?? this.settings.maxSessions, this.settings.maxSessions);
