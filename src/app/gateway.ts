@@ -35,6 +35,7 @@ import { loadSigningSecret } from './signing-secret.js';
 import type { SpeechRuntime } from '../speech/speech-runtime.js';
 import { createSpeechRuntime } from '../speech/create-speech-runtime.js';
 import { LocalFileStorage } from '../platform/files/local-file-storage.js';
+import { S3FileStorage } from '../platform/files/s3-file-storage.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
 import { JobEvents } from '../jobs/job-events.js';
 import { InProcessJobQueue, type JobQueue } from '../jobs/job-queue.js';
@@ -117,7 +118,7 @@ export class Gateway {
     const metrics = config.metricsEnabled ? createMetricsRegistry(true) : null;
     const outbound = new OutboundGuard(config.allowPrivateNetwork, config.outboundAllowedCidrs);
     const speech = await (options.speech ?? createSpeechRuntime)(config, logger, metrics);
-    const storage = new LocalFileStorage(join(config.dataDir, 'files'));
+    const storage: FileStorage = config.files.s3 !== null ? new S3FileStorage(config.files.s3) : new LocalFileStorage(join(config.dataDir, 'files'));
     const events = new JobEvents();
     // One id per process start: it owns the leases of the jobs running here and names this queue consumer.
     const owner = newLeaseOwner();

@@ -158,6 +158,7 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
       responses: {
         200: { description: 'The file', contentType: 'audio/*' },
         206: { description: 'Partial content (Range)' },
+        302: { description: 'With S3 storage (S3_PRESIGNED_DOWNLOADS): a presigned GET on the bucket, valid 5 minutes (supports Range)' },
         403: { description: 'invalid_signature or expired_signature' },
         404: { description: 'file_not_found' },
         416: { description: 'Range not satisfiable' },

@@ -329,6 +329,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         responses: {
           200: { description: 'The file', contentType: what === 'audio' ? 'audio/*' : 'application/json' },
           206: { description: 'Partial content (Range)' },
+          302: { description: 'With S3 storage (S3_PRESIGNED_DOWNLOADS): a presigned GET on the bucket, valid 5 minutes (supports Range)' },
           403: { description: 'invalid_signature or expired_signature' },
           404: { description: 'Gone' },
           416: { description: 'Range not satisfiable' },

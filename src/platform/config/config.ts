@@ -55,7 +55,23 @@ export interface GatewayConfig {
   readonly limits: Limits;
   readonly streaming: StreamingSettings;
   readonly overload: OverloadSettings;
+  readonly files: FilesSettings;
   readonly shutdownGraceMs: number;
+}
+
+/** Where audio, uploads and transcripts live: files under DATA_DIR, or an S3-compatible bucket. */
+export interface FilesSettings {
+  readonly backend: 'local' | 's3';
+  /** Set when backend is s3. */
+  readonly s3: {
+    readonly bucket: string;
+    readonly region: string;
+    readonly endpoint: string | null;
+    readonly forcePathStyle: boolean;
+    readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
+    readonly prefix: string;
+    readonly presignedDownloads: boolean;
+  } | null;
 }
 
 /**
@@ -370,10 +386,35 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       largerBatchWaitMs: r.integer('OVERLOAD_BATCH_WAIT_MS', 20, 0, 10_000),
       jobMaxQueueWaitSeconds: r.number('JOB_MAX_QUEUE_WAIT_SECONDS', 600, 0, 30 * 86400),
     },
+    files: readFilesSettings(r),
     shutdownGraceMs: r.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
+}
+
+function readFilesSettings(r: EnvReader): FilesSettings {
+  const backend = r.oneOf('FILES_BACKEND', 'local', ['local', 's3'] as const);
+  if (backend === 'local') return { backend, s3: null };
+  const bucket = r.optionalString('S3_BUCKET');
+  if (bucket === null) r.problems.push('S3_BUCKET is required when FILES_BACKEND=s3');
+  const accessKeyId = r.optionalString('S3_ACCESS_KEY_ID');
+  const secretAccessKey = r.optionalString('S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === null) !== (secretAccessKey === null)) r.problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither: the AWS default credential chain)');
+  const prefix = r.string('S3_PREFIX', '').replace(/^\/+|\/+$/g, '');
+  if (prefix !== '' && !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(prefix)) r.problems.push(`S3_PREFIX must be path segments of A-Z a-z 0-9 . _ -, got "${prefix}"`);
+  return {
+    backend,
+    s3: {
+      bucket: bucket ?? '',
+      region: r.string('S3_REGION', 'us-east-1'),
+      endpoint: r.optionalString('S3_ENDPOINT') === null ? null : r.url('S3_ENDPOINT', 'http://localhost:9000'),
+      forcePathStyle: r.boolean('S3_FORCE_PATH_STYLE', false),
+      credentials: accessKeyId !== null && secretAccessKey !== null ? { accessKeyId, secretAccessKey } : null,
+      prefix,
+      presignedDownloads: r.boolean('S3_PRESIGNED_DOWNLOADS', true),
+    },
+  };
 }
 
 /** The configuration as it may be logged: secrets and credentials in URLs replaced. */
@@ -393,5 +434,9 @@ export function redactedConfig(config: GatewayConfig): Record<string, unknown> {
     signingSecret: config.signingSecret === null ? null : '[redacted]',
     store: { ...config.store, databaseUrl: redactUrl(config.store.databaseUrl) },
     redisUrl: redactUrl(config.redisUrl),
+    files:
+      config.files.s3 === null
+        ? config.files
+        : { ...config.files, s3: { ...config.files.s3, credentials: config.files.s3.credentials === null ? null : { accessKeyId: config.files.s3.credentials.accessKeyId, secretAccessKey: '[redacted]' } } },
   };
 }

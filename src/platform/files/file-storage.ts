@@ -32,6 +32,18 @@ export interface FileStorage {
   /** Deletes every object under `prefix/`. */
   deletePrefix(prefix: string): Promise<void>;
   health(): Promise<{ ok: boolean; detail?: string }>;
+  /**
+   * A URL that serves the object (with Range) straight from the backend, valid `expiresInSeconds`;
+   * absent where the gateway must serve the bytes itself (local files).
+   */
+  presignGet?(key: string, options: PresignedGet): Promise<string>;
+}
+
+export interface PresignedGet {
+  readonly expiresInSeconds: number;
+  readonly filename: string;
+  readonly contentType: string;
+  readonly disposition?: 'inline' | 'attachment';
 }
 
 const KEY_PATTERN = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;

@@ -1,13 +1,27 @@
 import type { HttpExchange } from './http-exchange.js';
 import { parseRange, type FileStorage, type StoredObject } from '../files/file-storage.js';
 
-/** Serves a stored object with HEAD, Range (206) and 416 support, streaming with backpressure. */
+/** How long a presigned backend URL handed out by a redirect stays valid. */
+const PRESIGNED_GET_SECONDS = 300;
+
+/**
+ * Serves a stored object with HEAD, Range (206) and 416 support, streaming with backpressure;
+ * or, where the storage backend presigns reads (S3), redirects (302) to a short-lived presigned
+ * GET on the bucket, which serves Range itself. Callers have checked access already.
+ */
 export async function serveStoredObject(
   exchange: HttpExchange,
   storage: FileStorage,
   object: StoredObject,
   options: { filename: string; disposition?: 'inline' | 'attachment' },
 ): Promise<void> {
+  if (storage.presignGet !== undefined) {
+    const url = await storage.presignGet(object.key, { expiresInSeconds: PRESIGNED_GET_SECONDS, filename: options.filename, contentType: object.contentType, disposition: options.disposition ?? 'inline' });
+    exchange.setHeader('Location', url);
+    exchange.setHeader('Cache-Control', 'no-store');
+    exchange.send(302);
+    return;
+  }
   exchange.setHeader('Accept-Ranges', 'bytes');
   exchange.setHeader('Cache-Control', 'private, max-age=300');
   exchange.setHeader('Content-Disposition', `${options.disposition ?? 'inline'}; filename="${options.filename.replace(/[^\w.-]/g, '_')}"`);
