@@ -202,6 +202,7 @@ export class Gateway {
     self = gateway;
     gateway.sections.push(...media.sections, ...WS_GUIDE_SECTIONS);
     gateway.onClose(() => store.close());
+    if (storage instanceof S3FileStorage) gateway.onClose(async () => storage.close());
     gateway.onClose(() => outbox.drain());
     gateway.onClose(() => limiter.close());
     gateway.onClose(() => usage.close());

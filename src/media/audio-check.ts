@@ -52,6 +52,20 @@ export async function storeCheckedAudio(
     maxBytes: options.maxBytes,
     ...(options.signal ? { signal: options.signal } : {}),
   });
+  return checkStoredAudio(deps, object, head, options);
+}
+
+/**
+ * The same check for bytes already in storage (a direct upload to the bucket): `head` is the
+ * object's first bytes. A refused object is deleted.
+ */
+export async function checkStoredAudio(
+  deps: { storage: FileStorage; sniff: AudioSniffer; ffprobe: string; probeTimeoutSeconds: number },
+  object: StoredObject,
+  head: Buffer,
+  options: { describe: string; param: string },
+): Promise<CheckedAudio> {
+  const { key } = object;
   const refuse = async (reason: string): Promise<never> => {
     await deps.storage.delete(key);
     throw new ApiError('invalid_audio_format', {

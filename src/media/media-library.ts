@@ -8,7 +8,7 @@ import { ApiError, isApiError } from '../platform/errors/api-error.js';
 import type { StoredAudioResolver } from '../jobs/audio-fetcher.js';
 import type { AudioSniffer } from '../speech/speech-types.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
-import { storeCheckedAudio } from './audio-check.js';
+import { checkStoredAudio, storeCheckedAudio } from './audio-check.js';
 import type { MediaRecord, MediaStore } from '../platform/db/media-records.js';
 
 export function newFileId(): string {
@@ -77,10 +77,11 @@ export class MediaLibrary {
     if (record === null || record.accountId !== accountId) {
       throw new ApiError('audio_download_failed', { message: `${url} names no uploaded file of this account.` });
     }
-    if (record.status === 'pending' || record.sizeBytes === null) {
+    const adopted = (await this.adoptDirectUpload(record)) ?? record;
+    if (adopted.status === 'pending' || adopted.sizeBytes === null) {
       throw new ApiError('audio_download_failed', { message: `The bytes of ${record.id} were never uploaded (PUT them to its upload_url first).` });
     }
-    return { key: record.storageKey, size: record.sizeBytes };
+    return { key: adopted.storageKey, size: adopted.sizeBytes };
   };
 
   /** A file of this account, or 404 file_not_found. */
@@ -183,7 +184,14 @@ export class MediaLibrary {
     await this.deps.store.insert(record);
     const bound: Record<string, string> = { content_type: contentType };
     if (input.contentLength !== null) bound['content_length'] = String(input.contentLength);
-    const signed = this.deps.signer().sign('PUT', uploadPath(id), this.deps.limits.signedUrlTtlSeconds, bound);
+    const ttl = this.deps.limits.signedUrlTtlSeconds;
+    const { presignPut } = this.deps.storage;
+    if (presignPut !== undefined) {
+      // Straight to the bucket: the bytes are checked when the upload is finalized or first used.
+      const uploadUrl = await presignPut(record.storageKey, { contentType, expiresInSeconds: ttl });
+      return { record, uploadUrl, expiresAt: new Date(Date.now() + ttl * 1000) };
+    }
+    const signed = this.deps.signer().sign('PUT', uploadPath(id), ttl, bound);
     return { record, uploadUrl: signed.url, expiresAt: signed.expiresAt };
   }
 
@@ -256,9 +264,35 @@ export class MediaLibrary {
     return updated;
   }
 
+  /**
+   * A pending direct upload whose bytes went straight to the bucket (presigned PUT): once they
+   * are there, the same checks as a PUT through the gateway (size, bound length, audio content),
+   * then `uploaded`. Null while nothing arrived; the record as it is when not a pending direct upload.
+   */
+  private async adoptDirectUpload(record: MediaRecord): Promise<MediaRecord | null> {
+    if (record.status !== 'pending' || this.deps.storage.presignPut === undefined) return record;
+    const object = await this.deps.storage.stat(record.storageKey);
+    if (object === null) return null;
+    const max = this.deps.limits.maxAudioBytes;
+    if (object.size > max || (record.expectedBytes !== null && object.size !== record.expectedBytes)) {
+      await this.deps.storage.delete(record.storageKey).catch(() => undefined);
+      throw object.size > max
+        ? new ApiError('payload_too_large', { message: `The upload is ${object.size} bytes; the limit is ${max}.` })
+        : new ApiError('invalid_field_value', { message: `This upload URL was issued for ${record.expectedBytes} bytes; ${object.size} arrived.`, param: 'Content-Length' });
+    }
+    const head = object.size === 0 ? Buffer.alloc(0) : Buffer.concat(await (await this.deps.storage.read(record.storageKey, { start: 0, end: Math.min(object.size, 64) - 1 })).toArray());
+    const checked = await checkStoredAudio(this.checkDeps(), object, head, { describe: record.filename, param: 'body' });
+    const updated = await this.deps.store.update(
+      record.id,
+      { status: 'uploaded', sizeBytes: object.size, format: checked.format, contentType: checked.contentType, durationSeconds: checked.durationSeconds, uploadedAt: new Date().toISOString() },
+      ['pending'],
+    );
+    return updated ?? (await this.deps.store.get(record.id));
+  }
+
   /** POST /v1/uploads/{file_id}/finalize: the uploaded file becomes a media asset. Idempotent. */
   async finalize(fileId: string, accountId: string): Promise<MediaRecord> {
-    const record = await this.getOwned(fileId, accountId);
+    const record = (await this.adoptDirectUpload(await this.getOwned(fileId, accountId))) ?? (await this.getOwned(fileId, accountId));
     if (record.status === 'ready') return record;
     if (record.status === 'pending') throw new ApiError('upload_not_complete');
     return (await this.deps.store.update(fileId, { status: 'ready', finalizedAt: new Date().toISOString() }, ['uploaded'])) ?? this.getOwned(fileId, accountId);

@@ -25,6 +25,7 @@ const open = (prefix = ''): S3FileStorage =>
     credentials: S3RVER_CREDENTIALS,
     prefix,
     presignedDownloads: true,
+    directUploads: true,
   });
 
 storageContract('S3 (s3rver)', () => open());
@@ -50,7 +51,7 @@ describe('S3 specifics', () => {
   });
 
   it('reports an unreachable or missing bucket as unhealthy, without credentials in the detail', async () => {
-    const missing = new S3FileStorage({ bucket: 'no-such-bucket', region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, prefix: '', presignedDownloads: true });
+    const missing = new S3FileStorage({ bucket: 'no-such-bucket', region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, prefix: '', presignedDownloads: true, directUploads: false });
     const health = await missing.health();
     expect(health.ok).toBe(false);
     expect(health.detail).not.toContain(S3RVER_CREDENTIALS.secretAccessKey);
@@ -61,7 +62,7 @@ describe('a gateway on S3 storage', () => {
   let gw: TestGateway;
   let key: string;
   beforeAll(async () => {
-    gw = await startTestGateway({ ...s3.env, S3_PREFIX: 'gw', RATE_LIMIT_PER_MINUTE: '100000', SYNC_WAIT_SECONDS: '30' });
+    gw = await startTestGateway({ ...s3.env, S3_PREFIX: 'gw', S3_DIRECT_UPLOADS: 'true', RATE_LIMIT_PER_MINUTE: '100000', SYNC_WAIT_SECONDS: '30' });
     key = await gw.key();
   }, 60_000);
   afterAll(async () => gw?.close());
@@ -110,5 +111,39 @@ describe('a gateway on S3 storage', () => {
     const part = await fetch(redirect.headers.get('location')!, { headers: { range: 'bytes=0-99' } });
     expect(part.status).toBe(206);
     expect(Buffer.from(await part.arrayBuffer()).equals(readFileSync(audioFixture('speech-am.mp3')).subarray(0, 100))).toBe(true);
+  }, 60_000);
+
+  it('direct uploads go to the bucket through a presigned PUT, are checked at finalize, and can be transcribed', async () => {
+    const mp3 = readFileSync(audioFixture('speech-am.mp3'));
+    const issue = async (filename: string, type: string): Promise<{ upload_url: string; file_id: string; file_url: string; method: string }> =>
+      (await (await fetch(`${gw.url}/v1/uploads/signed-url?filename=${filename}&content_type=${encodeURIComponent(type)}`, { headers: bearer(key) })).json()) as never;
+    const upload = await issue('talk.mp3', 'audio/mpeg');
+    expect(upload.method).toBe('PUT');
+    expect(upload.upload_url.startsWith(`${s3.endpoint}/${s3.bucket}/gw/`)).toBe(true);
+    const finalize = (id: string): Promise<Response> => fetch(`${gw.url}/v1/uploads/${id}/finalize`, { method: 'POST', headers: bearer(key) });
+    // Nothing in the bucket yet.
+    const early = await finalize(upload.file_id);
+    expect(early.status).toBe(409);
+    expect(((await early.json()) as { error: { code: string } }).error.code).toBe('upload_not_complete');
+    const put = await fetch(upload.upload_url, { method: 'PUT', headers: { 'content-type': 'audio/mpeg' }, body: mp3 });
+    expect(put.status).toBe(200);
+    const done = await finalize(upload.file_id);
+    expect(done.status).toBe(200);
+    expect(await done.json()).toMatchObject({ file_id: upload.file_id, status: 'ready', format: 'mp3', size_bytes: mp3.length });
+    // Usable as a job's audio.
+    const client = new JobsClient(gw.url, key);
+    const created = await client.submitUrl({ audio_url: upload.file_url, language: 'am' });
+    expect(created.status).toBe(202);
+    expect((await client.waitFor(created.body.id)).status).toBe('completed');
+
+    // Bytes that are not audio are refused at finalize and removed from the bucket.
+    const bogus = await issue('notes.mp3', 'audio/mpeg');
+    await fetch(bogus.upload_url, { method: 'PUT', headers: { 'content-type': 'audio/mpeg' }, body: 'not audio at all' });
+    const refused = await finalize(bogus.file_id);
+    expect(refused.status).toBe(400);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('invalid_audio_format');
+    const storage = open('gw');
+    const bogusKey = new URL(bogus.upload_url).pathname.replace(`/${s3.bucket}/gw/`, '');
+    expect(await storage.stat(bogusKey)).toBeNull();
   }, 60_000);
 });

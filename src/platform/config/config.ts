@@ -71,6 +71,7 @@ export interface FilesSettings {
     readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
     readonly prefix: string;
     readonly presignedDownloads: boolean;
+    readonly directUploads: boolean;
   } | null;
 }
 
@@ -413,6 +414,7 @@ function readFilesSettings(r: EnvReader): FilesSettings {
       credentials: accessKeyId !== null && secretAccessKey !== null ? { accessKeyId, secretAccessKey } : null,
       prefix,
       presignedDownloads: r.boolean('S3_PRESIGNED_DOWNLOADS', true),
+      directUploads: r.boolean('S3_DIRECT_UPLOADS', false),
     },
   };
 }

@@ -37,6 +37,11 @@ export interface FileStorage {
    * absent where the gateway must serve the bytes itself (local files).
    */
   presignGet?(key: string, options: PresignedGet): Promise<string>;
+  /**
+   * A URL to PUT the object straight into the backend with this Content-Type, valid
+   * `expiresInSeconds`; absent where uploads go through the gateway (local files).
+   */
+  presignPut?(key: string, options: { readonly contentType: string; readonly expiresInSeconds: number }): Promise<string>;
 }
 
 export interface PresignedGet {

@@ -32,6 +32,8 @@ export interface S3StorageSettings {
   readonly prefix: string;
   /** Signed download links redirect to presigned GETs on the bucket instead of streaming through the gateway. */
   readonly presignedDownloads: boolean;
+  /** Direct uploads (GET /v1/uploads/signed-url) are presigned PUTs to the bucket instead of the gateway. */
+  readonly directUploads: boolean;
 }
 
 /**
@@ -58,9 +60,16 @@ export class S3FileStorage implements FileStorage {
     });
     this.prefix = settings.prefix === '' ? '' : `${settings.prefix.replace(/\/+$/, '')}/`;
     if (settings.presignedDownloads) this.presignGet = (key, options) => this.presign(key, options);
+    if (settings.directUploads) {
+      this.presignPut = (key, options) =>
+        getSignedUrl(this.client, new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key), ContentType: options.contentType }), {
+          expiresIn: Math.max(1, Math.floor(options.expiresInSeconds)),
+        });
+    }
   }
 
   readonly presignGet?: (key: string, options: PresignedGet) => Promise<string>;
+  readonly presignPut?: (key: string, options: { readonly contentType: string; readonly expiresInSeconds: number }) => Promise<string>;
 
   private objectKey(key: string): string {
     assertStorageKey(key);
