@@ -74,4 +74,47 @@ describe('loadConfig', () => {
     expect(text).not.toContain(':pw@');
     expect(text).not.toContain('secret@');
   });
+
+  it('reads the S3 storage settings, refuses incomplete ones and redacts the secret key', () => {
+    expect(loadConfig({}).files).toEqual({ backend: 'local', s3: null });
+    const config = loadConfig({
+      FILES_BACKEND: 's3',
+      S3_BUCKET: 'speech',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_FORCE_PATH_STYLE: 'true',
+      S3_ACCESS_KEY_ID: 'AKIAEXAMPLE',
+      S3_SECRET_ACCESS_KEY: 'very-secret-key',
+      S3_PREFIX: '/prod/gateway/',
+      S3_DIRECT_UPLOADS: 'true',
+    });
+    expect(config.files.s3).toEqual({
+      bucket: 'speech',
+      region: 'us-east-1',
+      endpoint: 'http://minio:9000',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIAEXAMPLE', secretAccessKey: 'very-secret-key' },
+      prefix: 'prod/gateway',
+      presignedDownloads: true,
+      directUploads: true,
+    });
+    expect(JSON.stringify(redactedConfig(config))).not.toContain('very-secret-key');
+    expect(() => loadConfig({ FILES_BACKEND: 's3' })).toThrow(/S3_BUCKET is required/);
+    expect(() => loadConfig({ FILES_BACKEND: 's3', S3_BUCKET: 'b', S3_ACCESS_KEY_ID: 'x' })).toThrow(/S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY/);
+    expect(() => loadConfig({ FILES_BACKEND: 's3', S3_BUCKET: 'b', S3_PREFIX: 'a b' })).toThrow(/S3_PREFIX/);
+  });
+
+  it('reads the overload settings', () => {
+    expect(loadConfig({}).overload).toEqual({
+      wsMaxSessions: 0,
+      partialsOffAt: 0.6,
+      largerBatchesAt: 0.75,
+      fullAt: 0.85,
+      maxInferenceWaitMs: 250,
+      largerBatchWaitMs: 20,
+      jobMaxQueueWaitSeconds: 600,
+    });
+    expect(loadConfig({ WS_MAX_SESSIONS: '40', JOB_MAX_QUEUE_WAIT_SECONDS: '0' }).overload).toMatchObject({ wsMaxSessions: 40, jobMaxQueueWaitSeconds: 0 });
+    expect(() => loadConfig({ OVERLOAD_PARTIALS_OFF_AT: '0.9' })).toThrow(/degrade in order/);
+  });
 });
+

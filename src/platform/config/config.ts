@@ -390,6 +390,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     files: readFilesSettings(r),
     shutdownGraceMs: r.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
   };
+  const { partialsOffAt, largerBatchesAt, fullAt } = config.overload;
+  if (!(partialsOffAt <= largerBatchesAt && largerBatchesAt <= fullAt)) {
+    r.problems.push('the overload thresholds degrade in order: OVERLOAD_PARTIALS_OFF_AT <= OVERLOAD_LARGER_BATCHES_AT <= OVERLOAD_FULL_AT');
+  }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
   return config;
 }
