@@ -10,7 +10,7 @@ function drive(capacity: StreamCapacity, from: number, seconds: number, sessions
     now += 100;
     for (let s = 0; s < sessions; s++) {
       const audio = audioPerSecond / 10;
-      capacity.record(now, audio, { runMs: audio * cost * 1000 * 4, batchSize: 4, queueWaitMs });
+      capacity.record(now, audio, { workerMs: audio * cost * 1000 * 4, batchSize: 4, queueWaitMs });
     }
   }
   return now;

@@ -1,7 +1,8 @@
 // The live capacity of this gateway for streams, from what inference actually costs here.
 //
-// Every recognised piece reports its audio seconds and the pool's figures for it: the run time
-// of its batch divided by the batch size is the worker time the piece cost. Time-decayed sums
+// Every recognised piece reports its audio seconds and the pool's figures for it: the worker's
+// time on its batch (features, model run and decoding) divided by the batch size is what the
+// piece cost. Time-decayed sums
 // (half-life `halfLifeMs`) give
 //   - cost: worker seconds per audio second (batching, contention and model speed included),
 //   - load: worker seconds consumed per wall second by the streams now open,
@@ -45,7 +46,8 @@ export const DEFAULT_CAPACITY: Omit<CapacitySettings, 'workers'> = {
 };
 
 export interface PieceCost {
-  readonly runMs: number;
+  /** The worker's time on the piece's whole batch (features, run, decoding). */
+  readonly workerMs: number;
   readonly batchSize: number;
   readonly queueWaitMs: number;
 }
@@ -97,7 +99,7 @@ export class StreamCapacity {
   /** A recognised streaming piece (turn, final or partial) and what the pool reported for it. */
   record(now: number, audioSeconds: number, cost: PieceCost): void {
     if (audioSeconds <= 0) return;
-    this.workerSeconds.add(now, cost.runMs / 1000 / Math.max(1, cost.batchSize));
+    this.workerSeconds.add(now, cost.workerMs / 1000 / Math.max(1, cost.batchSize));
     this.audioSeconds.add(now, audioSeconds);
     this.waitWeighted.add(now, cost.queueWaitMs);
     this.pieces.add(now, 1);

@@ -38,6 +38,8 @@ export interface InferenceResult {
   readonly batchSize: number;
   readonly queueWaitMs: number;
   readonly runMs: number;
+  /** The worker's whole time on the batch: input preparation, the run and decoding. */
+  readonly workerMs: number;
   readonly provider: ExecutionDevice;
 }
 
@@ -539,6 +541,7 @@ export class InferencePool {
         batchSize: size,
         queueWaitMs: waits[i]!,
         runMs,
+        workerMs: message.prepareMs + runMs + message.decodeMs,
         provider,
       });
     });

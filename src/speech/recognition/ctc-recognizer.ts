@@ -23,12 +23,13 @@ export interface Recognition {
   readonly hypothesis: CtcHypothesis;
   /** Valid output frames decoded. */
   readonly frames: number;
-  /** The pool's figures for this request: its batch's run time and size, and its queue wait. */
+  /** The pool's figures for this request: its batch's worker time and size, and its queue wait. */
   readonly inference: InferenceCost;
 }
 
 export interface InferenceCost {
-  readonly runMs: number;
+  /** The worker's time on the whole batch (features, model run, decoding). */
+  readonly workerMs: number;
   readonly batchSize: number;
   readonly queueWaitMs: number;
 }
@@ -98,7 +99,7 @@ export class CtcRecognizer {
       words,
       hypothesis,
       frames,
-      inference: { runMs: result.runMs, batchSize: result.batchSize, queueWaitMs: result.queueWaitMs },
+      inference: { workerMs: result.workerMs, batchSize: result.batchSize, queueWaitMs: result.queueWaitMs },
     };
   }
 }
