@@ -39,7 +39,7 @@ export const DEFAULT_CAPACITY: Omit<CapacitySettings, 'workers'> = {
   partialsOffAt: 0.6,
   largerBatchesAt: 0.75,
   fullAt: 0.85,
-  maxQueueWaitMs: 250,
+  maxQueueWaitMs: 150,
   maxSessions: 0,
   halfLifeMs: 5_000,
   hysteresis: 0.1,

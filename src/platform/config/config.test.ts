@@ -109,7 +109,7 @@ describe('loadConfig', () => {
       partialsOffAt: 0.6,
       largerBatchesAt: 0.75,
       fullAt: 0.85,
-      maxInferenceWaitMs: 250,
+      maxInferenceWaitMs: 150,
       largerBatchWaitMs: 20,
       jobMaxQueueWaitSeconds: 600,
     });

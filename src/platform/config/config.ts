@@ -383,7 +383,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       partialsOffAt: r.number('OVERLOAD_PARTIALS_OFF_AT', 0.6, 0, 10),
       largerBatchesAt: r.number('OVERLOAD_LARGER_BATCHES_AT', 0.75, 0, 10),
       fullAt: r.number('OVERLOAD_FULL_AT', 0.85, 0.00001, 10),
-      maxInferenceWaitMs: r.integer('OVERLOAD_MAX_INFERENCE_WAIT_MS', 250, 1, 600_000),
+      maxInferenceWaitMs: r.integer('OVERLOAD_MAX_INFERENCE_WAIT_MS', 150, 1, 600_000),
       largerBatchWaitMs: r.integer('OVERLOAD_BATCH_WAIT_MS', 20, 0, 10_000),
       jobMaxQueueWaitSeconds: r.number('JOB_MAX_QUEUE_WAIT_SECONDS', 600, 0, 30 * 86400),
     },
