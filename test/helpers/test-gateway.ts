@@ -5,6 +5,7 @@ import { Gateway } from '../../src/app/gateway.js';
 import type { CreateKeyInput } from '../../src/platform/auth/key-service.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { createLogger } from '../../src/platform/logging/logger.js';
+import { startS3 } from './s3-server.js';
 
 export interface TestGateway {
   readonly gateway: Gateway;
@@ -21,6 +22,10 @@ export interface TestGateway {
  */
 export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+  // TEST_FILES_BACKEND=s3: every test gateway keeps its files in a bucket of its own s3rver
+  // (the storage tests run on both backends; this runs the rest of the suite on S3 too).
+  const s3 = process.env['TEST_FILES_BACKEND'] === 's3' && env['FILES_BACKEND'] === undefined ? await startS3() : null;
+  if (s3 !== null) env = { ...s3.env, ...env };
   const config = loadConfig({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -31,7 +36,10 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     INFERENCE_WORKERS: '1',
     ...env,
   });
-  const gateway = await Gateway.start({ config, logger: createLogger(env['LOG_LEVEL'] ?? 'silent'), validateResponses: true });
+  const gateway = await Gateway.start({ config, logger: createLogger(env['LOG_LEVEL'] ?? 'silent'), validateResponses: true }).catch(async (error: unknown) => {
+    await s3?.close();
+    throw error;
+  });
   return {
     gateway,
     url: `http://127.0.0.1:${gateway.port}`,
@@ -39,6 +47,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     key: async (input = {}) => (await gateway.keys.create({ account: 'test-account', ...input })).key,
     close: async () => {
       await gateway.close();
+      await s3?.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
