@@ -57,6 +57,17 @@ describe('StreamCapacity', () => {
     expect(capacity.admit(now, 34).admitted).toBe(false);
   });
 
+  it('takes the load per session over warm sessions, so a fast ramp of new ones does not dilute it', () => {
+    const capacity = new StreamCapacity(settings);
+    const now = drive(capacity, 0, 40, 20, 0.5, 0.1);
+    // 20 warm sessions = 0.5 utilisation; 14 more just opened, not yet measured.
+    expect(capacity.admit(now, 34, 34).admitted).toBe(true); // diluted: 0.5 x 35/34 looks fine
+    expect(capacity.admit(now, 34, 20).admitted).toBe(false); // 35 x 0.025 = 0.875 >= 0.85
+    expect(capacity.admit(now, 30, 20).admitted).toBe(true); // 31 x 0.025 = 0.775
+    expect(capacity.estimate(now, 34, 20).capacitySessions).toBeGreaterThanOrEqual(33);
+    expect(capacity.estimate(now, 34, 20).capacitySessions).toBeLessThanOrEqual(34);
+  });
+
   it('comes back down with hysteresis once the load falls', () => {
     const capacity = new StreamCapacity(settings);
     let now = drive(capacity, 0, 40, 36, 0.5, 0.1);

@@ -105,7 +105,12 @@ export class StreamCapacity {
     this.pieces.add(now, 1);
   }
 
-  estimate(now: number, liveSessions: number): CapacityEstimate {
+  /**
+   * `warmSessions`: live sessions open long enough for their load to show in the sums (a new
+   * session costs nothing until its first turn ends): the load per session is taken over them,
+   * so that a fast ramp of new sessions does not dilute it. Default: all live sessions.
+   */
+  estimate(now: number, liveSessions: number, warmSessions: number = liveSessions): CapacityEstimate {
     const { workers, fullAt } = this.settings;
     const worker = this.workerSeconds.read(now);
     const audio = this.audioSeconds.read(now);
@@ -115,7 +120,7 @@ export class StreamCapacity {
     const utilization = load / Math.max(1, workers);
     // Averaged over at least one piece: with no recent pieces the old waits fade instead of staying.
     const queueWaitMs = this.waitWeighted.read(now) / Math.max(1, pieces);
-    const perSession = liveSessions > 0 ? load / liveSessions : 0;
+    const perSession = liveSessions > 0 ? load / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
     let capacitySessions = perSession > 1e-9 ? Math.floor((fullAt * workers) / perSession) : null;
     if (this.settings.maxSessions > 0) capacitySessions = Math.min(capacitySessions ?? this.settings.maxSessions, this.settings.maxSessions);
     this.level = this.nextLevel(utilization, queueWaitMs);
@@ -123,15 +128,17 @@ export class StreamCapacity {
   }
 
   /** Whether one more session may open now, with `liveSessions` open. */
-  admit(now: number, liveSessions: number): Admission {
+  admit(now: number, liveSessions: number, warmSessions: number = liveSessions): Admission {
     const { maxSessions, fullAt, workers, maxQueueWaitMs } = this.settings;
     const retryAfterSeconds = Math.max(1, Math.ceil((2 * this.settings.halfLifeMs) / 1000));
     if (maxSessions > 0 && liveSessions >= maxSessions) return { admitted: false, reason: `the server holds its limit of ${maxSessions} live sessions`, retryAfterSeconds };
     // An idle gateway always admits: a first session is how the cost gets measured.
     if (liveSessions === 0) return { admitted: true };
-    const estimate = this.estimate(now, liveSessions);
+    const estimate = this.estimate(now, liveSessions, warmSessions);
     if (estimate.queueWaitMs > maxQueueWaitMs) return { admitted: false, reason: 'recognition is queueing behind the live sessions', retryAfterSeconds };
-    const projected = (estimate.load * (liveSessions + 1)) / liveSessions / Math.max(1, workers);
+    // Every live session (warm or not yet) at the load a warm one puts on the workers, plus one more.
+    const perSession = estimate.load / Math.max(1, Math.min(liveSessions, warmSessions));
+    const projected = (perSession * (liveSessions + 1)) / Math.max(1, workers);
     if (projected >= fullAt) return { admitted: false, reason: 'the live sessions use the recognition capacity', retryAfterSeconds };
     return { admitted: true };
   }

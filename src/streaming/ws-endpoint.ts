@@ -36,6 +36,8 @@ import { authenticateUpgrade } from './ws-upgrade-auth.js';
 
 export const WS_PATH = '/v1/ws/transcribe';
 const TICK_MS = 50;
+/** A session counts toward the load per session once open this long (its first turns recognised). */
+const WARM_UP_MS = 10_000;
 /** Above this many unsent bytes on the socket, droppable messages are skipped. */
 const HIGH_WATER_BYTES = 64 * 1024;
 
@@ -106,7 +108,15 @@ export class WsEndpoint {
 
   /** The capacity estimate now (also applies its level: see `tick`). */
   overload(): CapacityEstimate {
-    return this.capacity.estimate(performance.now(), this.live.size);
+    const now = performance.now();
+    return this.capacity.estimate(now, this.live.size, this.warmSessions(now));
+  }
+
+  /** Live sessions open longer than the warm-up (their turns have had time to be measured). */
+  private warmSessions(now: number): number {
+    let warm = 0;
+    for (const session of this.live) if (now - session.startedAt >= WARM_UP_MS) warm++;
+    return warm;
   }
 
   mount(app: Uws.TemplatedApp): void {
@@ -222,7 +232,8 @@ export class WsEndpoint {
     if (data.accepted === null) return this.refuse(ws, data.refused ?? new ApiError('internal_error'));
     // Capacity is checked here, where the count of live sessions is exact (no upgrade in between);
     // the refused socket's connection slot is given back by `closed`.
-    const admission = this.capacity.admit(performance.now(), this.live.size);
+    const now = performance.now();
+    const admission = this.capacity.admit(now, this.live.size, this.warmSessions(now));
     if (!admission.admitted) {
       const retryAfter = admission.retryAfterSeconds;
       return this.refuse(ws, new ApiError('server_overloaded', { message: `The server is at capacity: ${admission.reason}. Try again in ${retryAfter} s.`, retryAfter }));
@@ -297,7 +308,7 @@ export class WsEndpoint {
 
   private tick(): void {
     const now = performance.now();
-    this.applyLevel(this.capacity.estimate(now, this.live.size));
+    this.applyLevel(this.capacity.estimate(now, this.live.size, this.warmSessions(now)));
     for (const session of this.live) session.tick(now);
   }
 
