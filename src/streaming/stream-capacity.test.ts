@@ -72,9 +72,11 @@ describe('StreamCapacity', () => {
     const capacity = new StreamCapacity(settings);
     let now = drive(capacity, 0, 40, 36, 0.5, 0.1);
     expect(capacity.estimate(now, 36).level).toBe('full');
-    // Just under the bound: stays full (inside the hysteresis margin).
-    now = drive(capacity, now, 40, 33, 0.5, 0.1);
-    expect(capacity.estimate(now, 33).level).toBe('full');
+    // Under the bound but inside the hysteresis margin (0.775 > 0.85 - 0.1): stays full ...
+    now = drive(capacity, now, 40, 31, 0.5, 0.1);
+    expect(capacity.estimate(now, 31).level).toBe('full');
+    // ... and refuses, although one more session projects 0.8, under the bound.
+    expect(capacity.admit(now, 31, 31).admitted).toBe(false);
     now = drive(capacity, now, 60, 10, 0.5, 0.1);
     expect(capacity.estimate(now, 10).level).toBe('normal');
   });

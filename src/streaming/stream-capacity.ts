@@ -136,6 +136,8 @@ export class StreamCapacity {
     if (liveSessions === 0) return { admitted: true };
     const estimate = this.estimate(now, liveSessions, warmSessions);
     if (estimate.queueWaitMs > maxQueueWaitMs) return { admitted: false, reason: 'recognition is queueing behind the live sessions', retryAfterSeconds };
+    // Full stays full until utilisation and queue wait are clearly below their bounds (hysteresis).
+    if (estimate.level === 'full') return { admitted: false, reason: 'the live sessions use the recognition capacity', retryAfterSeconds };
     // Every live session (warm or not yet) at the load a warm one puts on the workers, plus one more.
     const perSession = estimate.load / Math.max(1, Math.min(liveSessions, warmSessions));
     const projected = (perSession * (liveSessions + 1)) / Math.max(1, workers);
