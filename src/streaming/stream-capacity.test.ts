@@ -66,6 +66,10 @@ describe('StreamCapacity', () => {
     expect(capacity.admit(now, 30, 20).admitted).toBe(true); // 31 x 0.025 = 0.775
     expect(capacity.estimate(now, 34, 20).capacitySessions).toBeGreaterThanOrEqual(33);
     expect(capacity.estimate(now, 34, 20).capacitySessions).toBeLessThanOrEqual(34);
+    // A session's weight grows with its age as the decayed sums take in its load.
+    expect(capacity.sessionWeight(0)).toBe(0);
+    expect(capacity.sessionWeight(settings.halfLifeMs)).toBeCloseTo(0.5, 5);
+    expect(capacity.sessionWeight(10 * settings.halfLifeMs)).toBeGreaterThan(0.999);
   });
 
   it('comes back down with hysteresis once the load falls', () => {

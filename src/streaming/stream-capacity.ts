@@ -106,10 +106,16 @@ export class StreamCapacity {
   }
 
   /**
-   * `warmSessions`: live sessions open long enough for their load to show in the sums (a new
-   * session costs nothing until its first turn ends): the load per session is taken over them,
-   * so that a fast ramp of new sessions does not dilute it. Default: all live sessions.
+   * How much of a session's steady load the decayed sums hold after it has been open `ageMs`:
+   * 0 for a new one, 1 - e^(-age/tau) after that. The load per session is taken over the sum of
+   * these weights (`measuredSessions`), so that a fast ramp of new sessions, which cost nothing yet,
+   * does not dilute it.
    */
+  sessionWeight(ageMs: number): number {
+    return ageMs <= 0 ? 0 : 1 - Math.exp(-ageMs / this.tauMs);
+  }
+
+  /** `warmSessions`: the live sessions' summed `sessionWeight` (default: all of them, fully). */
   estimate(now: number, liveSessions: number, warmSessions: number = liveSessions): CapacityEstimate {
     const { workers, fullAt } = this.settings;
     const worker = this.workerSeconds.read(now);

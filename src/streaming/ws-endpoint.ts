@@ -36,8 +36,6 @@ import { authenticateUpgrade } from './ws-upgrade-auth.js';
 
 export const WS_PATH = '/v1/ws/transcribe';
 const TICK_MS = 50;
-/** A session counts toward the load per session once open this long (its first turns recognised). */
-const WARM_UP_MS = 10_000;
 /** Above this many unsent bytes on the socket, droppable messages are skipped. */
 const HIGH_WATER_BYTES = 64 * 1024;
 
@@ -106,16 +104,16 @@ export class WsEndpoint {
     return this.live.size;
   }
 
-  /** The capacity estimate now (also applies its level: see `tick`). */
+  /** The capacity estimate now (metrics); `tick` applies its level. */
   overload(): CapacityEstimate {
     const now = performance.now();
     return this.capacity.estimate(now, this.live.size, this.warmSessions(now));
   }
 
-  /** Live sessions open longer than the warm-up (their turns have had time to be measured). */
+  /** Live sessions weighted by how much of their load the capacity sums hold yet (see sessionWeight). */
   private warmSessions(now: number): number {
     let warm = 0;
-    for (const session of this.live) if (now - session.startedAt >= WARM_UP_MS) warm++;
+    for (const session of this.live) warm += this.capacity.sessionWeight(now - session.startedAt);
     return warm;
   }
 
