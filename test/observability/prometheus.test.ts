@@ -105,7 +105,9 @@ describe('dashboard and alert rules', () => {
 
   it('covers the questions operators ask: traffic, errors, latency, streams, turns, saturation', () => {
     const all = dashboardExpressions().join('\n');
-    for (const family of ['gateway_http_requests_total', 'gateway_http_request_duration_seconds_bucket', 'gateway_ws_sessions', 'gateway_ws_turn_latency_seconds_bucket', 'inference_queue_depth', 'inference_queue_wait_seconds_bucket']) {
+    for (const family of ['gateway_http_requests_total', 'gateway_http_request_duration_seconds_bucket', 'gateway_ws_sessions', 'gateway_ws_turn_latency_seconds_bucket', 'inference_queue_depth', 'inference_queue_wait_seconds_bucket',
+      'gateway_audio_ingested_seconds_total', 'gateway_real_time_factor_bucket', 'gateway_jobs_total', 'gateway_job_queue_depth', 'gateway_webhook_attempts_total',
+      'gateway_rejections_total', 'gateway_overload_level', 'gateway_ws_session_duration_seconds_bucket']) {
       expect(all).toContain(family);
     }
   });
