@@ -43,7 +43,7 @@ export function wsRoutes(deps: { tokens: SessionTokens; streaming: StreamingSett
         'Upgrade with `Authorization: Bearer <API_KEY>` (or `?token=` from POST /v1/ws/tokens). The server answers 101 and sends `ready`; ' +
         'the client streams audio as binary messages and the commands FORMAT:<format>, TRANSCRIBE, END, CLEAR, PING as text. ' +
         'Server messages: see GET /v1/ws/schema and /llms-full.txt. Close codes: 1000 normal or idle, 1008 bad query or slow reader, ' +
-        '1009 buffer or message size, 4001 missing key, 4003 invalid key (or scope, IP, origin), 4029 rate or connection limit. ' +
+        '1009 buffer or message size, 1013 server at capacity (retry after `retry_after` s), 4001 missing key, 4003 invalid key (or scope, IP, origin), 4029 rate or connection limit. ' +
         'A plain GET without the upgrade answers 426.',
       tags: TAGS,
       surface: 'unified',
