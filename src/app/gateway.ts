@@ -46,6 +46,7 @@ import { BatchAggregator } from '../jobs/batch-aggregator.js';
 import { JobOutbox } from '../jobs/job-outbox.js';
 import { createAudioFetcher } from '../jobs/audio-fetcher.js';
 import { transcriptionRoutes } from '../api/transcriptions/transcription-routes.js';
+import { captionRoutes } from '../api/transcriptions/caption-routes.js';
 import { jobApiRoutes } from '../api/job-api/job-api-routes.js';
 import { MediaFeatures } from './media-features.js';
 import { textTranslationRoutes } from '../api/translation/text-translation-routes.js';
@@ -303,6 +304,7 @@ export class Gateway {
         isGatewayReference: (url) => this.media.library.referencedId(url) !== null,
       }),
       ...this.media.routes({ jobs: this.jobs, models: this.speech.models }),
+      ...captionRoutes(this.jobs),
       ...jobApiRoutes({
         jobs: this.jobs,
         models: this.speech.models,
