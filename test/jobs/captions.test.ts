@@ -65,7 +65,7 @@ describe('GET /v1/transcriptions/{id}/captions.vtt|.srt', () => {
     const early = await fetch(`${gw.url}/v1/transcriptions/${created.body.id}/captions.vtt`, { headers: client.headers() });
     if (early.status !== 200) {
       expect(early.status).toBe(409);
-      expect((await early.json()).error.code).toBe('job_not_completed');
+      expect(((await early.json()) as { error: { code: string } }).error.code).toBe('job_not_completed');
     }
     const foreign = await fetch(`${gw.url}/v1/transcriptions/${created.body.id}/captions.srt`, { headers: otherClient.headers() });
     expect(foreign.status).toBe(404);
