@@ -1,5 +1,6 @@
-import { clusterEmbeddings, clusterInBlocks, dot, normalize, addInto } from './speaker-clustering.js';
+import { addInto, clusterEmbeddings, clusterInBlocks, dot, normalize } from './speaker-clustering.js';
 import { MFCC_COEFFICIENTS, SPEAKER_FRAME_MS, speakerFrames, type SpeakerFrames } from './speaker-features.js';
+import type { SpeakerProjection } from './speaker-projection.js';
 
 export const DIARIZATION_BACKENDS = ['backend_a', 'backend_b'] as const;
 export type DiarizationBackend = (typeof DIARIZATION_BACKENDS)[number];
@@ -20,7 +21,7 @@ export interface SpeakerTurn {
   readonly speaker: number;
 }
 
-interface BackendParameters {
+export interface BackendParameters {
   readonly windowFrames: number;
   readonly hopFrames: number;
   /** Cosine similarity below which two clusters stay apart. */
@@ -42,23 +43,29 @@ interface BackendParameters {
  * (bench/diarization.ts; figures in docs/diarization.md).
  */
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { windowFrames: 150, hopFrames: 25, threshold: 0.3, blockSize: 1200, minTurnFrames: 30, refinements: 2 },
-  backend_b: { windowFrames: 300, hopFrames: 100, threshold: 0.3, blockSize: 300, minTurnFrames: 100, refinements: 1 },
+  backend_a: { windowFrames: 150, hopFrames: 25, threshold: 0.1, blockSize: 1200, minTurnFrames: 30, refinements: 2 },
+  backend_b: { windowFrames: 300, hopFrames: 100, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1 },
 };
 
 export const MAX_SPEAKERS = 20;
 
 /**
  * Who spoke when, from 16 kHz mono PCM: MFCC statistics per window (mean and standard deviation
- * of c1-c20 over the window's speech frames, after per-file normalisation and centring), cosine
+ * of c1-c20 over the window's speech frames), centred on the file's mean and projected by the
+ * speaker projection (a linear discriminant trained on other speakers), cosine
  * agglomerative clustering under the speaker bounds, nearest-centroid re-segmentation, a label per
  * speech frame from the windows covering it, and short runs merged into their neighbours.
  * Synchronous and CPU-bound: call it from a worker (the inference pool), not the event loop.
  */
-export function diarize(pcm: Float32Array, options: DiarizationOptions, parameters: BackendParameters = BACKENDS[options.backend]): SpeakerTurn[] {
+export function diarize(
+  pcm: Float32Array,
+  options: DiarizationOptions,
+  projection: SpeakerProjection,
+  parameters: BackendParameters = BACKENDS[options.backend],
+): SpeakerTurn[] {
   const features = speakerFrames(pcm);
   const speech = speechMask(features, options.speech);
-  const windows = embedWindows(features, speech, parameters);
+  const windows = embedWindows(features, speech, parameters, projection);
   if (windows.length === 0) return [];
   const maxClusters = Math.min(options.maxSpeakers ?? MAX_SPEAKERS, MAX_SPEAKERS, windows.length);
   const bounds = { threshold: parameters.threshold, minClusters: Math.min(options.minSpeakers ?? 1, maxClusters), maxClusters };
@@ -96,62 +103,62 @@ function speechMask(features: SpeakerFrames, spans: DiarizationOptions['speech']
   return mask;
 }
 
-function embedWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters): EmbeddedWindow[] {
-  const d = MFCC_COEFFICIENTS;
-  const { frames, mfcc } = features;
-  // Per-file normalisation of each coefficient over the speech frames (channel and level effects).
-  const mean = new Float64Array(d);
-  const sq = new Float64Array(d);
-  let count = 0;
-  for (let t = 0; t < frames; t++) {
-    if (speech[t] === 0) continue;
-    count++;
-    for (let c = 0; c < d; c++) {
-      const x = mfcc[t * d + c]!;
-      mean[c]! += x;
-      sq[c]! += x * x;
-    }
-  }
-  if (count < p.windowFrames / 3) return [];
-  const std = new Float64Array(d);
-  for (let c = 0; c < d; c++) {
-    mean[c]! /= count;
-    std[c] = Math.sqrt(Math.max(1e-8, sq[c]! / count - mean[c]! ** 2));
-  }
+function embedWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters, projection: SpeakerProjection): EmbeddedWindow[] {
   const windows: EmbeddedWindow[] = [];
-  const last = Math.max(0, frames - p.windowFrames);
+  const raw: Float32Array[] = [];
+  const last = Math.max(0, features.frames - p.windowFrames);
   for (let start = 0; start <= last; start += p.hopFrames) {
-    const end = Math.min(frames, start + p.windowFrames);
-    const sum = new Float64Array(d);
-    const sum2 = new Float64Array(d);
-    let n = 0;
-    for (let t = start; t < end; t++) {
-      if (speech[t] === 0) continue;
-      n++;
-      for (let c = 0; c < d; c++) {
-        const x = (mfcc[t * d + c]! - mean[c]!) / std[c]!;
-        sum[c]! += x;
-        sum2[c]! += x * x;
-      }
-    }
-    if (n < p.windowFrames / 3) continue;
-    const embedding = new Float32Array(2 * d);
+    const end = Math.min(features.frames, start + p.windowFrames);
+    const stats = windowStatistics(features, speech, start, end, p.windowFrames / 3);
+    if (stats === null) continue;
+    raw.push(stats);
+    windows.push({ startFrame: start, endFrame: end, embedding: stats });
+  }
+  if (windows.length === 0) return [];
+  // Centre on the file's mean window (what the recording has in common), then project.
+  const centre = new Float32Array(raw[0]!.length);
+  for (const r of raw) addInto(centre, r);
+  for (let i = 0; i < centre.length; i++) centre[i]! /= raw.length;
+  return windows.map((w) => ({ ...w, embedding: project(w.embedding, centre, projection) }));
+}
+
+/**
+ * Mean and standard deviation of each MFCC over the speech frames of [start, end), as
+ * [means..., deviations...]; null when fewer than `minFrames` of them are speech. The speaker
+ * projection is trained on exactly these statistics (models/training/speaker_lda.py).
+ */
+export function windowStatistics(features: SpeakerFrames, speech: Uint8Array | null, start: number, end: number, minFrames: number): Float32Array | null {
+  const d = MFCC_COEFFICIENTS;
+  const sum = new Float64Array(d);
+  const sum2 = new Float64Array(d);
+  let n = 0;
+  for (let t = start; t < end; t++) {
+    if (speech !== null && speech[t] === 0) continue;
+    n++;
     for (let c = 0; c < d; c++) {
-      const m = sum[c]! / n;
-      embedding[c] = m;
-      embedding[d + c] = Math.sqrt(Math.max(0, sum2[c]! / n - m * m));
+      const x = features.mfcc[t * d + c]!;
+      sum[c]! += x;
+      sum2[c]! += x * x;
     }
-    windows.push({ startFrame: start, endFrame: end, embedding });
   }
-  // Centre on the file's mean window, so cosine similarity measures what differs between speakers.
-  const centre = new Float32Array(2 * d);
-  for (const w of windows) addInto(centre, w.embedding);
-  for (let i = 0; i < centre.length; i++) centre[i]! /= windows.length;
-  for (const w of windows) {
-    for (let i = 0; i < centre.length; i++) w.embedding[i]! -= centre[i]!;
-    normalize(w.embedding);
+  if (n < minFrames || n === 0) return null;
+  const out = new Float32Array(2 * d);
+  for (let c = 0; c < d; c++) {
+    const m = sum[c]! / n;
+    out[c] = m;
+    out[d + c] = Math.sqrt(Math.max(0, sum2[c]! / n - m * m));
   }
-  return windows;
+  return out;
+}
+
+function project(stats: Float32Array, centre: Float32Array, projection: SpeakerProjection): Float32Array {
+  const { inputDim, outputDim, matrix } = projection;
+  const out = new Float32Array(outputDim);
+  for (let i = 0; i < inputDim; i++) {
+    const x = stats[i]! - centre[i]!;
+    for (let o = 0; o < outputDim; o++) out[o]! += x * matrix[i * outputDim + o]!;
+  }
+  return normalize(out);
 }
 
 /** Each window moves to its nearest centroid; empty clusters vanish; labels renumbered by first appearance. */

@@ -13,7 +13,13 @@ export interface ClusterBounds {
 }
 
 /** Cluster index per embedding, numbered 0.. in order of first appearance. */
-export function clusterEmbeddings(embeddings: readonly Float32Array[], bounds: ClusterBounds, weights?: readonly number[]): number[] {
+export function clusterEmbeddings(
+  embeddings: readonly Float32Array[],
+  bounds: ClusterBounds,
+  weights?: readonly number[],
+  /** Filled with the similarity of each merge, in merge order (the dendrogram's heights). */
+  history?: number[],
+): number[] {
   const n = embeddings.length;
   if (n === 0) return [];
   const sim = new Float32Array(n * n);
@@ -58,6 +64,7 @@ export function clusterEmbeddings(embeddings: readonly Float32Array[], bounds: C
     if (a < 0) break;
     if (clusters <= bounds.maxClusters && top < bounds.threshold) break;
     const b = best[a]!;
+    history?.push(top);
     // Lance-Williams update for average linkage: the merged row is the size-weighted mean.
     const total = size[a]! + size[b]!;
     for (let k = 0; k < n; k++) {
