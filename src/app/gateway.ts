@@ -7,6 +7,7 @@ import type { RouteDefinition } from '../platform/http/route-types.js';
 import { uws, type Uws } from '../platform/http/uws.js';
 import { createLogger } from '../platform/logging/logger.js';
 import { HttpMetrics } from '../platform/metrics/http-metrics.js';
+import { MetricsServer } from '../platform/metrics/metrics-server.js';
 import { buildOpenApi } from '../api/openapi.js';
 import { GatewayRequestGuard } from '../api/request-guard.js';
 import { Router } from '../api/router.js';
@@ -50,6 +51,7 @@ export class Gateway implements GatewaySite {
   private readonly extraClosers: ClosingStack;
   private features: readonly Feature[] = [];
   private listenSocket: Uws.us_listen_socket | null = null;
+  private metricsServer: MetricsServer | null = null;
   private closing: Promise<void> | null = null;
   private boundPort = 0;
   private jobService: JobService | null = null;
@@ -101,7 +103,8 @@ export class Gateway implements GatewaySite {
     return [
       // First to start (recovering what a previous process left) and last to close (running jobs get the grace).
       jobs,
-      discoveryFeature(b, this, b.metrics),
+      // /metrics on the public port only where the operator asked for it, and then for admin keys.
+      discoveryFeature(b, this, b.config.metrics.onMainPort === 'admin' ? b.metrics : null),
       usageFeature(b, jobs.service),
       adminKeysFeature(b),
       transcriptionsFeature(b, this, jobs.service, media),
@@ -166,6 +169,11 @@ export class Gateway implements GatewaySite {
     return this.boundPort;
   }
 
+  /** The bound port of the metrics listener (METRICS_PORT=0 picks one); null when there is none. */
+  get metricsPort(): number | null {
+    return this.metricsServer?.port ?? null;
+  }
+
   /** The absolute base of links handed out (PUBLIC_BASE_URL, or this host and port). */
   get baseUrl(): string {
     return this.config.publicBaseUrl ?? `http://localhost:${this.boundPort}`;
@@ -202,8 +210,12 @@ export class Gateway implements GatewaySite {
     });
   }
 
-  private listen(): Promise<void> {
-    return new Promise((resolve, reject) => {
+  private async listen(): Promise<void> {
+    const { metrics } = this.config;
+    if (this.backends.metrics !== null && metrics.port !== null) {
+      this.metricsServer = await MetricsServer.listen(this.backends.metrics, metrics.host, metrics.port, this.logger);
+    }
+    await new Promise<void>((resolve, reject) => {
       this.app.listen(this.config.host, this.config.port, (socket) => {
         if (!socket) {
           reject(new Error(`could not listen on ${this.config.host}:${this.config.port} (address in use or not permitted)`));
@@ -223,6 +235,7 @@ export class Gateway implements GatewaySite {
         uws.us_listen_socket_close(this.listenSocket);
         this.listenSocket = null;
       }
+      await this.metricsServer?.close();
       const drained = await this.router.drain(this.config.shutdownGraceMs);
       if (!drained) this.logger.warn({ active: this.router.activeRequests }, 'requests still in flight at shutdown');
       await this.extraClosers.closeAll();
