@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
@@ -37,6 +38,22 @@ describe('the metrics listener (default: METRICS_PORT, METRICS_ON_MAIN_PORT=off)
     expect((await fetch(url)).status).toBe(200);
     await own.close();
     await expect(fetch(url)).rejects.toThrow();
+  });
+});
+
+describe('a metrics port in use', () => {
+  it('fails the start, saying which address and which variable, and closes what it opened', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      await expect(startTestGateway({ METRICS_PORT: String(port) })).rejects.toThrow(`could not listen on 127.0.0.1:${port} for metrics (address in use); set METRICS_PORT`);
+      // The backends and features it opened were closed: a gateway starts normally afterwards.
+      const next = await startTestGateway();
+      await next.close();
+    } finally {
+      taken.close();
+    }
   });
 });
 
