@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   const bytes = megabytes * 1_000_000;
   makeWav(file, bytes);
   const dataDir = join(work, 'data');
-  const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', MAX_AUDIO_BYTES: '2GB', RATE_LIMIT_PER_MINUTE: '100000' };
+  const env = { DATA_DIR: dataDir, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', MAX_AUDIO_BYTES: '2GB', RATE_LIMIT_PER_MINUTE: '100000' };
   const created = await promisify(execFile)(process.execPath, [join(root, 'dist', 'src', 'cli', 'keys-cli.js'), 'create', '--account', 'bench'], {
     env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
   });

@@ -83,6 +83,7 @@ if (mode === 'plain-ws') {
   const dataDir = mkdtempSync(join(tmpdir(), 'ws-bench-'));
   const config = loadConfig({
     PORT: '0',
+    METRICS_PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',

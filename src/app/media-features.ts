@@ -22,12 +22,13 @@ import type { FileStorage } from '../platform/files/file-storage.js';
 import type { Store } from '../platform/db/store-types.js';
 import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
+import type { Feature } from './feature.js';
 import { MEDIA_GUIDE_SECTIONS } from './media-guide.js';
 
 /**
  * Batches, uploads, media assets, the media probe and webhooks, built from the gateway's
- * shared parts. The gateway mounts `routes()`, hands `library.resolveStored` to the audio
- * fetcher and `render` to the transcription routes, and runs `start()` / `close()`.
+ * shared parts. The gateway hands `library.resolveStored` to the audio fetcher and `render`
+ * to the transcription routes, then mounts `feature()` (routes, start, close) from its list.
  */
 export class MediaFeatures {
   readonly cache: Cache;
@@ -52,7 +53,7 @@ export class MediaFeatures {
       readonly outbox: JobOutbox;
       readonly baseUrl: () => string;
       readonly signer: () => UrlSigner;
-      /** Probe results (in-process, or shared through Redis); closed with the features. */
+      /** Probe results (in-process, or shared through Redis); the backends own and close it. */
       readonly cache: Cache;
     },
   ) {
@@ -81,6 +82,11 @@ export class MediaFeatures {
     this.dispatcher = new WebhookDispatcher({ store: store.webhooks, jobs: store.jobs, events: deps.events, outbox: deps.outbox, guard: deps.guard, limits: config.limits, logger });
     this.webhooks = new WebhookService({ store: store.webhooks, dispatcher: this.dispatcher, guard: deps.guard });
     this.render = createJobRenderer({ jobs: store.jobs, signer: deps.signer, ttlSeconds: config.limits.signedUrlTtlSeconds });
+  }
+
+  /** The routes (on the job service, built after this) with this object's start and close. */
+  feature(parts: { jobs: JobService; models: ModelResolver }): Feature {
+    return { name: 'media', routes: this.routes(parts), sections: this.sections, start: () => this.start(), close: () => this.close() };
   }
 
   routes(parts: { jobs: JobService; models: ModelResolver }): RouteDefinition[] {
@@ -112,6 +118,5 @@ export class MediaFeatures {
   async close(): Promise<void> {
     await this.dispatcher.close();
     await this.library.close();
-    await this.cache.close();
   }
 }

@@ -39,7 +39,7 @@ export function runNode(entry: string, args: string[], env: Record<string, strin
 export function startServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [distEntry('src/main.js')], {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
       cwd: REPO_ROOT,
     });
     let output = '';

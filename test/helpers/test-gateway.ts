@@ -9,6 +9,8 @@ import { createLogger } from '../../src/platform/logging/logger.js';
 export interface TestGateway {
   readonly gateway: Gateway;
   readonly url: string;
+  /** The metrics listener's GET /metrics (METRICS_PORT=0 picks a free port); null when it is off. */
+  readonly metricsUrl: string | null;
   readonly dataDir: string;
   /** Creates a key through the same service the CLI uses; returns the key string. */
   key(input?: Partial<CreateKeyInput>): Promise<string>;
@@ -23,6 +25,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const config = loadConfig({
     PORT: '0',
+    METRICS_PORT: '0',
     HOST: '127.0.0.1',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
@@ -35,6 +38,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
   return {
     gateway,
     url: `http://127.0.0.1:${gateway.port}`,
+    metricsUrl: gateway.metricsPort === null ? null : `http://127.0.0.1:${gateway.metricsPort}/metrics`,
     dataDir,
     key: async (input = {}) => (await gateway.keys.create({ account: 'test-account', ...input })).key,
     close: async () => {

@@ -32,6 +32,7 @@ export interface DiscoveryDeps {
   readonly startedAt: number;
   readonly catalog: SpeechCatalog;
   readonly health: HealthSources;
+  /** Served at GET /metrics to bearer keys with the admin scope; null: no such route on this port. */
   readonly metrics: Registry | null;
   /** Late-bound: the documents describe every route, including those added after these. */
   readonly routes: () => readonly RouteDefinition[];
@@ -187,10 +188,11 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
         method: 'GET',
         path: '/metrics',
         operationId: 'getMetrics',
-        summary: 'Prometheus metrics',
+        summary: 'Prometheus metrics (admin keys; the metrics listener serves them without a key)',
         tags: ['Operations'],
         surface: 'unified',
-        auth: 'none',
+        auth: 'bearer',
+        scope: 'admin',
         hidden: true,
         rateLimited: false,
         responses: { 200: { description: 'Prometheus text format', contentType: registry.contentType } },
