@@ -68,7 +68,7 @@ interface ModeResult {
   speed: number;
 }
 
-async function measure(pool: InferencePool, recognizer: CtcRecognizer, pcm: Float32Array, jobs: number, inFlight: number): Promise<ModeResult> {
+async function measure(_pool: InferencePool, recognizer: CtcRecognizer, pcm: Float32Array, jobs: number, inFlight: number): Promise<ModeResult> {
   const started = performance.now();
   const results = await Promise.all(Array.from({ length: jobs }, () => transcribeAll(stream(pcm), { recognizer, maxInFlight: inFlight })));
   const wallSeconds = (performance.now() - started) / 1000;

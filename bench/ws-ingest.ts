@@ -43,12 +43,10 @@ async function measure(mode: 'gateway' | 'plain-ws') {
     await server.mark();
     let sent = 0;
     const started = performance.now();
-    let tickNo = 0;
     const perTick = rate / 100; // 10 ms ticks
     let owed = 0;
     await new Promise<void>((resolve) => {
       const timer = setInterval(() => {
-        tickNo++;
         owed += perTick;
         const n = Math.floor(owed);
         owed -= n;
