@@ -54,8 +54,7 @@ module.exports = {
     },
     {
       name: 'streaming-imports-upward-or-sideways',
-      comment:
-        'streaming/ (WebSocket) may not import app/ nor api/; the one exception is the segment schema that REST results and WebSocket messages share.',
+      comment: 'streaming/ (WebSocket) may not import app/ nor api/; the one exception is the segment schema that REST results and WebSocket messages share.',
       severity: 'error',
       from: { path: '^src/streaming/' },
       to: {
@@ -79,10 +78,10 @@ module.exports = {
     },
     {
       name: 'src-imports-tests',
-      comment: 'Shipped code never imports test/ or bench/ code.',
+      comment: 'Shipped code never imports test/, bench/ or scripts/ code.',
       severity: 'error',
       from: { path: '^src/', pathNot: '\\.test\\.ts$' },
-      to: { path: '^(test|bench)/' },
+      to: { path: '^(test|bench|scripts)/' },
     },
     {
       name: 'src-imports-dev-dependency',
@@ -95,14 +94,14 @@ module.exports = {
       name: 'undeclared-package',
       comment: 'Every package imported from src/, test/ or bench/ is declared in package.json.',
       severity: 'error',
-      from: { path: '^(src|test|bench)/' },
+      from: { path: '^(src|test|bench|scripts)/' },
       to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
     },
     {
       name: 'unresolvable-import',
       comment: 'An import that does not resolve to a file is a typo or a moved file.',
       severity: 'error',
-      from: { path: '^(src|test|bench)/' },
+      from: { path: '^(src|test|bench|scripts)/' },
       to: { couldNotResolve: true },
     },
     {
