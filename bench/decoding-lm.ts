@@ -94,7 +94,7 @@ const FRAME_SECONDS = 0.02;
 function synthesise(reference: string, vocabulary: CtcVocabulary, index: Map<string, number>, seed: number): CtcScores {
   const r = rng(seed);
   const V = vocabulary.tokens.length;
-  const letters = vocabulary.tokens.map((t, i) => i).filter((i) => i > 1);
+  const letters = vocabulary.tokens.map((_t, i) => i).filter((i) => i > 1);
   const rows: Float32Array[] = [];
   const frame = (peak: number, rival: number, rivalScore: number): void => {
     const row = new Float32Array(V);

@@ -10,9 +10,9 @@ export const CAPTION_CONTENT_TYPES: Readonly<Record<CaptionFormat, string>> = {
 
 /** One cue as WebVTT (W3C WebVTT): HH:MM:SS.mmm times, `<v>` voice spans, `& < >` escaped. */
 export function webVttCue(cue: CaptionCue): string {
-  const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  const voice = cue.speaker === null ? '' : `<v ${escape(cue.speaker)}>`;
-  const lines = cue.lines.map((line, i) => (i === 0 ? voice : '') + escape(line));
+  const escapeText = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  const voice = cue.speaker === null ? '' : `<v ${escapeText(cue.speaker)}>`;
+  const lines = cue.lines.map((line, i) => (i === 0 ? voice : '') + escapeText(line));
   return `${cue.index}\n${timestamp(cue.startMs, '.')} --> ${timestamp(cue.endMs, '.')}\n${lines.join('\n')}\n\n`;
 }
 

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { REPO_ROOT } from './fixtures.js';
 
-export const REPO_ROOT = join(import.meta.dirname, '..', '..');
+export { REPO_ROOT };
 
 /** Path of a compiled entry point; `npm test` builds dist/ first (pretest). */
 export function distEntry(relative: string): string {

@@ -5,6 +5,7 @@ import { Gateway } from '../../src/app/gateway.js';
 import type { CreateKeyInput } from '../../src/platform/auth/key-service.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { createLogger } from '../../src/platform/logging/logger.js';
+import { fixturePath } from './fixtures.js';
 
 export interface TestGateway {
   readonly gateway: Gateway;
@@ -17,12 +18,22 @@ export interface TestGateway {
   close(): Promise<void>;
 }
 
+export interface TestGatewayOptions {
+  /** Check every JSON response against its declared schema (default true; benchmarks measure without). */
+  readonly validateResponses?: boolean;
+  /** Account of the keys `key()` creates (default `test-account`). */
+  readonly account?: string;
+  /** Prefix of the temporary data folder (default `gateway-test-`). */
+  readonly dataDirPrefix?: string;
+}
+
 /**
- * Starts a real gateway on port 0 with its own data folder. Responses are checked against
- * their declared schemas, and private-network fetches are allowed (tests serve on loopback).
+ * Starts a real gateway on port 0 with its own data folder, removed by `close()`. Responses are
+ * checked against their declared schemas, and private-network fetches are allowed (tests serve on
+ * loopback); `env` overrides any setting. Tests and the in-process benchmarks start it alike.
  */
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
+export async function startTestGateway(env: Record<string, string> = {}, options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const dataDir = mkdtempSync(join(tmpdir(), options.dataDirPrefix ?? 'gateway-test-'));
   const config = loadConfig({
     PORT: '0',
     METRICS_PORT: '0',
@@ -30,17 +41,17 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     ALLOW_PRIVATE_NETWORK: 'true',
-    MODELS_DIR: join(import.meta.dirname, '..', 'fixtures', 'models'),
+    MODELS_DIR: fixturePath('models'),
     INFERENCE_WORKERS: '1',
     ...env,
   });
-  const gateway = await Gateway.start({ config, logger: createLogger(env['LOG_LEVEL'] ?? 'silent'), validateResponses: true });
+  const gateway = await Gateway.start({ config, logger: createLogger(env['LOG_LEVEL'] ?? 'silent'), validateResponses: options.validateResponses ?? true });
   return {
     gateway,
     url: `http://127.0.0.1:${gateway.port}`,
     metricsUrl: gateway.metricsPort === null ? null : `http://127.0.0.1:${gateway.metricsPort}/metrics`,
     dataDir,
-    key: async (input = {}) => (await gateway.keys.create({ account: 'test-account', ...input })).key,
+    key: async (input = {}) => (await gateway.keys.create({ account: options.account ?? 'test-account', ...input })).key,
     close: async () => {
       await gateway.close();
       rmSync(dataDir, { recursive: true, force: true });

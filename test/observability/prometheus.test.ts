@@ -45,7 +45,7 @@ const PROMQL_WORDS = new Set([
 const PROMETHEUS_SERIES = new Set(['up']);
 
 /** The metric names a PromQL expression reads: strings, label matchers, ranges and grouping clauses removed. */
-export function metricNamesIn(expr: string): string[] {
+function metricNamesIn(expr: string): string[] {
   const stripped = expr
     .replace(/"(?:[^"\\]|\\.)*"/g, '""')
     .replace(/\{[^}]*\}/g, ' ')
