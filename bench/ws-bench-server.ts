@@ -21,8 +21,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { Gateway } from '../src/app/gateway.js';
 import { loadConfig } from '../src/platform/config/config.js';
 import { createLogger } from '../src/platform/logging/logger.js';
-import type { PoolStats } from '../src/speech/inference/inference-pool.js';
-import type { SpeechEngine } from '../src/speech/speech-engine.js';
+import type { PoolStats } from '../src/speech/speech.js';
 
 const mode = process.argv[2] ?? 'gateway';
 const overrides = JSON.parse(process.argv[3] ?? '{}') as Record<string, string>;
@@ -95,8 +94,8 @@ if (mode === 'plain-ws') {
   });
   const gateway = await Gateway.start({ config, logger: createLogger('silent') });
   const key = (await gateway.keys.create({ account: 'bench', scopes: ['write'] })).key;
-  const models = gateway.speech.catalog.models().filter((m) => m.isDefault);
-  poolStats = () => (gateway.speech.engine as SpeechEngine).pool.stats();
+  const models = gateway.speech.models().filter((m) => m.isDefault);
+  poolStats = () => gateway.speech.poolStats();
   stop = async () => {
     await gateway.close();
     rmSync(dataDir, { recursive: true, force: true });

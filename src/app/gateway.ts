@@ -32,8 +32,7 @@ import { MemoryCache } from '../platform/cache/memory-cache.js';
 import { RedisCache } from '../platform/cache/redis-cache.js';
 import { packageVersion } from './package-version.js';
 import { loadSigningSecret } from './signing-secret.js';
-import type { SpeechRuntime } from '../speech/speech-runtime.js';
-import { createSpeechRuntime } from '../speech/create-speech-runtime.js';
+import { createSpeech, type Speech } from '../speech/speech.js';
 import { LocalFileStorage } from '../platform/files/local-file-storage.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
 import { JobEvents } from '../jobs/job-events.js';
@@ -61,7 +60,7 @@ export interface GatewayOptions {
   readonly config: GatewayConfig;
   readonly logger?: Logger;
   /** The speech engine and models; built from the configuration when absent. */
-  readonly speech?: (config: GatewayConfig, logger: Logger, metrics: Registry | null) => Promise<SpeechRuntime>;
+  readonly speech?: (config: GatewayConfig, logger: Logger, metrics: Registry | null) => Promise<Speech>;
   /** Check every JSON response against its declared schema (tests). */
   readonly validateResponses?: boolean;
 }
@@ -94,7 +93,7 @@ export class Gateway {
     readonly signingSecret: Buffer,
     readonly version: string,
     readonly startedAt: number,
-    readonly speech: SpeechRuntime,
+    readonly speech: Speech,
     readonly storage: FileStorage,
     readonly queue: JobQueue,
     readonly jobs: JobService,
@@ -115,7 +114,7 @@ export class Gateway {
     const usage = new UsageRecorder(store.usage, logger);
     const metrics = config.metricsEnabled ? createMetricsRegistry(true) : null;
     const outbound = new OutboundGuard(config.allowPrivateNetwork, config.outboundAllowedCidrs);
-    const speech = await (options.speech ?? createSpeechRuntime)(config, logger, metrics);
+    const speech = await (options.speech ?? createSpeech)(config, logger, metrics);
     const storage = new LocalFileStorage(join(config.dataDir, 'files'));
     const events = new JobEvents();
     // One id per process start: it owns the leases of the jobs running here and names this queue consumer.
@@ -132,6 +131,7 @@ export class Gateway {
     const media = new MediaFeatures({
       config,
       logger,
+      speech,
       store,
       storage,
       guard: outbound,
@@ -144,7 +144,7 @@ export class Gateway {
     const runner = new JobRunner({
       jobs: store.jobs,
       storage,
-      engine: speech.engine,
+      speech,
       events,
       usage,
       logger,
@@ -252,8 +252,7 @@ export class Gateway {
       authenticator: this.authenticator,
       keys: this.store.apiKeys,
       tokens,
-      models: this.speech.models,
-      recognizer: this.speech.streaming,
+      speech: this.speech,
       records: new SessionRecords(this.store.jobs, this.usage, this.logger),
       admitQuota: (principal) => this.jobs.admitQuota(principal),
       connections,
@@ -272,7 +271,7 @@ export class Gateway {
         baseUrl: this.baseUrl,
         defaultLanguage: config.defaultLanguage,
         startedAt: this.startedAt,
-        catalog: this.speech.catalog,
+        catalog: this.speech,
         health: {
           device: () => this.speech.device(),
           vad: () => this.speech.vad(),
@@ -292,9 +291,7 @@ export class Gateway {
       ...adminKeyRoutes(this.keys, this.store),
       ...transcriptionRoutes({
         jobs: this.jobs,
-        models: this.speech.models,
-        sniff: this.speech.sniff,
-        verify: (path, signal) => this.speech.verify(path, signal),
+        speech: this.speech,
         storage: this.storage,
         signer: () => this.signer,
         guard: this.outbound,
@@ -302,10 +299,10 @@ export class Gateway {
         render: this.media.render,
         isGatewayReference: (url) => this.media.library.referencedId(url) !== null,
       }),
-      ...this.media.routes({ jobs: this.jobs, models: this.speech.models }),
+      ...this.media.routes({ jobs: this.jobs }),
       ...jobApiRoutes({
         jobs: this.jobs,
-        models: this.speech.models,
+        speech: this.speech,
         guard: this.outbound,
         limiter: this.limiter,
         signer: () => this.signer,

@@ -4,9 +4,10 @@ import type { DocumentSection } from '../../platform/http/llms-text.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { HealthSchema, LanguagesSchema, RootSchema } from './discovery-schemas.js';
 
-import type { LanguageInfo, ModelInfo, SpeechCatalog } from '../../speech/models/speech-catalog.js';
+import type { ModelInfo, Speech } from '../../speech/speech.js';
 
-export type { LanguageInfo, ModelInfo, SpeechCatalog };
+/** What the gateway can transcribe right now. */
+export type SpeechCatalog = Pick<Speech, 'languages' | 'models' | 'autoDetect'>;
 
 export interface ComponentStatus {
   readonly backend: string;
