@@ -9,7 +9,7 @@ import type { JobEvents } from '../jobs/job-events.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { Speech } from '../speech/speech.js';
-import { resolveMediaTools } from '../speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../platform/subprocess/media-tools.js';
 import { MediaLibrary } from '../media/media-library.js';
 import type { OutboundGuard } from '../platform/net/outbound-guard.js';
 import { MediaProber } from '../media/probe/media-prober.js';

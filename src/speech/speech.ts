@@ -12,7 +12,7 @@ import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { sniffAudioFormat, type AudioContainer } from './audio/audio-format.js';
-import { resolveMediaTools, type MediaTools } from './audio/ffmpeg-binaries.js';
+import { resolveMediaTools, type MediaTools } from '../platform/subprocess/media-tools.js';
 import { probeAudio } from './audio/audio-probe.js';
 import type { SegmenterOptions } from './audio/pause-segmenter.js';
 import type { DecodingPlan } from './decoding/decoding-plan.js';

@@ -3,7 +3,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
 
 export const AUDIO_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'audio');
 export const audioFixture = (name: string): string => join(AUDIO_FIXTURES, name);

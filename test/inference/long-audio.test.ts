@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
 import { Speech } from '../../src/speech/speech.js';
 import { AUDIO } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
