@@ -271,7 +271,7 @@ export class Gateway {
         baseUrl: this.baseUrl,
         defaultLanguage: config.defaultLanguage,
         startedAt: this.startedAt,
-        catalog: this.speech,
+        speech: this.speech,
         health: {
           device: () => this.speech.device(),
           vad: () => this.speech.vad(),

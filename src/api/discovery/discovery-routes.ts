@@ -6,9 +6,6 @@ import { HealthSchema, LanguagesSchema, RootSchema } from './discovery-schemas.j
 
 import type { ModelInfo, Speech } from '../../speech/speech.js';
 
-/** What the gateway can transcribe right now. */
-export type SpeechCatalog = Pick<Speech, 'languages' | 'models' | 'autoDetect'>;
-
 export interface ComponentStatus {
   readonly backend: string;
   readonly ok: boolean;
@@ -31,7 +28,8 @@ export interface DiscoveryDeps {
   readonly baseUrl: string;
   readonly defaultLanguage: string;
   readonly startedAt: number;
-  readonly catalog: SpeechCatalog;
+  /** What the gateway can transcribe right now. */
+  readonly speech: Pick<Speech, 'languages' | 'models' | 'autoDetect'>;
   readonly health: HealthSources;
   readonly metrics: Registry | null;
   /** Late-bound: the documents describe every route, including those added after these. */
@@ -44,11 +42,11 @@ export interface DiscoveryDeps {
 
 const TAG = ['Discovery'];
 
-export function languageListing(catalog: SpeechCatalog, defaultLanguage: string) {
-  const models = catalog.models();
-  const languages = catalog.languages().filter((l) => models.some((m) => m.language === l.code));
+export function languageListing(speech: Pick<Speech, 'languages' | 'models' | 'autoDetect'>, defaultLanguage: string) {
+  const models = speech.models();
+  const languages = speech.languages().filter((l) => models.some((m) => m.language === l.code));
   const codes = languages.map((l) => l.code);
-  if (catalog.autoDetect() && codes.length > 0) codes.push('auto');
+  if (speech.autoDetect() && codes.length > 0) codes.push('auto');
   return {
     object: 'list' as const,
     languages: codes,
@@ -112,8 +110,8 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
       handler: async () => {
         const h = deps.health;
         const [database, files, queue, cache, rateLimiter] = await Promise.all([h.database(), h.files(), h.queue(), h.cache(), h.rateLimiter()]);
-        const listing = languageListing(deps.catalog, deps.defaultLanguage);
-        const models = deps.catalog.models();
+        const listing = languageListing(deps.speech, deps.defaultLanguage);
+        const models = deps.speech.models();
         const ok = [database, files, queue, cache, rateLimiter].every((c) => c.ok) && models.some((m) => m.loaded);
         return {
           status: 200,
@@ -145,7 +143,7 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
       auth: 'bearer',
       scope: 'read',
       responses: { 200: { description: 'Languages listing', schema: LanguagesSchema } },
-      handler: async () => ({ status: 200, body: languageListing(deps.catalog, deps.defaultLanguage) }),
+      handler: async () => ({ status: 200, body: languageListing(deps.speech, deps.defaultLanguage) }),
     }),
     defineRoute({
       method: 'GET',
