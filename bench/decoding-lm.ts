@@ -30,7 +30,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { resolveMediaTools } from '../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import { CtcBeamDecoder } from '../src/speech/decoding/ctc-beam-decoder.js';
 import { CtcGreedyDecoder } from '../src/speech/decoding/ctc-greedy-decoder.js';

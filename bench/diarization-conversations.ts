@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveMediaTools } from '../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import type { LabelledTurn } from '../src/speech/diarization/diarization-error-rate.js';
 
 export const ALFFA_DIR = join(process.env['SHARED_DATA_DIR'] ?? '/work/shared/data', 'alffa-am-train/flac');

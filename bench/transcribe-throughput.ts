@@ -20,7 +20,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { resolveMediaTools } from '../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import { CtcRecognizer } from '../src/speech/recognition/ctc-recognizer.js';
 import { loadLanguageModels, manifestDecodingPlanner } from '../src/speech/inference/decoding-planner.js';

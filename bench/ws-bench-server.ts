@@ -15,8 +15,7 @@
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { PoolStats } from '../src/speech/inference/inference-pool.js';
-import type { SpeechEngine } from '../src/speech/speech-engine.js';
+import type { PoolStats } from '../src/speech/speech.js';
 import { fixturePath } from '../test/helpers/fixtures.js';
 import { startTestGateway } from '../test/helpers/test-gateway.js';
 
@@ -91,8 +90,8 @@ if (mode === 'plain-ws') {
   const { gateway } = started;
   const { config } = gateway;
   const key = await started.key({ scopes: ['write'] });
-  const models = gateway.speech.catalog.models().filter((m) => m.isDefault);
-  poolStats = () => (gateway.speech.engine as SpeechEngine).pool.stats();
+  const models = gateway.speech.models().filter((m) => m.isDefault);
+  poolStats = () => gateway.speech.poolStats();
   stop = () => started.close();
   send({
     type: 'ready',

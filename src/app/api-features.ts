@@ -38,7 +38,7 @@ export function discoveryFeature(b: Backends, site: GatewaySite, metrics: Regist
       baseUrl: site.baseUrl,
       defaultLanguage: config.defaultLanguage,
       startedAt: site.startedAt,
-      catalog: speech.catalog,
+      speech,
       health: {
         device: () => speech.device(),
         vad: () => speech.vad(),
@@ -84,9 +84,7 @@ export function transcriptionsFeature(b: Backends, site: GatewaySite, jobs: JobS
     routes: [
       ...transcriptionRoutes({
         jobs,
-        models: speech.models,
-        sniff: speech.sniff,
-        verify: (path, signal) => speech.verify(path, signal),
+        speech,
         storage: b.storage,
         signer: () => site.signer,
         guard: b.outbound,
@@ -105,7 +103,7 @@ export function jobApiFeature(b: Backends, site: GatewaySite, jobs: JobService, 
     name: 'job api',
     routes: jobApiRoutes({
       jobs,
-      models: b.speech.models,
+      speech: b.speech,
       guard: b.outbound,
       limiter: b.limiter,
       signer: () => site.signer,

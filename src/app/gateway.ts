@@ -86,6 +86,7 @@ export class Gateway implements GatewaySite {
     const media = new MediaFeatures({
       config: b.config,
       logger: b.logger,
+      speech: b.speech,
       store: b.store,
       storage: b.storage,
       guard: b.outbound,
@@ -108,7 +109,7 @@ export class Gateway implements GatewaySite {
       usageFeature(b, jobs.service),
       adminKeysFeature(b),
       transcriptionsFeature(b, this, jobs.service, media),
-      media.feature({ jobs: jobs.service, models: b.speech.models }),
+      media.feature({ jobs: jobs.service }),
       jobApiFeature(b, this, jobs.service, media),
       textTranslationFeature(),
       // First to close: open sessions record their jobs before the runner and the store close.

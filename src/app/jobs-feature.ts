@@ -27,7 +27,7 @@ export function jobsFeature(
   const runner = new JobRunner({
     jobs: store.jobs,
     storage,
-    engine: b.speech.engine,
+    speech: b.speech,
     events: parts.events,
     usage: b.usage,
     logger,

@@ -8,9 +8,8 @@ import type { RouteDefinition } from '../platform/http/route-types.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
 import type { JobService } from '../jobs/job-service.js';
-import type { AudioSniffer, ModelResolver } from '../speech/speech-types.js';
-import { sniffAudioFormat } from '../speech/audio/audio-format.js';
-import { resolveMediaTools } from '../speech/audio/ffmpeg-binaries.js';
+import type { Speech } from '../speech/speech.js';
+import { resolveMediaTools } from '../platform/subprocess/media-tools.js';
 import { MediaLibrary } from '../media/media-library.js';
 import type { OutboundGuard } from '../platform/net/outbound-guard.js';
 import { MediaProber } from '../media/probe/media-prober.js';
@@ -39,13 +38,13 @@ export class MediaFeatures {
   readonly render: JobRenderer;
   readonly sections: readonly DocumentSection[] = MEDIA_GUIDE_SECTIONS;
   private readonly ffprobe: string;
-  /** Uploads are checked by their container, whatever models are installed. */
-  private readonly sniff: AudioSniffer = (head) => sniffAudioFormat(head);
 
   constructor(
     private readonly deps: {
       readonly config: GatewayConfig;
       readonly logger: Logger;
+      /** Uploads are checked by their container (`sniff`), whatever models are installed; batches resolve models. */
+      readonly speech: Pick<Speech, 'sniff' | 'resolveModel'>;
       readonly store: Store;
       readonly storage: FileStorage;
       readonly guard: OutboundGuard;
@@ -63,7 +62,7 @@ export class MediaFeatures {
     this.library = new MediaLibrary({
       store: store.media,
       storage: deps.storage,
-      sniff: this.sniff,
+      speech: deps.speech,
       ffprobe: this.ffprobe,
       limits: config.limits,
       logger,
@@ -85,17 +84,16 @@ export class MediaFeatures {
   }
 
   /** The routes (on the job service, built after this) with this object's start and close. */
-  feature(parts: { jobs: JobService; models: ModelResolver }): Feature {
+  feature(parts: { jobs: JobService }): Feature {
     return { name: 'media', routes: this.routes(parts), sections: this.sections, start: () => this.start(), close: () => this.close() };
   }
 
-  routes(parts: { jobs: JobService; models: ModelResolver }): RouteDefinition[] {
+  routes(parts: { jobs: JobService }): RouteDefinition[] {
     const { config, storage, guard, signer } = this.deps;
     return [
       ...batchRoutes({
         jobs: parts.jobs,
-        models: parts.models,
-        sniff: this.sniff,
+        speech: this.deps.speech,
         storage,
         library: this.library,
         guard,

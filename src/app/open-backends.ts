@@ -23,13 +23,12 @@ import { OutboundGuard } from '../platform/net/outbound-guard.js';
 import { InProcessJobQueue, type JobQueue } from '../jobs/job-queue.js';
 import { newLeaseOwner } from '../jobs/job-runner.js';
 import { RedisJobQueue } from '../jobs/redis-job-queue.js';
-import type { SpeechRuntime } from '../speech/speech-runtime.js';
-import { createSpeechRuntime } from '../speech/create-speech-runtime.js';
+import { createSpeech, type Speech } from '../speech/speech.js';
 import { ClosingStack } from './closing-stack.js';
 import { loadSigningSecret } from './signing-secret.js';
 
 /** Builds the speech runtime; tests hand in their own, the gateway builds it from the configuration. */
-export type SpeechFactory = (config: GatewayConfig, logger: Logger, metrics: Registry | null) => Promise<SpeechRuntime>;
+export type SpeechFactory = (config: GatewayConfig, logger: Logger, metrics: Registry | null) => Promise<Speech>;
 
 /**
  * The shared parts every feature builds on, opened once per process from the configuration.
@@ -49,7 +48,7 @@ export interface Backends {
   /** Null when METRICS_ENABLED is off. */
   readonly metrics: Registry | null;
   readonly outbound: OutboundGuard;
-  readonly speech: SpeechRuntime;
+  readonly speech: Speech;
   /** How job ids reach workers; JobService closes it with the shutdown grace, `close()` only makes sure. */
   readonly queue: JobQueue;
   /** Probe results and session tokens: this process's, or shared through Redis. */
@@ -70,7 +69,7 @@ export interface Backends {
  * Opens the backends in dependency order. When one fails to open, those already open are
  * closed (last first) before the error is rethrown, so a failed start leaves nothing behind.
  */
-export async function openBackends(config: GatewayConfig, logger: Logger, speechFactory: SpeechFactory = createSpeechRuntime): Promise<Backends> {
+export async function openBackends(config: GatewayConfig, logger: Logger, speechFactory: SpeechFactory = createSpeech): Promise<Backends> {
   const closing = new ClosingStack(logger);
   try {
     mkdirSync(config.dataDir, { recursive: true });

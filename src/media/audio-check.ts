@@ -1,6 +1,6 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { ApiError } from '../platform/errors/api-error.js';
-import type { AudioSniffer } from '../speech/speech-types.js';
+import type { Speech } from '../speech/speech.js';
 import { FfprobeError, mediaFacts, runFfprobe } from './probe/ffprobe.js';
 import type { FileStorage, StoredObject } from '../platform/files/file-storage.js';
 
@@ -32,7 +32,7 @@ export interface CheckedAudio {
  * else is deleted again and refused with 400 invalid_audio_format.
  */
 export async function storeCheckedAudio(
-  deps: { storage: FileStorage; sniff: AudioSniffer; ffprobe: string; probeTimeoutSeconds: number },
+  deps: { storage: FileStorage; speech: Pick<Speech, 'sniff'>; ffprobe: string; probeTimeoutSeconds: number },
   key: string,
   body: Readable,
   options: { maxBytes: number; describe: string; param: string; declaredType: string; signal?: AbortSignal },
@@ -59,7 +59,7 @@ export async function storeCheckedAudio(
       param: options.param,
     });
   };
-  const format = object.size === 0 ? null : deps.sniff(head);
+  const format = object.size === 0 ? null : deps.speech.sniff(head);
   if (format === null) return refuse(object.size === 0 ? 'is empty.' : 'is not audio in a supported format.');
 
   let durationSeconds: number | null = null;

@@ -6,7 +6,7 @@ import type { UrlSigner } from '../platform/auth/url-signer.js';
 import type { Limits } from '../platform/config/config.js';
 import { ApiError, isApiError } from '../platform/errors/api-error.js';
 import type { StoredAudioResolver } from '../jobs/audio-fetcher.js';
-import type { AudioSniffer } from '../speech/speech-types.js';
+import type { Speech } from '../speech/speech.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
 import { storeCheckedAudio } from './audio-check.js';
 import type { MediaRecord, MediaStore } from '../platform/db/media-records.js';
@@ -22,7 +22,8 @@ const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 export interface MediaLibraryDeps {
   readonly store: MediaStore;
   readonly storage: FileStorage;
-  readonly sniff: AudioSniffer;
+  /** The container check of uploads. */
+  readonly speech: Pick<Speech, 'sniff'>;
   readonly ffprobe: string;
   readonly limits: Limits;
   readonly logger: Logger;
@@ -91,7 +92,7 @@ export class MediaLibrary {
   }
 
   private checkDeps() {
-    return { storage: this.deps.storage, sniff: this.deps.sniff, ffprobe: this.deps.ffprobe, probeTimeoutSeconds: this.deps.limits.probeTimeoutSeconds };
+    return { storage: this.deps.storage, speech: this.deps.speech, ffprobe: this.deps.ffprobe, probeTimeoutSeconds: this.deps.limits.probeTimeoutSeconds };
   }
 
   /** POST /v1/uploads: one multipart file, streamed to storage and checked; a ready media asset. */

@@ -18,12 +18,10 @@ import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
 import { websocketClose } from '../platform/errors/error-rendering.js';
 import type { Uws } from '../platform/http/uws.js';
-import type { StreamingRecognizer } from '../speech/recognition/streaming-recognizer.js';
 import { newJobId } from '../jobs/job-service.js';
 import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
-import type { ModelResolver } from '../speech/speech-types.js';
 import type { ApiKeyStore } from '../platform/db/store-types.js';
-import { SileroVad } from '../speech/vad/silero-vad.js';
+import type { SileroVad, Speech } from '../speech/speech.js';
 import { WsMetrics } from './ws-metrics.js';
 import { parseSessionQuery, type SessionSettings } from './ws-query.js';
 import { WsSender } from './ws-sender.js';
@@ -43,8 +41,8 @@ export interface WsEndpointDeps {
   readonly authenticator: Authenticator;
   readonly keys: ApiKeyStore;
   readonly tokens: SessionTokens;
-  readonly models: ModelResolver;
-  readonly recognizer: StreamingRecognizer;
+  /** Model rules, piece recognition, language detection and the shared Silero VAD. */
+  readonly speech: Pick<Speech, 'resolveModel' | 'recognizePiece' | 'detectLanguage' | 'sileroVad'>;
   readonly records: SessionRecords;
   /** Throws daily_quota_exceeded (4029) when the key's audio minutes for today are used up. */
   readonly admitQuota: (principal: Principal) => Promise<void>;
@@ -72,7 +70,6 @@ export class WsEndpoint {
   private readonly live = new Set<StreamSession>();
   private readonly completions = new Set<Promise<void>>();
   private readonly senders = new Set<WsSender<SocketData>>();
-  private silero: Promise<SileroVad> | null = null;
   private readonly ticker: NodeJS.Timeout;
   private readonly metrics: WsMetrics | null;
   private closing = false;
@@ -139,11 +136,11 @@ export class WsEndpoint {
   private async admit(credentials: Parameters<typeof authenticateUpgrade>[1], query: URLSearchParams): Promise<SocketData> {
     const refuse = (error: ApiError): SocketData => ({ accepted: null, refused: error, session: null, sender: null });
     try {
-      const { authenticator, tokens, keys, models, config } = this.deps;
+      const { authenticator, tokens, keys, speech, config } = this.deps;
       const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
-      const settings = parseSessionQuery(query, { language: config.defaultLanguage }, models);
+      const settings = parseSessionQuery(query, { language: config.defaultLanguage }, speech);
       await this.deps.admitQuota(principal);
-      const silero = settings.vadType === 'silero' ? await this.sileroVad() : null;
+      const silero = settings.vadType === 'silero' ? await speech.sileroVad() : null;
       const limit = principal.key.limits.wsConnections ?? config.limits.wsConnectionsPerKey;
       const sessionId = `ws_${randomBytes(12).toString('hex')}`;
       let taken: boolean;
@@ -164,15 +161,6 @@ export class WsEndpoint {
     }
   }
 
-  private sileroVad(): Promise<SileroVad> {
-    this.silero ??= SileroVad.create({ maxBatch: 64, maxQueuedWindowsPerStream: 128 }).catch((error: unknown) => {
-      this.silero = null;
-      this.deps.logger.error({ err: error }, 'Silero VAD could not start');
-      throw new ApiError('service_unavailable', { message: 'vad_type=silero is unavailable on this server; use vad_type=energy.', param: 'vad_type' });
-    });
-    return this.silero;
-  }
-
   private open(ws: Uws.WebSocket<SocketData>): void {
     const data = ws.getUserData();
     if (data.accepted === null) {
@@ -191,7 +179,7 @@ export class WsEndpoint {
       return;
     }
     const { sessionId, principal, settings, silero } = data.accepted;
-    const { config, logger, records, recognizer } = this.deps;
+    const { config, logger, records, speech } = this.deps;
     const jobId = newJobId();
     const opened = records.open(jobId, sessionId, principal, settings);
     let session: StreamSession | null = null;
@@ -200,7 +188,7 @@ export class WsEndpoint {
       sender.abort(ERROR_REGISTRY.slow_consumer.wsClose!, 'slow_consumer');
     });
     session = new StreamSession(sessionId, jobId, settings, sender, {
-      recognizer,
+      recognizer: speech,
       silero,
       limits: config.limits,
       streaming: config.streaming,
@@ -243,7 +231,7 @@ export class WsEndpoint {
     for (const session of this.live) session.tick(now);
   }
 
-  /** Shutdown: closes every socket (1001), lets sessions record their jobs, stops Silero. */
+  /** Shutdown: closes every socket (1001) and lets sessions record their jobs (Silero stops with Speech). */
   async close(graceMs: number): Promise<void> {
     this.closing = true;
     for (const sender of [...this.senders]) sender.abort(1001, 'server shutting down');
@@ -255,6 +243,5 @@ export class WsEndpoint {
       await (this.completions.size > 0 ? Promise.race([Promise.allSettled([...this.completions]), pause()]) : pause());
     }
     clearInterval(this.ticker);
-    if (this.silero !== null) await (await this.silero.catch(() => null))?.close();
   }
 }

@@ -18,13 +18,18 @@ import type { Logger } from 'pino';
 import type { Limits, StreamingSettings } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY, type ErrorCode } from '../platform/errors/error-registry.js';
-import type { StreamingRecognizer } from '../speech/recognition/streaming-recognizer.js';
 import type { Segment } from '../platform/db/job-records.js';
-import { FORMAT_SAMPLE_RATE } from '../speech/native/audio-format.js';
-import type { EndpointEvent } from '../speech/native/endpoint-event.js';
-import { describeNativeStatus, NativeStatus } from '../speech/native/native-status.js';
-import { StreamFrontEnd } from '../speech/native/stream-front-end.js';
-import type { SileroVad, SileroVadStream } from '../speech/vad/silero-vad.js';
+import {
+  describeNativeStatus,
+  FORMAT_SAMPLE_RATE,
+  NativeStatus,
+  StreamFrontEnd,
+  type EndpointEvent,
+  type PieceRecognition,
+  type SileroVad,
+  type SileroVadStream,
+  type Speech,
+} from '../speech/speech.js';
 import { parseCommand, MAX_COMMAND_BYTES } from './ws-command-parser.js';
 import { RateWindow } from './ws-limits.js';
 import type { ServerMessage, SessionStatsMessage } from './ws-messages.js';
@@ -68,7 +73,7 @@ export interface SessionOutcome {
 }
 
 export interface SessionDeps {
-  readonly recognizer: StreamingRecognizer;
+  readonly recognizer: Pick<Speech, 'recognizePiece' | 'detectLanguage'>;
   /** The shared Silero VAD (only used with vad_type=silero; created before the session). */
   readonly silero: SileroVad | null;
   readonly limits: Limits;
@@ -374,16 +379,16 @@ export class StreamSession {
   }
 
   private async run(piece: Piece): Promise<void> {
-    let recognition: Awaited<ReturnType<StreamingRecognizer['recognize']>> | null = null;
+    let recognition: PieceRecognition | null = null;
     let error: ApiError | null = null;
     try {
       if (piece.audio.length > 0 && (piece.kind !== 'final' || hasSignal(piece.audio))) {
         if (this.model === null) {
-          const detected = await this.deps.recognizer.detect(piece.audio);
+          const detected = await this.deps.recognizer.detectLanguage(piece.audio);
           this.language = detected.language;
           this.model = detected.model;
         }
-        recognition = await this.deps.recognizer.recognize(piece.audio, { model: this.model, startMs: toMs(piece.start) });
+        recognition = await this.deps.recognizer.recognizePiece(piece.audio, { model: this.model, startMs: toMs(piece.start) });
       }
     } catch (caught) {
       error = toApiError(caught);

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
 import { fixturePath } from './fixtures.js';
 
 export const AUDIO_FIXTURES = fixturePath('audio');

@@ -13,7 +13,7 @@ import { manifestDecodingPlanner } from '../../src/speech/inference/decoding-pla
 import { InferencePool } from '../../src/speech/inference/inference-pool.js';
 import { poolSpecFor } from '../../src/speech/inference/model-specs.js';
 import { CharNgramLm } from '../../src/speech/decoding/lm/char-ngram-lm.js';
-import { characterErrorRate } from '../../src/speech/text/scored-character-error-rate.js';
+import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
 import type { LoadedCtcModel } from '../../src/speech/models/model-loader.js';
 import { ModelRegistry } from '../../src/speech/models/model-registry.js';
 import { startTestGateway } from '../helpers/test-gateway.js';
@@ -147,7 +147,7 @@ describe('shipped models', () => {
           bySet.set(c.set, entry);
         });
         for (const [set, { refs, hyps }] of bySet) {
-          const { cer } = characterErrorRate(refs, hyps, m.language);
+          const { cer } = scoredCharacterErrorRate(refs, hyps, m.language);
           const bound = CER_BOUNDS[name]?.[set];
           expect(bound, `no CER bound for ${name} on ${set}`).toBeDefined();
           expect(cer * 100, `${name} on ${set}: ${hyps.join(' / ')}`).toBeLessThanOrEqual(bound!);

@@ -25,7 +25,7 @@ describe('streaming sessions', () => {
     // The fixture language-id model is untrained: any language that has a model.
     expect(['am', 'om', 'ti']).toContain(t.language);
     expect(t.model).not.toBeNull();
-    expect(gw.gateway.speech.models.resolve(t.language, t.model!)).toMatchObject({ language: t.language, model: t.model });
+    expect(gw.gateway.speech.resolveModel(t.language, t.model!)).toMatchObject({ language: t.language, model: t.model });
     client.send('END');
     await client.closed;
   });

@@ -11,7 +11,7 @@ import { jobPrefix } from '../../jobs/job-runner.js';
 import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
 import { FINAL_STATUSES, type JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
-import type { AudioSniffer, ModelResolver } from '../../speech/speech-types.js';
+import type { Speech } from '../../speech/speech.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { InvalidCursorError } from '../../platform/db/cursor.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
@@ -29,10 +29,8 @@ import {
 
 export interface TranscriptionRouteDeps {
   readonly jobs: JobService;
-  readonly models: ModelResolver;
-  readonly sniff: AudioSniffer;
-  /** Full container check of a stored upload (throws invalid_audio_format). */
-  readonly verify: (path: string, signal?: AbortSignal) => Promise<void>;
+  /** Model rules, the early container check and the full one (`verifyAudio`: ffprobe) of a stored upload. */
+  readonly speech: Pick<Speech, 'resolveModel' | 'sniff' | 'verifyAudio'>;
   readonly storage: FileStorage;
   readonly signer: () => UrlSigner;
   readonly guard: OutboundGuard;
@@ -71,7 +69,7 @@ export function checkAudioUrl(raw: string, guard: OutboundGuard, param = 'audio_
  * bytes against the supported containers. Returns the stored object.
  */
 export function storeAudioUpload(
-  deps: Pick<TranscriptionRouteDeps, 'storage' | 'sniff' | 'verify' | 'limits'>,
+  deps: Pick<TranscriptionRouteDeps, 'storage' | 'speech' | 'limits'>,
   key: string,
   file: { filename: string; mimeType: string; stream: NodeJS.ReadableStream },
   field: string,
@@ -97,12 +95,12 @@ export function storeAudioUpload(
       await deps.storage.delete(key);
       throw new ApiError('invalid_audio_format', { message: `${file.filename || 'The file'} ${detail}`, param: field });
     };
-    if (stored.size === 0 || deps.sniff(head) === null) {
+    if (stored.size === 0 || deps.speech.sniff(head) === null) {
       await refuse('is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WEBM, AAC).');
     }
     const local = await deps.storage.localPath(key);
     try {
-      await deps.verify(local.path);
+      await deps.speech.verifyAudio(local.path);
     } catch (error) {
       if ((error as { code?: string }).code === 'invalid_audio_format') await refuse(`could not be read as audio: ${(error as Error).message}`);
       throw error;
@@ -150,7 +148,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         const principal = ctx.principal!;
         if (ctx.bodyKind === 'json') {
           const body = ctx.body;
-          const resolved = deps.models.resolve(body.language, body.model);
+          const resolved = deps.speech.resolveModel(body.language, body.model);
           checkAudioUrl(body.audio_url, deps.guard, 'audio_url', deps.isGatewayReference);
           await jobs.admit(principal);
           const job = buildJob({
@@ -182,7 +180,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         try {
           if (stored === undefined) throw new ApiError('missing_required_field', { message: "Missing required field 'file'.", param: 'file' });
           const fields = validateInput<{ language: string; mode?: 'async' | 'sync'; model?: string }>(MultipartTranscriptionFields, form.fields, 'body');
-          const resolved = deps.models.resolve(fields.language, fields.model);
+          const resolved = deps.speech.resolveModel(fields.language, fields.model);
           await jobs.admit(principal);
           const job = buildJob({
             id,

@@ -6,12 +6,16 @@
  * npm run models -- list [dir]    the models a registry finds in dir (default $MODELS_DIR or models/)
  */
 import * as ort from 'onnxruntime-node';
-import { CtcBeamDecoder } from '../../speech/decoding/ctc-beam-decoder.js';
-import { CtcGreedyDecoder } from '../../speech/decoding/ctc-greedy-decoder.js';
-import { CharNgramLm, UNK } from '../../speech/decoding/lm/char-ngram-lm.js';
-import { InputPreparer } from '../../speech/features/model-input.js';
-import { loadModelFolder, type LoadedModel } from '../../speech/models/model-loader.js';
-import { ModelRegistry } from '../../speech/models/model-registry.js';
+import {
+  CharNgramLm,
+  CtcBeamDecoder,
+  CtcGreedyDecoder,
+  InputPreparer,
+  loadModelFolder,
+  ModelRegistry,
+  UNK,
+  type LoadedModel,
+} from '../../speech/model-tools.js';
 
 interface Check {
   readonly name: string;

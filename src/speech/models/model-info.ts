@@ -12,11 +12,3 @@ export interface LanguageInfo {
   readonly name: string;
   readonly defaultModel: string | null;
 }
-
-/** What the gateway can transcribe right now; supplied by the model registry. */
-export interface SpeechCatalog {
-  languages(): readonly LanguageInfo[];
-  models(): readonly ModelInfo[];
-  /** Whether `language=auto` can be served. */
-  autoDetect(): boolean;
-}

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioTooLargeError, InvalidAudioError } from '../../src/speech/audio/audio-errors.js';
-import { SpeechEngine, type EngineProgress } from '../../src/speech/speech-engine.js';
+import { Speech, type FileTranscriptionProgress } from '../../src/speech/speech.js';
 import { ModelSelectionError } from '../../src/speech/models/model-errors.js';
 import { AUDIO, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 
 let root: string;
-let engine: SpeechEngine;
+let engine: Speech;
 let metrics: Registry;
 
 /** Models named as the spec's table names them, all built from the UNTRAINED fixture networks. */
@@ -23,12 +23,12 @@ async function specModels(dir: string, withLid: boolean): Promise<void> {
 }
 
 const request = (audioPath: string, language: string, model: string | null = null, signal = new AbortController().signal) => {
-  const progress: EngineProgress[] = [];
+  const progress: FileTranscriptionProgress[] = [];
   const languages: Array<[string, string]> = [];
   return {
     progress,
     languages,
-    request: { audioPath, language, model, signal, onProgress: (p: EngineProgress) => progress.push(p), onLanguage: (l: string, m: string) => languages.push([l, m]) },
+    request: { audioPath, language, model, signal, onProgress: (p: FileTranscriptionProgress) => progress.push(p), onLanguage: (l: string, m: string) => languages.push([l, m]) },
   };
 };
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
   await specModels(join(root, 'with-lid'), true);
   await specModels(join(root, 'without-lid'), false);
   metrics = new Registry();
-  engine = await SpeechEngine.create({ modelsDir: join(root, 'with-lid'), workers: 2, intraOpThreads: 1, metrics });
+  engine = await Speech.create({ modelsDir: join(root, 'with-lid'), workers: 2, intraOpThreads: 1, metrics });
 });
 
 afterAll(async () => {
@@ -45,14 +45,14 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-describe('SpeechEngine', () => {
+describe('Speech', () => {
   it('lists languages and models for discovery and health', () => {
-    expect(engine.catalog.languages()).toEqual([
+    expect(engine.languages()).toEqual([
       { code: 'am', name: 'Amharic', defaultModel: 'small-am-v1' },
       { code: 'om', name: 'Oromo', defaultModel: 'small-om-v1' },
       { code: 'ti', name: 'Tigrinya', defaultModel: 'small-ti-v1' },
     ]);
-    const models = engine.catalog.models();
+    const models = engine.models();
     expect(models.map((m) => [m.name, m.language, m.isDefault, m.loaded])).toEqual([
       ['small-am-v1', 'am', true, true],
       ['beta-am-v1', 'am', false, false],
@@ -60,7 +60,7 @@ describe('SpeechEngine', () => {
       ['small-ti-v1', 'ti', true, true],
     ]);
     expect(models[0]!.description).toMatch(/^UNTRAINED/);
-    expect(engine.catalog.autoDetect()).toBe(true);
+    expect(engine.autoDetect()).toBe(true);
     expect(engine.device()).toMatchObject({ requested: 'cpu', active: 'cpu', workers: 2 });
     expect(engine.problems()).toEqual([]);
   });
@@ -69,7 +69,7 @@ describe('SpeechEngine', () => {
     const { request: r } = request(AUDIO('speech-am.wav'), 'auto', 'small-am-v1');
     await expect(engine.transcribe(r)).rejects.toMatchObject({ code: 'INVALID_FIELD', param: 'model' });
     await expect(engine.transcribe(request(AUDIO('speech-am.wav'), 'am', 'small-ti-v1').request)).rejects.toBeInstanceOf(ModelSelectionError);
-    expect(() => engine.models.resolve('xx')).toThrow(/Available languages: am, om, ti, auto/);
+    expect(() => engine.resolveModel('xx')).toThrow(/Available languages: am, om, ti, auto/);
   });
 
   it.each(['wav', 'flac', 'mp3', 'm4a', 'ogg', 'webm', 'aac'])('transcribes speech-am.%s', async (ext) => {
@@ -99,7 +99,7 @@ describe('SpeechEngine', () => {
   it('runs the model that was asked for', async () => {
     const result = await engine.transcribe(request(AUDIO('speech-am.flac'), 'am', 'beta-am-v1').request);
     expect(result.model).toBe('beta-am-v1');
-    expect(engine.catalog.models().find((m) => m.name === 'beta-am-v1')!.loaded).toBe(true);
+    expect(engine.models().find((m) => m.name === 'beta-am-v1')!.loaded).toBe(true);
   });
 
   it.each([
@@ -114,7 +114,7 @@ describe('SpeechEngine', () => {
   });
 
   it('refuses files over the size limit with file_too_large', async () => {
-    const small = await SpeechEngine.create({ modelsDir: join(root, 'with-lid'), workers: 1, maxAudioBytes: 100_000, preload: false });
+    const small = await Speech.create({ modelsDir: join(root, 'with-lid'), workers: 1, maxAudioBytes: 100_000, preload: false });
     try {
       const error = await small.transcribe(request(AUDIO('speech-am.wav'), 'am').request).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AudioTooLargeError);
@@ -139,7 +139,7 @@ describe('SpeechEngine', () => {
   });
 
   it('falls back to scoring each language model when no language-id model is installed', async () => {
-    const noLid = await SpeechEngine.create({ modelsDir: join(root, 'without-lid'), workers: 1 });
+    const noLid = await Speech.create({ modelsDir: join(root, 'without-lid'), workers: 1 });
     try {
       const result = await noLid.transcribe(request(AUDIO('speech-ti.flac'), 'auto').request);
       expect(result.detection!.method).toBe('ctc_confidence');
