@@ -240,6 +240,7 @@ def main():
     ap.add_argument("--sources", default="enh,alffa-am-train,hornmt,afrisenti")
     ap.add_argument("--no-spaces", action="store_true",
                     help="drop spaces: the LM models the letter sequence only (the scoring ignores spaces, and ALFFA's morpheme splits differ from news spacing); the decoder then leaves word delimiters to the acoustic model")
+    ap.add_argument("--repeat", default="", help="name=k,...: count a source's segments k times (weights the in-domain ALFFA style)")
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     t0 = time.time()
@@ -248,6 +249,7 @@ def main():
     for n in range(1, a.order):
         min_counts[n] = max(min_counts[n], min_counts[n - 1])
     use = set(a.sources.split(","))
+    repeat = {k: int(v) for k, v in (x.split("=") for x in a.repeat.split(",") if x)}
     sources, held, held_ids = read_sources(a.lang)
     segments, report_sources, excluded = [], [], 0
     for name, path, licence, lines in sources:
@@ -265,9 +267,10 @@ def main():
                 if len(f) < STRETCH and f in held:
                     excluded += 1
                     continue
-                segments.append(seg.replace(" ", "") if a.no_spaces else seg)
+                for _ in range(repeat.get(name, 1)):
+                    segments.append(seg.replace(" ", "") if a.no_spaces else seg)
                 n_seg += 1
-        report_sources.append({"name": name, "file": f"<data>/{path}", "licence": licence, "segments": n_seg})
+        report_sources.append({"name": name, "file": f"<data>/{path}", "licence": licence, "segments": n_seg, "repeat": repeat.get(name, 1)})
         print(f"{name}: {n_seg:,} segments", flush=True)
     text = "\n".join(segments)
     chars = {}
