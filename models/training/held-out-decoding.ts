@@ -67,7 +67,7 @@ async function logits(model: LoadedCtcModel, dataDir: string, texts: Map<string,
       const input = preparer.prepare(pcm);
       const dims = preparer.featureDim > 0 ? [1, input.length, preparer.featureDim] : [1, input.length];
       const feeds: Record<string, ort.Tensor> = { [io.audio]: new ort.Tensor('float32', input.data, dims) };
-      feeds[io.lengths] = new ort.Tensor('int64', BigInt64Array.from([BigInt(input.length)]), [1]);
+      if (io.lengths !== null) feeds[io.lengths] = new ort.Tensor('int64', BigInt64Array.from([BigInt(input.length)]), [1]);
       const result = await session.run(feeds);
       const l = result[io.logits]!;
       const V = l.dims[2]!;

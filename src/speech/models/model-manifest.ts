@@ -41,7 +41,8 @@ export interface CtcManifest {
   readonly description: string;
   readonly onnx: string;
   readonly input: ModelInput;
-  readonly io: { readonly audio: string; readonly lengths: string; readonly logits: string; readonly outLengths: string | null };
+  /** `lengths` null: the model takes no lengths input (a plain wav2vec2-style export); it then runs one row per batch. */
+  readonly io: { readonly audio: string; readonly lengths: string | null; readonly logits: string; readonly outLengths: string | null };
   readonly frameStrideSamples: number;
   readonly vocabulary: string;
   readonly blankId: number;
@@ -289,7 +290,7 @@ export function parseManifest(json: unknown): ModelManifest {
     input,
     io: {
       audio: r.string('io.audio'),
-      lengths: r.string('io.lengths'),
+      lengths: r.nullableString('io.lengths'),
       logits: r.string('io.logits'),
       outLengths: r.nullableString('io.out_lengths'),
     },
