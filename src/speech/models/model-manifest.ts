@@ -311,6 +311,7 @@ export function parseManifest(json: unknown): ModelManifest {
     isDefault: r.has('default') ? r.boolean('default') : null,
     maxBatchSize: r.has('max_batch_size') ? r.number('max_batch_size', { integer: true, min: 1, max: 1024 }) : null,
   };
+  if (input.kind === 'log_mel' && manifest.io.lengths === null) r.problems.push('io.lengths must be a non-empty string (log_mel input takes frame lengths)');
   if (input.kind === 'log_mel' && manifest.frameStrideSamples % input.hopLength !== 0) {
     r.problems.push('frame_stride_samples must be a multiple of input.hop_length');
   }
