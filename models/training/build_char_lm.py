@@ -8,6 +8,9 @@ Same model as src/speech/decoding/lm/char-ngram-builder.ts: interpolated Witten-
   uniform distribution; n-grams of order n seen fewer than min_counts[n] times pruned; backoff
   weights recomputed from the kept entries so that every distribution sums to 1:
   bow(h) = (1 - sum_kept p(w | h)) / (1 - sum_kept p_bo(w | h')).
+Checked: on a small corpus that both normalisations leave unchanged, the Witten-Bell file is
+byte-identical to `npm run lm -- build` (same order, min counts, sources). `--smoothing kn`
+(interpolated Kneser-Ney) is an option; it did not decode better (models/small-am-v1/README.md).
 N-grams are packed into uint64 keys (B bits per symbol, oldest symbol highest), so numeric key
 order is the trie order of the file.
 
@@ -128,31 +131,66 @@ def pack(seq, B, order):
     return out
 
 
-def build(seq, symbols, B, order, min_counts):
+def adjusted_counts(grams, B, order):
+    """Kneser-Ney counts: the raw count at the highest order and for n-grams that start with <s>;
+    elsewhere the number of distinct symbols seen before the n-gram (continuation count)."""
+    out = []
+    for n in range(1, order + 1):
+        keys, counts = grams[n - 1]
+        if n == order:
+            out.append(counts.astype(np.float64))
+            continue
+        suffix = grams[n][0] & np.uint64((1 << (B * n)) - 1)
+        s_keys, s_counts = np.unique(suffix, return_counts=True)
+        idx = np.minimum(np.searchsorted(s_keys, keys), len(s_keys) - 1)
+        cont = np.where(s_keys[idx] == keys, s_counts[idx], 0).astype(np.float64)
+        starts_bos = (keys >> np.uint64(B * (n - 1))) == BOS
+        out.append(np.where(starts_bos, counts, cont))
+    return out
+
+
+def build(seq, symbols, B, order, min_counts, smoothing="wb"):
     mask = lambda n: np.uint64((1 << (B * n)) - 1)  # noqa: E731
     Bu = np.uint64(B)
     grams = pack(seq, B, order)
+    adjusted = adjusted_counts(grams, B, order) if smoothing == "kn" else [g[1].astype(np.float64) for g in grams]
+
+    def discount(a):
+        n1, n2 = np.count_nonzero(a == 1), np.count_nonzero(a == 2)
+        return n1 / (n1 + 2 * n2) if n1 + n2 > 0 else 0.5
+
     # Interpolated probabilities of every seen n-gram.
     uni_keys = np.arange(symbols, dtype=np.uint64)
     uni_counts = np.zeros(symbols, dtype=np.int64)
     uni_counts[grams[0][0].astype(np.int64)] = grams[0][1]
-    c, t = uni_counts.sum(), np.count_nonzero(uni_counts)
+    uni_a = np.zeros(symbols)
+    uni_a[grams[0][0].astype(np.int64)] = adjusted[0]
+    c, t = uni_a.sum(), np.count_nonzero(uni_a)
     uniform = 1.0 / (symbols - 1)
-    p1 = (uni_counts + t * uniform) / (c + t)
+    if smoothing == "kn":
+        d = discount(adjusted[0])
+        p1 = np.maximum(uni_a - d, 0) / c + d * t / c * uniform
+    else:
+        p1 = (uni_a + t * uniform) / (c + t)
     p1[BOS] = 0.0
     interp = [(uni_keys, p1, uni_counts)]
     for n in range(2, order + 1):
         keys, counts = grams[n - 1]
+        a = adjusted[n - 1]
         lower_keys, lower_p, _ = interp[n - 2]
         lower = keys & mask(n - 1)
         idx = np.searchsorted(lower_keys, lower)
         assert np.all(lower_keys[idx] == lower), "lower-order n-gram missing"
         ctx = keys >> Bu
         starts = np.flatnonzero(np.concatenate(([True], ctx[1:] != ctx[:-1])))
-        tot = np.add.reduceat(counts, starts)
+        tot = np.add.reduceat(a, starts)
         types = np.diff(np.append(starts, len(keys)))
         rep = np.repeat(np.arange(len(starts)), types)
-        p = (counts + types[rep] * lower_p[idx]) / (tot[rep] + types[rep])
+        if smoothing == "kn":
+            d = discount(a)
+            p = np.maximum(a - d, 0) / tot[rep] + d * types[rep] / tot[rep] * lower_p[idx]
+        else:
+            p = (a + types[rep] * lower_p[idx]) / (tot[rep] + types[rep])
         interp.append((keys, p, counts))
     # Pruning and backoff weights.
     kept = []  # (keys, probs, bows)
@@ -238,6 +276,8 @@ def main():
     ap.add_argument("--min-counts", default="1,1,1,2,2,3,3")
     ap.add_argument("--min-char-count", type=int, default=2)
     ap.add_argument("--sources", default="enh,alffa-am-train,hornmt,afrisenti")
+    ap.add_argument("--smoothing", choices=["wb", "kn"], default="wb",
+                    help="wb: interpolated Witten-Bell (as char-ngram-builder.ts); kn: interpolated Kneser-Ney, one discount per order")
     ap.add_argument("--no-spaces", action="store_true",
                     help="drop spaces: the LM models the letter sequence only (the scoring ignores spaces, and ALFFA's morpheme splits differ from news spacing); the decoder then leaves word delimiters to the acoustic model")
     ap.add_argument("--repeat", default="", help="name=k,...: count a source's segments k times (weights the in-domain ALFFA style)")
@@ -291,7 +331,7 @@ def main():
     seq = np.concatenate(([BOS], np.insert(ids, np.flatnonzero(ids == EOS) + 1, BOS), [EOS])).astype(np.uint16)
     n_chars = int(np.count_nonzero(seq >= FIRST) + np.count_nonzero(seq == UNK))
     print(f"{len(segments):,} segments, {n_chars:,} characters, {symbols} symbols ({B} bits), order {a.order}, min counts {min_counts}", flush=True)
-    kept = build(seq, symbols, B, a.order, min_counts)
+    kept = build(seq, symbols, B, a.order, min_counts, a.smoothing)
     header, body = serialise(kept, alphabet, a.order, B)
     header = bytearray(header)
     struct.pack_into("<I", header, 20, fnv1a(body))
@@ -305,7 +345,7 @@ def main():
         "language": a.lang,
         "unit": "char",
         "order": a.order,
-        "smoothing": "interpolated Witten-Bell, backoff form, natural log (as char-ngram-builder.ts)",
+        "smoothing": ("interpolated Witten-Bell" if a.smoothing == "wb" else "interpolated Kneser-Ney (one discount per order, n1/(n1+2 n2))") + ", backoff form, natural log; backoff weights recomputed after pruning",
         "normalisation": "the acoustic targets' (models/training/common.py normalize_ethiopic + homophone_merge; sentences cut at ። ፧ ? !; runs split at words with digits/Latin); no punctuation, ALFFA homophone merge",
         "spaces": "dropped (word delimiters are LM-transparent)" if a.no_spaces else "kept",
         "min_counts": min_counts,
