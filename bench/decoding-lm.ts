@@ -168,7 +168,7 @@ async function modelUtterances(model: LoadedCtcModel, texts: Map<string, string>
       const input = preparer.prepare(pcm);
       const dims = preparer.featureDim > 0 ? [1, input.length, preparer.featureDim] : [1, input.length];
       const feeds: Record<string, ort.Tensor> = { [io.audio]: new ort.Tensor('float32', input.data, dims) };
-      feeds[io.lengths] = new ort.Tensor('int64', BigInt64Array.from([BigInt(input.length)]), [1]);
+      if (io.lengths !== null) feeds[io.lengths] = new ort.Tensor('int64', BigInt64Array.from([BigInt(input.length)]), [1]);
       const result = await session.run(feeds);
       const logits = result[io.logits]!;
       const V = logits.dims[2]!;
