@@ -26,7 +26,7 @@ const NUMERIC = 1700;
  * milliseconds), dates as `YYYY-MM-DD`, 64-bit counts as numbers. Per pool, never global.
  */
 const parseDate = pg.types.getTypeParser(TIMESTAMPTZ) as (value: string) => Date;
-const TYPES = {
+export const TYPES = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (format === undefined || format === 'text') {
       if (oid === TIMESTAMPTZ || oid === TIMESTAMP) return (value: string) => parseDate(value).toISOString();
@@ -38,7 +38,7 @@ const TYPES = {
 };
 
 /** Names each distinct SQL text, so every pooled connection prepares it once and reuses the plan. */
-function statementName(text: string): string {
+export function statementName(text: string): string {
   return `gw_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
 }
 

@@ -4,7 +4,9 @@ import type { MediaStore } from '../media-records.js';
 import type { WebhookStore } from '../webhook-records.js';
 import { addDays } from '../dates.js';
 import { newId } from '../ids.js';
-import type { Account, AccountStore, ApiKeyStore, NewApiKey, Store, StoreHealth, UsageDay, UsageStore } from '../store-types.js';
+import type { AccountStore, ApiKeyStore, NewApiKey, Store, StoreHealth, UsageDay, UsageStore } from '../store-types.js';
+import { AccountRepository } from '../repositories/account-repository.js';
+import { PostgresExecutor } from './postgres-executor.js';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
 import { PostgresJobStore } from './postgres-job-store.js';
@@ -12,8 +14,6 @@ import { PostgresMediaStore } from './postgres-media-store.js';
 import { PostgresWebhookStore } from './postgres-webhook-store.js';
 
 type Row = Record<string, any>;
-
-const toAccount = (row: Row): Account => ({ id: row.id, name: row.name, createdAt: row.created_at });
 
 const toKey = (row: Row): ApiKeyRecord => ({
   id: row.id,
@@ -29,36 +29,6 @@ const toKey = (row: Row): ApiKeyRecord => ({
   revokedAt: row.revoked_at,
   lastUsedAt: row.last_used_at,
 });
-
-class PostgresAccountStore implements AccountStore {
-  constructor(private readonly db: PostgresDatabase) {}
-
-  /** Two processes ensuring the same name at once both get the one row that won. */
-  async ensure(name: string): Promise<Account> {
-    const existing = await this.findByName(name);
-    if (existing) return existing;
-    await this.db.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [
-      newId('acct'),
-      name,
-      new Date().toISOString(),
-    ]);
-    return (await this.findByName(name))!;
-  }
-
-  async get(id: string): Promise<Account | null> {
-    const { rows } = await this.db.query('SELECT * FROM accounts WHERE id = $1', [id]);
-    return rows[0] ? toAccount(rows[0]) : null;
-  }
-
-  async findByName(name: string): Promise<Account | null> {
-    const { rows } = await this.db.query('SELECT * FROM accounts WHERE name = $1', [name]);
-    return rows[0] ? toAccount(rows[0]) : null;
-  }
-
-  async list(): Promise<Account[]> {
-    return (await this.db.query('SELECT * FROM accounts ORDER BY created_at, id')).rows.map(toAccount);
-  }
-}
 
 class PostgresApiKeyStore implements ApiKeyStore {
   constructor(private readonly db: PostgresDatabase) {}
@@ -174,7 +144,8 @@ export class PostgresStore implements Store {
   readonly webhooks: WebhookStore;
 
   constructor(readonly db: PostgresDatabase) {
-    this.accounts = new PostgresAccountStore(db);
+    const sql = new PostgresExecutor(db);
+    this.accounts = new AccountRepository(sql);
     this.apiKeys = new PostgresApiKeyStore(db);
     this.usage = new PostgresUsageStore(db);
     this.jobs = new PostgresJobStore(db);

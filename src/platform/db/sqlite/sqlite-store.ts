@@ -1,7 +1,9 @@
 import type { ApiKeyRecord, KeyLimitOverrides, Scope } from '../../auth/principal.js';
-import type { Account, AccountStore, ApiKeyStore, NewApiKey, Store, StoreHealth, UsageDay, UsageStore } from '../store-types.js';
+import type { AccountStore, ApiKeyStore, NewApiKey, Store, StoreHealth, UsageDay, UsageStore } from '../store-types.js';
 import { addDays } from '../dates.js';
 import { newId } from '../ids.js';
+import { AccountRepository } from '../repositories/account-repository.js';
+import { SqliteExecutor } from './sqlite-executor.js';
 import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import { openSqlite, type SqliteDatabase } from './sqlite-database.js';
 import { StatementCache } from './statement-cache.js';
@@ -13,12 +15,6 @@ import type { WebhookStore } from '../webhook-records.js';
 import type { JobStore } from '../job-records.js';
 
 export { newId };
-
-interface AccountRow {
-  id: string;
-  name: string;
-  created_at: string;
-}
 
 interface KeyRow {
   id: string;
@@ -35,8 +31,6 @@ interface KeyRow {
   last_used_at: string | null;
 }
 
-const toAccount = (row: AccountRow): Account => ({ id: row.id, name: row.name, createdAt: row.created_at });
-
 const toKey = (row: KeyRow): ApiKeyRecord => ({
   id: row.id,
   accountId: row.account_id,
@@ -51,36 +45,6 @@ const toKey = (row: KeyRow): ApiKeyRecord => ({
   revokedAt: row.revoked_at,
   lastUsedAt: row.last_used_at,
 });
-
-class SqliteAccountStore implements AccountStore {
-  private readonly sql: StatementCache;
-
-  constructor(private readonly db: SqliteDatabase) {
-    this.sql = new StatementCache(db);
-  }
-
-  async ensure(name: string): Promise<Account> {
-    const existing = await this.findByName(name);
-    if (existing) return existing;
-    const account: AccountRow = { id: newId('acct'), name, created_at: new Date().toISOString() };
-    this.sql.get('INSERT OR IGNORE INTO accounts (id, name, created_at) VALUES (@id, @name, @created_at)').run(account);
-    return (await this.findByName(name))!;
-  }
-
-  async get(id: string): Promise<Account | null> {
-    const row = this.sql.get('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
-    return row ? toAccount(row) : null;
-  }
-
-  async findByName(name: string): Promise<Account | null> {
-    const row = this.sql.get('SELECT * FROM accounts WHERE name = ?').get(name) as AccountRow | undefined;
-    return row ? toAccount(row) : null;
-  }
-
-  async list(): Promise<Account[]> {
-    return (this.sql.get('SELECT * FROM accounts ORDER BY created_at, id').all() as AccountRow[]).map(toAccount);
-  }
-}
 
 class SqliteApiKeyStore implements ApiKeyStore {
   private readonly sql: StatementCache;
@@ -187,12 +151,14 @@ export class SqliteStore implements Store {
   readonly jobs: JobStore;
   readonly media: MediaStore;
   readonly webhooks: WebhookStore;
+  private readonly sql: SqliteExecutor;
 
   constructor(readonly db: SqliteDatabase) {
     this.jobs = new SqliteJobStore(db);
     this.media = new SqliteMediaStore(db);
     this.webhooks = new SqliteWebhookStore(db);
-    this.accounts = new SqliteAccountStore(db);
+    this.sql = new SqliteExecutor(db);
+    this.accounts = new AccountRepository(this.sql);
     this.apiKeys = new SqliteApiKeyStore(db);
     this.usage = new SqliteUsageStore(db);
   }
@@ -211,6 +177,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.sql.detach();
     if (this.db.open) this.db.close();
   }
 }

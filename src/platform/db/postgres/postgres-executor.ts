@@ -1,0 +1,94 @@
+import pg from 'pg';
+import type { Row, SqlDatabase, SqlExecutor, SqlTransaction } from '../sql/executor.js';
+import { numberPlaceholders } from '../sql/placeholders.js';
+import { POSTGRES_DIALECT } from './postgres-dialect.js';
+import { statementName, TYPES, type PostgresDatabase } from './postgres-database.js';
+
+const JSON_OID = 114;
+
+/** The pool's parsers, but `json` columns come back as their text, as SQLite returns them. */
+const SQL_TYPES = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === JSON_OID && (format === undefined || format === 'text')) return (value: string) => value;
+    return TYPES.getTypeParser(oid, format);
+  },
+};
+
+interface Prepared {
+  readonly name: string;
+  readonly text: string;
+}
+
+/** Each distinct statement, numbered and named once (named: every pooled connection prepares it once). */
+const prepared = new Map<string, Prepared>();
+
+function prepare(sql: string): Prepared {
+  let statement = prepared.get(sql);
+  if (statement === undefined) {
+    const text = numberPlaceholders(sql);
+    statement = { name: statementName(text), text };
+    prepared.set(sql, statement);
+  }
+  return statement;
+}
+
+type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+function executorOf(target: Queryable): SqlExecutor {
+  const exec = (sql: string, values: readonly unknown[]) => {
+    const { name, text } = prepare(sql);
+    return target.query<pg.QueryResultRow>({ name, text, values: values as unknown[], types: SQL_TYPES });
+  };
+  return {
+    query: async <R>(sql: string, values: readonly unknown[] = []) => (await exec(sql, values)).rows as R[],
+    one: async <R>(sql: string, values: readonly unknown[] = []) => (await exec(sql, values)).rows[0] as R | undefined,
+    run: async (sql: string, values: readonly unknown[] = []) => (await exec(sql, values)).rowCount ?? 0,
+  };
+}
+
+/** The PostgreSQL side of the store: statements on the pool, transactions on one connection. */
+export class PostgresExecutor implements SqlDatabase {
+  readonly dialect = POSTGRES_DIALECT;
+  private readonly direct: SqlExecutor;
+
+  constructor(private readonly database: PostgresDatabase) {
+    this.direct = executorOf(database.pool);
+  }
+
+  query<R = Row>(sql: string, values?: readonly unknown[]): Promise<R[]> {
+    return this.direct.query<R>(sql, values);
+  }
+
+  one<R = Row>(sql: string, values?: readonly unknown[]): Promise<R | undefined> {
+    return this.direct.one<R>(sql, values);
+  }
+
+  run(sql: string, values?: readonly unknown[]): Promise<number> {
+    return this.direct.run(sql, values);
+  }
+
+  async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    const client = await this.database.pool.connect();
+    const inner = executorOf(client);
+    const tx: SqlTransaction = {
+      ...inner,
+      // Transaction-level: released at commit or rollback, after the transaction's writes are visible.
+      lock: async (scope, key) => {
+        await inner.query('SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))', [`speech-gateway:${scope}`, key]);
+      },
+    };
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      throw error;
+    } finally {
+      // A connection that could not roll back is in an unknown state: destroy it.
+      client.release(broken);
+    }
+  }
+}
