@@ -6,6 +6,7 @@ import { addDays } from '../dates.js';
 import { newId } from '../ids.js';
 import type { AccountStore, ApiKeyStore, NewApiKey, Store, StoreHealth, UsageDay, UsageStore } from '../store-types.js';
 import { AccountRepository } from '../repositories/account-repository.js';
+import { KeyRepository } from '../repositories/key-repository.js';
 import { PostgresExecutor } from './postgres-executor.js';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
@@ -14,77 +15,6 @@ import { PostgresMediaStore } from './postgres-media-store.js';
 import { PostgresWebhookStore } from './postgres-webhook-store.js';
 
 type Row = Record<string, any>;
-
-const toKey = (row: Row): ApiKeyRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  name: row.name,
-  prefix: row.prefix,
-  scopes: row.scopes as Scope[],
-  ipAllowlist: row.ip_allowlist as string[] | null,
-  originAllowlist: row.origin_allowlist as string[] | null,
-  limits: row.limits as KeyLimitOverrides,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  revokedAt: row.revoked_at,
-  lastUsedAt: row.last_used_at,
-});
-
-class PostgresApiKeyStore implements ApiKeyStore {
-  constructor(private readonly db: PostgresDatabase) {}
-
-  async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const { rows } = await this.db.query(
-      `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, ip_allowlist, origin_allowlist, limits, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-      [
-        newId('key'),
-        key.accountId,
-        key.name,
-        key.prefix,
-        key.hash,
-        JSON.stringify(key.scopes),
-        key.ipAllowlist === null ? null : JSON.stringify(key.ipAllowlist),
-        key.originAllowlist === null ? null : JSON.stringify(key.originAllowlist),
-        JSON.stringify(key.limits),
-        new Date().toISOString(),
-        key.expiresAt,
-      ],
-    );
-    return toKey(rows[0]!);
-  }
-
-  async findByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.db.query('SELECT * FROM api_keys WHERE hash = $1', [hash]);
-    return rows[0] ? toKey(rows[0]) : null;
-  }
-
-  async get(id: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.db.query('SELECT * FROM api_keys WHERE id = $1', [id]);
-    return rows[0] ? toKey(rows[0]) : null;
-  }
-
-  async list(filter: { accountId?: string; includeRevoked?: boolean }): Promise<ApiKeyRecord[]> {
-    const clauses: string[] = [];
-    const values: unknown[] = [];
-    if (filter.accountId !== undefined) {
-      values.push(filter.accountId);
-      clauses.push(`account_id = $${values.length}`);
-    }
-    if (!filter.includeRevoked) clauses.push('revoked_at IS NULL');
-    const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
-    return (await this.db.query(`SELECT * FROM api_keys ${where} ORDER BY created_at, id`, values)).rows.map(toKey);
-  }
-
-  async revoke(id: string, at: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *', [id, at]);
-    return rows[0] ? toKey(rows[0]) : null;
-  }
-
-  async touch(id: string, at: string): Promise<void> {
-    await this.db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [id, at]);
-  }
-}
 
 interface UsageRow {
   date: string;
@@ -146,7 +76,7 @@ export class PostgresStore implements Store {
   constructor(readonly db: PostgresDatabase) {
     const sql = new PostgresExecutor(db);
     this.accounts = new AccountRepository(sql);
-    this.apiKeys = new PostgresApiKeyStore(db);
+    this.apiKeys = new KeyRepository(sql);
     this.usage = new PostgresUsageStore(db);
     this.jobs = new PostgresJobStore(db);
     this.media = new PostgresMediaStore(db);

@@ -3,6 +3,7 @@ import type { AccountStore, ApiKeyStore, NewApiKey, Store, StoreHealth, UsageDay
 import { addDays } from '../dates.js';
 import { newId } from '../ids.js';
 import { AccountRepository } from '../repositories/account-repository.js';
+import { KeyRepository } from '../repositories/key-repository.js';
 import { SqliteExecutor } from './sqlite-executor.js';
 import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import { openSqlite, type SqliteDatabase } from './sqlite-database.js';
@@ -15,97 +16,6 @@ import type { WebhookStore } from '../webhook-records.js';
 import type { JobStore } from '../job-records.js';
 
 export { newId };
-
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string | null;
-  prefix: string;
-  scopes: string;
-  ip_allowlist: string | null;
-  origin_allowlist: string | null;
-  limits: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
-const toKey = (row: KeyRow): ApiKeyRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  name: row.name,
-  prefix: row.prefix,
-  scopes: JSON.parse(row.scopes) as Scope[],
-  ipAllowlist: row.ip_allowlist === null ? null : (JSON.parse(row.ip_allowlist) as string[]),
-  originAllowlist: row.origin_allowlist === null ? null : (JSON.parse(row.origin_allowlist) as string[]),
-  limits: JSON.parse(row.limits) as KeyLimitOverrides,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  revokedAt: row.revoked_at,
-  lastUsedAt: row.last_used_at,
-});
-
-class SqliteApiKeyStore implements ApiKeyStore {
-  private readonly sql: StatementCache;
-
-  constructor(private readonly db: SqliteDatabase) {
-    this.sql = new StatementCache(db);
-  }
-
-  async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const id = newId('key');
-    this.sql.get(
-        `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, ip_allowlist, origin_allowlist, limits, created_at, expires_at)
-         VALUES (@id, @account_id, @name, @prefix, @hash, @scopes, @ip_allowlist, @origin_allowlist, @limits, @created_at, @expires_at)`,
-      )
-      .run({
-        id,
-        account_id: key.accountId,
-        name: key.name,
-        prefix: key.prefix,
-        hash: key.hash,
-        scopes: JSON.stringify(key.scopes),
-        ip_allowlist: key.ipAllowlist === null ? null : JSON.stringify(key.ipAllowlist),
-        origin_allowlist: key.originAllowlist === null ? null : JSON.stringify(key.originAllowlist),
-        limits: JSON.stringify(key.limits),
-        created_at: new Date().toISOString(),
-        expires_at: key.expiresAt,
-      });
-    return (await this.get(id))!;
-  }
-
-  async findByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const row = this.sql.get('SELECT * FROM api_keys WHERE hash = ?').get(hash) as KeyRow | undefined;
-    return row ? toKey(row) : null;
-  }
-
-  async get(id: string): Promise<ApiKeyRecord | null> {
-    const row = this.sql.get('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
-    return row ? toKey(row) : null;
-  }
-
-  async list(filter: { accountId?: string; includeRevoked?: boolean }): Promise<ApiKeyRecord[]> {
-    const clauses: string[] = [];
-    const args: string[] = [];
-    if (filter.accountId !== undefined) {
-      clauses.push('account_id = ?');
-      args.push(filter.accountId);
-    }
-    if (!filter.includeRevoked) clauses.push('revoked_at IS NULL');
-    const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
-    return (this.sql.get(`SELECT * FROM api_keys ${where} ORDER BY created_at, id`).all(...args) as KeyRow[]).map(toKey);
-  }
-
-  async revoke(id: string, at: string): Promise<ApiKeyRecord | null> {
-    this.sql.get('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?').run(at, id);
-    return this.get(id);
-  }
-
-  async touch(id: string, at: string): Promise<void> {
-    this.sql.get('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
-  }
-}
 
 class SqliteUsageStore implements UsageStore {
   private readonly sql: StatementCache;
@@ -159,7 +69,7 @@ export class SqliteStore implements Store {
     this.webhooks = new SqliteWebhookStore(db);
     this.sql = new SqliteExecutor(db);
     this.accounts = new AccountRepository(this.sql);
-    this.apiKeys = new SqliteApiKeyStore(db);
+    this.apiKeys = new KeyRepository(this.sql);
     this.usage = new SqliteUsageStore(db);
   }
 
