@@ -4,13 +4,13 @@ import { addDays } from '../dates.js';
 import { newId } from '../ids.js';
 import { AccountRepository } from '../repositories/account-repository.js';
 import { KeyRepository } from '../repositories/key-repository.js';
+import { MediaRepository } from '../repositories/media-repository.js';
 import { UsageRepository } from '../repositories/usage-repository.js';
 import { SqliteExecutor } from './sqlite-executor.js';
 import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import { openSqlite, type SqliteDatabase } from './sqlite-database.js';
 import { StatementCache } from './statement-cache.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
-import { SqliteMediaStore } from './sqlite-media-store.js';
 import { SqliteWebhookStore } from './sqlite-webhook-store.js';
 import type { MediaStore } from '../media-records.js';
 import type { WebhookStore } from '../webhook-records.js';
@@ -28,10 +28,10 @@ export class SqliteStore implements Store {
   private readonly sql: SqliteExecutor;
 
   constructor(readonly db: SqliteDatabase) {
-    this.jobs = new SqliteJobStore(db);
-    this.media = new SqliteMediaStore(db);
-    this.webhooks = new SqliteWebhookStore(db);
     this.sql = new SqliteExecutor(db);
+    this.jobs = new SqliteJobStore(db);
+    this.media = new MediaRepository(this.sql);
+    this.webhooks = new SqliteWebhookStore(db);
     this.accounts = new AccountRepository(this.sql);
     this.apiKeys = new KeyRepository(this.sql);
     this.usage = new UsageRepository(this.sql);
