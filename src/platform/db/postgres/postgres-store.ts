@@ -7,12 +7,12 @@ import { newId } from '../ids.js';
 import type { AccountStore, ApiKeyStore, NewApiKey, Store, StoreHealth, UsageDay, UsageStore } from '../store-types.js';
 import { AccountRepository } from '../repositories/account-repository.js';
 import { KeyRepository } from '../repositories/key-repository.js';
+import { JobRepository } from '../repositories/job-repository.js';
 import { MediaRepository } from '../repositories/media-repository.js';
 import { UsageRepository } from '../repositories/usage-repository.js';
 import { PostgresExecutor } from './postgres-executor.js';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
-import { PostgresJobStore } from './postgres-job-store.js';
 import { PostgresWebhookStore } from './postgres-webhook-store.js';
 
 type Row = Record<string, any>;
@@ -33,7 +33,7 @@ export class PostgresStore implements Store {
     this.accounts = new AccountRepository(sql);
     this.apiKeys = new KeyRepository(sql);
     this.usage = new UsageRepository(sql);
-    this.jobs = new PostgresJobStore(db);
+    this.jobs = new JobRepository(sql);
     this.media = new MediaRepository(sql);
     this.webhooks = new PostgresWebhookStore(db);
   }

@@ -15,14 +15,12 @@ class FileGate {
   users = 0;
   private waiters: (() => void)[] = [];
 
-  /** Resolves once no transaction holds the gate. */
-  async idle(): Promise<void> {
-    while (this.held) await new Promise<void>((wake) => this.waiters.push(wake));
-  }
-
-  async acquire(): Promise<void> {
-    await this.idle();
-    this.held = true;
+  /**
+   * Resolves at the next release. Callers loop `while (gate.held) await gate.released()` and then
+   * act without awaiting, so no transaction can start between their check and their statement.
+   */
+  released(): Promise<void> {
+    return new Promise<void>((wake) => this.waiters.push(wake));
   }
 
   release(): void {
@@ -63,22 +61,23 @@ export class SqliteExecutor implements SqlDatabase {
   }
 
   async query<R = Row>(sql: string, values: readonly unknown[] = []): Promise<R[]> {
-    if (this.gate.held) await this.gate.idle();
+    while (this.gate.held) await this.gate.released();
     return this.all<R>(sql, values);
   }
 
   async one<R = Row>(sql: string, values: readonly unknown[] = []): Promise<R | undefined> {
-    if (this.gate.held) await this.gate.idle();
+    while (this.gate.held) await this.gate.released();
     return this.first<R>(sql, values);
   }
 
   async run(sql: string, values: readonly unknown[] = []): Promise<number> {
-    if (this.gate.held) await this.gate.idle();
+    while (this.gate.held) await this.gate.released();
     return this.changes(sql, values);
   }
 
   async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-    await this.gate.acquire();
+    while (this.gate.held) await this.gate.released();
+    this.gate.held = true;
     let open = true;
     const live = (): void => {
       if (!open) throw new Error('a transaction was used after it ended');

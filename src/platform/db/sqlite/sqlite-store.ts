@@ -4,13 +4,13 @@ import { addDays } from '../dates.js';
 import { newId } from '../ids.js';
 import { AccountRepository } from '../repositories/account-repository.js';
 import { KeyRepository } from '../repositories/key-repository.js';
+import { JobRepository } from '../repositories/job-repository.js';
 import { MediaRepository } from '../repositories/media-repository.js';
 import { UsageRepository } from '../repositories/usage-repository.js';
 import { SqliteExecutor } from './sqlite-executor.js';
 import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import { openSqlite, type SqliteDatabase } from './sqlite-database.js';
 import { StatementCache } from './statement-cache.js';
-import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteWebhookStore } from './sqlite-webhook-store.js';
 import type { MediaStore } from '../media-records.js';
 import type { WebhookStore } from '../webhook-records.js';
@@ -29,7 +29,7 @@ export class SqliteStore implements Store {
 
   constructor(readonly db: SqliteDatabase) {
     this.sql = new SqliteExecutor(db);
-    this.jobs = new SqliteJobStore(db);
+    this.jobs = new JobRepository(this.sql);
     this.media = new MediaRepository(this.sql);
     this.webhooks = new SqliteWebhookStore(db);
     this.accounts = new AccountRepository(this.sql);
