@@ -10,10 +10,10 @@ import { KeyRepository } from '../repositories/key-repository.js';
 import { JobRepository } from '../repositories/job-repository.js';
 import { MediaRepository } from '../repositories/media-repository.js';
 import { UsageRepository } from '../repositories/usage-repository.js';
+import { WebhookRepository } from '../repositories/webhook-repository.js';
 import { PostgresExecutor } from './postgres-executor.js';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
-import { PostgresWebhookStore } from './postgres-webhook-store.js';
 
 type Row = Record<string, any>;
 
@@ -35,7 +35,7 @@ export class PostgresStore implements Store {
     this.usage = new UsageRepository(sql);
     this.jobs = new JobRepository(sql);
     this.media = new MediaRepository(sql);
-    this.webhooks = new PostgresWebhookStore(db);
+    this.webhooks = new WebhookRepository(sql);
   }
 
   /** Connects and applies pending migrations (once, whichever process gets there first). */
