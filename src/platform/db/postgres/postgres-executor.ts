@@ -1,18 +1,14 @@
-import pg from 'pg';
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
 import type { Row, SqlDatabase, SqlExecutor, SqlTransaction } from '../sql/executor.js';
 import { numberPlaceholders } from '../sql/placeholders.js';
 import { POSTGRES_DIALECT } from './postgres-dialect.js';
-import { statementName, TYPES, type PostgresDatabase } from './postgres-database.js';
+import type { PostgresDatabase } from './postgres-database.js';
 
-const JSON_OID = 114;
-
-/** The pool's parsers, but `json` columns come back as their text, as SQLite returns them. */
-const SQL_TYPES = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === JSON_OID && (format === undefined || format === 'text')) return (value: string) => value;
-    return TYPES.getTypeParser(oid, format);
-  },
-};
+/** Names each distinct SQL text, so every pooled connection prepares it once and reuses the plan. */
+function statementName(text: string): string {
+  return `gw_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+}
 
 interface Prepared {
   readonly name: string;
@@ -37,7 +33,7 @@ type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
 function executorOf(target: Queryable): SqlExecutor {
   const exec = (sql: string, values: readonly unknown[]) => {
     const { name, text } = prepare(sql);
-    return target.query<pg.QueryResultRow>({ name, text, values: values as unknown[], types: SQL_TYPES });
+    return target.query<pg.QueryResultRow>({ name, text, values: values as unknown[] });
   };
   return {
     query: async <R>(sql: string, values: readonly unknown[] = []) => (await exec(sql, values)).rows as R[],

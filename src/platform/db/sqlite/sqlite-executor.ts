@@ -50,11 +50,12 @@ export class SqliteExecutor implements SqlDatabase {
 
   constructor(readonly db: SqliteDatabase) {
     this.statements = new StatementCache(db);
-    this.gateKey = db.memory ? `:memory:${Math.random()}` : resolve(db.name);
-    let gate = gates.get(this.gateKey);
+    // An in-memory database is private to its connection: its gate is its own.
+    this.gateKey = db.memory ? '' : resolve(db.name);
+    let gate = this.gateKey === '' ? undefined : gates.get(this.gateKey);
     if (gate === undefined) {
       gate = new FileGate();
-      gates.set(this.gateKey, gate);
+      if (this.gateKey !== '') gates.set(this.gateKey, gate);
     }
     gate.users++;
     this.gate = gate;
@@ -118,7 +119,7 @@ export class SqliteExecutor implements SqlDatabase {
   detach(): void {
     if (this.closed) return;
     this.closed = true;
-    if (--this.gate.users === 0) gates.delete(this.gateKey);
+    if (--this.gate.users === 0 && gates.get(this.gateKey) === this.gate) gates.delete(this.gateKey);
   }
 
   private all<R>(sql: string, values: readonly unknown[]): R[] {
