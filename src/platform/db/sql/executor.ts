@@ -27,7 +27,10 @@ export interface SqlTransaction extends SqlExecutor {
 /** What a repository needs from a backend: statements, transactions and the dialect's few differences. */
 export interface SqlDatabase extends SqlExecutor {
   readonly dialect: SqlDialect;
-  /** Runs `work` in one transaction; commits when it resolves, rolls back when it throws. */
+  /**
+   * Runs `work` in one transaction; commits when it resolves, rolls back when it throws. Inside
+   * `work` use `tx` only: on SQLite the database's own statements wait until the transaction ends.
+   */
   transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T>;
 }
 
