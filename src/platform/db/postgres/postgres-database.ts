@@ -63,10 +63,7 @@ export class PostgresDatabase {
    * find nothing left to do. Returns the ids this call applied.
    */
   async migrate(migrations: readonly Migration[]): Promise<string[]> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
+    return this.transaction(async (client) => {
       await client.query("SELECT pg_advisory_xact_lock(hashtext('speech-gateway:migrations:' || current_schema()))");
       await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL)');
       const applied = new Set((await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
@@ -78,12 +75,24 @@ export class PostgresDatabase {
         await client.query('INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)', [migration.id, new Date().toISOString()]);
         ran.push(migration.id);
       }
-      await client.query('COMMIT');
       return ran;
+    });
+  }
+
+  /** Runs `work` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
     } catch (error) {
       await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
+      // A connection that could not roll back is in an unknown state: destroy it.
       client.release(broken);
     }
   }

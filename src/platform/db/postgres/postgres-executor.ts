@@ -63,28 +63,16 @@ export class PostgresExecutor implements SqlDatabase {
     return this.direct.run(sql, values);
   }
 
-  async transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
-    const client = await this.database.pool.connect();
-    const inner = executorOf(client);
-    const tx: SqlTransaction = {
-      ...inner,
-      // Transaction-level: released at commit or rollback, after the transaction's writes are visible.
-      lock: async (scope, key) => {
-        await inner.query('SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))', [`speech-gateway:${scope}`, key]);
-      },
-    };
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(tx);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw error;
-    } finally {
-      // A connection that could not roll back is in an unknown state: destroy it.
-      client.release(broken);
-    }
+  transaction<T>(work: (tx: SqlTransaction) => Promise<T>): Promise<T> {
+    return this.database.transaction((client) => {
+      const inner = executorOf(client);
+      return work({
+        ...inner,
+        // Transaction-level: released at commit or rollback, after the transaction's writes are visible.
+        lock: async (scope, key) => {
+          await inner.query('SELECT pg_advisory_xact_lock(hashtext(?), hashtext(?))', [`speech-gateway:${scope}`, key]);
+        },
+      });
+    });
   }
 }

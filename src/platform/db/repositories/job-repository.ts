@@ -1,4 +1,3 @@
-import { encodeCursor } from '../cursor.js';
 import { JOB_COLUMN_OF, JOB_COLUMNS, type ColumnKind } from '../job-columns.js';
 import {
   RUNNABLE_KINDS,
@@ -14,7 +13,7 @@ import {
   type UpdateCondition,
 } from '../job-records.js';
 import type { Row, SqlDatabase } from '../sql/executor.js';
-import { afterCursor } from './keyset.js';
+import { countWhere, keysetPage } from './keyset.js';
 
 const RUNNABLE = RUNNABLE_KINDS.map((k) => `'${k}'`).join(', ');
 const COLUMN_LIST = JOB_COLUMNS.map(([, column]) => column).join(', ');
@@ -156,19 +155,9 @@ export class JobRepository implements JobStore {
       clauses.push('api = ?');
       values.push(filter.api);
     }
-    // The cursor is checked before anything is read: a bad one fails the request.
-    const after = filter.cursor === undefined ? null : afterCursor(filter.cursor);
-    const total = (await this.db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${clauses.join(' AND ')}`, values))!.n;
-    if (after !== null) {
-      clauses.push(after.clause);
-      values.push(...after.values);
-    }
-    const rows = await this.db.query(`SELECT * FROM jobs WHERE ${clauses.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`, [
-      ...values,
-      filter.limit + 1,
-    ]);
-    const jobs = rows.slice(0, filter.limit).map(fromRow);
-    return { jobs, total, nextCursor: rows.length > filter.limit ? encodeCursor(jobs[jobs.length - 1]!) : null };
+    const total = await countWhere(this.db, 'jobs', clauses, values);
+    const page = await keysetPage(this.db, { table: 'jobs', where: clauses, values, cursor: filter.cursor, limit: filter.limit });
+    return { jobs: page.rows.map(fromRow), total, nextCursor: page.nextCursor };
   }
 
   async children(parentId: string): Promise<JobRecord[]> {

@@ -1,7 +1,6 @@
-import { encodeCursor } from '../cursor.js';
 import type { MediaListFilter, MediaPage, MediaPatch, MediaRecord, MediaStatus, MediaStore } from '../media-records.js';
 import type { SqlDatabase } from '../sql/executor.js';
-import { afterCursor } from './keyset.js';
+import { countWhere, keysetPage } from './keyset.js';
 
 interface MediaRow {
   id: string;
@@ -97,19 +96,9 @@ export class MediaRepository implements MediaStore {
       clauses.push('status = ?');
       values.push(filter.status);
     }
-    // The cursor is checked before anything is read: a bad one fails the request.
-    const after = filter.cursor === undefined ? null : afterCursor(filter.cursor);
-    const total = (await this.db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM media_assets WHERE ${clauses.join(' AND ')}`, values))!.n;
-    if (after !== null) {
-      clauses.push(after.clause);
-      values.push(...after.values);
-    }
-    const rows = await this.db.query<MediaRow>(
-      `SELECT * FROM media_assets WHERE ${clauses.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      [...values, filter.limit + 1],
-    );
-    const items = rows.slice(0, filter.limit).map(fromRow);
-    return { items, total, nextCursor: rows.length > filter.limit ? encodeCursor(items[items.length - 1]!) : null };
+    const total = await countWhere(this.db, 'media_assets', clauses, values);
+    const page = await keysetPage<MediaRow>(this.db, { table: 'media_assets', where: clauses, values, cursor: filter.cursor, limit: filter.limit });
+    return { items: page.rows.map(fromRow), total, nextCursor: page.nextCursor };
   }
 
   async delete(id: string, fromStatuses?: readonly MediaStatus[]): Promise<boolean> {

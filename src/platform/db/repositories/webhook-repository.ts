@@ -1,4 +1,3 @@
-import { encodeCursor } from '../cursor.js';
 import type { SqlDatabase, SqlExecutor } from '../sql/executor.js';
 import type {
   DeliveryAttempt,
@@ -10,7 +9,7 @@ import type {
   WebhookStatus,
   WebhookStore,
 } from '../webhook-records.js';
-import { afterCursor } from './keyset.js';
+import { countWhere, keysetPage } from './keyset.js';
 
 interface WebhookRow {
   id: string;
@@ -154,7 +153,7 @@ export class WebhookRepository implements WebhookStore {
       where += ' AND status = ?';
       values.push(filter.status);
     }
-    const total = (await this.db.one<{ n: number }>(`SELECT COUNT(*) AS n FROM webhooks WHERE ${where}`, values))!.n;
+    const total = await countWhere(this.db, 'webhooks', [where], values);
     const rows = await this.db.query<WebhookRow>(`SELECT * FROM webhooks WHERE ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`, [
       ...values,
       filter.limit,
@@ -223,18 +222,14 @@ export class WebhookRepository implements WebhookStore {
       clauses.push('status = ?');
       values.push(filter.status);
     }
-    if (filter.cursor !== undefined) {
-      const after = afterCursor(filter.cursor);
-      clauses.push(after.clause);
-      values.push(...after.values);
-    }
-    const rows = await this.db.query<DeliveryRow>(
-      `SELECT * FROM webhook_deliveries WHERE ${clauses.join(' AND ')} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      [...values, filter.limit + 1],
-    );
-    const items = rows.slice(0, filter.limit).map(toDelivery);
-    const last = items[items.length - 1];
-    return { items, nextCursor: rows.length > filter.limit && last ? encodeCursor(last) : null };
+    const page = await keysetPage<DeliveryRow>(this.db, {
+      table: 'webhook_deliveries',
+      where: clauses,
+      values,
+      cursor: filter.cursor,
+      limit: filter.limit,
+    });
+    return { items: page.rows.map(toDelivery), nextCursor: page.nextCursor };
   }
 
   /** The dialect's lease statement: concurrent claimers (in any process) get disjoint sets. Due order. */
