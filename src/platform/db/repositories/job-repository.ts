@@ -23,6 +23,7 @@ const INSERT_CHUNK = 200;
 
 /** A field as its column stores it: documents as JSON text, flags as booleans (bound as each backend stores them). */
 function toColumn(kind: ColumnKind, value: unknown): unknown {
+  if (kind === 'bool') return value === true;
   if (value === undefined || value === null) return null;
   return kind === 'json' ? JSON.stringify(value) : value;
 }
