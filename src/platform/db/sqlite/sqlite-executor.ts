@@ -33,8 +33,13 @@ class FileGate {
 
 const gates = new Map<string, FileGate>();
 
-/** SQLite has no booleans: they bind as 1 and 0. */
-const bind = (values: readonly unknown[]): unknown[] => values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));
+/** SQLite has no booleans: they bind as 1 and 0 (the values are copied only when one is there). */
+function bind(values: readonly unknown[]): readonly unknown[] {
+  for (const value of values) {
+    if (typeof value === 'boolean') return values.map((v) => (typeof v === 'boolean' ? (v ? 1 : 0) : v));
+  }
+  return values;
+}
 
 /**
  * The SQLite side of the store: statements prepared once per text and kept for the connection's
