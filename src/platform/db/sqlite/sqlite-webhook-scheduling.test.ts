@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { DeliveryRecord, WebhookRecord } from '../webhook-records.js';
 import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import { openSqlite } from './sqlite-database.js';
-import { SqliteWebhookStore } from './sqlite-webhook-store.js';
+import { WebhookRepository } from '../repositories/webhook-repository.js';
+import { SqliteExecutor } from './sqlite-executor.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const at = (seconds: number): string => new Date(Date.parse(T0) + seconds * 1000).toISOString();
@@ -21,15 +22,15 @@ function delivery(id: string, webhookId: string, dueAt: string): DeliveryRecord 
   };
 }
 
-async function store(): Promise<SqliteWebhookStore> {
-  const s = new SqliteWebhookStore(openSqlite(':memory:', SQLITE_MIGRATIONS));
+async function store(): Promise<WebhookRepository> {
+  const s = new WebhookRepository(new SqliteExecutor(openSqlite(':memory:', SQLITE_MIGRATIONS)));
   await s.insert(webhook('wh_a'));
   await s.insert(webhook('wh_paused', 'paused'));
   await s.insertDeliveries([delivery('d1', 'wh_a', at(0)), delivery('d2', 'wh_a', at(100)), delivery('d3', 'wh_paused', at(0))]);
   return s;
 }
 
-describe('SqliteWebhookStore scheduling', () => {
+describe('webhook scheduling on SQLite', () => {
   it('leases due deliveries of active webhooks once, until the lease ends', async () => {
     const s = await store();
     const first = await s.claimDue(at(1), at(41), 10);
