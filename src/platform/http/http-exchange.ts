@@ -6,6 +6,14 @@ import type { Uws } from './uws.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const BODY_HIGH_WATER_MARK = 256 * 1024;
+/**
+ * A response decided before the request body has fully arrived (401, 413, 415, ...) is held
+ * back while the rest of the body is read and dropped, so that clients which write the whole
+ * body before reading (Node's http and fetch, Python's urllib) get the answer instead of a
+ * reset. Past this many body bytes (or a declared Content-Length above it) the answer is sent
+ * at once with `Connection: close`.
+ */
+export const EARLY_ANSWER_DRAIN_BYTES = 64 * 1024 * 1024;
 
 export interface ExchangeOptions {
   readonly trustProxy: boolean;
@@ -33,7 +41,10 @@ export class HttpExchange {
   private isAborted = false;
   private address: string | null = null;
   private readonly responseHeaders: [string, string][] = [];
+  /** The response is decided: nothing else may be sent. */
   private finished = false;
+  /** uWS's response is ended (or aborted): `res` must not be touched any more. */
+  private resEnded = false;
   private bodyStream: RequestBodyStream | null = null;
   status = 0;
 
@@ -58,6 +69,7 @@ export class HttpExchange {
     this.trustProxy = options.trustProxy;
     res.onAborted(() => {
       this.finished = true;
+      this.resEnded = true;
       this.isAborted = true;
       this.abortController?.abort(new Error('client aborted the request'));
       this.bodyStream?.destroy(new Error('client aborted the request'));
@@ -65,7 +77,7 @@ export class HttpExchange {
     if (BODY_METHODS.has(this.method)) {
       // Data that arrives with the headers is delivered right after this callback returns,
       // so the body handler is attached now and buffers into a bounded stream.
-      this.bodyStream = new RequestBodyStream(res, options.maxBodyBytes, () => this.finished);
+      this.bodyStream = new RequestBodyStream(res, options.maxBodyBytes, () => this.resEnded);
       res.onData((chunk, isLast) => this.bodyStream?.pushChunk(chunk, isLast));
     }
   }
@@ -91,7 +103,7 @@ export class HttpExchange {
    */
   get remoteAddress(): string {
     if (this.address === null) {
-      this.address = this.finished ? '' : clientAddress(this.res, this.headers, this.trustProxy);
+      this.address = this.resEnded ? '' : clientAddress(this.res, this.headers, this.trustProxy);
     }
     return this.address;
   }
@@ -133,18 +145,45 @@ export class HttpExchange {
     this.responseHeaders.push([name, value]);
   }
 
-  /** Ends the response with a body. A no-op once the client is gone. */
+  /**
+   * Ends the response with a body. A no-op once the client is gone. When the request body is
+   * still arriving, the answer waits until it has been read and dropped (see
+   * EARLY_ANSWER_DRAIN_BYTES), then goes out on a connection that stays open.
+   */
   send(status: number, body: string | Buffer | Uint8Array = '', contentType?: string): void {
     if (this.finished) return;
     this.finished = true;
     this.status = status;
-    const closeConnection = !this.bodyComplete;
-    this.res.cork(() => {
+    this.whenBodyDrained((closeConnection) => {
       this.writeHead(status, contentType);
       if (status === 204 || status === 304) this.res.endWithoutBody(0, closeConnection);
       else this.res.end(body, closeConnection);
     });
-    this.bodyStream?.discard();
+  }
+
+  /**
+   * Runs `write` (corked) once the request body is complete, or at once with `close` set when
+   * the body is larger than the drain bound. `write` must end the response.
+   */
+  private whenBodyDrained(write: (closeConnection: boolean) => void): void {
+    const finish = (closeConnection: boolean): void => {
+      if (this.resEnded) return;
+      this.resEnded = true;
+      this.res.cork(() => write(closeConnection));
+    };
+    const stream = this.bodyStream;
+    if (stream === null || stream.complete) {
+      stream?.discard();
+      finish(false);
+      return;
+    }
+    const declared = this.contentLength;
+    if (declared !== null && declared > EARLY_ANSWER_DRAIN_BYTES) {
+      stream.discard();
+      finish(true);
+      return;
+    }
+    stream.drain(EARLY_ANSWER_DRAIN_BYTES, finish);
   }
 
   sendJson(status: number, value: unknown): void {
@@ -161,9 +200,9 @@ export class HttpExchange {
     if (this.finished) return;
     this.finished = true;
     this.status = status;
-    this.res.cork(() => {
+    this.whenBodyDrained((closeConnection) => {
       this.writeHead(status, contentType);
-      this.res.endWithoutBody(contentLength, !this.bodyComplete);
+      this.res.endWithoutBody(contentLength, closeConnection);
     });
   }
 
@@ -182,6 +221,7 @@ export class HttpExchange {
       const finish = (error?: Error): void => {
         source.destroy();
         this.finished = true;
+        this.resEnded = true;
         if (error) reject(error);
         else resolve();
       };
@@ -261,18 +301,20 @@ class RequestBodyStream extends Readable {
   private received = 0;
   private socketPaused = false;
   private discarded = false;
+  private drainBound = 0;
+  private onDrained: ((closeConnection: boolean) => void) | null = null;
   complete = false;
 
   constructor(
     private readonly res: Uws.HttpResponse,
     private readonly maxBytes: number,
-    private readonly responseFinished: () => boolean,
+    private readonly responseEnded: () => boolean,
   ) {
     super({ highWaterMark: BODY_HIGH_WATER_MARK });
   }
 
   override _read(): void {
-    if (this.socketPaused && !this.responseFinished()) {
+    if (this.socketPaused && !this.responseEnded()) {
       this.socketPaused = false;
       this.res.resume();
     }
@@ -280,14 +322,19 @@ class RequestBodyStream extends Readable {
 
   pushChunk(chunk: ArrayBuffer, isLast: boolean): void {
     if (isLast) this.complete = true;
-    if (this.discarded || this.destroyed) return;
     this.received += chunk.byteLength;
+    if (this.onDrained !== null) {
+      if (isLast) this.settleDrain(false);
+      else if (this.received > this.drainBound) this.settleDrain(true);
+      return;
+    }
+    if (this.discarded || this.destroyed) return;
     if (this.received > this.maxBytes) {
       this.destroy(new ApiError('payload_too_large', { message: `The request body exceeds ${this.maxBytes} bytes.` }));
       return;
     }
     if (chunk.byteLength > 0 && !this.push(Buffer.copyBytesFrom(new Uint8Array(chunk)))) {
-      if (!this.socketPaused && !this.responseFinished()) {
+      if (!this.socketPaused && !this.responseEnded()) {
         this.socketPaused = true;
         this.res.pause();
       }
@@ -299,6 +346,31 @@ class RequestBodyStream extends Readable {
   discard(): void {
     this.discarded = true;
     if (!this.destroyed) this.destroy();
+  }
+
+  /**
+   * Drops the rest of the body; calls `done(false)` once it is complete, or `done(true)` as
+   * soon as more than `bound` bytes have arrived in all. Chunks are counted, never kept.
+   */
+  drain(bound: number, done: (closeConnection: boolean) => void): void {
+    this.discard();
+    this.drainBound = bound;
+    this.onDrained = done;
+    if (this.received > bound) {
+      this.settleDrain(true);
+      return;
+    }
+    if (this.socketPaused && !this.responseEnded()) {
+      this.socketPaused = false;
+      this.res.resume();
+    }
+  }
+
+  private settleDrain(closeConnection: boolean): void {
+    const done = this.onDrained;
+    this.onDrained = null;
+    this.drainBound = Number.POSITIVE_INFINITY;
+    done?.(closeConnection);
   }
 }
 
