@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import type { Principal } from '../platform/auth/principal.js';
 import { ApiError, isApiError } from '../platform/errors/api-error.js';
+import { sizeLimitExceeded } from '../platform/errors/size-limit.js';
 import { renderError, type ErrorSurface } from '../platform/errors/error-rendering.js';
 import type { HttpMetrics } from '../platform/metrics/http-metrics.js';
 import { readFormBody, readJsonBody } from '../platform/http/body-readers.js';
@@ -103,6 +104,7 @@ export class Router {
         const exchange = new HttpExchange(res, req, entry.paramNames.length, {
           trustProxy: options.trustProxy,
           maxBodyBytes: route?.maxBodyBytes ?? options.maxJsonBodyBytes,
+          ...(route?.sizeLimit === undefined ? {} : { sizeLimit: route.sizeLimit }),
         });
         applyCors(exchange, options.corsAllowedOrigins);
         if (method === 'OPTIONS') {
@@ -188,6 +190,12 @@ async function parseBody(
     const schema = spec.kind === 'json' ? spec.schema : spec.kind === 'json-or-multipart' ? spec.json : EMPTY_OBJECT;
     const raw = await readJsonBody(exchange, Math.min(limit, maxJsonBodyBytes));
     return { body: validateInput(schema, raw, 'body'), bodyKind: 'json' };
+  }
+  const declared = exchange.contentLength;
+  const streamed = ((spec.kind === 'multipart' || spec.kind === 'json-or-multipart') && type === 'multipart/form-data') || spec.kind === 'raw';
+  if (streamed && declared !== null && declared > limit) {
+    const named = route.sizeLimit ?? { bytes: limit, subject: 'The request body' };
+    throw sizeLimitExceeded(named.subject, named.bytes, named.param);
   }
   if ((spec.kind === 'multipart' || spec.kind === 'json-or-multipart') && type === 'multipart/form-data') {
     return { body: undefined, bodyKind: 'multipart' };

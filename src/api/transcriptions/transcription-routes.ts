@@ -84,7 +84,7 @@ export function storeAudioUpload(
     },
   });
   return (async () => {
-    // pipeline (not pipe): an error of the upload stream (e.g. file_too_large) reaches storage.put.
+    // pipeline (not pipe): an error of the upload stream (e.g. payload_too_large) reaches storage.put.
     const source = pipeline(file.stream as Readable, capture).catch((error: unknown) => {
       capture.destroy(error as Error);
     });
@@ -141,6 +141,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       scope: 'write',
       body: { kind: 'json-or-multipart', json: CreateTranscriptionJson, multipart: CreateTranscriptionMultipart },
       maxBodyBytes: deps.limits.maxAudioBytes + 1_000_000,
+      sizeLimit: { bytes: deps.limits.maxAudioBytes, subject: 'The file' },
       responses: {
         200: { description: 'Finished job (sync mode)', schema: TranscriptionJobSchema },
         202: { description: 'Accepted job', schema: TranscriptionJobSchema },

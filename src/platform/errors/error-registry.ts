@@ -157,7 +157,7 @@ export const ERROR_REGISTRY = define({
   payload_too_large: {
     status: 413,
     type: 'invalid_request_error',
-    message: 'The request body exceeds the size limit.',
+    message: 'The request body or file exceeds the size limit.',
     wsClose: 1009,
   },
   unsupported_content_type: {

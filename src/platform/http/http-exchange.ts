@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
-import { ApiError } from '../errors/api-error.js';
+import { sizeLimitExceeded, type SizeLimit } from '../errors/size-limit.js';
 import type { Uws } from './uws.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -19,6 +19,8 @@ export interface ExchangeOptions {
   readonly trustProxy: boolean;
   /** Hard cap on request body bytes for this route; larger bodies fail with payload_too_large. */
   readonly maxBodyBytes: number;
+  /** The limit the 413 names; default `maxBodyBytes`. */
+  readonly sizeLimit?: SizeLimit;
 }
 
 /**
@@ -77,7 +79,8 @@ export class HttpExchange {
     if (BODY_METHODS.has(this.method)) {
       // Data that arrives with the headers is delivered right after this callback returns,
       // so the body handler is attached now and buffers into a bounded stream.
-      this.bodyStream = new RequestBodyStream(res, options.maxBodyBytes, () => this.resEnded);
+      const limit = options.sizeLimit ?? { bytes: options.maxBodyBytes, subject: 'The request body' };
+      this.bodyStream = new RequestBodyStream(res, options.maxBodyBytes, limit, () => this.resEnded);
       res.onData((chunk, isLast) => this.bodyStream?.pushChunk(chunk, isLast));
     }
   }
@@ -308,6 +311,7 @@ class RequestBodyStream extends Readable {
   constructor(
     private readonly res: Uws.HttpResponse,
     private readonly maxBytes: number,
+    private readonly sizeLimit: SizeLimit,
     private readonly responseEnded: () => boolean,
   ) {
     super({ highWaterMark: BODY_HIGH_WATER_MARK });
@@ -330,7 +334,7 @@ class RequestBodyStream extends Readable {
     }
     if (this.discarded || this.destroyed) return;
     if (this.received > this.maxBytes) {
-      this.destroy(new ApiError('payload_too_large', { message: `The request body exceeds ${this.maxBytes} bytes.` }));
+      this.destroy(sizeLimitExceeded(this.sizeLimit.subject, this.sizeLimit.bytes, this.sizeLimit.param));
       return;
     }
     if (chunk.byteLength > 0 && !this.push(Buffer.copyBytesFrom(new Uint8Array(chunk)))) {
@@ -342,10 +346,17 @@ class RequestBodyStream extends Readable {
     if (isLast) this.push(null);
   }
 
-  /** After the response: drop whatever else arrives. */
+  /**
+   * After the response: drop whatever else arrives. A socket paused for backpressure is
+   * resumed, or a kept-alive connection would never read its next request.
+   */
   discard(): void {
     this.discarded = true;
     if (!this.destroyed) this.destroy();
+    if (this.socketPaused && !this.responseEnded()) {
+      this.socketPaused = false;
+      this.res.resume();
+    }
   }
 
   /**
@@ -356,14 +367,7 @@ class RequestBodyStream extends Readable {
     this.discard();
     this.drainBound = bound;
     this.onDrained = done;
-    if (this.received > bound) {
-      this.settleDrain(true);
-      return;
-    }
-    if (this.socketPaused && !this.responseEnded()) {
-      this.socketPaused = false;
-      this.res.resume();
-    }
+    if (this.received > bound) this.settleDrain(true);
   }
 
   private settleDrain(closeConnection: boolean): void {
