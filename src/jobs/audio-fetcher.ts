@@ -54,6 +54,8 @@ export function createAudioFetcher(deps: {
       if (deadline.aborted) {
         throw new ApiError('audio_download_failed', { message: `Downloading the audio took longer than ${deps.timeoutSeconds} s.` });
       }
+      // A storage error (it names a server path) is the server's problem, not the URL's.
+      if ((error as NodeJS.ErrnoException).path !== undefined) throw error;
       throw new ApiError('audio_download_failed', { message: `Downloading the audio failed: ${(error as Error).message}` });
     }
   };

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
@@ -75,6 +76,7 @@ export function storeAudioUpload(
   key: string,
   file: { filename: string; mimeType: string; stream: NodeJS.ReadableStream },
   field: string,
+  log?: Logger,
 ): Promise<{ key: string; size: number; filename: string | null }> {
   let head = Buffer.alloc(0);
   const capture = new Transform({
@@ -104,7 +106,11 @@ export function storeAudioUpload(
     try {
       await deps.verify(local.path);
     } catch (error) {
-      if ((error as { code?: string }).code === 'invalid_audio_format') await refuse(`could not be read as audio: ${(error as Error).message}`);
+      if ((error as { code?: string }).code === 'invalid_audio_format') {
+        // The message is in user terms; the tool's own words (with server paths) go to the log only.
+        log?.info({ detail: (error as { detail?: unknown }).detail }, 'upload refused: not decodable audio');
+        await refuse(`could not be read as audio: ${(error as Error).message.replace(/^The audio could not be (read|decoded): /, '')}`);
+      }
       throw error;
     } finally {
       await local.release();
@@ -175,7 +181,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
               file.stream.resume();
               throw new ApiError('invalid_field_value', { message: `Unexpected file field '${file.field}'; send the audio as 'file'.`, param: file.field });
             }
-            return storeAudioUpload(deps, key, file, 'file');
+            return storeAudioUpload(deps, key, file, 'file', ctx.log);
           },
           discard: async (stored) => deps.storage.delete(stored.key),
         });

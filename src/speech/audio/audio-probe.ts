@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { audioProblemInUserTerms } from './audio-problem.js';
 import { InvalidAudioError } from './audio-errors.js';
 
 export interface AudioProbe {
@@ -29,7 +30,10 @@ interface FfprobeOutput {
 export async function probeAudio(path: string, options: ProbeOptions): Promise<AudioProbe> {
   const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-select_streams', 'a', '--', path];
   const { code, stdout, stderr } = await runCollecting(options.ffprobePath, args, options.timeoutMs ?? 30_000, options.signal);
-  if (code !== 0) throw new InvalidAudioError(`The audio could not be read: ${lastLine(stderr) || `ffprobe exited with ${code}`}.`);
+  if (code !== 0) {
+    const detail = lastLine(stderr) || `ffprobe exited with ${code}`;
+    throw new InvalidAudioError(`The audio could not be read: ${audioProblemInUserTerms(stderr || detail)}.`, { detail });
+  }
   let parsed: FfprobeOutput;
   try {
     parsed = JSON.parse(stdout) as FfprobeOutput;

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { endianness } from 'node:os';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { audioProblemInUserTerms } from './audio-problem.js';
 import { AudioTooLargeError, InvalidAudioError } from './audio-errors.js';
 
 export const PCM_SAMPLE_RATE = 16_000;
@@ -100,7 +101,7 @@ export async function* decodeToPcm(input: string | Readable, options: DecodeOpti
     if (inputError !== null) throw inputError;
     if (code !== 0) {
       const detail = stderrTail.trim().split('\n').pop()?.trim() ?? '';
-      throw new InvalidAudioError(`The audio could not be decoded${detail ? `: ${detail.slice(0, 300)}` : ''}.`);
+      throw new InvalidAudioError(`The audio could not be decoded: ${audioProblemInUserTerms(stderrTail)}.`, { detail: detail.slice(0, 300) });
     }
     const tailSamples = filled >> 2;
     if (tailSamples > 0) {
