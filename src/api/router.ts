@@ -130,6 +130,12 @@ export class Router {
         return;
       }
       const surface: ErrorSurface = /^\/(transcribe|translate)(\/|$)/.test(exchange.path) ? 'job' : 'unified';
+      if (exchange.query.has('sig')) {
+        // A signed link whose path was altered (dot segments, extra segments) matches no route:
+        // it is refused as a signed link, not reported as a missing endpoint.
+        sendError(exchange, surface, new ApiError('invalid_signature'), options);
+        return;
+      }
       sendError(exchange, surface, new ApiError('resource_not_found', {
         message: `No endpoint ${exchange.method} ${exchange.path}. See GET / for the list of endpoints.`,
       }), options);

@@ -121,7 +121,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
       },
       handler: async ({ params, exchange, signal }) => {
         const names = exchange.query.has('content_length') ? ['content_type', 'content_length'] : ['content_type'];
-        const check = deps.signer().verify('PUT', uploadPath(params.file_id), exchange.query, names);
+        const check = deps.signer().verify('PUT', uploadPath(params.file_id), exchange, names);
         if (check !== 'valid') throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature');
         const boundLength = exchange.query.get('content_length');
         const body = exchange.body();

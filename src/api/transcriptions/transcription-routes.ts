@@ -341,7 +341,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
           416: { description: 'Range not satisfiable' },
         },
         handler: async ({ params, exchange }) => {
-          const check = deps.signer().verify('GET', `/v1/files/transcriptions/${params.job_id}/${what}`, exchange.query);
+          const check = deps.signer().verify('GET', `/v1/files/transcriptions/${params.job_id}/${what}`, exchange);
           if (check !== 'valid') throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature');
           const job = await jobs.jobs.get(params.job_id);
           const object = job === null ? null : what === 'audio' ? job.audioObject : job.transcriptObject;

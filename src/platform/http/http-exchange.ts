@@ -33,7 +33,10 @@ export interface ExchangeOptions {
 export class HttpExchange {
   readonly method: string;
   readonly url: string;
+  /** The request path as sent (not percent-decoded). */
   readonly path: string;
+  /** The query string as sent, without `?`. */
+  readonly rawQuery: string;
   readonly query: URLSearchParams;
   readonly headers: ReadonlyMap<string, string>;
   readonly params: readonly string[];
@@ -59,6 +62,7 @@ export class HttpExchange {
     this.method = req.getCaseSensitiveMethod().toUpperCase();
     this.path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
+    this.rawQuery = rawQuery;
     this.url = rawQuery ? `${this.path}?${rawQuery}` : this.path;
     this.query = new URLSearchParams(rawQuery);
     const headers = new Map<string, string>();
