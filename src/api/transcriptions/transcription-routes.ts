@@ -10,7 +10,7 @@ import { defineRoute, type RouteDefinition } from '../../platform/http/route-typ
 import { validateInput } from '../../platform/http/schema-validation.js';
 import { jobPrefix } from '../../jobs/job-runner.js';
 import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
-import { FINAL_STATUSES, type JobRecord } from '../../platform/db/job-records.js';
+import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
 import type { AudioSniffer, ModelResolver } from '../../speech/speech-types.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
@@ -123,10 +123,12 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
   const { jobs } = deps;
   const render = deps.render ?? (async (job: JobRecord) => transcriptionView(job));
 
+  // The spec's response table: POST /v1/transcriptions answers 202 in both modes; `sync` only
+  // waits (up to SYNC_WAIT_SECONDS) so that the job in the body is usually final.
   const answerCreated = async (id: string, mode: 'async' | 'sync', signal: AbortSignal) => {
     if (mode === 'sync') {
       const job = await jobs.waitForFinal(id, deps.limits.syncWaitSeconds * 1000, signal);
-      if (job !== null) return { status: FINAL_STATUSES.includes(job.status) ? 200 : 202, body: await render(job) };
+      if (job !== null) return { status: 202, body: await render(job) };
     }
     return { status: 202, body: await render((await jobs.jobs.get(id))!) };
   };
@@ -139,7 +141,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       summary: 'Transcribe an audio file (by URL or upload)',
       description:
         'JSON with `audio_url`, or multipart with `file`. `mode=async` (default) answers 202 at once with the queued job; ' +
-        '`mode=sync` waits up to SYNC_WAIT_SECONDS and answers 200 with the finished job, or 202 if it is still queued or processing. ' +
+        '`mode=sync` waits up to SYNC_WAIT_SECONDS and answers 202 with the job as it then is: usually final (`completed` or `failed`), else still `queued` or `processing` (poll it by id). ' +
         'Rules: `model` with `language=auto` → 400 INVALID_FIELD; an unknown model → 422 UNSUPPORTED_MODEL; a language without models → 422 UNSUPPORTED_LANGUAGE; without `model` the language default is used.',
       tags: TAGS,
       surface: 'unified',
@@ -149,8 +151,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       maxBodyBytes: deps.limits.maxAudioBytes + 1_000_000,
       sizeLimit: { bytes: deps.limits.maxAudioBytes, subject: 'The file' },
       responses: {
-        200: { description: 'Finished job (sync mode)', schema: TranscriptionJobSchema },
-        202: { description: 'Accepted job', schema: TranscriptionJobSchema },
+        202: { description: 'The job: queued (async), or as it is after the sync wait (usually final)', schema: TranscriptionJobSchema },
         404: { description: 'Not found' },
       },
       handler: async (ctx) => {

@@ -67,8 +67,12 @@ export interface RouteDefinition<P extends TSchema = TSchema, Q extends TSchema 
   readonly scope?: Scope;
   /** Left out of /openapi.json, /llms.txt and the root listing. */
   readonly hidden?: boolean;
-  /** Counted against the caller's request rate limit; default true for keyed routes. */
-  readonly rateLimited?: boolean;
+  /**
+   * Counted against the caller's request rate limit; default true except for signed URLs.
+   * `'report'`: never counted nor refused, but the response carries the caller's X-RateLimit-*
+   * figures (per client address), as every response does.
+   */
+  readonly rateLimited?: boolean | 'report';
   readonly params?: P;
   readonly query?: Q;
   readonly body?: BodySpec<B>;
