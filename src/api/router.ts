@@ -107,6 +107,7 @@ export class Router {
           ...(route?.sizeLimit === undefined ? {} : { sizeLimit: route.sizeLimit }),
         });
         applyCors(exchange, options.corsAllowedOrigins);
+        if (refuseLongUrl(exchange, [...entry.byMethod.values()][0]?.surface ?? 'unified', options)) return;
         if (method === 'OPTIONS') {
           answerPreflight(exchange, [...entry.byMethod.keys()]);
           return;
@@ -125,11 +126,12 @@ export class Router {
     app.any('/*', (res, req) => {
       const exchange = new HttpExchange(res, req, 0, { trustProxy: options.trustProxy, maxBodyBytes: 0 });
       applyCors(exchange, options.corsAllowedOrigins);
+      const surface: ErrorSurface = /^\/(transcribe|translate)(\/|$)/.test(exchange.path) ? 'job' : 'unified';
+      if (refuseLongUrl(exchange, surface, options)) return;
       if (exchange.method === 'OPTIONS') {
         exchange.send(204);
         return;
       }
-      const surface: ErrorSurface = /^\/(transcribe|translate)(\/|$)/.test(exchange.path) ? 'job' : 'unified';
       if (exchange.query.has('sig')) {
         // A signed link whose path was altered (dot segments, extra segments) matches no route:
         // it is refused as a signed link, not reported as a missing endpoint.
@@ -181,6 +183,21 @@ async function runRoute(route: RouteDefinition, entry: PathEntry, exchange: Http
 }
 
 const EMPTY_OBJECT = { type: 'object' } as unknown as TSchema;
+
+/**
+ * The longest request target (path and query) served: longer ones are 414. uWebSockets.js
+ * v20.30 itself drops a request whose header block does not arrive in one read (from some
+ * tens of kilobytes on, e.g. a 1 MB query string) before the router sees it.
+ */
+export const MAX_URL_BYTES = 8192;
+
+function refuseLongUrl(exchange: HttpExchange, surface: ErrorSurface, options: Pick<RouterOptions, 'logger'>): boolean {
+  if (exchange.url.length <= MAX_URL_BYTES) return false;
+  sendError(exchange, surface, new ApiError('uri_too_long', {
+    message: `The request URL is ${exchange.url.length} bytes; at most ${MAX_URL_BYTES} are accepted. Send large inputs in the request body.`,
+  }), options);
+  return true;
+}
 
 async function parseBody(
   route: RouteDefinition,

@@ -153,6 +153,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       responses: {
         202: { description: 'The job: queued (async), or as it is after the sync wait (usually final)', schema: TranscriptionJobSchema },
         404: { description: 'Not found' },
+        422: { description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)' },
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;

@@ -160,6 +160,11 @@ export const ERROR_REGISTRY = define({
     message: 'The request body or file exceeds the size limit.',
     wsClose: 1009,
   },
+  uri_too_long: {
+    status: 414,
+    type: 'invalid_request_error',
+    message: 'The request URL is too long.',
+  },
   unsupported_content_type: {
     status: 415,
     type: 'invalid_request_error',
