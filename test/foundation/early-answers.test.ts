@@ -95,4 +95,19 @@ describe('early answers reach every ordinary client', () => {
     agent.destroy();
     expect(sockets.size).toBe(1);
   });
+
+  it('answers at once and closes when the declared body is over the drain bound (64 MiB)', async () => {
+    const { request } = await import('node:http');
+    const answer = await new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+      const req = request(`${gw.url}/v1/uploads`, { method: 'POST', headers: { 'content-type': MULTIPART, 'content-length': String(100 * 1024 * 1024) } });
+      req.on('response', (res) => {
+        res.resume();
+        resolve({ status: res.statusCode ?? 0, connection: res.headers.connection });
+        req.destroy();
+      });
+      req.on('error', (error) => (error.message.includes('EPIPE') || error.message.includes('ECONNRESET') ? undefined : reject(error)));
+      req.write(Buffer.alloc(1024 * 1024, 'a'));
+    });
+    expect(answer).toEqual({ status: 401, connection: 'close' });
+  });
 });
