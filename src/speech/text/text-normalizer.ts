@@ -3,7 +3,8 @@
  * Latin script. One function, three presets, so LM building, scoring and output agree:
  *
  * - `forOutput`  what the gateway returns: Unicode NFC, whitespace collapsed, punctuation in the
- *   language's canonical form (below), case and numerals as the model wrote them.
+ *   language's canonical form (below), numerals as the model wrote them; case as written, or
+ *   regularised for true-case models (output-casing.ts).
  * - `forLm`      text an n-gram LM is built from and queried with: numerals as ASCII digits,
  *   tweet markup (@user, URLs, #) and symbols outside the canonical set removed, punctuation kept
  *   (canonical) or dropped to match the model's vocabulary, Oromo lower-cased unless asked.
