@@ -70,7 +70,8 @@ export class GatewayRequestGuard implements RequestGuard {
   }
 
   async limit(route: RouteDefinition, exchange: HttpExchange, principal: Principal | null): Promise<void> {
-    const limited = route.rateLimited ?? (route.auth !== 'signed');
+    // Signed links are never counted (they carry their own authorization) but report too.
+    const limited = route.rateLimited ?? (route.auth === 'signed' ? 'report' : true);
     if (!limited) return;
     const windows = requestWindows(this.limits, principal);
     const bucket = rateBucket(principal, exchange.remoteAddress);

@@ -63,8 +63,17 @@ function variants(url: URL): [string, string][] {
 }
 
 describe('strict canonical signed URLs', () => {
-  it('serves the playback link as signed', async () => {
-    expect((await raw('GET', `${playback.pathname}${playback.search}`)).status).toBe(200);
+  it('serves the playback link as signed, with the caller address\'s X-RateLimit-* figures', async () => {
+    const answer = await new Promise<{ status: number; limit: unknown }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: gw.gateway.port, path: `${playback.pathname}${playback.search}` });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, limit: res.headers['x-ratelimit-limit'] }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(answer).toEqual({ status: 200, limit: '100000' });
   });
 
   it('refuses every non-canonical form of the playback link with 403', async () => {

@@ -68,7 +68,7 @@ export interface RouteDefinition<P extends TSchema = TSchema, Q extends TSchema 
   /** Left out of /openapi.json, /llms.txt and the root listing. */
   readonly hidden?: boolean;
   /**
-   * Counted against the caller's request rate limit; default true except for signed URLs.
+   * Counted against the caller's request rate limit; default true, `'report'` for signed URLs.
    * `'report'`: never counted nor refused, but the response carries the caller's X-RateLimit-*
    * figures (per client address), as every response does.
    */
