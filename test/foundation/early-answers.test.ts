@@ -16,7 +16,8 @@ beforeAll(async () => {
   gw = await startTestGateway({ MAX_JSON_BODY_BYTES: '8KB', MAX_AUDIO_BYTES: '2MB', RATE_LIMIT_PER_MINUTE: '100000' });
   writer = await gw.key({ scopes: ['write'] });
   reader = await gw.key({ scopes: ['read'] });
-  limited = await gw.key({ scopes: ['write'], limits: { requestsPerMinute: 1 } });
+  // A day window: a fixed minute window could roll over during the run and admit a request.
+  limited = await gw.key({ scopes: ['write'], limits: { requestsPerDay: 1 } });
   // Spends the single request of `limited`: every later one is 429.
   expect((await fetch(`${gw.url}/v1/usage`, { headers: bearer(limited) })).status).toBe(200);
 });

@@ -8,24 +8,49 @@ beforeAll(async () => {
 });
 afterAll(async () => gw?.close());
 
+async function health(): Promise<{ status: number; limit: string | null; remaining: number; reset: number }> {
+  const response = await fetch(`${gw.url}/health`);
+  await response.arrayBuffer();
+  return {
+    status: response.status,
+    limit: response.headers.get('x-ratelimit-limit'),
+    remaining: Number(response.headers.get('x-ratelimit-remaining')),
+    reset: Number(response.headers.get('x-ratelimit-reset')),
+  };
+}
+
+/** One pass; false when the fixed minute window rolled over meanwhile (the counts restart). */
+async function pass(): Promise<boolean> {
+  const first = await health();
+  expect(first.status).toBe(200);
+  expect(first.limit).toBe('5');
+  expect(first.reset).toBeGreaterThan(Date.now() / 1000);
+  expect(first.reset).toBeLessThanOrEqual(Date.now() / 1000 + 61);
+  if (first.remaining < 2) {
+    // Spent by an earlier pass: start again in the next window.
+    await new Promise((resolve) => setTimeout(resolve, first.reset * 1000 - Date.now() + 100));
+    return false;
+  }
+  // Health checks do not spend the window ...
+  for (let i = 0; i < 10; i++) expect((await health()).status).toBe(200);
+  const unchanged = await health();
+  // ... but they report what anonymous calls from this address did spend.
+  expect((await fetch(`${gw.url}/`)).status).toBe(200);
+  const spent = await health();
+  for (let i = 0; i < 10; i++) await fetch(`${gw.url}/`);
+  const exhausted = await health();
+  if (exhausted.reset !== first.reset) return false;
+  expect(unchanged.remaining).toBe(first.remaining);
+  expect(spent.remaining).toBe(first.remaining - 1);
+  expect(exhausted.status).toBe(200);
+  expect(exhausted.remaining).toBe(0);
+  return true;
+}
+
 describe('GET /health rate-limit headers', () => {
   it('carries the caller address window, is never counted nor refused', async () => {
-    const first = await fetch(`${gw.url}/health`);
-    expect(first.status).toBe(200);
-    expect(first.headers.get('x-ratelimit-limit')).toBe('5');
-    const remaining = Number(first.headers.get('x-ratelimit-remaining'));
-    const reset = Number(first.headers.get('x-ratelimit-reset'));
-    expect(reset).toBeGreaterThan(Date.now() / 1000);
-    expect(reset).toBeLessThanOrEqual(Date.now() / 1000 + 61);
-    // Health checks do not spend the window ...
-    for (let i = 0; i < 10; i++) expect((await fetch(`${gw.url}/health`)).status).toBe(200);
-    expect(Number((await fetch(`${gw.url}/health`)).headers.get('x-ratelimit-remaining'))).toBe(remaining);
-    // ... but they report what anonymous calls from this address did spend.
-    expect((await fetch(`${gw.url}/`)).status).toBe(200);
-    expect(Number((await fetch(`${gw.url}/health`)).headers.get('x-ratelimit-remaining'))).toBe(remaining - 1);
-    for (let i = 0; i < 10; i++) await fetch(`${gw.url}/`);
-    const exhausted = await fetch(`${gw.url}/health`);
-    expect(exhausted.status).toBe(200);
-    expect(exhausted.headers.get('x-ratelimit-remaining')).toBe('0');
-  });
+    let passed = false;
+    for (let attempt = 0; attempt < 3 && !passed; attempt++) passed = await pass();
+    expect(passed).toBe(true);
+  }, 150_000);
 });
