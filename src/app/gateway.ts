@@ -208,6 +208,7 @@ export class Gateway implements GatewaySite {
       description:
         'Unified speech-to-text API (bearer keys) and the job-based API (X-API-Key). Key management is not part of this document.',
       serverUrl: this.baseUrl,
+      maxJsonBodyBytes: this.config.limits.maxJsonBodyBytes,
     });
   }
 

@@ -227,7 +227,7 @@ export class JobRunner {
       } else if (reason !== 'cancelled') {
         const jobError = jobErrorFrom(error);
         if (jobError.code === 'internal_error') log.error({ err: error }, 'job failed');
-        else log.info({ code: jobError.code, message: jobError.message }, 'job failed');
+        else log.info({ code: jobError.code, message: jobError.message, detail: (error as { detail?: unknown }).detail }, 'job failed');
         const failed = await jobs.update(
           jobId,
           {

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Principal } from '../platform/auth/principal.js';
 import type { UrlSigner } from '../platform/auth/url-signer.js';
 import type { Limits } from '../platform/config/config.js';
+import { sizeLimitExceeded } from '../platform/errors/size-limit.js';
 import { ApiError, isApiError } from '../platform/errors/api-error.js';
 import type { StoredAudioResolver } from '../jobs/audio-fetcher.js';
 import type { Speech } from '../speech/speech.js';
@@ -108,8 +109,8 @@ export class MediaLibrary {
         declaredType: file.mimeType,
       });
     } catch (error) {
-      if (isApiError(error) && error.code === 'file_too_large') {
-        throw new ApiError('payload_too_large', { message: `The file exceeds the upload limit of ${this.deps.limits.maxAudioBytes} bytes.`, param });
+      if (isApiError(error) && error.code === 'payload_too_large') {
+        throw sizeLimitExceeded(file.filename ? `The file '${file.filename}'` : 'The file', this.deps.limits.maxAudioBytes, param);
       }
       throw error;
     }
@@ -156,10 +157,7 @@ export class MediaLibrary {
       });
     }
     if (input.contentLength !== null && input.contentLength > this.deps.limits.maxAudioBytes) {
-      throw new ApiError('file_too_large', {
-        message: `'content_length' ${input.contentLength} exceeds the upload limit of ${this.deps.limits.maxAudioBytes} bytes.`,
-        param: 'content_length',
-      });
+      throw sizeLimitExceeded(`'content_length' (${input.contentLength} bytes)`, this.deps.limits.maxAudioBytes, 'content_length');
     }
     const id = newFileId();
     const now = new Date().toISOString();
@@ -209,7 +207,7 @@ export class MediaLibrary {
     }
     const max = this.deps.limits.maxAudioBytes;
     if (request.contentLength !== null && request.contentLength > max) {
-      throw new ApiError('payload_too_large', { message: `The upload is ${request.contentLength} bytes; the limit is ${max}.` });
+      throw sizeLimitExceeded('The file', max);
     }
     if (bound.contentLength !== null && request.contentLength !== null && request.contentLength !== bound.contentLength) {
       throw new ApiError('invalid_field_value', {
@@ -227,11 +225,11 @@ export class MediaLibrary {
         signal: request.signal,
       });
     } catch (error) {
-      if (isApiError(error) && error.code === 'file_too_large') {
+      if (isApiError(error) && error.code === 'payload_too_large') {
         if (bound.contentLength !== null && bound.contentLength < max) {
           throw new ApiError('invalid_field_value', { message: `The body is longer than the ${bound.contentLength} bytes this upload URL was issued for.`, param: 'Content-Length' });
         }
-        throw new ApiError('payload_too_large', { message: `The upload exceeds the limit of ${max} bytes.` });
+        throw sizeLimitExceeded('The file', max);
       }
       throw error;
     }

@@ -87,9 +87,7 @@ export class WsEndpoint {
   mount(app: Uws.TemplatedApp): void {
     const { limits, streaming } = this.deps.config;
     app.ws<SocketData>(WS_PATH, {
-      // Messages up to twice the limit are read and refused with an error message and 1009;
-      // uWS drops the connection (no close frame: 1006) on larger ones without buffering them.
-      maxPayloadLength: Math.min(limits.wsMaxMessageBytes * 2, 64 * 1024 * 1024),
+      maxPayloadLength: wsReadCeiling(limits),
       maxBackpressure: streaming.maxUnsentBytes,
       closeOnBackpressureLimit: 0,
       idleTimeout: 0,
@@ -245,3 +243,17 @@ export class WsEndpoint {
     clearInterval(this.ticker);
   }
 }
+
+/**
+ * uWS (v20.30) drops a connection without a close frame (the client sees 1006) when a message
+ * is longer than `maxPayloadLength`, and buffers a message whole before delivering it. So the
+ * ceiling sits well above WS_MAX_MESSAGE_BYTES: any message up to it is read and refused by the
+ * session with an `error` message and close 1009. It is the session's audio buffer limit (a
+ * session may hold that much audio anyway, so one connection's memory stays within the same
+ * bound), at least twice the message limit, and never more than 256 MiB.
+ */
+export function wsReadCeiling(limits: { readonly wsMaxMessageBytes: number; readonly wsMaxBufferBytes: number }): number {
+  return Math.min(Math.max(limits.wsMaxMessageBytes * 2, limits.wsMaxBufferBytes), WS_READ_CEILING_MAX);
+}
+
+const WS_READ_CEILING_MAX = 256 * 1024 * 1024;

@@ -200,7 +200,10 @@ export class StreamSession {
     if (this.state !== 'open') return;
     const now = performance.now();
     this.lastClientMessageAt = now;
-    if (data.byteLength > this.deps.limits.wsMaxMessageBytes) return this.fail(new ApiError('message_too_large'));
+    if (data.byteLength > this.deps.limits.wsMaxMessageBytes) {
+      const message = `A WebSocket message of ${data.byteLength} bytes exceeds the size limit of ${this.deps.limits.wsMaxMessageBytes} bytes per message.`;
+      return this.fail(new ApiError('message_too_large', { message }));
+    }
     const breach = this.rate.admit(isBinary ? data.byteLength : 0, now);
     if (breach !== null) return this.fail(new ApiError(breach));
     if (isBinary) this.onAudio(data, now);

@@ -78,9 +78,14 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
       scope: 'write',
       body: { kind: 'json-or-multipart', json: CreateBatchJson, multipart: CreateBatchMultipart },
       maxBodyBytes: limits.batchMaxFiles * limits.maxAudioBytes + 1_000_000,
+      sizeLimit: {
+        bytes: limits.batchMaxFiles * limits.maxAudioBytes,
+        subject: `The batch (at most ${limits.batchMaxFiles} files of ${limits.maxAudioBytes} bytes each)`,
+      },
       responses: {
         202: { description: 'The batch parent', schema: BatchCreatedSchema },
         404: { description: 'Not found' },
+        422: { description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)' },
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;

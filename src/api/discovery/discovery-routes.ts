@@ -106,7 +106,8 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
       tags: TAG,
       surface: 'unified',
       auth: 'none',
-      rateLimited: false,
+      // Health checks are never refused; the headers report the caller address's window.
+      rateLimited: 'report',
       responses: { 200: { description: 'Status listing', schema: HealthSchema } },
       handler: async () => {
         const h = deps.health;

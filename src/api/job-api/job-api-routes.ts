@@ -203,7 +203,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       query: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
       responses: { 200: { description: 'Transcript JSON', schema: Type.Object({}, { additionalProperties: true }) }, 403: { description: 'Invalid or expired link' } },
       handler: async ({ params, exchange }) => {
-        const check = deps.signer().verify('GET', transcriptPath(params.file_job_id), exchange.query);
+        const check = deps.signer().verify('GET', transcriptPath(params.file_job_id), exchange);
         if (check !== 'valid') {
           throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature', {
             detail: check === 'expired' ? 'The link has expired.' : 'The link is invalid.',

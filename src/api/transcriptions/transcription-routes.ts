@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
@@ -9,7 +10,7 @@ import { defineRoute, type RouteDefinition } from '../../platform/http/route-typ
 import { validateInput } from '../../platform/http/schema-validation.js';
 import { jobPrefix } from '../../jobs/job-runner.js';
 import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
-import { FINAL_STATUSES, type JobRecord } from '../../platform/db/job-records.js';
+import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
 import type { Speech } from '../../speech/speech.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
@@ -73,6 +74,7 @@ export function storeAudioUpload(
   key: string,
   file: { filename: string; mimeType: string; stream: NodeJS.ReadableStream },
   field: string,
+  log?: Logger,
 ): Promise<{ key: string; size: number; filename: string | null }> {
   let head = Buffer.alloc(0);
   const capture = new Transform({
@@ -82,7 +84,7 @@ export function storeAudioUpload(
     },
   });
   return (async () => {
-    // pipeline (not pipe): an error of the upload stream (e.g. file_too_large) reaches storage.put.
+    // pipeline (not pipe): an error of the upload stream (e.g. payload_too_large) reaches storage.put.
     const source = pipeline(file.stream as Readable, capture).catch((error: unknown) => {
       capture.destroy(error as Error);
     });
@@ -102,7 +104,11 @@ export function storeAudioUpload(
     try {
       await deps.speech.verifyAudio(local.path);
     } catch (error) {
-      if ((error as { code?: string }).code === 'invalid_audio_format') await refuse(`could not be read as audio: ${(error as Error).message}`);
+      if ((error as { code?: string }).code === 'invalid_audio_format') {
+        // The message is in user terms; the tool's own words (with server paths) go to the log only.
+        log?.info({ detail: (error as { detail?: unknown }).detail }, 'upload refused: not decodable audio');
+        await refuse(`could not be read as audio: ${(error as Error).message.replace(/^The audio could not be (read|decoded): /, '')}`);
+      }
       throw error;
     } finally {
       await local.release();
@@ -115,10 +121,12 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
   const { jobs } = deps;
   const render = deps.render ?? (async (job: JobRecord) => transcriptionView(job));
 
+  // The spec's response table: POST /v1/transcriptions answers 202 in both modes; `sync` only
+  // waits (up to SYNC_WAIT_SECONDS) so that the job in the body is usually final.
   const answerCreated = async (id: string, mode: 'async' | 'sync', signal: AbortSignal) => {
     if (mode === 'sync') {
       const job = await jobs.waitForFinal(id, deps.limits.syncWaitSeconds * 1000, signal);
-      if (job !== null) return { status: FINAL_STATUSES.includes(job.status) ? 200 : 202, body: await render(job) };
+      if (job !== null) return { status: 202, body: await render(job) };
     }
     return { status: 202, body: await render((await jobs.jobs.get(id))!) };
   };
@@ -131,7 +139,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       summary: 'Transcribe an audio file (by URL or upload)',
       description:
         'JSON with `audio_url`, or multipart with `file`. `mode=async` (default) answers 202 at once with the queued job; ' +
-        '`mode=sync` waits up to SYNC_WAIT_SECONDS and answers 200 with the finished job, or 202 if it is still queued or processing. ' +
+        '`mode=sync` waits up to SYNC_WAIT_SECONDS and answers 202 with the job as it then is: usually final (`completed` or `failed`), else still `queued` or `processing` (poll it by id). ' +
         'Rules: `model` with `language=auto` → 400 INVALID_FIELD; an unknown model → 422 UNSUPPORTED_MODEL; a language without models → 422 UNSUPPORTED_LANGUAGE; without `model` the language default is used.',
       tags: TAGS,
       surface: 'unified',
@@ -139,10 +147,11 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       scope: 'write',
       body: { kind: 'json-or-multipart', json: CreateTranscriptionJson, multipart: CreateTranscriptionMultipart },
       maxBodyBytes: deps.limits.maxAudioBytes + 1_000_000,
+      sizeLimit: { bytes: deps.limits.maxAudioBytes, subject: 'The file' },
       responses: {
-        200: { description: 'Finished job (sync mode)', schema: TranscriptionJobSchema },
-        202: { description: 'Accepted job', schema: TranscriptionJobSchema },
+        202: { description: 'The job: queued (async), or as it is after the sync wait (usually final)', schema: TranscriptionJobSchema },
         404: { description: 'Not found' },
+        422: { description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)' },
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;
@@ -172,7 +181,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
               file.stream.resume();
               throw new ApiError('invalid_field_value', { message: `Unexpected file field '${file.field}'; send the audio as 'file'.`, param: file.field });
             }
-            return storeAudioUpload(deps, key, file, 'file');
+            return storeAudioUpload(deps, key, file, 'file', ctx.log);
           },
           discard: async (stored) => deps.storage.delete(stored.key),
         });
@@ -332,7 +341,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
           416: { description: 'Range not satisfiable' },
         },
         handler: async ({ params, exchange }) => {
-          const check = deps.signer().verify('GET', `/v1/files/transcriptions/${params.job_id}/${what}`, exchange.query);
+          const check = deps.signer().verify('GET', `/v1/files/transcriptions/${params.job_id}/${what}`, exchange);
           if (check !== 'valid') throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature');
           const job = await jobs.jobs.get(params.job_id);
           const object = job === null ? null : what === 'audio' ? job.audioObject : job.transcriptObject;

@@ -57,7 +57,7 @@ export const CONFIG_TABLE = {
   }),
   SHUTDOWN_GRACE_MS: integer(10_000, 0, 600_000, { section: 'server', description: 'time allowed for in-flight work on SIGTERM' }),
 
-  DEFAULT_LANGUAGE: oneOf('am', ['am', 'om', 'ti'], { section: 'speech', description: 'language used when a request names none' }),
+  DEFAULT_LANGUAGE: oneOf('am', ['am', 'om', 'ti'], { section: 'speech', description: "language of a WebSocket session or a batch that names none; `POST /v1/transcriptions` and the job API's `POST /transcribe` require `language` (400 `missing_required_field` / 422 without it)" }),
   MODELS_DIR: path('models', { section: 'speech', description: 'model folders (see `docs/model-format.md`)' }),
   INFERENCE_DEVICE: oneOf('cpu', ['cpu', 'cuda'], { section: 'speech', description: 'where models run (falls back to CPU when CUDA is unavailable)' }),
   INFERENCE_WORKERS: integer(0, 0, 256, { section: 'speech', description: 'inference worker threads', defaultText: '`0` (automatic)' }),

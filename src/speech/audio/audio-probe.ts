@@ -1,4 +1,5 @@
 import { runProcess, SubprocessError } from '../../platform/subprocess/subprocess.js';
+import { audioProblemInUserTerms } from './audio-problem.js';
 import { InvalidAudioError } from './audio-errors.js';
 
 export interface AudioProbe {
@@ -39,7 +40,10 @@ export async function probeAudio(path: string, options: ProbeOptions): Promise<A
     if (error instanceof SubprocessError && error.kind === 'timeout') throw new InvalidAudioError(`Reading the audio took longer than ${timeoutMs} ms.`);
     throw error;
   });
-  if (code !== 0) throw new InvalidAudioError(`The audio could not be read: ${lastLine(stderr) || `ffprobe exited with ${code}`}.`);
+  if (code !== 0) {
+    const detail = lastLine(stderr) || `ffprobe exited with ${code}`;
+    throw new InvalidAudioError(`The audio could not be read: ${audioProblemInUserTerms(stderr || detail)}.`, { detail });
+  }
   let parsed: FfprobeOutput;
   try {
     parsed = JSON.parse(stdout) as FfprobeOutput;

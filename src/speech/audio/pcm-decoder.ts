@@ -2,6 +2,7 @@ import { endianness } from 'node:os';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { spawnStreaming } from '../../platform/subprocess/subprocess.js';
+import { audioProblemInUserTerms } from './audio-problem.js';
 import { AudioTooLargeError, InvalidAudioError } from './audio-errors.js';
 
 export const PCM_SAMPLE_RATE = 16_000;
@@ -92,8 +93,9 @@ export async function* decodeToPcm(input: string | Readable, options: DecodeOpti
     signal?.throwIfAborted();
     if (inputError !== null) throw inputError;
     if (code !== 0) {
-      const detail = child.stderrTail().trim().split('\n').pop()?.trim() ?? '';
-      throw new InvalidAudioError(`The audio could not be decoded${detail ? `: ${detail.slice(0, 300)}` : ''}.`);
+      const tail = child.stderrTail();
+      const detail = tail.trim().split('\n').pop()?.trim() ?? '';
+      throw new InvalidAudioError(`The audio could not be decoded: ${audioProblemInUserTerms(tail)}.`, { detail: detail.slice(0, 300) });
     }
     const tailSamples = filled >> 2;
     if (tailSamples > 0) {
