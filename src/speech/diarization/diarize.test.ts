@@ -16,11 +16,11 @@ function readWav(name: string): Float32Array {
   return Float32Array.from(pcm, (s) => s / 32768);
 }
 
-/** Two held-out speakers (ALFFA groups 051 and 021, never trained on) taking turns, 0.5 s apart. */
+/** Two speakers the projection never saw (ALFFA groups 021, a threshold-tuning group, and 091) taking turns, 0.5 s apart. */
 function twoSpeakerConversation(): { pcm: Float32Array; reference: { startMs: number; endMs: number; speaker: string }[] } {
-  const a = ['alffa_val-tr_10776_tr05144.wav', 'alffa_val-tr_10777_tr05145.wav'].map(readWav);
-  const b = ['alffa_val-tr_10778_tr02101.wav', 'alffa_val-tr_10779_tr02102.wav', 'alffa_val-tr_10780_tr02103.wav'].map(readWav);
-  const order = [a[0]!, b[0]!, a[1]!, b[1]!, a[0]!, b[2]!];
+  const a = ['tr_10778_tr02101', 'tr_10779_tr02102', 'tr_10780_tr02103'].map((id) => readWav(`alffa_spk_heldout-${id}.wav`));
+  const b = ['tr_10827_tr09101', 'tr_10828_tr09102', 'tr_10829_tr09103'].map((id) => readWav(`alffa_spk_heldout-${id}.wav`));
+  const order = [a[0]!, b[0]!, a[1]!, b[1]!, a[2]!, b[2]!];
   const gap = 8000;
   const total = order.reduce((sum, clip) => sum + clip.length + gap, gap);
   const pcm = new Float32Array(total);
