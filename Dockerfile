@@ -19,6 +19,8 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
+    METRICS_HOST=0.0.0.0 \
+    METRICS_PORT=9464 \
     DATA_DIR=/data
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
@@ -28,7 +30,8 @@ COPY --from=build /app/build/native/Release/gateway_native.node ./build/native/R
 COPY --from=build /app/models ./models
 RUN mkdir -p /data && chown node:node /data
 VOLUME ["/data"]
-EXPOSE 8080
+# 9464: Prometheus metrics; publish it only to the network Prometheus scrapes from.
+EXPOSE 8080 9464
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 USER node

@@ -30,7 +30,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { resolveMediaTools } from '../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import { CtcBeamDecoder } from '../src/speech/decoding/ctc-beam-decoder.js';
 import { CtcGreedyDecoder } from '../src/speech/decoding/ctc-greedy-decoder.js';
@@ -94,7 +94,7 @@ const FRAME_SECONDS = 0.02;
 function synthesise(reference: string, vocabulary: CtcVocabulary, index: Map<string, number>, seed: number): CtcScores {
   const r = rng(seed);
   const V = vocabulary.tokens.length;
-  const letters = vocabulary.tokens.map((t, i) => i).filter((i) => i > 1);
+  const letters = vocabulary.tokens.map((_t, i) => i).filter((i) => i > 1);
   const rows: Float32Array[] = [];
   const frame = (peak: number, rival: number, rivalScore: number): void => {
     const row = new Float32Array(V);
@@ -168,7 +168,7 @@ async function modelUtterances(model: LoadedCtcModel, texts: Map<string, string>
       const input = preparer.prepare(pcm);
       const dims = preparer.featureDim > 0 ? [1, input.length, preparer.featureDim] : [1, input.length];
       const feeds: Record<string, ort.Tensor> = { [io.audio]: new ort.Tensor('float32', input.data, dims) };
-      feeds[io.lengths] = new ort.Tensor('int64', BigInt64Array.from([BigInt(input.length)]), [1]);
+      if (io.lengths !== null) feeds[io.lengths] = new ort.Tensor('int64', BigInt64Array.from([BigInt(input.length)]), [1]);
       const result = await session.run(feeds);
       const logits = result[io.logits]!;
       const V = logits.dims[2]!;

@@ -22,10 +22,9 @@
  * Writes bench/results/dsp-front-end.json.
  */
 import opus from '@discordjs/opus';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { EnergyVad } from '../src/speech/native/energy-vad.js';
 import { nativeAddon } from '../src/speech/native/native-addon.js';
 import { OpusFrameDecoder } from '../src/speech/native/opus-frame-decoder.js';
@@ -33,6 +32,7 @@ import { Resampler } from '../src/speech/native/resampler.js';
 import { RingBuffer } from '../src/speech/native/ring-buffer.js';
 import { StreamFrontEnd, type StreamFrontEndOptions } from '../src/speech/native/stream-front-end.js';
 import { WebmDemuxer } from '../src/speech/native/webm-demuxer.js';
+import { fixturePath, nativeSpeech16k, REPO_ROOT } from '../test/helpers/fixtures.js';
 import { JsDecimator, JsEnergyVad, JsRingBuffer } from './dsp-js-reference.js';
 
 // @discordjs/opus is CommonJS: take the class from its default export.
@@ -43,27 +43,13 @@ const SECONDS_PER_CASE = Number(process.argv[3] ?? 1);
 const REPEATS = Number(process.argv[4] ?? 5);
 const FRAME_US = 20_000;
 
-// The repository root (this file runs from bench/ under tsx or from dist/bench/ compiled).
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('package root not found');
-    dir = parent;
-  }
-  return dir;
-}
-const root = packageRoot();
-const fixtures = join(root, 'test', 'fixtures', 'native');
+// Fixtures and the repository root come from test/helpers/fixtures.ts (this file runs from bench/
+// under tsx or from dist/bench/ compiled).
+const root = REPO_ROOT;
+const fixtures = fixturePath('native');
 
 // ------------------------------------------------------------------ inputs
-function readSpeech(): Float32Array {
-  const wav = readFileSync(join(fixtures, 'speech-16k.wav'));
-  const n = (wav.length - 44) >> 1;
-  const x = new Float32Array(n);
-  for (let i = 0; i < n; i++) x[i] = wav.readInt16LE(44 + 2 * i) / 32768;
-  return x;
-}
+const readSpeech = nativeSpeech16k;
 
 function int16Bytes(x: Float32Array): Buffer {
   const b = Buffer.alloc(x.length * 2);

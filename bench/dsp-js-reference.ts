@@ -164,7 +164,9 @@ export class JsRingBuffer {
     let at = this.#write % cap;
     for (let i = 0; i < count; i++) {
       let v = x[i]! * 32768;
+      // biome-ignore lint/complexity/useMathMinMax: mirrors the C++ clamp, which sends NaN to -32768 (Math.max would keep NaN)
       v = v > -32768 ? v : -32768;
+      // biome-ignore lint/complexity/useMathMinMax: as above
       v = v < 32767 ? v : 32767;
       this.#data[at] = Math.round(v);
       if (++at === cap) at = 0;

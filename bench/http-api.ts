@@ -6,16 +6,14 @@
  *
  *   npm run build && node dist/bench/http-api.js [seconds=5] [connections=50]
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
-import { Gateway } from '../src/app/gateway.js';
-import { loadConfig } from '../src/platform/config/config.js';
 import { uws } from '../src/platform/http/uws.js';
-import { createLogger } from '../src/platform/logging/logger.js';
+import { REPO_ROOT } from '../test/helpers/fixtures.js';
+import { startTestGateway } from '../test/helpers/test-gateway.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);
@@ -61,17 +59,19 @@ async function baselineServer(body: string): Promise<{ port: number; close: () =
 }
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-http-'));
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_MINUTE: '1000000',
-    METRICS_ENABLED: 'true',
-  });
-  const gateway = await Gateway.start({ config, logger: createLogger('silent') });
-  const { key } = await gateway.keys.create({ account: 'bench', limits: { requestsPerMinute: 1_000_000_000 } });
+  // The shipped models and the default worker count, as a deployment runs; responses unchecked.
+  const started = await startTestGateway(
+    {
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      METRICS_ENABLED: 'true',
+      MODELS_DIR: join(REPO_ROOT, 'models'),
+      INFERENCE_WORKERS: '0',
+      ALLOW_PRIVATE_NETWORK: 'false',
+    },
+    { validateResponses: false, account: 'bench', dataDirPrefix: 'bench-http-' },
+  );
+  const { gateway } = started;
+  const key = await started.key({ limits: { requestsPerMinute: 1_000_000_000 } });
   const sample = await (await fetch(`http://127.0.0.1:${gateway.port}/v1/languages`, { headers: { authorization: `Bearer ${key}` } })).text();
   const baseline = await baselineServer(sample);
   try {
@@ -90,12 +90,11 @@ async function main(): Promise<void> {
       ratios_to_baseline: { health: ratio(results.health), languages: ratio(results.languages) },
     };
     console.log(JSON.stringify(report, null, 2));
-    mkdirSync(join(import.meta.dirname, '..', '..', 'bench', 'results'), { recursive: true });
-    writeFileSync(join(import.meta.dirname, '..', '..', 'bench', 'results', 'http-api.json'), `${JSON.stringify(report, null, 2)}\n`);
+    mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
+    writeFileSync(join(REPO_ROOT, 'bench', 'results', 'http-api.json'), `${JSON.stringify(report, null, 2)}\n`);
   } finally {
     baseline.close();
-    await gateway.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await started.close();
   }
 }
 

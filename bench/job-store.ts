@@ -14,57 +14,44 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { buildJob } from '../src/jobs/job-service.js';
+import { principalFor } from '../src/platform/auth/principal.js';
 import type { JobRecord } from '../src/platform/db/job-records.js';
 import { PostgresStore } from '../src/platform/db/postgres/postgres-store.js';
 import { SqliteStore } from '../src/platform/db/sqlite/sqlite-store.js';
 import type { Store } from '../src/platform/db/store-types.js';
+import { REPO_ROOT } from '../test/helpers/fixtures.js';
 
 const jobsTotal = Number(process.argv[2] ?? 2000);
 const concurrency = Number(process.argv[3] ?? 8);
 const databaseUrl = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-const root = join(import.meta.dirname, '..', '..');
+const root = REPO_ROOT;
 
 const OPERATIONS = ['insert', 'claim', 'progress', 'complete', 'get', 'list', 'lifecycle'] as const;
 type Operation = (typeof OPERATIONS)[number];
 type Figures = Record<Operation, number>;
 
+/** The 20 keys the benchmark's jobs belong to (only their ids and accounts reach the store). */
+const PRINCIPALS = Array.from({ length: 20 }, (_, i) =>
+  principalFor({
+    id: `key_${i}`,
+    accountId: `acct_${i}`,
+    name: null,
+    prefix: 'sk_bench',
+    scopes: ['write'],
+    ipAllowlist: null,
+    originAllowlist: null,
+    limits: {},
+    createdAt: new Date(0).toISOString(),
+    expiresAt: null,
+    revokedAt: null,
+    lastUsedAt: null,
+  }),
+);
+
+/** A queued job as POST /v1/transcriptions builds it. */
 function newJob(i: number): JobRecord {
-  const now = new Date().toISOString();
-  return {
-    id: `tr_${randomBytes(12).toString('hex')}`,
-    accountId: `acct_${i % 20}`,
-    keyId: `key_${i % 20}`,
-    kind: 'single',
-    api: 'unified',
-    parentId: null,
-    position: 0,
-    status: 'queued',
-    requestedLanguage: 'am',
-    language: 'am',
-    requestedModel: '',
-    model: null,
-    mode: 'async',
-    audioUrl: 'https://example.com/a.mp3',
-    audioObject: null,
-    audioFilename: null,
-    audioBytes: null,
-    transcriptObject: null,
-    text: null,
-    segments: null,
-    progress: { stage: 'queued', percent: 0, total_segments: 0, done_segments: 0 },
-    durationSeconds: null,
-    processingTimeSeconds: null,
-    error: null,
-    options: {},
-    attempts: 0,
-    eventsPending: false,
-    leaseOwner: null,
-    leaseUntil: null,
-    createdAt: now,
-    startedAt: null,
-    completedAt: null,
-    updatedAt: now,
-  };
+  return buildJob({ principal: PRINCIPALS[i % 20]!, kind: 'single', language: 'am', requestedModel: '', audioUrl: 'https://example.com/a.mp3' });
 }
 
 const SEGMENTS = Array.from({ length: 20 }, (_, i) => ({
@@ -105,7 +92,9 @@ async function measure(store: Store): Promise<Figures> {
     }),
   );
   figures.progress = await timed(jobs.length, (i) =>
-    store.jobs.update(jobs[i]!.id, { progress: { stage: 'transcribing', percent: 50, total_segments: 20, done_segments: 10 } }, ['processing'], { leaseOwner: owner }),
+    store.jobs.update(jobs[i]!.id, { progress: { stage: 'transcribing', percent: 50, total_segments: 20, done_segments: 10 } }, ['processing'], {
+      leaseOwner: owner,
+    }),
   );
   figures.complete = await timed(jobs.length, (i) =>
     store.jobs.update(
@@ -123,7 +112,10 @@ async function measure(store: Store): Promise<Figures> {
     const job = more[i]!;
     await store.jobs.insert([job]);
     await store.jobs.claim(job.id, { owner, leaseUntil: lease(), maxRunningForKey: 1_000_000, patch: { startedAt: new Date().toISOString() } });
-    for (let p = 0; p < 2; p++) await store.jobs.update(job.id, { progress: { stage: 'transcribing', percent: p * 50, total_segments: 2, done_segments: p } }, ['processing'], { leaseOwner: owner });
+    for (let p = 0; p < 2; p++)
+      await store.jobs.update(job.id, { progress: { stage: 'transcribing', percent: p * 50, total_segments: 2, done_segments: p } }, ['processing'], {
+        leaseOwner: owner,
+      });
     await store.jobs.update(job.id, { status: 'completed', segments: SEGMENTS, leaseOwner: null, leaseUntil: null }, ['processing'], { leaseOwner: owner });
     await store.jobs.get(job.id);
   });
@@ -169,7 +161,8 @@ async function main(): Promise<void> {
   };
   console.log(`job store, ${jobsTotal} jobs, ${concurrency} concurrent callers (operations per second)`);
   console.log(`${'operation'.padEnd(10)} ${'sqlite'.padStart(8)} ${'postgres'.padStart(9)} ${'ratio'.padStart(7)}`);
-  for (const op of OPERATIONS) console.log(`${op.padEnd(10)} ${String(sqlite[op]).padStart(8)} ${String(postgres[op]).padStart(9)} ${ratios[op]!.toFixed(3).padStart(7)}`);
+  for (const op of OPERATIONS)
+    console.log(`${op.padEnd(10)} ${String(sqlite[op]).padStart(8)} ${String(postgres[op]).padStart(9)} ${ratios[op]!.toFixed(3).padStart(7)}`);
   mkdirSync(join(root, 'bench', 'results'), { recursive: true });
   writeFileSync(join(root, 'bench', 'results', 'job-store.json'), `${JSON.stringify(report, null, 2)}\n`);
 }

@@ -12,7 +12,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LogMelExtractor } from '../src/speech/features/log-mel-features.js';
 import { loadModelFolder } from '../src/speech/models/model-loader.js';
-import { loadAverage, machine, round1, speechPcm } from './ws-bench-common.js';
+import { speechAmPcm } from '../test/helpers/fixtures.js';
+import { loadAverage, machine, round1 } from './ws-bench-common.js';
 
 const rounds = Number(process.argv[2] ?? 7);
 const folder = resolve(process.argv[3] ?? 'models/small-am-v1');
@@ -22,7 +23,7 @@ const input = model.manifest.input;
 if (input.kind !== 'log_mel') throw new Error(`${model.name} takes ${input.kind} input, not log-mel features`);
 
 // The speech fixture (16 kHz mono 16-bit), cut into 3 s turns as live streams send them.
-const bytes = speechPcm();
+const bytes = speechAmPcm();
 const pcm = Float32Array.from({ length: bytes.length >> 1 }, (_, i) => bytes.readInt16LE(2 * i) / 32768);
 const TURN = 3 * 16000;
 const turns: Float32Array[] = [];

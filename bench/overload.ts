@@ -44,7 +44,10 @@ type Outcome = 'ready' | 'refused' | 'failed';
 
 function outcome(stream: LiveStream): Promise<Outcome> {
   return Promise.race([
-    stream.opened.then(() => 'ready' as const, () => 'failed' as const),
+    stream.opened.then(
+      () => 'ready' as const,
+      () => 'failed' as const,
+    ),
     stream.closed.then(() => (stream.closeCode === 1013 ? ('refused' as const) : ('failed' as const))),
   ]);
 }
@@ -67,7 +70,10 @@ async function load(server: BenchServer, attempts: number, rampMs: number, url: 
   }, 10);
   const started = performance.now();
   const sampler = setInterval(() => {
-    void scrape(server).then((m) => timeline.push({ t: Math.round((performance.now() - started) / 1000), ...m }), () => undefined);
+    void scrape(server).then(
+      (m) => timeline.push({ t: Math.round((performance.now() - started) / 1000), ...m }),
+      () => undefined,
+    );
   }, sampleEveryMs);
   for (let i = 0; i < attempts; i++) {
     const stream = new LiveStream(url, server.key, speakingStream(cycles, i + 1));
@@ -116,7 +122,9 @@ try {
   await sleep(15_000); // let the measured load decay (half-life 5 s)
   const capacity = Number.isFinite(calibration['capacity']) ? calibration['capacity']! : maxStreams / 2;
   const attempts = Math.min(maxStreams, Math.max(2, Math.round(2 * capacity)));
-  console.log(`trying ${attempts} sessions over ${rampSeconds} s (2 x the estimated capacity of ${capacity}${attempts < 2 * capacity ? `, capped at ${maxStreams}` : ''})`);
+  console.log(
+    `trying ${attempts} sessions over ${rampSeconds} s (2 x the estimated capacity of ${capacity}${attempts < 2 * capacity ? `, capped at ${maxStreams}` : ''})`,
+  );
   await server.mark();
   const run = await load(server, attempts, rampSeconds * 1000, url, 2_000);
   const stats = await server.stats();

@@ -17,32 +17,22 @@
  * Writes bench/results/silero-batch.json.
  */
 import ort from 'onnxruntime-node';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { SILERO_CONTEXT, SILERO_INPUT, SILERO_STATE, SILERO_WINDOW, sileroModelPath } from '../src/speech/vad/silero-model.js';
 import { SileroSession } from '../src/speech/vad/silero-session.js';
 import { SileroVad } from '../src/speech/vad/silero-vad.js';
+import { nativeSpeech16k, REPO_ROOT } from '../test/helpers/fixtures.js';
 
 const REPEATS = Number(process.argv[2] ?? 7);
 const STEPS = Number(process.argv[3] ?? 20);
 const STREAMS = 32;
 
-// The repository root (this file runs from bench/ under tsx or from dist/bench/ compiled).
-function packageRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('package root not found');
-    dir = parent;
-  }
-  return dir;
-}
-const root = packageRoot();
-const wav = readFileSync(join(root, 'test', 'fixtures', 'native', 'speech-16k.wav'));
-const speech = new Float32Array((wav.length - 44) >> 1);
-for (let i = 0; i < speech.length; i++) speech[i] = wav.readInt16LE(44 + 2 * i) / 32768;
+// Fixtures and the repository root come from test/helpers/fixtures.ts (this file runs from bench/
+// under tsx or from dist/bench/ compiled).
+const root = REPO_ROOT;
+const speech = nativeSpeech16k();
 const windowsInFixture = Math.floor(speech.length / SILERO_WINDOW);
 const windowOf = (stream: number, step: number) => {
   const w = (stream * 7 + step) % windowsInFixture;

@@ -20,7 +20,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
 import { join, resolve } from 'node:path';
-import { resolveMediaTools } from '../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import { CtcRecognizer } from '../src/speech/recognition/ctc-recognizer.js';
 import { loadLanguageModels, manifestDecodingPlanner } from '../src/speech/inference/decoding-planner.js';
@@ -28,6 +28,7 @@ import { InferencePool, type PoolStats } from '../src/speech/inference/inference
 import { transcribeAll } from '../src/speech/recognition/transcriber.js';
 import { loadModelFolder, type LoadedCtcModel } from '../src/speech/models/model-loader.js';
 import { ModelRegistry } from '../src/speech/models/model-registry.js';
+import { fixturePath } from '../test/helpers/fixtures.js';
 
 const rounds = Number(process.argv[2] ?? 5);
 const copies = Number(process.argv[3] ?? 12);
@@ -38,14 +39,14 @@ async function pickModel(): Promise<{ model: LoadedCtcModel; source: string }> {
   const registry = await ModelRegistry.scan(resolve(root, process.env.MODELS_DIR ?? 'models'));
   const installed = registry.defaultModel('am') ?? registry.languages().map((l) => registry.defaultModel(l)).find((m) => m !== null) ?? null;
   if (installed) return { model: installed, source: `${installed.name} from ${registry.dir}: ${installed.manifest.description}` };
-  const tiny = (await loadModelFolder(join(root, 'test/fixtures/models/tiny-ctc'))) as LoadedCtcModel;
+  const tiny = (await loadModelFolder(fixturePath('models/tiny-ctc'))) as LoadedCtcModel;
   return { model: tiny, source: 'no model under models/: UNTRAINED tiny test model (test/fixtures/models/tiny-ctc); figures show pipeline and batching overhead, not a real model' };
 }
 
 async function decodeFixture(ffmpeg: string): Promise<{ pcm: Float32Array; decodeSpeed: number }> {
   const started = performance.now();
   const parts: Float32Array[] = [];
-  for await (const chunk of decodeToPcm(join(root, 'test/fixtures/audio/speech-am.m4a'), { ffmpegPath: ffmpeg })) parts.push(chunk);
+  for await (const chunk of decodeToPcm(fixturePath('audio/speech-am.m4a'), { ffmpegPath: ffmpeg })) parts.push(chunk);
   const seconds = (performance.now() - started) / 1000;
   const one = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -68,7 +69,7 @@ interface ModeResult {
   speed: number;
 }
 
-async function measure(pool: InferencePool, recognizer: CtcRecognizer, pcm: Float32Array, jobs: number, inFlight: number): Promise<ModeResult> {
+async function measure(_pool: InferencePool, recognizer: CtcRecognizer, pcm: Float32Array, jobs: number, inFlight: number): Promise<ModeResult> {
   const started = performance.now();
   const results = await Promise.all(Array.from({ length: jobs }, () => transcribeAll(stream(pcm), { recognizer, maxInFlight: inFlight })));
   const wallSeconds = (performance.now() - started) / 1000;

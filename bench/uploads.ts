@@ -7,15 +7,15 @@
  *
  *   npm run build && node dist/bench/uploads.js [megabytes=200] [rounds=3]
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openAsBlob, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { distEntry, REPO_ROOT, runNode, startServerProcess } from '../test/helpers/spawn-dist.js';
 
 const megabytes = Number(process.argv[2] ?? 200);
 const rounds = Number(process.argv[3] ?? 3);
-const root = join(import.meta.dirname, '..', '..');
+const root = REPO_ROOT;
 
 interface Figures {
   readonly megabytesPerSecond: number;
@@ -95,15 +95,14 @@ async function main(): Promise<void> {
   const bytes = megabytes * 1_000_000;
   makeWav(file, bytes);
   const dataDir = join(work, 'data');
-  const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', MAX_AUDIO_BYTES: '2GB', RATE_LIMIT_PER_MINUTE: '100000' };
-  const created = await promisify(execFile)(process.execPath, [join(root, 'dist', 'src', 'cli', 'keys-cli.js'), 'create', '--account', 'bench'], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-  });
+  const env = { DATA_DIR: dataDir, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', MAX_AUDIO_BYTES: '2GB', RATE_LIMIT_PER_MINUTE: '100000' };
+  const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'bench'], { ...env, LOG_LEVEL: 'silent' });
+  if (created.code !== 0) throw new Error(`keys-cli failed: ${created.stderr}`);
   const key = (JSON.parse(created.stdout) as { key: string }).key;
   const baselineDir = join(work, 'baseline');
   mkdirSync(baselineDir);
   const baseline = await startProcess(['-e', BASELINE, baselineDir], {}, /listening on (\d+)/);
-  const gateway = await startProcess([join(root, 'dist', 'src', 'main.js')], env, /"port":(\d+).*"msg":"gateway listening"/);
+  const gateway = await startServerProcess(env);
   const gatewayUrl = `http://127.0.0.1:${gateway.port}`;
   const auth = { authorization: `Bearer ${key}` };
   const expect = async (response: Response, status: number): Promise<void> => {

@@ -5,8 +5,8 @@
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus, setPriority } from 'node:os';
-import { join } from 'node:path';
 import WebSocket from 'ws';
+import { speechAmPcm } from '../test/helpers/fixtures.js';
 
 export interface ServerStats {
   eventLoopMs: { p50: number; p99: number; max: number; mean: number };
@@ -95,19 +95,6 @@ export function placement(): string {
   return nice === undefined ? `${pin}; load generator at the server's priority` : `${pin}; load generator at nice ${nice}, server at nice 0`;
 }
 
-/** 16-bit PCM of the speech fixture's data chunk. */
-export function speechPcm(): Buffer {
-  const bytes = readFileSync(join(process.cwd(), 'test/fixtures/audio/speech-am.wav'));
-  let at = 12;
-  while (at + 8 <= bytes.length) {
-    const id = bytes.toString('ascii', at, at + 4);
-    const size = bytes.readUInt32LE(at + 4);
-    if (id === 'data') return bytes.subarray(at + 8, at + 8 + size);
-    at += 8 + size + (size & 1);
-  }
-  throw new Error('speech fixture has no data chunk');
-}
-
 /** Low-level noise (about -60 dBFS): what a quiet microphone sends between turns. */
 export function quietNoise(ms: number, seed: number): Buffer {
   const n = ms * 16;
@@ -128,7 +115,7 @@ const CHUNK_BYTES = CHUNK_MS * 32;
  * excerpts of the fixture, so it speaks half the time. Returns the chunks.
  */
 export function speakingStream(cycles: number, seed: number): Buffer[] {
-  const speech = speechPcm();
+  const speech = speechAmPcm();
   const excerpts = [speech.subarray(0, 3 * 32_000), speech.subarray(4 * 32_000, 7 * 32_000)];
   const parts: Buffer[] = [quietNoise(300 + (seed % 7) * 100, seed)];
   for (let c = 0; c < cycles; c++) parts.push(excerpts[(c + seed) % 2]!, quietNoise(3_000, seed + c));

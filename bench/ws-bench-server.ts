@@ -13,16 +13,11 @@
  * memcpy, coalesced JSON acks every 100 ms, PING -> pong), without our native front end
  * (decoding, resampling, VAD, endpointing), limits or sessions.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { Gateway } from '../src/app/gateway.js';
-import { loadConfig } from '../src/platform/config/config.js';
-import { createLogger } from '../src/platform/logging/logger.js';
-import type { PoolStats } from '../src/speech/inference/inference-pool.js';
-import type { SpeechEngine } from '../src/speech/speech-engine.js';
+import type { PoolStats } from '../src/speech/speech.js';
+import { fixturePath } from '../test/helpers/fixtures.js';
+import { startTestGateway } from '../test/helpers/test-gateway.js';
 
 const mode = process.argv[2] ?? 'gateway';
 const overrides = JSON.parse(process.argv[3] ?? '{}') as Record<string, string>;
@@ -80,27 +75,24 @@ if (mode === 'plain-ws') {
   stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
   send({ type: 'ready', port, key: 'none', model: 'none', workerPriority: 'none' });
 } else {
-  const dataDir = mkdtempSync(join(tmpdir(), 'ws-bench-'));
-  const config = loadConfig({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'silent',
-    MODELS_DIR: process.env['MODELS_DIR'] ?? join(process.cwd(), 'test/fixtures/models'),
-    INFERENCE_WORKERS: '1',
-    // Set INFERENCE_WORKER_NICE=off to compare with workers at the event loop's priority.
-    INFERENCE_WORKER_NICE: process.env['INFERENCE_WORKER_NICE'] ?? '10',
-    WS_MAX_CONNECTIONS_PER_KEY: '100000',
-    ...overrides,
-  });
-  const gateway = await Gateway.start({ config, logger: createLogger('silent') });
-  const key = (await gateway.keys.create({ account: 'bench', scopes: ['write'] })).key;
-  const models = gateway.speech.catalog.models().filter((m) => m.isDefault);
-  poolStats = () => (gateway.speech.engine as SpeechEngine).pool.stats();
-  stop = async () => {
-    await gateway.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
+  const started = await startTestGateway(
+    {
+      MODELS_DIR: process.env['MODELS_DIR'] ?? fixturePath('models'),
+      INFERENCE_WORKERS: '1',
+      // Set INFERENCE_WORKER_NICE=off to compare with workers at the event loop's priority.
+      INFERENCE_WORKER_NICE: process.env['INFERENCE_WORKER_NICE'] ?? '10',
+      WS_MAX_CONNECTIONS_PER_KEY: '100000',
+      ALLOW_PRIVATE_NETWORK: 'false',
+      ...overrides,
+    },
+    { validateResponses: false, account: 'bench', dataDirPrefix: 'ws-bench-' },
+  );
+  const { gateway } = started;
+  const { config } = gateway;
+  const key = await started.key({ scopes: ['write'] });
+  const models = gateway.speech.models().filter((m) => m.isDefault);
+  poolStats = () => gateway.speech.poolStats();
+  stop = () => started.close();
   send({
     type: 'ready',
     port: gateway.port,

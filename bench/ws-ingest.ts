@@ -14,7 +14,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { loadAverage, machine, placement, round1, sleep, speechPcm, startServer } from './ws-bench-common.js';
+import { speechAmPcm } from '../test/helpers/fixtures.js';
+import { loadAverage, machine, placement, round1, sleep, startServer } from './ws-bench-common.js';
 
 const connections = Number(process.argv[2] ?? 200);
 const rate = Number(process.argv[3] ?? 90);
@@ -25,7 +26,7 @@ async function measure(mode: 'gateway' | 'plain-ws') {
   const server = await startServer(mode, {});
   try {
     const url = mode === 'gateway' ? `ws://127.0.0.1:${server.port}/v1/ws/transcribe?format=pcm_s16le` : `ws://127.0.0.1:${server.port}/`;
-    const pcm = speechPcm();
+    const pcm = speechAmPcm();
     const sockets: WebSocket[] = [];
     let acks = 0;
     for (let i = 0; i < connections; i++) {
@@ -43,12 +44,10 @@ async function measure(mode: 'gateway' | 'plain-ws') {
     await server.mark();
     let sent = 0;
     const started = performance.now();
-    let tickNo = 0;
     const perTick = rate / 100; // 10 ms ticks
     let owed = 0;
     await new Promise<void>((resolve) => {
       const timer = setInterval(() => {
-        tickNo++;
         owed += perTick;
         const n = Math.floor(owed);
         owed -= n;

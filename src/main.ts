@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   logger.info({ config: redactedConfig(config) }, 'configuration');
   const gateway = await Gateway.start({ config, logger });
-  logger.info({ port: gateway.port, baseUrl: gateway.baseUrl }, 'gateway listening');
+  logger.info({ port: gateway.port, metricsPort: gateway.metricsPort, baseUrl: gateway.baseUrl }, 'gateway listening');
 
   let stopping = false;
   const stop = (signal: string): void => {

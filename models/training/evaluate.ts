@@ -2,7 +2,7 @@
  * Measures a shipped model through the gateway's own runtime: loadModelFolder (manifest,
  * vocabulary), InferencePool (onnxruntime-node in a worker thread, 1 worker, 1 intra-op thread),
  * CtcRecognizer (the gateway's log-mel features from the manifest, greedy CTC decoding).
- * Reports CER (src/speech/text/scored-character-error-rate.ts) per held-out set and the real-time factor
+ * Reports CER (src/speech/text/character-error-rate.ts, scoredCharacterErrorRate) per held-out set and the real-time factor
  * (wall time of recognize() over audio duration, one request at a time: one core busy at a time).
  *
  * Usage: npx tsx models/training/evaluate.ts --model models/small-am-v1 --set alffa_val \
@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CtcRecognizer } from '../../src/speech/recognition/ctc-recognizer.js';
 import { InferencePool } from '../../src/speech/inference/inference-pool.js';
-import { characterErrorRate } from '../../src/speech/text/scored-character-error-rate.js';
+import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
 import { loadModelFolder, type LoadedCtcModel } from '../../src/speech/models/model-loader.js';
 
 const WORK = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'work');
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
         refs.push(ref);
         hyps.push(r.text);
       }
-      const score = characterErrorRate(refs, hyps, model.language);
+      const score = scoredCharacterErrorRate(refs, hyps, model.language);
       totalAudio += audio;
       totalWall += wall;
       (results.sets as Record<string, unknown>)[set] = {
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
         // Latin script: also without case (true case is mostly a guess from audio: names, sentence starts)
         ...(model.manifest.output.casing === 'none'
           ? {}
-          : { cer_ignoring_case: Number(characterErrorRate(refs.map((r) => r.toLowerCase()), hyps.map((h) => h.toLowerCase()), model.language).cer.toFixed(4)) }),
+          : { cer_ignoring_case: Number(scoredCharacterErrorRate(refs.map((r) => r.toLowerCase()), hyps.map((h) => h.toLowerCase()), model.language).cer.toFixed(4)) }),
         // how often the sentence mark ። appears in the references and in the output
         sentence_marks: { reference: refs.join('').split('።').length - 1, output: hyps.join('').split('።').length - 1 },
         rtf: Number((wall / audio).toFixed(4)),

@@ -4,16 +4,27 @@
 below, as 16 kHz 16-bit WAV, listed in heldout.tsv (file, language, set, reference).
 None of these clips, nor their sentences, was trained on.
 
-Usage: /usr/bin/python3 models/training/make_fixtures.py
+Real Amharic (`alffa_spk_heldout`): the first 3 clips of 1.5-5 s (by id) of speaker groups 021
+(test) and 091 (validation) of the speaker split (models/training/splits/, speaker_split.py):
+speakers that neither small-am-v1 nor any model trained on that split heard. Decoded from
+<data>/alffa-am-train/flac with ffmpeg (FFMPEG, else the @ffmpeg-installer binary).
+
+Usage: /usr/bin/python3 models/training/make_fixtures.py [--only alffa_spk_heldout]
+  (--only: rewrite only those sets' clips and rows, keep the others in heldout.tsv)
 """
+import argparse
+import glob
 import os
 import shutil
+import subprocess
 import wave
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "work")
 OUT = os.path.join(os.path.dirname(os.path.dirname(HERE)), "test", "fixtures", "heldout")
-PICK = [("alffa_val", "am", 5), ("synth_am_test_clean", "am", 4), ("synth_om_test_clean", "om", 5), ("synth_ti_test_clean", "ti", 5)]
+DATA = os.environ.get("DATA_DIR", "/work/shared/data")
+ALFFA_GROUPS = (("021", "test"), ("091", "val"))
+PICK = [("alffa_spk_heldout", "am", 3), ("synth_am_test_clean", "am", 4), ("synth_om_test_clean", "om", 5), ("synth_ti_test_clean", "ti", 5)]
 
 
 def seconds(path):
@@ -21,10 +32,56 @@ def seconds(path):
         return w.getnframes() / w.getframerate()
 
 
+def ffmpeg():
+    if os.environ.get("FFMPEG"):
+        return os.environ["FFMPEG"]
+    root = os.path.dirname(os.path.dirname(HERE))
+    return subprocess.run(["node", "-e", "process.stdout.write(require('@ffmpeg-installer/ffmpeg').path)"],
+                          cwd=root, capture_output=True, check=True, text=True).stdout
+
+
+def alffa_clips(name, count):
+    """The first `count` 1.5-5 s clips of each held-out speaker group in ALFFA_GROUPS."""
+    texts = dict(l.rstrip("\n").split(None, 1) for l in open(os.path.join(DATA, "alffa-am-train/text"), encoding="utf-8") if l.strip())
+    rows, tool = [], ffmpeg()
+    for group, split in ALFFA_GROUPS:
+        taken = 0
+        for uid in open(os.path.join(HERE, "splits", f"alffa-spk-{split}.txt"), encoding="utf-8").read().split():
+            if uid.split("_")[2][2:5] != group:
+                continue
+            file = f"{name}-{uid}.wav"
+            dst = os.path.join(OUT, file)
+            subprocess.run([tool, "-v", "error", "-y", "-i", os.path.join(DATA, "alffa-am-train/flac", uid + ".flac"),
+                            "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", dst], check=True)
+            if not 1.5 <= seconds(dst) <= 5.0:
+                os.remove(dst)
+                continue
+            rows.append(f"{file}\tam\t{name}\t{' '.join(texts[uid].split())}")
+            taken += 1
+            if taken == count:
+                break
+    return rows
+
+
 def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="")
+    only = set(x for x in ap.parse_args().only.split(",") if x)
     os.makedirs(OUT, exist_ok=True)
     rows = []
+    if only:
+        for line in open(os.path.join(OUT, "heldout.tsv"), encoding="utf-8").read().splitlines():
+            if line and line.split("\t")[2] not in only:
+                rows.append(line)
+        for name in only:
+            for old in glob.glob(os.path.join(OUT, f"{name}-*.wav")):
+                os.remove(old)
     for name, lang, count in PICK:
+        if only and name not in only:
+            continue
+        if name == "alffa_spk_heldout":
+            rows = alffa_clips(name, count) + rows
+            continue
         taken = 0
         for line in open(os.path.join(WORK, name + ".tsv"), encoding="utf-8"):
             uid, ref = line.rstrip("\n").split("\t")

@@ -2,7 +2,7 @@
 // the given target architecture, as a CMake list (paths relative to deps/).
 // Usage: node list-opus-sources.cjs <path to deps/binding.gyp> <x64|arm64|ia32|arm>
 'use strict';
-const fs = require('fs');
+const fs = require('node:fs');
 
 const [gypPath, arch] = process.argv.slice(2);
 if (!gypPath || !arch) {

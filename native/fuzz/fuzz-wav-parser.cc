@@ -46,9 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const gw::Status b = Run(data, size, seed, 1 + seed % 32, &split);
   // Bitwise comparison (NaN-safe) of the samples.
   if (a != b || whole.formats != split.formats || whole.samples.size() != split.samples.size() ||
-      (!whole.samples.empty() &&
-       std::memcmp(whole.samples.data(), split.samples.data(),
-                   whole.samples.size() * sizeof(float)) != 0)) {
+      (!whole.samples.empty() && std::memcmp(whole.samples.data(), split.samples.data(),
+                                             whole.samples.size() * sizeof(float)) != 0)) {
     std::abort();
   }
 

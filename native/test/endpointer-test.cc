@@ -3,9 +3,9 @@
 #include "dsp/endpointer.h"
 #include "test-harness.h"
 
-using gw::EndpointEvent;
 using gw::Endpointer;
 using gw::EndpointerConfig;
+using gw::EndpointEvent;
 using gw::EventQueue;
 using gw::EventType;
 using namespace gwtest;
@@ -58,9 +58,10 @@ GW_TEST(EndpointerStartEndWithPadding) {
 GW_TEST(EndpointerIgnoresShortBurstsAndShortPauses) {
   Endpointer ep(Config());
   // A 50 ms burst (below min speech), then speech with a 150 ms pause (below min silence).
-  const auto ev = Run(&ep, Probs({{0.1f, 30}, {0.9f, 5}, {0.1f, 30}, {0.9f, 20}, {0.1f, 15},
-                                  {0.9f, 20}, {0.1f, 30}}),
-                      false);
+  const auto ev = Run(
+      &ep,
+      Probs({{0.1f, 30}, {0.9f, 5}, {0.1f, 30}, {0.9f, 20}, {0.1f, 15}, {0.9f, 20}, {0.1f, 30}}),
+      false);
   GW_CHECK_EQ(ev.size(), 2u);
   if (ev.size() != 2) return;
   GW_CHECK_EQ(ev[0].position, 65u * 160 - 800);

@@ -31,7 +31,8 @@ GW_TEST(EnergyVadSeparatesToneFromNoiseWithDcOffset) {
   // Odd chunk sizes must not matter.
   size_t frames = 0;
   for (size_t at = 0; at < x.size(); at += 777) {
-    frames += vad.Process(x.data() + at, std::min<size_t>(777, x.size() - at), probs.data() + frames);
+    frames +=
+        vad.Process(x.data() + at, std::min<size_t>(777, x.size() - at), probs.data() + frames);
   }
   GW_CHECK_EQ(frames, x.size() / 320);
   int speech_in_noise = 0, speech_in_tone = 0;
@@ -46,7 +47,7 @@ GW_TEST(EnergyVadSeparatesToneFromNoiseWithDcOffset) {
 GW_TEST(EnergyVadFollowsRisingNoise) {
   EnergyVadConfig cfg;
   EnergyVad vad(cfg);
-  auto x = Noise(16000 * 2, 0.001, 3);         // -60 dBFS
+  auto x = Noise(16000 * 2, 0.001, 3);          // -60 dBFS
   const auto loud = Noise(16000 * 6, 0.01, 4);  // -40 dBFS from t = 2 s
   x.insert(x.end(), loud.begin(), loud.end());
   std::vector<float> probs(vad.MaxFrames(x.size()));

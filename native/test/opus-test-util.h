@@ -23,7 +23,8 @@ inline std::vector<std::vector<uint8_t>> EncodeOpus(const std::vector<float>& pc
   uint8_t buf[4000];
   for (size_t at = 0; at + frame <= pcm.size(); at += frame) {
     for (int i = 0; i < frame; ++i) {
-      for (int c = 0; c < channels; ++c) interleaved[static_cast<size_t>(i * channels + c)] = pcm[at + i];
+      for (int c = 0; c < channels; ++c)
+        interleaved[static_cast<size_t>(i * channels + c)] = pcm[at + i];
     }
     const int n = opus_encode_float(enc, interleaved.data(), frame, buf, sizeof buf);
     if (n < 0) break;

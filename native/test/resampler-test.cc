@@ -13,9 +13,9 @@ using namespace gwtest;
 namespace {
 
 struct Figures {
-  double ripple_db;        // peak-to-peak passband gain variation
-  double max_gain_db;      // largest |gain| in the passband
-  double attenuation_db;   // worst stopband (downsampling) or image (upsampling) rejection
+  double ripple_db;       // peak-to-peak passband gain variation
+  double max_gain_db;     // largest |gain| in the passband
+  double attenuation_db;  // worst stopband (downsampling) or image (upsampling) rejection
 };
 
 std::vector<float> Run(int in_rate, int out_rate, const std::vector<float>& x) {
@@ -48,7 +48,8 @@ Figures Measure(int in_rate, int out_rate, int pass_points, int stop_points) {
   }
   if (out_rate < in_rate) {
     for (int k = 0; k < stop_points; ++k) {
-      const double f = 0.5 * out_rate + (0.5 * in_rate - 0.5 * out_rate - 10.0) * k / (stop_points - 1);
+      const double f =
+          0.5 * out_rate + (0.5 * in_rate - 0.5 * out_rate - 10.0) * k / (stop_points - 1);
       const auto y = Run(in_rate, out_rate, Tone(f, in_rate, n_in, amp));
       const size_t edge = 100;
       worst = std::min(worst, Db(amp / std::sqrt(2.0) / Rms(y.data(), edge, y.size() - edge)));
@@ -83,9 +84,11 @@ GW_TEST(ResamplerIsTimeAligned) {
     const auto y = Run(in_rate, 16000, Tone(f, in_rate, static_cast<size_t>(in_rate), amp));
     const auto ideal = Tone(f, 16000, y.size(), amp);
     double err = 0;
-    for (size_t m = 200; m + 200 < y.size(); ++m) err = std::max(err, std::fabs(double(y[m]) - ideal[m]));
-    std::printf("  RESAMPLER %d->16000 max error vs ideal 1 kHz sine: %.2e (%.1f dB re amplitude)\n",
-                in_rate, err, Db(err / amp));
+    for (size_t m = 200; m + 200 < y.size(); ++m)
+      err = std::max(err, std::fabs(double(y[m]) - ideal[m]));
+    std::printf(
+        "  RESAMPLER %d->16000 max error vs ideal 1 kHz sine: %.2e (%.1f dB re amplitude)\n",
+        in_rate, err, Db(err / amp));
     GW_CHECK(err < amp * 1e-3);
   }
 }

@@ -86,7 +86,8 @@ GW_TEST(FrontEndPcm16OddSplitsAreLossless) {
   const auto y = Drain(fe.get());
   GW_CHECK_EQ(y.size(), x.size());
   double worst = 0;
-  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i) worst = std::max(worst, std::fabs(double(x[i]) - y[i]));
+  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i)
+    worst = std::max(worst, std::fabs(double(x[i]) - y[i]));
   GW_CHECK(worst < 1.0 / 32768 * 1.5);
 }
 
@@ -99,7 +100,8 @@ GW_TEST(FrontEndPcm48kResamples) {
   GW_CHECK_EQ(y.size(), 16000u);
   const auto ideal = Tone(1000.0, 16000, y.size(), 0.5);
   double err = 0;
-  for (size_t m = 200; m + 200 < y.size(); ++m) err = std::max(err, std::fabs(double(y[m]) - ideal[m]));
+  for (size_t m = 200; m + 200 < y.size(); ++m)
+    err = std::max(err, std::fabs(double(y[m]) - ideal[m]));
   GW_CHECK(err < 2e-3);
 }
 
@@ -169,7 +171,8 @@ GW_TEST(FrontEndWebmOpusBothDecodeRates) {
     GW_CHECK_EQ(y.size(), 32000u - 104u);
     const ToneFit fit = FitTone(y.data(), 1600, y.size() - 400, 700.0, 16000);
     const double snr = Db(fit.amplitude / std::sqrt(2.0) / fit.residual_rms);
-    std::printf("  WEBM decode@%d: tone amplitude %.3f (in 0.3), SNR %.1f dB\n", rate, fit.amplitude, snr);
+    std::printf("  WEBM decode@%d: tone amplitude %.3f (in 0.3), SNR %.1f dB\n", rate,
+                fit.amplitude, snr);
     GW_CHECK_NEAR(fit.amplitude, 0.3, 0.03);
     GW_CHECK(snr > 25.0);
   }

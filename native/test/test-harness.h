@@ -27,36 +27,36 @@ struct Registrar {
 
 }  // namespace gwtest
 
-#define GW_TEST(name)                                               \
-  static void name();                                               \
-  static ::gwtest::Registrar name##_registrar(#name, &name);        \
+#define GW_TEST(name)                                        \
+  static void name();                                        \
+  static ::gwtest::Registrar name##_registrar(#name, &name); \
   static void name()
 
-#define GW_CHECK(cond)                                                  \
-  do {                                                                  \
+#define GW_CHECK(cond)                                                   \
+  do {                                                                   \
     if (!(cond)) ::gwtest::Fail(__FILE__, __LINE__, "CHECK(" #cond ")"); \
   } while (0)
 
-#define GW_CHECK_EQ(a, b)                                                             \
-  do {                                                                                \
-    const auto va_ = (a);                                                             \
-    const auto vb_ = (b);                                                             \
-    if (!(va_ == vb_)) {                                                              \
-      ::gwtest::Fail(__FILE__, __LINE__,                                              \
+#define GW_CHECK_EQ(a, b)                                                              \
+  do {                                                                                 \
+    const auto va_ = (a);                                                              \
+    const auto vb_ = (b);                                                              \
+    if (!(va_ == vb_)) {                                                               \
+      ::gwtest::Fail(__FILE__, __LINE__,                                               \
                      std::string("CHECK_EQ(" #a ", " #b "): ") + std::to_string(va_) + \
-                         " != " + std::to_string(vb_));                               \
-    }                                                                                 \
+                         " != " + std::to_string(vb_));                                \
+    }                                                                                  \
   } while (0)
 
-#define GW_CHECK_NEAR(a, b, tol)                                                           \
-  do {                                                                                     \
-    const double va_ = (a);                                                                \
-    const double vb_ = (b);                                                                \
-    if (!(std::fabs(va_ - vb_) <= (tol))) {                                                \
-      ::gwtest::Fail(__FILE__, __LINE__,                                                   \
-                     std::string("CHECK_NEAR(" #a ", " #b "): ") + std::to_string(va_) +   \
-                         " vs " + std::to_string(vb_) + " tol " + std::to_string(tol));    \
-    }                                                                                      \
+#define GW_CHECK_NEAR(a, b, tol)                                                                  \
+  do {                                                                                            \
+    const double va_ = (a);                                                                       \
+    const double vb_ = (b);                                                                       \
+    if (!(std::fabs(va_ - vb_) <= (tol))) {                                                       \
+      ::gwtest::Fail(__FILE__, __LINE__,                                                          \
+                     std::string("CHECK_NEAR(" #a ", " #b "): ") + std::to_string(va_) + " vs " + \
+                         std::to_string(vb_) + " tol " + std::to_string(tol));                    \
+    }                                                                                             \
   } while (0)
 
 #define GW_CHECK_STATUS(expr, expected) \

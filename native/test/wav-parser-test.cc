@@ -30,7 +30,7 @@ std::vector<std::vector<double>> Frames(int channels, size_t n) {
   std::vector<std::vector<double>> frames(n, std::vector<double>(static_cast<size_t>(channels)));
   for (size_t i = 0; i < n; ++i) {
     for (int c = 0; c < channels; ++c) {
-      frames[i][static_cast<size_t>(c)] = 0.8 * std::sin(0.01 * static_cast<double>(i) * (c + 1)) ;
+      frames[i][static_cast<size_t>(c)] = 0.8 * std::sin(0.01 * static_cast<double>(i) * (c + 1));
     }
   }
   return frames;
@@ -141,8 +141,8 @@ GW_TEST(WavRejectsBadHeaders) {
   s.rate = 4000;
   GW_CHECK_STATUS(ParseSplit(MakeWav(s, Frames(1, 4)), &c, 100), Status::kWavUnsupportedSampleRate);
   // data before fmt
-  std::vector<uint8_t> w = {'R', 'I', 'F', 'F', 0, 0, 0, 0, 'W', 'A', 'V', 'E',
-                            'd', 'a', 't', 'a', 2, 0, 0, 0, 1, 2};
+  std::vector<uint8_t> w = {'R', 'I', 'F', 'F', 0,   0, 0, 0, 'W', 'A', 'V',
+                            'E', 'd', 'a', 't', 'a', 2, 0, 0, 0,   1,   2};
   GW_CHECK_STATUS(ParseSplit(w, &c, 100), Status::kWavInvalid);
 }
 

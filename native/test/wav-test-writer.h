@@ -29,7 +29,8 @@ struct WavSpec {
 };
 
 // Encodes `frames` (each frame holds `channels` values in [-1, 1]) as a WAV file.
-inline std::vector<uint8_t> MakeWav(const WavSpec& s, const std::vector<std::vector<double>>& frames) {
+inline std::vector<uint8_t> MakeWav(const WavSpec& s,
+                                    const std::vector<std::vector<double>>& frames) {
   std::vector<uint8_t> data;
   const int bytes = s.bits / 8;
   const bool is_float = s.tag == 3 || (s.tag == 0xFFFE && s.sub_tag == 3);

@@ -63,20 +63,35 @@ inline Bytes FloatElement(uint32_t id, double d) {
 }
 
 inline Bytes OpusHead(int channels, int pre_skip, int gain_q8 = 0) {
-  Bytes h = {'O', 'p', 'u', 's', 'H', 'e', 'a', 'd', 1, static_cast<uint8_t>(channels),
-             static_cast<uint8_t>(pre_skip), static_cast<uint8_t>(pre_skip >> 8),
-             0x80, 0xBB, 0x00, 0x00,  // 48000
-             static_cast<uint8_t>(gain_q8), static_cast<uint8_t>(gain_q8 >> 8), 0};
+  Bytes h = {'O',
+             'p',
+             'u',
+             's',
+             'H',
+             'e',
+             'a',
+             'd',
+             1,
+             static_cast<uint8_t>(channels),
+             static_cast<uint8_t>(pre_skip),
+             static_cast<uint8_t>(pre_skip >> 8),
+             0x80,
+             0xBB,
+             0x00,
+             0x00,  // 48000
+             static_cast<uint8_t>(gain_q8),
+             static_cast<uint8_t>(gain_q8 >> 8),
+             0};
   return h;
 }
 
 struct WebmOptions {
   bool unknown_sizes = true;  // Segment and Clusters of unknown size (MediaRecorder)
   int frames_per_cluster = 10;
-  int lacing = 0;             // 0 none, 1 Xiph, 2 fixed, 3 EBML: 3 frames per block
-  bool video_track = false;   // adds a video track and interleaves (large) video blocks
+  int lacing = 0;                       // 0 none, 1 Xiph, 2 fixed, 3 EBML: 3 frames per block
+  bool video_track = false;             // adds a video track and interleaves (large) video blocks
   size_t video_keyframe_bytes = 40000;  // larger than the demuxer's default block buffer
-  bool block_groups = false;  // Block inside BlockGroup instead of SimpleBlock
+  bool block_groups = false;            // Block inside BlockGroup instead of SimpleBlock
   std::string doc_type = "webm";
   std::string codec = "A_OPUS";
   int channels = 1;
@@ -143,7 +158,8 @@ inline Bytes LacedFrames(int lacing, const std::vector<Bytes>& frames) {
   } else if (lacing == 3) {
     Append(&out, Size(frames[0].size()));
     for (size_t k = 1; k + 1 < frames.size(); ++k) {
-      const int64_t diff = static_cast<int64_t>(frames[k].size()) - static_cast<int64_t>(frames[k - 1].size());
+      const int64_t diff =
+          static_cast<int64_t>(frames[k].size()) - static_cast<int64_t>(frames[k - 1].size());
       // Signed VINT in 2 bytes: bias 2^13 - 1.
       const uint64_t raw = static_cast<uint64_t>(diff + 8191);
       Append(&out, Size(raw, 2));

@@ -9,6 +9,8 @@ export interface OpenApiInfo {
   readonly version: string;
   readonly description: string;
   readonly serverUrl: string;
+  /** MAX_JSON_BODY_BYTES: the limit of JSON and form bodies, stated in every 413. */
+  readonly maxJsonBodyBytes: number;
 }
 
 type Json = Record<string, unknown>;
@@ -34,7 +36,7 @@ export function buildOpenApi(routes: readonly RouteDefinition[], info: OpenApiIn
     if (parameters.length > 0) operation['parameters'] = parameters;
     const requestBody = bodyDocument(route, convert);
     if (requestBody) operation['requestBody'] = requestBody;
-    operation['responses'] = responsesDocument(route, convert);
+    operation['responses'] = responsesDocument(route, convert, info.maxJsonBodyBytes);
     (paths[route.path] ??= {})[route.method.toLowerCase()] = operation;
   }
   return {
@@ -103,14 +105,27 @@ function bodyDocument(route: RouteDefinition, convert: (s: TSchema) => unknown):
   }
 }
 
-function responsesDocument(route: RouteDefinition, convert: (s: TSchema) => unknown): Json {
+/**
+ * Every status an operation can answer, each error with its envelope's schema: the route's own
+ * declarations, plus the statuses the router itself produces (400 and 500 everywhere; 401, 403
+ * and 429 with a key; 403 for signed URLs; 413 and 415/422 with a body; 422 for an invalid
+ * query or path parameter).
+ */
+function responsesDocument(route: RouteDefinition, convert: (s: TSchema) => unknown, maxJsonBodyBytes: number): Json {
   const out: Json = {};
+  const job = route.surface === 'job';
+  const errorContent = (status: number): Json => {
+    const schema = job ? (status === 422 ? JobApiValidationErrorSchema : JobApiErrorSchema) : UnifiedErrorSchema;
+    return { 'application/json': { schema: convert(schema) } };
+  };
   for (const [status, spec] of Object.entries(route.responses)) {
     const response: Json = { description: spec.description };
     if (spec.schema !== undefined) {
       response['content'] = { [spec.contentType ?? 'application/json']: { schema: convert(spec.schema) } };
     } else if (spec.contentType !== undefined) {
       response['content'] = { [spec.contentType]: { schema: { type: 'string' } } };
+    } else if (Number(status) >= 400) {
+      response['content'] = errorContent(Number(status));
     }
     if (spec.headers) {
       response['headers'] = Object.fromEntries(
@@ -124,18 +139,31 @@ function responsesDocument(route: RouteDefinition, convert: (s: TSchema) => unkn
     for (const s of [401, 403, 429]) errorStatuses.add(s);
   }
   if (route.auth === 'signed') errorStatuses.add(403);
-  if (route.body !== undefined) errorStatuses.add(route.surface === 'job' ? 422 : 415);
+  if (route.body !== undefined) {
+    errorStatuses.add(413);
+    errorStatuses.add(job ? 422 : 415);
+  }
+  if (route.query !== undefined || route.params !== undefined) errorStatuses.add(422);
   for (const status of errorStatuses) {
     if (out[String(status)] !== undefined) continue;
-    const job = route.surface === 'job';
-    const schema = job ? (status === 422 ? JobApiValidationErrorSchema : JobApiErrorSchema) : UnifiedErrorSchema;
     out[String(status)] = {
-      description: errorDescription(status),
-      content: { 'application/json': { schema: convert(schema) } },
+      description: status === 413 ? sizeLimitDescription(route, maxJsonBodyBytes) : errorDescription(status),
+      content: errorContent(status),
       ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } } : {}),
     };
   }
   return out;
+}
+
+/** The 413 of a route with a body, naming its configured limits. */
+function sizeLimitDescription(route: RouteDefinition, maxJsonBodyBytes: number): string {
+  const kind = route.body?.kind;
+  const jsonLimit = Math.min(route.maxBodyBytes ?? maxJsonBodyBytes, maxJsonBodyBytes);
+  const json = `a JSON or form body over ${jsonLimit} bytes (MAX_JSON_BODY_BYTES)`;
+  const named = route.sizeLimit ?? { bytes: route.maxBodyBytes ?? maxJsonBodyBytes, subject: 'The request body' };
+  const streamed = `${named.subject.toLowerCase().replace(/^the /, 'a ')} over ${named.bytes} bytes`;
+  const what = kind === 'json' || kind === 'form' ? json : kind === 'json-or-multipart' ? `${json}, or ${streamed}` : streamed;
+  return `payload_too_large: ${what}. The message names the limit.`;
 }
 
 function errorDescription(status: number): string {

@@ -2,7 +2,7 @@ import type { Authenticator } from '../platform/auth/authenticator.js';
 import type { Principal, Scope } from '../platform/auth/principal.js';
 import type { Limits } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
-import type { RateLimiter, WindowLimit } from '../platform/limits/rate-limiter.js';
+import type { RateLimiter, WindowCount, WindowLimit } from '../platform/limits/rate-limiter.js';
 import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
 import type { HttpExchange } from '../platform/http/http-exchange.js';
 import type { RequestGuard } from './router.js';
@@ -70,14 +70,19 @@ export class GatewayRequestGuard implements RequestGuard {
   }
 
   async limit(route: RouteDefinition, exchange: HttpExchange, principal: Principal | null): Promise<void> {
-    const limited = route.rateLimited ?? (route.auth !== 'signed');
+    // Signed links are never counted (they carry their own authorization) but report too.
+    const limited = route.rateLimited ?? (route.auth === 'signed' ? 'report' : true);
     if (!limited) return;
     const windows = requestWindows(this.limits, principal);
-    const decision = await this.limiter.consume(rateBucket(principal, exchange.remoteAddress), windows);
+    const bucket = rateBucket(principal, exchange.remoteAddress);
+    if (limited === 'report') {
+      const [current] = await this.limiter.peek(bucket, windows);
+      if (current !== undefined) setRateHeaders(exchange, current);
+      return;
+    }
+    const decision = await this.limiter.consume(bucket, windows);
     const { reported } = decision;
-    exchange.setHeader('X-RateLimit-Limit', String(reported.limit));
-    exchange.setHeader('X-RateLimit-Remaining', String(Math.max(0, reported.limit - reported.count)));
-    exchange.setHeader('X-RateLimit-Reset', String(Math.ceil(reported.resetAt / 1000)));
+    setRateHeaders(exchange, reported);
     if (!decision.allowed) {
       throw new ApiError('rate_limit_exceeded', {
         message: `Rate limit exceeded: ${reported.limit} requests per ${reported.window}. Retry after ${decision.retryAfter} seconds.`,
@@ -87,4 +92,10 @@ export class GatewayRequestGuard implements RequestGuard {
     }
     if (principal !== null) this.usage.record(principal.key.id, { requests: 1 });
   }
+}
+
+function setRateHeaders(exchange: HttpExchange, window: WindowCount): void {
+  exchange.setHeader('X-RateLimit-Limit', String(window.limit));
+  exchange.setHeader('X-RateLimit-Remaining', String(Math.max(0, window.limit - window.count)));
+  exchange.setHeader('X-RateLimit-Reset', String(Math.ceil(window.resetAt / 1000)));
 }

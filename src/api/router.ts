@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import type { Principal } from '../platform/auth/principal.js';
 import { ApiError, isApiError } from '../platform/errors/api-error.js';
+import { sizeLimitExceeded } from '../platform/errors/size-limit.js';
 import { renderError, type ErrorSurface } from '../platform/errors/error-rendering.js';
 import type { HttpMetrics } from '../platform/metrics/http-metrics.js';
 import { readFormBody, readJsonBody } from '../platform/http/body-readers.js';
@@ -103,8 +104,10 @@ export class Router {
         const exchange = new HttpExchange(res, req, entry.paramNames.length, {
           trustProxy: options.trustProxy,
           maxBodyBytes: route?.maxBodyBytes ?? options.maxJsonBodyBytes,
+          ...(route?.sizeLimit === undefined ? {} : { sizeLimit: route.sizeLimit }),
         });
         applyCors(exchange, options.corsAllowedOrigins);
+        if (refuseLongUrl(exchange, [...entry.byMethod.values()][0]?.surface ?? 'unified', options)) return;
         if (method === 'OPTIONS') {
           answerPreflight(exchange, [...entry.byMethod.keys()]);
           return;
@@ -123,11 +126,18 @@ export class Router {
     app.any('/*', (res, req) => {
       const exchange = new HttpExchange(res, req, 0, { trustProxy: options.trustProxy, maxBodyBytes: 0 });
       applyCors(exchange, options.corsAllowedOrigins);
+      const surface: ErrorSurface = /^\/(transcribe|translate)(\/|$)/.test(exchange.path) ? 'job' : 'unified';
+      if (refuseLongUrl(exchange, surface, options)) return;
       if (exchange.method === 'OPTIONS') {
         exchange.send(204);
         return;
       }
-      const surface: ErrorSurface = /^\/(transcribe|translate)(\/|$)/.test(exchange.path) ? 'job' : 'unified';
+      if (exchange.query.has('sig')) {
+        // A signed link whose path was altered (dot segments, extra segments) matches no route:
+        // it is refused as a signed link, not reported as a missing endpoint.
+        sendError(exchange, surface, new ApiError('invalid_signature'), options);
+        return;
+      }
       sendError(exchange, surface, new ApiError('resource_not_found', {
         message: `No endpoint ${exchange.method} ${exchange.path}. See GET / for the list of endpoints.`,
       }), options);
@@ -174,6 +184,21 @@ async function runRoute(route: RouteDefinition, entry: PathEntry, exchange: Http
 
 const EMPTY_OBJECT = { type: 'object' } as unknown as TSchema;
 
+/**
+ * The longest request target (path and query) served: longer ones are 414. uWebSockets.js
+ * v20.30 itself drops a request whose header block does not arrive in one read (from some
+ * tens of kilobytes on, e.g. a 1 MB query string) before the router sees it.
+ */
+export const MAX_URL_BYTES = 8192;
+
+function refuseLongUrl(exchange: HttpExchange, surface: ErrorSurface, options: Pick<RouterOptions, 'logger'>): boolean {
+  if (exchange.url.length <= MAX_URL_BYTES) return false;
+  sendError(exchange, surface, new ApiError('uri_too_long', {
+    message: `The request URL is ${exchange.url.length} bytes; at most ${MAX_URL_BYTES} are accepted. Send large inputs in the request body.`,
+  }), options);
+  return true;
+}
+
 async function parseBody(
   route: RouteDefinition,
   exchange: HttpExchange,
@@ -188,6 +213,12 @@ async function parseBody(
     const schema = spec.kind === 'json' ? spec.schema : spec.kind === 'json-or-multipart' ? spec.json : EMPTY_OBJECT;
     const raw = await readJsonBody(exchange, Math.min(limit, maxJsonBodyBytes));
     return { body: validateInput(schema, raw, 'body'), bodyKind: 'json' };
+  }
+  const declared = exchange.contentLength;
+  const streamed = ((spec.kind === 'multipart' || spec.kind === 'json-or-multipart') && type === 'multipart/form-data') || spec.kind === 'raw';
+  if (streamed && declared !== null && declared > limit) {
+    const named = route.sizeLimit ?? { bytes: limit, subject: 'The request body' };
+    throw sizeLimitExceeded(named.subject, named.bytes, named.param);
   }
   if ((spec.kind === 'multipart' || spec.kind === 'json-or-multipart') && type === 'multipart/form-data') {
     return { body: undefined, bodyKind: 'multipart' };

@@ -1,61 +1,28 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
-import { Authenticator } from '../platform/auth/authenticator.js';
-import { KeyService } from '../platform/auth/key-service.js';
 import { UrlSigner } from '../platform/auth/url-signer.js';
 import type { GatewayConfig } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { buildLlmsFull, buildLlmsIndex, type DocumentSection } from '../platform/http/llms-text.js';
+import type { RouteDefinition } from '../platform/http/route-types.js';
+import { uws, type Uws } from '../platform/http/uws.js';
+import { createLogger } from '../platform/logging/logger.js';
+import { HttpMetrics } from '../platform/metrics/http-metrics.js';
+import { MetricsServer } from '../platform/metrics/metrics-server.js';
 import { buildOpenApi } from '../api/openapi.js';
 import { GatewayRequestGuard } from '../api/request-guard.js';
 import { Router } from '../api/router.js';
-import { uws, type Uws } from '../platform/http/uws.js';
-import { MemoryRateLimiter } from '../platform/limits/memory-rate-limiter.js';
-import type { RateLimiter } from '../platform/limits/rate-limiter.js';
-import { RedisRateLimiter } from '../platform/limits/redis-rate-limiter.js';
-import { MemoryConnectionSlots, type ConnectionSlots } from '../platform/limits/connection-slots.js';
-import { RedisConnectionSlots } from '../platform/limits/redis-connection-slots.js';
-import { UsageRecorder } from '../platform/limits/usage-recorder.js';
-import { createLogger } from '../platform/logging/logger.js';
-import { HttpMetrics } from '../platform/metrics/http-metrics.js';
-import { createMetricsRegistry } from '../platform/metrics/metrics-registry.js';
-import { OutboundGuard } from '../platform/net/outbound-guard.js';
-import { adminKeyRoutes } from '../api/admin-keys/admin-key-routes.js';
-import { discoveryRoutes } from '../api/discovery/discovery-routes.js';
-import { usageRoutes, type LiveUsage } from '../api/usage/usage-routes.js';
-import { openStore } from '../platform/db/open-store.js';
-import type { Store } from '../platform/db/store-types.js';
-import type { Cache } from '../platform/cache/cache.js';
-import { MemoryCache } from '../platform/cache/memory-cache.js';
-import { RedisCache } from '../platform/cache/redis-cache.js';
-import { packageVersion } from './package-version.js';
-import { loadSigningSecret } from './signing-secret.js';
-import type { SpeechRuntime } from '../speech/speech-runtime.js';
-import { createSpeechRuntime } from '../speech/create-speech-runtime.js';
-import { LocalFileStorage } from '../platform/files/local-file-storage.js';
-import { S3FileStorage } from '../platform/files/s3-file-storage.js';
-import type { FileStorage } from '../platform/files/file-storage.js';
 import { JobEvents } from '../jobs/job-events.js';
-import { InProcessJobQueue, type JobQueue } from '../jobs/job-queue.js';
-import { RedisJobQueue } from '../jobs/redis-job-queue.js';
-import { JobRunner, newLeaseOwner } from '../jobs/job-runner.js';
-import { JobSweeper } from '../jobs/job-sweeper.js';
-import { JobService } from '../jobs/job-service.js';
-import { JobMetrics } from '../jobs/job-metrics.js';
-import { BatchAggregator } from '../jobs/batch-aggregator.js';
 import { JobOutbox } from '../jobs/job-outbox.js';
-import { createAudioFetcher } from '../jobs/audio-fetcher.js';
-import { transcriptionRoutes } from '../api/transcriptions/transcription-routes.js';
-import { jobApiRoutes } from '../api/job-api/job-api-routes.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { WsEndpoint } from '../streaming/ws-endpoint.js';
+import { adminKeysFeature, discoveryFeature, jobApiFeature, textTranslationFeature, transcriptionsFeature, usageFeature, type GatewaySite } from './api-features.js';
+import { ClosingStack } from './closing-stack.js';
+import type { Feature } from './feature.js';
+import { jobsFeature } from './jobs-feature.js';
 import { MediaFeatures } from './media-features.js';
-import { textTranslationRoutes } from '../api/translation/text-translation-routes.js';
-import { wsRoutes } from '../streaming/ws-routes.js';
-import { WsEndpoint } from '../streaming/ws-endpoint.js';
-import { SessionRecords } from '../streaming/ws-session-record.js';
-import { SessionTokens } from '../streaming/ws-session-tokens.js';
-import { WS_GUIDE_SECTIONS } from '../streaming/ws-guide.js';
+import { openBackends, type Backends, type SpeechFactory } from './open-backends.js';
+import { packageVersion } from './package-version.js';
+import { streamingFeature } from './streaming-feature.js';
 
 export const API_VERSION = '4.0.0';
 
@@ -63,162 +30,46 @@ export interface GatewayOptions {
   readonly config: GatewayConfig;
   readonly logger?: Logger;
   /** The speech engine and models; built from the configuration when absent. */
-  readonly speech?: (config: GatewayConfig, logger: Logger, metrics: Registry | null) => Promise<SpeechRuntime>;
+  readonly speech?: SpeechFactory;
   /** Check every JSON response against its declared schema (tests). */
   readonly validateResponses?: boolean;
 }
 
 /**
- * The composition root: builds every component from the configuration, mounts the routes on
- * one uWebSockets.js app, and owns the order of start-up and shutdown.
+ * The composition root: opens the backends, builds the features on them, mounts the features
+ * from one list on one uWebSockets.js app and owns the order of start-up and shutdown
+ * (listener, then features in reverse list order, then backends in reverse opening order).
  */
-export class Gateway {
+export class Gateway implements GatewaySite {
   readonly router = new Router();
   readonly sections: DocumentSection[] = [];
+  readonly app: Uws.TemplatedApp = uws.App();
+  readonly version = packageVersion();
+  readonly apiVersion = API_VERSION;
+  readonly startedAt = Date.now();
+  /** Steps registered with onClose(); they run before the features close. */
+  private readonly extraClosers: ClosingStack;
+  private features: readonly Feature[] = [];
   private listenSocket: Uws.us_listen_socket | null = null;
-  private readonly closers: (() => Promise<void>)[] = [];
+  private metricsServer: MetricsServer | null = null;
   private closing: Promise<void> | null = null;
   private boundPort = 0;
-  /** The WebSocket endpoint (GET /v1/ws/transcribe); set once routes are mounted. */
+  private jobService: JobService | null = null;
+  /** Batches, uploads, media and webhooks; set once the features are built. */
+  media!: MediaFeatures;
+  /** The WebSocket endpoint (GET /v1/ws/transcribe); set once the features are built. */
   streaming: WsEndpoint | null = null;
 
-  private constructor(
-    readonly config: GatewayConfig,
-    readonly logger: Logger,
-    readonly app: Uws.TemplatedApp,
-    readonly store: Store,
-    readonly keys: KeyService,
-    readonly authenticator: Authenticator,
-    readonly limiter: RateLimiter,
-    readonly usage: UsageRecorder,
-    readonly metrics: Registry | null,
-    readonly outbound: OutboundGuard,
-    readonly signingSecret: Buffer,
-    readonly version: string,
-    readonly startedAt: number,
-    readonly speech: SpeechRuntime,
-    readonly storage: FileStorage,
-    readonly queue: JobQueue,
-    readonly jobs: JobService,
-    readonly media: MediaFeatures,
-  ) {}
+  private constructor(readonly backends: Backends) {
+    this.extraClosers = new ClosingStack(backends.logger);
+  }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
-    const { config } = options;
-    const logger = options.logger ?? createLogger(config.logLevel);
-    mkdirSync(config.dataDir, { recursive: true });
-    const store: Store = await openStore(config, logger);
-    const soleProcess = config.store.backend === 'sqlite';
-    if (!soleProcess && config.signingSecret === null) {
-      logger.warn('SIGNING_SECRET is not set: signed links work only on gateways sharing this DATA_DIR (set the same secret on every gateway)');
-    }
-    const limiter: RateLimiter =
-      config.rateLimiter.backend === 'redis' ? RedisRateLimiter.connect(config.redisUrl, `${config.redisKeyPrefix}:rl`) : new MemoryRateLimiter();
-    const usage = new UsageRecorder(store.usage, logger);
-    const metrics = config.metricsEnabled ? createMetricsRegistry(true) : null;
-    const outbound = new OutboundGuard(config.allowPrivateNetwork, config.outboundAllowedCidrs);
-    const speech = await (options.speech ?? createSpeechRuntime)(config, logger, metrics);
-    const storage: FileStorage = config.files.s3 !== null ? new S3FileStorage(config.files.s3) : new LocalFileStorage(join(config.dataDir, 'files'));
-    const events = new JobEvents();
-    // One id per process start: it owns the leases of the jobs running here and names this queue consumer.
-    const owner = newLeaseOwner();
-    const leaseMs = config.jobLeaseSeconds * 1000;
-    const queue: JobQueue =
-      config.queue.backend === 'redis'
-        ? RedisJobQueue.connect(config.redisUrl, { concurrency: config.jobWorkers, prefix: config.redisKeyPrefix, consumerTtlMs: leaseMs, consumer: owner, logger })
-        : new InProcessJobQueue(config.jobWorkers);
-    const cache: Cache = config.cache.backend === 'redis' ? RedisCache.connect(config.redisUrl, config.redisKeyPrefix) : new MemoryCache();
-    // Media features need the listening port for their links: they read it through `self`.
-    let self: Gateway | null = null;
-    const outbox = new JobOutbox(store.jobs, events, logger);
-    const media = new MediaFeatures({
-      config,
-      logger,
-      store,
-      storage,
-      guard: outbound,
-      events,
-      outbox,
-      baseUrl: () => self!.baseUrl,
-      signer: () => self!.signer,
-      cache,
-      metrics,
-    });
-    const runner = new JobRunner({
-      jobs: store.jobs,
-      storage,
-      engine: speech.engine,
-      events,
-      usage,
-      logger,
-      owner,
-      leaseMs,
-      fetchAudio: createAudioFetcher({
-        storage,
-        guard: outbound,
-        maxBytes: config.limits.maxAudioBytes,
-        timeoutSeconds: config.limits.downloadTimeoutSeconds,
-        resolveStored: media.library.resolveStored,
-      }),
-    });
-    const jobs = new JobService({
-      jobs: store.jobs,
-      queue,
-      runner,
-      events,
-      storage,
-      usage: store.usage,
-      recorder: usage,
-      limits: config.limits,
-      logger,
-      concurrencyLimit: async (keyId) => (await store.apiKeys.get(keyId))?.limits.concurrentJobs ?? config.limits.concurrentJobs,
-      soleProcess,
-      overload: { maxQueueWaitSeconds: config.overload.jobMaxQueueWaitSeconds, workers: config.jobWorkers },
-    });
-    if (metrics) new JobMetrics(metrics, events, queue, () => jobs.estimatedQueueWait());
-    const aggregator = new BatchAggregator(store.jobs, events, logger);
-    const sweeper = new JobSweeper({ jobs, aggregator, outbox, intervalMs: Math.max(500, leaseMs / 2), staleMs: leaseMs, logger });
-    const authenticator = new Authenticator(store.apiKeys, config.keyCacheSeconds * 1000);
-    const gateway = new Gateway(
-      config,
-      logger,
-      uws.App(),
-      store,
-      new KeyService(store, Date.now, () => authenticator.invalidate()),
-      authenticator,
-      limiter,
-      usage,
-      metrics,
-      outbound,
-      loadSigningSecret(config.signingSecret, config.dataDir),
-      packageVersion(),
-      Date.now(),
-      speech,
-      storage,
-      queue,
-      jobs,
-      media,
-    );
-    self = gateway;
-    gateway.sections.push(...media.sections, ...WS_GUIDE_SECTIONS);
-    gateway.onClose(() => store.close());
-    if (storage instanceof S3FileStorage) gateway.onClose(async () => storage.close());
-    gateway.onClose(() => outbox.drain());
-    gateway.onClose(() => limiter.close());
-    gateway.onClose(() => usage.close());
-    gateway.onClose(() => speech.close());
-    gateway.onClose(() => jobs.close(config.shutdownGraceMs));
-    gateway.onClose(() => sweeper.close());
-    gateway.onClose(() => media.close());
+    const logger = options.logger ?? createLogger(options.config.logLevel);
+    const gateway = new Gateway(await openBackends(options.config, logger, options.speech));
     try {
-      gateway.mountCoreRoutes(options.validateResponses ?? false);
-      await jobs.recover();
-      await aggregator.recoverParents();
-      await outbox.replay();
-      jobs.start();
-      sweeper.start();
-      media.start();
-      logger.info({ owner, store: config.store.backend, queue: queue.backend, cache: cache.backend, rateLimiter: limiter.backend }, 'gateway backends');
+      gateway.mount(gateway.buildFeatures(), options.validateResponses ?? false);
+      for (const feature of gateway.features) await feature.start?.();
       await gateway.listen();
     } catch (error) {
       await gateway.close();
@@ -227,8 +78,102 @@ export class Gateway {
     return gateway;
   }
 
+  /** The features in mounting order: their routes are listed in this order, they start in it and close in reverse. */
+  private buildFeatures(): Feature[] {
+    const b = this.backends;
+    const events = new JobEvents();
+    const outbox = new JobOutbox(b.store.jobs, events, b.logger);
+    const media = new MediaFeatures({
+      config: b.config,
+      logger: b.logger,
+      speech: b.speech,
+      store: b.store,
+      storage: b.storage,
+      guard: b.outbound,
+      events,
+      outbox,
+      baseUrl: () => this.baseUrl,
+      signer: () => this.signer,
+      cache: b.cache,
+      metrics: b.metrics,
+    });
+    const jobs = jobsFeature(b, { events, outbox, resolveStored: media.library.resolveStored });
+    const streaming = streamingFeature(b, jobs.service);
+    this.media = media;
+    this.jobService = jobs.service;
+    this.streaming = streaming.endpoint;
+    return [
+      // First to start (recovering what a previous process left) and last to close (running jobs get the grace).
+      jobs,
+      // /metrics on the public port only where the operator asked for it, and then for admin keys.
+      discoveryFeature(b, this, b.config.metrics.onMainPort === 'admin' ? b.metrics : null),
+      usageFeature(b, jobs.service),
+      adminKeysFeature(b),
+      transcriptionsFeature(b, this, jobs.service, media),
+      media.feature({ jobs: jobs.service }),
+      jobApiFeature(b, this, jobs.service, media),
+      textTranslationFeature(),
+      // First to close: open sessions record their jobs before the runner and the store close.
+      streaming,
+    ];
+  }
+
+  private mount(features: Feature[], validateResponses: boolean): void {
+    this.features = features;
+    const { config } = this;
+    for (const feature of features) {
+      // Registered before the router's catch-all handlers so that upgrades reach them.
+      feature.mount?.(this.app);
+      this.router.add(...(feature.routes ?? []));
+      this.sections.push(...(feature.sections ?? []));
+    }
+    this.router.mount(this.app, {
+      logger: this.logger,
+      guard: new GatewayRequestGuard(this.backends.authenticator, this.backends.limiter, this.backends.usage, config.limits),
+      metrics: this.backends.metrics ? new HttpMetrics(this.backends.metrics) : null,
+      trustProxy: config.trustProxy,
+      maxJsonBodyBytes: config.limits.maxJsonBodyBytes,
+      corsAllowedOrigins: config.corsAllowedOrigins,
+      validateResponses,
+    });
+  }
+
+  get config(): GatewayConfig {
+    return this.backends.config;
+  }
+
+  get logger(): Logger {
+    return this.backends.logger;
+  }
+
+  get store(): Backends['store'] {
+    return this.backends.store;
+  }
+
+  get keys(): Backends['keys'] {
+    return this.backends.keys;
+  }
+
+  get speech(): Backends['speech'] {
+    return this.backends.speech;
+  }
+
+  get metrics(): Backends['metrics'] {
+    return this.backends.metrics;
+  }
+
+  get jobs(): JobService {
+    if (this.jobService === null) throw new Error('the gateway has not built its features');
+    return this.jobService;
+  }
+
   get port(): number {
     return this.boundPort;
+  }
+
+  /** The bound port of the metrics listener (METRICS_PORT=0 picks one); null when there is none. */
+  get metricsPort(): number | null {
+    return this.metricsServer?.port ?? null;
   }
 
   /** The absolute base of links handed out (PUBLIC_BASE_URL, or this host and port). */
@@ -237,100 +182,24 @@ export class Gateway {
   }
 
   get signer(): UrlSigner {
-    return new UrlSigner(this.signingSecret, this.baseUrl);
+    return new UrlSigner(this.backends.signingSecret, this.baseUrl);
   }
 
-  /** Registers a shutdown step; steps run in reverse order of registration. */
+  /** Registers a shutdown step; such steps run in reverse order of registration, before the features close. */
   onClose(step: () => Promise<void>): void {
-    this.closers.push(step);
+    this.extraClosers.push('extra', step);
   }
 
-  private mountCoreRoutes(validateResponses: boolean): void {
-    const { config } = this;
-    const tokens = new SessionTokens(this.media.cache, config.streaming.tokenTtlSeconds);
-    // With the Redis rate limiter, open sessions per key are counted across every gateway too.
-    const connections: ConnectionSlots =
-      config.rateLimiter.backend === 'redis' ? RedisConnectionSlots.connect(config.redisUrl, `${config.redisKeyPrefix}:ws`) : new MemoryConnectionSlots();
-    this.onClose(() => connections.close());
-    const streaming = new WsEndpoint({
-      config,
-      logger: this.logger,
-      authenticator: this.authenticator,
-      keys: this.store.apiKeys,
-      tokens,
-      models: this.speech.models,
-      recognizer: this.speech.streaming,
-      records: new SessionRecords(this.store.jobs, this.usage, this.logger),
-      admitQuota: (principal) => this.jobs.admitQuota(principal),
-      connections,
-      metrics: this.metrics,
-      workers: this.speech.device().workers,
-    });
-    this.streaming = streaming;
-    // Sessions record their jobs and finish their last pieces before the pool and store close.
-    this.onClose(() => streaming.close(config.shutdownGraceMs));
-    // Registered before the router's catch-all handlers so that upgrades reach it.
-    streaming.mount(this.app);
-    const live: LiveUsage = { activeJobs: (keyId) => this.jobs.activeJobs(keyId), websocketConnections: (keyId) => connections.count(keyId) };
-    this.router.add(
-      ...discoveryRoutes({
-        version: this.version,
-        apiVersion: API_VERSION,
-        baseUrl: this.baseUrl,
-        defaultLanguage: config.defaultLanguage,
-        startedAt: this.startedAt,
-        catalog: this.speech.catalog,
-        health: {
-          device: () => this.speech.device(),
-          vad: () => this.speech.vad(),
-          database: async () => this.store.health(),
-          files: async () => ({ backend: this.storage.backend, ...(await this.storage.health()) }),
-          queue: async () => ({ backend: this.queue.backend, ...(await this.queue.health()) }),
-          cache: async () => ({ backend: this.media.cache.backend, ...(await this.media.cache.health()) }),
-          rateLimiter: async () => ({ backend: this.limiter.backend, ...(await this.limiter.health()) }),
-        },
-        metrics: this.metrics,
-        routes: () => this.router.routes,
-        openApi: () => this.openApi(),
-        llmsIndex: () => buildLlmsIndex(this.router.routes, this.baseUrl, this.sections),
-        llmsFull: () => buildLlmsFull(this.router.routes, this.baseUrl, config.limits, this.sections),
-      }),
-      ...usageRoutes({ limits: config.limits, limiter: this.limiter, usage: this.store.usage, recorder: this.usage, live }),
-      ...adminKeyRoutes(this.keys, this.store),
-      ...transcriptionRoutes({
-        jobs: this.jobs,
-        models: this.speech.models,
-        sniff: this.speech.sniff,
-        verify: (path, signal) => this.speech.verify(path, signal),
-        storage: this.storage,
-        signer: () => this.signer,
-        guard: this.outbound,
-        limits: config.limits,
-        render: this.media.render,
-        isGatewayReference: (url) => this.media.library.referencedId(url) !== null,
-      }),
-      ...this.media.routes({ jobs: this.jobs, models: this.speech.models }),
-      ...jobApiRoutes({
-        jobs: this.jobs,
-        models: this.speech.models,
-        guard: this.outbound,
-        limiter: this.limiter,
-        signer: () => this.signer,
-        limits: config.limits,
-        isGatewayReference: (url) => this.media.library.referencedId(url) !== null,
-      }),
-      ...textTranslationRoutes(null),
-      ...wsRoutes({ tokens, streaming: config.streaming }),
-    );
-    this.router.mount(this.app, {
-      logger: this.logger,
-      guard: new GatewayRequestGuard(this.authenticator, this.limiter, this.usage, config.limits),
-      metrics: this.metrics ? new HttpMetrics(this.metrics) : null,
-      trustProxy: config.trustProxy,
-      maxJsonBodyBytes: config.limits.maxJsonBodyBytes,
-      corsAllowedOrigins: config.corsAllowedOrigins,
-      validateResponses,
-    });
+  routes(): readonly RouteDefinition[] {
+    return this.router.routes;
+  }
+
+  llmsIndex(): string {
+    return buildLlmsIndex(this.router.routes, this.baseUrl, this.sections);
+  }
+
+  llmsFull(): string {
+    return buildLlmsFull(this.router.routes, this.baseUrl, this.config.limits, this.sections);
   }
 
   openApi(): Record<string, unknown> {
@@ -340,11 +209,16 @@ export class Gateway {
       description:
         'Unified speech-to-text API (bearer keys) and the job-based API (X-API-Key). Key management is not part of this document.',
       serverUrl: this.baseUrl,
+      maxJsonBodyBytes: this.config.limits.maxJsonBodyBytes,
     });
   }
 
-  private listen(): Promise<void> {
-    return new Promise((resolve, reject) => {
+  private async listen(): Promise<void> {
+    const { metrics } = this.config;
+    if (this.backends.metrics !== null && metrics.port !== null) {
+      this.metricsServer = await MetricsServer.listen(this.backends.metrics, metrics.host, metrics.port, this.logger);
+    }
+    await new Promise<void>((resolve, reject) => {
       this.app.listen(this.config.host, this.config.port, (socket) => {
         if (!socket) {
           reject(new Error(`could not listen on ${this.config.host}:${this.config.port} (address in use or not permitted)`));
@@ -357,26 +231,24 @@ export class Gateway {
     });
   }
 
-  /** Stops accepting connections, then runs the shutdown steps (jobs persist, stores close). */
+  /** Stops accepting connections, then closes the features (jobs persist) and the backends (stores close). */
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.listenSocket !== null) {
         uws.us_listen_socket_close(this.listenSocket);
         this.listenSocket = null;
       }
+      await this.metricsServer?.close();
       const drained = await this.router.drain(this.config.shutdownGraceMs);
       if (!drained) this.logger.warn({ active: this.router.activeRequests }, 'requests still in flight at shutdown');
-      for (const step of [...this.closers].reverse()) {
-        try {
-          await step();
-        } catch (error) {
-          this.logger.error({ err: error }, 'shutdown step failed');
-        }
-      }
+      await this.extraClosers.closeAll();
+      const features = new ClosingStack(this.logger);
+      for (const feature of this.features) if (feature.close) features.push(feature.name, () => feature.close!());
+      await features.closeAll();
+      await this.backends.close();
     })();
     return this.closing;
   }
 }
-
 
 export { ApiError };

@@ -8,9 +8,8 @@ import type { RouteDefinition } from '../platform/http/route-types.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
 import type { JobService } from '../jobs/job-service.js';
-import type { AudioSniffer, ModelResolver } from '../speech/speech-types.js';
-import { sniffAudioFormat } from '../speech/audio/audio-format.js';
-import { resolveMediaTools } from '../speech/audio/ffmpeg-binaries.js';
+import type { Speech } from '../speech/speech.js';
+import { resolveMediaTools } from '../platform/subprocess/media-tools.js';
 import { MediaLibrary } from '../media/media-library.js';
 import type { OutboundGuard } from '../platform/net/outbound-guard.js';
 import { MediaProber } from '../media/probe/media-prober.js';
@@ -24,12 +23,13 @@ import { WebhookDispatcher } from '../webhooks/webhook-dispatcher.js';
 import { WebhookService } from '../webhooks/webhook-service.js';
 import { WebhookMetrics } from '../webhooks/webhook-metrics.js';
 import type { Registry } from 'prom-client';
+import type { Feature } from './feature.js';
 import { MEDIA_GUIDE_SECTIONS } from './media-guide.js';
 
 /**
  * Batches, uploads, media assets, the media probe and webhooks, built from the gateway's
- * shared parts. The gateway mounts `routes()`, hands `library.resolveStored` to the audio
- * fetcher and `render` to the transcription routes, and runs `start()` / `close()`.
+ * shared parts. The gateway hands `library.resolveStored` to the audio fetcher and `render`
+ * to the transcription routes, then mounts `feature()` (routes, start, close) from its list.
  */
 export class MediaFeatures {
   readonly cache: Cache;
@@ -40,13 +40,13 @@ export class MediaFeatures {
   readonly render: JobRenderer;
   readonly sections: readonly DocumentSection[] = MEDIA_GUIDE_SECTIONS;
   private readonly ffprobe: string;
-  /** Uploads are checked by their container, whatever models are installed. */
-  private readonly sniff: AudioSniffer = (head) => sniffAudioFormat(head);
 
   constructor(
     private readonly deps: {
       readonly config: GatewayConfig;
       readonly logger: Logger;
+      /** Uploads are checked by their container (`sniff`), whatever models are installed; batches resolve models. */
+      readonly speech: Pick<Speech, 'sniff' | 'resolveModel'>;
       readonly store: Store;
       readonly storage: FileStorage;
       readonly guard: OutboundGuard;
@@ -54,7 +54,7 @@ export class MediaFeatures {
       readonly outbox: JobOutbox;
       readonly baseUrl: () => string;
       readonly signer: () => UrlSigner;
-      /** Probe results (in-process, or shared through Redis); closed with the features. */
+      /** Probe results (in-process, or shared through Redis); the backends own and close it. */
       readonly cache: Cache;
       readonly metrics?: Registry | null;
     },
@@ -65,7 +65,7 @@ export class MediaFeatures {
     this.library = new MediaLibrary({
       store: store.media,
       storage: deps.storage,
-      sniff: this.sniff,
+      speech: deps.speech,
       ffprobe: this.ffprobe,
       limits: config.limits,
       logger,
@@ -86,13 +86,17 @@ export class MediaFeatures {
     this.render = createJobRenderer({ jobs: store.jobs, signer: deps.signer, ttlSeconds: config.limits.signedUrlTtlSeconds });
   }
 
-  routes(parts: { jobs: JobService; models: ModelResolver }): RouteDefinition[] {
+  /** The routes (on the job service, built after this) with this object's start and close. */
+  feature(parts: { jobs: JobService }): Feature {
+    return { name: 'media', routes: this.routes(parts), sections: this.sections, start: () => this.start(), close: () => this.close() };
+  }
+
+  routes(parts: { jobs: JobService }): RouteDefinition[] {
     const { config, storage, guard, signer } = this.deps;
     return [
       ...batchRoutes({
         jobs: parts.jobs,
-        models: parts.models,
-        sniff: this.sniff,
+        speech: this.deps.speech,
         storage,
         library: this.library,
         guard,
@@ -115,6 +119,5 @@ export class MediaFeatures {
   async close(): Promise<void> {
     await this.dispatcher.close();
     await this.library.close();
-    await this.cache.close();
   }
 }

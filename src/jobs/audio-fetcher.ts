@@ -1,4 +1,5 @@
 import { ApiError, isApiError } from '../platform/errors/api-error.js';
+import { sizeLimitExceeded } from '../platform/errors/size-limit.js';
 import type { OutboundGuard } from '../platform/net/outbound-guard.js';
 import { safeRequest } from '../platform/net/safe-http.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
@@ -39,7 +40,7 @@ export function createAudioFetcher(deps: {
       const declared = Number(response.headers['content-length'] ?? NaN);
       if (Number.isFinite(declared) && declared > deps.maxBytes) {
         response.body.destroy();
-        throw new ApiError('file_too_large', { message: `The audio is ${declared} bytes; the limit is ${deps.maxBytes}.` });
+        throw sizeLimitExceeded(`The audio at the URL (${declared} bytes)`, deps.maxBytes);
       }
       const object = await deps.storage.put(`${jobPrefix(job)}/audio`, response.body, {
         contentType: String(response.headers['content-type'] ?? 'application/octet-stream'),
@@ -53,6 +54,8 @@ export function createAudioFetcher(deps: {
       if (deadline.aborted) {
         throw new ApiError('audio_download_failed', { message: `Downloading the audio took longer than ${deps.timeoutSeconds} s.` });
       }
+      // A storage error (it names a server path) is the server's problem, not the URL's.
+      if ((error as NodeJS.ErrnoException).path !== undefined) throw error;
       throw new ApiError('audio_download_failed', { message: `Downloading the audio failed: ${(error as Error).message}` });
     }
   };

@@ -6,7 +6,7 @@ import type { FileStorage } from '../platform/files/file-storage.js';
 import { jobErrorFrom } from './job-errors.js';
 import type { JobEvents } from './job-events.js';
 import type { JobRecord, JobStore, Progress } from '../platform/db/job-records.js';
-import type { TranscriptionEngine } from '../speech/speech-types.js';
+import type { Speech } from '../speech/speech.js';
 
 /** Puts a job's audio into storage (downloading an audio_url, resolving an upload). Returns the key and size. */
 export type AudioFetcher = (job: JobRecord, signal: AbortSignal) => Promise<{ key: string; size: number }>;
@@ -44,7 +44,7 @@ export class JobRunner {
     private readonly deps: {
       readonly jobs: JobStore;
       readonly storage: FileStorage;
-      readonly engine: TranscriptionEngine;
+      readonly speech: Pick<Speech, 'transcribe'>;
       readonly events: JobEvents;
       readonly fetchAudio: AudioFetcher;
       readonly usage: UsageRecorder;
@@ -108,7 +108,7 @@ export class JobRunner {
 
   /** Claims and runs the job; `maxRunningForKey` is its key's running-jobs limit across every process. */
   async run(jobId: string, maxRunningForKey: number = Number.MAX_SAFE_INTEGER): Promise<RunOutcome> {
-    const { jobs, storage, engine, events, logger, owner } = this.deps;
+    const { jobs, storage, speech, events, logger, owner } = this.deps;
     const queued = await jobs.get(jobId);
     if (queued === null || queued.status !== 'queued') return 'not_queued';
     const startedAt = new Date();
@@ -141,7 +141,7 @@ export class JobRunner {
       }
       const local = await storage.localPath(audioObject);
       release = local.release;
-      const result = await engine.transcribe({
+      const result = await speech.transcribe({
         audioPath: local.path,
         language: started.requestedLanguage,
         model: started.requestedModel === '' ? null : started.requestedModel,
@@ -227,7 +227,7 @@ export class JobRunner {
       } else if (reason !== 'cancelled') {
         const jobError = jobErrorFrom(error);
         if (jobError.code === 'internal_error') log.error({ err: error }, 'job failed');
-        else log.info({ code: jobError.code, message: jobError.message }, 'job failed');
+        else log.info({ code: jobError.code, message: jobError.message, detail: (error as { detail?: unknown }).detail }, 'job failed');
         const failed = await jobs.update(
           jobId,
           {

@@ -1,6 +1,6 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { ApiError } from '../platform/errors/api-error.js';
-import type { AudioSniffer } from '../speech/speech-types.js';
+import type { Speech } from '../speech/speech.js';
 import { FfprobeError, mediaFacts, runFfprobe } from './probe/ffprobe.js';
 import type { FileStorage, StoredObject } from '../platform/files/file-storage.js';
 
@@ -32,7 +32,7 @@ export interface CheckedAudio {
  * else is deleted again and refused with 400 invalid_audio_format.
  */
 export async function storeCheckedAudio(
-  deps: { storage: FileStorage; sniff: AudioSniffer; ffprobe: string; probeTimeoutSeconds: number },
+  deps: { storage: FileStorage; speech: Pick<Speech, 'sniff'>; ffprobe: string; probeTimeoutSeconds: number },
   key: string,
   body: Readable,
   options: { maxBytes: number; describe: string; param: string; declaredType: string; signal?: AbortSignal },
@@ -60,7 +60,7 @@ export async function storeCheckedAudio(
  * object's first bytes. A refused object is deleted.
  */
 export async function checkStoredAudio(
-  deps: { storage: FileStorage; sniff: AudioSniffer; ffprobe: string; probeTimeoutSeconds: number },
+  deps: { storage: FileStorage; speech: Pick<Speech, 'sniff'>; ffprobe: string; probeTimeoutSeconds: number },
   object: StoredObject,
   head: Buffer,
   options: { describe: string; param: string },
@@ -73,7 +73,7 @@ export async function checkStoredAudio(
       param: options.param,
     });
   };
-  const format = object.size === 0 ? null : deps.sniff(head);
+  const format = object.size === 0 ? null : deps.speech.sniff(head);
   if (format === null) return refuse(object.size === 0 ? 'is empty.' : 'is not audio in a supported format.');
 
   let durationSeconds: number | null = null;

@@ -4,9 +4,10 @@ import type { Logger } from 'pino';
 import type { Principal } from '../platform/auth/principal.js';
 import type { UrlSigner } from '../platform/auth/url-signer.js';
 import type { Limits } from '../platform/config/config.js';
+import { sizeLimitExceeded } from '../platform/errors/size-limit.js';
 import { ApiError, isApiError } from '../platform/errors/api-error.js';
 import type { StoredAudioResolver } from '../jobs/audio-fetcher.js';
-import type { AudioSniffer } from '../speech/speech-types.js';
+import type { Speech } from '../speech/speech.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
 import { checkStoredAudio, storeCheckedAudio } from './audio-check.js';
 import type { MediaRecord, MediaStore } from '../platform/db/media-records.js';
@@ -22,7 +23,8 @@ const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 export interface MediaLibraryDeps {
   readonly store: MediaStore;
   readonly storage: FileStorage;
-  readonly sniff: AudioSniffer;
+  /** The container check of uploads. */
+  readonly speech: Pick<Speech, 'sniff'>;
   readonly ffprobe: string;
   readonly limits: Limits;
   readonly logger: Logger;
@@ -92,7 +94,7 @@ export class MediaLibrary {
   }
 
   private checkDeps() {
-    return { storage: this.deps.storage, sniff: this.deps.sniff, ffprobe: this.deps.ffprobe, probeTimeoutSeconds: this.deps.limits.probeTimeoutSeconds };
+    return { storage: this.deps.storage, speech: this.deps.speech, ffprobe: this.deps.ffprobe, probeTimeoutSeconds: this.deps.limits.probeTimeoutSeconds };
   }
 
   /** POST /v1/uploads: one multipart file, streamed to storage and checked; a ready media asset. */
@@ -108,8 +110,8 @@ export class MediaLibrary {
         declaredType: file.mimeType,
       });
     } catch (error) {
-      if (isApiError(error) && error.code === 'file_too_large') {
-        throw new ApiError('payload_too_large', { message: `The file exceeds the upload limit of ${this.deps.limits.maxAudioBytes} bytes.`, param });
+      if (isApiError(error) && error.code === 'payload_too_large') {
+        throw sizeLimitExceeded(file.filename ? `The file '${file.filename}'` : 'The file', this.deps.limits.maxAudioBytes, param);
       }
       throw error;
     }
@@ -156,10 +158,7 @@ export class MediaLibrary {
       });
     }
     if (input.contentLength !== null && input.contentLength > this.deps.limits.maxAudioBytes) {
-      throw new ApiError('file_too_large', {
-        message: `'content_length' ${input.contentLength} exceeds the upload limit of ${this.deps.limits.maxAudioBytes} bytes.`,
-        param: 'content_length',
-      });
+      throw sizeLimitExceeded(`'content_length' (${input.contentLength} bytes)`, this.deps.limits.maxAudioBytes, 'content_length');
     }
     const id = newFileId();
     const now = new Date().toISOString();
@@ -216,7 +215,7 @@ export class MediaLibrary {
     }
     const max = this.deps.limits.maxAudioBytes;
     if (request.contentLength !== null && request.contentLength > max) {
-      throw new ApiError('payload_too_large', { message: `The upload is ${request.contentLength} bytes; the limit is ${max}.` });
+      throw sizeLimitExceeded('The file', max);
     }
     if (bound.contentLength !== null && request.contentLength !== null && request.contentLength !== bound.contentLength) {
       throw new ApiError('invalid_field_value', {
@@ -234,11 +233,11 @@ export class MediaLibrary {
         signal: request.signal,
       });
     } catch (error) {
-      if (isApiError(error) && error.code === 'file_too_large') {
+      if (isApiError(error) && error.code === 'payload_too_large') {
         if (bound.contentLength !== null && bound.contentLength < max) {
           throw new ApiError('invalid_field_value', { message: `The body is longer than the ${bound.contentLength} bytes this upload URL was issued for.`, param: 'Content-Length' });
         }
-        throw new ApiError('payload_too_large', { message: `The upload exceeds the limit of ${max} bytes.` });
+        throw sizeLimitExceeded('The file', max);
       }
       throw error;
     }
@@ -277,7 +276,7 @@ export class MediaLibrary {
     if (object.size > max || (record.expectedBytes !== null && object.size !== record.expectedBytes)) {
       await this.deps.storage.delete(record.storageKey).catch(() => undefined);
       throw object.size > max
-        ? new ApiError('payload_too_large', { message: `The upload is ${object.size} bytes; the limit is ${max}.` })
+        ? sizeLimitExceeded('The file', max)
         : new ApiError('invalid_field_value', { message: `This upload URL was issued for ${record.expectedBytes} bytes; ${object.size} arrived.`, param: 'Content-Length' });
     }
     const head = object.size === 0 ? Buffer.alloc(0) : Buffer.concat(await (await this.deps.storage.read(record.storageKey, { start: 0, end: Math.min(object.size, 64) - 1 })).toArray());

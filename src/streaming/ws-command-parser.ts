@@ -1,6 +1,6 @@
 // Client text commands of GET /v1/ws/transcribe: FORMAT:<format>, TRANSCRIBE, END, CLEAR, PING.
 // Keywords are matched case-insensitively after trimming whitespace; formats are lowercased.
-import { AUDIO_FORMATS, isAudioFormat, type AudioFormat } from '../speech/native/audio-format.js';
+import { AUDIO_FORMATS, isAudioFormat, type AudioFormat } from '../speech/speech.js';
 
 export type ClientCommand =
   | { readonly kind: 'format'; readonly format: AudioFormat }

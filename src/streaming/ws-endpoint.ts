@@ -18,12 +18,10 @@ import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
 import { websocketClose } from '../platform/errors/error-rendering.js';
 import type { Uws } from '../platform/http/uws.js';
-import type { StreamingRecognizer } from '../speech/recognition/streaming-recognizer.js';
 import { newJobId } from '../jobs/job-service.js';
 import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
-import type { ModelResolver } from '../speech/speech-types.js';
 import type { ApiKeyStore } from '../platform/db/store-types.js';
-import { SileroVad } from '../speech/vad/silero-vad.js';
+import type { SileroVad, Speech } from '../speech/speech.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
 import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
@@ -45,8 +43,8 @@ export interface WsEndpointDeps {
   readonly authenticator: Authenticator;
   readonly keys: ApiKeyStore;
   readonly tokens: SessionTokens;
-  readonly models: ModelResolver;
-  readonly recognizer: StreamingRecognizer;
+  /** Model rules, piece recognition, language detection and the shared Silero VAD. */
+  readonly speech: Pick<Speech, 'resolveModel' | 'recognizePiece' | 'detectLanguage' | 'sileroVad' | 'setInteractiveBatchWait'>;
   readonly records: SessionRecords;
   /** Throws daily_quota_exceeded (4029) when the key's audio minutes for today are used up. */
   readonly admitQuota: (principal: Principal) => Promise<void>;
@@ -76,7 +74,6 @@ export class WsEndpoint {
   private readonly live = new Set<StreamSession>();
   private readonly completions = new Set<Promise<void>>();
   private readonly senders = new Set<WsSender<SocketData>>();
-  private silero: Promise<SileroVad> | null = null;
   private readonly ticker: NodeJS.Timeout;
   private readonly metrics: WsMetrics | null;
   private closing = false;
@@ -120,9 +117,7 @@ export class WsEndpoint {
   mount(app: Uws.TemplatedApp): void {
     const { limits, streaming } = this.deps.config;
     app.ws<SocketData>(WS_PATH, {
-      // Messages up to twice the limit are read and refused with an error message and 1009;
-      // uWS drops the connection (no close frame: 1006) on larger ones without buffering them.
-      maxPayloadLength: Math.min(limits.wsMaxMessageBytes * 2, 64 * 1024 * 1024),
+      maxPayloadLength: wsReadCeiling(limits),
       maxBackpressure: streaming.maxUnsentBytes,
       closeOnBackpressureLimit: 0,
       idleTimeout: 0,
@@ -169,11 +164,11 @@ export class WsEndpoint {
   private async admit(credentials: Parameters<typeof authenticateUpgrade>[1], query: URLSearchParams): Promise<SocketData> {
     const refuse = (error: ApiError): SocketData => ({ accepted: null, refused: error, session: null, sender: null });
     try {
-      const { authenticator, tokens, keys, models, config } = this.deps;
+      const { authenticator, tokens, keys, speech, config } = this.deps;
       const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
-      const settings = parseSessionQuery(query, { language: config.defaultLanguage }, models);
+      const settings = parseSessionQuery(query, { language: config.defaultLanguage }, speech);
       await this.deps.admitQuota(principal);
-      const silero = settings.vadType === 'silero' ? await this.sileroVad() : null;
+      const silero = settings.vadType === 'silero' ? await speech.sileroVad() : null;
       const limit = principal.key.limits.wsConnections ?? config.limits.wsConnectionsPerKey;
       const sessionId = `ws_${randomBytes(12).toString('hex')}`;
       let taken: boolean;
@@ -192,15 +187,6 @@ export class WsEndpoint {
       this.deps.logger.error({ err: error }, 'WebSocket upgrade failed');
       return refuse(new ApiError('internal_error'));
     }
-  }
-
-  private sileroVad(): Promise<SileroVad> {
-    this.silero ??= SileroVad.create({ maxBatch: 64, maxQueuedWindowsPerStream: 128 }).catch((error: unknown) => {
-      this.silero = null;
-      this.deps.logger.error({ err: error }, 'Silero VAD could not start');
-      throw new ApiError('service_unavailable', { message: 'vad_type=silero is unavailable on this server; use vad_type=energy.', param: 'vad_type' });
-    });
-    return this.silero;
   }
 
   /** One `error` message (with retry_after when the error has one), then the error's close code. */
@@ -237,7 +223,7 @@ export class WsEndpoint {
       return this.refuse(ws, new ApiError('server_overloaded', { message: `The server is at capacity: ${admission.reason}. Try again in ${retryAfter} s.`, retryAfter }));
     }
     const { sessionId, principal, settings, silero } = data.accepted;
-    const { config, logger, records, recognizer } = this.deps;
+    const { config, logger, records, speech } = this.deps;
     const jobId = newJobId();
     const opened = records.open(jobId, sessionId, principal, settings);
     let session: StreamSession | null = null;
@@ -247,7 +233,7 @@ export class WsEndpoint {
       sender.abort(ERROR_REGISTRY.slow_consumer.wsClose!, 'slow_consumer');
     });
     session = new StreamSession(sessionId, jobId, settings, sender, {
-      recognizer,
+      recognizer: speech,
       silero,
       limits: config.limits,
       streaming: config.streaming,
@@ -315,7 +301,7 @@ export class WsEndpoint {
     if (estimate.level === this.level) return;
     const batching = (level: OverloadLevel): boolean => level === 'larger_batches' || level === 'full';
     if (batching(estimate.level) !== batching(this.level)) {
-      this.deps.recognizer.setBatchWait?.(batching(estimate.level) ? this.deps.config.overload.largerBatchWaitMs : null);
+      this.deps.speech.setInteractiveBatchWait(batching(estimate.level) ? this.deps.config.overload.largerBatchWaitMs : null);
     }
     const { level, utilization, queueWaitMs, capacitySessions } = estimate;
     this.deps.logger[level === 'normal' ? 'info' : 'warn'](
@@ -325,7 +311,7 @@ export class WsEndpoint {
     this.level = level;
   }
 
-  /** Shutdown: closes every socket (1001), lets sessions record their jobs, stops Silero. */
+  /** Shutdown: closes every socket (1001) and lets sessions record their jobs (Silero stops with Speech). */
   async close(graceMs: number): Promise<void> {
     this.closing = true;
     for (const sender of [...this.senders]) sender.abort(1001, 'server shutting down');
@@ -337,8 +323,21 @@ export class WsEndpoint {
       await (this.completions.size > 0 ? Promise.race([Promise.allSettled([...this.completions]), pause()]) : pause());
     }
     clearInterval(this.ticker);
-    if (this.silero !== null) await (await this.silero.catch(() => null))?.close();
   }
 }
 
 const round2 = (v: number): number => Math.round(v * 100) / 100;
+
+/**
+ * uWS (v20.30) drops a connection without a close frame (the client sees 1006) when a message
+ * is longer than `maxPayloadLength`, and buffers a message whole before delivering it. So the
+ * ceiling sits well above WS_MAX_MESSAGE_BYTES: any message up to it is read and refused by the
+ * session with an `error` message and close 1009. It is the session's audio buffer limit (a
+ * session may hold that much audio anyway, so one connection's memory stays within the same
+ * bound), at least twice the message limit, and never more than 256 MiB.
+ */
+export function wsReadCeiling(limits: { readonly wsMaxMessageBytes: number; readonly wsMaxBufferBytes: number }): number {
+  return Math.min(Math.max(limits.wsMaxMessageBytes * 2, limits.wsMaxBufferBytes), WS_READ_CEILING_MAX);
+}
+
+const WS_READ_CEILING_MAX = 256 * 1024 * 1024;

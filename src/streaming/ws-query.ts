@@ -1,7 +1,6 @@
 // Query parameters of GET /v1/ws/transcribe, checked before a session starts.
 import { ApiError } from '../platform/errors/api-error.js';
-import type { ModelResolver } from '../speech/speech-types.js';
-import { AUDIO_FORMATS, isAudioFormat, type AudioFormat } from '../speech/native/audio-format.js';
+import { AUDIO_FORMATS, isAudioFormat, type AudioFormat, type Speech } from '../speech/speech.js';
 
 export type VadType = 'energy' | 'silero';
 
@@ -24,10 +23,10 @@ const BOOLEAN: Record<string, boolean> = { true: true, '1': true, yes: true, fal
  * partial_results. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
  * closes the session with 1008 after an `error` message.
  */
-export function parseSessionQuery(query: URLSearchParams, defaults: { language: string }, models: ModelResolver): SessionSettings {
+export function parseSessionQuery(query: URLSearchParams, defaults: { language: string }, speech: Pick<Speech, 'resolveModel'>): SessionSettings {
   const language = (query.get('language') ?? query.get('lang') ?? defaults.language).trim().toLowerCase() || defaults.language;
   const modelParam = query.get('model')?.trim() || undefined;
-  const choice = models.resolve(language, modelParam);
+  const choice = speech.resolveModel(language, modelParam);
 
   const formatRaw = (query.get('format') ?? 'pcm_s16le').trim().toLowerCase();
   if (!isAudioFormat(formatRaw)) {

@@ -18,13 +18,18 @@ import type { Logger } from 'pino';
 import type { Limits, StreamingSettings } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY, type ErrorCode } from '../platform/errors/error-registry.js';
-import type { StreamingRecognizer, StreamRecognition } from '../speech/recognition/streaming-recognizer.js';
 import type { Segment } from '../platform/db/job-records.js';
-import { FORMAT_SAMPLE_RATE } from '../speech/native/audio-format.js';
-import type { EndpointEvent } from '../speech/native/endpoint-event.js';
-import { describeNativeStatus, NativeStatus } from '../speech/native/native-status.js';
-import { StreamFrontEnd } from '../speech/native/stream-front-end.js';
-import type { SileroVad, SileroVadStream } from '../speech/vad/silero-vad.js';
+import {
+  describeNativeStatus,
+  FORMAT_SAMPLE_RATE,
+  NativeStatus,
+  StreamFrontEnd,
+  type EndpointEvent,
+  type PieceRecognition,
+  type SileroVad,
+  type SileroVadStream,
+  type Speech,
+} from '../speech/speech.js';
 import { parseCommand, MAX_COMMAND_BYTES } from './ws-command-parser.js';
 import { RateWindow } from './ws-limits.js';
 import type { ServerMessage, SessionStatsMessage } from './ws-messages.js';
@@ -68,7 +73,7 @@ export interface SessionOutcome {
 }
 
 export interface SessionDeps {
-  readonly recognizer: StreamingRecognizer;
+  readonly recognizer: Pick<Speech, 'recognizePiece' | 'detectLanguage'>;
   /** The shared Silero VAD (only used with vad_type=silero; created before the session). */
   readonly silero: SileroVad | null;
   readonly limits: Limits;
@@ -79,7 +84,7 @@ export interface SessionDeps {
   readonly observe?: {
     turnLatency?(ms: number): void;
     /** A recognised piece: queue + recognition ms, its audio seconds, the pool's figures (none for empty pieces). */
-    piece?(kind: PieceKind, ms: number, audioSeconds: number, inference: StreamRecognition['inference'] | null): void;
+    piece?(kind: PieceKind, ms: number, audioSeconds: number, inference: PieceRecognition['inference'] | null): void;
     partialSkipped?(): void;
   };
   /** Overload: false while the gateway computes no partials (finals and turns always run). */
@@ -199,7 +204,10 @@ export class StreamSession {
     if (this.state !== 'open') return;
     const now = performance.now();
     this.lastClientMessageAt = now;
-    if (data.byteLength > this.deps.limits.wsMaxMessageBytes) return this.fail(new ApiError('message_too_large'));
+    if (data.byteLength > this.deps.limits.wsMaxMessageBytes) {
+      const message = `A WebSocket message of ${data.byteLength} bytes exceeds the size limit of ${this.deps.limits.wsMaxMessageBytes} bytes per message.`;
+      return this.fail(new ApiError('message_too_large', { message }));
+    }
     const breach = this.rate.admit(isBinary ? data.byteLength : 0, now);
     if (breach !== null) return this.fail(new ApiError(breach));
     if (isBinary) this.onAudio(data, now);
@@ -378,16 +386,16 @@ export class StreamSession {
   }
 
   private async run(piece: Piece): Promise<void> {
-    let recognition: Awaited<ReturnType<StreamingRecognizer['recognize']>> | null = null;
+    let recognition: PieceRecognition | null = null;
     let error: ApiError | null = null;
     try {
       if (piece.audio.length > 0 && (piece.kind !== 'final' || hasSignal(piece.audio))) {
         if (this.model === null) {
-          const detected = await this.deps.recognizer.detect(piece.audio);
+          const detected = await this.deps.recognizer.detectLanguage(piece.audio);
           this.language = detected.language;
           this.model = detected.model;
         }
-        recognition = await this.deps.recognizer.recognize(piece.audio, { model: this.model, startMs: toMs(piece.start) });
+        recognition = await this.deps.recognizer.recognizePiece(piece.audio, { model: this.model, startMs: toMs(piece.start) });
       }
     } catch (caught) {
       error = toApiError(caught);

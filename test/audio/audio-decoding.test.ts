@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AudioTooLargeError, InvalidAudioError } from '../../src/speech/audio/audio-errors.js';
 import { probeAudio } from '../../src/speech/audio/audio-probe.js';
-import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
 import { PauseSegmenter } from '../../src/speech/audio/pause-segmenter.js';
 import { decodeToPcm } from '../../src/speech/audio/pcm-decoder.js';
 import { AUDIO } from '../inference/fixtures.js';
@@ -108,6 +108,8 @@ describe('decodeToPcm (bundled ffmpeg)', () => {
     );
     expect(error).toBeInstanceOf(InvalidAudioError);
     expect((error as InvalidAudioError).code).toBe('invalid_audio_format');
+    // The message reaches clients: ffmpeg's words, without the server's path of the file.
+    expect((error as Error).message).not.toContain(AUDIO(name));
   });
 
   it('fails a stream of garbage with invalid_audio_format', async () => {
@@ -154,6 +156,9 @@ describe('probeAudio (bundled ffprobe)', () => {
   });
 
   it.each(['corrupt.m4a', 'not-audio.txt'])('refuses %s', async (name) => {
-    await expect(probeAudio(AUDIO(name), { ffprobePath: tools.ffprobe })).rejects.toBeInstanceOf(InvalidAudioError);
+    const error = await probeAudio(AUDIO(name), { ffprobePath: tools.ffprobe }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidAudioError);
+    expect((error as Error).message).toMatch(/^The audio could not be read: the file: /);
+    expect((error as Error).message).not.toContain(AUDIO(name));
   });
 });

@@ -257,7 +257,7 @@ describe('uploads as audio of single jobs', () => {
     const upload = await uploadFile('hello-am.m4a');
     for (const audioUrl of [upload.file_url, upload.svc_uri]) {
       const created = await call<Job>('POST', '/v1/transcriptions', { audio_url: audioUrl, language: 'am', mode: 'sync' });
-      expect(created.status).toBe(200);
+      expect(created.status).toBe(202);
       expect(created.body).toMatchObject({ status: 'completed', audio_url: audioUrl });
       expect(created.body.duration_seconds).toBeCloseTo(1.66, 1);
       expect((await call('DELETE', `/v1/transcriptions/${created.body.id}`)).status).toBe(200);

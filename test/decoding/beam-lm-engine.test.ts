@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCharNgramLm } from '../../src/speech/decoding/lm/char-ngram-builder.js';
 import { loadModelFolder, type LoadedCtcModel } from '../../src/speech/models/model-loader.js';
 import { loadLanguageModels, manifestDecodingPlanner } from '../../src/speech/inference/decoding-planner.js';
-import { SpeechEngine } from '../../src/speech/speech-engine.js';
+import { Speech } from '../../src/speech/speech.js';
 import { forLm } from '../../src/speech/text/text-normalizer.js';
 import { AUDIO } from '../inference/fixtures.js';
 import { makeModelFolder } from '../inference/model-folders.js';
@@ -16,7 +16,7 @@ import { makeModelFolder } from '../inference/model-folders.js';
  * not accuracy.
  */
 let root: string;
-let engine: SpeechEngine;
+let engine: Speech;
 
 const LM = { file: '../lm/am-char-3gram.bin', unit: 'char', order: 3, alpha: 0.8, beta: 1.0 };
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   await makeModelFolder(root, 'small-am-v1', { name: 'small-am-v1', language: 'am', lm: LM, decoding: { default: 'beam', beam_width: 6 } });
   await makeModelFolder(root, 'greedy-am-v1', { name: 'greedy-am-v1', language: 'am', lm: LM, decoding: { default: 'greedy' } });
   await makeModelFolder(root, 'beam-nolm-am-v1', { name: 'beam-nolm-am-v1', language: 'am', decoding: { default: 'beam', beam_width: 4 } });
-  engine = await SpeechEngine.create({ modelsDir: root, workers: 1, intraOpThreads: 1 });
+  engine = await Speech.create({ modelsDir: root, workers: 1, intraOpThreads: 1 });
 });
 
 afterAll(async () => {
@@ -48,13 +48,13 @@ const request = (model: string) => ({
 describe('beam search + LM in the engine', () => {
   it('plans for each model the decoding its manifest asks for', () => {
     expect(engine.problems()).toEqual([]);
-    expect(engine.recognizerFor('small-am-v1').decoding).toEqual({
+    expect(engine.decodingPlan('small-am-v1')).toEqual({
       kind: 'beam',
       beamWidth: 6,
       lm: { path: join(root, 'lm/am-char-3gram.bin'), alpha: 0.8, beta: 1.0 },
     });
-    expect(engine.recognizerFor('greedy-am-v1').decoding).toEqual({ kind: 'greedy' });
-    expect(engine.recognizerFor('beam-nolm-am-v1').decoding).toEqual({ kind: 'beam', beamWidth: 4, lm: null });
+    expect(engine.decodingPlan('greedy-am-v1')).toEqual({ kind: 'greedy' });
+    expect(engine.decodingPlan('beam-nolm-am-v1')).toEqual({ kind: 'beam', beamWidth: 4, lm: null });
   });
 
   it('transcribes with beam + LM and keeps segment times and confidences', async () => {

@@ -64,9 +64,10 @@ describe('discovery', () => {
     expect(full).toContain('### GET /v1/usage');
   });
 
-  it('exports Prometheus metrics', async () => {
+  it('exports Prometheus metrics on the metrics listener, not on the public port', async () => {
     await fetch(`${gw.url}/health`);
-    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    expect((await fetch(`${gw.url}/metrics`)).status).toBe(404);
+    const text = await (await fetch(gw.metricsUrl!)).text();
     expect(text).toContain('gateway_http_requests_total');
     expect(text).toContain('route="/health"');
   });

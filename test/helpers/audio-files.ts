@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { createReadStream, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
+import { fixturePath } from './fixtures.js';
 
-export const AUDIO_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'audio');
-export const audioFixture = (name: string): string => join(AUDIO_FIXTURES, name);
+export const AUDIO_FIXTURES = fixturePath('audio');
+export const audioFixture = (name: string): string => fixturePath(`audio/${name}`);
 
 /** Loops a committed fixture into a long file made at test time (never committed). */
 export function makeLongAudio(target: string, minutes: number, source = audioFixture('speech-am.flac')): string {

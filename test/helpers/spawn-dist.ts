@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { REPO_ROOT } from './fixtures.js';
 
-export const REPO_ROOT = join(import.meta.dirname, '..', '..');
+export { REPO_ROOT };
 
 /** Path of a compiled entry point; `npm test` builds dist/ first (pretest). */
 export function distEntry(relative: string): string {
@@ -39,7 +40,7 @@ export function runNode(entry: string, args: string[], env: Record<string, strin
 export function startServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [distEntry('src/main.js')], {
-      env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+      env: { ...process.env, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
       cwd: REPO_ROOT,
     });
     let output = '';

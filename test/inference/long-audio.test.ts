@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
-import { SpeechEngine } from '../../src/speech/speech-engine.js';
+import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
+import { Speech } from '../../src/speech/speech.js';
 import { AUDIO } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 
@@ -19,7 +19,7 @@ const collect = runInNewContext('gc') as () => void;
 
 let root: string;
 let longFile: string;
-let engine: SpeechEngine;
+let engine: Speech;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'long-audio-'));
@@ -28,7 +28,7 @@ beforeAll(async () => {
   longFile = join(root, 'long.flac');
   const made = spawnSync(resolveMediaTools().ffmpeg, ['-hide_banner', '-loglevel', 'error', '-stream_loop', String(LOOPS - 1), '-i', AUDIO('speech-am.flac'), '-c:a', 'flac', longFile]);
   if (made.status !== 0) throw new Error(`ffmpeg could not build the long file: ${made.stderr.toString()}`);
-  engine = await SpeechEngine.create({ modelsDir: join(root, 'models'), workers: 2, intraOpThreads: 1 });
+  engine = await Speech.create({ modelsDir: join(root, 'models'), workers: 2, intraOpThreads: 1 });
 }, 120_000);
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
 import { PauseSegmenter } from '../../src/speech/audio/pause-segmenter.js';
 import { decodeToPcm } from '../../src/speech/audio/pcm-decoder.js';
 import { CtcRecognizer } from '../../src/speech/recognition/ctc-recognizer.js';

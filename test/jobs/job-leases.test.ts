@@ -8,7 +8,7 @@ import { InProcessJobQueue } from '../../src/jobs/job-queue.js';
 import { JobRunner } from '../../src/jobs/job-runner.js';
 import { buildJob, JobService } from '../../src/jobs/job-service.js';
 import type { JobRecord } from '../../src/platform/db/job-records.js';
-import type { EngineRequest, EngineResult, TranscriptionEngine } from '../../src/speech/speech-types.js';
+import type { FileTranscription, FileTranscriptionRequest, Speech } from '../../src/speech/speech.js';
 import { UsageRecorder } from '../../src/platform/limits/usage-recorder.js';
 import { createLogger } from '../../src/platform/logging/logger.js';
 import { LocalFileStorage } from '../../src/platform/files/local-file-storage.js';
@@ -23,17 +23,17 @@ const limits = loadConfig({}).limits;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An engine whose transcription lasts until the test releases it (or the job is stopped). */
-class HeldEngine implements TranscriptionEngine {
+class HeldEngine implements Pick<Speech, 'transcribe'> {
   private releases: (() => void)[] = [];
   started = 0;
 
-  async transcribe(request: EngineRequest): Promise<EngineResult> {
+  async transcribe(request: FileTranscriptionRequest): Promise<FileTranscription> {
     this.started++;
     await new Promise<void>((resolve, reject) => {
       this.releases.push(resolve);
       request.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
     });
-    return { language: 'am', model: 'test-model', durationSeconds: 1.5, segments: [] };
+    return { language: 'am', model: 'test-model', durationSeconds: 1.5, segments: [], detection: null };
   }
 
   release(): void {
@@ -92,12 +92,12 @@ describe.skipIf(skip)('job leases on PostgreSQL', () => {
     if (files) rmSync(files, { recursive: true, force: true });
   });
 
-  function runner(engine: TranscriptionEngine, owner: string, leaseMs: number): { runner: JobRunner; close: () => Promise<void> } {
+  function runner(engine: Pick<Speech, 'transcribe'>, owner: string, leaseMs: number): { runner: JobRunner; close: () => Promise<void> } {
     const usage = new UsageRecorder(store.usage, logger, 60_000);
     const runner = new JobRunner({
       jobs: store.jobs,
       storage,
-      engine,
+      speech: engine,
       events: new JobEvents(),
       fetchAudio: async () => {
         throw new Error('the audio is stored already');

@@ -118,9 +118,9 @@ describe('POST /v1/transcriptions', () => {
     expect(job.metadata.language).toBe('auto');
   });
 
-  it('waits in sync mode and answers 200 with the finished job', async () => {
+  it('waits in sync mode and answers 202 (the spec\'s status) with the finished job', async () => {
     const created = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am', mode: 'sync' });
-    expect(created.status).toBe(200);
+    expect(created.status).toBe(202);
     expect(created.body.status).toBe('completed');
     expect(created.body.segments.length).toBeGreaterThan(0);
   });

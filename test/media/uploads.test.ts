@@ -217,8 +217,9 @@ describe('direct uploads through a signed URL', () => {
     expect(text.status).toBe(400);
     expect(text.body.error).toMatchObject({ code: 'invalid_field_value', param: 'content_type' });
     const big = await signedUrl('filename=a.mp3&content_length=60001');
-    expect(big.status).toBe(400);
-    expect(big.body.error).toMatchObject({ code: 'file_too_large', param: 'content_length' });
+    expect(big.status).toBe(413);
+    expect(big.body.error).toMatchObject({ code: 'payload_too_large', param: 'content_length' });
+    expect(big.body.error.message).toContain('size limit of 60000 bytes');
     expect((await signedUrl('filename=a.mp3&content_length=-5')).status).toBe(422);
   });
 

@@ -20,7 +20,7 @@ let exposition = '';
 beforeAll(async () => {
   gw = await startTestGateway({ METRICS_ENABLED: 'true' });
   await fetch(`${gw.url}/health`); // one request so labelled families carry samples too
-  exposition = await (await fetch(`${gw.url}/metrics`)).text();
+  exposition = await (await fetch(gw.metricsUrl!)).text();
 });
 afterAll(async () => gw?.close());
 
@@ -45,7 +45,7 @@ const PROMQL_WORDS = new Set([
 const PROMETHEUS_SERIES = new Set(['up']);
 
 /** The metric names a PromQL expression reads: strings, label matchers, ranges and grouping clauses removed. */
-export function metricNamesIn(expr: string): string[] {
+function metricNamesIn(expr: string): string[] {
   const stripped = expr
     .replace(/"(?:[^"\\]|\\.)*"/g, '""')
     .replace(/\{[^}]*\}/g, ' ')
@@ -128,7 +128,7 @@ needsPrometheus('Prometheus tooling', () => {
   it('a real Prometheus server scrapes the gateway and loads the alert rules', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'prometheus-'));
     const port = await freePort();
-    const target = new URL(gw.url).host;
+    const target = new URL(gw.metricsUrl!).host; // the metrics listener, not the public port
     writeFileSync(
       join(dir, 'prometheus.yml'),
       [

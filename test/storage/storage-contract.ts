@@ -26,13 +26,19 @@ export function storageContract(name: string, open: () => FileStorage): void {
       const storage = open();
       const json = Buffer.from(JSON.stringify({ text: 'ሰላም' }));
       await storage.putBuffer('accounts/a/jobs/j2/transcript.json', json, 'application/json');
-      expect(await storage.stat('accounts/a/jobs/j2/transcript.json')).toEqual({ key: 'accounts/a/jobs/j2/transcript.json', size: json.length, contentType: 'application/json' });
+      expect(await storage.stat('accounts/a/jobs/j2/transcript.json')).toEqual({
+        key: 'accounts/a/jobs/j2/transcript.json',
+        size: json.length,
+        contentType: 'application/json',
+      });
       expect(JSON.parse(await text(await storage.read('accounts/a/jobs/j2/transcript.json')))).toEqual({ text: 'ሰላም' });
     });
 
     it('refuses a stream over maxBytes and stores nothing', async () => {
       const storage = open();
-      await expect(storage.put('accounts/a/uploads/big.bin', body(), { contentType: 'application/octet-stream', maxBytes: 50_000 })).rejects.toMatchObject({ code: 'file_too_large' });
+      await expect(storage.put('accounts/a/uploads/big.bin', body(), { contentType: 'application/octet-stream', maxBytes: 50_000 })).rejects.toMatchObject({
+        code: 'file_too_large',
+      });
       expect(await storage.stat('accounts/a/uploads/big.bin')).toBeNull();
     });
 
@@ -49,7 +55,12 @@ export function storageContract(name: string, open: () => FileStorage): void {
 
     it('deletes one object, and every object under a prefix (not its neighbours)', async () => {
       const storage = open();
-      for (const key of ['accounts/b/jobs/j4/audio.wav', 'accounts/b/jobs/j4/transcript.json', 'accounts/b/jobs/j40/audio.wav', 'accounts/b/jobs/j5/audio.wav']) {
+      for (const key of [
+        'accounts/b/jobs/j4/audio.wav',
+        'accounts/b/jobs/j4/transcript.json',
+        'accounts/b/jobs/j40/audio.wav',
+        'accounts/b/jobs/j5/audio.wav',
+      ]) {
         await storage.putBuffer(key, Buffer.from(key), 'text/plain');
       }
       await storage.delete('accounts/b/jobs/j5/audio.wav');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { OpusEncoder } from '@discordjs/opus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMediaTools } from '../../src/speech/audio/ffmpeg-binaries.js';
+import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
 import { ServerMessageSchema } from '../../src/streaming/ws-messages.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { nativeFixture, oddSplits, opusFrames, speech16k, twoTurns, upsample3, wavFile } from './ws-audio.js';

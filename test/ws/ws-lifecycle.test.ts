@@ -25,7 +25,7 @@ describe('streaming sessions', () => {
     // The fixture language-id model is untrained: any language that has a model.
     expect(['am', 'om', 'ti']).toContain(t.language);
     expect(t.model).not.toBeNull();
-    expect(gw.gateway.speech.models.resolve(t.language, t.model!)).toMatchObject({ language: t.language, model: t.model });
+    expect(gw.gateway.speech.resolveModel(t.language, t.model!)).toMatchObject({ language: t.language, model: t.model });
     client.send('END');
     await client.closed;
   });
@@ -56,7 +56,7 @@ describe('streaming sessions', () => {
     await client.waitFor('ready');
     client.send(twoTurns().pcm);
     await client.waitFor('turn_detected', (m) => m.turn_id === 2);
-    const metrics = await (await fetch(`${gw.url}/metrics`)).text();
+    const metrics = await (await fetch(gw.metricsUrl!)).text();
     expect(metrics).toMatch(/^gateway_ws_sessions\{[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^gateway_ws_turn_latency_seconds_count\{[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^gateway_ws_messages_total\{kind="audio"[^}]*\} [1-9]/m);

@@ -12,8 +12,7 @@ Status Endpointer::Validate(const EndpointerConfig& c) {
                   c.min_speech_ms <= 10000 && c.min_silence_ms >= 100 &&
                   c.min_silence_ms <= 10000 && c.pre_pad_ms >= 0 && c.pre_pad_ms <= 2000 &&
                   c.post_pad_ms >= 0 && c.post_pad_ms <= 2000 && c.max_speech_ms >= 0 &&
-                  c.max_speech_ms <= 600000 &&
-                  (c.max_speech_ms == 0 || c.max_speech_ms >= 1000);
+                  c.max_speech_ms <= 600000 && (c.max_speech_ms == 0 || c.max_speech_ms >= 1000);
   return ok ? Status::kOk : Status::kInvalidArgument;
 }
 

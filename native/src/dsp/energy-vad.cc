@@ -9,7 +9,7 @@ namespace gw {
 namespace {
 constexpr float kSilenceDb = -120.0f;
 constexpr float kUnset = 1000.0f;  // above any dBFS value: "no minimum yet"
-}
+}  // namespace
 
 Status EnergyVad::Validate(const EnergyVadConfig& c) {
   const bool ok = c.sample_rate >= 8000 && c.sample_rate <= 48000 && c.frame_samples >= 16 &&

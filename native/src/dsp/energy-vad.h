@@ -21,12 +21,12 @@ namespace gw {
 
 struct EnergyVadConfig {
   int sample_rate = 16000;
-  int frame_samples = 320;          // 20 ms
-  float threshold_db = 9.0f;        // energy above the floor where p = 0.5
-  float slope_db = 2.0f;            // logistic width
-  float min_energy_dbfs = -50.0f;   // never speech below this
-  float floor_min_dbfs = -75.0f;    // lowest noise floor
-  float floor_window_s = 3.0f;      // minimum-statistics window
+  int frame_samples = 320;         // 20 ms
+  float threshold_db = 9.0f;       // energy above the floor where p = 0.5
+  float slope_db = 2.0f;           // logistic width
+  float min_energy_dbfs = -50.0f;  // never speech below this
+  float floor_min_dbfs = -75.0f;   // lowest noise floor
+  float floor_window_s = 3.0f;     // minimum-statistics window
 };
 
 class EnergyVad {
@@ -63,7 +63,7 @@ class EnergyVad {
 
   EnergyVadConfig config_;
   size_t frame_;
-  size_t pending_ = 0;  // samples in the current partial frame
+  size_t pending_ = 0;   // samples in the current partial frame
   double sum_ = 0.0;     // their sum (full scale = 1.0)
   double sum_sq_ = 0.0;  // and sum of squares
   double recent_power_[kSmoothFrames];

@@ -7,8 +7,8 @@
 namespace gw {
 
 std::unique_ptr<OpusFrameDecoder> OpusFrameDecoder::Create(int sample_rate) {
-  if (sample_rate != 8000 && sample_rate != 12000 && sample_rate != 16000 &&
-      sample_rate != 24000 && sample_rate != 48000) {
+  if (sample_rate != 8000 && sample_rate != 12000 && sample_rate != 16000 && sample_rate != 24000 &&
+      sample_rate != 48000) {
     return nullptr;
   }
   int error = OPUS_OK;
@@ -36,7 +36,9 @@ Status OpusFrameDecoder::Decode(const uint8_t* packet, size_t len, float* out, s
   return Status::kOk;
 }
 
-void OpusFrameDecoder::SetGainQ8(int gain_q8) { opus_decoder_ctl(decoder_, OPUS_SET_GAIN(gain_q8)); }
+void OpusFrameDecoder::SetGainQ8(int gain_q8) {
+  opus_decoder_ctl(decoder_, OPUS_SET_GAIN(gain_q8));
+}
 
 void OpusFrameDecoder::Reset() { opus_decoder_ctl(decoder_, OPUS_RESET_STATE); }
 

@@ -38,7 +38,8 @@ void Dot2Scalar(const float* a, const float* b0, const float* b1, size_t n, floa
 #ifdef GW_X86
 namespace {
 
-__attribute__((target("avx2,fma"))) inline float ReduceAvx2(__m256 s0, __m256 s1, __m256 s2, __m256 s3) {
+__attribute__((target("avx2,fma"))) inline float ReduceAvx2(__m256 s0, __m256 s1, __m256 s2,
+                                                            __m256 s3) {
   const __m256 s = _mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3));
   __m128 r = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
   r = _mm_add_ps(r, _mm_movehl_ps(r, r));
@@ -65,7 +66,7 @@ __attribute__((target("avx2,fma"))) float DotAvx2(const float* a, const float* b
 }
 
 __attribute__((target("avx2,fma"))) void Dot2Avx2(const float* a, const float* b0, const float* b1,
-                                                 size_t n, float* out) {
+                                                  size_t n, float* out) {
   __m256 p0 = _mm256_setzero_ps(), p1 = _mm256_setzero_ps();
   __m256 p2 = _mm256_setzero_ps(), p3 = _mm256_setzero_ps();
   __m256 q0 = _mm256_setzero_ps(), q1 = _mm256_setzero_ps();
@@ -98,7 +99,8 @@ __attribute__((target("avx2,fma"))) void Dot2Avx2(const float* a, const float* b
   out[1] = y;
 }
 
-__attribute__((target("avx512f"))) inline float Reduce512(__m512 s0, __m512 s1, __m512 s2, __m512 s3) {
+__attribute__((target("avx512f"))) inline float Reduce512(__m512 s0, __m512 s1, __m512 s2,
+                                                          __m512 s3) {
   __m512 t = _mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3));
   t = _mm512_add_ps(t, _mm512_shuffle_f32x4(t, t, _MM_SHUFFLE(1, 0, 3, 2)));
   t = _mm512_add_ps(t, _mm512_shuffle_f32x4(t, t, _MM_SHUFFLE(2, 3, 0, 1)));
@@ -123,13 +125,14 @@ __attribute__((target("avx512f"))) float DotAvx512(const float* a, const float* 
   }
   if (i < n) {
     const __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1u);
-    s1 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, a + i), _mm512_maskz_loadu_ps(mask, b + i), s1);
+    s1 =
+        _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, a + i), _mm512_maskz_loadu_ps(mask, b + i), s1);
   }
   return Reduce512(s0, s1, s2, s3);
 }
 
-__attribute__((target("avx512f"))) void Dot2Avx512(const float* a, const float* b0,
-                                                   const float* b1, size_t n, float* out) {
+__attribute__((target("avx512f"))) void Dot2Avx512(const float* a, const float* b0, const float* b1,
+                                                   size_t n, float* out) {
   __m512 p0 = _mm512_setzero_ps(), p1 = _mm512_setzero_ps();
   __m512 p2 = _mm512_setzero_ps(), p3 = _mm512_setzero_ps();
   __m512 q0 = _mm512_setzero_ps(), q1 = _mm512_setzero_ps();

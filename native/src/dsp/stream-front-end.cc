@@ -218,8 +218,8 @@ Status StreamFrontEnd::OnAudioTrack(const WebmAudioTrack& track) {
   dec->Reset();
   dec->SetGainQ8(track.output_gain_q8);
   if (resampler48_ && config_.webm_decode_rate == 48000) resampler48_->Reset();
-  pre_skip_left_ = static_cast<size_t>(track.pre_skip) * static_cast<size_t>(dec->sample_rate()) /
-                   48000u;
+  pre_skip_left_ =
+      static_cast<size_t>(track.pre_skip) * static_cast<size_t>(dec->sample_rate()) / 48000u;
   return Status::kOk;
 }
 

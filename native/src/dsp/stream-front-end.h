@@ -49,12 +49,12 @@ bool IsAudioFormat(int32_t value);
 
 struct FrontEndConfig {
   AudioFormat format = AudioFormat::kPcmS16le;
-  size_t max_buffer_samples = 25000000;     // 50 MB of int16
-  size_t initial_buffer_samples = 128000;   // 8 s; doubles on demand
-  int webm_decode_rate = 16000;             // 16000 or 48000 (then polyphase to 16 kHz)
-  bool energy_vad = true;                   // run EnergyVad + Endpointer on the output
-  EnergyVadConfig vad;                      // sample_rate must be 16000
-  EndpointerConfig endpointer;              // hop_samples must equal vad.frame_samples
+  size_t max_buffer_samples = 25000000;    // 50 MB of int16
+  size_t initial_buffer_samples = 128000;  // 8 s; doubles on demand
+  int webm_decode_rate = 16000;            // 16000 or 48000 (then polyphase to 16 kHz)
+  bool energy_vad = true;                  // run EnergyVad + Endpointer on the output
+  EnergyVadConfig vad;                     // sample_rate must be 16000
+  EndpointerConfig endpointer;             // hop_samples must equal vad.frame_samples
   ResamplerQuality quality;
 };
 

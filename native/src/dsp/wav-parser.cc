@@ -59,8 +59,9 @@ Status WavParser::ParseFmt(const uint8_t* p, size_t n) {
   }
   f.format_tag = tag;
   if (f.channels < 1 || f.channels > 8) return Fail(Status::kWavUnsupportedChannels);
-  const bool bits_ok = tag == kTagPcm ? (f.bits == 8 || f.bits == 16 || f.bits == 24 || f.bits == 32)
-                                      : (f.bits == 32 || f.bits == 64);
+  const bool bits_ok = tag == kTagPcm
+                           ? (f.bits == 8 || f.bits == 16 || f.bits == 24 || f.bits == 32)
+                           : (f.bits == 32 || f.bits == 64);
   if (!bits_ok) return Fail(Status::kWavUnsupportedBitDepth);
   if (f.block_align != f.channels * f.bits / 8) return Fail(Status::kWavInvalid);
   if (rate < static_cast<uint32_t>(kMinRate) || rate > static_cast<uint32_t>(kMaxRate) ||

@@ -62,7 +62,7 @@ class WavParser {
   uint8_t header_[64];
   size_t header_need_ = 12, header_have_ = 0;
   uint64_t skip_left_ = 0;
-  uint64_t fmt_extra_ = 0;      // fmt bytes beyond what is read, plus the pad byte
+  uint64_t fmt_extra_ = 0;  // fmt bytes beyond what is read, plus the pad byte
   uint64_t data_left_ = 0;
   bool data_unbounded_ = false;
   bool data_pad_ = false;

@@ -21,7 +21,8 @@ struct EndpointerBox {
 // (options?) -> handle
 Napi::Value Create(const Napi::CallbackInfo& info) {
   gw::EndpointerConfig c;
-  if (info.Length() > 0 && info[0].IsObject() && !ReadEndpointerOptions(info[0].As<Napi::Object>(), &c)) {
+  if (info.Length() > 0 && info[0].IsObject() &&
+      !ReadEndpointerOptions(info[0].As<Napi::Object>(), &c)) {
     return {};
   }
   if (gw::Endpointer::Validate(c) != gw::Status::kOk) {
@@ -38,7 +39,8 @@ Napi::Value Process(const Napi::CallbackInfo& info) {
   float* probs = nullptr;
   double* out = nullptr;
   size_t n = 0, cap = 0;
-  if (b == nullptr || !GetFloat32(info, 1, &probs, &n) || !GetFloat64(info, 2, &out, &cap)) return {};
+  if (b == nullptr || !GetFloat32(info, 1, &probs, &n) || !GetFloat64(info, 2, &out, &cap))
+    return {};
   for (size_t i = 0; i < n; ++i) b->endpointer.Push(probs[i], &b->events);
   return Napi::Number::New(info.Env(), static_cast<double>(CopyEvents(&b->events, out, cap)));
 }

@@ -14,7 +14,8 @@ constexpr napi_type_tag kTag = {0x6777a1b2c3d4e5f6ULL, 0x0000000000000005ULL};
 // (options?) -> handle
 Napi::Value Create(const Napi::CallbackInfo& info) {
   gw::EnergyVadConfig c;
-  if (info.Length() > 0 && info[0].IsObject() && !ReadEnergyVadOptions(info[0].As<Napi::Object>(), &c)) {
+  if (info.Length() > 0 && info[0].IsObject() &&
+      !ReadEnergyVadOptions(info[0].As<Napi::Object>(), &c)) {
     return {};
   }
   if (EnergyVad::Validate(c) != gw::Status::kOk) {
@@ -36,8 +37,8 @@ Napi::Value Process(const Napi::CallbackInfo& info) {
     ThrowRange(info.Env(), "probabilities array too short");
     return {};
   }
-  const size_t n = s.f32 != nullptr ? vad->Process(s.f32, s.len, probs)
-                                    : vad->ProcessInt16(s.i16, s.len, probs);
+  const size_t n =
+      s.f32 != nullptr ? vad->Process(s.f32, s.len, probs) : vad->ProcessInt16(s.i16, s.len, probs);
   return Napi::Number::New(info.Env(), static_cast<double>(n));
 }
 

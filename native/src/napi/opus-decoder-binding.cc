@@ -28,7 +28,8 @@ Napi::Value Decode(const Napi::CallbackInfo& info) {
   Bytes packet;
   float* out = nullptr;
   size_t out_len = 0;
-  if (d == nullptr || !GetBytes(info, 1, &packet) || !GetFloat32(info, 2, &out, &out_len)) return {};
+  if (d == nullptr || !GetBytes(info, 1, &packet) || !GetFloat32(info, 2, &out, &out_len))
+    return {};
   if (out_len < d->max_frame_samples()) {
     ThrowRange(info.Env(), "output array shorter than maxFrameSamples");
     return {};

@@ -24,7 +24,8 @@ namespace {
 Napi::Value ThreadSetBackground(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 1 || !info[0].IsNumber()) {
-    Napi::TypeError::New(env, "threadSetBackground(nice): nice must be a number").ThrowAsJavaScriptException();
+    Napi::TypeError::New(env, "threadSetBackground(nice): nice must be a number")
+        .ThrowAsJavaScriptException();
     return env.Undefined();
   }
   int nice = info[0].As<Napi::Number>().Int32Value();
@@ -53,7 +54,8 @@ Napi::Value ThreadSetBackground(const Napi::CallbackInfo& info) {
 }  // namespace
 
 void RegisterThreadPriority(Napi::Env env, Napi::Object exports) {
-  exports.Set("threadSetBackground", Napi::Function::New(env, ThreadSetBackground, "threadSetBackground"));
+  exports.Set("threadSetBackground",
+              Napi::Function::New(env, ThreadSetBackground, "threadSetBackground"));
 }
 
 }  // namespace gwnapi

@@ -8,7 +8,7 @@ import { jobErrorFrom } from '../../jobs/job-errors.js';
 import { jobPrefix } from '../../jobs/job-runner.js';
 import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
 import type { JobRecord } from '../../platform/db/job-records.js';
-import type { AudioSniffer, ModelResolver } from '../../speech/speech-types.js';
+import type { Speech } from '../../speech/speech.js';
 import { storeCheckedAudio } from '../../media/audio-check.js';
 import type { MediaLibrary } from '../../media/media-library.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
@@ -18,8 +18,7 @@ import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
 
 export interface BatchRouteDeps {
   readonly jobs: JobService;
-  readonly models: ModelResolver;
-  readonly sniff: AudioSniffer;
+  readonly speech: Pick<Speech, 'resolveModel' | 'sniff'>;
   readonly storage: FileStorage;
   readonly library: MediaLibrary;
   readonly guard: OutboundGuard;
@@ -79,9 +78,14 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
       scope: 'write',
       body: { kind: 'json-or-multipart', json: CreateBatchJson, multipart: CreateBatchMultipart },
       maxBodyBytes: limits.batchMaxFiles * limits.maxAudioBytes + 1_000_000,
+      sizeLimit: {
+        bytes: limits.batchMaxFiles * limits.maxAudioBytes,
+        subject: `The batch (at most ${limits.batchMaxFiles} files of ${limits.maxAudioBytes} bytes each)`,
+      },
       responses: {
         202: { description: 'The batch parent', schema: BatchCreatedSchema },
         404: { description: 'Not found' },
+        422: { description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)' },
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;
@@ -93,7 +97,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
               param: 'audio_urls',
             });
           }
-          const resolved = deps.models.resolve(body.language ?? deps.defaultLanguage, body.model);
+          const resolved = deps.speech.resolveModel(body.language ?? deps.defaultLanguage, body.model);
           body.audio_urls.forEach(checkBatchUrl);
           await jobs.admitParent(principal, 'unified');
           const parent = buildJob({
@@ -130,7 +134,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
         try {
           if (parts.length === 0) throw new ApiError('missing_required_field', { message: "Send at least one file as a 'files' part.", param: 'files' });
           const fields = validateInput<{ language?: string; model?: string }>(BatchMultipartFields, form.fields, 'body');
-          const resolved = deps.models.resolve(fields.language ?? deps.defaultLanguage, fields.model);
+          const resolved = deps.speech.resolveModel(fields.language ?? deps.defaultLanguage, fields.model);
           await jobs.admitParent(principal, 'unified');
           const parent = buildJob({
             id: parentId,
@@ -185,7 +189,7 @@ async function storePart(deps: BatchRouteDeps, prefixOf: (id: string) => string,
   }
   try {
     const checked = await storeCheckedAudio(
-      { storage: deps.storage, sniff: deps.sniff, ffprobe: deps.ffprobe, probeTimeoutSeconds: deps.limits.probeTimeoutSeconds },
+      { storage: deps.storage, speech: deps.speech, ffprobe: deps.ffprobe, probeTimeoutSeconds: deps.limits.probeTimeoutSeconds },
       `${prefixOf(id)}/audio`,
       file.stream,
       { maxBytes: deps.limits.maxAudioBytes, describe: filename, param: 'files', declaredType: file.mimeType },

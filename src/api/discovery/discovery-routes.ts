@@ -4,9 +4,7 @@ import type { DocumentSection } from '../../platform/http/llms-text.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { HealthSchema, LanguagesSchema, RootSchema } from './discovery-schemas.js';
 
-import type { LanguageInfo, ModelInfo, SpeechCatalog } from '../../speech/models/speech-catalog.js';
-
-export type { LanguageInfo, ModelInfo, SpeechCatalog };
+import type { ModelInfo, Speech } from '../../speech/speech.js';
 
 export interface ComponentStatus {
   readonly backend: string;
@@ -30,8 +28,10 @@ export interface DiscoveryDeps {
   readonly baseUrl: string;
   readonly defaultLanguage: string;
   readonly startedAt: number;
-  readonly catalog: SpeechCatalog;
+  /** What the gateway can transcribe right now. */
+  readonly speech: Pick<Speech, 'languages' | 'models' | 'autoDetect'>;
   readonly health: HealthSources;
+  /** Served at GET /metrics to bearer keys with the admin scope; null: no such route on this port. */
   readonly metrics: Registry | null;
   /** Late-bound: the documents describe every route, including those added after these. */
   readonly routes: () => readonly RouteDefinition[];
@@ -43,11 +43,11 @@ export interface DiscoveryDeps {
 
 const TAG = ['Discovery'];
 
-export function languageListing(catalog: SpeechCatalog, defaultLanguage: string) {
-  const models = catalog.models();
-  const languages = catalog.languages().filter((l) => models.some((m) => m.language === l.code));
+export function languageListing(speech: Pick<Speech, 'languages' | 'models' | 'autoDetect'>, defaultLanguage: string) {
+  const models = speech.models();
+  const languages = speech.languages().filter((l) => models.some((m) => m.language === l.code));
   const codes = languages.map((l) => l.code);
-  if (catalog.autoDetect() && codes.length > 0) codes.push('auto');
+  if (speech.autoDetect() && codes.length > 0) codes.push('auto');
   return {
     object: 'list' as const,
     languages: codes,
@@ -106,13 +106,14 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
       tags: TAG,
       surface: 'unified',
       auth: 'none',
-      rateLimited: false,
+      // Health checks are never refused; the headers report the caller address's window.
+      rateLimited: 'report',
       responses: { 200: { description: 'Status listing', schema: HealthSchema } },
       handler: async () => {
         const h = deps.health;
         const [database, files, queue, cache, rateLimiter] = await Promise.all([h.database(), h.files(), h.queue(), h.cache(), h.rateLimiter()]);
-        const listing = languageListing(deps.catalog, deps.defaultLanguage);
-        const models = deps.catalog.models();
+        const listing = languageListing(deps.speech, deps.defaultLanguage);
+        const models = deps.speech.models();
         const ok = [database, files, queue, cache, rateLimiter].every((c) => c.ok) && models.some((m) => m.loaded);
         return {
           status: 200,
@@ -144,7 +145,7 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
       auth: 'bearer',
       scope: 'read',
       responses: { 200: { description: 'Languages listing', schema: LanguagesSchema } },
-      handler: async () => ({ status: 200, body: languageListing(deps.catalog, deps.defaultLanguage) }),
+      handler: async () => ({ status: 200, body: languageListing(deps.speech, deps.defaultLanguage) }),
     }),
     defineRoute({
       method: 'GET',
@@ -187,10 +188,11 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
         method: 'GET',
         path: '/metrics',
         operationId: 'getMetrics',
-        summary: 'Prometheus metrics',
+        summary: 'Prometheus metrics (admin keys; the metrics listener serves them without a key)',
         tags: ['Operations'],
         surface: 'unified',
-        auth: 'none',
+        auth: 'bearer',
+        scope: 'admin',
         hidden: true,
         rateLimited: false,
         responses: { 200: { description: 'Prometheus text format', contentType: registry.contentType } },

@@ -7,14 +7,14 @@ import type { RateLimiter } from '../../platform/limits/rate-limiter.js';
 import { countChildren } from '../../jobs/batch-aggregator.js';
 import { buildJob, type JobService } from '../../jobs/job-service.js';
 import { FINAL_STATUSES, type JobRecord } from '../../platform/db/job-records.js';
-import type { ModelResolver } from '../../speech/speech-types.js';
+import type { Speech } from '../../speech/speech.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { SubmitTranscribeBody, SubmitTranscribeResponse, TranscribeJobStatusSchema } from './job-api-schemas.js';
 import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
 
 export interface JobApiDeps {
   readonly jobs: JobService;
-  readonly models: ModelResolver;
+  readonly speech: Pick<Speech, 'resolveModel'>;
   readonly guard: OutboundGuard;
   readonly limiter: RateLimiter;
   readonly signer: () => UrlSigner;
@@ -93,7 +93,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
         }
         let language: string;
         try {
-          language = deps.models.resolve(body.language, undefined).language;
+          language = deps.speech.resolveModel(body.language).language;
         } catch (error) {
           if (isApiError(error)) {
             throw new ApiError('validation_error', { issues: [{ loc: ['body', 'language'], msg: error.message, type: 'value_error' }] });
@@ -203,7 +203,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       query: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
       responses: { 200: { description: 'Transcript JSON', schema: Type.Object({}, { additionalProperties: true }) }, 403: { description: 'Invalid or expired link' } },
       handler: async ({ params, exchange }) => {
-        const check = deps.signer().verify('GET', transcriptPath(params.file_job_id), exchange.query);
+        const check = deps.signer().verify('GET', transcriptPath(params.file_job_id), exchange);
         if (check !== 'valid') {
           throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature', {
             detail: check === 'expired' ? 'The link has expired.' : 'The link is invalid.',

@@ -164,7 +164,7 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
         416: { description: 'Range not satisfiable' },
       },
       handler: async ({ params, exchange }) => {
-        const check = deps.signer().verify('GET', playbackPath(params.file_id), exchange.query);
+        const check = deps.signer().verify('GET', playbackPath(params.file_id), exchange);
         if (check !== 'valid') throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature');
         const record = await library.store.get(params.file_id);
         const info = record === null || record.status === 'pending' ? null : await deps.storage.stat(record.storageKey);

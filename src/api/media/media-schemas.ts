@@ -78,7 +78,7 @@ export const MediaGetQuery = Type.Object({
 export const MediaListQuery = Type.Object({
   status: Type.Optional(Type.Union(MEDIA_STATUSES.map((s) => Type.Literal(s)))),
   cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'Page size, at most LIST_MAX_LIMIT' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: 'Page size, at most LIST_MAX_LIMIT' })),
 });
 
 export const UploadMultipart = Type.Object({

@@ -38,16 +38,12 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
       scope: 'write',
       body: { kind: 'multipart', schema: UploadMultipart },
       maxBodyBytes: limits.maxAudioBytes + MULTIPART_OVERHEAD,
+      sizeLimit: { bytes: limits.maxAudioBytes, subject: 'The file' },
       responses: {
         201: { description: 'The stored file (status ready)', schema: MediaFileSchema },
-        413: { description: 'payload_too_large: the file exceeds MAX_AUDIO_BYTES' },
         422: { description: 'validation_error' },
       },
       handler: async ({ exchange, principal }) => {
-        const declared = exchange.contentLength;
-        if (declared !== null && declared > limits.maxAudioBytes + MULTIPART_OVERHEAD) {
-          throw new ApiError('payload_too_large', { message: `The upload is ${declared} bytes; the limit is ${limits.maxAudioBytes} bytes per file.` });
-        }
         const form = await readMultipart<MediaRecord>(exchange, {
           maxFileBytes: limits.maxAudioBytes,
           maxFiles: 1,
@@ -116,16 +112,16 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
       }),
       body: { kind: 'raw', description: 'The file bytes, with the Content-Type the URL was issued for' },
       maxBodyBytes: limits.maxAudioBytes,
+      sizeLimit: { bytes: limits.maxAudioBytes, subject: 'The file' },
       responses: {
         200: { description: 'Received (status uploaded)', schema: MediaFileSchema },
         403: { description: 'invalid_signature or expired_signature' },
         404: { description: 'file_not_found: the upload expired or was deleted' },
         409: { description: 'upload_finalized' },
-        413: { description: 'payload_too_large' },
       },
       handler: async ({ params, exchange, signal }) => {
         const names = exchange.query.has('content_length') ? ['content_type', 'content_length'] : ['content_type'];
-        const check = deps.signer().verify('PUT', uploadPath(params.file_id), exchange.query, names);
+        const check = deps.signer().verify('PUT', uploadPath(params.file_id), exchange, names);
         if (check !== 'valid') throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature');
         const boundLength = exchange.query.get('content_length');
         const body = exchange.body();

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Type } from '@sinclair/typebox';
@@ -9,9 +10,9 @@ import { defineRoute, type RouteDefinition } from '../../platform/http/route-typ
 import { validateInput } from '../../platform/http/schema-validation.js';
 import { jobPrefix } from '../../jobs/job-runner.js';
 import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
-import { FINAL_STATUSES, type JobRecord } from '../../platform/db/job-records.js';
+import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
-import type { AudioSniffer, ModelResolver } from '../../speech/speech-types.js';
+import type { Speech } from '../../speech/speech.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { InvalidCursorError } from '../../platform/db/cursor.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
@@ -29,10 +30,8 @@ import {
 
 export interface TranscriptionRouteDeps {
   readonly jobs: JobService;
-  readonly models: ModelResolver;
-  readonly sniff: AudioSniffer;
-  /** Full container check of a stored upload (throws invalid_audio_format). */
-  readonly verify: (path: string, signal?: AbortSignal) => Promise<void>;
+  /** Model rules, the early container check and the full one (`verifyAudio`: ffprobe) of a stored upload. */
+  readonly speech: Pick<Speech, 'resolveModel' | 'sniff' | 'verifyAudio'>;
   readonly storage: FileStorage;
   readonly signer: () => UrlSigner;
   readonly guard: OutboundGuard;
@@ -71,10 +70,11 @@ export function checkAudioUrl(raw: string, guard: OutboundGuard, param = 'audio_
  * bytes against the supported containers. Returns the stored object.
  */
 export function storeAudioUpload(
-  deps: Pick<TranscriptionRouteDeps, 'storage' | 'sniff' | 'verify' | 'limits'>,
+  deps: Pick<TranscriptionRouteDeps, 'storage' | 'speech' | 'limits'>,
   key: string,
   file: { filename: string; mimeType: string; stream: NodeJS.ReadableStream },
   field: string,
+  log?: Logger,
 ): Promise<{ key: string; size: number; filename: string | null }> {
   let head = Buffer.alloc(0);
   const capture = new Transform({
@@ -84,7 +84,7 @@ export function storeAudioUpload(
     },
   });
   return (async () => {
-    // pipeline (not pipe): an error of the upload stream (e.g. file_too_large) reaches storage.put.
+    // pipeline (not pipe): an error of the upload stream (e.g. payload_too_large) reaches storage.put.
     const source = pipeline(file.stream as Readable, capture).catch((error: unknown) => {
       capture.destroy(error as Error);
     });
@@ -97,14 +97,18 @@ export function storeAudioUpload(
       await deps.storage.delete(key);
       throw new ApiError('invalid_audio_format', { message: `${file.filename || 'The file'} ${detail}`, param: field });
     };
-    if (stored.size === 0 || deps.sniff(head) === null) {
+    if (stored.size === 0 || deps.speech.sniff(head) === null) {
       await refuse('is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WEBM, AAC).');
     }
     const local = await deps.storage.localPath(key);
     try {
-      await deps.verify(local.path);
+      await deps.speech.verifyAudio(local.path);
     } catch (error) {
-      if ((error as { code?: string }).code === 'invalid_audio_format') await refuse(`could not be read as audio: ${(error as Error).message}`);
+      if ((error as { code?: string }).code === 'invalid_audio_format') {
+        // The message is in user terms; the tool's own words (with server paths) go to the log only.
+        log?.info({ detail: (error as { detail?: unknown }).detail }, 'upload refused: not decodable audio');
+        await refuse(`could not be read as audio: ${(error as Error).message.replace(/^The audio could not be (read|decoded): /, '')}`);
+      }
       throw error;
     } finally {
       await local.release();
@@ -117,10 +121,12 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
   const { jobs } = deps;
   const render = deps.render ?? (async (job: JobRecord) => transcriptionView(job));
 
+  // The spec's response table: POST /v1/transcriptions answers 202 in both modes; `sync` only
+  // waits (up to SYNC_WAIT_SECONDS) so that the job in the body is usually final.
   const answerCreated = async (id: string, mode: 'async' | 'sync', signal: AbortSignal) => {
     if (mode === 'sync') {
       const job = await jobs.waitForFinal(id, deps.limits.syncWaitSeconds * 1000, signal);
-      if (job !== null) return { status: FINAL_STATUSES.includes(job.status) ? 200 : 202, body: await render(job) };
+      if (job !== null) return { status: 202, body: await render(job) };
     }
     return { status: 202, body: await render((await jobs.jobs.get(id))!) };
   };
@@ -133,7 +139,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       summary: 'Transcribe an audio file (by URL or upload)',
       description:
         'JSON with `audio_url`, or multipart with `file`. `mode=async` (default) answers 202 at once with the queued job; ' +
-        '`mode=sync` waits up to SYNC_WAIT_SECONDS and answers 200 with the finished job, or 202 if it is still queued or processing. ' +
+        '`mode=sync` waits up to SYNC_WAIT_SECONDS and answers 202 with the job as it then is: usually final (`completed` or `failed`), else still `queued` or `processing` (poll it by id). ' +
         'Rules: `model` with `language=auto` → 400 INVALID_FIELD; an unknown model → 422 UNSUPPORTED_MODEL; a language without models → 422 UNSUPPORTED_LANGUAGE; without `model` the language default is used.',
       tags: TAGS,
       surface: 'unified',
@@ -141,16 +147,17 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       scope: 'write',
       body: { kind: 'json-or-multipart', json: CreateTranscriptionJson, multipart: CreateTranscriptionMultipart },
       maxBodyBytes: deps.limits.maxAudioBytes + 1_000_000,
+      sizeLimit: { bytes: deps.limits.maxAudioBytes, subject: 'The file' },
       responses: {
-        200: { description: 'Finished job (sync mode)', schema: TranscriptionJobSchema },
-        202: { description: 'Accepted job', schema: TranscriptionJobSchema },
+        202: { description: 'The job: queued (async), or as it is after the sync wait (usually final)', schema: TranscriptionJobSchema },
         404: { description: 'Not found' },
+        422: { description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)' },
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;
         if (ctx.bodyKind === 'json') {
           const body = ctx.body;
-          const resolved = deps.models.resolve(body.language, body.model);
+          const resolved = deps.speech.resolveModel(body.language, body.model);
           checkAudioUrl(body.audio_url, deps.guard, 'audio_url', deps.isGatewayReference);
           await jobs.admit(principal);
           const job = buildJob({
@@ -174,7 +181,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
               file.stream.resume();
               throw new ApiError('invalid_field_value', { message: `Unexpected file field '${file.field}'; send the audio as 'file'.`, param: file.field });
             }
-            return storeAudioUpload(deps, key, file, 'file');
+            return storeAudioUpload(deps, key, file, 'file', ctx.log);
           },
           discard: async (stored) => deps.storage.delete(stored.key),
         });
@@ -182,7 +189,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         try {
           if (stored === undefined) throw new ApiError('missing_required_field', { message: "Missing required field 'file'.", param: 'file' });
           const fields = validateInput<{ language: string; mode?: 'async' | 'sync'; model?: string }>(MultipartTranscriptionFields, form.fields, 'body');
-          const resolved = deps.models.resolve(fields.language, fields.model);
+          const resolved = deps.speech.resolveModel(fields.language, fields.model);
           await jobs.admit(principal);
           const job = buildJob({
             id,
@@ -335,7 +342,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
           416: { description: 'Range not satisfiable' },
         },
         handler: async ({ params, exchange }) => {
-          const check = deps.signer().verify('GET', `/v1/files/transcriptions/${params.job_id}/${what}`, exchange.query);
+          const check = deps.signer().verify('GET', `/v1/files/transcriptions/${params.job_id}/${what}`, exchange);
           if (check !== 'valid') throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature');
           const job = await jobs.jobs.get(params.job_id);
           const object = job === null ? null : what === 'audio' ? job.audioObject : job.transcriptObject;

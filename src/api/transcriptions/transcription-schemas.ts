@@ -139,7 +139,7 @@ export const ListTranscriptionsQuery = Type.Object({
   status_filter: Type.Optional(JobStatusSchema),
   source: Type.Optional(Type.Union([Type.Literal('batch'), Type.Literal('websocket')], { description: 'batch: file transcriptions; websocket: streaming sessions' })),
   cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'Page size, at most LIST_MAX_LIMIT (default 200)' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: 'Page size, at most LIST_MAX_LIMIT (default 200)' })),
 });
 
 export const JobIdParams = Type.Object({ job_id: Type.String({ description: 'The job id' }) });

@@ -69,7 +69,7 @@ export const UpdateWebhookBody = Type.Object({
 
 export const ListWebhooksQuery = Type.Object({
   status: Type.Optional(Type.Union(WEBHOOK_STATUSES.map((s) => Type.Literal(s)))),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'At most LIST_MAX_LIMIT' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: 'At most LIST_MAX_LIMIT' })),
   offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
 });
 
@@ -118,5 +118,5 @@ export const DeliveryListSchema = named(
 export const ListDeliveriesQuery = Type.Object({
   status: Type.Optional(Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)))),
   cursor: Type.Optional(Type.String()),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 50, description: 'At most LIST_MAX_LIMIT' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: 'At most LIST_MAX_LIMIT' })),
 });

@@ -11,12 +11,20 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { buildCharNgramLm } from '../../speech/decoding/lm/char-ngram-builder.js';
-import { CharNgramLm, FLAG_LOWERCASE, FLAG_PUNCTUATION } from '../../speech/decoding/lm/char-ngram-lm.js';
-import { corpusSources, HORNMT_HELD_OUT_FROM, parseKaldiText, readCorpus } from '../../speech/decoding/lm/lm-corpus.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { forLm, usesEthiopicScript } from '../../speech/text/text-normalizer.js';
+import {
+  buildCharNgramLm,
+  CharNgramLm,
+  corpusSources,
+  FLAG_LOWERCASE,
+  FLAG_PUNCTUATION,
+  forLm,
+  HORNMT_HELD_OUT_FROM,
+  parseKaldiText,
+  readCorpus,
+  usesEthiopicScript,
+} from '../../speech/model-tools.js';
 
 const USAGE = 'usage: npm run lm -- build --lang am|om|ti --order N --out FILE [--data DIR] [--min-counts a,b,..] [--min-char-count K] [--punctuation drop|keep] [--casing keep|lower] | info FILE | eval FILE --lang L';
 

@@ -4,14 +4,23 @@
  *                                 load, order, alphabet coverage, a beam + LM decode); prints
  *                                 JSON, exit 1 on failure
  * npm run models -- list [dir]    the models a registry finds in dir (default $MODELS_DIR or models/)
+ * npm run models -- import <export-dir> --name NAME --lang L [--models-dir DIR] [--frame-stride N] [--description TEXT]
+ *                                 a wav2vec2-style CTC export (model.onnx, vocab.json, preprocessor_config.json)
+ *                                 into DIR/NAME (default $MODELS_DIR or models/), then `check`; removed if it fails
  */
+import { rm } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
-import { CtcBeamDecoder } from '../../speech/decoding/ctc-beam-decoder.js';
-import { CtcGreedyDecoder } from '../../speech/decoding/ctc-greedy-decoder.js';
-import { CharNgramLm, UNK } from '../../speech/decoding/lm/char-ngram-lm.js';
-import { InputPreparer } from '../../speech/features/model-input.js';
-import { loadModelFolder, type LoadedModel } from '../../speech/models/model-loader.js';
-import { ModelRegistry } from '../../speech/models/model-registry.js';
+import {
+  CharNgramLm,
+  CtcBeamDecoder,
+  CtcGreedyDecoder,
+  InputPreparer,
+  loadModelFolder,
+  ModelRegistry,
+  UNK,
+  type LoadedModel,
+} from '../../speech/model-tools.js';
+import { importCtcExport } from './models-import.js';
 
 interface Check {
   readonly name: string;
@@ -23,7 +32,20 @@ interface Check {
 
 const round1 = (v: number): number => Math.round(v * 10) / 10;
 
-const USAGE = 'usage: npm run models -- check <model-dir> | list [models-dir]';
+const USAGE = 'usage: npm run models -- check <model-dir> | list [models-dir] | import <export-dir> --name NAME --lang L [--models-dir DIR] [--frame-stride N] [--description TEXT]';
+
+function options(argv: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) continue;
+    const value = argv[i + 1];
+    if (value === undefined || value.startsWith('--')) throw new Error(`${a} needs a value`);
+    out.set(a.slice(2), value);
+    i++;
+  }
+  return out;
+}
 
 /** Deterministic test audio: 1 s of a voiced-like buzz with noise, and 0.6 s of noise. */
 function testAudio(): [Float32Array, Float32Array] {
@@ -235,6 +257,18 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'check' && target) {
     const { ok, report } = await check(target);
     process.stdout.write(`${JSON.stringify({ ok, ...report }, null, 2)}\n`);
+    return ok ? 0 : 1;
+  }
+  if (command === 'import' && target) {
+    const o = options(argv.slice(2));
+    const name = o.get('name');
+    const language = o.get('lang');
+    if (!name || !language) throw new Error(USAGE);
+    const stride = o.get('frame-stride');
+    const { dir, notes } = await importCtcExport({ source: target, name, language, modelsDir: o.get('models-dir') ?? process.env.MODELS_DIR ?? 'models', frameStrideSamples: stride ? Number(stride) : undefined, description: o.get('description') });
+    const { ok, report } = await check(dir);
+    if (!ok) await rm(dir, { recursive: true, force: true });
+    process.stdout.write(`${JSON.stringify({ ok, imported: ok ? dir : null, notes, ...report }, null, 2)}\n`);
     return ok ? 0 : 1;
   }
   if (command === 'list') {

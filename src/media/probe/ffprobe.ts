@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runProcess, SubprocessError } from '../../platform/subprocess/subprocess.js';
 
 /**
  * Demuxers ffprobe may use. Playlist and reference formats (hls, dash, concat, ...) are left
@@ -58,43 +58,29 @@ export function runFfprobe(
     ...(options.extraArgs ?? []),
     '-i', input,
   ];
-  return new Promise((resolve, reject) => {
-    if (options.signal.aborted) {
-      reject(options.signal.reason);
-      return;
-    }
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'] ?? '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stdout.length < MAX_OUTPUT) stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stderr.length < 64_000) stderr += chunk;
-    });
-    const onAbort = (): void => void child.kill('SIGKILL');
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
-      options.signal.removeEventListener('abort', onAbort);
-      reject(new FfprobeError(`ffprobe could not be started: ${error.message}`, '', null));
-    });
-    child.on('close', (code) => {
-      options.signal.removeEventListener('abort', onAbort);
-      if (options.signal.aborted) {
-        reject(options.signal.reason);
-        return;
-      }
-      if (code !== 0) {
-        reject(new FfprobeError(`ffprobe failed: ${stderr.trim().split('\n').pop() ?? ''}`, stderr, code));
-        return;
-      }
-      try {
-        resolve(JSON.parse(stdout) as FfprobeOutput);
-      } catch {
-        reject(new FfprobeError('ffprobe printed no readable result', stderr, code));
-      }
-    });
+  const run = runProcess(binary, args, {
+    name: 'ffprobe',
+    signal: options.signal,
+    env: { PATH: process.env['PATH'] ?? '' },
+    maxStdoutBytes: MAX_OUTPUT,
+    maxStderrBytes: 64_000,
+    // A local file's path stays on the server; a URL (the guarded proxy's) is the caller's to word.
+    ...(options.protocols === 'file' ? { redact: { [input]: 'the file' } } : {}),
   });
+  return run.then(
+    ({ code, stdout, stderr }) => {
+      if (code !== 0) throw new FfprobeError(`ffprobe failed: ${stderr.trim().split('\n').pop() ?? ''}`, stderr, code);
+      try {
+        return JSON.parse(stdout) as FfprobeOutput;
+      } catch {
+        throw new FfprobeError('ffprobe printed no readable result', stderr, code);
+      }
+    },
+    (error: unknown) => {
+      if (error instanceof SubprocessError) throw new FfprobeError(error.message, '', null);
+      throw error;
+    },
+  );
 }
 
 /** A tag by name, whatever its case (Vorbis comments are upper case, ID3 lower). */

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { ApiError } from '../../platform/errors/api-error.js';
+import { runProcess, SubprocessError } from '../../platform/subprocess/subprocess.js';
 
 /** The fields of yt-dlp's --dump-single-json the probe reads. */
 export interface YtdlpInfo {
@@ -36,47 +36,28 @@ export function runYtdlp(binary: string, url: string, options: { proxyUrl: strin
     '--',
     url,
   ];
-  return new Promise((resolve, reject) => {
-    if (options.signal.aborted) {
-      reject(options.signal.reason);
-      return;
-    }
-    // A bare environment: no inherited http_proxy/no_proxy can route around the guarded proxy.
-    const child = spawn(binary, args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '', HOME: tmpdir(), LANG: 'C.UTF-8' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stdout.length < 8_000_000) stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      if (stderr.length < 64_000) stderr += chunk;
-    });
-    const onAbort = (): void => void child.kill('SIGKILL');
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
-      options.signal.removeEventListener('abort', onAbort);
-      reject(new ApiError('upstream_error', { message: `yt-dlp could not be started: ${error.message}`, param: 'url' }));
-    });
-    child.on('close', (code) => {
-      options.signal.removeEventListener('abort', onAbort);
-      if (options.signal.aborted) {
-        reject(options.signal.reason);
-        return;
-      }
-      if (code !== 0) {
-        reject(ytdlpError(stderr));
-        return;
-      }
-      try {
-        resolve(JSON.parse(stdout) as YtdlpInfo);
-      } catch {
-        reject(new ApiError('upstream_error', { message: 'yt-dlp printed no readable result.', param: 'url' }));
-      }
-    });
+  // A bare environment: no inherited http_proxy/no_proxy can route around the guarded proxy.
+  const run = runProcess(binary, args, {
+    name: 'yt-dlp',
+    signal: options.signal,
+    env: { PATH: process.env['PATH'] ?? '', HOME: tmpdir(), LANG: 'C.UTF-8' },
+    maxStdoutBytes: 8_000_000,
+    maxStderrBytes: 64_000,
   });
+  return run.then(
+    ({ code, stdout, stderr }) => {
+      if (code !== 0) throw ytdlpError(stderr);
+      try {
+        return JSON.parse(stdout) as YtdlpInfo;
+      } catch {
+        throw new ApiError('upstream_error', { message: 'yt-dlp printed no readable result.', param: 'url' });
+      }
+    },
+    (error: unknown) => {
+      if (error instanceof SubprocessError) throw new ApiError('upstream_error', { message: `${error.message}.`, param: 'url' });
+      throw error;
+    },
+  );
 }
 
 /** Maps yt-dlp's error text to the probe's codes. */

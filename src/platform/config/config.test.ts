@@ -62,6 +62,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ REDIS_KEY_PREFIX: 'a b' })).toThrow(/REDIS_KEY_PREFIX/);
   });
 
+  it('reads where metrics are served: a separate listener by default, the main port only for admin keys', () => {
+    expect(loadConfig({}).metrics).toEqual({ port: 9464, host: '127.0.0.1', onMainPort: 'off' });
+    expect(loadConfig({ METRICS_PORT: 'off', METRICS_ON_MAIN_PORT: 'admin' }).metrics).toEqual({ port: null, host: '127.0.0.1', onMainPort: 'admin' });
+    expect(loadConfig({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' }).metrics).toMatchObject({ port: 0, host: '0.0.0.0' });
+    expect(() => loadConfig({ METRICS_PORT: '70000' })).toThrow(/METRICS_PORT must be between 0 and 65535/);
+    expect(() => loadConfig({ METRICS_ON_MAIN_PORT: 'open' })).toThrow(/METRICS_ON_MAIN_PORT must be one of off, admin/);
+    expect(() => loadConfig({ PORT: '9000', METRICS_PORT: '9000' })).toThrow(/METRICS_PORT must differ from PORT/);
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' }).metrics.port).toBe(0);
+  });
+
   it('redacts secrets and URL passwords', () => {
     const config = loadConfig({
       SIGNING_SECRET: 'z'.repeat(40),

@@ -1,9 +1,9 @@
-import { isAbsolute, resolve } from 'node:path';
-import { cidrProblem } from '../net/ip-allowlist.js';
+import { readConfigTable, type ConfigValues } from './config-table.js';
 
 /**
- * Gateway configuration, read once from environment variables at start.
- * Every variable is parsed and checked here; all problems are reported together.
+ * Gateway configuration, read once from environment variables at start. Every variable is
+ * parsed and checked by its entry in CONFIG_TABLE (config-table.ts); all problems are reported
+ * together.
  */
 export interface GatewayConfig {
   readonly port: number;
@@ -50,6 +50,8 @@ export interface GatewayConfig {
    */
   readonly jobLeaseSeconds: number;
   readonly metricsEnabled: boolean;
+  /** Where /metrics is served when metrics are enabled. */
+  readonly metrics: MetricsSettings;
   /** Seconds a key record is reused between lookups (revocations elsewhere take this long). */
   readonly keyCacheSeconds: number;
   readonly limits: Limits;
@@ -92,6 +94,14 @@ export interface OverloadSettings {
   readonly largerBatchWaitMs: number;
   /** New jobs get 503 + Retry-After when the job queue's estimated wait exceeds this; 0: never. */
   readonly jobMaxQueueWaitSeconds: number;
+}
+
+export interface MetricsSettings {
+  /** Port of the separate metrics listener (0: a free one); null: no metrics listener. */
+  readonly port: number | null;
+  readonly host: string;
+  /** `admin`: /metrics on the main port too, for keys with the admin scope; `off`: not there. */
+  readonly onMainPort: 'off' | 'admin';
 }
 
 /** WebSocket streaming behaviour (the spec's WebSocket limits live in Limits). */
@@ -152,273 +162,129 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Collects parse problems so that one start reports every bad variable at once. */
-class EnvReader {
-  readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
-
-  private raw(name: string): string | undefined {
-    const value = this.env[name];
-    return value === undefined || value.trim() === '' ? undefined : value.trim();
-  }
-
-  string(name: string, fallback: string): string {
-    return this.raw(name) ?? fallback;
-  }
-
-  optionalString(name: string): string | null {
-    return this.raw(name) ?? null;
-  }
-
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.raw(name);
-    if (raw === undefined) return fallback;
-    if (!/^-?\d+$/.test(raw)) {
-      this.problems.push(`${name} must be an integer, got "${raw}"`);
-      return fallback;
-    }
-    const value = Number(raw);
-    if (value < min || value > max) {
-      this.problems.push(`${name} must be between ${min} and ${max}, got ${value}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  number(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.raw(name);
-    if (raw === undefined) return fallback;
-    const value = Number(raw);
-    if (!Number.isFinite(value)) {
-      this.problems.push(`${name} must be a number, got "${raw}"`);
-      return fallback;
-    }
-    if (value < min || value > max) {
-      this.problems.push(`${name} must be between ${min} and ${max}, got ${value}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  boolean(name: string, fallback: boolean): boolean {
-    const raw = this.raw(name);
-    if (raw === undefined) return fallback;
-    const lower = raw.toLowerCase();
-    if (['1', 'true', 'yes', 'on'].includes(lower)) return true;
-    if (['0', 'false', 'no', 'off'].includes(lower)) return false;
-    this.problems.push(`${name} must be true or false, got "${raw}"`);
-    return fallback;
-  }
-
-  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
-    const raw = this.raw(name);
-    if (raw === undefined) return fallback;
-    if (!(allowed as readonly string[]).includes(raw)) {
-      this.problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
-      return fallback;
-    }
-    return raw as T;
-  }
-
-  /** Byte sizes accept a plain number or a suffix: 500MB, 1MiB, 64kb. */
-  bytes(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.raw(name);
-    if (raw === undefined) return fallback;
-    const match = /^(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?$/i.exec(raw);
-    if (!match) {
-      this.problems.push(`${name} must be a byte size such as 500MB, got "${raw}"`);
-      return fallback;
-    }
-    const units: Record<string, number> = { b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1024 ** 2, gb: 1e9, gib: 1024 ** 3 };
-    const value = Math.round(Number(match[1]) * units[(match[2] ?? 'b').toLowerCase()]!);
-    if (value < min || value > max) {
-      this.problems.push(`${name} must be between ${min} and ${max} bytes, got ${value}`);
-      return fallback;
-    }
-    return value;
-  }
-
-  integerList(name: string, fallback: readonly number[], min: number, max: number): readonly number[] {
-    const raw = this.raw(name);
-    if (raw === undefined) return fallback;
-    const parts = raw.split(',').map((p) => p.trim());
-    const values = parts.map(Number);
-    if (parts.length === 0 || values.some((v) => !Number.isInteger(v) || v < min || v > max)) {
-      this.problems.push(`${name} must be a comma-separated list of integers between ${min} and ${max}, got "${raw}"`);
-      return fallback;
-    }
-    return values;
-  }
-
-  cidrList(name: string): readonly string[] {
-    const raw = this.raw(name);
-    if (raw === undefined) return [];
-    const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
-    for (const entry of entries) {
-      const problem = cidrProblem(entry);
-      if (problem !== null) this.problems.push(`${name}: ${problem}`);
-    }
-    return entries;
-  }
-
-  url(name: string, fallback: string): string {
-    const raw = this.raw(name) ?? fallback;
-    try {
-      const url = new URL(raw);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-      return raw.replace(/\/+$/, '');
-    } catch {
-      this.problems.push(`${name} must be an http(s) URL, got "${raw}"`);
-      return fallback;
-    }
-  }
-}
-
-const MB = 1_000_000;
-
 export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): GatewayConfig {
-  const r = new EnvReader(env);
-  const port = r.integer('PORT', 8080, 0, 65535);
-  const host = r.string('HOST', '0.0.0.0');
-  const dataDirRaw = r.string('DATA_DIR', 'data');
-  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
-  const modelsDirRaw = r.string('MODELS_DIR', 'models');
-  const modelsDir = isAbsolute(modelsDirRaw) ? modelsDirRaw : resolve(cwd, modelsDirRaw);
-  const publicBaseUrl = r.optionalString('PUBLIC_BASE_URL') === null ? null : r.url('PUBLIC_BASE_URL', 'http://localhost');
-  const storeBackend = r.oneOf('STORE_BACKEND', 'sqlite', ['sqlite', 'postgres'] as const);
-  const databaseUrl = r.optionalString('DATABASE_URL');
-  if (storeBackend === 'postgres' && databaseUrl === null) {
-    r.problems.push('DATABASE_URL is required when STORE_BACKEND=postgres');
+  const { values: v, problems } = readConfigTable(env, cwd);
+  // Rules that involve several variables; each variable alone is checked by its table entry.
+  if (v.STORE_BACKEND === 'postgres' && v.DATABASE_URL === null) {
+    problems.push('DATABASE_URL is required when STORE_BACKEND=postgres');
   }
-  const queueBackend = r.oneOf('QUEUE_BACKEND', 'in-process', ['in-process', 'redis'] as const);
-  if (queueBackend === 'redis' && storeBackend !== 'postgres') {
+  if (v.QUEUE_BACKEND === 'redis' && v.STORE_BACKEND !== 'postgres') {
     // Ids handed to other processes must name jobs those processes can read.
-    r.problems.push('QUEUE_BACKEND=redis needs STORE_BACKEND=postgres (every process must see the jobs the queue hands out)');
+    problems.push('QUEUE_BACKEND=redis needs STORE_BACKEND=postgres (every process must see the jobs the queue hands out)');
   }
-  const redisKeyPrefix = r.string('REDIS_KEY_PREFIX', 'gw');
-  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisKeyPrefix)) {
-    r.problems.push(`REDIS_KEY_PREFIX must be 1 to 64 of A-Z a-z 0-9 : _ . -, got "${redisKeyPrefix}"`);
+  if (v.MEDIA_URL_DEFAULT_TTL_SECONDS > v.MEDIA_URL_MAX_TTL_SECONDS) {
+    problems.push('MEDIA_URL_DEFAULT_TTL_SECONDS must not exceed MEDIA_URL_MAX_TTL_SECONDS');
   }
-  const signingSecret = r.optionalString('SIGNING_SECRET');
-  if (signingSecret !== null && signingSecret.length < 32) {
-    r.problems.push('SIGNING_SECRET must be at least 32 characters');
+  if (v.METRICS_ENABLED && v.METRICS_PORT !== null && v.METRICS_PORT !== 0 && v.METRICS_PORT === v.PORT) {
+    problems.push('METRICS_PORT must differ from PORT (use METRICS_ON_MAIN_PORT=admin to serve metrics on the main port)');
   }
-  const limits: Limits = {
-    requestsPerMinute: r.integer('RATE_LIMIT_PER_MINUTE', 60, 1, 1_000_000),
-    requestsPerHour: r.integer('RATE_LIMIT_PER_HOUR', 0, 0, 100_000_000),
-    requestsPerDay: r.integer('RATE_LIMIT_PER_DAY', 0, 0, 1_000_000_000),
-    jobSubmissionsPerHour: r.integer('JOB_SUBMISSIONS_PER_HOUR', 100, 1, 1_000_000),
-    concurrentJobs: r.integer('MAX_CONCURRENT_JOBS', 10, 1, 10_000),
-    dailyAudioMinutes: r.number('DAILY_AUDIO_MINUTES', 1440, 0.01, 10_000_000),
-    batchMaxFiles: r.integer('BATCH_MAX_FILES', 100, 1, 10_000),
-    maxAudioBytes: r.bytes('MAX_AUDIO_BYTES', 500 * MB, 1024, 1e12),
-    maxJsonBodyBytes: r.bytes('MAX_JSON_BODY_BYTES', 1 * MB, 1024, 100 * MB),
-    listMaxLimit: r.integer('LIST_MAX_LIMIT', 200, 1, 10_000),
-    syncWaitSeconds: r.integer('SYNC_WAIT_SECONDS', 60, 0, 3600),
-    signedUrlTtlSeconds: r.integer('SIGNED_URL_TTL_SECONDS', 3600, 10, 7 * 86400),
-    mediaUrlDefaultTtlSeconds: r.integer('MEDIA_URL_DEFAULT_TTL_SECONDS', 3600, 10, 7 * 86400),
-    mediaUrlMaxTtlSeconds: r.integer('MEDIA_URL_MAX_TTL_SECONDS', 7 * 86400, 10, 30 * 86400),
-    downloadTimeoutSeconds: r.integer('DOWNLOAD_TIMEOUT_SECONDS', 300, 1, 86400),
-    probeTimeoutSeconds: r.integer('PROBE_TIMEOUT_SECONDS', 20, 1, 600),
-    probeCacheTtlSeconds: r.integer('PROBE_CACHE_TTL_SECONDS', 300, 0, 86400),
-    webhookTimeoutSeconds: r.integer('WEBHOOK_TIMEOUT_SECONDS', 10, 1, 120),
-    webhookRetryScheduleSeconds: r.integerList('WEBHOOK_RETRY_SCHEDULE', [60, 300, 1800, 7200, 86400], 0, 30 * 86400),
-    webhookDisableAfterFailures: r.integer('WEBHOOK_DISABLE_AFTER_FAILURES', 100, 1, 1_000_000),
-    uploadRetentionSeconds: r.integer('UPLOAD_RETENTION_SECONDS', 86_400, 60, 365 * 86400),
-    wsConnectionsPerKey: r.integer('WS_MAX_CONNECTIONS_PER_KEY', 5, 1, 100_000),
-    wsSessionSeconds: r.integer('WS_MAX_SESSION_SECONDS', 1800, 1, 86400),
-    wsMessagesPerSecond: r.integer('WS_MAX_MESSAGES_PER_SECOND', 100, 1, 1_000_000),
-    wsBytesPerSecond: r.bytes('WS_MAX_BYTES_PER_SECOND', 1 * MB, 1024, 1e10),
-    wsMaxMessageBytes: r.bytes('WS_MAX_MESSAGE_BYTES', 1 * MB, 1024, 100 * MB),
-    wsMaxBufferBytes: r.bytes('WS_MAX_BUFFER_BYTES', 50 * MB, 1024, 1e10),
-    wsIdleTimeoutSeconds: r.integer('WS_IDLE_TIMEOUT_SECONDS', 300, 1, 86400),
-  };
-  if (limits.mediaUrlDefaultTtlSeconds > limits.mediaUrlMaxTtlSeconds) {
-    r.problems.push('MEDIA_URL_DEFAULT_TTL_SECONDS must not exceed MEDIA_URL_MAX_TTL_SECONDS');
+  if (!(v.OVERLOAD_PARTIALS_OFF_AT <= v.OVERLOAD_LARGER_BATCHES_AT && v.OVERLOAD_LARGER_BATCHES_AT <= v.OVERLOAD_FULL_AT)) {
+    problems.push('the overload thresholds degrade in order: OVERLOAD_PARTIALS_OFF_AT <= OVERLOAD_LARGER_BATCHES_AT <= OVERLOAD_FULL_AT');
   }
-  const config: GatewayConfig = {
-    port,
-    host,
-    dataDir,
-    publicBaseUrl,
-    logLevel: r.oneOf('LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
-    trustProxy: r.boolean('TRUST_PROXY', false),
-    corsAllowedOrigins: r
-      .string('CORS_ALLOWED_ORIGINS', '*')
-      .split(',')
-      .map((o) => o.trim())
-      .filter((o) => o.length > 0),
-    allowPrivateNetwork: r.boolean('ALLOW_PRIVATE_NETWORK', false),
-    outboundAllowedCidrs: r.cidrList('OUTBOUND_ALLOWED_CIDRS'),
-    signingSecret,
-    defaultLanguage: r.oneOf('DEFAULT_LANGUAGE', 'am', ['am', 'om', 'ti'] as const),
-    modelsDir,
-    inferenceDevice: r.oneOf('INFERENCE_DEVICE', 'cpu', ['cpu', 'cuda'] as const),
-    inferenceWorkers: r.integer('INFERENCE_WORKERS', 0, 0, 256),
-    inferenceWorkerNice: r.string('INFERENCE_WORKER_NICE', '10') === 'off' ? null : r.integer('INFERENCE_WORKER_NICE', 10, 0, 19),
-    jobWorkers: r.integer('JOB_WORKERS', 4, 1, 256),
-    ffmpegPath: r.optionalString('FFMPEG_PATH'),
-    ffprobePath: r.optionalString('FFPROBE_PATH'),
-    ytdlpPath: r.optionalString('YTDLP_PATH'),
-    store: { backend: storeBackend, databaseUrl, poolSize: r.integer('DATABASE_POOL_SIZE', 10, 1, 500) },
-    rateLimiter: { backend: r.oneOf('RATE_LIMIT_BACKEND', 'memory', ['memory', 'redis'] as const) },
-    queue: { backend: queueBackend },
-    cache: { backend: r.oneOf('CACHE_BACKEND', 'memory', ['memory', 'redis'] as const) },
-    redisUrl: r.string('REDIS_URL', 'redis://127.0.0.1:6379'),
-    redisKeyPrefix,
-    jobLeaseSeconds: r.integer('JOB_LEASE_SECONDS', 60, 1, 3600),
-    metricsEnabled: r.boolean('METRICS_ENABLED', true),
-    keyCacheSeconds: r.number('KEY_CACHE_SECONDS', 2, 0, 300),
-    limits,
+  if (v.FILES_BACKEND === 's3') {
+    if (v.S3_BUCKET === null) problems.push('S3_BUCKET is required when FILES_BACKEND=s3');
+    if ((v.S3_ACCESS_KEY_ID === null) !== (v.S3_SECRET_ACCESS_KEY === null)) {
+      problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither: the AWS default credential chain)');
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    port: v.PORT,
+    host: v.HOST,
+    dataDir: v.DATA_DIR,
+    publicBaseUrl: v.PUBLIC_BASE_URL,
+    logLevel: v.LOG_LEVEL,
+    trustProxy: v.TRUST_PROXY,
+    corsAllowedOrigins: v.CORS_ALLOWED_ORIGINS,
+    allowPrivateNetwork: v.ALLOW_PRIVATE_NETWORK,
+    outboundAllowedCidrs: v.OUTBOUND_ALLOWED_CIDRS,
+    signingSecret: v.SIGNING_SECRET,
+    defaultLanguage: v.DEFAULT_LANGUAGE,
+    modelsDir: v.MODELS_DIR,
+    inferenceDevice: v.INFERENCE_DEVICE,
+    inferenceWorkers: v.INFERENCE_WORKERS,
+    inferenceWorkerNice: v.INFERENCE_WORKER_NICE,
+    jobWorkers: v.JOB_WORKERS,
+    ffmpegPath: v.FFMPEG_PATH,
+    ffprobePath: v.FFPROBE_PATH,
+    ytdlpPath: v.YTDLP_PATH,
+    store: { backend: v.STORE_BACKEND, databaseUrl: v.DATABASE_URL, poolSize: v.DATABASE_POOL_SIZE },
+    rateLimiter: { backend: v.RATE_LIMIT_BACKEND },
+    queue: { backend: v.QUEUE_BACKEND },
+    cache: { backend: v.CACHE_BACKEND },
+    redisUrl: v.REDIS_URL,
+    redisKeyPrefix: v.REDIS_KEY_PREFIX,
+    jobLeaseSeconds: v.JOB_LEASE_SECONDS,
+    metricsEnabled: v.METRICS_ENABLED,
+    metrics: { port: v.METRICS_PORT, host: v.METRICS_HOST, onMainPort: v.METRICS_ON_MAIN_PORT },
+    keyCacheSeconds: v.KEY_CACHE_SECONDS,
+    limits: {
+      requestsPerMinute: v.RATE_LIMIT_PER_MINUTE,
+      requestsPerHour: v.RATE_LIMIT_PER_HOUR,
+      requestsPerDay: v.RATE_LIMIT_PER_DAY,
+      jobSubmissionsPerHour: v.JOB_SUBMISSIONS_PER_HOUR,
+      concurrentJobs: v.MAX_CONCURRENT_JOBS,
+      dailyAudioMinutes: v.DAILY_AUDIO_MINUTES,
+      batchMaxFiles: v.BATCH_MAX_FILES,
+      maxAudioBytes: v.MAX_AUDIO_BYTES,
+      maxJsonBodyBytes: v.MAX_JSON_BODY_BYTES,
+      listMaxLimit: v.LIST_MAX_LIMIT,
+      syncWaitSeconds: v.SYNC_WAIT_SECONDS,
+      signedUrlTtlSeconds: v.SIGNED_URL_TTL_SECONDS,
+      mediaUrlDefaultTtlSeconds: v.MEDIA_URL_DEFAULT_TTL_SECONDS,
+      mediaUrlMaxTtlSeconds: v.MEDIA_URL_MAX_TTL_SECONDS,
+      downloadTimeoutSeconds: v.DOWNLOAD_TIMEOUT_SECONDS,
+      probeTimeoutSeconds: v.PROBE_TIMEOUT_SECONDS,
+      probeCacheTtlSeconds: v.PROBE_CACHE_TTL_SECONDS,
+      webhookTimeoutSeconds: v.WEBHOOK_TIMEOUT_SECONDS,
+      webhookRetryScheduleSeconds: v.WEBHOOK_RETRY_SCHEDULE,
+      webhookDisableAfterFailures: v.WEBHOOK_DISABLE_AFTER_FAILURES,
+      uploadRetentionSeconds: v.UPLOAD_RETENTION_SECONDS,
+      wsConnectionsPerKey: v.WS_MAX_CONNECTIONS_PER_KEY,
+      wsSessionSeconds: v.WS_MAX_SESSION_SECONDS,
+      wsMessagesPerSecond: v.WS_MAX_MESSAGES_PER_SECOND,
+      wsBytesPerSecond: v.WS_MAX_BYTES_PER_SECOND,
+      wsMaxMessageBytes: v.WS_MAX_MESSAGE_BYTES,
+      wsMaxBufferBytes: v.WS_MAX_BUFFER_BYTES,
+      wsIdleTimeoutSeconds: v.WS_IDLE_TIMEOUT_SECONDS,
+    },
     streaming: {
-      endpointSilenceMs: r.integer('WS_ENDPOINT_SILENCE_MS', 500, 100, 10_000),
-      maxTurnMs: r.integer('WS_MAX_TURN_MS', 30_000, 1_000, 120_000),
-      partialIntervalMs: r.integer('WS_PARTIAL_INTERVAL_MS', 500, 100, 60_000),
-      tokenTtlSeconds: r.integer('WS_TOKEN_TTL_SECONDS', 60, 5, 3600),
-      maxUnsentBytes: r.bytes('WS_MAX_UNSENT_BYTES', 4 * MB, 64 * 1024, 1e9),
-      lagWarningMs: r.integer('WS_LAG_WARNING_MS', 3_000, 100, 600_000),
+      endpointSilenceMs: v.WS_ENDPOINT_SILENCE_MS,
+      maxTurnMs: v.WS_MAX_TURN_MS,
+      partialIntervalMs: v.WS_PARTIAL_INTERVAL_MS,
+      tokenTtlSeconds: v.WS_TOKEN_TTL_SECONDS,
+      maxUnsentBytes: v.WS_MAX_UNSENT_BYTES,
+      lagWarningMs: v.WS_LAG_WARNING_MS,
     },
     overload: {
-      wsMaxSessions: r.integer('WS_MAX_SESSIONS', 0, 0, 1_000_000),
-      partialsOffAt: r.number('OVERLOAD_PARTIALS_OFF_AT', 0.6, 0, 10),
-      largerBatchesAt: r.number('OVERLOAD_LARGER_BATCHES_AT', 0.75, 0, 10),
-      fullAt: r.number('OVERLOAD_FULL_AT', 0.85, 0.00001, 10),
-      maxInferenceWaitMs: r.integer('OVERLOAD_MAX_INFERENCE_WAIT_MS', 150, 1, 600_000),
-      largerBatchWaitMs: r.integer('OVERLOAD_BATCH_WAIT_MS', 20, 0, 10_000),
-      jobMaxQueueWaitSeconds: r.number('JOB_MAX_QUEUE_WAIT_SECONDS', 600, 0, 30 * 86400),
+      wsMaxSessions: v.WS_MAX_SESSIONS,
+      partialsOffAt: v.OVERLOAD_PARTIALS_OFF_AT,
+      largerBatchesAt: v.OVERLOAD_LARGER_BATCHES_AT,
+      fullAt: v.OVERLOAD_FULL_AT,
+      maxInferenceWaitMs: v.OVERLOAD_MAX_INFERENCE_WAIT_MS,
+      largerBatchWaitMs: v.OVERLOAD_BATCH_WAIT_MS,
+      jobMaxQueueWaitSeconds: v.JOB_MAX_QUEUE_WAIT_SECONDS,
     },
-    files: readFilesSettings(r),
-    shutdownGraceMs: r.integer('SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    files: filesSettings(v),
+    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
   };
-  const { partialsOffAt, largerBatchesAt, fullAt } = config.overload;
-  if (!(partialsOffAt <= largerBatchesAt && largerBatchesAt <= fullAt)) {
-    r.problems.push('the overload thresholds degrade in order: OVERLOAD_PARTIALS_OFF_AT <= OVERLOAD_LARGER_BATCHES_AT <= OVERLOAD_FULL_AT');
-  }
-  if (r.problems.length > 0) throw new ConfigError(r.problems);
-  return config;
 }
 
-function readFilesSettings(r: EnvReader): FilesSettings {
-  const backend = r.oneOf('FILES_BACKEND', 'local', ['local', 's3'] as const);
-  if (backend === 'local') return { backend, s3: null };
-  const bucket = r.optionalString('S3_BUCKET');
-  if (bucket === null) r.problems.push('S3_BUCKET is required when FILES_BACKEND=s3');
-  const accessKeyId = r.optionalString('S3_ACCESS_KEY_ID');
-  const secretAccessKey = r.optionalString('S3_SECRET_ACCESS_KEY');
-  if ((accessKeyId === null) !== (secretAccessKey === null)) r.problems.push('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together (or neither: the AWS default credential chain)');
-  const prefix = r.string('S3_PREFIX', '').replace(/^\/+|\/+$/g, '');
-  if (prefix !== '' && !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(prefix)) r.problems.push(`S3_PREFIX must be path segments of A-Z a-z 0-9 . _ -, got "${prefix}"`);
+function filesSettings(v: ConfigValues): FilesSettings {
+  if (v.FILES_BACKEND === 'local') return { backend: 'local', s3: null };
+  const accessKeyId = v.S3_ACCESS_KEY_ID;
+  const secretAccessKey = v.S3_SECRET_ACCESS_KEY;
   return {
-    backend,
+    backend: 's3',
     s3: {
-      bucket: bucket ?? '',
-      region: r.string('S3_REGION', 'us-east-1'),
-      endpoint: r.optionalString('S3_ENDPOINT') === null ? null : r.url('S3_ENDPOINT', 'http://localhost:9000'),
-      forcePathStyle: r.boolean('S3_FORCE_PATH_STYLE', false),
+      bucket: v.S3_BUCKET ?? '',
+      region: v.S3_REGION,
+      endpoint: v.S3_ENDPOINT,
+      forcePathStyle: v.S3_FORCE_PATH_STYLE,
       credentials: accessKeyId !== null && secretAccessKey !== null ? { accessKeyId, secretAccessKey } : null,
-      prefix,
-      presignedDownloads: r.boolean('S3_PRESIGNED_DOWNLOADS', true),
-      directUploads: r.boolean('S3_DIRECT_UPLOADS', false),
+      prefix: v.S3_PREFIX,
+      presignedDownloads: v.S3_PRESIGNED_DOWNLOADS,
+      directUploads: v.S3_DIRECT_UPLOADS,
     },
   };
 }

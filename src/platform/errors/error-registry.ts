@@ -157,8 +157,13 @@ export const ERROR_REGISTRY = define({
   payload_too_large: {
     status: 413,
     type: 'invalid_request_error',
-    message: 'The request body exceeds the size limit.',
+    message: 'The request body or file exceeds the size limit.',
     wsClose: 1009,
+  },
+  uri_too_long: {
+    status: 414,
+    type: 'invalid_request_error',
+    message: 'The request URL is too long.',
   },
   unsupported_content_type: {
     status: 415,

@@ -1,5 +1,6 @@
 import { ApiError } from './api-error.js';
 import { ERROR_REGISTRY } from './error-registry.js';
+import { redactServerPaths } from './path-redaction.js';
 
 /** Which error envelope a surface speaks. */
 export type ErrorSurface = 'unified' | 'job';
@@ -13,7 +14,7 @@ export interface RenderedError {
 /** Unified API: `{error: {type, code, message, param?, retry_after?}}`. */
 export function renderUnifiedError(error: ApiError): RenderedError {
   const def = ERROR_REGISTRY[error.code];
-  const body: Record<string, unknown> = { type: def.type, code: error.code, message: error.message };
+  const body: Record<string, unknown> = { type: def.type, code: error.code, message: redactServerPaths(error.message) };
   if (error.param !== undefined) body['param'] = error.param;
   if (error.retryAfter !== undefined) body['retry_after'] = error.retryAfter;
   return { status: def.status, body: { error: body }, headers: retryHeaders(error) };
@@ -26,7 +27,7 @@ export function renderJobApiError(error: ApiError): RenderedError {
     return { status: 422, body: { detail: error.issues }, headers: {} };
   }
   const status = def.jobApi?.status ?? def.status;
-  const detail = error.detail ?? def.jobApi?.detail ?? error.message;
+  const detail = redactServerPaths(error.detail ?? def.jobApi?.detail ?? error.message);
   return { status, body: { detail }, headers: retryHeaders(error) };
 }
 
@@ -42,7 +43,7 @@ function retryHeaders(error: ApiError): Record<string, string> {
 export function websocketClose(error: ApiError): { code: number; reason: string } {
   const def = ERROR_REGISTRY[error.code];
   const code = def.wsClose ?? 1011;
-  let reason = `${error.code}: ${error.message}`;
+  let reason = `${error.code}: ${redactServerPaths(error.message)}`;
   while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
   return { code, reason };
 }

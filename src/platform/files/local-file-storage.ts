@@ -5,7 +5,8 @@ import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ApiError } from '../errors/api-error.js';
+import { registerServerPath } from '../errors/path-redaction.js';
+import { sizeLimitExceeded } from '../errors/size-limit.js';
 import { assertStorageKey, type ByteRange, type FileStorage, type StoredObject } from './file-storage.js';
 
 /**
@@ -29,7 +30,9 @@ async function writeAtomically(path: string, text: string): Promise<void> {
 export class LocalFileStorage implements FileStorage {
   readonly backend = 'local' as const;
 
-  constructor(private readonly root: string) {}
+  constructor(private readonly root: string) {
+    registerServerPath(root);
+  }
 
   private path(key: string): string {
     assertStorageKey(key);
@@ -45,7 +48,7 @@ export class LocalFileStorage implements FileStorage {
       transform(chunk: Buffer, _encoding, callback) {
         size += chunk.length;
         if (size > options.maxBytes) {
-          callback(new ApiError('file_too_large', { message: `The file exceeds the limit of ${options.maxBytes} bytes.` }));
+          callback(sizeLimitExceeded('The file', options.maxBytes));
           return;
         }
         callback(null, chunk);

@@ -16,7 +16,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { ApiError } from '../errors/api-error.js';
+import { sizeLimitExceeded } from '../errors/size-limit.js';
 import { assertStorageKey, type ByteRange, type FileStorage, type PresignedGet, type StoredObject } from './file-storage.js';
 
 export interface S3StorageSettings {
@@ -86,7 +86,7 @@ export class S3FileStorage implements FileStorage {
         transform(chunk: Buffer, _encoding, callback) {
           size += chunk.length;
           if (size > options.maxBytes) {
-            callback(new ApiError('file_too_large', { message: `The file exceeds the limit of ${options.maxBytes} bytes.` }));
+            callback(sizeLimitExceeded('The file', options.maxBytes));
             return;
           }
           callback(null, chunk);

@@ -1,13 +1,14 @@
 import type { Readable } from 'node:stream';
 import { Busboy, type BusboyFileStream, type BusboyInstance } from '@fastify/busboy';
 import { ApiError } from '../errors/api-error.js';
+import { sizeLimitExceeded } from '../errors/size-limit.js';
 import type { HttpExchange } from './http-exchange.js';
 
 /** Reads the whole (bounded) body into memory. For JSON and form bodies only. */
 export async function readBodyBuffer(exchange: HttpExchange, maxBytes: number): Promise<Buffer> {
   const declared = exchange.contentLength;
   if (declared !== null && declared > maxBytes) {
-    throw new ApiError('payload_too_large', { message: `The request body exceeds ${maxBytes} bytes.` });
+    throw sizeLimitExceeded('The request body', maxBytes);
   }
   const chunks: Buffer[] = [];
   let total = 0;
@@ -15,7 +16,7 @@ export async function readBodyBuffer(exchange: HttpExchange, maxBytes: number): 
     const buffer = chunk as Buffer;
     total += buffer.length;
     if (total > maxBytes) {
-      throw new ApiError('payload_too_large', { message: `The request body exceeds ${maxBytes} bytes.` });
+      throw sizeLimitExceeded('The request body', maxBytes);
     }
     chunks.push(buffer);
   }
@@ -84,7 +85,7 @@ export interface MultipartResult<T> {
 
 /**
  * Streams a multipart/form-data body: fields are collected, each file is handed to `onFile`
- * as a stream (never held whole in memory). A file over `maxFileBytes` fails with file_too_large.
+ * as a stream (never held whole in memory). A file over `maxFileBytes` fails with payload_too_large.
  */
 export async function readMultipart<T>(exchange: HttpExchange, options: MultipartOptions<T>): Promise<MultipartResult<T>> {
   const contentType = exchange.header('content-type') ?? '';
@@ -127,12 +128,7 @@ export async function readMultipart<T>(exchange: HttpExchange, options: Multipar
         return;
       }
       stream.on('limit', () => {
-        stream.destroy(
-          new ApiError('file_too_large', {
-            message: `File '${filename}' exceeds the limit of ${options.maxFileBytes} bytes.`,
-            param: field,
-          }),
-        );
+        stream.destroy(sizeLimitExceeded(filename ? `The file '${filename}'` : 'The file', options.maxFileBytes, field));
       });
       const result = options.onFile({ field, filename: filename ?? '', mimeType: mimeType ?? 'application/octet-stream', stream });
       result.catch(fail);

@@ -1,16 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { Readable } from 'node:stream';
-import { ApiError } from '../errors/api-error.js';
+import type { SizeLimit } from '../errors/size-limit.js';
+import { RequestBodyStream } from './request-body-stream.js';
 import type { Uws } from './uws.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const BODY_HIGH_WATER_MARK = 256 * 1024;
+/**
+ * A response decided before the request body has fully arrived (401, 413, 415, ...) is held
+ * back while the rest of the body is read and dropped, so that clients which write the whole
+ * body before reading (Node's http and fetch, Python's urllib) get the answer instead of a
+ * reset. Past this many body bytes (or a declared Content-Length above it) the answer is sent
+ * at once with `Connection: close`.
+ */
+export const EARLY_ANSWER_DRAIN_BYTES = 64 * 1024 * 1024;
 
 export interface ExchangeOptions {
   readonly trustProxy: boolean;
   /** Hard cap on request body bytes for this route; larger bodies fail with payload_too_large. */
   readonly maxBodyBytes: number;
+  /** The limit the 413 names; default `maxBodyBytes`. */
+  readonly sizeLimit?: SizeLimit;
 }
 
 /**
@@ -23,7 +33,10 @@ export interface ExchangeOptions {
 export class HttpExchange {
   readonly method: string;
   readonly url: string;
+  /** The request path as sent (not percent-decoded). */
   readonly path: string;
+  /** The query string as sent, without `?`. */
+  readonly rawQuery: string;
   readonly query: URLSearchParams;
   readonly headers: ReadonlyMap<string, string>;
   readonly params: readonly string[];
@@ -33,7 +46,10 @@ export class HttpExchange {
   private isAborted = false;
   private address: string | null = null;
   private readonly responseHeaders: [string, string][] = [];
+  /** The response is decided: nothing else may be sent. */
   private finished = false;
+  /** uWS's response is ended (or aborted): `res` must not be touched any more. */
+  private resEnded = false;
   private bodyStream: RequestBodyStream | null = null;
   status = 0;
 
@@ -46,6 +62,7 @@ export class HttpExchange {
     this.method = req.getCaseSensitiveMethod().toUpperCase();
     this.path = req.getUrl();
     const rawQuery = req.getQuery() ?? '';
+    this.rawQuery = rawQuery;
     this.url = rawQuery ? `${this.path}?${rawQuery}` : this.path;
     this.query = new URLSearchParams(rawQuery);
     const headers = new Map<string, string>();
@@ -58,6 +75,7 @@ export class HttpExchange {
     this.trustProxy = options.trustProxy;
     res.onAborted(() => {
       this.finished = true;
+      this.resEnded = true;
       this.isAborted = true;
       this.abortController?.abort(new Error('client aborted the request'));
       this.bodyStream?.destroy(new Error('client aborted the request'));
@@ -65,7 +83,8 @@ export class HttpExchange {
     if (BODY_METHODS.has(this.method)) {
       // Data that arrives with the headers is delivered right after this callback returns,
       // so the body handler is attached now and buffers into a bounded stream.
-      this.bodyStream = new RequestBodyStream(res, options.maxBodyBytes, () => this.finished);
+      const limit = options.sizeLimit ?? { bytes: options.maxBodyBytes, subject: 'The request body' };
+      this.bodyStream = new RequestBodyStream(res, options.maxBodyBytes, limit, () => this.resEnded);
       res.onData((chunk, isLast) => this.bodyStream?.pushChunk(chunk, isLast));
     }
   }
@@ -91,7 +110,7 @@ export class HttpExchange {
    */
   get remoteAddress(): string {
     if (this.address === null) {
-      this.address = this.finished ? '' : clientAddress(this.res, this.headers, this.trustProxy);
+      this.address = this.resEnded ? '' : clientAddress(this.res, this.headers, this.trustProxy);
     }
     return this.address;
   }
@@ -133,18 +152,45 @@ export class HttpExchange {
     this.responseHeaders.push([name, value]);
   }
 
-  /** Ends the response with a body. A no-op once the client is gone. */
+  /**
+   * Ends the response with a body. A no-op once the client is gone. When the request body is
+   * still arriving, the answer waits until it has been read and dropped (see
+   * EARLY_ANSWER_DRAIN_BYTES), then goes out on a connection that stays open.
+   */
   send(status: number, body: string | Buffer | Uint8Array = '', contentType?: string): void {
     if (this.finished) return;
     this.finished = true;
     this.status = status;
-    const closeConnection = !this.bodyComplete;
-    this.res.cork(() => {
+    this.whenBodyDrained((closeConnection) => {
       this.writeHead(status, contentType);
       if (status === 204 || status === 304) this.res.endWithoutBody(0, closeConnection);
       else this.res.end(body, closeConnection);
     });
-    this.bodyStream?.discard();
+  }
+
+  /**
+   * Runs `write` (corked) once the request body is complete, or at once with `close` set when
+   * the body is larger than the drain bound. `write` must end the response.
+   */
+  private whenBodyDrained(write: (closeConnection: boolean) => void): void {
+    const finish = (closeConnection: boolean): void => {
+      if (this.resEnded) return;
+      this.resEnded = true;
+      this.res.cork(() => write(closeConnection));
+    };
+    const stream = this.bodyStream;
+    if (stream === null || stream.complete) {
+      stream?.discard();
+      finish(false);
+      return;
+    }
+    const declared = this.contentLength;
+    if (declared !== null && declared > EARLY_ANSWER_DRAIN_BYTES) {
+      stream.discard();
+      finish(true);
+      return;
+    }
+    stream.drain(EARLY_ANSWER_DRAIN_BYTES, finish);
   }
 
   sendJson(status: number, value: unknown): void {
@@ -161,9 +207,9 @@ export class HttpExchange {
     if (this.finished) return;
     this.finished = true;
     this.status = status;
-    this.res.cork(() => {
+    this.whenBodyDrained((closeConnection) => {
       this.writeHead(status, contentType);
-      this.res.endWithoutBody(contentLength, !this.bodyComplete);
+      this.res.endWithoutBody(contentLength, closeConnection);
     });
   }
 
@@ -182,6 +228,7 @@ export class HttpExchange {
       const finish = (error?: Error): void => {
         source.destroy();
         this.finished = true;
+        this.resEnded = true;
         if (error) reject(error);
         else resolve();
       };
@@ -249,56 +296,6 @@ export class HttpExchange {
     if (contentType !== undefined) this.res.writeHeader('Content-Type', contentType);
     this.res.writeHeader('X-Request-Id', this.requestId);
     for (const [name, value] of this.responseHeaders) this.res.writeHeader(name, value);
-  }
-}
-
-/**
- * The request body as a Readable fed by uWS `onData`. Each chunk is copied out of uWS's
- * ArrayBuffer (which uWS reuses after the callback returns); the copy belongs to the stream.
- * When the reader falls behind, the socket is paused and resumed on the next `_read`.
- */
-class RequestBodyStream extends Readable {
-  private received = 0;
-  private socketPaused = false;
-  private discarded = false;
-  complete = false;
-
-  constructor(
-    private readonly res: Uws.HttpResponse,
-    private readonly maxBytes: number,
-    private readonly responseFinished: () => boolean,
-  ) {
-    super({ highWaterMark: BODY_HIGH_WATER_MARK });
-  }
-
-  override _read(): void {
-    if (this.socketPaused && !this.responseFinished()) {
-      this.socketPaused = false;
-      this.res.resume();
-    }
-  }
-
-  pushChunk(chunk: ArrayBuffer, isLast: boolean): void {
-    if (isLast) this.complete = true;
-    if (this.discarded || this.destroyed) return;
-    this.received += chunk.byteLength;
-    if (this.received > this.maxBytes) {
-      this.destroy(new ApiError('payload_too_large', { message: `The request body exceeds ${this.maxBytes} bytes.` }));
-      return;
-    }
-    if (chunk.byteLength > 0 && !this.push(Buffer.copyBytesFrom(new Uint8Array(chunk)))) {
-      if (!this.socketPaused && !this.responseFinished()) {
-        this.socketPaused = true;
-        this.res.pause();
-      }
-    }
-    if (isLast) this.push(null);
-  }
-
-  /** After the response: drop whatever else arrives. */
-  discard(): void {
-    this.discarded = true;
-    if (!this.destroyed) this.destroy();
   }
 }
 

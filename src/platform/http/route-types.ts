@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import type { Principal, Scope } from '../auth/principal.js';
 import type { ErrorSurface } from '../errors/error-rendering.js';
+import type { SizeLimit } from '../errors/size-limit.js';
 import type { HttpExchange } from './http-exchange.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -66,13 +67,22 @@ export interface RouteDefinition<P extends TSchema = TSchema, Q extends TSchema 
   readonly scope?: Scope;
   /** Left out of /openapi.json, /llms.txt and the root listing. */
   readonly hidden?: boolean;
-  /** Counted against the caller's request rate limit; default true for keyed routes. */
-  readonly rateLimited?: boolean;
+  /**
+   * Counted against the caller's request rate limit; default true, `'report'` for signed URLs.
+   * `'report'`: never counted nor refused, but the response carries the caller's X-RateLimit-*
+   * figures (per client address), as every response does.
+   */
+  readonly rateLimited?: boolean | 'report';
   readonly params?: P;
   readonly query?: Q;
   readonly body?: BodySpec<B>;
   /** Request body cap for this route; defaults to the JSON body limit. */
   readonly maxBodyBytes?: number;
+  /**
+   * The configured limit a 413 names (and the OpenAPI document states) for a body over
+   * `maxBodyBytes`; multipart framing may take a body past it up to that cap. Default: the cap.
+   */
+  readonly sizeLimit?: SizeLimit;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   readonly handler: (ctx: RequestContext<Static<P>, Static<Q>, Static<B>>) => Promise<Reply | void>;
 }

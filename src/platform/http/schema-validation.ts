@@ -54,18 +54,70 @@ function fieldPath(error: ErrorObject): string[] {
   return parts;
 }
 
-function describe(error: ErrorObject, param: string): string {
+/**
+ * One problem in words a client can act on: the allowed values, bounds and types are named
+ * ("must be one of "async", "sync"", "must be at most 200"), never Ajv's internal wording.
+ * `siblings` are the other errors of the same field (a union of literals fails once per member).
+ */
+function describe(error: ErrorObject, param: string, siblings: readonly ErrorObject[] = [error]): string {
+  const name = param || 'body';
+  const p = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'required':
       return `Missing required field '${param}'.`;
     case 'additionalProperties':
       return `Unknown field '${param}'.`;
-    case 'enum': {
-      const allowed = (error.params as { allowedValues: unknown[] }).allowedValues;
-      return `Invalid value for '${param}': must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}.`;
+    case 'enum':
+    case 'const': {
+      const allowed = siblings.flatMap((e) =>
+        e.keyword === 'enum' ? ((e.params as { allowedValues: unknown[] }).allowedValues ?? []) : e.keyword === 'const' ? [(e.params as { allowedValue: unknown }).allowedValue] : [],
+      );
+      const unique = [...new Set(allowed.map((v) => JSON.stringify(v)))];
+      return unique.length === 1
+        ? `Invalid value for '${name}': must be ${unique[0]}.`
+        : `Invalid value for '${name}': must be one of ${unique.join(', ')}.`;
     }
+    case 'type': {
+      const types = [...new Set(siblings.filter((e) => e.keyword === 'type').flatMap((e) => String((e.params as { type: string }).type).split(',')))];
+      return `Invalid value for '${name}': must be ${types.map(article).join(' or ')}.`;
+    }
+    case 'maximum':
+      return `Invalid value for '${name}': must be at most ${String(p['limit'])}.`;
+    case 'minimum':
+      return `Invalid value for '${name}': must be at least ${String(p['limit'])}.`;
+    case 'exclusiveMaximum':
+      return `Invalid value for '${name}': must be less than ${String(p['limit'])}.`;
+    case 'exclusiveMinimum':
+      return `Invalid value for '${name}': must be greater than ${String(p['limit'])}.`;
+    case 'maxLength':
+      return `Invalid value for '${name}': must be at most ${String(p['limit'])} characters long.`;
+    case 'minLength':
+      return Number(p['limit']) === 1 ? `Invalid value for '${name}': must not be empty.` : `Invalid value for '${name}': must be at least ${String(p['limit'])} characters long.`;
+    case 'maxItems':
+      return `Invalid value for '${name}': must hold at most ${String(p['limit'])} items.`;
+    case 'minItems':
+      return `Invalid value for '${name}': must hold at least ${String(p['limit'])} item${Number(p['limit']) === 1 ? '' : 's'}.`;
+    case 'format':
+      return `Invalid value for '${name}': must be a valid ${String(p['format'])}.`;
+    case 'pattern':
+      return `Invalid value for '${name}': must match the pattern ${String(p['pattern'])}.`;
     default:
-      return `Invalid value for '${param || 'body'}': ${error.message ?? 'invalid'}.`;
+      return `Invalid value for '${name}': ${error.message ?? 'invalid'}.`;
+  }
+}
+
+function article(type: string): string {
+  switch (type) {
+    case 'integer':
+      return 'an integer';
+    case 'array':
+      return 'an array';
+    case 'object':
+      return 'an object';
+    case 'null':
+      return 'null';
+    default:
+      return `a ${type}`;
   }
 }
 
@@ -93,14 +145,15 @@ export function validationError(errors: readonly ErrorObject[], location: InputL
   // Prefer the most specific error: drop "must match a schema in anyOf" style summaries.
   const useful = errors.filter((e) => !['anyOf', 'oneOf', 'if'].includes(e.keyword));
   const list = useful.length > 0 ? useful : errors;
+  const siblingsOf = (e: ErrorObject): ErrorObject[] => list.filter((other) => other.instancePath === e.instancePath && other.keyword === e.keyword);
   const issues: ValidationIssue[] = list.map((e) => {
     const path = fieldPath(e);
-    return { loc: [location, ...path], msg: describe(e, path.join('.')), type: issueType(e) };
+    return { loc: [location, ...path], msg: describe(e, path.join('.'), siblingsOf(e)), type: issueType(e) };
   });
   const first = list[0];
   if (first === undefined) return new ApiError('invalid_field_value', { issues });
   const param = fieldPath(first).join('.');
   // Bodies: 400 with the field's code; query strings and paths: 422 validation_error.
   const code = location !== 'body' ? 'validation_error' : first.keyword === 'required' ? 'missing_required_field' : 'invalid_field_value';
-  return new ApiError(code, { message: describe(first, param), ...(param ? { param } : {}), issues });
+  return new ApiError(code, { message: describe(first, param, siblingsOf(first)), ...(param ? { param } : {}), issues });
 }

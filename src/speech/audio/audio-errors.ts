@@ -4,9 +4,12 @@
  */
 export class InvalidAudioError extends Error {
   readonly code = 'invalid_audio_format' as const;
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The decoding tool's own words (may name server paths): for the log, never for clients. */
+  readonly detail: string | undefined;
+  constructor(message: string, options?: { cause?: unknown; detail?: string }) {
     super(message, options);
     this.name = 'InvalidAudioError';
+    this.detail = options?.detail;
   }
 }
 

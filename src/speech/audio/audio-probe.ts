@@ -1,4 +1,5 @@
-import { spawn } from 'node:child_process';
+import { runProcess, SubprocessError } from '../../platform/subprocess/subprocess.js';
+import { audioProblemInUserTerms } from './audio-problem.js';
 import { InvalidAudioError } from './audio-errors.js';
 
 export interface AudioProbe {
@@ -28,8 +29,21 @@ interface FfprobeOutput {
  */
 export async function probeAudio(path: string, options: ProbeOptions): Promise<AudioProbe> {
   const args = ['-v', 'error', '-print_format', 'json', '-show_format', '-show_streams', '-select_streams', 'a', '--', path];
-  const { code, stdout, stderr } = await runCollecting(options.ffprobePath, args, options.timeoutMs ?? 30_000, options.signal);
-  if (code !== 0) throw new InvalidAudioError(`The audio could not be read: ${lastLine(stderr) || `ffprobe exited with ${code}`}.`);
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const { code, stdout, stderr } = await runProcess(options.ffprobePath, args, {
+    name: 'ffprobe',
+    timeoutMs,
+    maxStderrBytes: 1 << 20,
+    ...(options.signal ? { signal: options.signal } : {}),
+    redact: { [path]: 'the file' },
+  }).catch((error: unknown) => {
+    if (error instanceof SubprocessError && error.kind === 'timeout') throw new InvalidAudioError(`Reading the audio took longer than ${timeoutMs} ms.`);
+    throw error;
+  });
+  if (code !== 0) {
+    const detail = lastLine(stderr) || `ffprobe exited with ${code}`;
+    throw new InvalidAudioError(`The audio could not be read: ${audioProblemInUserTerms(stderr || detail)}.`, { detail });
+  }
   let parsed: FfprobeOutput;
   try {
     parsed = JSON.parse(stdout) as FfprobeOutput;
@@ -51,45 +65,4 @@ export async function probeAudio(path: string, options: ProbeOptions): Promise<A
 function lastLine(text: string): string {
   const lines = text.trim().split('\n');
   return (lines[lines.length - 1] ?? '').trim().slice(0, 300);
-}
-
-const MAX_OUTPUT = 1 << 20;
-
-function runCollecting(
-  command: string,
-  args: string[],
-  timeoutMs: number,
-  signal?: AbortSignal,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    signal?.throwIfAborted();
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      if (stdout.length < MAX_OUTPUT) stdout += d;
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      if (stderr.length < MAX_OUTPUT) stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      finish(() => reject(new InvalidAudioError(`Reading the audio took longer than ${timeoutMs} ms.`)));
-    }, timeoutMs);
-    const onAbort = (): void => {
-      child.kill('SIGKILL');
-      finish(() => reject(signal!.reason));
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let done = false;
-    const finish = (settle: () => void): void => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      settle();
-    };
-    child.on('error', (error) => finish(() => reject(error)));
-    child.on('close', (code) => finish(() => resolve({ code, stdout, stderr })));
-  });
 }

@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
 import { endianness } from 'node:os';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { spawnStreaming } from '../../platform/subprocess/subprocess.js';
+import { audioProblemInUserTerms } from './audio-problem.js';
 import { AudioTooLargeError, InvalidAudioError } from './audio-errors.js';
 
 export const PCM_SAMPLE_RATE = 16_000;
@@ -35,17 +36,15 @@ export async function* decodeToPcm(input: string | Readable, options: DecodeOpti
   const args = ['-hide_banner', '-nostats', '-loglevel', 'error', '-threads', '1'];
   if (typeof input === 'string') args.push('-nostdin');
   args.push('-i', source, '-map', '0:a:0', '-vn', '-sn', '-dn', '-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 'f32le', '-c:a', 'pcm_f32le', 'pipe:1');
-  const child = spawn(options.ffmpegPath, args, { stdio: [typeof input === 'string' ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-
-  let stderrTail = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => {
-    stderrTail = (stderrTail + d).slice(-2000);
+  // The signal kills ffmpeg; the loop below then ends and reports the signal's reason.
+  const child = spawnStreaming(options.ffmpegPath, args, {
+    name: 'ffmpeg',
+    stdin: typeof input !== 'string',
+    maxStderrBytes: 2000,
+    ...(signal ? { signal } : {}),
+    ...(typeof input === 'string' ? { redact: { [source]: 'the file', [input]: 'the file' } } : {}),
   });
-  const closed = new Promise<number | null>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('close', (code) => resolve(code));
-  });
-  closed.catch(() => undefined);
+  const closed = child.closed;
 
   let inputError: unknown = null;
   if (typeof input !== 'string') {
@@ -62,15 +61,10 @@ export async function* decodeToPcm(input: string | Readable, options: DecodeOpti
       // EPIPE means ffmpeg stopped reading (it failed or finished); its exit status tells.
       if ((error as NodeJS.ErrnoException).code !== 'EPIPE') {
         inputError = error;
-        child.kill('SIGKILL');
+        child.kill();
       }
     });
   }
-
-  const onAbort = (): void => {
-    child.kill('SIGKILL');
-  };
-  signal?.addEventListener('abort', onAbort, { once: true });
 
   let pending = new Float32Array(chunkSamples);
   let pendingBytes = new Uint8Array(pending.buffer);
@@ -78,7 +72,7 @@ export async function* decodeToPcm(input: string | Readable, options: DecodeOpti
   let total = 0; // samples yielded
   let finished = false;
   try {
-    for await (const data of child.stdout! as AsyncIterable<Buffer>) {
+    for await (const data of child.stdout as AsyncIterable<Buffer>) {
       let offset = 0;
       while (offset < data.length) {
         const take = Math.min(data.length - offset, pendingBytes.length - filled);
@@ -99,8 +93,9 @@ export async function* decodeToPcm(input: string | Readable, options: DecodeOpti
     signal?.throwIfAborted();
     if (inputError !== null) throw inputError;
     if (code !== 0) {
-      const detail = stderrTail.trim().split('\n').pop()?.trim() ?? '';
-      throw new InvalidAudioError(`The audio could not be decoded${detail ? `: ${detail.slice(0, 300)}` : ''}.`);
+      const tail = child.stderrTail();
+      const detail = tail.trim().split('\n').pop()?.trim() ?? '';
+      throw new InvalidAudioError(`The audio could not be decoded: ${audioProblemInUserTerms(tail)}.`, { detail: detail.slice(0, 300) });
     }
     const tailSamples = filled >> 2;
     if (tailSamples > 0) {
@@ -110,7 +105,6 @@ export async function* decodeToPcm(input: string | Readable, options: DecodeOpti
     if (total === 0) throw new InvalidAudioError('The file contains no decodable audio.');
     finished = true;
   } finally {
-    signal?.removeEventListener('abort', onAbort);
-    if (!finished && child.exitCode === null) child.kill('SIGKILL');
+    if (!finished) child.kill();
   }
 }

@@ -139,6 +139,16 @@ describe('CtcBeamDecoder', () => {
     expect(new CtcBeamDecoder(omVocabulary, { beamWidth: 8, lm: { model: omLm, alpha: 1, beta: 0 } }).decode(scores).text).toBe("Ga'e.");
   });
 
+  it('leaves word delimiters to the acoustics with a letters-only LM (no space symbol)', () => {
+    const letters = CharNgramLm.fromBytes(buildCharNgramLm(['ሰላምነው', 'ሰላምነው', 'ሰላም'], { order: 4, minCharCount: 1 }).bytes);
+    expect(letters.symbol(' ')).toBe(0); // <unk>: the LM has no space
+    // "ሰ ላ ም | ነ ው", the delimiter frame only 0.6 likely: a delimiter costing p(<unk>) at a high
+    // weight would be dropped; a transparent one is kept, and the LM context runs across it.
+    const scores = frames([{ ሰ: 0.9 }, { ላ: 0.9 }, { ም: 0.9 }, { '|': 0.6, '<blank>': 0.39 }, { ሞ: 0.45, ነ: 0.44 }, { ው: 0.9 }]);
+    expect(new CtcBeamDecoder(vocabulary, { beamWidth: 8 }).decode(scores).text).toBe('ሰላም ሞው');
+    expect(new CtcBeamDecoder(vocabulary, { beamWidth: 8, lm: { model: letters, alpha: 3, beta: 0 } }).decode(scores).text).toBe('ሰላም ነው');
+  });
+
   it('aligns a label sequence to its frames', () => {
     const scores = frames([{ ሰ: 0.9 }, { ሰ: 0.9 }, { '<blank>': 0.9 }, { ሰ: 0.9 }]);
     const aligned = alignTokens([id('ሰ'), id('ሰ')], scores.data, 4, tokens.length, 0);

@@ -5,7 +5,7 @@
  * counts the emitted non-blank tokens (a per-character insertion bonus that offsets the LM's
  * per-character cost). At the end of the utterance ln P_lm(</s> | prefix) is added too.
  * Tokens map to LM symbols through their characters (lower-cased for a lower-cased LM); the word
- * delimiter is a space; marks the LM does not know (punctuation for a no-punctuation LM) and
+ * delimiter is a space (LM-transparent when the LM has no space symbol: a letters-only LM); marks the LM does not know (punctuation for a no-punctuation LM) and
  * `<unk>`-style specials cost nothing in the LM and leave its context unchanged.
  *
  * Pruning, per frame: only tokens with ln p >= `tokenMinLogProb` (plus the prefix's own last token,
@@ -89,7 +89,8 @@ function mapTokens(vocabulary: CtcVocabulary, lm: CharNgramLm): (number[] | null
   const space = lm.symbol(' ');
   return vocabulary.tokens.map((token, id) => {
     if (id === vocabulary.blankId) return null;
-    if (token === vocabulary.wordDelimiter || token.trim() === '') return [space];
+    // An LM built without spaces (letters only) leaves word delimiters to the acoustic model.
+    if (token === vocabulary.wordDelimiter || token.trim() === '') return space === UNK ? null : [space];
     if (/^<[^<>]+>$|^\[[^[\]]+\]$/.test(token)) return null; // <unk>, <pad>, [UNK]-style specials
     const symbols: number[] = [];
     for (const ch of token) {

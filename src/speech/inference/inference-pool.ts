@@ -1,146 +1,32 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { InferenceBusyError, InferenceClosedError, ModelRunError } from './inference-errors.js';
 import { samePlan } from '../decoding/decoding-plan.js';
-import type { DecodedRow, ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, ToWorker, WorkerSettings } from './inference-protocol.js';
+import { BatchScheduler, rowsPerBatch, type InferencePriority, type QueuedRequest } from './batch-scheduler.js';
+import { InferenceBusyError, InferenceClosedError, ModelRunError } from './inference-errors.js';
+import type { ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, WorkerSettings } from './inference-protocol.js';
+import type { DeviceReport, InferenceInput, InferenceObserver, InferencePoolOptions, InferenceResult, PoolLogger, PoolStats, RunOptions } from './pool-types.js';
+import { WorkerSlot, type BatchAnswer, type SlotEvents } from './worker-slot.js';
 
 export type { DecodedRow, ExecutionDevice, LoadReport, PoolModelSpec } from './inference-protocol.js';
+export type { InferencePriority } from './batch-scheduler.js';
+export type {
+  BatchEvent,
+  DeviceReport,
+  InferenceInput,
+  InferenceObserver,
+  InferencePoolOptions,
+  InferenceResult,
+  PoolLogger,
+  PoolStats,
+  RunOptions,
+} from './pool-types.js';
 
-/** Live-stream chunks are `interactive` and go before `batch` work (REST jobs). */
-export type InferencePriority = 'interactive' | 'batch';
-
-export interface InferenceInput {
-  /**
-   * 16 kHz mono PCM, [length] samples (the worker prepares the model input). Read when the request's batch is assembled,
-   * which can be any time before the promise settles: keep it unchanged until then. The pool
-   * keeps no reference afterwards.
-   */
-  readonly data: Float32Array;
-  /** Valid time steps (samples or frames). */
-  readonly length: number;
-}
-
-export interface InferenceResult {
-  /**
-   * This request's row of the model output, [rowDims] row-major. A view into the batch's output
-   * buffer (transferred from the worker, not copied): the buffer is freed when every row of the
-   * batch is dropped, so copy out of it if you keep a small part for long.
-   */
-  readonly output: Float32Array;
-  /** Output dims without the batch axis, e.g. [frames, vocab] (frames are padded to the batch). */
-  readonly dims: readonly number[];
-  /** The model's output length for this row, when it has an output-lengths output. */
-  readonly outLength: number | null;
-  /** This row decoded by the worker, for a model registered with `decode`; null otherwise. */
-  readonly decoded: DecodedRow | null;
-  readonly batchSize: number;
-  readonly queueWaitMs: number;
-  readonly runMs: number;
-  /** The worker's whole time on the batch: input preparation, the run and decoding. */
-  readonly workerMs: number;
-  readonly provider: ExecutionDevice;
-}
-
-export interface RunOptions {
-  readonly priority?: InferencePriority;
-  readonly signal?: AbortSignal;
-}
-
-export interface BatchEvent {
-  readonly model: string;
-  readonly size: number;
-  readonly priority: InferencePriority;
-  /** Per request: ms between `run()` and the batch being sent to a worker. */
-  readonly queueWaitMs: readonly number[];
-  readonly runMs: number;
-  readonly provider: ExecutionDevice;
-  readonly ok: boolean;
-}
-
-/** Metrics hooks; see `createInferenceMetrics` for the Prometheus implementation. */
-export interface InferenceObserver {
-  onBatch?(event: BatchEvent): void;
-  onRejected?(event: { model: string; reason: 'busy' | 'closed' }): void;
-  onLoad?(event: LoadReport & { worker: number }): void;
-  queueDepth?(read: () => number): void;
-}
-
-export interface PoolLogger {
-  warn(details: object, message: string): void;
-  info(details: object, message: string): void;
-}
-
-export interface InferencePoolOptions {
-  /** Worker threads; 0 or absent: 1 on CUDA, else half the cores (1 to 4). */
-  readonly workers?: number;
-  /** onnxruntime intra-op threads per worker; default cores / workers (at least 1). */
-  readonly intraOpThreads?: number;
-  /**
-   * Workers (and their onnxruntime threads) run at this nice value with SCHED_BATCH on Linux, so
-   * that waking one never preempts the event loop and the event loop wins the CPU when both are
-   * runnable. Default 10; null keeps the process's priority.
-   */
-  readonly workerNice?: number | null;
-  readonly device?: ExecutionDevice;
-  readonly cudaDeviceId?: number;
-  /** Requests per batch. Default 8. */
-  readonly maxBatchSize?: number;
-  /** How long a `batch` request may wait for others to fill its batch. Default 10 ms. */
-  readonly maxWaitMs?: number;
-  /** Same for `interactive` requests. Default 2 ms. */
-  readonly interactiveMaxWaitMs?: number;
-  /** Requests waiting (not running) before `run` answers InferenceBusyError. Default 512. */
-  readonly maxQueued?: number;
-  /** Cap on a padded batch's float count (batch x time x features). Default 8 x 30 s of 16 kHz audio. */
-  readonly maxBatchElements?: number;
-  readonly observer?: InferenceObserver;
-  readonly logger?: PoolLogger;
-}
-
-export interface DeviceReport {
-  readonly requested: ExecutionDevice;
-  /** Provider of the open sessions: `cpu`, `cuda`, `cuda+cpu` when mixed, `none` before any model is open. */
-  readonly active: string;
-  readonly workers: number;
-  readonly intraOpThreads: number;
-  /** Why CUDA was asked for and not used; null otherwise. */
-  readonly fallback: string | null;
-}
-
-export interface PoolStats {
-  readonly queued: number;
-  readonly running: number;
-  readonly completedRequests: number;
-  readonly failedRequests: number;
-  readonly rejectedBusy: number;
-  readonly batches: number;
-  /** batch size -> number of batches of that size */
-  readonly batchSizes: Readonly<Record<number, number>>;
-  readonly totalQueueWaitMs: number;
-  readonly totalRunMs: number;
-  /** Worker time around the runs: input preparation (features) and decoding. */
-  readonly totalPrepareMs: number;
-  readonly totalDecodeMs: number;
-}
-
-interface Pending {
+interface Pending extends QueuedRequest {
   readonly model: string;
   readonly data: Float32Array;
-  readonly length: number;
-  readonly priority: InferencePriority;
-  readonly enqueuedAt: number;
   readonly resolve: (result: InferenceResult) => void;
   readonly reject: (error: unknown) => void;
   readonly signal: AbortSignal | undefined;
   onAbort: (() => void) | null;
-}
-
-interface ModelQueue {
-  readonly spec: PoolModelSpec;
-  readonly interactive: Pending[];
-  readonly batch: Pending[];
 }
 
 interface Batch {
@@ -151,18 +37,7 @@ interface Batch {
   readonly sentAt: number;
 }
 
-interface Slot {
-  readonly index: number;
-  worker: Worker;
-  ready: boolean;
-  busy: Batch | null;
-  /** Models whose spec this worker has been sent (`register` or `load`). */
-  readonly registered: Set<string>;
-  readonly loaded: Map<string, LoadReport>;
-  readonly loadWaiters: Map<string, Array<{ resolve: (r: LoadReport) => void; reject: (e: Error) => void }>>;
-  closing: boolean;
-  exited: Promise<void>;
-}
+type Slot = WorkerSlot<Batch>;
 
 const DEFAULT_BATCH_ELEMENTS = 8 * 30 * 16_000;
 
@@ -175,8 +50,9 @@ export function defaultWorkerCount(device: ExecutionDevice, cores = availablePar
 /**
  * The inference pool every REST job and live stream shares. Requests for the same model are
  * grouped into batches (up to `maxBatchSize`, waiting at most `maxWaitMs` for company, padded
- * to the longest row with the valid lengths passed along), run by onnxruntime in worker
- * threads, and answered with their own row of the output. `interactive` requests go first.
+ * to the longest row with the valid lengths passed along; batch-scheduler.ts), run by
+ * onnxruntime in worker threads (worker-slot.ts), and answered with their own row of the
+ * output. `interactive` requests go first.
  *
  * The queue is bounded: past `maxQueued` waiting requests `run` rejects with
  * InferenceBusyError (code `service_unavailable`). A worker that dies fails its batch with
@@ -189,17 +65,13 @@ export class InferencePool {
   readonly device: ExecutionDevice;
   private readonly workerNice: number | null;
   private readonly maxBatchSize: number;
-  private readonly maxWaitMs: number;
-  /** Changed at run time by the overload policy (larger batches under load). */
-  private interactiveMaxWaitMs: number;
-  private readonly baseInteractiveMaxWaitMs: number;
   private readonly maxQueued: number;
-  private readonly maxBatchElements: number;
   private readonly observer: InferenceObserver;
   private readonly logger: PoolLogger | null;
-  private readonly models = new Map<string, ModelQueue>();
+  private readonly specs = new Map<string, PoolModelSpec>();
+  private readonly scheduler: BatchScheduler<Pending>;
   private readonly slots: Slot[] = [];
-  private queued = 0;
+  private readonly slotEvents: SlotEvents<Batch>;
   private nextBatchId = 1;
   private scheduled = false;
   private timer: NodeJS.Timeout | null = null;
@@ -226,14 +98,22 @@ export class InferencePool {
     this.intraOpThreads = options.intraOpThreads ?? Math.max(1, Math.floor(cores / this.workerCount));
     this.workerNice = options.workerNice === undefined ? 10 : options.workerNice;
     this.maxBatchSize = Math.max(1, options.maxBatchSize ?? 8);
-    this.maxWaitMs = Math.max(0, options.maxWaitMs ?? 10);
-    this.interactiveMaxWaitMs = Math.max(0, options.interactiveMaxWaitMs ?? 2);
-    this.baseInteractiveMaxWaitMs = this.interactiveMaxWaitMs;
+    this.scheduler = new BatchScheduler<Pending>({
+      maxWaitMs: Math.max(0, options.maxWaitMs ?? 10),
+      interactiveMaxWaitMs: Math.max(0, options.interactiveMaxWaitMs ?? 2),
+      maxBatchElements: Math.max(1, options.maxBatchElements ?? DEFAULT_BATCH_ELEMENTS),
+    });
     this.maxQueued = Math.max(1, options.maxQueued ?? 512);
-    this.maxBatchElements = Math.max(1, options.maxBatchElements ?? DEFAULT_BATCH_ELEMENTS);
     this.observer = options.observer ?? {};
     this.logger = options.logger ?? null;
-    this.observer.queueDepth?.(() => this.queued);
+    this.observer.queueDepth?.(() => this.scheduler.queued);
+    this.slotEvents = {
+      ready: () => this.schedule(),
+      loaded: (slot, report) => this.noteLoad(slot, report),
+      answered: (slot, batch, answer) => this.answered(slot, batch, answer),
+      failed: (_slot, batch, message) => this.failBatch(batch, message),
+      exited: (slot, code) => this.replace(slot, code),
+    };
   }
 
   /** Starts the workers one after another (onnxruntime's binding is initialised once per thread) and waits until all are ready. */
@@ -250,20 +130,21 @@ export class InferencePool {
 
   /** Makes a model runnable; sessions open lazily in each worker on first use (or with `load`). */
   register(spec: PoolModelSpec): void {
-    const existing = this.models.get(spec.name);
+    const existing = this.specs.get(spec.name);
     if (existing) {
-      if (existing.spec.onnxPath !== spec.onnxPath) throw new Error(`model ${spec.name} is already registered with ${existing.spec.onnxPath}`);
-      if (!samePlan(existing.spec.decode, spec.decode)) throw new Error(`model ${spec.name} is already registered with another decoding`);
+      if (existing.onnxPath !== spec.onnxPath) throw new Error(`model ${spec.name} is already registered with ${existing.onnxPath}`);
+      if (!samePlan(existing.decode, spec.decode)) throw new Error(`model ${spec.name} is already registered with another decoding`);
       return;
     }
-    this.models.set(spec.name, { spec, interactive: [], batch: [] });
+    this.specs.set(spec.name, spec);
+    this.scheduler.addModel(spec.name, rowsPerBatch({ hasLengths: spec.lengthsName !== null, maxBatchSize: spec.maxBatchSize ?? null }, this.maxBatchSize));
   }
 
   /** Registers the model and opens its session in every worker now; resolves with each worker's report. */
   async load(spec: PoolModelSpec): Promise<LoadReport[]> {
     this.register(spec);
-    const registered = this.models.get(spec.name)!.spec;
-    return Promise.all(this.slots.map((slot) => this.loadIn(slot, registered)));
+    const registered = this.specs.get(spec.name)!;
+    return Promise.all(this.slots.map((slot) => slot.load(registered)));
   }
 
   /** Names of models with a session open in at least one worker. */
@@ -274,8 +155,7 @@ export class InferencePool {
   }
 
   run(model: string, input: InferenceInput, options: RunOptions = {}): Promise<InferenceResult> {
-    const queue = this.models.get(model);
-    if (!queue) return Promise.reject(new ModelRunError(model, 'is not registered with the inference pool'));
+    if (!this.specs.has(model)) return Promise.reject(new ModelRunError(model, 'is not registered with the inference pool'));
     if (this.closing) {
       this.observer.onRejected?.({ model, reason: 'closed' });
       return Promise.reject(new InferenceClosedError());
@@ -283,10 +163,10 @@ export class InferencePool {
     if (!Number.isInteger(input.length) || input.length < 1 || input.data.length < input.length) {
       return Promise.reject(new RangeError(`input of length ${input.length} does not fit its data (${input.data.length} values)`));
     }
-    if (this.queued >= this.maxQueued) {
+    if (this.scheduler.queued >= this.maxQueued) {
       this.counters.rejectedBusy++;
       this.observer.onRejected?.({ model, reason: 'busy' });
-      return Promise.reject(new InferenceBusyError(this.queued));
+      return Promise.reject(new InferenceBusyError(this.scheduler.queued));
     }
     const signal = options.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -303,18 +183,17 @@ export class InferencePool {
         onAbort: null,
       };
       if (signal) {
-        request.onAbort = () => this.cancel(queue, request);
+        request.onAbort = () => this.cancel(request);
         signal.addEventListener('abort', request.onAbort, { once: true });
       }
-      (request.priority === 'interactive' ? queue.interactive : queue.batch).push(request);
-      this.queued++;
+      this.scheduler.enqueue(model, request);
       this.schedule();
     });
   }
 
-  /** How long interactive requests wait for company: `ms`, or the configured value when null. */
+  /** How long interactive requests wait for company: `ms`, or the configured value when null (overload policy). */
   setInteractiveMaxWait(ms: number | null): void {
-    this.interactiveMaxWaitMs = ms === null ? this.baseInteractiveMaxWaitMs : Math.max(0, ms);
+    this.scheduler.setInteractiveMaxWait(ms);
   }
 
   deviceReport(): DeviceReport {
@@ -326,7 +205,7 @@ export class InferencePool {
 
   stats(): PoolStats {
     return {
-      queued: this.queued,
+      queued: this.scheduler.queued,
       running: this.slots.reduce((n, s) => n + (s.busy?.requests.length ?? 0), 0),
       ...this.counters,
       batchSizes: { ...this.counters.batchSizes },
@@ -342,30 +221,18 @@ export class InferencePool {
   private async shutdown(): Promise<void> {
     this.closing = true;
     this.schedule();
-    if (this.queued > 0 || this.slots.some((s) => s.busy !== null)) {
+    if (this.scheduler.queued > 0 || this.slots.some((s) => s.busy !== null)) {
       await new Promise<void>((resolve) => {
         this.drained = resolve;
         this.checkDrained();
       });
     }
     if (this.timer) clearTimeout(this.timer);
-    await Promise.all(
-      this.slots.map(async (slot) => {
-        slot.closing = true;
-        const timeout = setTimeout(() => void slot.worker.terminate(), 10_000);
-        try {
-          slot.worker.postMessage({ type: 'close' } satisfies ToWorker);
-        } catch {
-          // the worker is gone already
-        }
-        await slot.exited;
-        clearTimeout(timeout);
-      }),
-    );
+    await Promise.all(this.slots.map((slot) => slot.close()));
   }
 
   private checkDrained(): void {
-    if (this.drained && this.queued === 0 && this.slots.every((s) => s.busy === null)) {
+    if (this.drained && this.scheduler.queued === 0 && this.slots.every((s) => s.busy === null)) {
       const done = this.drained;
       this.drained = null;
       done();
@@ -374,58 +241,23 @@ export class InferencePool {
 
   private spawn(index: number): Promise<void> {
     const settings: WorkerSettings = { index, device: this.device, cudaDeviceId: 0, intraOpThreads: this.intraOpThreads, backgroundNice: this.workerNice };
-    const worker = createInferenceWorker(settings);
-    let exitedResolve!: () => void;
-    const slot: Slot = {
-      index,
-      worker,
-      ready: false,
-      busy: null,
-      registered: new Set(),
-      loaded: new Map(),
-      loadWaiters: new Map(),
-      closing: false,
-      exited: new Promise<void>((resolve) => (exitedResolve = resolve)),
-    };
+    const slot = new WorkerSlot<Batch>(settings, this.slotEvents, this.logger);
     this.slots[index] = slot;
-    return new Promise<void>((resolve, reject) => {
-      let started = false;
-      worker.on('message', (message: FromWorker) => {
-        if (message.type === 'ready') {
-          if (message.priorityError !== null) this.logger?.warn({ worker: index, err: message.priorityError }, 'inference worker priority not lowered');
-          else if (message.priority !== null && index === 0) this.logger?.info({ worker: index, ...message.priority }, 'inference workers run at background priority');
-          started = true;
-          slot.ready = true;
-          resolve();
-          this.schedule();
-          return;
-        }
-        this.onMessage(slot, message);
-      });
-      worker.on('error', (error) => {
-        this.logger?.warn({ worker: index, err: error }, 'inference worker error');
-        if (!started) reject(error);
-        this.failSlot(slot, `inference worker ${index} failed: ${error.message}`);
-      });
-      worker.on('exit', (code) => {
-        slot.ready = false;
-        exitedResolve();
-        if (!started) reject(new Error(`inference worker ${index} exited with code ${code} while starting`));
-        if (slot.closing) return;
-        this.failSlot(slot, `inference worker ${index} exited with code ${code}`);
-        if (!this.closing && this.slots[index] === slot) {
-          this.logger?.warn({ worker: index, code }, 'inference worker exited; starting a new one');
-          setTimeout(() => {
-            if (!this.closing) this.spawn(index).catch((err: unknown) => this.logger?.warn({ worker: index, err }, 'inference worker restart failed'));
-          }, 500).unref();
-        }
-      });
-    });
+    return slot.started;
   }
 
-  private failSlot(slot: Slot, message: string): void {
-    const batch = slot.busy;
-    slot.busy = null;
+  /** A worker exited unexpectedly (its batch already failed): a new one takes its place after 500 ms. */
+  private replace(slot: Slot, code: number): void {
+    const index = slot.index;
+    if (this.closing || this.slots[index] !== slot) return;
+    this.logger?.warn({ worker: index, code }, 'inference worker exited; starting a new one');
+    setTimeout(() => {
+      if (!this.closing) this.spawn(index).catch((err: unknown) => this.logger?.warn({ worker: index, err }, 'inference worker restart failed'));
+    }, 500).unref();
+  }
+
+  /** Fails the batch of a worker that failed or exited. */
+  private failBatch(batch: Batch | null, message: string): void {
     if (batch) {
       for (const request of batch.requests) {
         this.finishRequest(request);
@@ -433,28 +265,11 @@ export class InferencePool {
         request.reject(new ModelRunError(batch.model, message));
       }
     }
-    for (const [model, waiters] of slot.loadWaiters) for (const w of waiters) w.reject(new ModelRunError(model, message));
-    slot.loadWaiters.clear();
     this.checkDrained();
     this.schedule();
   }
 
-  private loadIn(slot: Slot, spec: PoolModelSpec): Promise<LoadReport> {
-    const known = slot.loaded.get(spec.name);
-    if (known) return Promise.resolve(known);
-    return new Promise<LoadReport>((resolve, reject) => {
-      const waiters = slot.loadWaiters.get(spec.name) ?? [];
-      waiters.push({ resolve, reject });
-      slot.loadWaiters.set(spec.name, waiters);
-      if (waiters.length === 1) {
-        slot.registered.add(spec.name);
-        slot.worker.postMessage({ type: 'load', model: spec } satisfies ToWorker);
-      }
-    });
-  }
-
   private noteLoad(slot: Slot, report: LoadReport): void {
-    slot.loaded.set(report.model, report);
     if (report.fallback !== null && this.fallback === null) {
       this.fallback = report.fallback;
       this.logger?.warn({ worker: slot.index, reason: report.fallback }, 'CUDA requested but not available; running on the CPU');
@@ -462,56 +277,28 @@ export class InferencePool {
     this.observer.onLoad?.({ ...report, worker: slot.index });
   }
 
-  private onMessage(slot: Slot, message: FromWorker): void {
-    switch (message.type) {
-      case 'loaded': {
-        this.noteLoad(slot, message);
-        const waiters = slot.loadWaiters.get(message.model) ?? [];
-        slot.loadWaiters.delete(message.model);
-        for (const w of waiters) w.resolve(message);
-        break;
+  private answered(slot: Slot, batch: Batch, answer: BatchAnswer): void {
+    const provider = slot.loaded.get(batch.model)?.provider ?? 'cpu';
+    const waits = batch.requests.map((r) => batch.sentAt - r.enqueuedAt);
+    if (answer.type === 'result') this.deliver(batch, answer, waits, provider);
+    else {
+      for (const request of batch.requests) {
+        this.finishRequest(request);
+        this.counters.failedRequests++;
+        request.reject(new ModelRunError(batch.model, answer.message));
       }
-      case 'warning':
-        this.logger?.warn({ worker: slot.index, model: message.model }, message.message);
-        break;
-      case 'load-failed': {
-        const waiters = slot.loadWaiters.get(message.model) ?? [];
-        slot.loadWaiters.delete(message.model);
-        for (const w of waiters) w.reject(new ModelRunError(message.model, message.message));
-        break;
-      }
-      case 'result':
-      case 'failed': {
-        const batch = slot.busy;
-        if (!batch || batch.id !== message.batchId) return;
-        slot.busy = null;
-        if (message.load) this.noteLoad(slot, message.load);
-        const provider = slot.loaded.get(batch.model)?.provider ?? 'cpu';
-        const waits = batch.requests.map((r) => batch.sentAt - r.enqueuedAt);
-        if (message.type === 'result') this.deliver(batch, message, waits, provider);
-        else {
-          for (const request of batch.requests) {
-            this.finishRequest(request);
-            this.counters.failedRequests++;
-            request.reject(new ModelRunError(batch.model, message.message));
-          }
-        }
-        this.observer.onBatch?.({
-          model: batch.model,
-          size: batch.requests.length,
-          priority: batch.priority,
-          queueWaitMs: waits,
-          runMs: message.type === 'result' ? message.runMs : 0,
-          provider,
-          ok: message.type === 'result',
-        });
-        this.checkDrained();
-        this.schedule();
-        break;
-      }
-      default:
-        break;
     }
+    this.observer.onBatch?.({
+      model: batch.model,
+      size: batch.requests.length,
+      priority: batch.priority,
+      queueWaitMs: waits,
+      runMs: answer.type === 'result' ? answer.runMs : 0,
+      provider,
+      ok: answer.type === 'result',
+    });
+    this.checkDrained();
+    this.schedule();
   }
 
   private deliver(batch: Batch, message: Extract<FromWorker, { type: 'result' }>, waits: number[], provider: ExecutionDevice): void {
@@ -552,13 +339,8 @@ export class InferencePool {
     request.onAbort = null;
   }
 
-  private cancel(queue: ModelQueue, request: Pending): void {
-    const list = request.priority === 'interactive' ? queue.interactive : queue.batch;
-    const at = list.indexOf(request);
-    if (at >= 0) {
-      list.splice(at, 1);
-      this.queued--;
-    }
+  private cancel(request: Pending): void {
+    this.scheduler.remove(request.model, request);
     // A request already running is answered now; its row of the result is dropped when it comes.
     this.finishRequest(request);
     request.reject(request.signal!.reason);
@@ -574,68 +356,30 @@ export class InferencePool {
     });
   }
 
+  /** Sends due batches to idle workers (preferring one that has the model open); sets a timer for the next due one. */
   private dispatch(): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
     }
     for (;;) {
-      if (this.queued === 0) return;
-      const idle = this.slots.filter((s) => s.ready && s.busy === null && !s.closing);
+      if (this.scheduler.queued === 0) return;
+      const idle = this.slots.filter((s) => s.idle);
       if (idle.length === 0) return;
       const now = performance.now();
-      let best: { queue: ModelQueue; priority: InferencePriority; age: number } | null = null;
-      let nextDeadline = Number.POSITIVE_INFINITY;
-      for (const queue of this.models.values()) {
-        const head = queue.interactive[0] ?? queue.batch[0];
-        if (!head) continue;
-        const priority = head.priority;
-        const count = queue.interactive.length + queue.batch.length;
-        const wait = priority === 'interactive' ? this.interactiveMaxWaitMs : this.maxWaitMs;
-        const age = now - head.enqueuedAt;
-        const ready = this.closing || count >= this.batchLimit(queue.spec) || age >= wait;
-        if (!ready) {
-          nextDeadline = Math.min(nextDeadline, head.enqueuedAt + wait);
-          continue;
-        }
-        const better =
-          best === null || (priority === 'interactive' && best.priority === 'batch') || (priority === best.priority && age > best.age);
-        if (better) best = { queue, priority, age };
-      }
-      if (best === null) {
-        if (Number.isFinite(nextDeadline)) {
-          this.timer = setTimeout(() => this.dispatch(), Math.max(0, nextDeadline - now));
-        }
+      const decision = this.scheduler.next(now, this.closing);
+      if (decision === null) return;
+      if ('wakeAt' in decision) {
+        this.timer = setTimeout(() => this.dispatch(), Math.max(0, decision.wakeAt - now));
         return;
       }
-      const slot = idle.find((s) => s.loaded.has(best.queue.spec.name)) ?? idle[0]!;
-      this.send(slot, best.queue);
+      const slot = idle.find((s) => s.loaded.has(decision.model)) ?? idle[0]!;
+      this.send(slot, this.specs.get(decision.model)!);
     }
   }
 
-  /** Without a lengths input padding would change results, so such models run one row at a time. */
-  private batchLimit(spec: PoolModelSpec): number {
-    if (spec.lengthsName === null) return 1;
-    return Math.min(this.maxBatchSize, spec.maxBatchSize ?? this.maxBatchSize);
-  }
-
-  private send(slot: Slot, queue: ModelQueue): void {
-    const spec = queue.spec;
-    const limit = this.batchLimit(spec);
-    const requests: Pending[] = [];
-    let longest = 0;
-    for (const list of [queue.interactive, queue.batch]) {
-      while (list.length > 0 && requests.length < limit) {
-        const next = list[0]!;
-        const widest = Math.max(longest, next.length);
-        if (requests.length > 0 && (requests.length + 1) * widest > this.maxBatchElements) break;
-        list.shift();
-        requests.push(next);
-        longest = widest;
-      }
-      if (requests.length >= limit) break;
-    }
-    this.queued -= requests.length;
+  private send(slot: Slot, spec: PoolModelSpec): void {
+    const { requests, longest } = this.scheduler.take(spec.name);
     const rows = requests.length;
     const input = new Float32Array(rows * longest);
     const lengths = spec.lengthsName !== null ? new BigInt64Array(rows) : null;
@@ -643,7 +387,6 @@ export class InferencePool {
       input.set(request.data.subarray(0, request.length), i * longest);
       if (lengths) lengths[i] = BigInt(request.length);
     });
-    const dims: [number, number] = [rows, longest];
     const batch: Batch = {
       id: this.nextBatchId++,
       model: spec.name,
@@ -651,33 +394,6 @@ export class InferencePool {
       priority: requests[0]!.priority,
       sentAt: performance.now(),
     };
-    slot.busy = batch;
-    if (!slot.registered.has(spec.name)) {
-      slot.registered.add(spec.name);
-      slot.worker.postMessage({ type: 'register', model: spec } satisfies ToWorker);
-    }
-    const message: ToWorker = { type: 'run', batchId: batch.id, model: spec.name, input, dims, lengths };
-    const transfer: ArrayBuffer[] = [input.buffer];
-    if (lengths) transfer.push(lengths.buffer);
-    slot.worker.postMessage(message, transfer);
+    slot.run(batch, spec, input, [rows, longest], lengths);
   }
-}
-
-const require = createRequire(import.meta.url);
-
-/**
- * Starts a worker on inference-worker.js next to this module. Under vitest/tsx the sources are
- * `.ts`: the worker then boots through tsx's loader (registered inside the worker, because
- * `--import` in a worker's execArgv does not reach its entry module on Node 20).
- */
-function createInferenceWorker(settings: WorkerSettings): Worker {
-  const self = import.meta.url;
-  const options = { workerData: settings, name: `inference-${settings.index}` };
-  if (self.endsWith('.ts')) {
-    const entry = new URL('./inference-worker.ts', self).href;
-    const tsx = pathToFileURL(require.resolve('tsx/esm/api')).href;
-    const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(boot, { ...options, eval: true });
-  }
-  return new Worker(new URL('./inference-worker.js', self), options);
 }

@@ -104,13 +104,18 @@ describe('parseManifest', () => {
         'language must be a 2-3 letter code',
         expect.stringContaining('input.sample_rate must be 16000'),
         'input.n_fft must be a number',
-        'io.lengths must be a non-empty string',
+        'io.lengths must be a non-empty string (log_mel input takes frame lengths)',
         'frame_stride_samples must be >= 1',
         'onnx must be a file name inside the model folder',
         'output.casing must be one of none, lower, true_case',
         'output.punctuation must be true or false',
       ]),
     );
+  });
+
+  it('lets a waveform CTC model go without a lengths input (one row per batch)', () => {
+    const m = parseManifest({ ...documented, io: { audio: 'audio', logits: 'logits' } });
+    expect(m.kind === 'ctc' && m.io.lengths).toBeNull();
   });
 
   it('requires the CTC frame stride to be a whole number of feature hops', () => {

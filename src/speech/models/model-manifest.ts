@@ -41,7 +41,8 @@ export interface CtcManifest {
   readonly description: string;
   readonly onnx: string;
   readonly input: ModelInput;
-  readonly io: { readonly audio: string; readonly lengths: string; readonly logits: string; readonly outLengths: string | null };
+  /** `lengths` null: the model takes no lengths input (a plain wav2vec2-style export); it then runs one row per batch. */
+  readonly io: { readonly audio: string; readonly lengths: string | null; readonly logits: string; readonly outLengths: string | null };
   readonly frameStrideSamples: number;
   readonly vocabulary: string;
   readonly blankId: number;
@@ -289,7 +290,7 @@ export function parseManifest(json: unknown): ModelManifest {
     input,
     io: {
       audio: r.string('io.audio'),
-      lengths: r.string('io.lengths'),
+      lengths: r.nullableString('io.lengths'),
       logits: r.string('io.logits'),
       outLengths: r.nullableString('io.out_lengths'),
     },
@@ -310,6 +311,7 @@ export function parseManifest(json: unknown): ModelManifest {
     isDefault: r.has('default') ? r.boolean('default') : null,
     maxBatchSize: r.has('max_batch_size') ? r.number('max_batch_size', { integer: true, min: 1, max: 1024 }) : null,
   };
+  if (input.kind === 'log_mel' && manifest.io.lengths === null) r.problems.push('io.lengths must be a non-empty string (log_mel input takes frame lengths)');
   if (input.kind === 'log_mel' && manifest.frameStrideSamples % input.hopLength !== 0) {
     r.problems.push('frame_stride_samples must be a multiple of input.hop_length');
   }

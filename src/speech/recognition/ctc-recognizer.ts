@@ -86,15 +86,16 @@ export class CtcRecognizer {
     // Output normalisation (src/speech/text/text-normalizer.ts forOutput): NFC, whitespace, the
     // language's canonical punctuation (no space before a mark); case and numerals as decoded.
     const language = this.model.language;
-    const words = hypothesis.words.map((w) => ({
-      text: forOutput(w.text, language),
+    const trueCase = this.model.manifest.output.casing === 'true_case';
+    const words = hypothesis.words.map((w, i) => ({
+      text: forOutput(w.text, language, { trueCase, sentenceStart: i === 0 }),
       start_ms: Math.round(startMs + w.startFrame * this.frameMs),
       end_ms: Math.round(startMs + w.endFrame * this.frameMs),
       confidence: round4(w.confidence),
     }))
       .filter((w) => w.text.length > 0);
     return {
-      text: forOutput(hypothesis.text, language),
+      text: forOutput(hypothesis.text, language, { trueCase }),
       confidence: hypothesis.tokens.length > 0 ? round4(hypothesis.confidence) : null,
       words,
       hypothesis,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CerAccumulator, characterErrorRate, editDistance } from './character-error-rate.js';
+import { CerAccumulator, characterErrorRate, editDistance, mergeHomophones, scoredCharacterErrorRate, scoringForm } from './character-error-rate.js';
 
 describe('character error rate', () => {
   it('counts substitutions, insertions and deletions over code points', () => {
@@ -25,5 +25,27 @@ describe('character error rate', () => {
     acc.add('ab', 'xb');
     expect(acc.cer).toBeCloseTo(1 / 6);
     expect(acc.utterances).toBe(2);
+  });
+});
+
+describe('scored character error rate', () => {
+  it('counts substitutions, insertions and deletions over reference characters', () => {
+    expect(editDistance([...'abcd'], [...'abxd'])).toBe(1);
+    expect(editDistance([...'abcd'], [...'abd'])).toBe(1);
+    expect(editDistance([...'abc'], [...'abcde'])).toBe(2);
+    expect(editDistance([...'a😀b'], [...'ab'])).toBe(1);
+    expect(scoredCharacterErrorRate(['abcd', 'ef'], ['abxd', 'ef'], 'om').cer).toBeCloseTo(1 / 6);
+  });
+
+  it('ignores spaces, the word delimiter and sentence punctuation', () => {
+    expect(scoringForm('ሰላም ነው። እሺ፣ ደህና', 'ti').join('')).toBe('ሰላምነውእሺደህና');
+    expect(scoringForm("Har'a, gaarii.", 'om').join('')).toBe('Haragaarii');
+    expect(scoredCharacterErrorRate(['በ ተመለከተ'], ['በተመለከተ።'], 'am').cer).toBe(0);
+  });
+
+  it("merges ALFFA's homophone letters for Amharic only, keeping the vowel order", () => {
+    expect(mergeHomophones('ሐኀሠዐፀ ሑ ሡ ዑ ፁ')).toBe('ሀሀሰአጸ ሁ ሱ ኡ ጹ');
+    expect(scoredCharacterErrorRate(['ሀገር'], ['ሐገር'], 'am').cer).toBe(0);
+    expect(scoredCharacterErrorRate(['ሀገር'], ['ሐገር'], 'ti').cer).toBeCloseTo(1 / 3);
   });
 });

@@ -1,13 +1,29 @@
 /**
- * Character error rate: Levenshtein distance (substitutions, insertions, deletions, each 1) over
- * Unicode code points, divided by the reference length. Corpus CER sums edits and reference
- * lengths over utterances (not a mean of per-utterance rates).
+ * Character error rate, in two forms:
+ * - raw: Levenshtein distance (substitutions, insertions, deletions, each 1) over Unicode code
+ *   points, divided by the reference length (`characterErrorRate`, `CerAccumulator`);
+ * - scored, as the model cards report it (models/training/common.py `cer` is the same rule):
+ *   spaces, the word delimiter, apostrophes and sentence punctuation (. , ? ! ። ፣ ፤ ፥ ፧) are
+ *   removed before comparing, and for Amharic ALFFA's homophone letters are merged (ሐ/ኀ→ሀ, ሠ→ሰ,
+ *   ዐ→አ, ፀ→ጸ, same vowel order) on both sides (`scoringForm`, `scoredCharacterErrorRate`).
+ * Corpus CER sums edits and reference lengths over utterances (not a mean of per-utterance rates).
  */
 
+import { mergeAmharicHomophones } from './alffa-scoring.js';
+
+/** A text, its code points, or its characters (one code point each, as `[...text]` gives). */
+export type CharSequence = string | readonly number[] | readonly string[];
+
+function toCodePoints(sequence: CharSequence): readonly number[] {
+  if (typeof sequence === 'string') return codePoints(sequence);
+  if (sequence.length === 0 || typeof sequence[0] === 'number') return sequence as readonly number[];
+  return (sequence as readonly string[]).map((ch) => ch.codePointAt(0)!);
+}
+
 /** Edit distance between two code point sequences; O(len(a) * len(b)) time, O(len(b)) memory. */
-export function editDistance(a: readonly number[] | string, b: readonly number[] | string): number {
-  const x = typeof a === 'string' ? codePoints(a) : a;
-  const y = typeof b === 'string' ? codePoints(b) : b;
+export function editDistance(a: CharSequence, b: CharSequence): number {
+  const x = toCodePoints(a);
+  const y = toCodePoints(b);
   if (x.length === 0) return y.length;
   if (y.length === 0) return x.length;
   let prev = new Uint32Array(y.length + 1);
@@ -31,7 +47,7 @@ export function codePoints(text: string): number[] {
   return Array.from(text, (ch) => ch.codePointAt(0)!);
 }
 
-/** CER of one hypothesis against one reference; an empty reference gives 0 (empty hyp) or 1. */
+/** Raw CER of one hypothesis against one reference; an empty reference gives 0 (empty hyp) or 1. */
 export function characterErrorRate(reference: string, hypothesis: string): number {
   const ref = codePoints(reference);
   const edits = editDistance(ref, codePoints(hypothesis));
@@ -39,7 +55,7 @@ export function characterErrorRate(reference: string, hypothesis: string): numbe
   return edits / ref.length;
 }
 
-/** Accumulates edits and reference characters over a corpus. */
+/** Accumulates raw edits and reference characters over a corpus. */
 export class CerAccumulator {
   edits = 0;
   referenceChars = 0;
@@ -57,4 +73,35 @@ export class CerAccumulator {
   get cer(): number {
     return this.referenceChars === 0 ? 0 : this.edits / this.referenceChars;
   }
+}
+
+const IGNORED = /[\s።፣፤፥፧,.?!'|]/gu;
+
+/** ALFFA's letter merge, vowel order kept (src/speech/text/alffa-scoring.ts). */
+export const mergeHomophones = mergeAmharicHomophones;
+
+/** The characters scored CER compares, one code point each. */
+export function scoringForm(text: string, language: string): string[] {
+  let t = text.normalize('NFC').replace(IGNORED, '');
+  if (language === 'am') t = mergeHomophones(t);
+  return [...t];
+}
+
+export interface CerTotals {
+  readonly errors: number;
+  readonly referenceChars: number;
+  readonly cer: number;
+}
+
+/** Corpus-level scored CER (the model cards' rule): total edits over total reference characters. */
+export function scoredCharacterErrorRate(references: readonly string[], hypotheses: readonly string[], language: string): CerTotals {
+  if (references.length !== hypotheses.length) throw new Error('references and hypotheses differ in count');
+  let errors = 0;
+  let referenceChars = 0;
+  for (let i = 0; i < references.length; i++) {
+    const ref = scoringForm(references[i]!, language);
+    errors += editDistance(ref, scoringForm(hypotheses[i]!, language));
+    referenceChars += ref.length;
+  }
+  return { errors, referenceChars, cer: errors / Math.max(1, referenceChars) };
 }

@@ -25,6 +25,21 @@ describe("Ge'ez numerals", () => {
 });
 
 describe('normalisation', () => {
+  it('collapses a run of marks into its strongest one and drops a leading mark', () => {
+    expect(forOutput('እቲ ሕማም እዩ።፣ ሰባት ገሊፁ።።', 'ti')).toBe('እቲ ሕማም እዩ። ሰባት ገሊፁ።');
+    expect(forOutput('እዩ ፣ ። ሰባት', 'ti')).toBe('እዩ። ሰባት');
+    expect(forOutput('።፣ ሰባት ከምዝሞቱ? ።', 'ti')).toBe('ሰባት ከምዝሞቱ?');
+    expect(forOutput('ሰላም::, እንዴት', 'am')).toBe('ሰላም። እንዴት');
+    expect(forOutput('akka., ta’e', 'om')).toBe("akka. ta'e");
+    expect(forOutput('ሰዓት 10:30 ነው።', 'ti')).toBe('ሰዓት 10:30 ነው።');
+  });
+
+  it('regularises the case of true-case Latin output', () => {
+    expect(forOutput('aka gabaasa fFayya Bilisa', 'om', { trueCase: true })).toBe('Aka gabaasa fayya bilisa');
+    expect(forOutput('aka gabaasa fFayya Bilisa', 'om')).toBe('aka gabaasa fFayya Bilisa');
+    expect(forOutput('ሰላም', 'am', { trueCase: true })).toBe('ሰላም');
+  });
+
   it('maps ASCII punctuation to Ethiopic marks for am/ti output and fixes spacing', () => {
     expect(forOutput('  ሰላም , እንዴት ነህ ?  ደህና ነኝ::ቻው ', 'am')).toBe('ሰላም፣ እንዴት ነህ? ደህና ነኝ። ቻው');
     expect(forOutput('ሰዓት 10:30 ፡ ሰላም፤ሰላም ፧', 'ti')).toBe('ሰዓት 10:30 ሰላም፤ ሰላም?');

@@ -3,7 +3,8 @@
  * Latin script. One function, three presets, so LM building, scoring and output agree:
  *
  * - `forOutput`  what the gateway returns: Unicode NFC, whitespace collapsed, punctuation in the
- *   language's canonical form (below), case and numerals as the model wrote them.
+ *   language's canonical form (below), numerals as the model wrote them; case as written, or
+ *   regularised for true-case models (output-casing.ts).
  * - `forLm`      text an n-gram LM is built from and queried with: numerals as ASCII digits,
  *   tweet markup (@user, URLs, #) and symbols outside the canonical set removed, punctuation kept
  *   (canonical) or dropped to match the model's vocabulary, Oromo lower-cased unless asked.
@@ -22,9 +23,12 @@
  *   ፧ → `?`, ፡ → space); apostrophe variants (’ ‘ ` ʼ) → `'`, which is a letter in Oromo
  *   (hudhaa: ga'e) and is kept inside words even when punctuation is dropped.
  * - No space before a mark, one space after it.
+ * - A run of marks (a decoder's `።፣`, a doubled `።።`, `., `) is one mark, the strongest of the
+ *   run (`?` `!` > `።`/`.` > `፤`/`;` > `፥` `፦`/`:` > `፣`/`,`); a mark that opens the text is dropped.
  * Dropped punctuation becomes a space (so "ቤት።ልጅ" → "ቤት ልጅ"), then whitespace is collapsed.
  */
 import { geezNumeralsToAscii } from './ethiopic-numerals.js';
+import { trueCaseLatin } from './output-casing.js';
 
 export interface NormalizeOptions {
   readonly numerals: 'ascii' | 'keep';
@@ -88,18 +92,40 @@ export function normalizeText(text: string, language: string, options: Normalize
   s = s.replace(/\s+/gu, ' ').trim();
   if (options.punctuation !== 'drop') {
     const markClass = `[${escapeClass(marks)}]`;
+    s = collapseMarkRuns(s, ethiopic ? ETHIOPIC_STRENGTH : LATIN_STRENGTH);
     s = s.replace(new RegExp(`\\s+(${markClass})`, 'gu'), '$1').replace(new RegExp(`(${markClass})(?=[^\\s${escapeClass(marks)}\\d])`, 'gu'), '$1 ');
   }
   return s;
+}
+
+const ETHIOPIC_STRENGTH: Readonly<Record<string, number>> = { '?': 5, '!': 5, '።': 4, '፤': 3, '፥': 2, '፦': 2, '፣': 1 };
+const LATIN_STRENGTH: Readonly<Record<string, number>> = { '?': 5, '!': 5, '.': 4, ';': 3, ':': 2, ',': 1 };
+
+function collapseMarkRuns(text: string, strength: Readonly<Record<string, number>>): string {
+  const marks = escapeClass(Object.keys(strength).join(''));
+  const run = new RegExp(`[${marks}](?:\\s*[${marks}])+`, 'gu');
+  return text
+    .replace(run, (found) => {
+      let best = '';
+      for (const mark of found.replace(/\s+/gu, '')) if (best === '' || strength[mark]! > strength[best]!) best = mark;
+      return best;
+    })
+    .replace(new RegExp(`^\\s*[${marks}]\\s*`, 'u'), '');
 }
 
 function escapeClass(chars: string): string {
   return chars.replace(/[\\\]^-]/g, '\\$&');
 }
 
-/** Text as the gateway returns it. */
-export function forOutput(text: string, language: string): string {
-  return normalizeText(text, language, { numerals: 'keep', punctuation: 'canonical', casing: 'keep', stripSymbols: false });
+/**
+ * Text as the gateway returns it. `trueCase`: the model writes upper and lower case (Oromo's
+ * `true_case` models); its casing is then made regular (see output-casing.ts), with a capital
+ * at the start when `sentenceStart` (default true: a recognised piece is an utterance).
+ */
+export function forOutput(text: string, language: string, options: { readonly trueCase?: boolean; readonly sentenceStart?: boolean } = {}): string {
+  const out = normalizeText(text, language, { numerals: 'keep', punctuation: 'canonical', casing: 'keep', stripSymbols: false });
+  if (!options.trueCase || usesEthiopicScript(language)) return out;
+  return trueCaseLatin(out, { sentenceStart: options.sentenceStart ?? true });
 }
 
 /** Text for building or querying an n-gram LM; see the module comment. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Migration } from '../migration.js';
 
@@ -10,43 +9,35 @@ export interface PostgresOptions {
   readonly onIdleError?: (error: Error) => void;
 }
 
-/** A connection taken from the pool for a transaction. */
-export interface PgExecutor {
-  query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<pg.QueryResult<R>>;
-}
-
 const TIMESTAMPTZ = 1184;
 const TIMESTAMP = 1114;
 const DATE = 1082;
 const INT8 = 20;
 const NUMERIC = 1700;
+const JSON_OID = 114;
 
 /**
  * Rows come back in the shapes the SQLite backend returns: instants as ISO 8601 text (UTC,
- * milliseconds), dates as `YYYY-MM-DD`, 64-bit counts as numbers. Per pool, never global.
+ * milliseconds), dates as `YYYY-MM-DD`, 64-bit counts as numbers, `json` documents as their
+ * text (the repositories parse them, as they do SQLite's). Per pool, never global.
  */
 const parseDate = pg.types.getTypeParser(TIMESTAMPTZ) as (value: string) => Date;
 const TYPES = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (format === undefined || format === 'text') {
       if (oid === TIMESTAMPTZ || oid === TIMESTAMP) return (value: string) => parseDate(value).toISOString();
-      if (oid === DATE) return (value: string) => value;
+      if (oid === DATE || oid === JSON_OID) return (value: string) => value;
       if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
     }
     return pg.types.getTypeParser(oid, format);
   },
 };
 
-/** Names each distinct SQL text, so every pooled connection prepares it once and reuses the plan. */
-function statementName(text: string): string {
-  return `gw_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-}
-
 /**
- * The pool and the few things every PostgreSQL store needs: prepared queries, transactions,
- * and migrations applied once under an advisory lock.
+ * The pool (statements and transactions run through PostgresExecutor), and migrations applied
+ * once under an advisory lock.
  */
-export class PostgresDatabase implements PgExecutor {
+export class PostgresDatabase {
   readonly pool: pg.Pool;
 
   constructor(options: PostgresOptions) {
@@ -66,42 +57,13 @@ export class PostgresDatabase implements PgExecutor {
     this.pool.on('error', (error) => options.onIdleError?.(error));
   }
 
-  query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values: readonly unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.pool.query<R>({ name: statementName(text), text, values: values as unknown[] });
-  }
-
-  /** Runs `work` in one transaction on one connection; rolls back when it throws. */
-  async transaction<T>(work: (client: PgExecutor) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    const executor: PgExecutor = {
-      query: <R extends pg.QueryResultRow>(text: string, values: readonly unknown[] = []) =>
-        client.query<R>({ name: statementName(text), text, values: values as unknown[] }),
-    };
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await work(executor);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      throw error;
-    } finally {
-      // A connection that could not roll back is in an unknown state: destroy it.
-      client.release(broken);
-    }
-  }
-
   /**
    * Applies the migrations not yet recorded, all in one transaction, under a transaction-level
    * advisory lock keyed on the schema: processes starting together wait for the first, then
    * find nothing left to do. Returns the ids this call applied.
    */
   async migrate(migrations: readonly Migration[]): Promise<string[]> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
+    return this.transaction(async (client) => {
       await client.query("SELECT pg_advisory_xact_lock(hashtext('speech-gateway:migrations:' || current_schema()))");
       await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL)');
       const applied = new Set((await client.query<{ id: string }>('SELECT id FROM schema_migrations')).rows.map((r) => r.id));
@@ -113,12 +75,24 @@ export class PostgresDatabase implements PgExecutor {
         await client.query('INSERT INTO schema_migrations (id, applied_at) VALUES ($1, $2)', [migration.id, new Date().toISOString()]);
         ran.push(migration.id);
       }
-      await client.query('COMMIT');
       return ran;
+    });
+  }
+
+  /** Runs `work` in one transaction on one connection; commits when it resolves, rolls back when it throws. */
+  async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
     } catch (error) {
       await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
+      // A connection that could not roll back is in an unknown state: destroy it.
       client.release(broken);
     }
   }

@@ -1,185 +1,15 @@
-import type { ApiKeyRecord, KeyLimitOverrides, Scope } from '../../auth/principal.js';
-import type { JobStore } from '../job-records.js';
-import type { MediaStore } from '../media-records.js';
-import type { WebhookStore } from '../webhook-records.js';
-import { addDays } from '../dates.js';
-import { newId } from '../ids.js';
-import type { Account, AccountStore, ApiKeyStore, NewApiKey, Store, StoreHealth, UsageDay, UsageStore } from '../store-types.js';
+import { SqlStore } from '../repositories/sql-store.js';
+import type { StoreHealth } from '../store-types.js';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { PostgresDatabase, type PostgresOptions } from './postgres-database.js';
-import { PostgresJobStore } from './postgres-job-store.js';
-import { PostgresMediaStore } from './postgres-media-store.js';
-import { PostgresWebhookStore } from './postgres-webhook-store.js';
-
-type Row = Record<string, any>;
-
-const toAccount = (row: Row): Account => ({ id: row.id, name: row.name, createdAt: row.created_at });
-
-const toKey = (row: Row): ApiKeyRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  name: row.name,
-  prefix: row.prefix,
-  scopes: row.scopes as Scope[],
-  ipAllowlist: row.ip_allowlist as string[] | null,
-  originAllowlist: row.origin_allowlist as string[] | null,
-  limits: row.limits as KeyLimitOverrides,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  revokedAt: row.revoked_at,
-  lastUsedAt: row.last_used_at,
-});
-
-class PostgresAccountStore implements AccountStore {
-  constructor(private readonly db: PostgresDatabase) {}
-
-  /** Two processes ensuring the same name at once both get the one row that won. */
-  async ensure(name: string): Promise<Account> {
-    const existing = await this.findByName(name);
-    if (existing) return existing;
-    await this.db.query('INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [
-      newId('acct'),
-      name,
-      new Date().toISOString(),
-    ]);
-    return (await this.findByName(name))!;
-  }
-
-  async get(id: string): Promise<Account | null> {
-    const { rows } = await this.db.query('SELECT * FROM accounts WHERE id = $1', [id]);
-    return rows[0] ? toAccount(rows[0]) : null;
-  }
-
-  async findByName(name: string): Promise<Account | null> {
-    const { rows } = await this.db.query('SELECT * FROM accounts WHERE name = $1', [name]);
-    return rows[0] ? toAccount(rows[0]) : null;
-  }
-
-  async list(): Promise<Account[]> {
-    return (await this.db.query('SELECT * FROM accounts ORDER BY created_at, id')).rows.map(toAccount);
-  }
-}
-
-class PostgresApiKeyStore implements ApiKeyStore {
-  constructor(private readonly db: PostgresDatabase) {}
-
-  async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const { rows } = await this.db.query(
-      `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, ip_allowlist, origin_allowlist, limits, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-      [
-        newId('key'),
-        key.accountId,
-        key.name,
-        key.prefix,
-        key.hash,
-        JSON.stringify(key.scopes),
-        key.ipAllowlist === null ? null : JSON.stringify(key.ipAllowlist),
-        key.originAllowlist === null ? null : JSON.stringify(key.originAllowlist),
-        JSON.stringify(key.limits),
-        new Date().toISOString(),
-        key.expiresAt,
-      ],
-    );
-    return toKey(rows[0]!);
-  }
-
-  async findByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.db.query('SELECT * FROM api_keys WHERE hash = $1', [hash]);
-    return rows[0] ? toKey(rows[0]) : null;
-  }
-
-  async get(id: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.db.query('SELECT * FROM api_keys WHERE id = $1', [id]);
-    return rows[0] ? toKey(rows[0]) : null;
-  }
-
-  async list(filter: { accountId?: string; includeRevoked?: boolean }): Promise<ApiKeyRecord[]> {
-    const clauses: string[] = [];
-    const values: unknown[] = [];
-    if (filter.accountId !== undefined) {
-      values.push(filter.accountId);
-      clauses.push(`account_id = $${values.length}`);
-    }
-    if (!filter.includeRevoked) clauses.push('revoked_at IS NULL');
-    const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
-    return (await this.db.query(`SELECT * FROM api_keys ${where} ORDER BY created_at, id`, values)).rows.map(toKey);
-  }
-
-  async revoke(id: string, at: string): Promise<ApiKeyRecord | null> {
-    const { rows } = await this.db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1 RETURNING *', [id, at]);
-    return rows[0] ? toKey(rows[0]) : null;
-  }
-
-  async touch(id: string, at: string): Promise<void> {
-    await this.db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [id, at]);
-  }
-}
-
-interface UsageRow {
-  date: string;
-  requests: number;
-  audio_seconds: number;
-  jobs: number;
-}
-
-class PostgresUsageStore implements UsageStore {
-  constructor(private readonly db: PostgresDatabase) {}
-
-  /** An upsert that adds: every process flushes its own counts into the same row. */
-  async add(keyId: string, date: string, delta: { requests?: number; audioSeconds?: number; jobs?: number }): Promise<void> {
-    await this.db.query(
-      `INSERT INTO usage_daily (key_id, date, requests, audio_seconds, jobs) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (key_id, date) DO UPDATE SET requests = usage_daily.requests + excluded.requests,
-         audio_seconds = usage_daily.audio_seconds + excluded.audio_seconds, jobs = usage_daily.jobs + excluded.jobs`,
-      [keyId, date, delta.requests ?? 0, delta.audioSeconds ?? 0, delta.jobs ?? 0],
-    );
-  }
-
-  async day(keyId: string, date: string): Promise<UsageDay> {
-    const { rows } = await this.db.query<UsageRow>('SELECT date, requests, audio_seconds, jobs FROM usage_daily WHERE key_id = $1 AND date = $2', [
-      keyId,
-      date,
-    ]);
-    const row = rows[0];
-    return { date, requests: row?.requests ?? 0, audioSeconds: row?.audio_seconds ?? 0, jobs: row?.jobs ?? 0 };
-  }
-
-  async history(keyId: string, untilDate: string, days: number): Promise<UsageDay[]> {
-    const from = addDays(untilDate, -(days - 1));
-    const { rows } = await this.db.query<UsageRow>(
-      'SELECT date, requests, audio_seconds, jobs FROM usage_daily WHERE key_id = $1 AND date BETWEEN $2 AND $3',
-      [keyId, from, untilDate],
-    );
-    const byDate = new Map(rows.map((r) => [r.date, r]));
-    const out: UsageDay[] = [];
-    for (let i = 0; i < days; i++) {
-      const date = addDays(from, i);
-      const row = byDate.get(date);
-      out.push({ date, requests: row?.requests ?? 0, audioSeconds: row?.audio_seconds ?? 0, jobs: row?.jobs ?? 0 });
-    }
-    return out;
-  }
-}
+import { PostgresExecutor } from './postgres-executor.js';
 
 const HEALTH_TIMEOUT_MS = 2_000;
 
 /** The distributed store: every gateway process shares one PostgreSQL database. */
-export class PostgresStore implements Store {
-  readonly accounts: AccountStore;
-  readonly apiKeys: ApiKeyStore;
-  readonly usage: UsageStore;
-  readonly jobs: JobStore;
-  readonly media: MediaStore;
-  readonly webhooks: WebhookStore;
-
+export class PostgresStore extends SqlStore<PostgresExecutor> {
   constructor(readonly db: PostgresDatabase) {
-    this.accounts = new PostgresAccountStore(db);
-    this.apiKeys = new PostgresApiKeyStore(db);
-    this.usage = new PostgresUsageStore(db);
-    this.jobs = new PostgresJobStore(db);
-    this.media = new PostgresMediaStore(db);
-    this.webhooks = new PostgresWebhookStore(db);
+    super(new PostgresExecutor(db));
   }
 
   /** Connects and applies pending migrations (once, whichever process gets there first). */
@@ -198,7 +28,7 @@ export class PostgresStore implements Store {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.db.query('SELECT 1'),
+        this.sql.one('SELECT 1'),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)), HEALTH_TIMEOUT_MS);
         }),

@@ -1,200 +1,13 @@
-import type { ApiKeyRecord, KeyLimitOverrides, Scope } from '../../auth/principal.js';
-import type { Account, AccountStore, ApiKeyStore, NewApiKey, Store, StoreHealth, UsageDay, UsageStore } from '../store-types.js';
-import { addDays } from '../dates.js';
-import { newId } from '../ids.js';
+import { SqlStore } from '../repositories/sql-store.js';
+import type { StoreHealth } from '../store-types.js';
 import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import { openSqlite, type SqliteDatabase } from './sqlite-database.js';
-import { StatementCache } from './statement-cache.js';
-import { SqliteJobStore } from './sqlite-job-store.js';
-import { SqliteMediaStore } from './sqlite-media-store.js';
-import { SqliteWebhookStore } from './sqlite-webhook-store.js';
-import type { MediaStore } from '../media-records.js';
-import type { WebhookStore } from '../webhook-records.js';
-import type { JobStore } from '../job-records.js';
+import { SqliteExecutor } from './sqlite-executor.js';
 
-export { newId };
-
-interface AccountRow {
-  id: string;
-  name: string;
-  created_at: string;
-}
-
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string | null;
-  prefix: string;
-  scopes: string;
-  ip_allowlist: string | null;
-  origin_allowlist: string | null;
-  limits: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
-const toAccount = (row: AccountRow): Account => ({ id: row.id, name: row.name, createdAt: row.created_at });
-
-const toKey = (row: KeyRow): ApiKeyRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  name: row.name,
-  prefix: row.prefix,
-  scopes: JSON.parse(row.scopes) as Scope[],
-  ipAllowlist: row.ip_allowlist === null ? null : (JSON.parse(row.ip_allowlist) as string[]),
-  originAllowlist: row.origin_allowlist === null ? null : (JSON.parse(row.origin_allowlist) as string[]),
-  limits: JSON.parse(row.limits) as KeyLimitOverrides,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  revokedAt: row.revoked_at,
-  lastUsedAt: row.last_used_at,
-});
-
-class SqliteAccountStore implements AccountStore {
-  private readonly sql: StatementCache;
-
-  constructor(private readonly db: SqliteDatabase) {
-    this.sql = new StatementCache(db);
-  }
-
-  async ensure(name: string): Promise<Account> {
-    const existing = await this.findByName(name);
-    if (existing) return existing;
-    const account: AccountRow = { id: newId('acct'), name, created_at: new Date().toISOString() };
-    this.sql.get('INSERT OR IGNORE INTO accounts (id, name, created_at) VALUES (@id, @name, @created_at)').run(account);
-    return (await this.findByName(name))!;
-  }
-
-  async get(id: string): Promise<Account | null> {
-    const row = this.sql.get('SELECT * FROM accounts WHERE id = ?').get(id) as AccountRow | undefined;
-    return row ? toAccount(row) : null;
-  }
-
-  async findByName(name: string): Promise<Account | null> {
-    const row = this.sql.get('SELECT * FROM accounts WHERE name = ?').get(name) as AccountRow | undefined;
-    return row ? toAccount(row) : null;
-  }
-
-  async list(): Promise<Account[]> {
-    return (this.sql.get('SELECT * FROM accounts ORDER BY created_at, id').all() as AccountRow[]).map(toAccount);
-  }
-}
-
-class SqliteApiKeyStore implements ApiKeyStore {
-  private readonly sql: StatementCache;
-
-  constructor(private readonly db: SqliteDatabase) {
-    this.sql = new StatementCache(db);
-  }
-
-  async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const id = newId('key');
-    this.sql.get(
-        `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, ip_allowlist, origin_allowlist, limits, created_at, expires_at)
-         VALUES (@id, @account_id, @name, @prefix, @hash, @scopes, @ip_allowlist, @origin_allowlist, @limits, @created_at, @expires_at)`,
-      )
-      .run({
-        id,
-        account_id: key.accountId,
-        name: key.name,
-        prefix: key.prefix,
-        hash: key.hash,
-        scopes: JSON.stringify(key.scopes),
-        ip_allowlist: key.ipAllowlist === null ? null : JSON.stringify(key.ipAllowlist),
-        origin_allowlist: key.originAllowlist === null ? null : JSON.stringify(key.originAllowlist),
-        limits: JSON.stringify(key.limits),
-        created_at: new Date().toISOString(),
-        expires_at: key.expiresAt,
-      });
-    return (await this.get(id))!;
-  }
-
-  async findByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const row = this.sql.get('SELECT * FROM api_keys WHERE hash = ?').get(hash) as KeyRow | undefined;
-    return row ? toKey(row) : null;
-  }
-
-  async get(id: string): Promise<ApiKeyRecord | null> {
-    const row = this.sql.get('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
-    return row ? toKey(row) : null;
-  }
-
-  async list(filter: { accountId?: string; includeRevoked?: boolean }): Promise<ApiKeyRecord[]> {
-    const clauses: string[] = [];
-    const args: string[] = [];
-    if (filter.accountId !== undefined) {
-      clauses.push('account_id = ?');
-      args.push(filter.accountId);
-    }
-    if (!filter.includeRevoked) clauses.push('revoked_at IS NULL');
-    const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
-    return (this.sql.get(`SELECT * FROM api_keys ${where} ORDER BY created_at, id`).all(...args) as KeyRow[]).map(toKey);
-  }
-
-  async revoke(id: string, at: string): Promise<ApiKeyRecord | null> {
-    this.sql.get('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?').run(at, id);
-    return this.get(id);
-  }
-
-  async touch(id: string, at: string): Promise<void> {
-    this.sql.get('UPDATE api_keys SET last_used_at = ? WHERE id = ?').run(at, id);
-  }
-}
-
-class SqliteUsageStore implements UsageStore {
-  private readonly sql: StatementCache;
-
-  constructor(private readonly db: SqliteDatabase) {
-    this.sql = new StatementCache(db);
-  }
-
-  async add(keyId: string, date: string, delta: { requests?: number; audioSeconds?: number; jobs?: number }): Promise<void> {
-    this.sql.get(
-        `INSERT INTO usage_daily (key_id, date, requests, audio_seconds, jobs) VALUES (?, ?, ?, ?, ?)
-         ON CONFLICT (key_id, date) DO UPDATE SET requests = requests + excluded.requests,
-           audio_seconds = audio_seconds + excluded.audio_seconds, jobs = jobs + excluded.jobs`,
-      )
-      .run(keyId, date, delta.requests ?? 0, delta.audioSeconds ?? 0, delta.jobs ?? 0);
-  }
-
-  async day(keyId: string, date: string): Promise<UsageDay> {
-    const row = this.sql.get('SELECT requests, audio_seconds, jobs FROM usage_daily WHERE key_id = ? AND date = ?')
-      .get(keyId, date) as { requests: number; audio_seconds: number; jobs: number } | undefined;
-    return { date, requests: row?.requests ?? 0, audioSeconds: row?.audio_seconds ?? 0, jobs: row?.jobs ?? 0 };
-  }
-
-  async history(keyId: string, untilDate: string, days: number): Promise<UsageDay[]> {
-    const from = addDays(untilDate, -(days - 1));
-    const rows = this.sql.get('SELECT date, requests, audio_seconds, jobs FROM usage_daily WHERE key_id = ? AND date BETWEEN ? AND ?')
-      .all(keyId, from, untilDate) as { date: string; requests: number; audio_seconds: number; jobs: number }[];
-    const byDate = new Map(rows.map((r) => [r.date, r]));
-    const out: UsageDay[] = [];
-    for (let i = 0; i < days; i++) {
-      const date = addDays(from, i);
-      const row = byDate.get(date);
-      out.push({ date, requests: row?.requests ?? 0, audioSeconds: row?.audio_seconds ?? 0, jobs: row?.jobs ?? 0 });
-    }
-    return out;
-  }
-}
-
-export class SqliteStore implements Store {
-  readonly accounts: AccountStore;
-  readonly apiKeys: ApiKeyStore;
-  readonly usage: UsageStore;
-  readonly jobs: JobStore;
-  readonly media: MediaStore;
-  readonly webhooks: WebhookStore;
-
+/** The single-process store: one SQLite file under DATA_DIR. */
+export class SqliteStore extends SqlStore<SqliteExecutor> {
   constructor(readonly db: SqliteDatabase) {
-    this.jobs = new SqliteJobStore(db);
-    this.media = new SqliteMediaStore(db);
-    this.webhooks = new SqliteWebhookStore(db);
-    this.accounts = new SqliteAccountStore(db);
-    this.apiKeys = new SqliteApiKeyStore(db);
-    this.usage = new SqliteUsageStore(db);
+    super(new SqliteExecutor(db));
   }
 
   static open(path: string): SqliteStore {
@@ -211,6 +24,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.sql.detach();
     if (this.db.open) this.db.close();
   }
 }

@@ -1,0 +1,103 @@
+// The layer rule of docs/architecture.md, checked by `npm run lint:layers` (and so by `npm run lint` in .ci/run):
+//   app → api, streaming → jobs, media, webhooks → speech → platform
+// A layer may import any layer below it, never one above it; type-only imports count too.
+// Exceptions are written as rules below, each with the reason; test/architecture/layers.test.ts
+// proves that a wrong import fails the check.
+
+const MAIN = '^src/main\\.ts$';
+
+/** An error rule: modules matching `from` may not import modules matching `to`. */
+const forbid = (name, comment, from, to) => ({ name, comment, severity: 'error', from, to });
+
+/** The layer in src/`folder` may not import the folders `above` (nor src/main.ts), except `pathNot`. */
+const layer = (folder, above, comment, pathNot) =>
+  forbid(
+    folder === 'platform' || folder === 'speech' ? `${folder}-imports-upward` : `${folder}-imports-upward-or-sideways`,
+    comment,
+    { path: `^src/${folder}/` },
+    { path: [`^src/(${above.join('|')})/`, MAIN], ...(pathNot === undefined ? {} : { pathNot }) },
+  );
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    layer(
+      'platform',
+      ['app', 'api', 'streaming', 'jobs', 'media', 'webhooks', 'speech'],
+      'platform/ is the bottom layer (config, logging, metrics, db, files, cache, redis, limits, net): it imports nothing else from src/.',
+    ),
+    layer('speech', ['app', 'api', 'streaming', 'jobs', 'media', 'webhooks'], 'speech/ (audio in, text out) may import only platform/.'),
+    layer(
+      'jobs',
+      ['app', 'api', 'streaming', 'media', 'webhooks'],
+      'jobs/ may import speech/ and platform/ only; media/ and webhooks/ build on jobs/, never the reverse.',
+    ),
+    layer(
+      'media',
+      ['app', 'api', 'streaming', 'webhooks'],
+      'media/ may import jobs/ (the audio fetcher), speech/ and platform/; not webhooks/ nor anything above.',
+    ),
+    layer(
+      'webhooks',
+      ['app', 'api', 'streaming', 'media'],
+      'webhooks/ may import jobs/ (job views and events it delivers), speech/ and platform/; not media/ nor anything above.',
+    ),
+    layer('api', ['app', 'streaming'], 'api/ (HTTP surface) may not import app/ nor streaming/.'),
+    layer(
+      'streaming',
+      ['app', 'api'],
+      'streaming/ (WebSocket) may not import app/ nor api/; the one exception is the segment schema that REST results and WebSocket messages share.',
+      '^src/api/transcriptions/transcription-schemas\\.ts$',
+    ),
+    forbid(
+      'app-is-composition-root',
+      'app/ composes everything; only src/main.ts (and tests or benchmarks that start a gateway) import it.',
+      { path: '^src/', pathNot: ['^src/app/', MAIN] },
+      { path: ['^src/app/', MAIN] },
+    ),
+    forbid('no-cycles', 'No import cycles inside src/ (type-only imports included).', { path: '^src/' }, { circular: true }),
+    forbid(
+      'src-imports-tests',
+      'Shipped code never imports test/, bench/ or scripts/ code.',
+      { path: '^src/', pathNot: '\\.test\\.ts$' },
+      { path: '^(test|bench|scripts)/' },
+    ),
+    forbid(
+      'src-imports-dev-dependency',
+      'Shipped code may import only runtime dependencies (npm ci --omit=dev must still run it).',
+      { path: '^src/', pathNot: '\\.test\\.ts$' },
+      { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    ),
+    forbid(
+      'undeclared-package',
+      'Every package imported from src/, test/, bench/ or scripts/ is declared in package.json.',
+      { path: '^(src|test|bench|scripts)/' },
+      { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    ),
+    forbid(
+      'unresolvable-import',
+      'An import that does not resolve to a file is a typo or a moved file.',
+      { path: '^(src|test|bench|scripts)/' },
+      { couldNotResolve: true },
+    ),
+    forbid('orphan-test-helper', 'A shared test helper that no test, helper or benchmark imports is dead code.', { orphan: true, path: '^test/helpers/' }, {}),
+    forbid(
+      'test-helper-imports-app',
+      'Test helpers reach the composition root through test/helpers/test-gateway.ts only.',
+      { path: '^test/helpers/', pathNot: '^test/helpers/test-gateway\\.ts$' },
+      { path: ['^src/app/', MAIN] },
+    ),
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['^dist/', '^build/'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    skipAnalysisNotInRules: true,
+  },
+};

@@ -1,0 +1,94 @@
+/**
+ * Diarization on synthetic conversations of real ALFFA speakers (bench/diarization-conversations.ts):
+ * DER (no collar, overlap scored, optimal mapping) per backend, speaker-count accuracy and the
+ * diarization time per audio second; `--tune` sweeps the clustering threshold on the development
+ * speaker groups only. Writes bench/results/diarization.json.
+ *
+ *   npx tsx bench/diarization.ts [--tune] [--per-count 3] [--projection FILE|identity] [--only-tune]
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { BACKENDS, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/speech/diarization/diarize.js';
+import { diarizationErrorRate } from '../src/speech/diarization/diarization-error-rate.js';
+import { MFCC_COEFFICIENTS } from '../src/speech/diarization/speaker-features.js';
+import { identityProjection, loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
+import { conversationSet, DEV_GROUPS, TEST_GROUPS, type Conversation } from './diarization-conversations.js';
+
+const args = process.argv.slice(2);
+const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+const perCount = Number(option('--per-count') ?? 3) || 3;
+/** The shipped projection by default; `--projection identity` measures the untrained statistics. */
+const projectionPath = option('--projection') ?? new URL('../models/diarization/speaker-lda-v1.json', import.meta.url).pathname;
+const projection = projectionPath === 'identity' ? identityProjection(2 * MFCC_COEFFICIENTS) : await loadSpeakerProjection(projectionPath);
+
+interface Figures {
+  der: number;
+  missed: number;
+  falseAlarm: number;
+  confusion: number;
+  countAccuracy: number;
+  secondsPerAudioSecond: number;
+}
+
+function evaluate(set: readonly Conversation[], backend: DiarizationBackend, threshold?: number, knownCount = false): Figures {
+  let errorMs = 0;
+  let referenceMs = 0;
+  let missed = 0;
+  let falseAlarm = 0;
+  let confusion = 0;
+  let countsRight = 0;
+  let seconds = 0;
+  let audioSeconds = 0;
+  for (const c of set) {
+    const started = process.hrtime.bigint();
+    const parameters = threshold === undefined ? BACKENDS[backend] : { ...BACKENDS[backend], threshold };
+    const bound = knownCount ? c.speakers : null;
+    const turns = diarize(c.pcm, { backend, minSpeakers: bound, maxSpeakers: bound }, projection, parameters);
+    seconds += Number(process.hrtime.bigint() - started) / 1e9;
+    audioSeconds += c.pcm.length / 16_000;
+    const score = diarizationErrorRate(c.reference, turns.map((t) => ({ ...t, speaker: String(t.speaker) })));
+    errorMs += score.missedMs + score.falseAlarmMs + score.confusionMs;
+    referenceMs += score.referenceMs;
+    missed += score.missedMs;
+    falseAlarm += score.falseAlarmMs;
+    confusion += score.confusionMs;
+    if (new Set(turns.map((t) => t.speaker)).size === c.speakers) countsRight++;
+  }
+  return {
+    der: errorMs / referenceMs,
+    missed: missed / referenceMs,
+    falseAlarm: falseAlarm / referenceMs,
+    confusion: confusion / referenceMs,
+    countAccuracy: countsRight / set.length,
+    secondsPerAudioSecond: seconds / audioSeconds,
+  };
+}
+
+const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+const results: Record<string, unknown> = { perCount, projection: projection.name, devGroups: DEV_GROUPS, testGroups: TEST_GROUPS };
+
+if (args.includes('--tune')) {
+  const dev = conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
+  for (const backend of DIARIZATION_BACKENDS) {
+    const sweep: Record<string, Figures> = {};
+    for (const threshold of [-0.1, 0, 0.1, 0.2, 0.3, 0.4, 0.5]) {
+      sweep[threshold] = evaluate(dev, backend, threshold);
+      console.log(`${backend} threshold ${threshold}: DER ${pct(sweep[threshold]!.der)} count ${pct(sweep[threshold]!.countAccuracy)}`);
+    }
+    results[`tune_${backend}`] = sweep;
+  }
+}
+
+if (args.includes('--only-tune')) process.exit(0);
+const sets = { '2-4': conversationSet(TEST_GROUPS, [2, 3, 4], perCount, 1000), '5-6': conversationSet(TEST_GROUPS, [5, 6], perCount, 2000) };
+for (const backend of DIARIZATION_BACKENDS) {
+  for (const [name, set] of Object.entries(sets)) for (const known of [false, true]) {
+    const f = evaluate(set, backend, undefined, known);
+    const label = `${backend} ${name} speakers${known ? ', count given' : ''}`;
+    results[label] = f;
+    console.log(
+      `${label} (${set.length} conversations, held-out groups): DER ${pct(f.der)} (missed ${pct(f.missed)}, false alarm ${pct(f.falseAlarm)}, confusion ${pct(f.confusion)}), speaker count right ${pct(f.countAccuracy)}, ${f.secondsPerAudioSecond.toFixed(4)} s per audio second`,
+    );
+  }
+}
+mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+writeFileSync(new URL('./results/diarization.json', import.meta.url), `${JSON.stringify({ measuredAt: new Date().toISOString(), ...results }, null, 2)}\n`);

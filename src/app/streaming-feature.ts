@@ -1,0 +1,43 @@
+import type { JobService } from '../jobs/job-service.js';
+import { WsEndpoint } from '../streaming/ws-endpoint.js';
+import { WS_GUIDE_SECTIONS } from '../streaming/ws-guide.js';
+import { wsRoutes } from '../streaming/ws-routes.js';
+import { SessionRecords } from '../streaming/ws-session-record.js';
+import { SessionTokens } from '../streaming/ws-session-tokens.js';
+import type { Feature } from './feature.js';
+import type { Backends } from './open-backends.js';
+
+export interface StreamingFeature extends Feature {
+  readonly endpoint: WsEndpoint;
+}
+
+/**
+ * The WebSocket endpoint (GET /v1/ws/transcribe) and its session tokens. It mounts on the raw
+ * app ahead of the router so that upgrades reach it; on close, open sessions record their jobs
+ * and finish their last pieces before the job runner, speech pool and store close.
+ */
+export function streamingFeature(b: Backends, jobs: JobService): StreamingFeature {
+  const { config, logger } = b;
+  const tokens = new SessionTokens(b.cache, config.streaming.tokenTtlSeconds);
+  const endpoint = new WsEndpoint({
+    config,
+    logger,
+    authenticator: b.authenticator,
+    keys: b.store.apiKeys,
+    tokens,
+    speech: b.speech,
+    records: new SessionRecords(b.store.jobs, b.usage, logger),
+    admitQuota: (principal) => jobs.admitQuota(principal),
+    connections: b.connections,
+    metrics: b.metrics,
+    workers: b.speech.device().workers,
+  });
+  return {
+    name: 'streaming',
+    endpoint,
+    routes: wsRoutes({ tokens, streaming: config.streaming }),
+    sections: WS_GUIDE_SECTIONS,
+    mount: (app) => endpoint.mount(app),
+    close: () => endpoint.close(config.shutdownGraceMs),
+  };
+}

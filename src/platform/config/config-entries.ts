@@ -1,0 +1,233 @@
+import { isAbsolute, resolve } from 'node:path';
+import { cidrProblem } from '../net/ip-allowlist.js';
+
+/**
+ * The kinds of configuration entry: how a variable is parsed and checked, and how its default
+ * and allowed values read in the README. A bad value is reported (all of them together, by
+ * the caller) and the default is used in its place.
+ */
+
+export type ConfigSection = 'server' | 'speech' | 'backends' | 'metrics' | 'limits' | 'streaming' | 'overload';
+
+export interface ParseContext {
+  readonly problems: string[];
+  /** Relative paths resolve against it. */
+  readonly cwd: string;
+}
+
+export interface ConfigEntry<T> {
+  readonly section: ConfigSection;
+  readonly description: string;
+  /** The README's default column. */
+  readonly defaultText: string;
+  /** The README's allowed-values column. */
+  readonly valuesText: string;
+  /** `raw` is undefined when the variable is unset or blank. */
+  parse(name: string, raw: string | undefined, ctx: ParseContext): T;
+}
+
+export interface EntryDoc {
+  readonly section: ConfigSection;
+  readonly description: string;
+  /** Shown instead of the default value (e.g. where the default is derived). */
+  readonly defaultText?: string;
+  /** Shown instead of the generated allowed values. */
+  readonly valuesText?: string;
+}
+
+const code = (text: string): string => `\`${text}\``;
+
+/** Byte sizes accept a plain number or a suffix: 500MB, 1MiB, 64kb. */
+const BYTE_UNITS: Record<string, number> = { b: 1, kb: 1e3, kib: 1024, mb: 1e6, mib: 1024 ** 2, gb: 1e9, gib: 1024 ** 3 };
+
+/** A byte count in the largest unit that divides it, as the parser reads it back. */
+export function formatBytes(value: number): string {
+  for (const [unit, size] of [['GB', 1e9], ['GiB', 1024 ** 3], ['MB', 1e6], ['MiB', 1024 ** 2], ['kB', 1e3], ['KiB', 1024]] as const) {
+    if (value >= size && value % size === 0) return `${value / size}${unit}`;
+  }
+  return String(value);
+}
+
+function entry<T>(doc: EntryDoc, defaultText: string, valuesText: string, parse: ConfigEntry<T>['parse']): ConfigEntry<T> {
+  return {
+    section: doc.section,
+    description: doc.description,
+    defaultText: doc.defaultText ?? defaultText,
+    valuesText: doc.valuesText ?? valuesText,
+    parse,
+  };
+}
+
+export function integer(fallback: number, min: number, max: number, doc: EntryDoc): ConfigEntry<number> {
+  return entry(doc, code(String(fallback)), `integer ${min} to ${max}`, (name, raw, { problems }) => {
+    if (raw === undefined) return fallback;
+    if (!/^-?\d+$/.test(raw)) {
+      problems.push(`${name} must be an integer, got "${raw}"`);
+      return fallback;
+    }
+    const value = Number(raw);
+    if (value < min || value > max) {
+      problems.push(`${name} must be between ${min} and ${max}, got ${value}`);
+      return fallback;
+    }
+    return value;
+  });
+}
+
+/** An integer, or `off` (null). */
+export function integerOrOff(fallback: number | null, min: number, max: number, doc: EntryDoc): ConfigEntry<number | null> {
+  const numeric = integer(fallback ?? min, min, max, doc);
+  return entry(doc, code(fallback === null ? 'off' : String(fallback)), `integer ${min} to ${max}, or ${code('off')}`, (name, raw, ctx) => {
+    if (raw === undefined) return fallback;
+    return raw === 'off' ? null : numeric.parse(name, raw, ctx);
+  });
+}
+
+export function decimal(fallback: number, min: number, max: number, doc: EntryDoc): ConfigEntry<number> {
+  return entry(doc, code(String(fallback)), `number ${min} to ${max}`, (name, raw, { problems }) => {
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value)) {
+      problems.push(`${name} must be a number, got "${raw}"`);
+      return fallback;
+    }
+    if (value < min || value > max) {
+      problems.push(`${name} must be between ${min} and ${max}, got ${value}`);
+      return fallback;
+    }
+    return value;
+  });
+}
+
+export function bytes(fallback: number, min: number, max: number, doc: EntryDoc): ConfigEntry<number> {
+  return entry(doc, code(formatBytes(fallback)), `size ${formatBytes(min)} to ${formatBytes(max)}`, (name, raw, { problems }) => {
+    if (raw === undefined) return fallback;
+    const match = /^(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?$/i.exec(raw);
+    if (!match) {
+      problems.push(`${name} must be a byte size such as 500MB, got "${raw}"`);
+      return fallback;
+    }
+    const value = Math.round(Number(match[1]) * BYTE_UNITS[(match[2] ?? 'b').toLowerCase()]!);
+    if (value < min || value > max) {
+      problems.push(`${name} must be between ${min} and ${max} bytes, got ${value}`);
+      return fallback;
+    }
+    return value;
+  });
+}
+
+export function boolean(fallback: boolean, doc: EntryDoc): ConfigEntry<boolean> {
+  return entry(doc, code(String(fallback)), `${code('true')} or ${code('false')}`, (name, raw, { problems }) => {
+    if (raw === undefined) return fallback;
+    const lower = raw.toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(lower)) return true;
+    if (['0', 'false', 'no', 'off'].includes(lower)) return false;
+    problems.push(`${name} must be true or false, got "${raw}"`);
+    return fallback;
+  });
+}
+
+export function oneOf<const T extends string>(fallback: T, allowed: readonly T[], doc: EntryDoc): ConfigEntry<T> {
+  return entry(doc, code(fallback), allowed.map(code).join(', '), (name, raw, { problems }) => {
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) {
+      problems.push(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+      return fallback;
+    }
+    return raw as T;
+  });
+}
+
+/** Free text; `check` returns a problem (reported) for a value it refuses, the default included. */
+export function text(fallback: string, doc: EntryDoc, check?: (value: string, name: string) => string | null): ConfigEntry<string> {
+  return entry(doc, code(fallback), 'text', (name, raw, { problems }) => {
+    const value = raw ?? fallback;
+    const problem = check?.(value, name) ?? null;
+    if (problem !== null) problems.push(problem);
+    return value;
+  });
+}
+
+/** Free text with no default (null when unset). */
+export function optionalText(doc: EntryDoc, check?: (value: string, name: string) => string | null): ConfigEntry<string | null> {
+  return entry(doc, '(none)', 'text', (name, raw, { problems }) => {
+    if (raw === undefined) return null;
+    const problem = check?.(raw, name) ?? null;
+    if (problem !== null) problems.push(problem);
+    return raw;
+  });
+}
+
+/** A folder; a relative one resolves against the working directory. */
+export function path(fallback: string, doc: EntryDoc): ConfigEntry<string> {
+  return entry(doc, code(`./${fallback}`), 'path', (_name, raw, { cwd }) => {
+    const value = raw ?? fallback;
+    return isAbsolute(value) ? value : resolve(cwd, value);
+  });
+}
+
+/** An http(s) URL with trailing slashes removed, or null when unset. */
+export function optionalUrl(doc: EntryDoc): ConfigEntry<string | null> {
+  return entry(doc, '(none)', 'http(s) URL', (name, raw, { problems }) => {
+    if (raw === undefined) return null;
+    try {
+      const url = new URL(raw);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+      return raw.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name} must be an http(s) URL, got "${raw}"`);
+      return 'http://localhost';
+    }
+  });
+}
+
+/** Comma-separated text; empty items dropped. */
+export function textList(fallback: string, doc: EntryDoc): ConfigEntry<readonly string[]> {
+  return entry(doc, code(fallback), 'comma-separated list', (_name, raw) =>
+    (raw ?? fallback)
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item.length > 0),
+  );
+}
+
+export function integerList(fallback: readonly number[], min: number, max: number, doc: EntryDoc): ConfigEntry<readonly number[]> {
+  return entry(doc, code(fallback.join(',')), `comma-separated integers ${min} to ${max}`, (name, raw, { problems }) => {
+    if (raw === undefined) return fallback;
+    const parts = raw.split(',').map((p) => p.trim());
+    const values = parts.map(Number);
+    if (parts.length === 0 || values.some((v) => !Number.isInteger(v) || v < min || v > max)) {
+      problems.push(`${name} must be a comma-separated list of integers between ${min} and ${max}, got "${raw}"`);
+      return fallback;
+    }
+    return values;
+  });
+}
+
+/** Comma-separated CIDR ranges, each checked. */
+export function cidrList(doc: EntryDoc): ConfigEntry<readonly string[]> {
+  return entry(doc, '(none)', 'comma-separated CIDR ranges', (name, raw, { problems }) => {
+    if (raw === undefined) return [];
+    const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+    for (const item of entries) {
+      const problem = cidrProblem(item);
+      if (problem !== null) problems.push(`${name}: ${problem}`);
+    }
+    return entries;
+  });
+}
+
+/**
+ * A key prefix inside a bucket: path segments of `[A-Za-z0-9._-]` joined by `/`; leading and
+ * trailing slashes are dropped. Empty (no prefix) when unset.
+ */
+export function keyPrefix(doc: EntryDoc): ConfigEntry<string> {
+  return entry(doc, '(none)', `path segments of ${code('A-Z a-z 0-9 . _ -')}`, (name, raw, { problems }) => {
+    const value = (raw ?? '').replace(/^\/+|\/+$/g, '');
+    if (value !== '' && !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(value)) {
+      problems.push(`${name} must be path segments of A-Z a-z 0-9 . _ -, got "${value}"`);
+      return '';
+    }
+    return value;
+  });
+}

@@ -1,0 +1,267 @@
+import { addInto, clusterEmbeddings, clusterInBlocks, dot, normalize } from './speaker-clustering.js';
+import { MFCC_COEFFICIENTS, SPEAKER_FRAME_MS, speakerFrames, type SpeakerFrames } from './speaker-features.js';
+import type { SpeakerProjection } from './speaker-projection.js';
+
+export const DIARIZATION_BACKENDS = ['backend_a', 'backend_b'] as const;
+export type DiarizationBackend = (typeof DIARIZATION_BACKENDS)[number];
+
+export interface DiarizationOptions {
+  readonly backend: DiarizationBackend;
+  /** 1-20; null lets the threshold decide. */
+  readonly minSpeakers: number | null;
+  readonly maxSpeakers: number | null;
+  /** Speech spans in ms; frames outside them are never given a speaker. Energy decides when absent. */
+  readonly speech?: readonly { readonly startMs: number; readonly endMs: number }[];
+}
+
+/** A stretch of one speaker; `speaker` is 0.. in order of first appearance. */
+export interface SpeakerTurn {
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly speaker: number;
+}
+
+export interface BackendParameters {
+  readonly windowFrames: number;
+  readonly hopFrames: number;
+  /** Cosine similarity below which two clusters stay apart. */
+  readonly threshold: number;
+  /** Single-stage clustering up to this many windows; two-stage beyond. */
+  readonly blockSize: number;
+  /** Runs of a speaker shorter than this are given to their neighbours. */
+  readonly minTurnFrames: number;
+  /** Rounds of nearest-centroid relabelling of the windows after clustering. */
+  readonly refinements: number;
+}
+
+/**
+ * - backend_a (conversations, interviews): 1.5 s windows every 0.25 s, single-stage clustering up to
+ *   1,200 windows (about 5 minutes of speech), two rounds of centroid re-segmentation, 0.3 s turns.
+ * - backend_b (long-form, batch at scale): 3 s windows every 1 s, clustering in blocks of 300
+ *   windows, so time and memory grow linearly with the audio; 1 s turns.
+ * Thresholds were tuned on synthetic conversations of the development speaker groups
+ * (bench/diarization.ts; figures in docs/diarization.md).
+ */
+export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
+  backend_a: { windowFrames: 150, hopFrames: 25, threshold: 0.1, blockSize: 1200, minTurnFrames: 30, refinements: 2 },
+  backend_b: { windowFrames: 300, hopFrames: 100, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1 },
+};
+
+export const MAX_SPEAKERS = 20;
+
+/**
+ * Who spoke when, from 16 kHz mono PCM: MFCC statistics per window (mean and standard deviation
+ * of c1-c20 over the window's speech frames), centred on the file's mean and projected by the
+ * speaker projection (a linear discriminant trained on other speakers), cosine
+ * agglomerative clustering under the speaker bounds, nearest-centroid re-segmentation, a label per
+ * speech frame from the windows covering it, and short runs merged into their neighbours.
+ * Synchronous and CPU-bound: call it from a worker (the inference pool), not the event loop.
+ */
+export function diarize(
+  pcm: Float32Array,
+  options: DiarizationOptions,
+  projection: SpeakerProjection,
+  parameters: BackendParameters = BACKENDS[options.backend],
+): SpeakerTurn[] {
+  const features = speakerFrames(pcm);
+  const speech = speechMask(features, options.speech);
+  const windows = embedWindows(features, speech, parameters, projection);
+  if (windows.length === 0) return [];
+  const maxClusters = Math.min(options.maxSpeakers ?? MAX_SPEAKERS, MAX_SPEAKERS, windows.length);
+  const bounds = { threshold: parameters.threshold, minClusters: Math.min(options.minSpeakers ?? 1, maxClusters), maxClusters };
+  const embeddings = windows.map((w) => w.embedding);
+  let labels = windows.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
+  for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels);
+  const frameLabels = labelFrames(features.frames, speech, windows, labels);
+  smooth(frameLabels, parameters.minTurnFrames);
+  return toTurns(frameLabels);
+}
+
+interface EmbeddedWindow {
+  readonly startFrame: number;
+  readonly endFrame: number;
+  readonly embedding: Float32Array;
+}
+
+/** Speech frames: inside the given spans, or (without spans) 12 dB over the quietest tenth. */
+function speechMask(features: SpeakerFrames, spans: DiarizationOptions['speech']): Uint8Array {
+  const mask = new Uint8Array(features.frames);
+  if (spans !== undefined) {
+    for (const span of spans) {
+      const from = Math.max(0, Math.floor(span.startMs / SPEAKER_FRAME_MS));
+      const to = Math.min(features.frames, Math.ceil(span.endMs / SPEAKER_FRAME_MS));
+      mask.fill(1, from, to);
+    }
+  }
+  const sorted = Float32Array.from(features.logEnergy).sort();
+  const floor = sorted[Math.floor(sorted.length * 0.1)] ?? 0;
+  const gate = floor + Math.log(10 ** 1.2);
+  for (let t = 0; t < features.frames; t++) {
+    const loud = features.logEnergy[t]! > gate;
+    mask[t] = spans === undefined ? (loud ? 1 : 0) : mask[t]! & (loud ? 1 : 0);
+  }
+  return mask;
+}
+
+function embedWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters, projection: SpeakerProjection): EmbeddedWindow[] {
+  const windows: EmbeddedWindow[] = [];
+  const raw: Float32Array[] = [];
+  const last = Math.max(0, features.frames - p.windowFrames);
+  for (let start = 0; start <= last; start += p.hopFrames) {
+    const end = Math.min(features.frames, start + p.windowFrames);
+    const stats = windowStatistics(features, speech, start, end, p.windowFrames / 3);
+    if (stats === null) continue;
+    raw.push(stats);
+    windows.push({ startFrame: start, endFrame: end, embedding: stats });
+  }
+  if (windows.length === 0) return [];
+  // Centre on the file's mean window (what the recording has in common), then project.
+  const centre = new Float32Array(raw[0]!.length);
+  for (const r of raw) addInto(centre, r);
+  for (let i = 0; i < centre.length; i++) centre[i]! /= raw.length;
+  return windows.map((w) => ({ ...w, embedding: project(w.embedding, centre, projection) }));
+}
+
+/**
+ * Mean and standard deviation of each MFCC over the speech frames of [start, end), as
+ * [means..., deviations...]; null when fewer than `minFrames` of them are speech. The speaker
+ * projection is trained on exactly these statistics (models/training/speaker_lda.py).
+ */
+export function windowStatistics(features: SpeakerFrames, speech: Uint8Array | null, start: number, end: number, minFrames: number): Float32Array | null {
+  const d = MFCC_COEFFICIENTS;
+  const sum = new Float64Array(d);
+  const sum2 = new Float64Array(d);
+  let n = 0;
+  for (let t = start; t < end; t++) {
+    if (speech !== null && speech[t] === 0) continue;
+    n++;
+    for (let c = 0; c < d; c++) {
+      const x = features.mfcc[t * d + c]!;
+      sum[c]! += x;
+      sum2[c]! += x * x;
+    }
+  }
+  if (n < minFrames || n === 0) return null;
+  const out = new Float32Array(2 * d);
+  for (let c = 0; c < d; c++) {
+    const m = sum[c]! / n;
+    out[c] = m;
+    out[d + c] = Math.sqrt(Math.max(0, sum2[c]! / n - m * m));
+  }
+  return out;
+}
+
+function project(stats: Float32Array, centre: Float32Array, projection: SpeakerProjection): Float32Array {
+  const { inputDim, outputDim, matrix } = projection;
+  const out = new Float32Array(outputDim);
+  for (let i = 0; i < inputDim; i++) {
+    const x = stats[i]! - centre[i]!;
+    for (let o = 0; o < outputDim; o++) out[o]! += x * matrix[i * outputDim + o]!;
+  }
+  return normalize(out);
+}
+
+/** Each window moves to its nearest centroid; empty clusters vanish; labels renumbered by first appearance. */
+function relabel(embeddings: readonly Float32Array[], labels: readonly number[]): number[] {
+  const k = Math.max(...labels) + 1;
+  if (k <= 1) return [...labels];
+  const centroids = Array.from({ length: k }, () => new Float32Array(embeddings[0]!.length));
+  labels.forEach((label, i) => addInto(centroids[label]!, embeddings[i]!));
+  for (const c of centroids) normalize(c);
+  const moved = embeddings.map((e) => {
+    let arg = 0;
+    let top = Number.NEGATIVE_INFINITY;
+    centroids.forEach((c, j) => {
+      const s = dot(e, c);
+      if (s > top) {
+        top = s;
+        arg = j;
+      }
+    });
+    return arg;
+  });
+  const numbering = new Map<number, number>();
+  return moved.map((label) => {
+    let n = numbering.get(label);
+    if (n === undefined) {
+      n = numbering.size;
+      numbering.set(label, n);
+    }
+    return n;
+  });
+}
+
+/** Speech frames take the vote of the windows covering them, nearer window centres weighing more; -1 is no speaker. */
+function labelFrames(frames: number, speech: Uint8Array, windows: readonly EmbeddedWindow[], labels: readonly number[]): Int32Array {
+  const k = Math.max(...labels) + 1;
+  const votes = new Float32Array(frames * k);
+  windows.forEach((w, i) => {
+    const centre = (w.startFrame + w.endFrame) / 2;
+    const half = (w.endFrame - w.startFrame) / 2;
+    for (let t = w.startFrame; t < w.endFrame; t++) votes[t * k + labels[i]!]! += 1 - Math.abs(t - centre) / (half + 1);
+  });
+  const out = new Int32Array(frames).fill(-1);
+  let previous = -1;
+  for (let t = 0; t < frames; t++) {
+    if (speech[t] === 0) continue;
+    let arg = -1;
+    let top = 0;
+    for (let c = 0; c < k; c++) {
+      const v = votes[t * k + c]!;
+      if (v > top) {
+        top = v;
+        arg = c;
+      }
+    }
+    // Speech no window covers (edges, short islands) continues the previous speaker.
+    out[t] = arg >= 0 ? arg : previous;
+    if (out[t]! >= 0) previous = out[t]!;
+  }
+  return out;
+}
+
+/** Speaker runs shorter than `minFrames` between speech take the longer neighbour's speaker. */
+function smooth(labels: Int32Array, minFrames: number): void {
+  for (let pass = 0; pass < 2; pass++) {
+    const runs: { start: number; end: number; label: number }[] = [];
+    for (let t = 0; t < labels.length; t++) {
+      if (labels[t]! < 0) continue;
+      const lastRun = runs[runs.length - 1];
+      if (lastRun !== undefined && lastRun.label === labels[t] && lastRun.end >= t - 50) lastRun.end = t + 1;
+      else runs.push({ start: t, end: t + 1, label: labels[t]! });
+    }
+    for (let i = 0; i < runs.length; i++) {
+      const run = runs[i]!;
+      if (run.end - run.start >= minFrames) continue;
+      const before = runs[i - 1];
+      const after = runs[i + 1];
+      const target = before && after ? (before.end - before.start >= after.end - after.start ? before : after) : (before ?? after);
+      if (target === undefined) continue;
+      for (let t = run.start; t < run.end; t++) if (labels[t]! >= 0) labels[t] = target.label;
+      run.label = target.label;
+    }
+  }
+}
+
+function toTurns(labels: Int32Array): SpeakerTurn[] {
+  const turns: SpeakerTurn[] = [];
+  const numbering = new Map<number, number>();
+  let t = 0;
+  while (t < labels.length) {
+    const label = labels[t]!;
+    if (label < 0) {
+      t++;
+      continue;
+    }
+    let end = t + 1;
+    while (end < labels.length && labels[end] === label) end++;
+    let speaker = numbering.get(label);
+    if (speaker === undefined) {
+      speaker = numbering.size;
+      numbering.set(label, speaker);
+    }
+    turns.push({ startMs: t * SPEAKER_FRAME_MS, endMs: end * SPEAKER_FRAME_MS, speaker });
+    t = end;
+  }
+  return turns;
+}

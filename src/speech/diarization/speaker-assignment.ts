@@ -1,0 +1,103 @@
+import type { Segment } from '../../platform/db/job-records.js';
+import type { SpeakerTurn } from './diarize.js';
+
+/** A word with its time, as the CTC decoder gives it. */
+export interface AssignableWord {
+  readonly text: string;
+  readonly start_ms: number;
+  readonly end_ms: number;
+}
+
+export interface SpeakerSummary {
+  readonly count: number;
+  readonly labels: string[];
+}
+
+/** `SPEAKER_00`, `SPEAKER_01`, ...: zero-padded to two digits (at most 20 speakers). */
+export const speakerLabel = (n: number): string => `SPEAKER_${String(n).padStart(2, '0')}`;
+
+/**
+ * Puts speaker turns onto transcript segments. Each word takes the speaker it overlaps most
+ * (the nearest turn when it overlaps none); a segment whose words change speaker is split at
+ * those word boundaries, so every segment has one speaker. Labels are renumbered by first
+ * appearance in the transcript; segments with no words and no overlap get `speaker: null`
+ * (non-speech). Ids are renumbered from 0.
+ */
+export function assignSpeakers(
+  segments: readonly Segment[],
+  words: readonly (readonly AssignableWord[])[],
+  turns: readonly SpeakerTurn[],
+): { segments: Segment[]; speakers: SpeakerSummary } {
+  const numbering = new Map<number, number>();
+  const label = (speaker: number): string => {
+    let n = numbering.get(speaker);
+    if (n === undefined) {
+      n = numbering.size;
+      numbering.set(speaker, n);
+    }
+    return speakerLabel(n);
+  };
+  const out: Segment[] = [];
+  const push = (segment: Omit<Segment, 'id'>): void => {
+    out.push({ id: out.length, ...segment });
+  };
+  segments.forEach((segment, index) => {
+    const segmentWords = words[index] ?? [];
+    if (segmentWords.length === 0 || turns.length === 0) {
+      const speaker = speakerOf(segment.start_ms, segment.end_ms, turns, false);
+      push({ ...withoutId(segment), speaker: speaker === null ? null : label(speaker) });
+      return;
+    }
+    const speakers = segmentWords.map((w) => speakerOf(w.start_ms, w.end_ms, turns, true)!);
+    let from = 0;
+    for (let i = 1; i <= segmentWords.length; i++) {
+      if (i < segmentWords.length && speakers[i] === speakers[from]) continue;
+      const first = from === 0;
+      const last = i === segmentWords.length;
+      const startMs = first ? segment.start_ms : segmentWords[from]!.start_ms;
+      const endMs = last ? segment.end_ms : segmentWords[i]!.start_ms;
+      push({
+        start_ms: startMs,
+        end_ms: endMs,
+        duration_ms: endMs - startMs,
+        text: first && last ? segment.text : segmentWords.slice(from, i).map((w) => w.text).join(' '),
+        speaker: label(speakers[from]!),
+        confidence: segment.confidence,
+      });
+      from = i;
+    }
+  });
+  const labels = [...numbering.values()].sort((a, b) => a - b).map(speakerLabel);
+  return { segments: out, speakers: { count: labels.length, labels } };
+}
+
+/** The turn's speaker with the most overlap; with `nearest`, the closest turn when none overlaps. */
+function speakerOf(startMs: number, endMs: number, turns: readonly SpeakerTurn[], nearest: boolean): number | null {
+  const overlap = new Map<number, number>();
+  let closest: SpeakerTurn | null = null;
+  let closestGap = Number.POSITIVE_INFINITY;
+  for (const turn of turns) {
+    const shared = Math.min(endMs, turn.endMs) - Math.max(startMs, turn.startMs);
+    if (shared > 0) overlap.set(turn.speaker, (overlap.get(turn.speaker) ?? 0) + shared);
+    const gap = Math.max(turn.startMs - endMs, startMs - turn.endMs, 0);
+    if (gap < closestGap) {
+      closestGap = gap;
+      closest = turn;
+    }
+  }
+  let best: number | null = null;
+  let most = 0;
+  for (const [speaker, ms] of overlap) {
+    if (ms > most) {
+      most = ms;
+      best = speaker;
+    }
+  }
+  if (best !== null) return best;
+  return nearest && closest !== null ? closest.speaker : null;
+}
+
+function withoutId(segment: Segment): Omit<Segment, 'id'> {
+  const { id: _id, ...rest } = segment;
+  return rest;
+}

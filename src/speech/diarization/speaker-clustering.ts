@@ -1,0 +1,158 @@
+/**
+ * Agglomerative clustering of unit-length embeddings with average linkage on cosine similarity.
+ * Merging stops when the closest pair is less similar than `threshold`, but always continues
+ * past `maxClusters` and never goes below `minClusters`.
+ *
+ * Cost: O(n²) memory and about O(n²) time (each row caches its best partner; only rows that
+ * pointed at a merged cluster are rescanned). `clusterInBlocks` bounds n for long audio.
+ */
+export interface ClusterBounds {
+  readonly threshold: number;
+  readonly minClusters: number;
+  readonly maxClusters: number;
+}
+
+/** Cluster index per embedding, numbered 0.. in order of first appearance. */
+export function clusterEmbeddings(
+  embeddings: readonly Float32Array[],
+  bounds: ClusterBounds,
+  weights?: readonly number[],
+  /** Filled with the similarity of each merge, in merge order (the dendrogram's heights). */
+  history?: number[],
+): number[] {
+  const n = embeddings.length;
+  if (n === 0) return [];
+  const sim = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const s = dot(embeddings[i]!, embeddings[j]!);
+      sim[i * n + j] = s;
+      sim[j * n + i] = s;
+    }
+  }
+  const size = Float64Array.from({ length: n }, (_, i) => weights?.[i] ?? 1);
+  const alive = new Uint8Array(n).fill(1);
+  const parent = Int32Array.from({ length: n }, (_, i) => i);
+  const best = new Int32Array(n).fill(-1);
+  const rescan = (i: number): void => {
+    let arg = -1;
+    let max = Number.NEGATIVE_INFINITY;
+    for (let j = 0; j < n; j++) {
+      if (j === i || alive[j] === 0) continue;
+      const s = sim[i * n + j]!;
+      if (s > max) {
+        max = s;
+        arg = j;
+      }
+    }
+    best[i] = arg;
+  };
+  for (let i = 0; i < n; i++) rescan(i);
+  let clusters = n;
+  const floor = Math.max(1, bounds.minClusters);
+  while (clusters > floor) {
+    let a = -1;
+    let top = Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < n; i++) {
+      if (alive[i] === 0 || best[i]! < 0) continue;
+      const s = sim[i * n + best[i]!]!;
+      if (s > top) {
+        top = s;
+        a = i;
+      }
+    }
+    if (a < 0) break;
+    if (clusters <= bounds.maxClusters && top < bounds.threshold) break;
+    const b = best[a]!;
+    history?.push(top);
+    // Lance-Williams update for average linkage: the merged row is the size-weighted mean.
+    const total = size[a]! + size[b]!;
+    for (let k = 0; k < n; k++) {
+      if (alive[k] === 0 || k === a || k === b) continue;
+      const s = (size[a]! * sim[a * n + k]! + size[b]! * sim[b * n + k]!) / total;
+      sim[a * n + k] = s;
+      sim[k * n + a] = s;
+    }
+    size[a] = total;
+    alive[b] = 0;
+    parent[b] = a;
+    clusters -= 1;
+    for (let k = 0; k < n; k++) {
+      if (alive[k] === 0) continue;
+      if (k === a || best[k] === a || best[k] === b) rescan(k);
+      else if (sim[k * n + a]! > sim[k * n + best[k]!]!) best[k] = a;
+    }
+  }
+  const root = (i: number): number => {
+    while (parent[i] !== i) i = parent[i]!;
+    return i;
+  };
+  const numbering = new Map<number, number>();
+  return embeddings.map((_, i) => {
+    const r = root(i);
+    let label = numbering.get(r);
+    if (label === undefined) {
+      label = numbering.size;
+      numbering.set(r, label);
+    }
+    return label;
+  });
+}
+
+/**
+ * Two-stage clustering for long audio: consecutive blocks of `blockSize` embeddings are clustered
+ * on their own with a stricter threshold (fragments that surely are one speaker), then the
+ * fragments' centroids, weighted by size, are clustered under the caller's bounds. Time and
+ * memory grow linearly with the number of blocks for the first stage.
+ */
+export function clusterInBlocks(embeddings: readonly Float32Array[], bounds: ClusterBounds, blockSize: number, fragmentMargin = 0.15): number[] {
+  if (embeddings.length <= blockSize) return clusterEmbeddings(embeddings, bounds);
+  const fragmentOf = new Int32Array(embeddings.length);
+  const centroids: Float32Array[] = [];
+  const weights: number[] = [];
+  for (let start = 0; start < embeddings.length; start += blockSize) {
+    const block = embeddings.slice(start, start + blockSize);
+    const labels = clusterEmbeddings(block, { threshold: Math.min(0.99, bounds.threshold + fragmentMargin), minClusters: 1, maxClusters: block.length });
+    const base = centroids.length;
+    const count = Math.max(...labels) + 1;
+    for (let c = 0; c < count; c++) {
+      centroids.push(new Float32Array(block[0]!.length));
+      weights.push(0);
+    }
+    labels.forEach((label, i) => {
+      fragmentOf[start + i] = base + label;
+      addInto(centroids[base + label]!, block[i]!);
+      weights[base + label]! += 1;
+    });
+  }
+  for (const c of centroids) normalize(c);
+  const fragmentLabels = clusterEmbeddings(centroids, bounds, weights);
+  const numbering = new Map<number, number>();
+  return Array.from(fragmentOf, (fragment) => {
+    const raw = fragmentLabels[fragment]!;
+    let label = numbering.get(raw);
+    if (label === undefined) {
+      label = numbering.size;
+      numbering.set(raw, label);
+    }
+    return label;
+  });
+}
+
+export function dot(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  return s;
+}
+
+export function addInto(target: Float32Array, source: Float32Array): void {
+  for (let i = 0; i < target.length; i++) target[i]! += source[i]!;
+}
+
+export function normalize(v: Float32Array): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) norm += v[i]! * v[i]!;
+  norm = Math.sqrt(norm);
+  if (norm > 0) for (let i = 0; i < v.length; i++) v[i]! /= norm;
+  return v;
+}

@@ -1,0 +1,105 @@
+import { stat } from 'node:fs/promises';
+import type { Segment } from '../../platform/db/job-records.js';
+import { AudioTooLargeError, InvalidAudioError } from '../audio/audio-errors.js';
+import { sniffAudioFormat } from '../audio/audio-format.js';
+import { probeAudio } from '../audio/audio-probe.js';
+import type { SegmenterOptions } from '../audio/pause-segmenter.js';
+import { readHead, splitHead } from '../audio/pcm-head.js';
+import { decodeToPcm, PCM_SAMPLE_RATE } from '../audio/pcm-decoder.js';
+import type { ModelRegistry } from '../models/model-registry.js';
+import type { CtcRecognizer } from './ctc-recognizer.js';
+import { DETECTION_SECONDS, type LanguageDetection } from './language-detector.js';
+import { transcribeAll } from './transcriber.js';
+
+export interface FileTranscriptionProgress {
+  readonly doneSegments: number;
+  /** Estimated from the audio duration; grows if the estimate was short. */
+  readonly totalSegments: number;
+  readonly stage: 'decoding' | 'detecting_language' | 'transcribing';
+}
+
+export interface FileTranscriptionRequest {
+  /** A local file holding the audio in any supported container. */
+  readonly audioPath: string;
+  /** `am`, `om`, `ti` or `auto`. */
+  readonly language: string;
+  /** A model name valid for the language, or null for the language's default. */
+  readonly model: string | null;
+  readonly signal: AbortSignal;
+  readonly onProgress: (progress: FileTranscriptionProgress) => void;
+  /** Called once the language is known (detected for `auto`) and the model chosen. */
+  readonly onLanguage?: (language: string, model: string) => void;
+}
+
+export interface FileTranscription {
+  readonly language: string;
+  readonly model: string;
+  readonly durationSeconds: number;
+  readonly segments: Segment[];
+  /** How `auto` was answered; null when the language was given. */
+  readonly detection: LanguageDetection | null;
+}
+
+/** What a file transcription runs on (held by the Speech façade). */
+export interface FileTranscriptionParts {
+  readonly registry: ModelRegistry;
+  readonly ffmpeg: string;
+  readonly ffprobe: string;
+  readonly maxAudioBytes: number;
+  readonly segmenter?: SegmenterOptions;
+  readonly maxInFlightPerJob?: number;
+  recognizerFor(model: string): CtcRecognizer;
+  detectLanguage(pcm: Float32Array, signal: AbortSignal): Promise<LanguageDetection>;
+}
+
+const SNIFF_HEAD_BYTES = 64;
+
+/**
+ * Transcribes a stored audio file: size and container checks, ffprobe for the duration, ffmpeg
+ * decoding to 16 kHz PCM, language detection on the first seconds for `auto` (the file is
+ * decoded once), then pause-cut pieces through the batched pool. Throws errors with registry
+ * codes: AudioTooLargeError (`file_too_large`), InvalidAudioError (`invalid_audio_format`),
+ * ModelSelectionError (`INVALID_FIELD`, `UNSUPPORTED_*`), ModelRunError (`model_error`),
+ * InferenceBusyError (`service_unavailable`, after retrying for a minute); the signal's reason
+ * when aborted.
+ */
+export async function transcribeFile(parts: FileTranscriptionParts, request: FileTranscriptionRequest): Promise<FileTranscription> {
+  const { audioPath, signal } = request;
+  const { registry } = parts;
+  signal.throwIfAborted();
+  let choice = registry.resolve(request.language, request.model);
+  const size = (await stat(audioPath)).size;
+  if (size > parts.maxAudioBytes) throw new AudioTooLargeError(size, parts.maxAudioBytes);
+  if (sniffAudioFormat(await readHead(audioPath, SNIFF_HEAD_BYTES)) === null) {
+    throw new InvalidAudioError('The file is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WEBM, AAC).');
+  }
+  request.onProgress({ stage: 'decoding', doneSegments: 0, totalSegments: 0 });
+  const probe = await probeAudio(audioPath, { ffprobePath: parts.ffprobe, signal });
+  let pcm: AsyncIterable<Float32Array> = decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal });
+  let detection: LanguageDetection | null = null;
+  let closeHead: (() => Promise<void>) | null = null;
+  try {
+    if (choice.model === null) {
+      request.onProgress({ stage: 'detecting_language', doneSegments: 0, totalSegments: 0 });
+      const split = await splitHead(pcm, DETECTION_SECONDS * PCM_SAMPLE_RATE);
+      pcm = split.stream;
+      closeHead = split.close;
+      detection = await parts.detectLanguage(split.head, signal);
+      choice = registry.resolve(detection.language, null);
+    }
+    const model = choice.model!;
+    request.onLanguage?.(choice.language, model);
+    const { segments, audioMs } = await transcribeAll(pcm, {
+      recognizer: parts.recognizerFor(model),
+      segmenter: parts.segmenter,
+      maxInFlight: parts.maxInFlightPerJob,
+      durationMs: probe.durationSeconds !== null ? probe.durationSeconds * 1000 : null,
+      signal,
+      onProgress: (p) => request.onProgress({ stage: 'transcribing', doneSegments: p.doneSegments, totalSegments: p.totalSegments }),
+    });
+    closeHead = null;
+    return { language: choice.language, model, durationSeconds: audioMs / 1000, segments, detection };
+  } finally {
+    if (closeHead) await closeHead();
+  }
+}

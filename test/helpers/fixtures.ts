@@ -1,0 +1,52 @@
+// The one place tests and benchmarks find the committed fixtures (test/fixtures/) and read the
+// speech recordings. It works from test/helpers (vitest, tsx) and from dist/test/helpers (the
+// compiled benchmarks), so paths are found from the repository root, not from this file.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+function packageRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${from}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+export const REPO_ROOT = packageRoot(import.meta.dirname);
+export const FIXTURES_DIR = join(REPO_ROOT, 'test', 'fixtures');
+
+/** Path of a committed fixture, e.g. `audio/speech-am.wav` or `models/tiny-ctc`. */
+export const fixturePath = (relative: string): string => join(FIXTURES_DIR, relative);
+
+/** The sample rate and the `data` chunk (16-bit little-endian PCM) of a WAV file's bytes. */
+export function wavData(bytes: Buffer): { rate: number; pcm: Buffer } {
+  let at = 12;
+  let rate = 0;
+  while (at + 8 <= bytes.length) {
+    const id = bytes.toString('ascii', at, at + 4);
+    const size = bytes.readUInt32LE(at + 4);
+    if (id === 'fmt ') rate = bytes.readUInt32LE(at + 12);
+    if (id === 'data') return { rate, pcm: bytes.subarray(at + 8, at + 8 + size) };
+    at += 8 + size + (size & 1);
+  }
+  throw new Error('WAV has no data chunk');
+}
+
+/** 16-bit PCM as float samples in [-1, 1). */
+export function pcm16ToFloat(pcm: Buffer): Float32Array {
+  const samples = new Float32Array(pcm.length >> 1);
+  for (let i = 0; i < samples.length; i++) samples[i] = pcm.readInt16LE(2 * i) / 32768;
+  return samples;
+}
+
+/** 16 kHz mono 16-bit PCM of the Amharic speech fixture (audio/speech-am.wav, 8.1 s): streaming tests and benchmarks. */
+export function speechAmPcm(): Buffer {
+  return wavData(readFileSync(fixturePath('audio/speech-am.wav'))).pcm;
+}
+
+/** Samples of the native tests' 16 kHz speech fixture (native/speech-16k.wav): DSP and VAD benchmarks. */
+export function nativeSpeech16k(): Float32Array {
+  return pcm16ToFloat(wavData(readFileSync(fixturePath('native/speech-16k.wav'))).pcm);
+}

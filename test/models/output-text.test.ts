@@ -1,0 +1,106 @@
+/**
+ * Output text rules on the held-out clips, through a gateway serving the shipped models:
+ * Oromo (true-case models) starts each text with a capital and has no stray capitals
+ * mid-sentence or mid-word; Tigrinya never doubles punctuation. The CER stays within the
+ * shipped-models bounds (test/models/shipped-models.test.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
+import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { concat, pcm16Bytes, readPcm16Wav } from '../native/audio-helpers.js';
+
+const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
+const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
+const clips = readFileSync(new URL('heldout.tsv', HELDOUT), 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .map((line) => line.split('\t') as [string, string, string, string]);
+
+let gw: TestGateway;
+let key: string;
+beforeAll(async () => {
+  gw = await startTestGateway({ MODELS_DIR, RATE_LIMIT_PER_MINUTE: '100000', MAX_CONCURRENT_JOBS: '50' });
+  key = await gw.key({ scopes: ['write'] });
+}, 60_000);
+afterAll(async () => gw?.close());
+
+async function transcribe(file: string | Buffer, language: string, model: string): Promise<{ text: string; segments: { text: string }[] }> {
+  const form = new FormData();
+  form.append('language', language);
+  form.append('model', model);
+  form.append('mode', 'sync');
+  form.append('file', new Blob([typeof file === 'string' ? readFileSync(new URL(file, HELDOUT)) : file]), 'audio.wav');
+  const response = await fetch(`${gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(key), body: form });
+  const job = (await response.json()) as { status: string; text: string; segments: { text: string }[] };
+  expect(job.status, JSON.stringify(job)).toBe('completed');
+  return job;
+}
+
+const CER_BOUND: Record<string, number> = { 'small-om-v1': 18, 'beta-om-v1': 16, 'small-ti-v1': 7, 'beta-ti-v1': 5 };
+
+describe('output text on the held-out clips', () => {
+  for (const model of ['small-om-v1', 'beta-om-v1']) {
+    it(`${model}: sentence-start capital, no stray capitals, CER within bounds`, async () => {
+      const mine = clips.filter(([, language]) => language === 'om');
+      const jobs = await Promise.all(mine.map(([file]) => transcribe(file, 'om', model)));
+      for (const job of jobs) {
+        for (const text of [job.text, ...job.segments.map((s) => s.text)]) {
+          expect(text, text).toMatch(/^\p{Lu}/u);
+          const words = text.split(' ');
+          for (const word of words.slice(1)) {
+            const acronym = /^\p{Lu}{2,}('|$)/u.test(word);
+            if (!acronym) expect(word, text).toBe(word.toLowerCase());
+          }
+          expect(text, text).not.toMatch(/\p{Ll}\p{Lu}/u);
+        }
+      }
+      const { cer } = scoredCharacterErrorRate(mine.map((c) => c[3]), jobs.map((j) => j.text), 'om');
+      expect(cer * 100).toBeLessThanOrEqual(CER_BOUND[model]!);
+    }, 120_000);
+  }
+
+  for (const model of ['small-ti-v1', 'beta-ti-v1']) {
+    it(`${model}: no doubled punctuation, CER within bounds`, async () => {
+      const mine = clips.filter(([, language]) => language === 'ti');
+      const jobs = await Promise.all(mine.map(([file]) => transcribe(file, 'ti', model)));
+      for (const job of jobs) {
+        for (const text of [job.text, ...job.segments.map((s) => s.text)]) {
+          expect(text, text).not.toMatch(/[።፣፤፥፦?!]\s*[።፣፤፥፦?!]/u);
+          expect(text, text).not.toMatch(/^\s*[።፣፤፥፦?!]/u);
+        }
+      }
+      const { cer } = scoredCharacterErrorRate(mine.map((c) => c[3]), jobs.map((j) => j.text), 'ti');
+      expect(cer * 100).toBeLessThanOrEqual(CER_BOUND[model]!);
+    }, 120_000);
+  }
+
+  it('small-ti-v1: the held-out clips in one recording (several pieces) join without doubled marks', async () => {
+    const mine = clips.filter(([, language]) => language === 'ti');
+    const silence = new Float32Array(16_000);
+    const audio = concat(mine.flatMap(([file]) => [readPcm16Wav(readFileSync(new URL(file, HELDOUT))).samples, silence]));
+    const job = await transcribe(wav16k(audio), 'ti', 'small-ti-v1');
+    expect(job.segments.length).toBeGreaterThan(1);
+    expect(job.text).not.toMatch(/[።፣፤፥፦?!]\s*[።፣፤፥፦?!]/u);
+    expect(job.text).toMatch(/።/u);
+  }, 120_000);
+});
+
+function wav16k(samples: Float32Array): Buffer {
+  const data = pcm16Bytes(samples);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(16_000, 24);
+  header.writeUInt32LE(32_000, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(data.length, 40);
+  return Buffer.concat([header, data]);
+}
