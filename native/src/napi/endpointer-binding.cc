@@ -21,12 +21,8 @@ using Endpointer = HandleClass<EndpointerBox, 6>;
 // (options?) -> handle
 Napi::Value Create(const Napi::CallbackInfo& info) {
   gw::EndpointerConfig c;
-  if (info.Length() > 0 && info[0].IsObject() &&
-      !ReadEndpointerOptions(info[0].As<Napi::Object>(), &c)) {
-    return {};
-  }
-  if (gw::Endpointer::Validate(c) != gw::Status::kOk) {
-    ThrowRange(info.Env(), "invalid endpointer options");
+  if (!ReadCreateOptions<gw::Endpointer>(info, ReadEndpointerOptions, "invalid endpointer options",
+                                         &c)) {
     return {};
   }
   return Endpointer::Make(info.Env(), std::make_unique<EndpointerBox>(c));
@@ -75,12 +71,8 @@ Napi::Value Stats(const Napi::CallbackInfo& info, EndpointerBox* b) {
 }  // namespace
 
 void RegisterEndpointer(Napi::Env env, Napi::Object exports) {
-  Endpointer::Register(env, exports, "endpointer",
-                       {{"Create", Create},
-                        {"Process", Endpointer::Bind<Process>},
-                        {"Flush", Endpointer::Bind<Flush>},
-                        {"ResetAt", Endpointer::Bind<ResetAt>},
-                        {"Stats", Endpointer::Bind<Stats>}});
+  Endpointer::Register<Process, Flush, ResetAt, Stats>(env, exports, "endpointer", Create,
+                                                       {"Process", "Flush", "ResetAt", "Stats"});
 }
 
 }  // namespace gwnapi

@@ -15,12 +15,7 @@ using Vad = HandleClass<EnergyVad, 5>;
 // (options?) -> handle
 Napi::Value Create(const Napi::CallbackInfo& info) {
   gw::EnergyVadConfig c;
-  if (info.Length() > 0 && info[0].IsObject() &&
-      !ReadEnergyVadOptions(info[0].As<Napi::Object>(), &c)) {
-    return {};
-  }
-  if (EnergyVad::Validate(c) != gw::Status::kOk) {
-    ThrowRange(info.Env(), "invalid energy VAD options");
+  if (!ReadCreateOptions<EnergyVad>(info, ReadEnergyVadOptions, "invalid energy VAD options", &c)) {
     return {};
   }
   return Vad::Make(info.Env(), std::make_unique<EnergyVad>(c));
@@ -50,19 +45,11 @@ Napi::Value Stats(const Napi::CallbackInfo& info, EnergyVad* vad) {
   return info.Env().Undefined();
 }
 
-Napi::Value Reset(const Napi::CallbackInfo& info, EnergyVad* vad) {
-  vad->Reset();
-  return info.Env().Undefined();
-}
-
 }  // namespace
 
 void RegisterEnergyVad(Napi::Env env, Napi::Object exports) {
-  Vad::Register(env, exports, "energyVad",
-                {{"Create", Create},
-                 {"Process", Vad::Bind<Process>},
-                 {"Stats", Vad::Bind<Stats>},
-                 {"Reset", Vad::Bind<Reset>}});
+  Vad::Register<Process, Stats, CallReset<EnergyVad>>(env, exports, "energyVad", Create,
+                                                      {"Process", "Stats", "Reset"});
 }
 
 }  // namespace gwnapi

@@ -209,16 +209,9 @@ Napi::Value TakeEvents(const Napi::CallbackInfo& info, FrontEndBox* b) {
 }  // namespace
 
 void RegisterFrontEnd(Napi::Env env, Napi::Object exports) {
-  FrontEnd::Register(env, exports, "frontEnd",
-                     {{"Create", Create},
-                      {"Push", FrontEnd::Bind<Push>},
-                      {"SetFormat", FrontEnd::Bind<SetFormat>},
-                      {"Flush", FrontEnd::Bind<Flush>},
-                      {"Clear", FrontEnd::Bind<Clear>},
-                      {"Read", FrontEnd::Bind<Read>},
-                      {"Peek", FrontEnd::Bind<Peek>},
-                      {"DiscardUntil", FrontEnd::Bind<DiscardUntil>},
-                      {"TakeEvents", FrontEnd::Bind<TakeEvents>}});
+  FrontEnd::Register<Push, SetFormat, Flush, Clear, Read, Peek, DiscardUntil, TakeEvents>(
+      env, exports, "frontEnd", Create,
+      {"Push", "SetFormat", "Flush", "Clear", "Read", "Peek", "DiscardUntil", "TakeEvents"});
 }
 
 }  // namespace gwnapi

@@ -7,7 +7,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,12 +14,6 @@
 #include "napi/napi-util.h"
 
 namespace gwnapi {
-
-// One exported function: its name after the class prefix ("Create", "Push"...).
-struct Export {
-  const char* name;
-  Napi::Function::Callback callback;
-};
 
 // T is the boxed native object; kId tells the classes' type tags apart (never reuse one).
 template <typename T, uint64_t kId>
@@ -42,14 +35,25 @@ struct HandleClass {
 
   static Napi::Value Close(const Napi::CallbackInfo& info) { return CloseHandle<T>(info, kTag); }
 
-  // exports[prefix + name] for each entry, then exports[prefix + "Close"].
+  // exports[prefix + "Create"], then exports[prefix + names[i]] = Bind<Ms[i]> in order, then
+  // exports[prefix + "Close"]. The names array must have one entry per method.
+  template <Method... Ms>
   static void Register(Napi::Env env, Napi::Object exports, const char* prefix,
-                       std::initializer_list<Export> methods) {
-    for (const Export& m : methods) {
-      exports.Set(std::string(prefix) + m.name, Napi::Function::New(env, m.callback));
+                       Napi::Function::Callback create, const char* const (&names)[sizeof...(Ms)]) {
+    const Napi::Function::Callback methods[] = {Bind<Ms>...};
+    exports.Set(std::string(prefix) + "Create", Napi::Function::New(env, create));
+    for (size_t i = 0; i < sizeof...(Ms); ++i) {
+      exports.Set(std::string(prefix) + names[i], Napi::Function::New(env, methods[i]));
     }
     exports.Set(std::string(prefix) + "Close", Napi::Function::New(env, Close));
   }
 };
+
+// (handle) -> undefined: the Reset() method that most classes share.
+template <typename T>
+Napi::Value CallReset(const Napi::CallbackInfo& info, T* object) {
+  object->Reset();
+  return info.Env().Undefined();
+}
 
 }  // namespace gwnapi

@@ -50,20 +50,11 @@ Napi::Value MaxFrameSamples(const Napi::CallbackInfo& info, OpusFrameDecoder* d)
   return Count(info.Env(), d->max_frame_samples());
 }
 
-Napi::Value Reset(const Napi::CallbackInfo& info, OpusFrameDecoder* d) {
-  d->Reset();
-  return info.Env().Undefined();
-}
-
 }  // namespace
 
 void RegisterOpusDecoder(Napi::Env env, Napi::Object exports) {
-  Decoder::Register(env, exports, "opusDecoder",
-                    {{"Create", Create},
-                     {"Decode", Decoder::Bind<Decode>},
-                     {"PacketSamples", Decoder::Bind<PacketSamples>},
-                     {"MaxFrameSamples", Decoder::Bind<MaxFrameSamples>},
-                     {"Reset", Decoder::Bind<Reset>}});
+  Decoder::Register<Decode, PacketSamples, MaxFrameSamples, CallReset<OpusFrameDecoder>>(
+      env, exports, "opusDecoder", Create, {"Decode", "PacketSamples", "MaxFrameSamples", "Reset"});
 }
 
 }  // namespace gwnapi

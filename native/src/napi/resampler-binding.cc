@@ -82,21 +82,11 @@ Napi::Value Flush(const Napi::CallbackInfo& info, Resampler* r) {
   return Count(info.Env(), r->Flush(out));
 }
 
-Napi::Value Reset(const Napi::CallbackInfo& info, Resampler* r) {
-  r->Reset();
-  return info.Env().Undefined();
-}
-
 }  // namespace
 
 void RegisterResampler(Napi::Env env, Napi::Object exports) {
-  Handle::Register(env, exports, "resampler",
-                   {{"Create", Create},
-                    {"Info", Handle::Bind<Info>},
-                    {"MaxOutput", Handle::Bind<MaxOutput>},
-                    {"Process", Handle::Bind<Process>},
-                    {"Flush", Handle::Bind<Flush>},
-                    {"Reset", Handle::Bind<Reset>}});
+  Handle::Register<Info, MaxOutput, Process, Flush, CallReset<Resampler>>(
+      env, exports, "resampler", Create, {"Info", "MaxOutput", "Process", "Flush", "Reset"});
 }
 
 }  // namespace gwnapi

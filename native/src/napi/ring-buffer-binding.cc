@@ -74,14 +74,9 @@ Napi::Value Stats(const Napi::CallbackInfo& info, RingBuffer* ring) {
 }  // namespace
 
 void RegisterRingBuffer(Napi::Env env, Napi::Object exports) {
-  Ring::Register(env, exports, "ringBuffer",
-                 {{"Create", Create},
-                  {"Write", Ring::Bind<Write>},
-                  {"Read", Ring::Bind<Read>},
-                  {"Peek", Ring::Bind<Peek>},
-                  {"DiscardUntil", Ring::Bind<DiscardUntil>},
-                  {"Clear", Ring::Bind<Clear>},
-                  {"Stats", Ring::Bind<Stats>}});
+  Ring::Register<Write, Read, Peek, DiscardUntil, Clear, Stats>(
+      env, exports, "ringBuffer", Create,
+      {"Write", "Read", "Peek", "DiscardUntil", "Clear", "Stats"});
 }
 
 }  // namespace gwnapi

@@ -33,6 +33,7 @@ class CopySink final : public gw::WebmFrameSink {
 
 struct Demuxer {
   explicit Demuxer(size_t max_block) : demuxer(max_block) {}
+  void Reset() { demuxer.Reset(); }
   gw::WebmDemuxer demuxer;
   CopySink sink;
 };
@@ -90,19 +91,11 @@ Napi::Value Track(const Napi::CallbackInfo& info, Demuxer* d) {
   return o;
 }
 
-Napi::Value Reset(const Napi::CallbackInfo& info, Demuxer* d) {
-  d->demuxer.Reset();
-  return info.Env().Undefined();
-}
-
 }  // namespace
 
 void RegisterWebmDemuxer(Napi::Env env, Napi::Object exports) {
-  Handle::Register(env, exports, "webmDemuxer",
-                   {{"Create", Create},
-                    {"Push", Handle::Bind<Push>},
-                    {"Track", Handle::Bind<Track>},
-                    {"Reset", Handle::Bind<Reset>}});
+  Handle::Register<Push, Track, CallReset<Demuxer>>(env, exports, "webmDemuxer", Create,
+                                                    {"Push", "Track", "Reset"});
 }
 
 }  // namespace gwnapi
