@@ -1,10 +1,15 @@
-// Chunking helper for the fuzz targets: the first input byte seeds the chunk sizes, so the
-// fuzzer explores messages split at every kind of boundary.
+// Helpers shared by the fuzz targets. Chunking: the first input byte seeds the chunk sizes, so
+// the fuzzer explores messages split at every kind of boundary.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <memory>
 #include <vector>
+
+#include "dsp/stream-front-end.h"
 
 namespace gwfuzz {
 
@@ -24,6 +29,43 @@ inline std::vector<Split> SplitInput(const uint8_t* data, size_t size, uint8_t s
     at += n;
   }
   return pieces;
+}
+
+// Pushes the pieces of data (split by seed and max) into a fresh parser (WavParser,
+// WebmDemuxer...) and returns the last status other than kOk, or kOk.
+template <typename Parser, typename Sink>
+gw::Status PushSplit(Parser parser, const uint8_t* data, size_t size, uint8_t seed, size_t max,
+                     Sink* sink) {
+  gw::Status last = gw::Status::kOk;
+  for (const auto& piece : SplitInput(data, size, seed, max)) {
+    const gw::Status s = parser.Push(piece.data, piece.size, sink);
+    if (s != gw::Status::kOk) last = s;
+  }
+  return last;
+}
+
+// A front end for `format` with a small buffer (max_samples, starting at initial_samples).
+inline std::unique_ptr<gw::StreamFrontEnd> MakeFrontEnd(gw::AudioFormat format, size_t max_samples,
+                                                        size_t initial_samples,
+                                                        int webm_decode_rate = 16000) {
+  gw::FrontEndConfig config;
+  config.format = format;
+  config.max_buffer_samples = max_samples;
+  config.initial_buffer_samples = initial_samples;
+  config.webm_decode_rate = webm_decode_rate;
+  gw::Status status;
+  return gw::StreamFrontEnd::Create(config, &status);
+}
+
+// Pushes data split by seed (pieces up to max bytes), aborting if the front end ever buffers
+// more than `capacity` samples (its configured maximum), then flushes.
+inline void PushFrontEndSplit(gw::StreamFrontEnd* fe, size_t capacity, const uint8_t* data,
+                              size_t size, uint8_t seed, size_t max) {
+  for (const auto& piece : SplitInput(data, size, seed, max)) {
+    fe->Push(piece.data, piece.size);
+    if (fe->ring().size() > capacity) std::abort();
+  }
+  fe->Flush();
 }
 
 }  // namespace gwfuzz

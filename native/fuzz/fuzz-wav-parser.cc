@@ -24,16 +24,6 @@ struct Collect final : gw::WavSampleSink {
   }
 };
 
-gw::Status Run(const uint8_t* data, size_t size, uint8_t seed, size_t max, Collect* out) {
-  gw::WavParser p;
-  gw::Status last = gw::Status::kOk;
-  for (const auto& piece : gwfuzz::SplitInput(data, size, seed, max)) {
-    const gw::Status s = p.Push(piece.data, piece.size, out);
-    if (s != gw::Status::kOk) last = s;
-  }
-  return last;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -42,8 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ++data;
   --size;
   Collect whole, split;
-  const gw::Status a = Run(data, size, 0, size == 0 ? 1 : size, &whole);
-  const gw::Status b = Run(data, size, seed, 1 + seed % 32, &split);
+  const gw::Status a =
+      gwfuzz::PushSplit(gw::WavParser(), data, size, 0, size == 0 ? 1 : size, &whole);
+  const gw::Status b = gwfuzz::PushSplit(gw::WavParser(), data, size, seed, 1 + seed % 32, &split);
   // Bitwise comparison (NaN-safe) of the samples.
   if (a != b || whole.formats != split.formats || whole.samples.size() != split.samples.size() ||
       (!whole.samples.empty() && std::memcmp(whole.samples.data(), split.samples.data(),
@@ -51,16 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::abort();
   }
 
-  gw::FrontEndConfig config;
-  config.format = gw::AudioFormat::kWav;
-  config.max_buffer_samples = 32000;
-  config.initial_buffer_samples = 1000;
-  gw::Status status;
-  auto fe = gw::StreamFrontEnd::Create(config, &status);
-  for (const auto& piece : gwfuzz::SplitInput(data, size, seed, 200)) {
-    fe->Push(piece.data, piece.size);
-    if (fe->ring().size() > config.max_buffer_samples) std::abort();
-  }
-  fe->Flush();
+  auto fe = gwfuzz::MakeFrontEnd(gw::AudioFormat::kWav, 32000, 1000);
+  gwfuzz::PushFrontEndSplit(fe.get(), 32000, data, size, seed, 200);
   return 0;
 }

@@ -26,16 +26,6 @@ struct Collect final : gw::WebmFrameSink {
   }
 };
 
-gw::Status Run(const uint8_t* data, size_t size, uint8_t seed, size_t max, Collect* out) {
-  gw::WebmDemuxer d(4096);
-  gw::Status last = gw::Status::kOk;
-  for (const auto& piece : gwfuzz::SplitInput(data, size, seed, max)) {
-    const gw::Status s = d.Push(piece.data, piece.size, out);
-    if (s != gw::Status::kOk) last = s;
-  }
-  return last;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -45,8 +35,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   --size;
 
   Collect whole, split;
-  const gw::Status a = Run(data, size, 0, size == 0 ? 1 : size, &whole);
-  const gw::Status b = Run(data, size, seed, 1 + seed % 64, &split);
+  const gw::Status a =
+      gwfuzz::PushSplit(gw::WebmDemuxer(4096), data, size, 0, size == 0 ? 1 : size, &whole);
+  const gw::Status b =
+      gwfuzz::PushSplit(gw::WebmDemuxer(4096), data, size, seed, 1 + seed % 64, &split);
   // Structural errors depend only on the bytes; sink-free runs must agree exactly, except
   // that an oversized block is only detectable across splits... the block limit applies
   // either way, so frames and statuses must match.
@@ -55,18 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::abort();
   }
 
-  gw::FrontEndConfig config;
-  config.format = gw::AudioFormat::kWebmOpus;
-  config.max_buffer_samples = 48000;
-  config.initial_buffer_samples = 4000;
-  config.webm_decode_rate = (seed & 1) != 0 ? 48000 : 16000;
-  gw::Status status;
-  auto fe = gw::StreamFrontEnd::Create(config, &status);
-  for (const auto& piece : gwfuzz::SplitInput(data, size, seed, 300)) {
-    fe->Push(piece.data, piece.size);
-    if (fe->ring().size() > config.max_buffer_samples) std::abort();
-  }
-  fe->Flush();
+  auto fe = gwfuzz::MakeFrontEnd(gw::AudioFormat::kWebmOpus, 48000, 4000,
+                                 (seed & 1) != 0 ? 48000 : 16000);
+  gwfuzz::PushFrontEndSplit(fe.get(), 48000, data, size, seed, 300);
   gw::EndpointEvent ev[16];
   while (fe->events().Pop(ev, 16) > 0) {
   }

@@ -1,31 +1,16 @@
 // Helpers for the native tests: fixtures, signals, SNR, seeded random splits.
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'native');
+import { fixturePath, pcm16ToFloat, wavData } from '../helpers/fixtures.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 export function fixture(name: string): Buffer {
-  return readFileSync(join(FIXTURES, name));
+  return readFileSync(fixturePath(`native/${name}`));
 }
 
 /** Samples of a 16-bit mono PCM WAV (the committed speech fixture) as float in [-1, 1). */
 export function readPcm16Wav(bytes: Buffer): { rate: number; samples: Float32Array } {
-  let at = 12;
-  let rate = 0;
-  while (at + 8 <= bytes.length) {
-    const id = bytes.toString('ascii', at, at + 4);
-    const size = bytes.readUInt32LE(at + 4);
-    if (id === 'fmt ') rate = bytes.readUInt32LE(at + 12);
-    if (id === 'data') {
-      const n = Math.floor(size / 2);
-      const samples = new Float32Array(n);
-      for (let i = 0; i < n; i++) samples[i] = bytes.readInt16LE(at + 8 + 2 * i) / 32768;
-      return { rate, samples };
-    }
-    at += 8 + size + (size & 1);
-  }
-  throw new Error('no data chunk');
+  const { rate, pcm } = wavData(bytes);
+  return { rate, samples: pcm16ToFloat(pcm) };
 }
 
 export function speechFixture(): Float32Array {
@@ -64,16 +49,7 @@ export function snrDb(reference: Float32Array, test: Float32Array, from = 0, to 
 }
 
 /** Small seeded PRNG (mulberry32) so that random splits are reproducible. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = seededRandom;
 
 /** Splits bytes at random boundaries (1..maxChunk bytes per piece). */
 export function randomSplits(bytes: Uint8Array, seed: number, maxChunk: number): Uint8Array[] {

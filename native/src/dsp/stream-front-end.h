@@ -115,6 +115,8 @@ class StreamFrontEnd final : private WebmFrameSink, private WavSampleSink {
   Status PushPcm16(const uint8_t* data, size_t n);
   Status PushPcm48(const uint8_t* data, size_t n);
   Status PushRawOpus(const uint8_t* data, size_t n);
+  // Decodes one Opus packet into decoded_, counting it as decoded or rejected.
+  Status DecodePacket(OpusFrameDecoder* dec, const uint8_t* data, size_t n, size_t* samples);
 
   // WebmFrameSink / WavSampleSink
   Status OnAudioTrack(const WebmAudioTrack& track) override;
