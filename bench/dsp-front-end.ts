@@ -22,7 +22,7 @@
  * Writes bench/results/dsp-front-end.json.
  */
 import opus from '@discordjs/opus';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { EnergyVad } from '../src/speech/native/energy-vad.js';
@@ -32,7 +32,8 @@ import { Resampler } from '../src/speech/native/resampler.js';
 import { RingBuffer } from '../src/speech/native/ring-buffer.js';
 import { StreamFrontEnd, type StreamFrontEndOptions } from '../src/speech/native/stream-front-end.js';
 import { WebmDemuxer } from '../src/speech/native/webm-demuxer.js';
-import { fixturePath, nativeSpeech16k, REPO_ROOT } from '../test/helpers/fixtures.js';
+import { fixturePath, nativeSpeech16k } from '../test/helpers/fixtures.js';
+import { writeBenchResults } from './bench-results.js';
 import { JsDecimator, JsEnergyVad, JsRingBuffer } from './dsp-js-reference.js';
 
 // @discordjs/opus is CommonJS: take the class from its default export.
@@ -43,9 +44,8 @@ const SECONDS_PER_CASE = Number(process.argv[3] ?? 1);
 const REPEATS = Number(process.argv[4] ?? 5);
 const FRAME_US = 20_000;
 
-// Fixtures and the repository root come from test/helpers/fixtures.ts (this file runs from bench/
-// under tsx or from dist/bench/ compiled).
-const root = REPO_ROOT;
+// Fixtures come from test/helpers/fixtures.ts (this file runs from bench/ under tsx or from
+// dist/bench/ compiled).
 const fixtures = fixturePath('native');
 
 // ------------------------------------------------------------------ inputs
@@ -81,9 +81,11 @@ for (let at = 0; at + 640 <= pcm16.length; at += 640) opus16Packets.push(enc16.e
 // The WebM that Chromium's MediaRecorder produced for the same speech (128 kbit/s stereo CELT,
 // 60 ms packets), cut into the chunks the browser delivered (100 ms timeslice).
 const webm = readFileSync(join(fixtures, 'mediarecorder-chromium.webm'));
-const chunkBytes = (JSON.parse(readFileSync(join(fixtures, 'mediarecorder-chromium.chunks.json'), 'utf8')) as {
-  chunkBytes: number[];
-}).chunkBytes;
+const chunkBytes = (
+  JSON.parse(readFileSync(join(fixtures, 'mediarecorder-chromium.chunks.json'), 'utf8')) as {
+    chunkBytes: number[];
+  }
+).chunkBytes;
 const webmMessages: Uint8Array[] = [];
 const webmMessageFrames: number[] = []; // 20 ms frames of audio each message carries
 const webmPackets: Uint8Array[] = [];
@@ -140,6 +142,30 @@ function time(c: Case): number {
 const streams = Array.from({ length: STREAMS }, (_, i) => i);
 const offset = (i: number, m: number) => (i * 37) % m;
 
+/**
+ * A case that visits every stream once per round, each stream at its own place among `count`
+ * inputs (staggered by offset()): step(i, at) handles stream i's input `at` and returns the
+ * 20 ms frames it produced (nothing: one). `every50` runs after every 50th round (the server
+ * consuming the buffered audio, so that storage does not grow).
+ */
+function cyclingCase(name: string, count: number, step: (i: number, at: number) => number | void, close = () => {}, every50?: () => void): Case {
+  const cursor = streams.map((i) => offset(i, count));
+  let rounds = 0;
+  return {
+    name,
+    round() {
+      let frames = 0;
+      for (const i of streams) {
+        frames += step(i, cursor[i]!) ?? 1;
+        cursor[i] = (cursor[i]! + 1) % count;
+      }
+      if (every50 && ++rounds % 50 === 0) every50();
+      return frames;
+    },
+    close,
+  };
+}
+
 // ------------------------------------------------------------------ native parts alone
 function demuxCase(): Case {
   const ds = streams.map(() => new WebmDemuxer());
@@ -168,20 +194,15 @@ function demuxCase(): Case {
 function opusCase(name: string, rate: 16000 | 48000, packets: Uint8Array[], packetFrames?: number[]): Case {
   const ds = streams.map(() => new OpusFrameDecoder(rate));
   const out = new Float32Array(ds[0]!.maxFrameSamples);
-  const cursor = streams.map((i) => offset(i, packets.length));
-  return {
+  return cyclingCase(
     name,
-    round() {
-      let frames = 0;
-      for (const i of streams) {
-        ds[i]!.decodeInto(packets[cursor[i]!]!, out);
-        frames += packetFrames ? packetFrames[cursor[i]!]! : 1;
-        cursor[i] = (cursor[i]! + 1) % packets.length;
-      }
-      return frames;
+    packets.length,
+    (i, at) => {
+      ds[i]!.decodeInto(packets[at]!, out);
+      return packetFrames ? packetFrames[at]! : 1;
     },
-    close: () => ds.forEach((d) => d.close()),
-  };
+    () => ds.forEach((d) => d.close()),
+  );
 }
 
 /** Decodes, per stream visit, the packets one browser message carries (as the front end does). */
@@ -213,18 +234,12 @@ for (let at = 0; at + 320 <= speech16.length; at += 320) frames16.push(speech16.
 function resampleCase(): Case {
   const rs = streams.map(() => new Resampler(48000, 16000));
   const out = new Float32Array(rs[0]!.maxOutput(960));
-  const cursor = streams.map((i) => offset(i, frames48.length));
-  return {
-    name: 'native resample 48->16k',
-    round() {
-      for (const i of streams) {
-        rs[i]!.process(frames48[cursor[i]!]!, out);
-        cursor[i] = (cursor[i]! + 1) % frames48.length;
-      }
-      return STREAMS;
-    },
-    close: () => rs.forEach((r) => r.close()),
-  };
+  return cyclingCase(
+    'native resample 48->16k',
+    frames48.length,
+    (i, at) => void rs[i]!.process(frames48[at]!, out),
+    () => rs.forEach((r) => r.close()),
+  );
 }
 
 function vadCase(): Case {
@@ -311,25 +326,22 @@ function jsPcm48Case(): Case {
   const input = new Float32Array(960);
   const out = new Float32Array(400);
   const probs = new Float32Array(4);
-  const cursor = streams.map((i) => offset(i, pcm48Messages.length));
-  let rounds = 0;
-  return {
-    name: 'JS pcm_s16le_48k (convert, resample, VAD, ring)',
-    round() {
-      for (const i of streams) {
-        const s = state[i]!;
-        const msg = pcm48Messages[cursor[i]!]!;
-        for (let k = 0; k < 960; k++) input[k] = msg.readInt16LE(2 * k) / 32768;
-        const n = s.dec.process(input, out);
-        s.vad.process(out.subarray(0, n), probs);
-        s.ring.writeFloat(out, n);
-        cursor[i] = (cursor[i]! + 1) % pcm48Messages.length;
-      }
-      if (++rounds % 50 === 0) for (const s of state) s.ring.discardAll();
-      return STREAMS;
+  return cyclingCase(
+    'JS pcm_s16le_48k (convert, resample, VAD, ring)',
+    pcm48Messages.length,
+    (i, at) => {
+      const s = state[i]!;
+      const msg = pcm48Messages[at]!;
+      for (let k = 0; k < 960; k++) input[k] = msg.readInt16LE(2 * k) / 32768;
+      const n = s.dec.process(input, out);
+      s.vad.process(out.subarray(0, n), probs);
+      s.ring.writeFloat(out, n);
     },
-    close: () => undefined,
-  };
+    undefined,
+    () => {
+      for (const s of state) s.ring.discardAll();
+    },
+  );
 }
 
 function jsOpusCase(): Case {
@@ -441,11 +453,7 @@ const median = (xs: number[]) => {
 };
 const us = (name: string) => median(samples.get(name)!);
 
-const partsWebm16 =
-  us('native webm demux') +
-  us('native opus decode @16k (browser packets)') +
-  us('native energy VAD') +
-  us('native ring buffer write');
+const partsWebm16 = us('native webm demux') + us('native opus decode @16k (browser packets)') + us('native energy VAD') + us('native ring buffer write');
 const partsWebm48 =
   us('native webm demux') +
   us('native opus decode @48k (browser packets)') +
@@ -475,11 +483,7 @@ const jsVsNative = [
   {
     name: 'Opus 48k chain: JS decode+resample+VAD+ring',
     js: us('JS opus@48k (@discordjs/opus decode, resample, VAD, ring)'),
-    native:
-      us('native opus decode @48k (32 kbit/s mono packets)') +
-      us('native resample 48->16k') +
-      us('native energy VAD') +
-      us('native ring buffer write'),
+    native: us('native opus decode @48k (32 kbit/s mono packets)') + us('native resample 48->16k') + us('native energy VAD') + us('native ring buffer write'),
   },
   { name: 'resample 48->16k', js: us('JS resample 48->16k'), native: us('native resample 48->16k') },
   { name: 'energy VAD', js: us('JS energy VAD'), native: us('native energy VAD') },
@@ -496,9 +500,7 @@ console.log(`resampler kernel: ${nativeAddon().simdKernel()}; CPU: ${cpus()[0]?.
 for (const c of cases) console.log(`${fmt(us(c.name))} µs  ${c.name}`);
 console.log('\npipeline                              front end  sum of parts  ratio  streams/core');
 for (const p of pipelines) {
-  console.log(
-    `${p.name.padEnd(36)} ${fmt(p.fe)} ${fmt(p.parts)}     ${p.ratioToParts.toFixed(2)}  ${p.streamsPerCore.toFixed(0).padStart(7)}`,
-  );
+  console.log(`${p.name.padEnd(36)} ${fmt(p.fe)} ${fmt(p.parts)}     ${p.ratioToParts.toFixed(2)}  ${p.streamsPerCore.toFixed(0).padStart(7)}`);
 }
 console.log('\nplain JavaScript vs native              JS µs   native µs   JS / native');
 for (const c of jsVsNative) console.log(`${c.name.padEnd(40)} ${fmt(c.js)} ${fmt(c.native)}   ${c.ratio.toFixed(2)}`);
@@ -517,6 +519,5 @@ const results = {
   jsVsNative,
   targets: { maxRatioToParts: 1.25, minStreamsPerCore: 900 },
 };
-mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-writeFileSync(join(root, 'bench', 'results', 'dsp-front-end.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeBenchResults('dsp-front-end', results);
 console.log('\nwrote bench/results/dsp-front-end.json');

@@ -31,6 +31,15 @@ inline std::vector<Split> SplitInput(const uint8_t* data, size_t size, uint8_t s
   return pieces;
 }
 
+// The split seed is the input's first byte: takes it off the input; false when it is empty.
+inline bool TakeSeed(const uint8_t** data, size_t* size, uint8_t* seed) {
+  if (*size < 1) return false;
+  *seed = (*data)[0];
+  ++*data;
+  --*size;
+  return true;
+}
+
 // Pushes the pieces of data (split by seed and max) into a fresh parser (WavParser,
 // WebmDemuxer...) and returns the last status other than kOk, or kOk.
 template <typename Parser, typename Sink>
@@ -42,6 +51,23 @@ gw::Status PushSplit(Parser parser, const uint8_t* data, size_t size, uint8_t se
     if (s != gw::Status::kOk) last = s;
   }
   return last;
+}
+
+// What a parser made of the whole input in one push and of the input split by a seed.
+template <typename Sink>
+struct WholeAndSplit {
+  Sink whole, split;
+  gw::Status whole_status = gw::Status::kOk, split_status = gw::Status::kOk;
+};
+
+// Runs copies of `parser` (fresh) over data in one piece and in pieces of 1..max_piece bytes.
+template <typename Sink, typename Parser>
+WholeAndSplit<Sink> RunWholeAndSplit(const Parser& parser, const uint8_t* data, size_t size,
+                                     uint8_t seed, size_t max_piece) {
+  WholeAndSplit<Sink> r;
+  r.whole_status = PushSplit(parser, data, size, 0, size == 0 ? 1 : size, &r.whole);
+  r.split_status = PushSplit(parser, data, size, seed, max_piece, &r.split);
+  return r;
 }
 
 // A front end for `format` with a small buffer (max_samples, starting at initial_samples).

@@ -1,6 +1,7 @@
 #include <random>
 #include <vector>
 
+#include "collecting-sinks.h"
 #include "dsp/webm-demuxer.h"
 #include "test-harness.h"
 #include "webm-test-writer.h"
@@ -12,18 +13,7 @@ using namespace gwtest;
 
 namespace {
 
-struct Recorder : gw::WebmFrameSink {
-  std::vector<Bytes> frames;
-  std::vector<WebmAudioTrack> tracks;
-  Status OnAudioTrack(const WebmAudioTrack& t) override {
-    tracks.push_back(t);
-    return Status::kOk;
-  }
-  Status OnFrame(const uint8_t* d, size_t n) override {
-    frames.emplace_back(d, d + n);
-    return Status::kOk;
-  }
-};
+using Recorder = WebmRecorder;
 
 std::vector<Bytes> FakePackets(size_t count, std::mt19937* rng) {
   std::vector<Bytes> packets;

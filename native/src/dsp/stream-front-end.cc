@@ -111,23 +111,21 @@ void StreamFrontEnd::RunVad(const float* x, size_t n) {
   }
 }
 
-void StreamFrontEnd::Emit(const float* x, size_t n) {
-  const size_t stored = ring_.WriteFloat(x, n);
+size_t StreamFrontEnd::CountStored(size_t stored, size_t n) {
   counters_.appended_last += stored;
   if (stored < n) {
     counters_.dropped_last += n - stored;
     buffer_full_ = true;
   }
-  RunVad(x, stored);
+  return stored;
+}
+
+void StreamFrontEnd::Emit(const float* x, size_t n) {
+  RunVad(x, CountStored(ring_.WriteFloat(x, n), n));
 }
 
 void StreamFrontEnd::EmitPcm16Bytes(const uint8_t* bytes, size_t n) {
-  const size_t stored = ring_.WritePcm16Bytes(bytes, n);
-  counters_.appended_last += stored;
-  if (stored < n) {
-    counters_.dropped_last += n - stored;
-    buffer_full_ = true;
-  }
+  const size_t stored = CountStored(ring_.WritePcm16Bytes(bytes, n), n);
   if (!vad_) return;
   for (size_t done = 0; done < stored;) {
     const size_t take = std::min(stored - done, kVadChunk);

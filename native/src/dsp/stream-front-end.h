@@ -107,6 +107,9 @@ class StreamFrontEnd final : private WebmFrameSink, private WavSampleSink {
   // 16 kHz output: into the ring, then VAD over what was stored.
   void Emit(const float* x, size_t n);
   void EmitPcm16Bytes(const uint8_t* bytes, size_t n);
+  // Counts `stored` of n samples written to the ring (a short write means it is full); returns
+  // stored.
+  size_t CountStored(size_t stored, size_t n);
   void RunVad(const float* x, size_t n);
   // Resamples n samples through r (in blocks) and emits the output.
   void ResampleAndEmit(Resampler* r, const float* x, size_t n);
