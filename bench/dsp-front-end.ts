@@ -317,25 +317,28 @@ function frontEndCase(name: string, options: StreamFrontEndOptions, messages: Ui
 }
 
 // ------------------------------------------------------------------ plain JavaScript
-function jsPcm48Case(): Case {
+/**
+ * The plain-JavaScript chain per stream: decode(i, at, input) puts the message's 48 kHz samples
+ * into input and returns their count; then 48 -> 16 kHz, the energy VAD and the ring buffer.
+ */
+function jsChainCase(name: string, count: number, decode: (i: number, at: number, input: Float32Array) => number): Case {
   const state = streams.map(() => ({
     dec: new JsDecimator(48000, 16000),
     vad: new JsEnergyVad(),
     ring: new JsRingBuffer(25_000_000 / 50),
   }));
-  const input = new Float32Array(960);
-  const out = new Float32Array(400);
-  const probs = new Float32Array(4);
+  const input = new Float32Array(5760);
+  const out = new Float32Array(2000);
+  const probs = new Float32Array(8);
   return cyclingCase(
-    'JS pcm_s16le_48k (convert, resample, VAD, ring)',
-    pcm48Messages.length,
+    name,
+    count,
     (i, at) => {
       const s = state[i]!;
-      const msg = pcm48Messages[at]!;
-      for (let k = 0; k < 960; k++) input[k] = msg.readInt16LE(2 * k) / 32768;
-      const n = s.dec.process(input, out);
-      s.vad.process(out.subarray(0, n), probs);
-      s.ring.writeFloat(out, n);
+      const n = decode(i, at, input);
+      const m = s.dec.process(input.subarray(0, n), out);
+      s.vad.process(out.subarray(0, m), probs);
+      s.ring.writeFloat(out, m);
     },
     undefined,
     () => {
@@ -344,36 +347,22 @@ function jsPcm48Case(): Case {
   );
 }
 
+/** 16-bit little-endian PCM into float samples; returns the count. */
+function int16ToFloat(pcm: Buffer, into: Float32Array): number {
+  const n = pcm.length >> 1;
+  for (let k = 0; k < n; k++) into[k] = pcm.readInt16LE(2 * k) / 32768;
+  return n;
+}
+
+function jsPcm48Case(): Case {
+  return jsChainCase('JS pcm_s16le_48k (convert, resample, VAD, ring)', pcm48Messages.length, (_, at, input) => int16ToFloat(pcm48Messages[at]!, input));
+}
+
 function jsOpusCase(): Case {
-  const state = streams.map(() => ({
-    opus: new OpusEncoder(48000, 1),
-    dec: new JsDecimator(48000, 16000),
-    vad: new JsEnergyVad(),
-    ring: new JsRingBuffer(25_000_000 / 50),
-  }));
-  const input = new Float32Array(5760);
-  const out = new Float32Array(2000);
-  const probs = new Float32Array(8);
-  const cursor = streams.map((i) => offset(i, opus48Packets.length));
-  let rounds = 0;
-  return {
-    name: 'JS opus@48k (@discordjs/opus decode, resample, VAD, ring)',
-    round() {
-      for (const i of streams) {
-        const s = state[i]!;
-        const pcm = s.opus.decode(opus48Packets[cursor[i]!]!);
-        const n = pcm.length >> 1;
-        for (let k = 0; k < n; k++) input[k] = pcm.readInt16LE(2 * k) / 32768;
-        const m = s.dec.process(input.subarray(0, n), out);
-        s.vad.process(out.subarray(0, m), probs);
-        s.ring.writeFloat(out, m);
-        cursor[i] = (cursor[i]! + 1) % opus48Packets.length;
-      }
-      if (++rounds % 50 === 0) for (const s of state) s.ring.discardAll();
-      return STREAMS;
-    },
-    close: () => undefined,
-  };
+  const decoders = streams.map(() => new OpusEncoder(48000, 1));
+  return jsChainCase('JS opus@48k (@discordjs/opus decode, resample, VAD, ring)', opus48Packets.length, (i, at, input) =>
+    int16ToFloat(decoders[i]!.decode(opus48Packets[at]!), input),
+  );
 }
 
 function jsPartCase(name: string, make: () => (i: number, frame: number) => void, count: number): Case {

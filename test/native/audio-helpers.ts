@@ -1,5 +1,7 @@
 // Helpers for the native tests: fixtures, signals, SNR, seeded random splits.
 import { readFileSync } from 'node:fs';
+import { expect } from 'vitest';
+import type { EndpointEvent } from '../../src/speech/native/endpoint-event.js';
 import { fixturePath, pcm16ToFloat, wavData } from '../helpers/fixtures.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 
@@ -15,6 +17,23 @@ export function readPcm16Wav(bytes: Buffer): { rate: number; samples: Float32Arr
 
 export function speechFixture(): Float32Array {
   return readPcm16Wav(fixture('speech-16k.wav')).samples;
+}
+
+/**
+ * Checks the endpoint events of the speech fixture's two utterances: start, end, start, end at
+ * the expected seconds. A VAD's first start and first end may come up to `firstStartBefore` and
+ * `firstEndBefore` seconds.
+ */
+export function expectSpeechFixtureTurns(events: readonly EndpointEvent[], firstStartBefore: number, firstEndBefore: number): void {
+  expect(events.map((e) => e.type)).toEqual(['speech_start', 'speech_end', 'speech_start', 'speech_end']);
+  const sec = events.map((e) => e.position / 16000);
+  expect(sec[0]).toBeGreaterThan(0.2);
+  expect(sec[0]).toBeLessThan(firstStartBefore);
+  expect(sec[1]).toBeGreaterThan(2.4);
+  expect(sec[1]).toBeLessThan(firstEndBefore);
+  expect(sec[2]).toBeGreaterThan(4.3);
+  expect(sec[2]).toBeLessThan(5.6);
+  expect(sec[3]).toBeGreaterThan(7.3);
 }
 
 export function pcm16Bytes(x: Float32Array): Buffer {
