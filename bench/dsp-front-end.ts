@@ -209,20 +209,15 @@ function opusCase(name: string, rate: 16000 | 48000, packets: Uint8Array[], pack
 function opusByMessageCase(name: string, rate: 16000 | 48000): Case {
   const ds = streams.map(() => new OpusFrameDecoder(rate));
   const out = new Float32Array(ds[0]!.maxFrameSamples);
-  const cursor = streams.map((i) => offset(i, webmMessagePackets.length));
-  return {
+  return cyclingCase(
     name,
-    round() {
-      let frames = 0;
-      for (const i of streams) {
-        for (const packet of webmMessagePackets[cursor[i]!]!) ds[i]!.decodeInto(packet, out);
-        frames += webmMessageFrames[cursor[i]!]!;
-        cursor[i] = (cursor[i]! + 1) % webmMessagePackets.length;
-      }
-      return frames;
+    webmMessagePackets.length,
+    (i, at) => {
+      for (const packet of webmMessagePackets[at]!) ds[i]!.decodeInto(packet, out);
+      return webmMessageFrames[at]!;
     },
-    close: () => ds.forEach((d) => d.close()),
-  };
+    () => ds.forEach((d) => d.close()),
+  );
 }
 
 const speech48f = speech48.subarray(0, n48);
@@ -245,75 +240,57 @@ function resampleCase(): Case {
 function vadCase(): Case {
   const vs = streams.map(() => new EnergyVad());
   const probs = new Float32Array(4);
-  const cursor = streams.map((i) => offset(i, frames16.length));
-  return {
-    name: 'native energy VAD',
-    round() {
-      for (const i of streams) {
-        vs[i]!.process(frames16[cursor[i]!]!, probs);
-        cursor[i] = (cursor[i]! + 1) % frames16.length;
-      }
-      return STREAMS;
-    },
-    close: () => vs.forEach((v) => v.close()),
-  };
+  return cyclingCase(
+    'native energy VAD',
+    frames16.length,
+    (i, at) => void vs[i]!.process(frames16[at]!, probs),
+    () => vs.forEach((v) => v.close()),
+  );
 }
 
 function ringCase(): Case {
   const rs = streams.map(() => new RingBuffer(25_000_000, 32_000));
-  const cursor = streams.map((i) => offset(i, frames16.length));
-  let rounds = 0;
-  return {
-    name: 'native ring buffer write',
-    round() {
-      for (const i of streams) {
-        rs[i]!.write(frames16[cursor[i]!]!);
-        cursor[i] = (cursor[i]! + 1) % frames16.length;
-      }
-      // The server consumes audio (here once a second), so storage does not grow.
-      if (++rounds % 50 === 0) for (const r of rs) r.discardUntil(Number.MAX_SAFE_INTEGER);
-      return STREAMS;
+  return cyclingCase(
+    'native ring buffer write',
+    frames16.length,
+    (i, at) => void rs[i]!.write(frames16[at]!),
+    () => rs.forEach((r) => r.close()),
+    // The server consumes audio (here once a second), so storage does not grow.
+    () => {
+      for (const r of rs) r.discardUntil(Number.MAX_SAFE_INTEGER);
     },
-    close: () => rs.forEach((r) => r.close()),
-  };
+  );
 }
 
 // ------------------------------------------------------------------ native front end
 function frontEndCase(name: string, options: StreamFrontEndOptions, messages: Uint8Array[], restart: boolean): Case {
   const fes = streams.map(() => new StreamFrontEnd({ ...options, initialBufferSeconds: 2 }));
-  const cursor = streams.map((i) => (restart ? 0 : offset(i, messages.length)));
   if (restart) {
     // A WebM stream must start at its header: push each stream's first messages now so that
     // streams are at different places in the audio (decoders fed identical packets in
     // lockstep run ~30% faster than real, different streams would).
     for (const i of streams) {
       for (let k = 0; k < offset(i, messages.length); k++) fes[i]!.push(messages[k]!);
-      cursor[i] = offset(i, messages.length);
       fes[i]!.discardUntil(fes[i]!.writePosition);
       fes[i]!.takeEvents();
     }
   }
-  let rounds = 0;
-  return {
+  return cyclingCase(
     name,
-    round() {
-      let samples = 0;
-      for (const i of streams) {
-        const fe = fes[i]!;
-        if (cursor[i] === messages.length) {
-          cursor[i] = 0;
-          if (restart) fe.setFormat(options.format); // a new WebM stream starts with its header
-        }
-        fe.push(messages[cursor[i]!]!);
-        samples += fe.appendedLast;
-        if (fe.pendingEvents > 0) fe.takeEvents();
-        cursor[i]!++;
-      }
-      if (++rounds % 50 === 0) for (const fe of fes) fe.discardUntil(fe.writePosition);
-      return samples / 320;
+    messages.length,
+    (i, at) => {
+      const fe = fes[i]!;
+      // Back at the first message: a new WebM stream starts with its header.
+      if (restart && at === 0 && fe.writePosition > 0) fe.setFormat(options.format);
+      fe.push(messages[at]!);
+      if (fe.pendingEvents > 0) fe.takeEvents();
+      return fe.appendedLast / 320;
     },
-    close: () => fes.forEach((f) => f.close()),
-  };
+    () => fes.forEach((f) => f.close()),
+    () => {
+      for (const fe of fes) fe.discardUntil(fe.writePosition);
+    },
+  );
 }
 
 // ------------------------------------------------------------------ plain JavaScript
@@ -366,19 +343,7 @@ function jsOpusCase(): Case {
 }
 
 function jsPartCase(name: string, make: () => (i: number, frame: number) => void, count: number): Case {
-  const fn = make();
-  const cursor = streams.map((i) => offset(i, count));
-  return {
-    name,
-    round() {
-      for (const i of streams) {
-        fn(i, cursor[i]!);
-        cursor[i] = (cursor[i]! + 1) % count;
-      }
-      return STREAMS;
-    },
-    close: () => undefined,
-  };
+  return cyclingCase(name, count, make());
 }
 
 // ------------------------------------------------------------------ run
