@@ -146,9 +146,15 @@ const offset = (i: number, m: number) => (i * 37) % m;
  * A case that visits every stream once per round, each stream at its own place among `count`
  * inputs (staggered by offset()): step(i, at) handles stream i's input `at` and returns the
  * 20 ms frames it produced (nothing: one). `every50` runs after every 50th round (the server
- * consuming the buffered audio, so that storage does not grow).
+ * consuming the buffered audio, so that storage does not grow). The case's close() closes `owned`.
  */
-function cyclingCase(name: string, count: number, step: (i: number, at: number) => number | void, close = () => {}, every50?: () => void): Case {
+function cyclingCase(
+  name: string,
+  count: number,
+  step: (i: number, at: number) => number | void,
+  owned: readonly { close(): void }[] = [],
+  every50?: () => void,
+): Case {
   const cursor = streams.map((i) => offset(i, count));
   let rounds = 0;
   return {
@@ -162,7 +168,7 @@ function cyclingCase(name: string, count: number, step: (i: number, at: number) 
       if (every50 && ++rounds % 50 === 0) every50();
       return frames;
     },
-    close,
+    close: () => owned.forEach((o) => o.close()),
   };
 }
 
@@ -201,7 +207,7 @@ function opusCase(name: string, rate: 16000 | 48000, packets: Uint8Array[], pack
       ds[i]!.decodeInto(packets[at]!, out);
       return packetFrames ? packetFrames[at]! : 1;
     },
-    () => ds.forEach((d) => d.close()),
+    ds,
   );
 }
 
@@ -216,7 +222,7 @@ function opusByMessageCase(name: string, rate: 16000 | 48000): Case {
       for (const packet of webmMessagePackets[at]!) ds[i]!.decodeInto(packet, out);
       return webmMessageFrames[at]!;
     },
-    () => ds.forEach((d) => d.close()),
+    ds,
   );
 }
 
@@ -229,23 +235,13 @@ for (let at = 0; at + 320 <= speech16.length; at += 320) frames16.push(speech16.
 function resampleCase(): Case {
   const rs = streams.map(() => new Resampler(48000, 16000));
   const out = new Float32Array(rs[0]!.maxOutput(960));
-  return cyclingCase(
-    'native resample 48->16k',
-    frames48.length,
-    (i, at) => void rs[i]!.process(frames48[at]!, out),
-    () => rs.forEach((r) => r.close()),
-  );
+  return cyclingCase('native resample 48->16k', frames48.length, (i, at) => void rs[i]!.process(frames48[at]!, out), rs);
 }
 
 function vadCase(): Case {
   const vs = streams.map(() => new EnergyVad());
   const probs = new Float32Array(4);
-  return cyclingCase(
-    'native energy VAD',
-    frames16.length,
-    (i, at) => void vs[i]!.process(frames16[at]!, probs),
-    () => vs.forEach((v) => v.close()),
-  );
+  return cyclingCase('native energy VAD', frames16.length, (i, at) => void vs[i]!.process(frames16[at]!, probs), vs);
 }
 
 function ringCase(): Case {
@@ -254,7 +250,7 @@ function ringCase(): Case {
     'native ring buffer write',
     frames16.length,
     (i, at) => void rs[i]!.write(frames16[at]!),
-    () => rs.forEach((r) => r.close()),
+    rs,
     // The server consumes audio (here once a second), so storage does not grow.
     () => {
       for (const r of rs) r.discardUntil(Number.MAX_SAFE_INTEGER);
@@ -286,7 +282,7 @@ function frontEndCase(name: string, options: StreamFrontEndOptions, messages: Ui
       if (fe.pendingEvents > 0) fe.takeEvents();
       return fe.appendedLast / 320;
     },
-    () => fes.forEach((f) => f.close()),
+    fes,
     () => {
       for (const fe of fes) fe.discardUntil(fe.writePosition);
     },
@@ -317,7 +313,7 @@ function jsChainCase(name: string, count: number, decode: (i: number, at: number
       s.vad.process(out.subarray(0, m), probs);
       s.ring.writeFloat(out, m);
     },
-    undefined,
+    [],
     () => {
       for (const s of state) s.ring.discardAll();
     },
