@@ -197,34 +197,25 @@ function demuxCase(): Case {
   };
 }
 
-function opusCase(name: string, rate: 16000 | 48000, packets: Uint8Array[], packetFrames?: number[]): Case {
+/**
+ * Decodes, per stream visit, one unit of packets: a single packet, or the packets one browser
+ * message carries (as the front end does). `unitFrames`: 20 ms frames per unit (default one).
+ */
+function opusCase(name: string, rate: 16000 | 48000, units: Uint8Array[][], unitFrames?: number[]): Case {
   const ds = streams.map(() => new OpusFrameDecoder(rate));
   const out = new Float32Array(ds[0]!.maxFrameSamples);
   return cyclingCase(
     name,
-    packets.length,
+    units.length,
     (i, at) => {
-      ds[i]!.decodeInto(packets[at]!, out);
-      return packetFrames ? packetFrames[at]! : 1;
+      for (const packet of units[at]!) ds[i]!.decodeInto(packet, out);
+      return unitFrames ? unitFrames[at]! : 1;
     },
     ds,
   );
 }
 
-/** Decodes, per stream visit, the packets one browser message carries (as the front end does). */
-function opusByMessageCase(name: string, rate: 16000 | 48000): Case {
-  const ds = streams.map(() => new OpusFrameDecoder(rate));
-  const out = new Float32Array(ds[0]!.maxFrameSamples);
-  return cyclingCase(
-    name,
-    webmMessagePackets.length,
-    (i, at) => {
-      for (const packet of webmMessagePackets[at]!) ds[i]!.decodeInto(packet, out);
-      return webmMessageFrames[at]!;
-    },
-    ds,
-  );
-}
+const one = (packets: Uint8Array[]): Uint8Array[][] => packets.map((p) => [p]);
 
 const speech48f = speech48.subarray(0, n48);
 const frames48: Float32Array[] = [];
@@ -345,11 +336,11 @@ function jsPartCase(name: string, make: () => (i: number, frame: number) => void
 // ------------------------------------------------------------------ run
 const cases: Case[] = [
   demuxCase(),
-  opusCase('native opus decode @16k (browser packets, one per visit)', 16000, webmPackets, webmPacketFrames),
-  opusByMessageCase('native opus decode @16k (browser packets)', 16000),
-  opusByMessageCase('native opus decode @48k (browser packets)', 48000),
-  opusCase('native opus decode @16k (16 kHz packets)', 16000, opus16Packets),
-  opusCase('native opus decode @48k (32 kbit/s mono packets)', 48000, opus48Packets),
+  opusCase('native opus decode @16k (browser packets, one per visit)', 16000, one(webmPackets), webmPacketFrames),
+  opusCase('native opus decode @16k (browser packets)', 16000, webmMessagePackets, webmMessageFrames),
+  opusCase('native opus decode @48k (browser packets)', 48000, webmMessagePackets, webmMessageFrames),
+  opusCase('native opus decode @16k (16 kHz packets)', 16000, one(opus16Packets)),
+  opusCase('native opus decode @48k (32 kbit/s mono packets)', 48000, one(opus48Packets)),
   resampleCase(),
   vadCase(),
   ringCase(),
