@@ -29,19 +29,16 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import * as ort from 'onnxruntime-node';
-import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
-import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import { CtcBeamDecoder } from '../src/speech/decoding/ctc-beam-decoder.js';
 import { CtcGreedyDecoder } from '../src/speech/decoding/ctc-greedy-decoder.js';
 import type { CtcDecoder, CtcScores, CtcVocabulary } from '../src/speech/decoding/ctc-types.js';
 import { CharNgramLm } from '../src/speech/decoding/lm/char-ngram-lm.js';
 import { parseKaldiText } from '../src/speech/decoding/lm/lm-corpus.js';
-import { InputPreparer } from '../src/speech/features/model-input.js';
-import { loadModelFolder, type LoadedCtcModel } from '../src/speech/models/model-loader.js';
+import { loadModelFolder } from '../src/speech/models/model-loader.js';
 import { alffaScoringForm } from '../src/speech/text/alffa-scoring.js';
 import { forScoring } from '../src/speech/text/text-normalizer.js';
 import { CerAccumulator } from '../src/speech/text/character-error-rate.js';
+import { ctcUtterances, type Utterance } from './ctc-utterances.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');
@@ -56,17 +53,16 @@ const scoringForm = (text: string): string => (language === 'am' ? alffaScoringF
 const beamWidth = Number(args.get('beam') ?? 8);
 const limit = Number(args.get('limit') ?? 0);
 
-interface Utterance {
-  readonly id: string;
-  readonly reference: string;
-  readonly scores: CtcScores;
-  readonly seconds: number;
-}
-
 function splitIds(ids: string[]): { tune: string[]; evaluation: string[] } {
   const num = (id: string): number => Number(id.split('_')[1]);
   const sorted = [...ids].sort((a, b) => num(a) - num(b) || (a < b ? -1 : 1));
-  const fromFile = (f: string | undefined): string[] | null => (f ? readFileSync(f, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean) : null);
+  const fromFile = (f: string | undefined): string[] | null =>
+    f
+      ? readFileSync(f, 'utf8')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean)
+      : null;
   const evalCount = Math.round(sorted.length * 0.1);
   const evaluation = fromFile(args.get('eval-ids')) ?? sorted.slice(sorted.length - evalCount);
   const tune = fromFile(args.get('tune-ids')) ?? sorted.slice(sorted.length - 2 * evalCount, sorted.length - evalCount);
@@ -133,7 +129,11 @@ function synthesise(reference: string, vocabulary: CtcVocabulary, index: Map<str
   return { data, frames: rows.length, vocabSize: V };
 }
 
-async function syntheticUtterances(texts: Map<string, string>, ids: string[], lm: CharNgramLm): Promise<{ vocabulary: CtcVocabulary; utterances: Utterance[] }> {
+async function syntheticUtterances(
+  texts: Map<string, string>,
+  ids: string[],
+  lm: CharNgramLm,
+): Promise<{ vocabulary: CtcVocabulary; utterances: Utterance[] }> {
   const chars = new Set<string>();
   for (const t of texts.values()) for (const ch of t) if (ch.trim()) chars.add(ch);
   for (let s = 3; s < lm.symbols; s++) {
@@ -149,37 +149,6 @@ async function syntheticUtterances(texts: Map<string, string>, ids: string[], lm
     return { id, reference, scores, seconds: scores.frames * FRAME_SECONDS };
   });
   return { vocabulary, utterances };
-}
-
-async function modelUtterances(model: LoadedCtcModel, texts: Map<string, string>, ids: string[]): Promise<Utterance[]> {
-  const session = await ort.InferenceSession.create(model.onnxPath, { intraOpNumThreads: 1, logSeverityLevel: 3 });
-  const tools = resolveMediaTools();
-  const preparer = new InputPreparer(model.manifest.input);
-  const io = model.manifest.io;
-  const out: Utterance[] = [];
-  try {
-    for (const id of ids) {
-      const chunks: Float32Array[] = [];
-      const audio = tsvPath ? join(audioDir ?? '.', `${id}.wav`) : join(dataDir, 'alffa-am-train/flac', `${id}.flac`);
-      for await (const c of decodeToPcm(audio, { ffmpegPath: tools.ffmpeg })) chunks.push(c);
-      const pcm = new Float32Array(chunks.reduce((n, c) => n + c.length, 0));
-      let at = 0;
-      for (const c of chunks) pcm.set(c, at), (at += c.length);
-      const input = preparer.prepare(pcm);
-      const dims = preparer.featureDim > 0 ? [1, input.length, preparer.featureDim] : [1, input.length];
-      const feeds: Record<string, ort.Tensor> = { [io.audio]: new ort.Tensor('float32', input.data, dims) };
-      if (io.lengths !== null) feeds[io.lengths] = new ort.Tensor('int64', BigInt64Array.from([BigInt(input.length)]), [1]);
-      const result = await session.run(feeds);
-      const logits = result[io.logits]!;
-      const V = logits.dims[2]!;
-      let frames = logits.dims[1]!;
-      if (io.outLengths && result[io.outLengths]) frames = Math.min(frames, Number((result[io.outLengths]!.data as BigInt64Array)[0]));
-      out.push({ id, reference: texts.get(id)!, scores: { data: (logits.data as Float32Array).slice(0, frames * V), frames, vocabSize: V }, seconds: pcm.length / 16000 });
-    }
-  } finally {
-    await session.release();
-  }
-  return out;
 }
 
 interface Run {
@@ -213,7 +182,12 @@ async function main(): Promise<void> {
   let tune: string[];
   let evaluation: string[];
   if (tsvPath) {
-    texts = new Map((await readFile(tsvPath, 'utf8')).split('\n').filter((l) => l.includes('\t')).map((l) => l.split('\t', 2) as [string, string]));
+    texts = new Map(
+      (await readFile(tsvPath, 'utf8'))
+        .split('\n')
+        .filter((l) => l.includes('\t'))
+        .map((l) => l.split('\t', 2) as [string, string]),
+    );
     evaluation = [...texts.keys()];
     tune = evaluation; // 2-fold tuning inside the set
   } else {
@@ -232,7 +206,9 @@ async function main(): Promise<void> {
     const model = await loadModelFolder(modelDir);
     if (model.kind !== 'ctc') throw new Error(`${modelDir} is not a CTC model`);
     vocabulary = model.vocabulary;
-    evalSet = await modelUtterances(model, texts, evaluation);
+    evalSet = await ctcUtterances(model, texts, evaluation, (id) =>
+      tsvPath ? join(audioDir ?? '.', `${id}.wav`) : join(dataDir, 'alffa-am-train/flac', `${id}.flac`),
+    );
     tuneSet = evalSet;
     source = `model ${model.name} (${model.dir}): ${model.manifest.description}`;
     sourceName = tsvPath ? `${model.name}-${basename(tsvPath, '.tsv')}` : model.name;
@@ -246,11 +222,13 @@ async function main(): Promise<void> {
   }
   const greedy = new CtcGreedyDecoder(vocabulary);
   // Warm-up (JIT) on the tune set so the timed runs compare steady states.
-  for (const u of tuneSet.slice(0, 10)) greedy.decode(u.scores), new CtcBeamDecoder(vocabulary, { beamWidth, lm: { model: lm, alpha: 0.5, beta: 1 } }).decode(u.scores);
+  for (const u of tuneSet.slice(0, 10))
+    greedy.decode(u.scores), new CtcBeamDecoder(vocabulary, { beamWidth, lm: { model: lm, alpha: 0.5, beta: 1 } }).decode(u.scores);
 
   const ALPHAS = [0.1, 0.2, 0.3, 0.5, 0.8, 1.2];
   const BETAS = [0, 0.5, 1, 2, 3, 4, 6];
-  const beamLm = (alpha: number, beta: number, width = beamWidth): CtcBeamDecoder => new CtcBeamDecoder(vocabulary, { beamWidth: width, lm: { model: lm, alpha, beta } });
+  const beamLm = (alpha: number, beta: number, width = beamWidth): CtcBeamDecoder =>
+    new CtcBeamDecoder(vocabulary, { beamWidth: width, lm: { model: lm, alpha, beta } });
   const tuneOn = (set: readonly Utterance[]): { alpha: number; beta: number; grid: Array<{ alpha: number; beta: number; cer: number }> } => {
     const grid = ALPHAS.flatMap((alpha) => BETAS.map((beta) => ({ alpha, beta, cer: evaluate('tune', beamLm(alpha, beta), set).cer })));
     const best = grid.reduce((a, b) => (b.cer < a.cer ? b : a));
@@ -260,7 +238,12 @@ async function main(): Promise<void> {
   const tunedRuns = (width: number): { run: Run; params: string; grids: unknown[]; weights: { alpha: number; beta: number } } => {
     if (!modelDir && !tsvPath) {
       const t = tuneOn(tuneSet);
-      return { run: evaluate(`beam ${width} + LM (alpha ${t.alpha}, beta ${t.beta})`, beamLm(t.alpha, t.beta, width), evalSet), params: `alpha ${t.alpha}, beta ${t.beta}`, grids: [t.grid], weights: t };
+      return {
+        run: evaluate(`beam ${width} + LM (alpha ${t.alpha}, beta ${t.beta})`, beamLm(t.alpha, t.beta, width), evalSet),
+        params: `alpha ${t.alpha}, beta ${t.beta}`,
+        grids: [t.grid],
+        weights: t,
+      };
     }
     const half = Math.ceil(evalSet.length / 2);
     const folds = [evalSet.slice(0, half), evalSet.slice(half)];
@@ -288,7 +271,12 @@ async function main(): Promise<void> {
   };
   const tuned8 = tunedRuns(beamWidth);
   const tuned16 = tunedRuns(16);
-  const runs: Run[] = [evaluate('greedy', greedy, evalSet), evaluate(`beam ${beamWidth}`, new CtcBeamDecoder(vocabulary, { beamWidth }), evalSet), tuned8.run, tuned16.run];
+  const runs: Run[] = [
+    evaluate('greedy', greedy, evalSet),
+    evaluate(`beam ${beamWidth}`, new CtcBeamDecoder(vocabulary, { beamWidth }), evalSet),
+    tuned8.run,
+    tuned16.run,
+  ];
   const grid = tuned8.grids;
   const bestGrid = tuned8.weights;
   // Worst case for search cost: flat random posteriors (an untrained model's), beam + LM.
@@ -305,7 +293,9 @@ async function main(): Promise<void> {
   const audioSeconds = evalSet.reduce((n, u) => n + u.seconds, 0);
   console.log(`source: ${source}`);
   console.log(`beam + LM weights: ${tuned8.params}`);
-  console.log(`eval: ${evalSet.length} utterances, ${audioSeconds.toFixed(1)} s; tune: ${tuneSet.length}; LM ${lmPath} (${lm.order}-gram, ${lm.byteLength} bytes); vocabulary ${V}`);
+  console.log(
+    `eval: ${evalSet.length} utterances, ${audioSeconds.toFixed(1)} s; tune: ${tuneSet.length}; LM ${lmPath} (${lm.order}-gram, ${lm.byteLength} bytes); vocabulary ${V}`,
+  );
   for (const r of runs) {
     console.log(
       `${r.name.padEnd(40)} CER ${(100 * r.cer).toFixed(2).padStart(6)}%  (x${(r.cer / base.cer).toFixed(3)} of greedy)  decode ${r.decodeMsPerAudioSecond.toFixed(3)} ms per audio s (x${(r.decodeMsPerAudioSecond / base.decodeMsPerAudioSecond).toFixed(1)}), worst ${r.worstMsPerAudioSecond.toFixed(2)}`,

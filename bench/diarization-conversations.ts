@@ -9,6 +9,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import type { LabelledTurn } from '../src/speech/diarization/diarization-error-rate.js';
+import { seededRandom } from '../test/helpers/seeded-random.js';
 
 export const ALFFA_DIR = join(process.env['SHARED_DATA_DIR'] ?? '/work/shared/data', 'alffa-am-train/flac');
 /** Speaker groups the threshold was tuned on, and groups kept for the reported figures. */
@@ -20,18 +21,6 @@ export interface Conversation {
   readonly pcm: Float32Array;
   readonly reference: LabelledTurn[];
   readonly speakers: number;
-}
-
-/** Mulberry32: small, seeded, good enough for choosing clips. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export function decodeFile(path: string): Float32Array {

@@ -30,11 +30,8 @@ interface Figures {
 }
 
 function evaluate(set: readonly Conversation[], backend: DiarizationBackend, threshold?: number, knownCount = false): Figures {
-  let errorMs = 0;
-  let referenceMs = 0;
-  let missed = 0;
-  let falseAlarm = 0;
-  let confusion = 0;
+  // Milliseconds summed over the set, of each part of the error and of the reference speech.
+  const ms = { missedMs: 0, falseAlarmMs: 0, confusionMs: 0, referenceMs: 0 };
   let countsRight = 0;
   let seconds = 0;
   let audioSeconds = 0;
@@ -46,18 +43,14 @@ function evaluate(set: readonly Conversation[], backend: DiarizationBackend, thr
     seconds += Number(process.hrtime.bigint() - started) / 1e9;
     audioSeconds += c.pcm.length / 16_000;
     const score = diarizationErrorRate(c.reference, turns.map((t) => ({ ...t, speaker: String(t.speaker) })));
-    errorMs += score.missedMs + score.falseAlarmMs + score.confusionMs;
-    referenceMs += score.referenceMs;
-    missed += score.missedMs;
-    falseAlarm += score.falseAlarmMs;
-    confusion += score.confusionMs;
+    for (const key of Object.keys(ms) as (keyof typeof ms)[]) ms[key] += score[key];
     if (new Set(turns.map((t) => t.speaker)).size === c.speakers) countsRight++;
   }
   return {
-    der: errorMs / referenceMs,
-    missed: missed / referenceMs,
-    falseAlarm: falseAlarm / referenceMs,
-    confusion: confusion / referenceMs,
+    der: (ms.missedMs + ms.falseAlarmMs + ms.confusionMs) / ms.referenceMs,
+    missed: ms.missedMs / ms.referenceMs,
+    falseAlarm: ms.falseAlarmMs / ms.referenceMs,
+    confusion: ms.confusionMs / ms.referenceMs,
     countAccuracy: countsRight / set.length,
     secondsPerAudioSecond: seconds / audioSeconds,
   };

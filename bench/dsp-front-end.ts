@@ -22,7 +22,7 @@
  * Writes bench/results/dsp-front-end.json.
  */
 import opus from '@discordjs/opus';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { EnergyVad } from '../src/speech/native/energy-vad.js';
@@ -32,7 +32,8 @@ import { Resampler } from '../src/speech/native/resampler.js';
 import { RingBuffer } from '../src/speech/native/ring-buffer.js';
 import { StreamFrontEnd, type StreamFrontEndOptions } from '../src/speech/native/stream-front-end.js';
 import { WebmDemuxer } from '../src/speech/native/webm-demuxer.js';
-import { fixturePath, nativeSpeech16k, REPO_ROOT } from '../test/helpers/fixtures.js';
+import { fixturePath, nativeSpeech16k } from '../test/helpers/fixtures.js';
+import { writeBenchResults } from './bench-results.js';
 import { JsDecimator, JsEnergyVad, JsRingBuffer } from './dsp-js-reference.js';
 
 // @discordjs/opus is CommonJS: take the class from its default export.
@@ -43,9 +44,8 @@ const SECONDS_PER_CASE = Number(process.argv[3] ?? 1);
 const REPEATS = Number(process.argv[4] ?? 5);
 const FRAME_US = 20_000;
 
-// Fixtures and the repository root come from test/helpers/fixtures.ts (this file runs from bench/
-// under tsx or from dist/bench/ compiled).
-const root = REPO_ROOT;
+// Fixtures come from test/helpers/fixtures.ts (this file runs from bench/ under tsx or from
+// dist/bench/ compiled).
 const fixtures = fixturePath('native');
 
 // ------------------------------------------------------------------ inputs
@@ -81,9 +81,11 @@ for (let at = 0; at + 640 <= pcm16.length; at += 640) opus16Packets.push(enc16.e
 // The WebM that Chromium's MediaRecorder produced for the same speech (128 kbit/s stereo CELT,
 // 60 ms packets), cut into the chunks the browser delivered (100 ms timeslice).
 const webm = readFileSync(join(fixtures, 'mediarecorder-chromium.webm'));
-const chunkBytes = (JSON.parse(readFileSync(join(fixtures, 'mediarecorder-chromium.chunks.json'), 'utf8')) as {
-  chunkBytes: number[];
-}).chunkBytes;
+const chunkBytes = (
+  JSON.parse(readFileSync(join(fixtures, 'mediarecorder-chromium.chunks.json'), 'utf8')) as {
+    chunkBytes: number[];
+  }
+).chunkBytes;
 const webmMessages: Uint8Array[] = [];
 const webmMessageFrames: number[] = []; // 20 ms frames of audio each message carries
 const webmPackets: Uint8Array[] = [];
@@ -140,6 +142,36 @@ function time(c: Case): number {
 const streams = Array.from({ length: STREAMS }, (_, i) => i);
 const offset = (i: number, m: number) => (i * 37) % m;
 
+/**
+ * A case that visits every stream once per round, each stream at its own place among `count`
+ * inputs (staggered by offset()): step(i, at) handles stream i's input `at` and returns the
+ * 20 ms frames it produced (nothing: one). `every50` runs after every 50th round (the server
+ * consuming the buffered audio, so that storage does not grow). The case's close() closes `owned`.
+ */
+function cyclingCase(
+  name: string,
+  count: number,
+  step: (i: number, at: number) => number | void,
+  owned: readonly { close(): void }[] = [],
+  every50?: () => void,
+): Case {
+  const cursor = streams.map((i) => offset(i, count));
+  let rounds = 0;
+  return {
+    name,
+    round() {
+      let frames = 0;
+      for (const i of streams) {
+        frames += step(i, cursor[i]!) ?? 1;
+        cursor[i] = (cursor[i]! + 1) % count;
+      }
+      if (every50 && ++rounds % 50 === 0) every50();
+      return frames;
+    },
+    close: () => owned.forEach((o) => o.close()),
+  };
+}
+
 // ------------------------------------------------------------------ native parts alone
 function demuxCase(): Case {
   const ds = streams.map(() => new WebmDemuxer());
@@ -165,44 +197,25 @@ function demuxCase(): Case {
   };
 }
 
-function opusCase(name: string, rate: 16000 | 48000, packets: Uint8Array[], packetFrames?: number[]): Case {
+/**
+ * Decodes, per stream visit, one unit of packets: a single packet, or the packets one browser
+ * message carries (as the front end does). `unitFrames`: 20 ms frames per unit (default one).
+ */
+function opusCase(name: string, rate: 16000 | 48000, units: Uint8Array[][], unitFrames?: number[]): Case {
   const ds = streams.map(() => new OpusFrameDecoder(rate));
   const out = new Float32Array(ds[0]!.maxFrameSamples);
-  const cursor = streams.map((i) => offset(i, packets.length));
-  return {
+  return cyclingCase(
     name,
-    round() {
-      let frames = 0;
-      for (const i of streams) {
-        ds[i]!.decodeInto(packets[cursor[i]!]!, out);
-        frames += packetFrames ? packetFrames[cursor[i]!]! : 1;
-        cursor[i] = (cursor[i]! + 1) % packets.length;
-      }
-      return frames;
+    units.length,
+    (i, at) => {
+      for (const packet of units[at]!) ds[i]!.decodeInto(packet, out);
+      return unitFrames ? unitFrames[at]! : 1;
     },
-    close: () => ds.forEach((d) => d.close()),
-  };
+    ds,
+  );
 }
 
-/** Decodes, per stream visit, the packets one browser message carries (as the front end does). */
-function opusByMessageCase(name: string, rate: 16000 | 48000): Case {
-  const ds = streams.map(() => new OpusFrameDecoder(rate));
-  const out = new Float32Array(ds[0]!.maxFrameSamples);
-  const cursor = streams.map((i) => offset(i, webmMessagePackets.length));
-  return {
-    name,
-    round() {
-      let frames = 0;
-      for (const i of streams) {
-        for (const packet of webmMessagePackets[cursor[i]!]!) ds[i]!.decodeInto(packet, out);
-        frames += webmMessageFrames[cursor[i]!]!;
-        cursor[i] = (cursor[i]! + 1) % webmMessagePackets.length;
-      }
-      return frames;
-    },
-    close: () => ds.forEach((d) => d.close()),
-  };
-}
+const one = (packets: Uint8Array[]): Uint8Array[][] => packets.map((p) => [p]);
 
 const speech48f = speech48.subarray(0, n48);
 const frames48: Float32Array[] = [];
@@ -213,128 +226,67 @@ for (let at = 0; at + 320 <= speech16.length; at += 320) frames16.push(speech16.
 function resampleCase(): Case {
   const rs = streams.map(() => new Resampler(48000, 16000));
   const out = new Float32Array(rs[0]!.maxOutput(960));
-  const cursor = streams.map((i) => offset(i, frames48.length));
-  return {
-    name: 'native resample 48->16k',
-    round() {
-      for (const i of streams) {
-        rs[i]!.process(frames48[cursor[i]!]!, out);
-        cursor[i] = (cursor[i]! + 1) % frames48.length;
-      }
-      return STREAMS;
-    },
-    close: () => rs.forEach((r) => r.close()),
-  };
+  return cyclingCase('native resample 48->16k', frames48.length, (i, at) => void rs[i]!.process(frames48[at]!, out), rs);
 }
 
 function vadCase(): Case {
   const vs = streams.map(() => new EnergyVad());
   const probs = new Float32Array(4);
-  const cursor = streams.map((i) => offset(i, frames16.length));
-  return {
-    name: 'native energy VAD',
-    round() {
-      for (const i of streams) {
-        vs[i]!.process(frames16[cursor[i]!]!, probs);
-        cursor[i] = (cursor[i]! + 1) % frames16.length;
-      }
-      return STREAMS;
-    },
-    close: () => vs.forEach((v) => v.close()),
-  };
+  return cyclingCase('native energy VAD', frames16.length, (i, at) => void vs[i]!.process(frames16[at]!, probs), vs);
 }
 
 function ringCase(): Case {
   const rs = streams.map(() => new RingBuffer(25_000_000, 32_000));
-  const cursor = streams.map((i) => offset(i, frames16.length));
-  let rounds = 0;
-  return {
-    name: 'native ring buffer write',
-    round() {
-      for (const i of streams) {
-        rs[i]!.write(frames16[cursor[i]!]!);
-        cursor[i] = (cursor[i]! + 1) % frames16.length;
-      }
-      // The server consumes audio (here once a second), so storage does not grow.
-      if (++rounds % 50 === 0) for (const r of rs) r.discardUntil(Number.MAX_SAFE_INTEGER);
-      return STREAMS;
+  return cyclingCase(
+    'native ring buffer write',
+    frames16.length,
+    (i, at) => void rs[i]!.write(frames16[at]!),
+    rs,
+    // The server consumes audio (here once a second), so storage does not grow.
+    () => {
+      for (const r of rs) r.discardUntil(Number.MAX_SAFE_INTEGER);
     },
-    close: () => rs.forEach((r) => r.close()),
-  };
+  );
 }
 
 // ------------------------------------------------------------------ native front end
 function frontEndCase(name: string, options: StreamFrontEndOptions, messages: Uint8Array[], restart: boolean): Case {
   const fes = streams.map(() => new StreamFrontEnd({ ...options, initialBufferSeconds: 2 }));
-  const cursor = streams.map((i) => (restart ? 0 : offset(i, messages.length)));
   if (restart) {
     // A WebM stream must start at its header: push each stream's first messages now so that
     // streams are at different places in the audio (decoders fed identical packets in
     // lockstep run ~30% faster than real, different streams would).
     for (const i of streams) {
       for (let k = 0; k < offset(i, messages.length); k++) fes[i]!.push(messages[k]!);
-      cursor[i] = offset(i, messages.length);
       fes[i]!.discardUntil(fes[i]!.writePosition);
       fes[i]!.takeEvents();
     }
   }
-  let rounds = 0;
-  return {
+  return cyclingCase(
     name,
-    round() {
-      let samples = 0;
-      for (const i of streams) {
-        const fe = fes[i]!;
-        if (cursor[i] === messages.length) {
-          cursor[i] = 0;
-          if (restart) fe.setFormat(options.format); // a new WebM stream starts with its header
-        }
-        fe.push(messages[cursor[i]!]!);
-        samples += fe.appendedLast;
-        if (fe.pendingEvents > 0) fe.takeEvents();
-        cursor[i]!++;
-      }
-      if (++rounds % 50 === 0) for (const fe of fes) fe.discardUntil(fe.writePosition);
-      return samples / 320;
+    messages.length,
+    (i, at) => {
+      const fe = fes[i]!;
+      // Back at the first message: a new WebM stream starts with its header.
+      if (restart && at === 0 && fe.writePosition > 0) fe.setFormat(options.format);
+      fe.push(messages[at]!);
+      if (fe.pendingEvents > 0) fe.takeEvents();
+      return fe.appendedLast / 320;
     },
-    close: () => fes.forEach((f) => f.close()),
-  };
+    fes,
+    () => {
+      for (const fe of fes) fe.discardUntil(fe.writePosition);
+    },
+  );
 }
 
 // ------------------------------------------------------------------ plain JavaScript
-function jsPcm48Case(): Case {
+/**
+ * The plain-JavaScript chain per stream: decode(i, at, input) puts the message's 48 kHz samples
+ * into input and returns their count; then 48 -> 16 kHz, the energy VAD and the ring buffer.
+ */
+function jsChainCase(name: string, count: number, decode: (i: number, at: number, input: Float32Array) => number): Case {
   const state = streams.map(() => ({
-    dec: new JsDecimator(48000, 16000),
-    vad: new JsEnergyVad(),
-    ring: new JsRingBuffer(25_000_000 / 50),
-  }));
-  const input = new Float32Array(960);
-  const out = new Float32Array(400);
-  const probs = new Float32Array(4);
-  const cursor = streams.map((i) => offset(i, pcm48Messages.length));
-  let rounds = 0;
-  return {
-    name: 'JS pcm_s16le_48k (convert, resample, VAD, ring)',
-    round() {
-      for (const i of streams) {
-        const s = state[i]!;
-        const msg = pcm48Messages[cursor[i]!]!;
-        for (let k = 0; k < 960; k++) input[k] = msg.readInt16LE(2 * k) / 32768;
-        const n = s.dec.process(input, out);
-        s.vad.process(out.subarray(0, n), probs);
-        s.ring.writeFloat(out, n);
-        cursor[i] = (cursor[i]! + 1) % pcm48Messages.length;
-      }
-      if (++rounds % 50 === 0) for (const s of state) s.ring.discardAll();
-      return STREAMS;
-    },
-    close: () => undefined,
-  };
-}
-
-function jsOpusCase(): Case {
-  const state = streams.map(() => ({
-    opus: new OpusEncoder(48000, 1),
     dec: new JsDecimator(48000, 16000),
     vad: new JsEnergyVad(),
     ring: new JsRingBuffer(25_000_000 / 50),
@@ -342,52 +294,53 @@ function jsOpusCase(): Case {
   const input = new Float32Array(5760);
   const out = new Float32Array(2000);
   const probs = new Float32Array(8);
-  const cursor = streams.map((i) => offset(i, opus48Packets.length));
-  let rounds = 0;
-  return {
-    name: 'JS opus@48k (@discordjs/opus decode, resample, VAD, ring)',
-    round() {
-      for (const i of streams) {
-        const s = state[i]!;
-        const pcm = s.opus.decode(opus48Packets[cursor[i]!]!);
-        const n = pcm.length >> 1;
-        for (let k = 0; k < n; k++) input[k] = pcm.readInt16LE(2 * k) / 32768;
-        const m = s.dec.process(input.subarray(0, n), out);
-        s.vad.process(out.subarray(0, m), probs);
-        s.ring.writeFloat(out, m);
-        cursor[i] = (cursor[i]! + 1) % opus48Packets.length;
-      }
-      if (++rounds % 50 === 0) for (const s of state) s.ring.discardAll();
-      return STREAMS;
+  return cyclingCase(
+    name,
+    count,
+    (i, at) => {
+      const s = state[i]!;
+      const n = decode(i, at, input);
+      const m = s.dec.process(input.subarray(0, n), out);
+      s.vad.process(out.subarray(0, m), probs);
+      s.ring.writeFloat(out, m);
     },
-    close: () => undefined,
-  };
+    [],
+    () => {
+      for (const s of state) s.ring.discardAll();
+    },
+  );
+}
+
+/** 16-bit little-endian PCM into float samples; returns the count. */
+function int16ToFloat(pcm: Buffer, into: Float32Array): number {
+  const n = pcm.length >> 1;
+  for (let k = 0; k < n; k++) into[k] = pcm.readInt16LE(2 * k) / 32768;
+  return n;
+}
+
+function jsPcm48Case(): Case {
+  return jsChainCase('JS pcm_s16le_48k (convert, resample, VAD, ring)', pcm48Messages.length, (_, at, input) => int16ToFloat(pcm48Messages[at]!, input));
+}
+
+function jsOpusCase(): Case {
+  const decoders = streams.map(() => new OpusEncoder(48000, 1));
+  return jsChainCase('JS opus@48k (@discordjs/opus decode, resample, VAD, ring)', opus48Packets.length, (i, at, input) =>
+    int16ToFloat(decoders[i]!.decode(opus48Packets[at]!), input),
+  );
 }
 
 function jsPartCase(name: string, make: () => (i: number, frame: number) => void, count: number): Case {
-  const fn = make();
-  const cursor = streams.map((i) => offset(i, count));
-  return {
-    name,
-    round() {
-      for (const i of streams) {
-        fn(i, cursor[i]!);
-        cursor[i] = (cursor[i]! + 1) % count;
-      }
-      return STREAMS;
-    },
-    close: () => undefined,
-  };
+  return cyclingCase(name, count, make());
 }
 
 // ------------------------------------------------------------------ run
 const cases: Case[] = [
   demuxCase(),
-  opusCase('native opus decode @16k (browser packets, one per visit)', 16000, webmPackets, webmPacketFrames),
-  opusByMessageCase('native opus decode @16k (browser packets)', 16000),
-  opusByMessageCase('native opus decode @48k (browser packets)', 48000),
-  opusCase('native opus decode @16k (16 kHz packets)', 16000, opus16Packets),
-  opusCase('native opus decode @48k (32 kbit/s mono packets)', 48000, opus48Packets),
+  opusCase('native opus decode @16k (browser packets, one per visit)', 16000, one(webmPackets), webmPacketFrames),
+  opusCase('native opus decode @16k (browser packets)', 16000, webmMessagePackets, webmMessageFrames),
+  opusCase('native opus decode @48k (browser packets)', 48000, webmMessagePackets, webmMessageFrames),
+  opusCase('native opus decode @16k (16 kHz packets)', 16000, one(opus16Packets)),
+  opusCase('native opus decode @48k (32 kbit/s mono packets)', 48000, one(opus48Packets)),
   resampleCase(),
   vadCase(),
   ringCase(),
@@ -441,11 +394,7 @@ const median = (xs: number[]) => {
 };
 const us = (name: string) => median(samples.get(name)!);
 
-const partsWebm16 =
-  us('native webm demux') +
-  us('native opus decode @16k (browser packets)') +
-  us('native energy VAD') +
-  us('native ring buffer write');
+const partsWebm16 = us('native webm demux') + us('native opus decode @16k (browser packets)') + us('native energy VAD') + us('native ring buffer write');
 const partsWebm48 =
   us('native webm demux') +
   us('native opus decode @48k (browser packets)') +
@@ -475,11 +424,7 @@ const jsVsNative = [
   {
     name: 'Opus 48k chain: JS decode+resample+VAD+ring',
     js: us('JS opus@48k (@discordjs/opus decode, resample, VAD, ring)'),
-    native:
-      us('native opus decode @48k (32 kbit/s mono packets)') +
-      us('native resample 48->16k') +
-      us('native energy VAD') +
-      us('native ring buffer write'),
+    native: us('native opus decode @48k (32 kbit/s mono packets)') + us('native resample 48->16k') + us('native energy VAD') + us('native ring buffer write'),
   },
   { name: 'resample 48->16k', js: us('JS resample 48->16k'), native: us('native resample 48->16k') },
   { name: 'energy VAD', js: us('JS energy VAD'), native: us('native energy VAD') },
@@ -496,9 +441,7 @@ console.log(`resampler kernel: ${nativeAddon().simdKernel()}; CPU: ${cpus()[0]?.
 for (const c of cases) console.log(`${fmt(us(c.name))} µs  ${c.name}`);
 console.log('\npipeline                              front end  sum of parts  ratio  streams/core');
 for (const p of pipelines) {
-  console.log(
-    `${p.name.padEnd(36)} ${fmt(p.fe)} ${fmt(p.parts)}     ${p.ratioToParts.toFixed(2)}  ${p.streamsPerCore.toFixed(0).padStart(7)}`,
-  );
+  console.log(`${p.name.padEnd(36)} ${fmt(p.fe)} ${fmt(p.parts)}     ${p.ratioToParts.toFixed(2)}  ${p.streamsPerCore.toFixed(0).padStart(7)}`);
 }
 console.log('\nplain JavaScript vs native              JS µs   native µs   JS / native');
 for (const c of jsVsNative) console.log(`${c.name.padEnd(40)} ${fmt(c.js)} ${fmt(c.native)}   ${c.ratio.toFixed(2)}`);
@@ -517,6 +460,5 @@ const results = {
   jsVsNative,
   targets: { maxRatioToParts: 1.25, minStreamsPerCore: 900 },
 };
-mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-writeFileSync(join(root, 'bench', 'results', 'dsp-front-end.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeBenchResults('dsp-front-end', results);
 console.log('\nwrote bench/results/dsp-front-end.json');

@@ -6,7 +6,6 @@
  *
  *   npm run build && node dist/bench/http-api.js [seconds=5] [connections=50]
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -14,6 +13,7 @@ import { promisify } from 'node:util';
 import { uws } from '../src/platform/http/uws.js';
 import { REPO_ROOT } from '../test/helpers/fixtures.js';
 import { startTestGateway } from '../test/helpers/test-gateway.js';
+import { publishReport, ratio3 } from './bench-results.js';
 
 const seconds = Number(process.argv[2] ?? 5);
 const connections = Number(process.argv[3] ?? 50);
@@ -80,18 +80,8 @@ async function main(): Promise<void> {
       health: await load(`http://127.0.0.1:${gateway.port}/health`),
       languages: await load(`http://127.0.0.1:${gateway.port}/v1/languages`, { authorization: `Bearer ${key}` }),
     };
-    const ratio = (f: Figures) => Math.round((f.requestsPerSecond / results.baseline.requestsPerSecond) * 1000) / 1000;
-    const report = {
-      date: new Date().toISOString(),
-      seconds,
-      connections,
-      node: process.version,
-      results,
-      ratios_to_baseline: { health: ratio(results.health), languages: ratio(results.languages) },
-    };
-    console.log(JSON.stringify(report, null, 2));
-    mkdirSync(join(REPO_ROOT, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(REPO_ROOT, 'bench', 'results', 'http-api.json'), `${JSON.stringify(report, null, 2)}\n`);
+    const ratio = (f: Figures) => ratio3(f.requestsPerSecond, results.baseline.requestsPerSecond);
+    publishReport('http-api', { seconds, connections, results, ratios_to_baseline: { health: ratio(results.health), languages: ratio(results.languages) } });
   } finally {
     baseline.close();
     await started.close();

@@ -10,7 +10,7 @@
  * its own is created and dropped).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -20,12 +20,11 @@ import type { JobRecord } from '../src/platform/db/job-records.js';
 import { PostgresStore } from '../src/platform/db/postgres/postgres-store.js';
 import { SqliteStore } from '../src/platform/db/sqlite/sqlite-store.js';
 import type { Store } from '../src/platform/db/store-types.js';
-import { REPO_ROOT } from '../test/helpers/fixtures.js';
+import { ratio3, writeBenchResults } from './bench-results.js';
 
 const jobsTotal = Number(process.argv[2] ?? 2000);
 const concurrency = Number(process.argv[3] ?? 8);
 const databaseUrl = process.env['BENCH_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-const root = REPO_ROOT;
 
 const OPERATIONS = ['insert', 'claim', 'progress', 'complete', 'get', 'list', 'lifecycle'] as const;
 type Operation = (typeof OPERATIONS)[number];
@@ -150,7 +149,7 @@ async function main(): Promise<void> {
     await admin.end();
     rmSync(dir, { recursive: true, force: true });
   }
-  const ratios = Object.fromEntries(OPERATIONS.map((op) => [op, Math.round((postgres[op] / sqlite[op]) * 1000) / 1000]));
+  const ratios = Object.fromEntries(OPERATIONS.map((op) => [op, ratio3(postgres[op], sqlite[op])]));
   const report = {
     date: new Date().toISOString(),
     jobs: jobsTotal,
@@ -163,8 +162,7 @@ async function main(): Promise<void> {
   console.log(`${'operation'.padEnd(10)} ${'sqlite'.padStart(8)} ${'postgres'.padStart(9)} ${'ratio'.padStart(7)}`);
   for (const op of OPERATIONS)
     console.log(`${op.padEnd(10)} ${String(sqlite[op]).padStart(8)} ${String(postgres[op]).padStart(9)} ${ratios[op]!.toFixed(3).padStart(7)}`);
-  mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(root, 'bench', 'results', 'job-store.json'), `${JSON.stringify(report, null, 2)}\n`);
+  writeBenchResults('job-store', report);
 }
 
 await main();

@@ -17,21 +17,21 @@
  * Writes bench/results/silero-batch.json.
  */
 import ort from 'onnxruntime-node';
-import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SILERO_CONTEXT, SILERO_INPUT, SILERO_STATE, SILERO_WINDOW, sileroModelPath } from '../src/speech/vad/silero-model.js';
 import { SileroSession } from '../src/speech/vad/silero-session.js';
 import { SileroVad } from '../src/speech/vad/silero-vad.js';
-import { nativeSpeech16k, REPO_ROOT } from '../test/helpers/fixtures.js';
+import { nativeSpeech16k } from '../test/helpers/fixtures.js';
+import { writeBenchResults } from './bench-results.js';
 
 const REPEATS = Number(process.argv[2] ?? 7);
 const STEPS = Number(process.argv[3] ?? 20);
 const STREAMS = 32;
 
-// Fixtures and the repository root come from test/helpers/fixtures.ts (this file runs from bench/
-// under tsx or from dist/bench/ compiled).
-const root = REPO_ROOT;
+// Fixtures come from test/helpers/fixtures.ts (this file runs from bench/ under tsx or from
+// dist/bench/ compiled).
 const speech = nativeSpeech16k();
 const windowsInFixture = Math.floor(speech.length / SILERO_WINDOW);
 const windowOf = (stream: number, step: number) => {
@@ -204,6 +204,5 @@ const results = {
   },
   target: { maxRatio: 0.4 },
 };
-mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-writeFileSync(join(root, 'bench', 'results', 'silero-batch.json'), `${JSON.stringify(results, null, 2)}\n`);
+writeBenchResults('silero-batch', results);
 console.log('wrote bench/results/silero-batch.json');

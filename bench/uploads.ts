@@ -8,10 +8,11 @@
  *   npm run build && node dist/bench/uploads.js [megabytes=200] [rounds=3]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openAsBlob, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openAsBlob, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { distEntry, REPO_ROOT, runNode, startServerProcess } from '../test/helpers/spawn-dist.js';
+import { publishReport, ratio3 } from './bench-results.js';
 
 const megabytes = Number(process.argv[2] ?? 200);
 const rounds = Number(process.argv[3] ?? 3);
@@ -95,7 +96,15 @@ async function main(): Promise<void> {
   const bytes = megabytes * 1_000_000;
   makeWav(file, bytes);
   const dataDir = join(work, 'data');
-  const env = { DATA_DIR: dataDir, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', MAX_AUDIO_BYTES: '2GB', RATE_LIMIT_PER_MINUTE: '100000' };
+  const env = {
+    DATA_DIR: dataDir,
+    PORT: '0',
+    METRICS_PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    MAX_AUDIO_BYTES: '2GB',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  };
   const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'bench'], { ...env, LOG_LEVEL: 'silent' });
   if (created.code !== 0) throw new Error(`keys-cli failed: ${created.stderr}`);
   const key = (JSON.parse(created.stdout) as { key: string }).key;
@@ -115,7 +124,9 @@ async function main(): Promise<void> {
         expect(await fetch(`http://127.0.0.1:${baseline.port}/`, { method: 'PUT', body: await openAsBlob(file) }), 201),
       ),
       signedPut: await measure(gateway.child.pid!, bytes, async () => {
-        const signed = (await (await fetch(`${gatewayUrl}/v1/uploads/signed-url?filename=big.wav&content_type=audio/wav`, { headers: auth })).json()) as { upload_url: string };
+        const signed = (await (await fetch(`${gatewayUrl}/v1/uploads/signed-url?filename=big.wav&content_type=audio/wav`, { headers: auth })).json()) as {
+          upload_url: string;
+        };
         const url = signed.upload_url.replace(/^http:\/\/localhost:\d+/, gatewayUrl);
         await expect(await fetch(url, { method: 'PUT', headers: { 'content-type': 'audio/wav' }, body: await openAsBlob(file) }), 200);
       }),
@@ -125,18 +136,13 @@ async function main(): Promise<void> {
         await expect(await fetch(`${gatewayUrl}/v1/uploads`, { method: 'POST', headers: auth, body: form }), 201);
       }),
     };
-    const ratio = (f: Figures) => Math.round((f.megabytesPerSecond / results.baseline.megabytesPerSecond) * 1000) / 1000;
-    const report = {
-      date: new Date().toISOString(),
+    const ratio = (f: Figures) => ratio3(f.megabytesPerSecond, results.baseline.megabytesPerSecond);
+    publishReport('uploads', {
       megabytes,
       rounds,
-      node: process.version,
       results,
       throughput_ratios_to_baseline: { signedPut: ratio(results.signedPut), multipart: ratio(results.multipart) },
-    };
-    console.log(JSON.stringify(report, null, 2));
-    mkdirSync(join(root, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(root, 'bench', 'results', 'uploads.json'), `${JSON.stringify(report, null, 2)}\n`);
+    });
   } finally {
     baseline.child.kill('SIGTERM');
     gateway.child.kill('SIGTERM');

@@ -20,16 +20,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import * as ort from 'onnxruntime-node';
-import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
-import { decodeToPcm } from '../../src/speech/audio/pcm-decoder.js';
+import { ctcUtterances, type Utterance } from '../../bench/ctc-utterances.js';
 import { CtcBeamDecoder } from '../../src/speech/decoding/ctc-beam-decoder.js';
 import { CtcGreedyDecoder } from '../../src/speech/decoding/ctc-greedy-decoder.js';
-import type { CtcDecoder, CtcScores } from '../../src/speech/decoding/ctc-types.js';
+import type { CtcDecoder } from '../../src/speech/decoding/ctc-types.js';
 import { CharNgramLm } from '../../src/speech/decoding/lm/char-ngram-lm.js';
 import { parseKaldiText } from '../../src/speech/decoding/lm/lm-corpus.js';
-import { InputPreparer } from '../../src/speech/features/model-input.js';
-import { loadModelFolder, type LoadedCtcModel } from '../../src/speech/models/model-loader.js';
+import { loadModelFolder } from '../../src/speech/models/model-loader.js';
 import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
 
 const HERE = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname);
@@ -42,44 +39,7 @@ const opt = (name: string): string | undefined => {
 };
 const has = (name: string): boolean => argv.includes(`--${name}`);
 
-interface Utterance {
-  readonly id: string;
-  readonly reference: string;
-  readonly scores: CtcScores;
-  readonly seconds: number;
-}
-
 export const groupOf = (id: string): string => id.split('_')[2]!.slice(2, 5);
-
-async function logits(model: LoadedCtcModel, dataDir: string, texts: Map<string, string>, ids: string[]): Promise<Utterance[]> {
-  const session = await ort.InferenceSession.create(model.onnxPath, { intraOpNumThreads: 1, logSeverityLevel: 3 });
-  const tools = resolveMediaTools();
-  const preparer = new InputPreparer(model.manifest.input);
-  const io = model.manifest.io;
-  const out: Utterance[] = [];
-  try {
-    for (const id of ids) {
-      const chunks: Float32Array[] = [];
-      for await (const c of decodeToPcm(join(dataDir, 'alffa-am-train/flac', `${id}.flac`), { ffmpegPath: tools.ffmpeg })) chunks.push(c);
-      const pcm = new Float32Array(chunks.reduce((n, c) => n + c.length, 0));
-      let at = 0;
-      for (const c of chunks) pcm.set(c, at), (at += c.length);
-      const input = preparer.prepare(pcm);
-      const dims = preparer.featureDim > 0 ? [1, input.length, preparer.featureDim] : [1, input.length];
-      const feeds: Record<string, ort.Tensor> = { [io.audio]: new ort.Tensor('float32', input.data, dims) };
-      if (io.lengths !== null) feeds[io.lengths] = new ort.Tensor('int64', BigInt64Array.from([BigInt(input.length)]), [1]);
-      const result = await session.run(feeds);
-      const l = result[io.logits]!;
-      const V = l.dims[2]!;
-      let frames = l.dims[1]!;
-      if (io.outLengths && result[io.outLengths]) frames = Math.min(frames, Number((result[io.outLengths]!.data as BigInt64Array)[0]));
-      out.push({ id, reference: texts.get(id)!, scores: { data: (l.data as Float32Array).slice(0, frames * V), frames, vocabSize: V }, seconds: pcm.length / 16000 });
-    }
-  } finally {
-    await session.release();
-  }
-  return out;
-}
 
 interface Figure {
   readonly decoder: string;
@@ -97,19 +57,32 @@ function score(decoder: string, d: CtcDecoder, set: readonly Utterance[], langua
     hyps.push(d.decode(u.scores).text);
     ms += performance.now() - t0;
   }
-  const s = scoredCharacterErrorRate(set.map((u) => u.reference), hyps, language);
+  const s = scoredCharacterErrorRate(
+    set.map((u) => u.reference),
+    hyps,
+    language,
+  );
   const seconds = set.reduce((n, u) => n + u.seconds, 0);
-  return { decoder, cer: Number(s.cer.toFixed(4)), errors: s.errors, reference_chars: s.referenceChars, decode_ms_per_audio_s: Number((ms / seconds).toFixed(3)) };
+  return {
+    decoder,
+    cer: Number(s.cer.toFixed(4)),
+    errors: s.errors,
+    reference_chars: s.referenceChars,
+    decode_ms_per_audio_s: Number((ms / seconds).toFixed(3)),
+  };
 }
 
 async function main(): Promise<void> {
   const modelDir = opt('model');
-  if (!modelDir) throw new Error('usage: held-out-decoding.ts --model DIR [--lm FILE] [--tune] [--alpha A --beta B --beam W] [--sets val,test] [--subset v1-unseen] [--out FILE]');
+  if (!modelDir)
+    throw new Error(
+      'usage: held-out-decoding.ts --model DIR [--lm FILE] [--tune] [--alpha A --beta B --beam W] [--sets val,test] [--subset v1-unseen] [--out FILE]',
+    );
   const dataDir = opt('data') ?? process.env.DATA_DIR ?? '/work/shared/data';
   const model = await loadModelFolder(modelDir);
   if (model.kind !== 'ctc') throw new Error(`${modelDir} is not a CTC model`);
   const manifestLm = model.manifest.lm;
-  const lmPath = opt('lm') ?? (model.lmPath ?? null);
+  const lmPath = opt('lm') ?? model.lmPath ?? null;
   const t0 = performance.now();
   const lm = lmPath ? CharNgramLm.loadSync(lmPath) : null;
   const lmLoadMs = performance.now() - t0;
@@ -118,9 +91,11 @@ async function main(): Promise<void> {
   const setNames = (opt('sets') ?? 'val,test').split(',');
   const sets = new Map<string, Utterance[]>();
   for (const name of setNames) {
-    let ids = readFileSync(join(HERE, 'splits', `alffa-spk-${name}.txt`), 'utf8').split('\n').filter(Boolean);
+    let ids = readFileSync(join(HERE, 'splits', `alffa-spk-${name}.txt`), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     if (subset === 'v1-unseen') ids = ids.filter((id) => groupOf(id) === V1_UNSEEN[name]);
-    sets.set(name, await logits(model, dataDir, texts, ids));
+    sets.set(name, await ctcUtterances(model, texts, ids, (id) => join(dataDir, 'alffa-am-train/flac', `${id}.flac`)));
   }
   const language = model.language;
   const vocabulary = model.vocabulary;
@@ -134,7 +109,15 @@ async function main(): Promise<void> {
     const alphas = (opt('alphas') ?? '0.2,0.3,0.4,0.5,0.6,0.8,1.0').split(',').map(Number);
     const betas = (opt('betas') ?? '0,0.5,1,1.5,2,3,4').split(',').map(Number);
     const beams = (opt('beams') ?? '8,16').split(',').map(Number);
-    for (const w of beams) for (const a of alphas) for (const b of betas) grid.push({ alpha: a, beta: b, beam: w, cer: score('tune', new CtcBeamDecoder(vocabulary, { beamWidth: w, lm: { model: lm, alpha: a, beta: b } }), val, language).cer });
+    for (const w of beams)
+      for (const a of alphas)
+        for (const b of betas)
+          grid.push({
+            alpha: a,
+            beta: b,
+            beam: w,
+            cer: score('tune', new CtcBeamDecoder(vocabulary, { beamWidth: w, lm: { model: lm, alpha: a, beta: b } }), val, language).cer,
+          });
     // Smallest beam within 0.1 point of the best keeps decoding cheap.
     const best = Math.min(...grid.map((g) => g.cer));
     const pick = grid.filter((g) => g.cer <= best + 0.001).sort((x, y) => x.beam - y.beam || x.cer - y.cer)[0]!;
@@ -143,7 +126,14 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = {
     model: model.name,
     lm: lm ? { file: lmPath, order: lm.order, bytes: lm.byteLength, load_ms: Number(lmLoadMs.toFixed(1)) } : null,
-    weights: { alpha, beta, beam, tuned_on: has('tune') ? 'val (speaker groups ' + JSON.parse(readFileSync(join(HERE, 'splits/alffa-spk-split.json'), 'utf8')).val_groups.join(', ') + ')' : 'given' },
+    weights: {
+      alpha,
+      beta,
+      beam,
+      tuned_on: has('tune')
+        ? 'val (speaker groups ' + JSON.parse(readFileSync(join(HERE, 'splits/alffa-spk-split.json'), 'utf8')).val_groups.join(', ') + ')'
+        : 'given',
+    },
     subset: subset ?? 'all',
     scoring: 'scored-character-error-rate.ts (spaces and punctuation removed, ALFFA homophone merge)',
     sets: {} as Record<string, unknown>,
@@ -151,11 +141,28 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
   };
   for (const [name, set] of sets) {
-    const figures = [score('greedy', new CtcGreedyDecoder(vocabulary), set, language), score(`beam ${beam}`, new CtcBeamDecoder(vocabulary, { beamWidth: beam }), set, language)];
-    if (lm) figures.push(score(`beam ${beam} + LM (alpha ${alpha}, beta ${beta})`, new CtcBeamDecoder(vocabulary, { beamWidth: beam, lm: { model: lm, alpha, beta } }), set, language));
+    const figures = [
+      score('greedy', new CtcGreedyDecoder(vocabulary), set, language),
+      score(`beam ${beam}`, new CtcBeamDecoder(vocabulary, { beamWidth: beam }), set, language),
+    ];
+    if (lm)
+      figures.push(
+        score(
+          `beam ${beam} + LM (alpha ${alpha}, beta ${beta})`,
+          new CtcBeamDecoder(vocabulary, { beamWidth: beam, lm: { model: lm, alpha, beta } }),
+          set,
+          language,
+        ),
+      );
     const groups = [...new Set(set.map((u) => groupOf(u.id)))];
-    (results.sets as Record<string, unknown>)[name] = { groups, utterances: set.length, audio_seconds: Number(set.reduce((n, u) => n + u.seconds, 0).toFixed(1)), figures };
-    for (const f of figures) console.log(`${name} (${groups.join(',')}; ${set.length} utt) ${f.decoder.padEnd(36)} CER ${(100 * f.cer).toFixed(2)}%  ${f.decode_ms_per_audio_s} ms/s`);
+    (results.sets as Record<string, unknown>)[name] = {
+      groups,
+      utterances: set.length,
+      audio_seconds: Number(set.reduce((n, u) => n + u.seconds, 0).toFixed(1)),
+      figures,
+    };
+    for (const f of figures)
+      console.log(`${name} (${groups.join(',')}; ${set.length} utt) ${f.decoder.padEnd(36)} CER ${(100 * f.cer).toFixed(2)}%  ${f.decode_ms_per_audio_s} ms/s`);
   }
   if (grid.length) results.grid = grid;
   const out = opt('out');

@@ -5,14 +5,11 @@
 
 #include "dsp/opus-frame-decoder.h"
 #include "dsp/stream-front-end.h"
+#include "fuzz-split.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  gw::FrontEndConfig config;
-  config.format = gw::AudioFormat::kOpusRaw16k;
-  config.max_buffer_samples = 16000;
-  config.initial_buffer_samples = 1000;
-  gw::Status status;
-  auto fe = gw::StreamFrontEnd::Create(config, &status);
+  constexpr size_t kMaxSamples = 16000;
+  auto fe = gwfuzz::MakeFrontEnd(gw::AudioFormat::kOpusRaw16k, kMaxSamples, 1000);
   auto dec48 = gw::OpusFrameDecoder::Create(48000);
   std::vector<float> out(dec48->max_frame_samples());
 
@@ -26,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // A message adds exactly 20 ms or nothing (or what fits when the buffer is full).
     if (s == gw::Status::kOk && added != 320) std::abort();
     if (s != gw::Status::kOk && s != gw::Status::kBufferFull && added != 0) std::abort();
-    if (fe->ring().size() > config.max_buffer_samples) std::abort();
+    if (fe->ring().size() > kMaxSamples) std::abort();
     if (fe->ring().size() > 8000) fe->ring().DiscardUntil(fe->ring().write_pos());
 
     size_t n = 0;

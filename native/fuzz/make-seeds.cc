@@ -82,33 +82,15 @@ int main(int argc, char** argv) {
     const char* name;
     WavSpec spec;
   };
-  std::vector<Case> cases;
-  WavSpec s;
-  cases.push_back({"pcm16-16k", s});
-  s.bits = 8;
-  s.rate = 8000;
-  cases.push_back({"pcm8-8k", s});
-  s = WavSpec{};
-  s.bits = 24;
-  s.rate = 44100;
-  s.channels = 2;
-  cases.push_back({"pcm24-44k-stereo", s});
-  s = WavSpec{};
-  s.tag = 3;
-  s.bits = 32;
-  s.rate = 48000;
-  s.streaming_size = true;
-  cases.push_back({"float32-48k-streaming", s});
-  s = WavSpec{};
-  s.tag = 0xFFFE;
-  s.bits = 32;
-  s.rate = 22050;
-  s.channels = 2;
-  cases.push_back({"extensible-pcm32-22k", s});
-  s = WavSpec{};
-  s.tag = 7;
-  s.bits = 8;
-  cases.push_back({"mulaw-rejected", s});
+  // WavSpec fields in order: tag, sub_tag, channels, rate, bits, streaming_size.
+  const std::vector<Case> cases = {
+      {"pcm16-16k", WavSpec{}},
+      {"pcm8-8k", WavSpec{1, 1, 1, 8000, 8}},
+      {"pcm24-44k-stereo", WavSpec{1, 1, 2, 44100, 24}},
+      {"float32-48k-streaming", WavSpec{3, 1, 1, 48000, 32, true}},
+      {"extensible-pcm32-22k", WavSpec{0xFFFE, 1, 2, 22050, 32}},
+      {"mulaw-rejected", WavSpec{7, 1, 1, 16000, 8}},
+  };
   for (const auto& c : cases) {
     Write(dir + "/wav-parser/" + c.name, MakeWav(c.spec, c.spec.channels == 2 ? stereo : mono),
           static_cast<uint8_t>(c.name[0] + c.name[1]));

@@ -2,6 +2,7 @@
 #include <random>
 #include <vector>
 
+#include "collecting-sinks.h"
 #include "dsp/wav-parser.h"
 #include "test-harness.h"
 #include "wav-test-writer.h"
@@ -13,18 +14,7 @@ using namespace gwtest;
 
 namespace {
 
-struct Collector : gw::WavSampleSink {
-  std::vector<WavFormat> formats;
-  std::vector<float> samples;
-  Status OnFormat(const WavFormat& f) override {
-    formats.push_back(f);
-    return Status::kOk;
-  }
-  Status OnSamples(const float* x, size_t n) override {
-    samples.insert(samples.end(), x, x + n);
-    return Status::kOk;
-  }
-};
+using Collector = WavCollector;
 
 std::vector<std::vector<double>> Frames(int channels, size_t n) {
   std::vector<std::vector<double>> frames(n, std::vector<double>(static_cast<size_t>(channels)));

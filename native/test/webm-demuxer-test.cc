@@ -1,6 +1,7 @@
 #include <random>
 #include <vector>
 
+#include "collecting-sinks.h"
 #include "dsp/webm-demuxer.h"
 #include "test-harness.h"
 #include "webm-test-writer.h"
@@ -12,18 +13,7 @@ using namespace gwtest;
 
 namespace {
 
-struct Recorder : gw::WebmFrameSink {
-  std::vector<Bytes> frames;
-  std::vector<WebmAudioTrack> tracks;
-  Status OnAudioTrack(const WebmAudioTrack& t) override {
-    tracks.push_back(t);
-    return Status::kOk;
-  }
-  Status OnFrame(const uint8_t* d, size_t n) override {
-    frames.emplace_back(d, d + n);
-    return Status::kOk;
-  }
-};
+using Recorder = WebmRecorder;
 
 std::vector<Bytes> FakePackets(size_t count, std::mt19937* rng) {
   std::vector<Bytes> packets;
@@ -240,31 +230,36 @@ GW_TEST(WebmOversizedAudioBlockIsSkippedNotFatal) {
   GW_CHECK_EQ(r.frames.size(), 2u);
 }
 
-GW_TEST(WebmFfmpegFixture) {
-  const Bytes data = ReadFile(FixturePath("speech-48k-opus.webm"));
+namespace {
+
+// Demuxes a fixture file three times in random chunks of 1..max_chunk bytes: each round must
+// succeed with one audio track, then passes `check`.
+template <typename Check>
+void DemuxFixture(const char* name, unsigned seed, unsigned max_chunk, Check check) {
+  const Bytes data = ReadFile(FixturePath(name));
   GW_CHECK(!data.empty());
-  std::mt19937 rng(17);
+  std::mt19937 rng(seed);
   for (int round = 0; round < 3; ++round) {
     WebmDemuxer d;
     Recorder r;
-    const Status s = Feed(&d, &r, data, [&]() -> size_t { return 1 + rng() % 997; });
+    const Status s = Feed(&d, &r, data, [&]() -> size_t { return 1 + rng() % max_chunk; });
     GW_CHECK_STATUS(s, Status::kOk);
     GW_CHECK_EQ(r.tracks.size(), 1u);
-    GW_CHECK(r.frames.size() > 100);  // about 3 s of 20 ms frames
+    check(r);
   }
 }
 
+}  // namespace
+
+GW_TEST(WebmFfmpegFixture) {
+  DemuxFixture("speech-48k-opus.webm", 17, 997, [](const Recorder& r) {
+    GW_CHECK(r.frames.size() > 100);  // about 3 s of 20 ms frames
+  });
+}
+
 GW_TEST(WebmChromiumMediaRecorderFixture) {
-  const Bytes data = ReadFile(FixturePath("mediarecorder-chromium.webm"));
-  GW_CHECK(!data.empty());
-  std::mt19937 rng(23);
-  for (int round = 0; round < 3; ++round) {
-    WebmDemuxer d;
-    Recorder r;
-    const Status s = Feed(&d, &r, data, [&]() -> size_t { return 1 + rng() % 2500; });
-    GW_CHECK_STATUS(s, Status::kOk);
-    GW_CHECK_EQ(r.tracks.size(), 1u);
+  DemuxFixture("mediarecorder-chromium.webm", 23, 2500, [](const Recorder& r) {
     if (!r.tracks.empty()) GW_CHECK_EQ(r.tracks[0].channels, 2);
     GW_CHECK_EQ(r.frames.size(), 147u);  // 8.8 s in 60 ms packets
-  }
+  });
 }

@@ -41,6 +41,18 @@ inline Bytes Element(uint32_t id, const Bytes& payload) {
   return b;
 }
 
+// Appends an element of known size, or (unknown_size, as MediaRecorder writes Segment and
+// Cluster) its ID, the unknown-size marker and the payload.
+inline void AppendElement(Bytes* out, uint32_t id, const Bytes& payload, bool unknown_size) {
+  if (unknown_size) {
+    Append(out, Id(id));
+    Append(out, UnknownSize());
+    Append(out, payload);
+  } else {
+    Append(out, Element(id, payload));
+  }
+}
+
 inline Bytes UintElement(uint32_t id, uint64_t v) {
   Bytes p;
   do {
@@ -212,21 +224,9 @@ inline Bytes MakeWebm(const std::vector<Bytes>& packets, const WebmOptions& o = 
       }
       timecode = static_cast<int16_t>(timecode + 20);
     }
-    if (o.unknown_sizes) {
-      Append(&segment, Id(0x1F43B675));
-      Append(&segment, UnknownSize());
-      Append(&segment, cluster);
-    } else {
-      Append(&segment, Element(0x1F43B675, cluster));
-    }
+    AppendElement(&segment, 0x1F43B675, cluster, o.unknown_sizes);
   }
-  if (o.unknown_sizes) {
-    Append(&out, Id(0x18538067));
-    Append(&out, UnknownSize());
-    Append(&out, segment);
-  } else {
-    Append(&out, Element(0x18538067, segment));
-  }
+  AppendElement(&out, 0x18538067, segment, o.unknown_sizes);
   return out;
 }
 

@@ -1,35 +1,39 @@
 // Helpers for the native tests: fixtures, signals, SNR, seeded random splits.
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'native');
+import { expect } from 'vitest';
+import type { EndpointEvent } from '../../src/speech/native/endpoint-event.js';
+import { fixturePath, pcm16ToFloat, wavData } from '../helpers/fixtures.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 export function fixture(name: string): Buffer {
-  return readFileSync(join(FIXTURES, name));
+  return readFileSync(fixturePath(`native/${name}`));
 }
 
 /** Samples of a 16-bit mono PCM WAV (the committed speech fixture) as float in [-1, 1). */
 export function readPcm16Wav(bytes: Buffer): { rate: number; samples: Float32Array } {
-  let at = 12;
-  let rate = 0;
-  while (at + 8 <= bytes.length) {
-    const id = bytes.toString('ascii', at, at + 4);
-    const size = bytes.readUInt32LE(at + 4);
-    if (id === 'fmt ') rate = bytes.readUInt32LE(at + 12);
-    if (id === 'data') {
-      const n = Math.floor(size / 2);
-      const samples = new Float32Array(n);
-      for (let i = 0; i < n; i++) samples[i] = bytes.readInt16LE(at + 8 + 2 * i) / 32768;
-      return { rate, samples };
-    }
-    at += 8 + size + (size & 1);
-  }
-  throw new Error('no data chunk');
+  const { rate, pcm } = wavData(bytes);
+  return { rate, samples: pcm16ToFloat(pcm) };
 }
 
 export function speechFixture(): Float32Array {
   return readPcm16Wav(fixture('speech-16k.wav')).samples;
+}
+
+/**
+ * Checks the endpoint events of the speech fixture's two utterances: start, end, start, end at
+ * the expected seconds. A VAD's first start and first end may come up to `firstStartBefore` and
+ * `firstEndBefore` seconds.
+ */
+export function expectSpeechFixtureTurns(events: readonly EndpointEvent[], firstStartBefore: number, firstEndBefore: number): void {
+  expect(events.map((e) => e.type)).toEqual(['speech_start', 'speech_end', 'speech_start', 'speech_end']);
+  const sec = events.map((e) => e.position / 16000);
+  expect(sec[0]).toBeGreaterThan(0.2);
+  expect(sec[0]).toBeLessThan(firstStartBefore);
+  expect(sec[1]).toBeGreaterThan(2.4);
+  expect(sec[1]).toBeLessThan(firstEndBefore);
+  expect(sec[2]).toBeGreaterThan(4.3);
+  expect(sec[2]).toBeLessThan(5.6);
+  expect(sec[3]).toBeGreaterThan(7.3);
 }
 
 export function pcm16Bytes(x: Float32Array): Buffer {
@@ -64,16 +68,7 @@ export function snrDb(reference: Float32Array, test: Float32Array, from = 0, to 
 }
 
 /** Small seeded PRNG (mulberry32) so that random splits are reproducible. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const rng = seededRandom;
 
 /** Splits bytes at random boundaries (1..maxChunk bytes per piece). */
 export function randomSplits(bytes: Uint8Array, seed: number, maxChunk: number): Uint8Array[] {

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import WebSocket from 'ws';
 import { ServerMessageSchema, type ServerMessage } from '../../src/streaming/ws-messages.js';
+import { wavData } from '../helpers/fixtures.js';
 
 export type Message = ServerMessage & Record<string, unknown>;
 
@@ -11,7 +12,11 @@ export interface StreamClient {
   readonly socket: WebSocket;
   readonly messages: Message[];
   readonly closed: Promise<{ code: number; reason: string }>;
-  waitFor<T extends Message['type']>(type: T, predicate?: (m: Extract<Message, { type: T }>) => boolean, timeoutMs?: number): Promise<Extract<Message, { type: T }>>;
+  waitFor<T extends Message['type']>(
+    type: T,
+    predicate?: (m: Extract<Message, { type: T }>) => boolean,
+    timeoutMs?: number,
+  ): Promise<Extract<Message, { type: T }>>;
   ofType<T extends Message['type']>(type: T): Extract<Message, { type: T }>[];
   send(data: Buffer | string): void;
   close(): void;
@@ -83,17 +88,7 @@ export function connect(url: string, headers: Record<string, string> = {}): Stre
 
 /** 16-bit mono PCM of a WAV file (header skipped). */
 export function wavPcm(path: string): { rate: number; pcm: Buffer } {
-  const bytes = readFileSync(path);
-  let at = 12;
-  let rate = 0;
-  while (at + 8 <= bytes.length) {
-    const id = bytes.toString('ascii', at, at + 4);
-    const size = bytes.readUInt32LE(at + 4);
-    if (id === 'fmt ') rate = bytes.readUInt32LE(at + 12);
-    if (id === 'data') return { rate, pcm: bytes.subarray(at + 8, at + 8 + size) };
-    at += 8 + size + (size & 1);
-  }
-  throw new Error(`${path}: no data chunk`);
+  return wavData(readFileSync(path));
 }
 
 export function chunks(bytes: Buffer, size: number): Buffer[] {

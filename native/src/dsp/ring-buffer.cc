@@ -37,43 +37,35 @@ size_t RingBuffer::Reserve(size_t n) {
   return fit;
 }
 
-size_t RingBuffer::Write(const int16_t* src, size_t n) {
+template <typename Convert>
+size_t RingBuffer::CopyIn(size_t n, Convert convert) {
   const size_t count = Reserve(n);
   size_t done = 0;
   while (done < count) {
     const size_t at = Index(write_pos_);
     const size_t run = std::min(count - done, storage_.size() - at);
-    std::memcpy(storage_.data() + at, src + done, run * sizeof(int16_t));
+    convert(done, storage_.data() + at, run);
     done += run;
     write_pos_ += run;
   }
   return count;
+}
+
+size_t RingBuffer::Write(const int16_t* src, size_t n) {
+  return CopyIn(n, [src](size_t done, int16_t* dst, size_t run) {
+    std::memcpy(dst, src + done, run * sizeof(int16_t));
+  });
 }
 
 size_t RingBuffer::WritePcm16Bytes(const uint8_t* src, size_t n) {
-  const size_t count = Reserve(n);
-  size_t done = 0;
-  while (done < count) {
-    const size_t at = Index(write_pos_);
-    const size_t run = std::min(count - done, storage_.size() - at);
-    std::memcpy(storage_.data() + at, src + 2 * done, run * sizeof(int16_t));
-    done += run;
-    write_pos_ += run;
-  }
-  return count;
+  return CopyIn(n, [src](size_t done, int16_t* dst, size_t run) {
+    std::memcpy(dst, src + 2 * done, run * sizeof(int16_t));
+  });
 }
 
 size_t RingBuffer::WriteFloat(const float* src, size_t n) {
-  const size_t count = Reserve(n);
-  size_t done = 0;
-  while (done < count) {
-    const size_t at = Index(write_pos_);
-    const size_t run = std::min(count - done, storage_.size() - at);
-    FloatToInt16(src + done, storage_.data() + at, run);
-    done += run;
-    write_pos_ += run;
-  }
-  return count;
+  return CopyIn(
+      n, [src](size_t done, int16_t* dst, size_t run) { FloatToInt16(src + done, dst, run); });
 }
 
 template <typename T, typename Convert>

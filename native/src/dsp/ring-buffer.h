@@ -54,6 +54,10 @@ class RingBuffer {
   // Makes room for n more samples (growing storage if needed); returns how many fit.
   size_t Reserve(size_t n);
   size_t Index(uint64_t pos) const { return static_cast<size_t>(pos % storage_.size()); }
+  // Stores up to n samples at write_pos_ (after Reserve), one contiguous run at a time:
+  // convert(done, dst, run) fills dst with input samples [done, done + run).
+  template <typename Convert>
+  size_t CopyIn(size_t n, Convert convert);
   template <typename T, typename Convert>
   size_t CopyOut(uint64_t pos, T* dst, size_t n, Convert convert) const;
 

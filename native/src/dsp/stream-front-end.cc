@@ -111,23 +111,21 @@ void StreamFrontEnd::RunVad(const float* x, size_t n) {
   }
 }
 
-void StreamFrontEnd::Emit(const float* x, size_t n) {
-  const size_t stored = ring_.WriteFloat(x, n);
+size_t StreamFrontEnd::CountStored(size_t stored, size_t n) {
   counters_.appended_last += stored;
   if (stored < n) {
     counters_.dropped_last += n - stored;
     buffer_full_ = true;
   }
-  RunVad(x, stored);
+  return stored;
+}
+
+void StreamFrontEnd::Emit(const float* x, size_t n) {
+  RunVad(x, CountStored(ring_.WriteFloat(x, n), n));
 }
 
 void StreamFrontEnd::EmitPcm16Bytes(const uint8_t* bytes, size_t n) {
-  const size_t stored = ring_.WritePcm16Bytes(bytes, n);
-  counters_.appended_last += stored;
-  if (stored < n) {
-    counters_.dropped_last += n - stored;
-    buffer_full_ = true;
-  }
+  const size_t stored = CountStored(ring_.WritePcm16Bytes(bytes, n), n);
   if (!vad_) return;
   for (size_t done = 0; done < stored;) {
     const size_t take = std::min(stored - done, kVadChunk);
@@ -203,13 +201,20 @@ Status StreamFrontEnd::PushRawOpus(const uint8_t* data, size_t n) {
     return Status::kOpusFrameDuration;
   }
   size_t samples = 0;
-  const Status s = opus16_->Decode(data, n, decoded_.data(), &samples);
+  const Status s = DecodePacket(opus16_.get(), data, n, &samples);
+  if (s != Status::kOk) return s;
+  Emit(decoded_.data(), samples);
+  return Status::kOk;
+}
+
+Status StreamFrontEnd::DecodePacket(OpusFrameDecoder* dec, const uint8_t* data, size_t n,
+                                    size_t* samples) {
+  const Status s = dec->Decode(data, n, decoded_.data(), samples);
   if (s != Status::kOk) {
     ++counters_.packets_rejected;
     return s;
   }
   ++counters_.packets_decoded;
-  Emit(decoded_.data(), samples);
   return Status::kOk;
 }
 
@@ -227,12 +232,8 @@ Status StreamFrontEnd::OnFrame(const uint8_t* data, size_t len) {
   const bool at48 = config_.webm_decode_rate == 48000;
   OpusFrameDecoder* dec = at48 ? opus48_.get() : opus16_.get();
   size_t samples = 0;
-  const Status s = dec->Decode(data, len, decoded_.data(), &samples);
-  if (s != Status::kOk) {
-    ++counters_.packets_rejected;
-    return s;
-  }
-  ++counters_.packets_decoded;
+  const Status s = DecodePacket(dec, data, len, &samples);
+  if (s != Status::kOk) return s;
   const float* out = decoded_.data();
   const size_t skip = std::min(pre_skip_left_, samples);
   pre_skip_left_ -= skip;

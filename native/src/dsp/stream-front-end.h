@@ -107,6 +107,9 @@ class StreamFrontEnd final : private WebmFrameSink, private WavSampleSink {
   // 16 kHz output: into the ring, then VAD over what was stored.
   void Emit(const float* x, size_t n);
   void EmitPcm16Bytes(const uint8_t* bytes, size_t n);
+  // Counts `stored` of n samples written to the ring (a short write means it is full); returns
+  // stored.
+  size_t CountStored(size_t stored, size_t n);
   void RunVad(const float* x, size_t n);
   // Resamples n samples through r (in blocks) and emits the output.
   void ResampleAndEmit(Resampler* r, const float* x, size_t n);
@@ -115,6 +118,8 @@ class StreamFrontEnd final : private WebmFrameSink, private WavSampleSink {
   Status PushPcm16(const uint8_t* data, size_t n);
   Status PushPcm48(const uint8_t* data, size_t n);
   Status PushRawOpus(const uint8_t* data, size_t n);
+  // Decodes one Opus packet into decoded_, counting it as decoded or rejected.
+  Status DecodePacket(OpusFrameDecoder* dec, const uint8_t* data, size_t n, size_t* samples);
 
   // WebmFrameSink / WavSampleSink
   Status OnAudioTrack(const WebmAudioTrack& track) override;

@@ -386,6 +386,17 @@ Status WebmDemuxer::OnHeader(WebmFrameSink* sink) {
   return sink_status;
 }
 
+template <typename T>
+bool WebmDemuxer::TakeFieldBytes(const uint8_t* data, size_t n, size_t* i, T* value, int* read,
+                                 int len) {
+  while (*i < n && *read < len) {
+    *value = static_cast<T>((*value << 8) | data[(*i)++]);
+    ++*read;
+    ++pos_;
+  }
+  return *read == len;
+}
+
 Status WebmDemuxer::Push(const uint8_t* data, size_t n, WebmFrameSink* sink) {
   if (failure_ != Status::kOk) return failure_;
   Status sink_status = Status::kOk;
@@ -401,12 +412,7 @@ Status WebmDemuxer::Push(const uint8_t* data, size_t n, WebmFrameSink* sink) {
           if (id_len_ == 0 || id_len_ > 4) return Fail(Status::kWebmInvalid);
           id_ = 0;
         }
-        while (i < n && id_read_ < id_len_) {
-          id_ = (id_ << 8) | data[i++];
-          ++id_read_;
-          ++pos_;
-        }
-        if (id_read_ == id_len_) {
+        if (TakeFieldBytes(data, n, &i, &id_, &id_read_, id_len_)) {
           id_read_ = 0;
           size_read_ = 0;
           state_ = State::kSize;
@@ -422,12 +428,7 @@ Status WebmDemuxer::Push(const uint8_t* data, size_t n, WebmFrameSink* sink) {
           ++pos_;
           size_read_ = 1;
         }
-        while (i < n && size_read_ < size_len_) {
-          size_ = (size_ << 8) | data[i++];
-          ++size_read_;
-          ++pos_;
-        }
-        if (size_read_ == size_len_) {
+        if (TakeFieldBytes(data, n, &i, &size_, &size_read_, size_len_)) {
           size_read_ = 0;
           size_unknown_ = size_ == (uint64_t{1} << (7 * size_len_)) - 1;
           const Status s = OnHeader(sink);

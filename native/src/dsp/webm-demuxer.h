@@ -78,6 +78,10 @@ class WebmDemuxer {
   Status ParseBlock(const uint8_t* p, size_t n, WebmFrameSink* sink, Status* sink_status);
   void Emit(WebmFrameSink* sink, const uint8_t* p, size_t n, Status* sink_status);
   Status Finish(WebmFrameSink* sink, const uint8_t* p, size_t n, Status* sink_status);
+  // Shifts the next bytes of a big-endian ID or size into *value until `len` are read (true)
+  // or the chunk ends (false: the field continues in the next push).
+  template <typename T>
+  bool TakeFieldBytes(const uint8_t* data, size_t n, size_t* i, T* value, int* read, int len);
   uint32_t parent_id() const { return depth_ == 0 ? 0 : stack_[depth_ - 1].id; }
 
   std::vector<uint8_t> block_buffer_;

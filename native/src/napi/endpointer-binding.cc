@@ -3,6 +3,7 @@
 #include "dsp/endpointer.h"
 #include "napi/bindings.h"
 #include "napi/event-copy.h"
+#include "napi/handle-class.h"
 #include "napi/napi-util.h"
 #include "napi/vad-options.h"
 
@@ -10,71 +11,56 @@ namespace gwnapi {
 
 namespace {
 
-constexpr napi_type_tag kTag = {0x6777a1b2c3d4e5f6ULL, 0x0000000000000006ULL};
-
 struct EndpointerBox {
   explicit EndpointerBox(const gw::EndpointerConfig& c) : endpointer(c) {}
   gw::Endpointer endpointer;
   gw::EventQueue events;  // events not yet copied out
 };
+using Endpointer = HandleClass<EndpointerBox, 6>;
 
 // (options?) -> handle
 Napi::Value Create(const Napi::CallbackInfo& info) {
   gw::EndpointerConfig c;
-  if (info.Length() > 0 && info[0].IsObject() &&
-      !ReadEndpointerOptions(info[0].As<Napi::Object>(), &c)) {
+  if (!ReadCreateOptions<gw::Endpointer>(info, ReadEndpointerOptions, "invalid endpointer options",
+                                         &c)) {
     return {};
   }
-  if (gw::Endpointer::Validate(c) != gw::Status::kOk) {
-    ThrowRange(info.Env(), "invalid endpointer options");
-    return {};
-  }
-  return MakeHandle(info.Env(), std::make_unique<EndpointerBox>(c), kTag, 0);
+  return Endpointer::Make(info.Env(), std::make_unique<EndpointerBox>(c));
 }
 
 // (handle, Float32Array probabilities, Float64Array events) -> events written (4 numbers
 // each). Events that do not fit stay queued for the next call.
-Napi::Value Process(const Napi::CallbackInfo& info) {
-  EndpointerBox* b = GetObject<EndpointerBox>(info, 0, kTag);
+Napi::Value Process(const Napi::CallbackInfo& info, EndpointerBox* b) {
   float* probs = nullptr;
   double* out = nullptr;
   size_t n = 0, cap = 0;
-  if (b == nullptr || !GetFloat32(info, 1, &probs, &n) || !GetFloat64(info, 2, &out, &cap))
-    return {};
+  if (!GetFloat32(info, 1, &probs, &n) || !GetFloat64(info, 2, &out, &cap)) return {};
   for (size_t i = 0; i < n; ++i) b->endpointer.Push(probs[i], &b->events);
-  return Napi::Number::New(info.Env(), static_cast<double>(CopyEvents(&b->events, out, cap)));
+  return Count(info.Env(), CopyEvents(&b->events, out, cap));
 }
 
 // (handle, Float64Array events) -> events written; closes an open turn (end of stream)
-Napi::Value Flush(const Napi::CallbackInfo& info) {
-  EndpointerBox* b = GetObject<EndpointerBox>(info, 0, kTag);
+Napi::Value Flush(const Napi::CallbackInfo& info, EndpointerBox* b) {
   double* out = nullptr;
   size_t cap = 0;
-  if (b == nullptr || !GetFloat64(info, 1, &out, &cap)) return {};
+  if (!GetFloat64(info, 1, &out, &cap)) return {};
   b->endpointer.Flush(&b->events);
-  return Napi::Number::New(info.Env(), static_cast<double>(CopyEvents(&b->events, out, cap)));
+  return Count(info.Env(), CopyEvents(&b->events, out, cap));
 }
 
 // (handle, position): forget the turn in progress and continue from this sample position
-Napi::Value ResetAt(const Napi::CallbackInfo& info) {
-  EndpointerBox* b = GetObject<EndpointerBox>(info, 0, kTag);
+Napi::Value ResetAt(const Napi::CallbackInfo& info, EndpointerBox* b) {
   uint64_t pos = 0;
-  if (b == nullptr || !GetPosition(info, 1, &pos)) return {};
+  if (!GetPosition(info, 1, &pos)) return {};
   b->endpointer.ResetAt(pos);
   b->events.Clear();
   return info.Env().Undefined();
 }
 
 // (handle, Float64Array(4)): position, inSpeech, pending events, dropped events
-Napi::Value Stats(const Napi::CallbackInfo& info) {
-  EndpointerBox* b = GetObject<EndpointerBox>(info, 0, kTag);
-  double* out = nullptr;
-  size_t len = 0;
-  if (b == nullptr || !GetFloat64(info, 1, &out, &len)) return {};
-  if (len < 4) {
-    ThrowRange(info.Env(), "stats array needs 4 elements");
-    return {};
-  }
+Napi::Value Stats(const Napi::CallbackInfo& info, EndpointerBox* b) {
+  double* out = GetStatsArray(info, 1, 4);
+  if (out == nullptr) return {};
   out[0] = static_cast<double>(b->endpointer.position());
   out[1] = b->endpointer.in_speech() ? 1 : 0;
   out[2] = static_cast<double>(b->events.size());
@@ -82,17 +68,11 @@ Napi::Value Stats(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value Close(const Napi::CallbackInfo& info) { return CloseHandle<EndpointerBox>(info, kTag); }
-
 }  // namespace
 
 void RegisterEndpointer(Napi::Env env, Napi::Object exports) {
-  exports.Set("endpointerCreate", Napi::Function::New(env, Create));
-  exports.Set("endpointerProcess", Napi::Function::New(env, Process));
-  exports.Set("endpointerFlush", Napi::Function::New(env, Flush));
-  exports.Set("endpointerResetAt", Napi::Function::New(env, ResetAt));
-  exports.Set("endpointerStats", Napi::Function::New(env, Stats));
-  exports.Set("endpointerClose", Napi::Function::New(env, Close));
+  Endpointer::Register<Process, Flush, ResetAt, Stats>(env, exports, "endpointer", Create,
+                                                       {"Process", "Flush", "ResetAt", "Stats"});
 }
 
 }  // namespace gwnapi

@@ -8,7 +8,9 @@
 #include "dsp/stream-front-end.h"
 #include "napi/bindings.h"
 #include "napi/event-copy.h"
+#include "napi/handle-class.h"
 #include "napi/napi-util.h"
+#include "napi/ring-samples.h"
 #include "napi/vad-options.h"
 
 namespace gwnapi {
@@ -16,7 +18,6 @@ namespace gwnapi {
 namespace {
 
 using gw::StreamFrontEnd;
-constexpr napi_type_tag kTag = {0x6777a1b2c3d4e5f6ULL, 0x0000000000000007ULL};
 
 enum StateField : size_t {
   kAppendedLast = 0,
@@ -42,6 +43,7 @@ struct FrontEndBox {
   std::unique_ptr<StreamFrontEnd> fe;
   Napi::Reference<Napi::Float64Array> state;
 };
+using FrontEnd = HandleClass<FrontEndBox, 7>;
 
 void WriteState(FrontEndBox* b) {
   Napi::Float64Array state = b->state.Value();
@@ -130,24 +132,22 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
   WriteState(box.get());
   const int64_t bytes =
       static_cast<int64_t>(box->fe->ring().capacity() * sizeof(int16_t) + 64 * 1024);
-  return MakeHandle(info.Env(), std::move(box), kTag, bytes);
+  return FrontEnd::Make(info.Env(), std::move(box), bytes);
 }
 
 // (handle, ArrayBuffer | typed array) -> status (0 ok; see src/native/native-status.ts)
-Napi::Value Push(const Napi::CallbackInfo& info) {
-  FrontEndBox* b = GetObject<FrontEndBox>(info, 0, kTag);
+Napi::Value Push(const Napi::CallbackInfo& info, FrontEndBox* b) {
   Bytes msg;
-  if (b == nullptr || !GetBytes(info, 1, &msg)) return {};
+  if (!GetBytes(info, 1, &msg)) return {};
   const gw::Status s = b->fe->Push(msg.data, msg.size);
   WriteState(b);
   return Napi::Number::New(info.Env(), gw::ToInt(s));
 }
 
 // (handle, format code) -> status
-Napi::Value SetFormat(const Napi::CallbackInfo& info) {
-  FrontEndBox* b = GetObject<FrontEndBox>(info, 0, kTag);
+Napi::Value SetFormat(const Napi::CallbackInfo& info, FrontEndBox* b) {
   double format = 0;
-  if (b == nullptr || !GetNumber(info, 1, &format)) return {};
+  if (!GetNumber(info, 1, &format)) return {};
   if (!gw::IsAudioFormat(static_cast<int32_t>(format)) || format != static_cast<int32_t>(format)) {
     ThrowRange(info.Env(), "unknown format code");
     return {};
@@ -158,81 +158,60 @@ Napi::Value SetFormat(const Napi::CallbackInfo& info) {
 }
 
 // (handle) -> status; end of input
-Napi::Value Flush(const Napi::CallbackInfo& info) {
-  FrontEndBox* b = GetObject<FrontEndBox>(info, 0, kTag);
-  if (b == nullptr) return {};
+Napi::Value Flush(const Napi::CallbackInfo& info, FrontEndBox* b) {
   const gw::Status s = b->fe->Flush();
   WriteState(b);
   return Napi::Number::New(info.Env(), gw::ToInt(s));
 }
 
-Napi::Value Clear(const Napi::CallbackInfo& info) {
-  FrontEndBox* b = GetObject<FrontEndBox>(info, 0, kTag);
-  if (b == nullptr) return {};
+Napi::Value Clear(const Napi::CallbackInfo& info, FrontEndBox* b) {
   b->fe->Clear();
   WriteState(b);
   return info.Env().Undefined();
 }
 
 // (handle, Float32Array | Int16Array) -> samples read (consumed)
-Napi::Value Read(const Napi::CallbackInfo& info) {
-  FrontEndBox* b = GetObject<FrontEndBox>(info, 0, kTag);
+Napi::Value Read(const Napi::CallbackInfo& info, FrontEndBox* b) {
   Samples s;
-  if (b == nullptr || !GetSamples(info, 1, &s)) return {};
-  gw::RingBuffer& ring = b->fe->ring();
-  const size_t n = s.f32 != nullptr ? ring.ReadFloat(s.f32, s.len) : ring.Read(s.i16, s.len);
+  if (!GetSamples(info, 1, &s)) return {};
+  const size_t n = ReadSamples(&b->fe->ring(), s);
   WriteState(b);
-  return Napi::Number::New(info.Env(), static_cast<double>(n));
+  return Count(info.Env(), n);
 }
 
 // (handle, position, Float32Array | Int16Array) -> samples copied from max(position, readPos)
-Napi::Value Peek(const Napi::CallbackInfo& info) {
-  FrontEndBox* b = GetObject<FrontEndBox>(info, 0, kTag);
+Napi::Value Peek(const Napi::CallbackInfo& info, FrontEndBox* b) {
   uint64_t pos = 0;
   Samples s;
-  if (b == nullptr || !GetPosition(info, 1, &pos) || !GetSamples(info, 2, &s)) return {};
-  const gw::RingBuffer& ring = b->fe->ring();
-  const size_t n = s.f32 != nullptr ? ring.PeekFloat(pos, s.f32, s.len, nullptr)
-                                    : ring.Peek(pos, s.i16, s.len, nullptr);
-  return Napi::Number::New(info.Env(), static_cast<double>(n));
+  if (!GetPosition(info, 1, &pos) || !GetSamples(info, 2, &s)) return {};
+  return Count(info.Env(), PeekSamples(b->fe->ring(), pos, s));
 }
 
 // (handle, position) -> samples discarded
-Napi::Value DiscardUntil(const Napi::CallbackInfo& info) {
-  FrontEndBox* b = GetObject<FrontEndBox>(info, 0, kTag);
+Napi::Value DiscardUntil(const Napi::CallbackInfo& info, FrontEndBox* b) {
   uint64_t pos = 0;
-  if (b == nullptr || !GetPosition(info, 1, &pos)) return {};
+  if (!GetPosition(info, 1, &pos)) return {};
   const size_t n = b->fe->ring().DiscardUntil(pos);
   WriteState(b);
-  return Napi::Number::New(info.Env(), static_cast<double>(n));
+  return Count(info.Env(), n);
 }
 
 // (handle, Float64Array) -> events written (4 numbers each); the rest stay queued
-Napi::Value TakeEvents(const Napi::CallbackInfo& info) {
-  FrontEndBox* b = GetObject<FrontEndBox>(info, 0, kTag);
+Napi::Value TakeEvents(const Napi::CallbackInfo& info, FrontEndBox* b) {
   double* out = nullptr;
   size_t cap = 0;
-  if (b == nullptr || !GetFloat64(info, 1, &out, &cap)) return {};
+  if (!GetFloat64(info, 1, &out, &cap)) return {};
   const size_t n = CopyEvents(&b->fe->events(), out, cap);
   WriteState(b);
-  return Napi::Number::New(info.Env(), static_cast<double>(n));
+  return Count(info.Env(), n);
 }
-
-Napi::Value Close(const Napi::CallbackInfo& info) { return CloseHandle<FrontEndBox>(info, kTag); }
 
 }  // namespace
 
 void RegisterFrontEnd(Napi::Env env, Napi::Object exports) {
-  exports.Set("frontEndCreate", Napi::Function::New(env, Create));
-  exports.Set("frontEndPush", Napi::Function::New(env, Push));
-  exports.Set("frontEndSetFormat", Napi::Function::New(env, SetFormat));
-  exports.Set("frontEndFlush", Napi::Function::New(env, Flush));
-  exports.Set("frontEndClear", Napi::Function::New(env, Clear));
-  exports.Set("frontEndRead", Napi::Function::New(env, Read));
-  exports.Set("frontEndPeek", Napi::Function::New(env, Peek));
-  exports.Set("frontEndDiscardUntil", Napi::Function::New(env, DiscardUntil));
-  exports.Set("frontEndTakeEvents", Napi::Function::New(env, TakeEvents));
-  exports.Set("frontEndClose", Napi::Function::New(env, Close));
+  FrontEnd::Register<Push, SetFormat, Flush, Clear, Read, Peek, DiscardUntil, TakeEvents>(
+      env, exports, "frontEnd", Create,
+      {"Push", "SetFormat", "Flush", "Clear", "Read", "Peek", "DiscardUntil", "TakeEvents"});
 }
 
 }  // namespace gwnapi

@@ -1,6 +1,7 @@
 #include "napi/napi-util.h"
 
 #include <cmath>
+#include <string>
 
 namespace gwnapi {
 
@@ -163,6 +164,18 @@ bool OptionalBool(const Napi::Object& options, const char* name, bool* value) {
   }
   *value = v.As<Napi::Boolean>().Value();
   return true;
+}
+
+double* GetStatsArray(const Napi::CallbackInfo& info, size_t index, size_t needed) {
+  double* out = nullptr;
+  size_t len = 0;
+  if (!GetFloat64(info, index, &out, &len)) return nullptr;
+  if (len < needed) {
+    const std::string message = "stats array needs " + std::to_string(needed) + " elements";
+    ThrowRange(info.Env(), message.c_str());
+    return nullptr;
+  }
+  return out;
 }
 
 void ThrowRange(Napi::Env env, const char* message) {

@@ -106,4 +106,13 @@ bool OptionalBool(const Napi::Object& options, const char* name, bool* value);
 
 void ThrowRange(Napi::Env env, const char* message);
 
+// A count returned to JavaScript (samples, frames, events).
+inline Napi::Value Count(Napi::Env env, size_t n) {
+  return Napi::Number::New(env, static_cast<double>(n));
+}
+
+// The Float64Array at `index` with room for `needed` numbers, or nullptr with an exception
+// pending ("stats array needs N elements").
+double* GetStatsArray(const Napi::CallbackInfo& info, size_t index, size_t needed);
+
 }  // namespace gwnapi

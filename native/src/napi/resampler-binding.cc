@@ -1,6 +1,7 @@
 // resampler*: the polyphase resampler on its own (for tests and the parts benchmark).
 #include "dsp/resampler.h"
 #include "napi/bindings.h"
+#include "napi/handle-class.h"
 #include "napi/napi-util.h"
 
 namespace gwnapi {
@@ -8,7 +9,7 @@ namespace gwnapi {
 namespace {
 
 using gw::Resampler;
-constexpr napi_type_tag kTag = {0x6777a1b2c3d4e5f6ULL, 0x0000000000000002ULL};
+using Handle = HandleClass<Resampler, 2>;
 
 bool ReadQuality(const Napi::CallbackInfo& info, size_t index, gw::ResamplerQuality* q) {
   if (info.Length() <= index || info[index].IsUndefined()) return true;
@@ -35,13 +36,11 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
     ThrowRange(info.Env(), "unsupported sample rates or quality for the resampler");
     return {};
   }
-  return MakeHandle(info.Env(), std::move(r), kTag, 0);
+  return Handle::Make(info.Env(), std::move(r));
 }
 
 // (handle) -> { up, down, tapsPerPhase, delay, latencyInput, simd }
-Napi::Value Info(const Napi::CallbackInfo& info) {
-  Resampler* r = GetObject<Resampler>(info, 0, kTag);
-  if (r == nullptr) return {};
+Napi::Value Info(const Napi::CallbackInfo& info, Resampler* r) {
   const auto& b = r->bank();
   Napi::Object o = Napi::Object::New(info.Env());
   o.Set("up", b.up);
@@ -53,59 +52,41 @@ Napi::Value Info(const Napi::CallbackInfo& info) {
   return o;
 }
 
-Napi::Value MaxOutput(const Napi::CallbackInfo& info) {
-  Resampler* r = GetObject<Resampler>(info, 0, kTag);
+Napi::Value MaxOutput(const Napi::CallbackInfo& info, Resampler* r) {
   uint64_t n = 0;
-  if (r == nullptr || !GetPosition(info, 1, &n)) return {};
-  return Napi::Number::New(info.Env(), static_cast<double>(r->MaxOutput(static_cast<size_t>(n))));
+  if (!GetPosition(info, 1, &n)) return {};
+  return Count(info.Env(), r->MaxOutput(static_cast<size_t>(n)));
 }
 
 // (handle, Float32Array input, Float32Array output) -> outputs written
-Napi::Value Process(const Napi::CallbackInfo& info) {
-  Resampler* r = GetObject<Resampler>(info, 0, kTag);
+Napi::Value Process(const Napi::CallbackInfo& info, Resampler* r) {
   float *in = nullptr, *out = nullptr;
   size_t in_len = 0, out_len = 0;
-  if (r == nullptr || !GetFloat32(info, 1, &in, &in_len) || !GetFloat32(info, 2, &out, &out_len)) {
-    return {};
-  }
+  if (!GetFloat32(info, 1, &in, &in_len) || !GetFloat32(info, 2, &out, &out_len)) return {};
   if (out_len < r->MaxOutput(in_len)) {
     ThrowRange(info.Env(), "output array shorter than maxOutput(input.length)");
     return {};
   }
-  return Napi::Number::New(info.Env(), static_cast<double>(r->Process(in, in_len, out)));
+  return Count(info.Env(), r->Process(in, in_len, out));
 }
 
 // (handle, Float32Array output) -> outputs written; the resampler is reset afterwards
-Napi::Value Flush(const Napi::CallbackInfo& info) {
-  Resampler* r = GetObject<Resampler>(info, 0, kTag);
+Napi::Value Flush(const Napi::CallbackInfo& info, Resampler* r) {
   float* out = nullptr;
   size_t out_len = 0;
-  if (r == nullptr || !GetFloat32(info, 1, &out, &out_len)) return {};
+  if (!GetFloat32(info, 1, &out, &out_len)) return {};
   if (out_len < r->FlushMaxOutput()) {
     ThrowRange(info.Env(), "output array shorter than flushMaxOutput");
     return {};
   }
-  return Napi::Number::New(info.Env(), static_cast<double>(r->Flush(out)));
+  return Count(info.Env(), r->Flush(out));
 }
-
-Napi::Value Reset(const Napi::CallbackInfo& info) {
-  Resampler* r = GetObject<Resampler>(info, 0, kTag);
-  if (r != nullptr) r->Reset();
-  return info.Env().Undefined();
-}
-
-Napi::Value Close(const Napi::CallbackInfo& info) { return CloseHandle<Resampler>(info, kTag); }
 
 }  // namespace
 
 void RegisterResampler(Napi::Env env, Napi::Object exports) {
-  exports.Set("resamplerCreate", Napi::Function::New(env, Create));
-  exports.Set("resamplerInfo", Napi::Function::New(env, Info));
-  exports.Set("resamplerMaxOutput", Napi::Function::New(env, MaxOutput));
-  exports.Set("resamplerProcess", Napi::Function::New(env, Process));
-  exports.Set("resamplerFlush", Napi::Function::New(env, Flush));
-  exports.Set("resamplerReset", Napi::Function::New(env, Reset));
-  exports.Set("resamplerClose", Napi::Function::New(env, Close));
+  Handle::Register<Info, MaxOutput, Process, Flush, CallReset<Resampler>>(
+      env, exports, "resampler", Create, {"Info", "MaxOutput", "Process", "Flush", "Reset"});
 }
 
 }  // namespace gwnapi

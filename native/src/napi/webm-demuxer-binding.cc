@@ -3,13 +3,12 @@
 
 #include "dsp/webm-demuxer.h"
 #include "napi/bindings.h"
+#include "napi/handle-class.h"
 #include "napi/napi-util.h"
 
 namespace gwnapi {
 
 namespace {
-
-constexpr napi_type_tag kTag = {0x6777a1b2c3d4e5f6ULL, 0x0000000000000004ULL};
 
 // Copies each frame into the arrays of the current push call (set before, cleared after).
 class CopySink final : public gw::WebmFrameSink {
@@ -34,9 +33,11 @@ class CopySink final : public gw::WebmFrameSink {
 
 struct Demuxer {
   explicit Demuxer(size_t max_block) : demuxer(max_block) {}
+  void Reset() { demuxer.Reset(); }
   gw::WebmDemuxer demuxer;
   CopySink sink;
 };
+using Handle = HandleClass<Demuxer, 4>;
 
 // (maxBlockBytes?) -> handle
 Napi::Value Create(const Napi::CallbackInfo& info) {
@@ -47,18 +48,17 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
     return {};
   }
   auto d = std::make_unique<Demuxer>(static_cast<size_t>(max_block));
-  return MakeHandle(info.Env(), std::move(d), kTag, static_cast<int64_t>(max_block));
+  return Handle::Make(info.Env(), std::move(d), static_cast<int64_t>(max_block));
 }
 
 // (handle, chunk, Uint8Array frameBytes, Int32Array frameLengths) -> frames (>= 0) or -status.
 // Frames that do not fit the output arrays are dropped and -2 (kInvalidArgument) returned.
-Napi::Value Push(const Napi::CallbackInfo& info) {
-  Demuxer* d = GetObject<Demuxer>(info, 0, kTag);
+Napi::Value Push(const Napi::CallbackInfo& info, Demuxer* d) {
   Bytes chunk;
   uint8_t* bytes = nullptr;
   int32_t* lengths = nullptr;
   size_t bytes_cap = 0, frame_cap = 0;
-  if (d == nullptr || !GetBytes(info, 1, &chunk) || !GetUint8(info, 2, &bytes, &bytes_cap) ||
+  if (!GetBytes(info, 1, &chunk) || !GetUint8(info, 2, &bytes, &bytes_cap) ||
       !GetInt32(info, 3, &lengths, &frame_cap)) {
     return {};
   }
@@ -74,13 +74,11 @@ Napi::Value Push(const Napi::CallbackInfo& info) {
   sink.bytes = nullptr;
   sink.lengths = nullptr;
   if (s != gw::Status::kOk) return Napi::Number::New(info.Env(), -gw::ToInt(s));
-  return Napi::Number::New(info.Env(), static_cast<double>(sink.frames));
+  return Count(info.Env(), sink.frames);
 }
 
 // (handle) -> { number, channels, preSkip, outputGainQ8, samplingFrequency, codecDelayNs } | null
-Napi::Value Track(const Napi::CallbackInfo& info) {
-  Demuxer* d = GetObject<Demuxer>(info, 0, kTag);
-  if (d == nullptr) return {};
+Napi::Value Track(const Napi::CallbackInfo& info, Demuxer* d) {
   if (!d->demuxer.has_audio_track()) return info.Env().Null();
   const gw::WebmAudioTrack& t = d->demuxer.audio_track();
   Napi::Object o = Napi::Object::New(info.Env());
@@ -93,22 +91,11 @@ Napi::Value Track(const Napi::CallbackInfo& info) {
   return o;
 }
 
-Napi::Value Reset(const Napi::CallbackInfo& info) {
-  Demuxer* d = GetObject<Demuxer>(info, 0, kTag);
-  if (d != nullptr) d->demuxer.Reset();
-  return info.Env().Undefined();
-}
-
-Napi::Value Close(const Napi::CallbackInfo& info) { return CloseHandle<Demuxer>(info, kTag); }
-
 }  // namespace
 
 void RegisterWebmDemuxer(Napi::Env env, Napi::Object exports) {
-  exports.Set("webmDemuxerCreate", Napi::Function::New(env, Create));
-  exports.Set("webmDemuxerPush", Napi::Function::New(env, Push));
-  exports.Set("webmDemuxerTrack", Napi::Function::New(env, Track));
-  exports.Set("webmDemuxerReset", Napi::Function::New(env, Reset));
-  exports.Set("webmDemuxerClose", Napi::Function::New(env, Close));
+  Handle::Register<Push, Track, CallReset<Demuxer>>(env, exports, "webmDemuxer", Create,
+                                                    {"Push", "Track", "Reset"});
 }
 
 }  // namespace gwnapi
