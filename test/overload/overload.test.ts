@@ -88,7 +88,7 @@ describe('a fixed session cap and the job queue bound', () => {
   }, 60_000);
 
   it('exports the refusals, jobs, audio seconds and session durations (promtool-clean)', async () => {
-    const exposition = await (await fetch(`${gw.url}/metrics`)).text();
+    const exposition = await (await fetch(gw.metricsUrl!)).text();
     expect(sample(exposition, 'gateway_rejections_total', { surface: 'ws', reason: 'server_overloaded' })).toBe(1);
     expect(sample(exposition, 'gateway_rejections_total', { surface: 'rest', reason: 'server_overloaded' })).toBe(1);
     expect(sample(exposition, 'gateway_jobs_total', { status: 'completed', source: 'upload', language: 'am' })).toBe(2);
@@ -145,7 +145,7 @@ describe('the measured capacity estimate', () => {
     // Turns were all delivered; partials stopped once the first recognition was measured.
     expect(client.ofType('turn_detected')).toHaveLength(2);
     expect(client.ofType('partial').filter((p) => p.turn_id === 2)).toHaveLength(0);
-    const exposition = await (await fetch(`${gw.url}/metrics`)).text();
+    const exposition = await (await fetch(gw.metricsUrl!)).text();
     expect(sample(exposition, 'gateway_ws_partials_skipped_total')).toBeGreaterThan(0);
     expect(sample(exposition, 'gateway_overload_level')).toBe(3);
     expect(sample(exposition, 'gateway_inference_cost_ratio')).toBeGreaterThan(0);

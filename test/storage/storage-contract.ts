@@ -37,7 +37,7 @@ export function storageContract(name: string, open: () => FileStorage): void {
     it('refuses a stream over maxBytes and stores nothing', async () => {
       const storage = open();
       await expect(storage.put('accounts/a/uploads/big.bin', body(), { contentType: 'application/octet-stream', maxBytes: 50_000 })).rejects.toMatchObject({
-        code: 'file_too_large',
+        code: 'payload_too_large',
       });
       expect(await storage.stat('accounts/a/uploads/big.bin')).toBeNull();
     });
