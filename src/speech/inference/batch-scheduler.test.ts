@@ -30,6 +30,20 @@ function setup(limits: Record<string, number> = { a: 4 }) {
 }
 
 describe('batch scheduler', () => {
+  it('lets the overload policy lengthen the interactive wait, and null restore the configured one', () => {
+    const { clock, scheduler, add, names } = setup();
+    scheduler.setInteractiveMaxWait(20);
+    add('a', 'i1', 'interactive');
+    expect(scheduler.next(clock.now)).toEqual({ wakeAt: 1_020 });
+    clock.advance(19);
+    expect(scheduler.next(clock.now)).toEqual({ wakeAt: 1_020 });
+    scheduler.setInteractiveMaxWait(null);
+    expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
+    expect(names('a')).toEqual(['i1']);
+    add('a', 'i2', 'interactive');
+    expect(scheduler.next(clock.now)).toEqual({ wakeAt: clock.now + 2 });
+  });
+
   it('holds a partial batch until its oldest request has waited maxWaitMs', () => {
     const { clock, scheduler, add, names } = setup();
     add('a', 'r1');
