@@ -1,0 +1,113 @@
+// The turn cutter of one streaming session: VAD/endpoint events and stream positions in,
+// pieces (spans of absolute 16 kHz sample positions) out. Pure: no audio, no socket, no clock;
+// the session copies each piece's span out of its ring and discards what the cutter committed.
+//
+// Rules:
+// - `committed` only moves forward. Audio before it was handed to recognition, cleared, or
+//   judged silence; no piece ever starts before it.
+// - While no turn is open, audio older than `keepBeforeTurnSamples` before the analysed
+//   position is silence (the VAD saw it and opened no turn) and is committed by trim().
+// - A speech_start opens a turn; its speech_end cuts [turnStart, end) as a `turn` piece.
+// - TRANSCRIBE cuts everything not yet committed; an open turn continues after it.
+// - The `final` piece is cut once; nothing is cut after it.
+import type { EndpointEvent } from '../speech/native/endpoint-event.js';
+
+export type CutKind = 'turn' | 'transcribe' | 'final';
+
+export interface CutPiece {
+  readonly kind: CutKind;
+  /** The turn's id for `turn` pieces; null for TRANSCRIBE and the final piece. */
+  readonly turnId: number | null;
+  readonly start: number;
+  readonly end: number;
+  readonly forcedSplit: boolean;
+}
+
+export type CutterStep =
+  | { readonly type: 'speech_started'; readonly turnId: number; readonly start: number }
+  | { readonly type: 'piece'; readonly piece: CutPiece }
+  | { readonly type: 'none' };
+
+export interface TurnCutterOptions {
+  /** Audio kept before the analysed position while no turn is open (a late speech_start's onset). */
+  readonly keepBeforeTurnSamples: number;
+}
+
+const NONE: CutterStep = { type: 'none' };
+
+export class TurnCutter {
+  #committed = 0;
+  #open: { id: number; start: number } | null = null;
+  #turnCounter = 0;
+  #finalCut = false;
+
+  constructor(private readonly options: TurnCutterOptions) {}
+
+  /** Position up to which audio is handed to recognition, cleared or judged silence. */
+  get committed(): number {
+    return this.#committed;
+  }
+
+  get openTurn(): { readonly id: number; readonly start: number } | null {
+    return this.#open;
+  }
+
+  /** The final piece was cut: nothing more will be. */
+  get finalCut(): boolean {
+    return this.#finalCut;
+  }
+
+  /** One speech start/end event from the endpointer (energy VAD or Silero). */
+  onEvent(event: EndpointEvent): CutterStep {
+    if (this.#finalCut) return NONE;
+    if (event.type === 'speech_start') {
+      const start = Math.max(event.position, this.#committed);
+      this.#open = { id: ++this.#turnCounter, start };
+      return { type: 'speech_started', turnId: this.#open.id, start };
+    }
+    const turnId = this.#open?.id ?? ++this.#turnCounter;
+    const start = Math.max(event.turnStart, this.#committed);
+    this.#open = null;
+    if (event.position <= start) return NONE;
+    return { type: 'piece', piece: this.#cut('turn', turnId, start, event.position, event.forcedSplit) };
+  }
+
+  /**
+   * While no turn is open: commits audio older than the keep window before `analysed` (the
+   * position up to which the VAD has seen the stream). Returns the new committed position
+   * when it moved, else null.
+   */
+  trim(analysed: number): number | null {
+    if (this.#open !== null || this.#finalCut) return null;
+    const until = analysed - this.options.keepBeforeTurnSamples;
+    if (until <= this.#committed) return null;
+    this.#committed = until;
+    return until;
+  }
+
+  /** TRANSCRIBE or the end of the stream: everything from `committed` to `write`. */
+  cutBuffer(kind: 'transcribe' | 'final', write: number): CutPiece | null {
+    if (this.#finalCut) return null;
+    const start = this.#committed;
+    if (kind === 'transcribe' && this.#open !== null) this.#open = { id: this.#open.id, start: write };
+    if (kind === 'final') this.#open = null;
+    return this.#cut(kind, null, start, Math.max(start, write), false);
+  }
+
+  /** CLEAR: the buffer up to `position` is gone, and with it any open turn. */
+  clear(position: number): void {
+    this.#committed = Math.max(this.#committed, position);
+    this.#open = null;
+  }
+
+  /** The stream ends: an open turn is not closed by an event any more (the final piece takes it). */
+  closeTurn(): void {
+    this.#open = null;
+  }
+
+  #cut(kind: CutKind, turnId: number | null, start: number, end: number, forcedSplit: boolean): CutPiece {
+    if (kind === 'final') this.#finalCut = true;
+    this.#committed = Math.max(this.#committed, end);
+    return { kind, turnId, start, end, forcedSplit };
+  }
+}
