@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Gateway } from '../../src/app/gateway.js';
 import type { CreateKeyInput } from '../../src/platform/auth/key-service.js';
 import { loadConfig } from '../../src/platform/config/config.js';
-import { createLogger } from '../../src/platform/logging/logger.js';
+import { createLogger, type Logger } from '../../src/platform/logging/logger.js';
 
 export interface TestGateway {
   readonly gateway: Gateway;
@@ -19,7 +19,7 @@ export interface TestGateway {
  * Starts a real gateway on port 0 with its own data folder. Responses are checked against
  * their declared schemas, and private-network fetches are allowed (tests serve on loopback).
  */
-export async function startTestGateway(env: Record<string, string> = {}): Promise<TestGateway> {
+export async function startTestGateway(env: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestGateway> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const config = loadConfig({
     PORT: '0',
@@ -31,7 +31,7 @@ export async function startTestGateway(env: Record<string, string> = {}): Promis
     INFERENCE_WORKERS: '1',
     ...env,
   });
-  const gateway = await Gateway.start({ config, logger: createLogger(env['LOG_LEVEL'] ?? 'silent'), validateResponses: true });
+  const gateway = await Gateway.start({ config, logger: options.logger ?? createLogger(env['LOG_LEVEL'] ?? 'silent'), validateResponses: true });
   return {
     gateway,
     url: `http://127.0.0.1:${gateway.port}`,
