@@ -27,6 +27,14 @@ export class SileroFeed {
     return this.#fed;
   }
 
+  /**
+   * Position up to which the VAD has judged the audio (its answers are asynchronous, so this
+   * trails `fed`): only audio before it may be discarded as silence.
+   */
+  get analysed(): number {
+    return Math.min(this.#fed, this.stream.analysedPosition);
+  }
+
   /** Samples the VAD could not take (its queue was full): not analysed. */
   get droppedSamples(): number {
     return this.#dropped;

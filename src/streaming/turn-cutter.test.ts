@@ -80,3 +80,58 @@ describe('TurnCutter', () => {
     expect(cutter.onEvent(end(2_000, 9_000))).toEqual({ type: 'none' });
   });
 });
+
+describe('TurnCutter padding', () => {
+  const padded = (): TurnCutter => new TurnCutter({ keepBeforeTurnSamples: 16_000, preRollSamples: 4_800, postRollSamples: 3_200 });
+
+  it('pads a turn before its start and after its end, as far as audio has arrived', () => {
+    const cutter = padded();
+    expect(cutter.onEvent(start(20_000))).toEqual({ type: 'speech_started', turnId: 1, start: 15_200 });
+    expect(cutter.onEvent(end(20_000, 50_000), 60_000)).toMatchObject({ piece: { start: 15_200, end: 53_200 } });
+    cutter.onEvent(start(70_000));
+    // Only 1,000 samples after the end have arrived: the post-roll stops there.
+    expect(cutter.onEvent(end(70_000, 90_000), 91_000)).toMatchObject({ piece: { start: 65_200, end: 91_000 } });
+  });
+
+  it('pre-roll never reaches into the previous turn or before the stream start', () => {
+    const cutter = padded();
+    expect(cutter.onEvent(start(0))).toMatchObject({ start: 0 });
+    expect(cutter.onEvent(end(0, 30_000), 40_000)).toMatchObject({ piece: { start: 0, end: 33_200 } });
+    expect(cutter.onEvent(start(35_000))).toMatchObject({ start: 33_200 });
+    expect(cutter.onEvent(end(35_000, 45_000), 45_000)).toMatchObject({ piece: { start: 33_200, end: 45_000 } });
+  });
+
+  it('a forced split gets no post-roll, so the next turn starts exactly there', () => {
+    const cutter = padded();
+    cutter.onEvent(start(16_000));
+    expect(cutter.onEvent(end(16_000, 496_000, true), 500_000)).toMatchObject({ piece: { start: 11_200, end: 496_000, forcedSplit: true } });
+    expect(cutter.onEvent(start(496_000))).toMatchObject({ start: 496_000 });
+  });
+
+  it('stream positions tile: every sample up to the last turn is in a turn or was trimmed as silence', () => {
+    const cutter = padded();
+    const covered: Array<[number, number]> = [];
+    let trimmedUntil = 0;
+    const events: Array<[EndpointEvent, number]> = [
+      [start(0), 4_000],
+      [end(0, 20_000, true), 20_000],
+      [start(20_000), 20_000],
+      [end(20_000, 30_000), 38_000],
+      [start(60_000), 62_000],
+      [end(60_000, 80_000), 88_000],
+    ];
+    for (const [event, write] of events) {
+      const step = cutter.onEvent(event, write);
+      if (step.type === 'piece') covered.push([step.piece.start, step.piece.end]);
+      const trimmed = cutter.trim(write);
+      if (trimmed !== null) trimmedUntil = Math.max(trimmedUntil, trimmed);
+    }
+    expect(covered).toEqual([
+      [0, 20_000],
+      [20_000, 33_200],
+      [55_200, 83_200],
+    ]);
+    // The gap [33_200, 55_200) was judged silence (no turn) and kept until trim passed it.
+    expect(cutter.committed).toBe(83_200);
+  });
+});

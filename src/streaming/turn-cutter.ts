@@ -7,7 +7,11 @@
 //   judged silence; no piece ever starts before it.
 // - While no turn is open, audio older than `keepBeforeTurnSamples` before the analysed
 //   position is silence (the VAD saw it and opened no turn) and is committed by trim().
-// - A speech_start opens a turn; its speech_end cuts [turnStart, end) as a `turn` piece.
+// - A speech_start opens a turn; its speech_end cuts [turnStart, end) as a `turn` piece,
+//   padded beyond the endpointer's own padding: `preRollSamples` before (never before
+//   `committed`, so turns never overlap) and up to `postRollSamples` after (only audio that
+//   has arrived: never beyond `write`; none after a forced split, whose next turn starts
+//   there). Speech the VAD scored just under its threshold at a turn's edges stays inside it.
 // - TRANSCRIBE cuts everything not yet committed; an open turn continues after it.
 // - The `final` piece is cut once; nothing is cut after it.
 import type { EndpointEvent } from '../speech/native/endpoint-event.js';
@@ -31,6 +35,10 @@ export type CutterStep =
 export interface TurnCutterOptions {
   /** Audio kept before the analysed position while no turn is open (a late speech_start's onset). */
   readonly keepBeforeTurnSamples: number;
+  /** Extra audio before each turn's start (default 0). Must not exceed keepBeforeTurnSamples. */
+  readonly preRollSamples?: number;
+  /** Extra audio after each turn's end, as far as it has arrived (default 0). */
+  readonly postRollSamples?: number;
 }
 
 const NONE: CutterStep = { type: 'none' };
@@ -41,7 +49,13 @@ export class TurnCutter {
   #turnCounter = 0;
   #finalCut = false;
 
-  constructor(private readonly options: TurnCutterOptions) {}
+  readonly #preRoll: number;
+  readonly #postRoll: number;
+
+  constructor(private readonly options: TurnCutterOptions) {
+    this.#preRoll = options.preRollSamples ?? 0;
+    this.#postRoll = options.postRollSamples ?? 0;
+  }
 
   /** Position up to which audio is handed to recognition, cleared or judged silence. */
   get committed(): number {
@@ -57,19 +71,23 @@ export class TurnCutter {
     return this.#finalCut;
   }
 
-  /** One speech start/end event from the endpointer (energy VAD or Silero). */
-  onEvent(event: EndpointEvent): CutterStep {
+  /**
+   * One speech start/end event from the endpointer (energy VAD or Silero); `write` is the
+   * position up to which audio has arrived (the limit of post-roll).
+   */
+  onEvent(event: EndpointEvent, write: number = event.position): CutterStep {
     if (this.#finalCut) return NONE;
     if (event.type === 'speech_start') {
-      const start = Math.max(event.position, this.#committed);
+      const start = Math.max(event.position - this.#preRoll, this.#committed);
       this.#open = { id: ++this.#turnCounter, start };
       return { type: 'speech_started', turnId: this.#open.id, start };
     }
     const turnId = this.#open?.id ?? ++this.#turnCounter;
-    const start = Math.max(event.turnStart, this.#committed);
+    const start = Math.max(event.turnStart - this.#preRoll, this.#committed);
     this.#open = null;
-    if (event.position <= start) return NONE;
-    return { type: 'piece', piece: this.#cut('turn', turnId, start, event.position, event.forcedSplit) };
+    const end = event.forcedSplit ? event.position : Math.max(event.position, Math.min(event.position + this.#postRoll, write));
+    if (end <= start) return NONE;
+    return { type: 'piece', piece: this.#cut('turn', turnId, start, end, event.forcedSplit) };
   }
 
   /**

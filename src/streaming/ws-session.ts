@@ -44,6 +44,15 @@ const ACK_INTERVAL_MS = 100;
 const LAG_MESSAGE_INTERVAL_MS = 1000;
 /** Audio kept before `write` while no turn is open, so a late speech_start still finds its onset. */
 const KEEP_BEFORE_TURN_MS = { energy: 1_000, silero: 4_000 } as const;
+/**
+ * Turn padding beyond the endpointer's (200 ms before, 300 ms after), so speech the VAD scored
+ * just under its threshold at a turn's edges stays in the turn: 500 ms after in all, 500 ms
+ * before with energy, 700 ms with Silero (whose onsets come later on soft word starts). The
+ * post-roll is audio that has already arrived when the endpoint fires (the endpoint silence,
+ * 500 ms by default, covers it), so it adds no latency; pre-roll is within the keep window.
+ */
+const PRE_ROLL_MS = { energy: 300, silero: 500 } as const;
+const POST_ROLL_MS = 200;
 const MIN_PARTIAL_MS = 400;
 
 export interface SessionOutcome {
@@ -113,7 +122,11 @@ export class StreamSession {
     this.language = settings.language;
     this.model = settings.model;
     this.rate = new RateWindow(limits.wsMessagesPerSecond, limits.wsBytesPerSecond);
-    this.cutter = new TurnCutter({ keepBeforeTurnSamples: KEEP_BEFORE_TURN_MS[settings.vadType] * SAMPLES_PER_MS });
+    this.cutter = new TurnCutter({
+      keepBeforeTurnSamples: KEEP_BEFORE_TURN_MS[settings.vadType] * SAMPLES_PER_MS,
+      preRollSamples: PRE_ROLL_MS[settings.vadType] * SAMPLES_PER_MS,
+      postRollSamples: POST_ROLL_MS * SAMPLES_PER_MS,
+    });
     const endpointing = { minSilenceMs: streaming.endpointSilenceMs, maxSpeechMs: streaming.maxTurnMs };
     this.frontEnd = new StreamFrontEnd({
       format: settings.format,
@@ -251,14 +264,15 @@ export class StreamSession {
   /** Drops old silence while no turn is open (turn-detection mode only). */
   private trimSilence(): void {
     if (!this.turnDetection || this.state === 'done') return;
-    const analysed = this.silero !== null ? this.silero.fed : this.frontEnd.writePosition;
+    // Only audio the VAD has judged (Silero answers asynchronously) may be trimmed as silence.
+    const analysed = this.silero !== null ? this.silero.analysed : this.frontEnd.writePosition;
     const until = this.cutter.trim(analysed);
     if (until !== null) this.frontEnd.discardUntil(until);
   }
 
   private onVadEvent(event: EndpointEvent): void {
     if (this.state === 'done' || this.state === 'closing') return;
-    const step = this.cutter.onEvent(event);
+    const step = this.cutter.onEvent(event, this.frontEnd.writePosition);
     this.lastPartial = null;
     if (step.type === 'speech_started') {
       this.lastPartialAt = performance.now();
