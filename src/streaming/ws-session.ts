@@ -315,8 +315,13 @@ export class StreamSession {
     if (piece !== null) void this.run(piece);
   }
 
+  /**
+   * Two passes: a partial is one fast model run over the open turn; a turn, TRANSCRIBE or the
+   * final piece is decoded from its whole (padded) audio the way REST decodes a file, so its
+   * text equals the REST text for that audio. Text sent in turn_detected never changes.
+   */
   private async run(piece: Piece): Promise<void> {
-    let recognition: Awaited<ReturnType<StreamingRecognizer['recognize']>> | null = null;
+    let recognition: { text: string; confidence: number | null } | null = null;
     let error: ApiError | null = null;
     try {
       if (piece.audio.length > 0 && (piece.kind !== 'final' || hasSignal(piece.audio))) {
@@ -325,7 +330,9 @@ export class StreamSession {
           this.language = detected.language;
           this.model = detected.model;
         }
-        recognition = await this.deps.recognizer.recognize(piece.audio, { model: this.model, startMs: toMs(piece.start) });
+        const options = { model: this.model, startMs: toMs(piece.start) };
+        recognition =
+          piece.kind === 'partial' ? await this.deps.recognizer.recognize(piece.audio, options) : await this.deps.recognizer.transcribe(piece.audio, options);
       }
     } catch (caught) {
       error = toApiError(caught);
