@@ -370,6 +370,13 @@ export class StreamSession {
       });
       return;
     }
+    // A turn with no words (noise, a cough, a click the VAD took for speech) is dropped: no
+    // turn_detected, no automatic transcription; the client discards its partials when the
+    // next speech_started comes.
+    if (piece.kind === 'turn' && text.length === 0) {
+      this.deps.logger.debug({ turnId: piece.turnId, startMs: toMs(piece.start), endMs: toMs(piece.end) }, 'turn without words dropped');
+      return;
+    }
     const segments: Segment[] = [];
     if (text.length > 0) {
       const startMs = toMs(piece.start);
