@@ -43,15 +43,17 @@ const SAMPLES_PER_MS = 16;
 const ACK_INTERVAL_MS = 100;
 const LAG_MESSAGE_INTERVAL_MS = 1000;
 /** Audio kept before `write` while no turn is open, so a late speech_start still finds its onset. */
-const KEEP_BEFORE_TURN_MS = { energy: 1_000, silero: 4_000 } as const;
+const KEEP_BEFORE_TURN_MS = { energy: 2_000, silero: 4_000 } as const;
 /**
- * Turn padding beyond the endpointer's (200 ms before, 300 ms after), so speech the VAD scored
- * just under its threshold at a turn's edges stays in the turn: 500 ms after in all, 500 ms
- * before with energy, 700 ms with Silero (whose onsets come later on soft word starts). The
- * post-roll is audio that has already arrived when the endpoint fires (the endpoint silence,
- * 500 ms by default, covers it), so it adds no latency; pre-roll is within the keep window.
+ * Turn padding beyond the endpointer's (200 ms before, 300 ms after). Before: a turn reaches
+ * back over the audio the ring still keeps (up to 1.5 s, never into the previous turn), so a
+ * turn is decoded with the same leading context a file upload of the same speech has (the
+ * decoder's pause segmenter trims silence before the model, so this costs no model time) and
+ * speech the VAD scored just under its threshold at the onset stays in the turn. After: 500 ms
+ * in all, audio that has already arrived when the endpoint fires (the endpoint silence, 500 ms
+ * by default, covers it), so it adds no latency.
  */
-const PRE_ROLL_MS = { energy: 300, silero: 500 } as const;
+const PRE_ROLL_MS = 1_500;
 const POST_ROLL_MS = 200;
 const MIN_PARTIAL_MS = 400;
 
@@ -124,7 +126,7 @@ export class StreamSession {
     this.rate = new RateWindow(limits.wsMessagesPerSecond, limits.wsBytesPerSecond);
     this.cutter = new TurnCutter({
       keepBeforeTurnSamples: KEEP_BEFORE_TURN_MS[settings.vadType] * SAMPLES_PER_MS,
-      preRollSamples: PRE_ROLL_MS[settings.vadType] * SAMPLES_PER_MS,
+      preRollSamples: PRE_ROLL_MS * SAMPLES_PER_MS,
       postRollSamples: POST_ROLL_MS * SAMPLES_PER_MS,
     });
     const endpointing = { minSilenceMs: streaming.endpointSilenceMs, maxSpeechMs: streaming.maxTurnMs };
