@@ -56,6 +56,8 @@ interface LiveResult {
   readonly turns: number;
   readonly emptyTurns: number;
   readonly firstTurnStartMs: number | null;
+  /** Each turn's letters (scoring form) and mean confidence. */
+  readonly turnScores: ReadonlyArray<{ letters: number; confidence: number | null }>;
 }
 
 /** One session: PCM in 100 ms messages as fast as the socket takes them, END, the final full_text. */
@@ -71,6 +73,7 @@ function stream(port: number, key: string, pcm: Buffer, vad: Vad): Promise<LiveR
     let emptyTurns = 0;
     let firstTurnStartMs: number | null = null;
     let final: string | null = null;
+    const turnScores: Array<{ letters: number; confidence: number | null }> = [];
     socket.on('message', (data, isBinary) => {
       if (isBinary) return;
       const message = JSON.parse(data.toString()) as Record<string, unknown>;
@@ -81,6 +84,8 @@ function stream(port: number, key: string, pcm: Buffer, vad: Vad): Promise<LiveR
         turns++;
         if (message['text'] === '') emptyTurns++;
         firstTurnStartMs ??= message['start_ms'] as number;
+        const segments = message['segments'] as Array<{ confidence: number | null }>;
+        turnScores.push({ letters: scoringForm(message['text'] as string, 'am').length, confidence: segments[0]?.confidence ?? null });
       } else if (message['type'] === 'transcription' && message['is_final'] === true) {
         final = message['full_text'] as string;
       } else if (message['type'] === 'error') {
@@ -89,7 +94,7 @@ function stream(port: number, key: string, pcm: Buffer, vad: Vad): Promise<LiveR
     });
     socket.on('close', (code) => {
       if (final === null) reject(new Error(`closed ${code} without a final transcription`));
-      else resolve({ text: final, turns, emptyTurns, firstTurnStartMs });
+      else resolve({ text: final, turns, emptyTurns, firstTurnStartMs, turnScores });
     });
     socket.on('error', reject);
   });

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alffaScoringForm } from '../../src/speech/text/alffa-scoring.js';
+import { editDistance, scoringForm } from '../../src/speech/text/scored-character-error-rate.js';
 import { speechOnset, toPcm16, wavOf } from '../../bench/speech-onset.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
@@ -78,4 +79,31 @@ describe('live turns on speech that starts at sample 0', () => {
       }
     }, 180_000);
   }
+});
+
+describe('noise between turns', () => {
+  it('a noise burst before the speech: no empty turn_detected; the speech turn reads as REST reads the speech', async () => {
+    // 3.5 s quiet (-60 dBFS), 600 ms of soft noise (-40 dBFS), 1.5 s quiet, a held-out clip, 1 s quiet.
+    let seed = 7;
+    const random = (): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31 - 0.5;
+    };
+    const quiet = (ms: number): Float32Array => Float32Array.from({ length: ms * 16 }, () => random() * 0.002);
+    const burst = Float32Array.from({ length: 600 * 16 }, () => random() * 0.035);
+    const speech = clips().find((clip) => clip.name.startsWith('synth_am'))!.pcm;
+    const pcm = Buffer.concat([toPcm16(quiet(3_500)), toPcm16(burst), toPcm16(quiet(1_500)), speech, toPcm16(quiet(1_000))]);
+    // The model writes letters for noise too (as REST does for the same audio), so the burst may
+    // be a turn of its own; the speech's turn must read as the speech does by REST (within a
+    // tenth of its letters: the turn carries 1.5 s of quiet before the speech, REST none).
+    const reference = await rest(speech);
+    for (const vad of ['energy', 'silero'] as const) {
+      const streamed = await live(pcm, vad);
+      expect(streamed.turns.length, vad).toBeGreaterThan(0);
+      for (const turn of streamed.turns) expect(turn.text, vad).not.toBe('');
+      const last = streamed.turns[streamed.turns.length - 1]!;
+      const [a, b] = [scoringForm(last.text, 'am'), scoringForm(reference, 'am')];
+      expect(editDistance(a, b), `${vad}: ${last.text} / ${reference}`).toBeLessThanOrEqual(Math.ceil(b.length / 10));
+    }
+  }, 60_000);
 });
