@@ -28,6 +28,7 @@ import { WsMetrics } from './ws-metrics.js';
 import { parseSessionQuery, type SessionSettings } from './ws-query.js';
 import { WsSender } from './ws-sender.js';
 import type { SessionRecords } from './ws-session-record.js';
+import { errorMessage } from './session-errors.js';
 import { StreamSession } from './ws-session.js';
 import { logRefusal, SessionLog, sessionLogger } from './ws-session-log.js';
 import type { SessionTokens } from './ws-session-tokens.js';
@@ -185,14 +186,8 @@ export class WsEndpoint {
     if (data.accepted === null) {
       const error = data.refused ?? new ApiError('internal_error');
       const { code, reason } = websocketClose(error);
-      const def = ERROR_REGISTRY[error.code];
-      const message = {
-        type: 'error',
-        error: { type: def.type, code: error.code, message: error.message, ...(error.param !== undefined ? { param: error.param } : {}) },
-        close_code: code,
-      };
       ws.cork(() => {
-        ws.send(JSON.stringify(message), false);
+        ws.send(JSON.stringify(errorMessage(error, code)), false);
         ws.end(code, reason);
       });
       return;

@@ -15,22 +15,26 @@
 //   plus the queued pieces, and both count against the buffer limit (1009 beyond).
 // - States: open -> ending (END, duration, idle: the final piece is cut) -> done; open ->
 //   closing (limit breach, client gone) -> done. `done` once the last piece is recognised.
+//
+// Over 400 lines because it is one state machine: every handler below reads and moves the
+// same state (open/ending/closing/done, the cutter, the queue); the parts without that state
+// live beside it: turn-cutter, piece-queue, session-transcript, session-flow, session-stats,
+// silero-feed, session-errors.
 import { performance } from 'node:perf_hooks';
-import type { Logger } from 'pino';
-import type { Limits, StreamingSettings } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
-import { ERROR_REGISTRY, type ErrorCode } from '../platform/errors/error-registry.js';
-import type { StreamingRecognizer } from '../speech/recognition/streaming-recognizer.js';
-import type { Segment } from '../platform/db/job-records.js';
+import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
 import { FORMAT_SAMPLE_RATE } from '../speech/native/audio-format.js';
 import type { EndpointEvent } from '../speech/native/endpoint-event.js';
 import { describeNativeStatus, NativeStatus } from '../speech/native/native-status.js';
 import { StreamFrontEnd } from '../speech/native/stream-front-end.js';
-import type { SileroVad } from '../speech/vad/silero-vad.js';
-import { PieceQueue, type Piece, type PieceKind } from './piece-queue.js';
+import { PieceQueue, type Piece } from './piece-queue.js';
+import { closeReason, errorMessage, toApiError } from './session-errors.js';
+import { SessionFlow } from './session-flow.js';
 import { SessionStats } from './session-stats.js';
+import { SessionTranscript } from './session-transcript.js';
 import { SileroFeed } from './silero-feed.js';
-import { TurnCutter, type CutPiece } from './turn-cutter.js';
+import type { SessionDeps } from './session-types.js';
+import { cutterOptionsFor, TurnCutter, type CutPiece } from './turn-cutter.js';
 import { parseCommand, MAX_COMMAND_BYTES } from './ws-command-parser.js';
 import { RateWindow } from './ws-limits.js';
 import type { ServerMessage, SessionStatsMessage } from './ws-messages.js';
@@ -38,50 +42,10 @@ import type { SessionSettings } from './ws-query.js';
 import type { SessionSink } from './ws-sender.js';
 
 export type { PieceKind } from './piece-queue.js';
+export type { SessionDeps, SessionOutcome } from './session-types.js';
 
 const SAMPLES_PER_MS = 16;
-const ACK_INTERVAL_MS = 100;
-const LAG_MESSAGE_INTERVAL_MS = 1000;
-/** Audio kept before `write` while no turn is open, so a late speech_start still finds its onset. */
-const KEEP_BEFORE_TURN_MS = { energy: 2_000, silero: 4_000 } as const;
-/**
- * Turn padding beyond the endpointer's (200 ms before, 300 ms after). Before: a turn reaches
- * back over the audio the ring still keeps (up to 1.5 s, never into the previous turn), so a
- * turn is decoded with the same leading context a file upload of the same speech has (the
- * decoder's pause segmenter trims silence before the model, so this costs no model time) and
- * speech the VAD scored just under its threshold at the onset stays in the turn. After: 500 ms
- * in all, audio that has already arrived when the endpoint fires (the endpoint silence, 500 ms
- * by default, covers it), so it adds no latency.
- */
-const PRE_ROLL_MS = 1_500;
-const POST_ROLL_MS = 200;
 const MIN_PARTIAL_MS = 400;
-
-export interface SessionOutcome {
-  readonly status: 'completed' | 'failed';
-  readonly text: string;
-  readonly segments: readonly Segment[];
-  readonly language: string;
-  readonly model: string | null;
-  readonly audioSeconds: number;
-  readonly error: { type: string; code: string; message: string } | null;
-  readonly stats: SessionStatsMessage;
-}
-
-export interface SessionDeps {
-  readonly recognizer: StreamingRecognizer;
-  /** The shared Silero VAD (only used with vad_type=silero; created before the session). */
-  readonly silero: SileroVad | null;
-  readonly limits: Limits;
-  readonly streaming: StreamingSettings;
-  readonly logger: Logger;
-  /** Called once, when the session is over and its last piece is recognised. */
-  readonly onComplete: (outcome: SessionOutcome) => void;
-  readonly observe?: {
-    turnLatency?(ms: number): void;
-    piece?(kind: PieceKind, ms: number): void;
-  };
-}
 
 export class StreamSession {
   readonly startedAt = performance.now();
@@ -96,17 +60,11 @@ export class StreamSession {
 
   private language: string;
   private model: string | null;
-  private readonly segments: Segment[] = [];
-  private readonly texts: string[] = [];
-  private lastPartial: { turnId: number; words: string[] } | null = null;
+  private readonly transcript = new SessionTranscript();
+  private readonly flow: SessionFlow;
   private lastPartialAt = 0;
 
   private lastClientMessageAt = performance.now();
-  private lastAckAt = -Infinity;
-  private ackMessages = 0;
-  private ackBytes = 0;
-  private totalBytes = 0;
-  private lastLagAt = -Infinity;
   private badStreamReported = false;
 
   private state: 'open' | 'ending' | 'closing' | 'done' = 'open';
@@ -124,11 +82,8 @@ export class StreamSession {
     this.language = settings.language;
     this.model = settings.model;
     this.rate = new RateWindow(limits.wsMessagesPerSecond, limits.wsBytesPerSecond);
-    this.cutter = new TurnCutter({
-      keepBeforeTurnSamples: KEEP_BEFORE_TURN_MS[settings.vadType] * SAMPLES_PER_MS,
-      preRollSamples: PRE_ROLL_MS * SAMPLES_PER_MS,
-      postRollSamples: POST_ROLL_MS * SAMPLES_PER_MS,
-    });
+    this.flow = new SessionFlow(streaming.lagWarningMs);
+    this.cutter = new TurnCutter(cutterOptionsFor(settings.vadType));
     const endpointing = { minSilenceMs: streaming.endpointSilenceMs, maxSpeechMs: streaming.maxTurnMs };
     this.frontEnd = new StreamFrontEnd({
       format: settings.format,
@@ -192,16 +147,14 @@ export class StreamSession {
 
   private onAudio(data: ArrayBuffer, now: number): void {
     const status = this.frontEnd.push(data);
-    this.totalBytes += data.byteLength;
-    this.ackMessages++;
-    this.ackBytes += data.byteLength;
+    this.flow.received(data.byteLength);
     this.statistics.noteArrival(this.frontEnd.writePosition, now);
     if (status === NativeStatus.BufferFull) return this.fail(new ApiError('buffer_limit_exceeded'));
     if (status !== NativeStatus.Ok) this.reportAudioProblem(status);
     else this.badStreamReported = false;
     this.afterAppend();
     if (this.state !== 'open') return;
-    if (now - this.lastAckAt >= ACK_INTERVAL_MS) this.sendAck(now);
+    this.sendAck(now, false);
   }
 
   private reportAudioProblem(status: NativeStatus): void {
@@ -275,7 +228,7 @@ export class StreamSession {
   private onVadEvent(event: EndpointEvent): void {
     if (this.state === 'done' || this.state === 'closing') return;
     const step = this.cutter.onEvent(event, this.frontEnd.writePosition);
-    this.lastPartial = null;
+    this.transcript.resetPartial();
     if (step.type === 'speech_started') {
       this.lastPartialAt = performance.now();
       this.sink.send({ type: 'speech_started', turn_id: step.turnId, start_ms: toMs(step.start) });
@@ -306,7 +259,7 @@ export class StreamSession {
     this.frontEnd.clear();
     const position = this.frontEnd.writePosition;
     this.cutter.clear(position);
-    this.lastPartial = null;
+    this.transcript.resetPartial();
     this.silero?.reset(position);
   }
 
@@ -356,20 +309,7 @@ export class StreamSession {
     if (piece.kind === 'partial') {
       const open = this.cutter.openTurn;
       if (open === null || open.id !== piece.turnId || this.state !== 'open') return;
-      const words = text.length > 0 ? text.split(/\s+/) : [];
-      const previous = this.lastPartial?.turnId === piece.turnId ? this.lastPartial.words : [];
-      let agree = 0;
-      while (agree < words.length && agree < previous.length && words[agree] === previous[agree]) agree++;
-      this.lastPartial = { turnId: piece.turnId, words };
-      this.sink.send({
-        type: 'partial',
-        turn_id: piece.turnId,
-        start_ms: toMs(piece.start),
-        end_ms: toMs(piece.end),
-        text,
-        stable_text: words.slice(0, agree).join(' '),
-        unstable_text: words.slice(agree).join(' '),
-      });
+      this.sink.send(this.transcript.partial(open.id, piece, text));
       return;
     }
     // A turn with no words (noise, a cough, a click the VAD took for speech) is dropped: no
@@ -379,14 +319,7 @@ export class StreamSession {
       this.deps.logger.debug({ turnId: piece.turnId, startMs: toMs(piece.start), endMs: toMs(piece.end) }, 'turn without words dropped');
       return;
     }
-    const segments: Segment[] = [];
-    if (text.length > 0) {
-      const startMs = toMs(piece.start);
-      const endMs = toMs(piece.end);
-      segments.push({ id: this.segments.length, start_ms: startMs, end_ms: endMs, duration_ms: endMs - startMs, text, speaker: null, confidence });
-      this.segments.push(segments[0]!);
-      this.texts.push(text);
-    }
+    const segments = this.transcript.commit(piece, text, confidence);
     const latency = Math.max(0, Math.round(now - this.statistics.arrivalOf(piece.end, now)));
     const processing = Math.round(now - piece.cutAt);
     this.statistics.addLatency(latency);
@@ -414,7 +347,7 @@ export class StreamSession {
       ...common,
       is_final: final,
       turn_id: piece.turnId,
-      ...(final ? { full_text: this.texts.join(' ') } : {}),
+      ...(final ? { full_text: this.transcript.fullText } : {}),
     });
   }
 
@@ -436,7 +369,7 @@ export class StreamSession {
         void this.beginEnd(ERROR_REGISTRY.idle_timeout.wsClose!, 'idle_timeout');
         return;
       }
-      if (this.ackMessages > 0 && now - this.lastAckAt >= ACK_INTERVAL_MS) this.sendAck(now);
+      if (this.flow.unacknowledged) this.sendAck(now, false);
       this.maybePartial(now);
     }
     this.reportLag(now);
@@ -461,34 +394,14 @@ export class StreamSession {
     const oldest = this.pieces.oldest;
     const oldestMs = oldest ? Math.round(now - oldest.cutAt) : 0;
     const vadBehindMs = this.silero !== null && this.state !== 'done' ? toMs(this.silero.behindSamples(this.frontEnd.writePosition)) : 0;
-    const behind = Math.max(oldestMs, vadBehindMs);
-    this.statistics.noteLag(behind);
-    if (behind < this.deps.streaming.lagWarningMs || now - this.lastLagAt < LAG_MESSAGE_INTERVAL_MS) return;
-    this.lastLagAt = now;
-    this.sink.send({
-      type: 'lag',
-      pending_ms: toMs(this.pieces.pendingSamples),
-      pending_pieces: this.pieces.count,
-      oldest_pending_ms: oldestMs,
-      vad_behind_ms: vadBehindMs,
-    });
+    this.statistics.noteLag(Math.max(oldestMs, vadBehindMs));
+    const lag = this.flow.lag(now, { oldestMs, vadBehindMs, pendingSamples: this.pieces.pendingSamples, pendingPieces: this.pieces.count });
+    if (lag !== null) this.sink.send(lag);
   }
 
-  private sendAck(now: number): void {
-    this.lastAckAt = now;
-    const messages = this.ackMessages;
-    const bytes = this.ackBytes;
-    this.ackMessages = 0;
-    this.ackBytes = 0;
-    this.sink.send({
-      type: 'chunk_received',
-      messages,
-      bytes,
-      total_bytes: this.totalBytes,
-      stream_ms: toMs(this.frontEnd.writePosition),
-      buffered_ms: toMs(Math.max(0, this.frontEnd.writePosition - this.cutter.committed)),
-      pending_ms: toMs(this.pieces.pendingSamples),
-    });
+  private sendAck(now: number, force: boolean): void {
+    const ack = this.flow.ack(now, { write: this.frontEnd.writePosition, committed: this.cutter.committed, pendingSamples: this.pieces.pendingSamples }, force);
+    if (ack !== null) this.sink.send(ack);
   }
 
   // ---- ending ------------------------------------------------------------------------
@@ -498,7 +411,7 @@ export class StreamSession {
     if (this.state !== 'open') return;
     this.state = 'ending';
     this.closeAfterFinal = { code, reason };
-    if (this.ackMessages > 0) this.sendAck(performance.now());
+    if (this.flow.unacknowledged) this.sendAck(performance.now(), true);
     this.frontEnd.flush();
     this.statistics.noteArrival(this.frontEnd.writePosition, performance.now());
     this.afterAppend();
@@ -568,8 +481,8 @@ export class StreamSession {
     const failure = this.failure;
     this.deps.onComplete({
       status: failure === null ? 'completed' : 'failed',
-      text: this.texts.join(' '),
-      segments: this.segments,
+      text: this.transcript.fullText,
+      segments: this.transcript.segments,
       language: this.language,
       model: this.model,
       audioSeconds,
@@ -592,12 +505,7 @@ export class StreamSession {
   }
 
   private sendError(error: ApiError, closeCode: number | null): void {
-    const def = ERROR_REGISTRY[error.code];
-    this.sink.send({
-      type: 'error',
-      error: { type: def.type, code: error.code, message: error.message, ...(error.param !== undefined ? { param: error.param } : {}) },
-      close_code: closeCode,
-    });
+    this.sink.send(errorMessage(error, closeCode));
   }
 }
 
@@ -609,21 +517,6 @@ function toMs(samples: number): number {
 function hasSignal(audio: Float32Array): boolean {
   for (let i = 0; i < audio.length; i++) if (Math.abs(audio[i]!) > 0.001) return true;
   return false;
-}
-
-function closeReason(error: ApiError): string {
-  let reason = `${error.code}: ${error.message}`;
-  while (Buffer.byteLength(reason) > 123) reason = reason.slice(0, -1);
-  return reason;
-}
-
-function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_REGISTRY, code)) {
-    return new ApiError(code as ErrorCode, { message: (error as Error).message });
-  }
-  return new ApiError('model_error');
 }
 
 function capitalize(text: string): string {
