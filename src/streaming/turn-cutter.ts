@@ -46,15 +46,16 @@ const SAMPLES_PER_MS = 16;
 /** Audio kept before `write` while no turn is open, so a late speech_start still finds its onset. */
 const KEEP_BEFORE_TURN_MS = { energy: 2_000, silero: 4_000 } as const;
 /**
- * Turn padding beyond the endpointer's (200 ms before, 300 ms after). Before: a turn reaches
- * back over the audio the ring still keeps (up to 1.5 s, never into the previous turn), so a
- * turn is decoded with the same leading context a file upload of the same speech has (the
- * decoder's pause segmenter trims silence before the model, so this costs no model time) and
- * speech the VAD scored just under its threshold at the onset stays in the turn. After: 500 ms
- * in all, audio that has already arrived when the endpoint fires (the endpoint silence, 500 ms
- * by default, covers it), so it adds no latency.
+ * Turn padding beyond the endpointer's (200 ms before, 300 ms after). Before: 700 ms more
+ * (never into the previous turn), so a turn is decoded with leading context as a file upload
+ * of the same speech is, and speech the VAD scored just under its threshold at the onset stays
+ * in the turn. Measured (bench/live-accuracy.ts, 20 ALFFA utterances, docs/streaming.md): 300 ms
+ * left energy turns 4 points worse than REST with first words lost; 700 ms is within 0.5 point
+ * of REST with none lost; 1,500 ms matched REST exactly but feeds the model more audio per turn.
+ * After: 500 ms in all, audio that has already arrived when the endpoint fires (the endpoint
+ * silence, 500 ms by default, covers it), so it adds no latency.
  */
-const PRE_ROLL_MS = 1_500;
+const PRE_ROLL_MS = 700;
 const POST_ROLL_MS = 200;
 
 /** The live sessions' cutter settings for a VAD. */
