@@ -28,7 +28,7 @@ import { resolveMediaTools } from '../src/speech/audio/ffmpeg-binaries.js';
 import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import { parseKaldiText } from '../src/speech/decoding/lm/lm-corpus.js';
 import { characterErrorRate, editDistance, scoringForm } from '../src/speech/text/scored-character-error-rate.js';
-import { speechOnset, toPcm16, wavOf } from './speech-onset.js';
+import { speechFrames, speechOnset, toPcm16, wavOf } from './speech-onset.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string): string => {
@@ -58,6 +58,8 @@ interface LiveResult {
   readonly firstTurnStartMs: number | null;
   /** Each turn's letters (scoring form) and mean confidence. */
   readonly turnScores: ReadonlyArray<{ letters: number; confidence: number | null }>;
+  /** Each turn's span, stream ms. */
+  readonly turnSpans: ReadonlyArray<readonly [number, number]>;
 }
 
 /** One session: PCM in 100 ms messages as fast as the socket takes them, END, the final full_text. */
@@ -74,6 +76,7 @@ function stream(port: number, key: string, pcm: Buffer, vad: Vad): Promise<LiveR
     let firstTurnStartMs: number | null = null;
     let final: string | null = null;
     const turnScores: Array<{ letters: number; confidence: number | null }> = [];
+    const turnSpans: Array<readonly [number, number]> = [];
     socket.on('message', (data, isBinary) => {
       if (isBinary) return;
       const message = JSON.parse(data.toString()) as Record<string, unknown>;
@@ -85,6 +88,7 @@ function stream(port: number, key: string, pcm: Buffer, vad: Vad): Promise<LiveR
         if (message['text'] === '') emptyTurns++;
         firstTurnStartMs ??= message['start_ms'] as number;
         const segments = message['segments'] as Array<{ confidence: number | null }>;
+        turnSpans.push([message['start_ms'] as number, message['end_ms'] as number]);
         turnScores.push({ letters: scoringForm(message['text'] as string, 'am').length, confidence: segments[0]?.confidence ?? null });
       } else if (message['type'] === 'transcription' && message['is_final'] === true) {
         final = message['full_text'] as string;
@@ -94,7 +98,7 @@ function stream(port: number, key: string, pcm: Buffer, vad: Vad): Promise<LiveR
     });
     socket.on('close', (code) => {
       if (final === null) reject(new Error(`closed ${code} without a final transcription`));
-      else resolve({ text: final, turns, emptyTurns, firstTurnStartMs, turnScores });
+      else resolve({ text: final, turns, emptyTurns, firstTurnStartMs, turnScores, turnSpans });
     });
     socket.on('error', reject);
   });
@@ -179,6 +183,8 @@ interface Row {
   reference: string;
   onsetMs: number;
   audioSeconds: number;
+  /** 10 ms frames above the speech threshold (bench/speech-onset.ts), as recorded and trimmed. */
+  speechFrames: Record<Cut, boolean[]>;
   rest: Record<Cut, string>;
   live: Record<string, LiveResult>;
 }
@@ -197,6 +203,7 @@ try {
       id: u.id,
       reference: u.reference,
       onsetMs: Math.round(onset / 16),
+      speechFrames: { recorded: speechFrames(u.samples), trimmed: speechFrames(u.samples.subarray(onset)) },
       audioSeconds: u.samples.length / 16_000,
       rest: { recorded: restRecorded as string, trimmed: restTrimmed as string },
       live: Object.fromEntries(PATHS.map((p, k) => [pathName(p), live[k] as LiveResult])),
@@ -224,10 +231,29 @@ for (const p of PATHS) {
   const firstWordLost = rows.filter((r) => keepsFirstWord(r.reference, r.rest[p.cut]) && !keepsFirstWord(r.reference, r.live[name]!.text)).map((r) => r.id);
   const sameAsRest = rows.filter((r) => scoringForm(r.live[name]!.text, 'am').join('') === scoringForm(r.rest[p.cut], 'am').join('')).length;
   const turns = rows.reduce((s, r) => s + r.live[name]!.turns, 0);
+  // Speech outside every turn: 10 ms speech frames no turn_detected span covers (turn paths only).
+  const speechOutsideMs =
+    p.vad === 'none'
+      ? null
+      : rows.reduce((sum, r) => {
+          const spans = r.live[name]!.turnSpans;
+          return sum + r.speechFrames[p.cut].filter((speech, f) => speech && !spans.some(([a, b]) => f * 10 >= a && f * 10 + 10 <= b)).length * 10;
+        }, 0);
+  const speechMs = rows.reduce((sum, r) => sum + r.speechFrames[p.cut].filter(Boolean).length * 10, 0);
   const emptyTurns = rows.reduce((s, r) => s + r.live[name]!.emptyTurns, 0);
-  summary[name] = { cer: value, minusRest: Math.round((value - restCer[p.cut]) * 100) / 100, firstWordLost: firstWordLost.length, firstWordLostIds: firstWordLost, textEqualsRest: sameAsRest, turns, emptyTurns };
+  summary[name] = {
+    cer: value,
+    minusRest: Math.round((value - restCer[p.cut]) * 100) / 100,
+    firstWordLost: firstWordLost.length,
+    firstWordLostIds: firstWordLost,
+    textEqualsRest: sameAsRest,
+    turns,
+    emptyTurns,
+    speechMs,
+    speechOutsideTurnsMs: speechOutsideMs,
+  };
   console.log(
-    `${name.padEnd(24)} CER ${String(value).padStart(6)}%  (REST ${restCer[p.cut]}%, diff ${(value - restCer[p.cut]).toFixed(2)})  first word lost ${firstWordLost.length}/${rows.length}  text = REST ${sameAsRest}/${rows.length}  turns ${turns}  empty turn_detected ${emptyTurns}`,
+    `${name.padEnd(24)} CER ${String(value).padStart(6)}%  (REST ${restCer[p.cut]}%, diff ${(value - restCer[p.cut]).toFixed(2)})  first word lost ${firstWordLost.length}/${rows.length}  text = REST ${sameAsRest}/${rows.length}  turns ${turns}  empty turn_detected ${emptyTurns}${speechOutsideMs === null ? '' : `  speech outside turns ${speechOutsideMs}/${speechMs} ms`}`,
   );
 }
 
@@ -243,7 +269,7 @@ writeFileSync(
       utterances: rows.length,
       wallSeconds: Math.round((Date.now() - started) / 1000),
       summary,
-      rows,
+      rows: rows.map(({ speechFrames: _frames, ...row }) => row),
     },
     null,
     2,
