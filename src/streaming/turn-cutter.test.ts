@@ -111,27 +111,32 @@ describe('TurnCutter padding', () => {
   it('stream positions tile: every sample up to the last turn is in a turn or was trimmed as silence', () => {
     const cutter = padded();
     const covered: Array<[number, number]> = [];
-    let trimmedUntil = 0;
-    const events: Array<[EndpointEvent, number]> = [
+    const trims: number[] = [];
+    // [event or null (audio arrived, no event), write position]
+    const steps: Array<[EndpointEvent | null, number]> = [
       [start(0), 4_000],
       [end(0, 20_000, true), 20_000],
       [start(20_000), 20_000],
       [end(20_000, 30_000), 38_000],
+      [null, 50_000],
       [start(60_000), 62_000],
       [end(60_000, 80_000), 88_000],
     ];
-    for (const [event, write] of events) {
-      const step = cutter.onEvent(event, write);
-      if (step.type === 'piece') covered.push([step.piece.start, step.piece.end]);
+    for (const [event, write] of steps) {
+      if (event !== null) {
+        const step = cutter.onEvent(event, write);
+        if (step.type === 'piece') covered.push([step.piece.start, step.piece.end]);
+      }
       const trimmed = cutter.trim(write);
-      if (trimmed !== null) trimmedUntil = Math.max(trimmedUntil, trimmed);
+      if (trimmed !== null) trims.push(trimmed);
     }
     expect(covered).toEqual([
       [0, 20_000],
       [20_000, 33_200],
       [55_200, 83_200],
     ]);
-    // The gap [33_200, 55_200) was judged silence (no turn) and kept until trim passed it.
+    // Only the silence between the turns was trimmed, and never past the next turn's pre-roll.
+    expect(trims).toEqual([34_000]);
     expect(cutter.committed).toBe(83_200);
   });
 });
