@@ -26,7 +26,9 @@ import { WsMetrics } from './ws-metrics.js';
 import { parseSessionQuery, type SessionSettings } from './ws-query.js';
 import { WsSender } from './ws-sender.js';
 import type { SessionRecords } from './ws-session-record.js';
+import { errorMessage } from './session-errors.js';
 import { StreamSession } from './ws-session.js';
+import { logRefusal, SessionLog, sessionLogger } from './ws-session-log.js';
 import type { SessionTokens } from './ws-session-tokens.js';
 import { authenticateUpgrade } from './ws-upgrade-auth.js';
 
@@ -42,7 +44,7 @@ export interface WsEndpointDeps {
   readonly keys: ApiKeyStore;
   readonly tokens: SessionTokens;
   /** Model rules, piece recognition, language detection and the shared Silero VAD. */
-  readonly speech: Pick<Speech, 'resolveModel' | 'recognizePiece' | 'detectLanguage' | 'sileroVad'>;
+  readonly speech: Pick<Speech, 'resolveModel' | 'recognizePiece' | 'transcribePiece' | 'detectLanguage' | 'sileroVad'>;
   readonly records: SessionRecords;
   /** Throws daily_quota_exceeded (4029) when the key's audio minutes for today are used up. */
   readonly admitQuota: (principal: Principal) => Promise<void>;
@@ -64,6 +66,7 @@ interface SocketData {
   readonly refused: ApiError | null;
   session: StreamSession | null;
   sender: WsSender<SocketData> | null;
+  log?: SessionLog;
 }
 
 export class WsEndpoint {
@@ -100,7 +103,7 @@ export class WsEndpoint {
         ws.getUserData().session?.onMessage(message, isBinary);
       },
       drain: (ws) => ws.getUserData().sender?.drain(),
-      close: (ws, code) => this.closed(ws.getUserData(), code),
+      close: (ws, code, message) => this.closed(ws.getUserData(), code, Buffer.from(message).toString('utf8')),
     });
   }
 
@@ -132,10 +135,15 @@ export class WsEndpoint {
 
   /** Authentication, query, connection limit: an accepted or refused socket's data. */
   private async admit(credentials: Parameters<typeof authenticateUpgrade>[1], query: URLSearchParams): Promise<SocketData> {
-    const refuse = (error: ApiError): SocketData => ({ accepted: null, refused: error, session: null, sender: null });
+    let keyId: string | null = null;
+    const refuse = (error: ApiError): SocketData => {
+      logRefusal(this.deps.logger, error, websocketClose(error).code, keyId);
+      return { accepted: null, refused: error, session: null, sender: null };
+    };
     try {
       const { authenticator, tokens, keys, speech, config } = this.deps;
       const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
+      keyId = principal.key.id;
       const settings = parseSessionQuery(query, { language: config.defaultLanguage }, speech);
       await this.deps.admitQuota(principal);
       const silero = settings.vadType === 'silero' ? await speech.sileroVad() : null;
@@ -164,14 +172,8 @@ export class WsEndpoint {
     if (data.accepted === null) {
       const error = data.refused ?? new ApiError('internal_error');
       const { code, reason } = websocketClose(error);
-      const def = ERROR_REGISTRY[error.code];
-      const message = {
-        type: 'error',
-        error: { type: def.type, code: error.code, message: error.message, ...(error.param !== undefined ? { param: error.param } : {}) },
-        close_code: code,
-      };
       ws.cork(() => {
-        ws.send(JSON.stringify(message), false);
+        ws.send(JSON.stringify(errorMessage(error, code)), false);
         ws.end(code, reason);
       });
       return;
@@ -179,6 +181,8 @@ export class WsEndpoint {
     const { sessionId, principal, settings, silero } = data.accepted;
     const { config, logger, records, speech } = this.deps;
     const jobId = newJobId();
+    const log = new SessionLog(sessionLogger(logger, { sessionId, jobId }, principal, settings));
+    data.log = log;
     const opened = records.open(jobId, sessionId, principal, settings);
     let session: StreamSession | null = null;
     const sender = new WsSender(ws, HIGH_WATER_BYTES, config.streaming.maxUnsentBytes, () => {
@@ -190,13 +194,14 @@ export class WsEndpoint {
       silero,
       limits: config.limits,
       streaming: config.streaming,
-      logger,
+      logger: log.logger,
       observe: {
         turnLatency: (ms) => this.metrics?.turnLatency.observe(ms / 1000),
         piece: (kind, ms) => this.metrics?.pieceSeconds.observe({ kind }, ms / 1000),
       },
       onComplete: (outcome) => {
         this.live.delete(session!);
+        log.completed(outcome);
         const done = records.finish(jobId, principal.key.id, opened, outcome, session!.startedWall);
         this.completions.add(done);
         void done.finally(() => this.completions.delete(done));
@@ -207,10 +212,12 @@ export class WsEndpoint {
     this.live.add(session);
     this.senders.add(sender);
     sender.send(session.readyMessage());
+    log.opened(settings);
   }
 
-  private closed(data: SocketData, code: number): void {
+  private closed(data: SocketData, code: number, reason: string): void {
     this.metrics?.closes.inc({ code: String(code) });
+    data.log?.socketClosed(code, reason);
     data.sender?.detach();
     if (data.sender) this.senders.delete(data.sender);
     if (data.accepted !== null) this.releaseSlot(data.accepted);

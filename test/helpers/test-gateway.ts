@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Gateway } from '../../src/app/gateway.js';
 import type { CreateKeyInput } from '../../src/platform/auth/key-service.js';
 import { loadConfig } from '../../src/platform/config/config.js';
-import { createLogger } from '../../src/platform/logging/logger.js';
+import { createLogger, type Logger } from '../../src/platform/logging/logger.js';
 import { fixturePath } from './fixtures.js';
 
 export interface TestGateway {
@@ -25,6 +25,8 @@ export interface TestGatewayOptions {
   readonly account?: string;
   /** Prefix of the temporary data folder (default `gateway-test-`). */
   readonly dataDirPrefix?: string;
+  /** The gateway's logger (tests that read log lines); silent by default. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     INFERENCE_WORKERS: '1',
     ...env,
   });
-  const gateway = await Gateway.start({ config, logger: createLogger(env['LOG_LEVEL'] ?? 'silent'), validateResponses: options.validateResponses ?? true });
+  const gateway = await Gateway.start({ config, logger: options.logger ?? createLogger(env['LOG_LEVEL'] ?? 'silent'), validateResponses: options.validateResponses ?? true });
   return {
     gateway,
     url: `http://127.0.0.1:${gateway.port}`,
