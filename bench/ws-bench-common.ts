@@ -142,7 +142,7 @@ export interface TurnObservation {
 /**
  * One live stream: sends its chunks at real time (driven by `tick`), notes when each chunk was
  * sent, and measures turn_detected against the end of speech the server reports
- * (turn end_ms minus the endpointer's 300 ms post padding).
+ * (turn end_ms minus the 500 ms a turn is padded after its speech: the endpointer's 300 ms and the session's 200 ms post-roll).
  */
 export class LiveStream {
   readonly socket: WebSocket;
@@ -163,7 +163,7 @@ export class LiveStream {
     url: string,
     key: string,
     public chunks: Buffer[],
-    private readonly postPadMs = 300,
+    private readonly postPadMs = 500,
   ) {
     this.socket = new WebSocket(url, { headers: { authorization: `Bearer ${key}` }, perMessageDeflate: false });
     this.opened = new Promise((resolve, reject) => {

@@ -53,7 +53,8 @@ socket.on('message', (data) => {
       console.log(`turn ${message.turn_id} [${message.start_ms}-${message.end_ms} ms, ${message.latency_ms} ms after its audio]: ${message.text}`);
       break;
     case 'transcription':
-      console.log(`${message.is_final ? 'final' : 'transcription'} [${message.start_ms}-${message.end_ms} ms]: ${message.text}`);
+      // The final transcription carries the audio after the last turn: often nothing.
+      if (message.text !== '') console.log(`${message.is_final ? 'final' : 'transcription'} [${message.start_ms}-${message.end_ms} ms]: ${message.text}`);
       if (message.is_final) console.log(`full text: ${message.full_text}`);
       break;
     case 'session_stats':

@@ -44,6 +44,26 @@ GW_TEST(EnergyVadSeparatesToneFromNoiseWithDcOffset) {
   GW_CHECK_NEAR(vad.noise_floor_dbfs(), -50.0, 4.0);
 }
 
+GW_TEST(EnergyVadStreamStartingInSpeechIsSpeechFromTheFirstFrame) {
+  EnergyVad vad(EnergyVadConfig{});
+  // A tone at -20 dBFS from sample 0 for 1 s, then 2 s of noise at -45 dBFS, then the tone.
+  const auto tone = Tone(300.0, 16000, 16000, 0.1 * std::sqrt(2.0));
+  std::vector<float> x(tone.begin(), tone.end());
+  const auto noise = Noise(32000, 0.0056, 5);
+  x.insert(x.end(), noise.begin(), noise.end());
+  x.insert(x.end(), tone.begin(), tone.end());
+  std::vector<float> probs(vad.MaxFrames(x.size()));
+  const size_t frames = vad.Process(x.data(), x.size(), probs.data());
+  GW_CHECK_EQ(frames, x.size() / 320);
+  int speech_at_start = 0, speech_in_noise = 0, speech_later = 0;
+  for (size_t f = 0; f < 50; ++f) speech_at_start += probs[f] > 0.5f;
+  for (size_t f = 52; f < 150; ++f) speech_in_noise += probs[f] > 0.5f;
+  for (size_t f = 151; f < 200; ++f) speech_later += probs[f] > 0.5f;
+  GW_CHECK_EQ(speech_at_start, 50);
+  GW_CHECK_EQ(speech_in_noise, 0);
+  GW_CHECK_EQ(speech_later, 49);
+}
+
 GW_TEST(EnergyVadFollowsRisingNoise) {
   EnergyVadConfig cfg;
   EnergyVad vad(cfg);

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Registry } from 'prom-client';
+import type { Segment } from '../platform/db/job-records.js';
 import type { GatewayConfig } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { sniffAudioFormat, type AudioContainer } from './audio/audio-format.js';
@@ -26,6 +27,7 @@ import type { LanguageInfo, ModelInfo } from './models/model-info.js';
 import { LANGUAGE_NAMES, ModelRegistry, type ModelProblem } from './models/model-registry.js';
 import { CtcRecognizer, type InferenceCost, type TimedWord } from './recognition/ctc-recognizer.js';
 import { transcribeFile, type FileTranscription, type FileTranscriptionRequest } from './recognition/file-transcription.js';
+import { transcribeAll } from './recognition/transcriber.js';
 import { createLanguageDetector, type LanguageDetection, type LanguageDetector } from './recognition/language-detector.js';
 import { SileroVad } from './vad/silero-vad.js';
 
@@ -83,6 +85,21 @@ export interface PieceRecognition {
   readonly words: readonly TimedWord[];
   /** The pool's figures for this piece: its batch's worker time and size, its queue wait (capacity estimation). */
   readonly inference: InferenceCost;
+}
+
+/** A whole piece decoded the way REST decodes a file: its segments (stream times) and their text. */
+export interface PieceTranscription {
+  /** The segments' texts joined with spaces, as a REST job's `text`. */
+  readonly text: string;
+  /** Mean of the segments' confidences; null when nothing was recognised. */
+  readonly confidence: number | null;
+  /** Segments in stream milliseconds (offset by `startMs`); ids from 0 within the piece. */
+  readonly segments: readonly Segment[];
+  /**
+   * The pool's figures for the piece's model runs together: worker time per row summed (as one
+   * row), the longest queue wait; null when no segment held speech (nothing ran).
+   */
+  readonly inference: InferenceCost | null;
 }
 
 export interface PieceOptions {
@@ -258,6 +275,33 @@ export class Speech {
     this.pool.setInteractiveMaxWait(ms);
   }
 
+  /**
+   * A piece decoded exactly as REST decodes a file with the same audio (pause segmenter, then
+   * one model run per segment), so a turn's final text equals the REST text for that audio.
+   * Same priority and `pcm` lifetime as recognizePiece.
+   */
+  async transcribePiece(pcm: Float32Array, options: PieceOptions): Promise<PieceTranscription> {
+    let inference: { workerMs: number; batchSize: 1; queueWaitMs: number } | null = null;
+    const { segments } = await transcribeAll(once(pcm), {
+      recognizer: this.recognizerFor(options.model),
+      priority: 'interactive',
+      busyRetryMs: STREAM_BUSY_RETRY_MS,
+      ...(options.signal ? { signal: options.signal } : {}),
+      onInference: (cost) => {
+        const workerMs = (inference?.workerMs ?? 0) + cost.workerMs / Math.max(1, cost.batchSize);
+        inference = { workerMs, batchSize: 1, queueWaitMs: Math.max(inference?.queueWaitMs ?? 0, cost.queueWaitMs) };
+      },
+    });
+    const shifted = segments.map((segment) => ({ ...segment, start_ms: segment.start_ms + options.startMs, end_ms: segment.end_ms + options.startMs }));
+    const scored = shifted.filter((segment) => segment.confidence !== null);
+    return {
+      text: shifted.map((segment) => segment.text).join(' '),
+      confidence: scored.length === 0 ? null : scored.reduce((sum, segment) => sum + segment.confidence!, 0) / scored.length,
+      segments: shifted,
+      inference,
+    };
+  }
+
   /** For `language=auto`: the language of 16 kHz mono PCM (its first seconds of speech) and its default model. */
   async detectLanguage(pcm: Float32Array, signal?: AbortSignal): Promise<DetectedLanguage> {
     const detection = await this.languageDetector().detect(pcm, signal);
@@ -354,6 +398,10 @@ export class Speech {
  * The gateway's speech service on the configured models (MODELS_DIR, INFERENCE_*, FFMPEG_PATH,
  * FFPROBE_PATH, the audio size limit).
  */
+async function* once(pcm: Float32Array): AsyncGenerator<Float32Array> {
+  yield pcm;
+}
+
 export function createSpeech(config: GatewayConfig, logger: SpeechLogger, metrics: Registry | null = null): Promise<Speech> {
   return Speech.create({
     modelsDir: config.modelsDir,

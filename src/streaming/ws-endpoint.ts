@@ -28,7 +28,9 @@ import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
 import { parseSessionQuery, type SessionSettings } from './ws-query.js';
 import { WsSender } from './ws-sender.js';
 import type { SessionRecords } from './ws-session-record.js';
+import { errorMessage } from './session-errors.js';
 import { StreamSession } from './ws-session.js';
+import { logRefusal, SessionLog, sessionLogger } from './ws-session-log.js';
 import type { SessionTokens } from './ws-session-tokens.js';
 import { authenticateUpgrade } from './ws-upgrade-auth.js';
 
@@ -44,7 +46,7 @@ export interface WsEndpointDeps {
   readonly keys: ApiKeyStore;
   readonly tokens: SessionTokens;
   /** Model rules, piece recognition, language detection and the shared Silero VAD. */
-  readonly speech: Pick<Speech, 'resolveModel' | 'recognizePiece' | 'detectLanguage' | 'sileroVad' | 'setInteractiveBatchWait'>;
+  readonly speech: Pick<Speech, 'resolveModel' | 'recognizePiece' | 'transcribePiece' | 'detectLanguage' | 'sileroVad' | 'setInteractiveBatchWait'>;
   readonly records: SessionRecords;
   /** Throws daily_quota_exceeded (4029) when the key's audio minutes for today are used up. */
   readonly admitQuota: (principal: Principal) => Promise<void>;
@@ -68,6 +70,7 @@ interface SocketData {
   readonly refused: ApiError | null;
   session: StreamSession | null;
   sender: WsSender<SocketData> | null;
+  log?: SessionLog;
 }
 
 export class WsEndpoint {
@@ -130,7 +133,7 @@ export class WsEndpoint {
         ws.getUserData().session?.onMessage(message, isBinary);
       },
       drain: (ws) => ws.getUserData().sender?.drain(),
-      close: (ws, code) => this.closed(ws.getUserData(), code),
+      close: (ws, code, message) => this.closed(ws.getUserData(), code, Buffer.from(message).toString('utf8')),
     });
   }
 
@@ -162,10 +165,15 @@ export class WsEndpoint {
 
   /** Authentication, query, connection limit: an accepted or refused socket's data. */
   private async admit(credentials: Parameters<typeof authenticateUpgrade>[1], query: URLSearchParams): Promise<SocketData> {
-    const refuse = (error: ApiError): SocketData => ({ accepted: null, refused: error, session: null, sender: null });
+    let keyId: string | null = null;
+    const refuse = (error: ApiError): SocketData => {
+      logRefusal(this.deps.logger, error, websocketClose(error).code, keyId);
+      return { accepted: null, refused: error, session: null, sender: null };
+    };
     try {
       const { authenticator, tokens, keys, speech, config } = this.deps;
       const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
+      keyId = principal.key.id;
       const settings = parseSessionQuery(query, { language: config.defaultLanguage }, speech);
       await this.deps.admitQuota(principal);
       const silero = settings.vadType === 'silero' ? await speech.sileroVad() : null;
@@ -192,21 +200,9 @@ export class WsEndpoint {
   /** One `error` message (with retry_after when the error has one), then the error's close code. */
   private refuse(ws: Uws.WebSocket<SocketData>, error: ApiError): void {
     const { code, reason } = websocketClose(error);
-    const def = ERROR_REGISTRY[error.code];
-    if (this.metrics && isRejection(def.status, error.code)) this.metrics.refused.rejections.inc({ surface: 'ws', reason: error.code });
-    const message = {
-      type: 'error',
-      error: {
-        type: def.type,
-        code: error.code,
-        message: error.message,
-        ...(error.param !== undefined ? { param: error.param } : {}),
-        ...(error.retryAfter !== undefined ? { retry_after: Math.ceil(error.retryAfter) } : {}),
-      },
-      close_code: code,
-    };
+    if (this.metrics && isRejection(ERROR_REGISTRY[error.code].status, error.code)) this.metrics.refused.rejections.inc({ surface: 'ws', reason: error.code });
     ws.cork(() => {
-      ws.send(JSON.stringify(message), false);
+      ws.send(JSON.stringify(errorMessage(error, code)), false);
       ws.end(code, reason);
     });
   }
@@ -220,11 +216,15 @@ export class WsEndpoint {
     const admission = this.capacity.admit(now, this.live.size, this.warmSessions(now));
     if (!admission.admitted) {
       const retryAfter = admission.retryAfterSeconds;
-      return this.refuse(ws, new ApiError('server_overloaded', { message: `The server is at capacity: ${admission.reason}. Try again in ${retryAfter} s.`, retryAfter }));
+      const error = new ApiError('server_overloaded', { message: `The server is at capacity: ${admission.reason}. Try again in ${retryAfter} s.`, retryAfter });
+      logRefusal(this.deps.logger, error, websocketClose(error).code, data.accepted.principal.key.id);
+      return this.refuse(ws, error);
     }
     const { sessionId, principal, settings, silero } = data.accepted;
     const { config, logger, records, speech } = this.deps;
     const jobId = newJobId();
+    const log = new SessionLog(sessionLogger(logger, { sessionId, jobId }, principal, settings));
+    data.log = log;
     const opened = records.open(jobId, sessionId, principal, settings);
     let session: StreamSession | null = null;
     let transcribedSeconds = 0;
@@ -237,7 +237,7 @@ export class WsEndpoint {
       silero,
       limits: config.limits,
       streaming: config.streaming,
-      logger,
+      logger: log.logger,
       partialsAllowed: () => this.level === 'normal',
       observe: {
         turnLatency: (ms) => this.metrics?.turnLatency.observe(ms / 1000),
@@ -253,6 +253,7 @@ export class WsEndpoint {
       },
       onComplete: (outcome) => {
         this.live.delete(session!);
+        log.completed(outcome);
         if (this.metrics) {
           const labels = { surface: 'ws', format: settings.format, language: languageLabel(outcome.language) };
           this.metrics.audio.ingested.inc(labels, outcome.audioSeconds);
@@ -269,14 +270,16 @@ export class WsEndpoint {
     this.live.add(session);
     this.senders.add(sender);
     sender.send(session.readyMessage());
+    log.opened(settings);
   }
 
-  private closed(data: SocketData, code: number): void {
+  private closed(data: SocketData, code: number, reason: string): void {
     if (this.metrics) {
       const label = closeCodeLabel(code);
       this.metrics.closes.inc({ code: label });
       if (data.session) this.metrics.sessionDuration.observe({ code: label }, (performance.now() - data.session.startedAt) / 1000);
     }
+    data.log?.socketClosed(code, reason);
     data.sender?.detach();
     if (data.sender) this.senders.delete(data.sender);
     if (data.accepted !== null) this.releaseSlot(data.accepted);

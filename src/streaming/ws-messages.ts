@@ -78,7 +78,10 @@ export const TurnDetectedMessage = Type.Object(
     ...TranscriptFields,
     forced_split: Type.Boolean({ description: 'The turn reached WS_MAX_TURN_MS and was cut' }),
   },
-  { description: 'turn_detection=server_vad: one per completed speech turn, carrying its transcription.' },
+  {
+    description:
+      'turn_detection=server_vad: one per completed speech turn, carrying its final transcription (decoded from the whole padded turn as REST decodes a file; never empty: a turn with no words is dropped).',
+  },
 );
 
 export const SpeechStartedMessage = Type.Object(

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Gateway } from '../../src/app/gateway.js';
 import type { CreateKeyInput } from '../../src/platform/auth/key-service.js';
 import { loadConfig } from '../../src/platform/config/config.js';
-import { createLogger } from '../../src/platform/logging/logger.js';
+import { createLogger, type Logger } from '../../src/platform/logging/logger.js';
 import { fixturePath } from './fixtures.js';
 import { startS3 } from './s3-server.js';
 
@@ -26,6 +26,8 @@ export interface TestGatewayOptions {
   readonly account?: string;
   /** Prefix of the temporary data folder (default `gateway-test-`). */
   readonly dataDirPrefix?: string;
+  /** The gateway's logger (tests that read log lines); silent by default. */
+  readonly logger?: Logger;
 }
 
 /**
@@ -50,12 +52,11 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     INFERENCE_WORKERS: '1',
     ...env,
   });
-  const gateway = await Gateway.start({ config, logger: createLogger(env['LOG_LEVEL'] ?? 'silent'), validateResponses: options.validateResponses ?? true }).catch(
-    async (error: unknown) => {
-      await s3?.close();
-      throw error;
-    },
-  );
+  const logger = options.logger ?? createLogger(env['LOG_LEVEL'] ?? 'silent');
+  const gateway = await Gateway.start({ config, logger, validateResponses: options.validateResponses ?? true }).catch(async (error: unknown) => {
+    await s3?.close();
+    throw error;
+  });
   return {
     gateway,
     url: `http://127.0.0.1:${gateway.port}`,

@@ -53,8 +53,8 @@ describe('audio formats', () => {
     const turns = client.ofType('turn_detected');
     expect(turns.map((t) => t.turn_id)).toEqual([1, 2]);
     for (const [i, turn] of turns.entries()) {
-      // The turn ends near the end of its speech (post padding <= 300 ms), and starts before it.
-      expect(Math.abs(turn.end_ms - turnEndsMs[i]!)).toBeLessThan(400);
+      // The turn ends near the end of its speech (padding after the speech: 500 ms in all, issue 11), and starts before it.
+      expect(Math.abs(turn.end_ms - turnEndsMs[i]!)).toBeLessThan(600);
       expect(turn.start_ms).toBeLessThan(turn.end_ms - 2000);
       for (const segment of turn.segments) {
         expect(segment.start_ms).toBeGreaterThanOrEqual(turn.start_ms);
@@ -78,7 +78,7 @@ describe('audio formats', () => {
     await client.waitFor('turn_detected', (m) => m.turn_id === 2);
     const turns = client.ofType('turn_detected');
     expect(turns).toHaveLength(2);
-    for (const [i, turn] of turns.entries()) expect(Math.abs(turn.end_ms - turnEndsMs[i]!)).toBeLessThan(400);
+    for (const [i, turn] of turns.entries()) expect(Math.abs(turn.end_ms - turnEndsMs[i]!)).toBeLessThan(600);
     await client.waitFor('chunk_received', (m) => m.total_bytes === pcm.length * 3);
     await endAndClose(client);
   }, 60_000);
@@ -110,7 +110,7 @@ describe('audio formats', () => {
     await client.waitFor('transcription', (m) => m.turn_id === 2);
     const automatic = client.ofType('transcription').filter((m) => !m.is_final);
     expect(automatic.map((m) => m.turn_id)).toEqual([1, 2]);
-    for (const [i, t] of automatic.entries()) expect(Math.abs(t.end_ms - turnEndsMs[i]!)).toBeLessThan(400);
+    for (const [i, t] of automatic.entries()) expect(Math.abs(t.end_ms - turnEndsMs[i]!)).toBeLessThan(600);
     expect(client.ofType('turn_detected')).toHaveLength(0);
     expect(client.ofType('error')).toHaveLength(0);
     await endAndClose(client);

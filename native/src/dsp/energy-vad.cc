@@ -17,7 +17,8 @@ Status EnergyVad::Validate(const EnergyVadConfig& c) {
                   c.threshold_db <= 60.0f && c.slope_db > 0.01f && c.slope_db <= 20.0f &&
                   c.min_energy_dbfs >= -120.0f && c.min_energy_dbfs <= 0.0f &&
                   c.floor_min_dbfs >= -120.0f && c.floor_min_dbfs <= 0.0f &&
-                  c.floor_window_s >= 0.2f && c.floor_window_s <= 60.0f;
+                  c.floor_window_s >= 0.2f && c.floor_window_s <= 60.0f &&
+                  c.calibration_speech_dbfs >= -120.0f && c.calibration_speech_dbfs <= 0.0f;
   return ok ? Status::kOk : Status::kInvalidArgument;
 }
 
@@ -26,6 +27,7 @@ EnergyVad::EnergyVad(const EnergyVadConfig& config)
   const double frames_per_window =
       config.floor_window_s * config.sample_rate / static_cast<double>(config.frame_samples);
   frames_per_sub_ = std::max(1, static_cast<int>(std::lround(frames_per_window / kSubWindows)));
+  frames_per_window_ = std::max(1L, static_cast<long>(std::lround(frames_per_window)));
   Reset();
 }
 
@@ -33,7 +35,7 @@ void EnergyVad::Reset() {
   pending_ = 0;
   sum_ = sum_sq_ = 0.0;
   // No estimate yet: sub-windows fill as frames arrive and the floor is the minimum of the
-  // frames seen so far (the first frame itself reports p = 0).
+  // frames seen so far; the first window is also judged against the prior (calibration).
   std::fill(sub_min_, sub_min_ + kSubWindows, kUnset);
   sub_index_ = 0;
   sub_frames_ = 0;
@@ -41,6 +43,7 @@ void EnergyVad::Reset() {
   recent_count_ = 0;
   recent_index_ = 0;
   last_db_ = kSilenceDb;
+  frames_seen_ = 0;
 }
 
 float EnergyVad::FinishFrame(double sum, double sum_squares) {
@@ -52,10 +55,17 @@ float EnergyVad::FinishFrame(double sum, double sum_squares) {
   const float db = mean > 1e-12 ? static_cast<float>(10.0 * std::log10(mean)) : kSilenceDb;
   last_db_ = db;
 
-  // Probability against the floor estimated from frames before this one.
+  // Probability against the floor estimated from frames before this one; while calibrating,
+  // against the prior floor too (whichever is lower), so a stream may start in speech.
+  float reference = floor_db_;
+  if (frames_seen_ < frames_per_window_) {
+    ++frames_seen_;
+    const float prior = config_.calibration_speech_dbfs - config_.threshold_db;
+    reference = floor_db_ == kUnset ? prior : std::min(floor_db_, prior);
+  }
   float p = 0.0f;
-  if (db >= config_.min_energy_dbfs && floor_db_ != kUnset) {
-    const float z = (db - floor_db_ - config_.threshold_db) / config_.slope_db;
+  if (db >= config_.min_energy_dbfs && reference != kUnset) {
+    const float z = (db - reference - config_.threshold_db) / config_.slope_db;
     p = 1.0f / (1.0f + std::exp(-z));
   }
 

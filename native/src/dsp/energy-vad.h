@@ -9,6 +9,13 @@
 // look like speech. The output per frame is a speech probability:
 //   p = logistic((energy - floor - threshold_db) / slope_db), and 0 below min_energy_dbfs,
 // which the Endpointer turns into speech start/end events.
+//
+// Calibration: a stream may start in speech (a call joined mid-sentence, a file that starts
+// with a word), and then the frames seen so far are speech, not noise. So until one floor
+// window of frames has been seen, a frame is also judged against a prior floor of
+// `calibration_speech_dbfs - threshold_db`: anything at or above calibration_speech_dbfs
+// (a speaking voice, well above room noise) counts as speech from the first frame on,
+// while quieter noise is judged against the floor learned so far as before.
 // Allocation-free after construction; input may arrive in any chunk sizes.
 #pragma once
 
@@ -21,12 +28,13 @@ namespace gw {
 
 struct EnergyVadConfig {
   int sample_rate = 16000;
-  int frame_samples = 320;         // 20 ms
-  float threshold_db = 9.0f;       // energy above the floor where p = 0.5
-  float slope_db = 2.0f;           // logistic width
-  float min_energy_dbfs = -50.0f;  // never speech below this
-  float floor_min_dbfs = -75.0f;   // lowest noise floor
-  float floor_window_s = 3.0f;     // minimum-statistics window
+  int frame_samples = 320;          // 20 ms
+  float threshold_db = 9.0f;        // energy above the floor where p = 0.5
+  float slope_db = 2.0f;            // logistic width
+  float min_energy_dbfs = -50.0f;   // never speech below this
+  float floor_min_dbfs = -75.0f;    // lowest noise floor
+  float floor_window_s = 3.0f;      // minimum-statistics window
+  float calibration_speech_dbfs = -40.0f;  // p = 0.5 here until one window is seen
 };
 
 class EnergyVad {
@@ -76,6 +84,8 @@ class EnergyVad {
   int frames_per_sub_ = 1;
   float floor_db_;
   float last_db_ = -120.0f;
+  long frames_seen_ = 0;
+  long frames_per_window_ = 1;
 };
 
 }  // namespace gw

@@ -1,5 +1,5 @@
 import { PauseSegmenter, type AudioSegment, type SegmenterOptions } from '../audio/pause-segmenter.js';
-import type { CtcRecognizer, TimedWord } from './ctc-recognizer.js';
+import type { CtcRecognizer, InferenceCost, TimedWord } from './ctc-recognizer.js';
 import type { InferencePriority } from '../inference/inference-pool.js';
 
 import type { Segment } from '../../platform/db/job-records.js';
@@ -33,6 +33,8 @@ export interface TranscribeOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: TranscriptionProgress) => void;
   readonly busyRetryMs?: number;
+  /** The pool's figures of each recognised piece, words or not (live capacity estimation). */
+  readonly onInference?: (cost: InferenceCost) => void;
 }
 
 const NOMINAL_PIECE_MS = 10_000;
@@ -84,6 +86,7 @@ export async function* transcribeStream(pcm: AsyncIterable<Float32Array>, option
     const result = recognizer
       .recognize(audio.samples, { startMs, priority: options.priority ?? 'batch', signal, busyRetryMs: options.busyRetryMs })
       .then((recognition) => {
+        options.onInference?.(recognition.inference);
         if (recognition.text.length === 0) return null;
         const endMs = Math.round((audio.startSample + audio.samples.length) / 16);
         const segment: Segment = {

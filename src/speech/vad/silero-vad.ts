@@ -292,6 +292,11 @@ export class SileroVadStream {
     return this.#queue.length + this.#inFlight;
   }
 
+  /** Absolute position up to which the VAD has answered (audio before it was judged). */
+  get analysedPosition(): number {
+    return this.#resultPosition;
+  }
+
   /**
    * End of stream: waits for this stream's windows to be answered, then closes an open turn.
    * Returns the events that produced (they also go to onEvent).

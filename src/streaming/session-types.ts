@@ -1,0 +1,38 @@
+// The contract between the WebSocket endpoint and a streaming session: what a session needs
+// (recognizer, Silero, limits, logger, observers) and what it hands back when it is over.
+import type { Logger } from 'pino';
+import type { Limits, StreamingSettings } from '../platform/config/config.js';
+import type { Segment } from '../platform/db/job-records.js';
+import type { InferenceCost, SileroVad, Speech } from '../speech/speech.js';
+import type { PieceKind } from './piece-queue.js';
+import type { SessionStatsMessage } from './ws-messages.js';
+
+export interface SessionOutcome {
+  readonly status: 'completed' | 'failed';
+  readonly text: string;
+  readonly segments: readonly Segment[];
+  readonly language: string;
+  readonly model: string | null;
+  readonly audioSeconds: number;
+  readonly error: { type: string; code: string; message: string } | null;
+  readonly stats: SessionStatsMessage;
+}
+
+export interface SessionDeps {
+  readonly recognizer: Pick<Speech, 'recognizePiece' | 'transcribePiece' | 'detectLanguage'>;
+  /** The shared Silero VAD (only used with vad_type=silero; created before the session). */
+  readonly silero: SileroVad | null;
+  readonly limits: Limits;
+  readonly streaming: StreamingSettings;
+  readonly logger: Logger;
+  /** Called once, when the session is over and its last piece is recognised. */
+  readonly onComplete: (outcome: SessionOutcome) => void;
+  readonly observe?: {
+    turnLatency?(ms: number): void;
+    /** A recognised piece: queue + recognition ms, its audio seconds, the pool's figures (null when nothing ran). */
+    piece?(kind: PieceKind, ms: number, audioSeconds: number, inference: InferenceCost | null): void;
+    partialSkipped?(): void;
+  };
+  /** Overload: false while the gateway computes no partials (finals and turns always run). */
+  readonly partialsAllowed?: () => boolean;
+}
