@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioTooLargeError, InvalidAudioError } from '../../src/speech/audio/audio-errors.js';
 import { Speech, type FileTranscriptionProgress } from '../../src/speech/speech.js';
 import { ModelSelectionError } from '../../src/speech/models/model-errors.js';
-import { AUDIO, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
+import { AUDIO, noise, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 
 let root: string;
@@ -157,6 +157,20 @@ describe('Speech', () => {
     const { request: r } = request(AUDIO('speech-am.wav'), 'am', null, controller.signal);
     const run = engine.transcribe({ ...r, onProgress: (p) => p.stage === 'transcribing' && controller.abort(reason) });
     await expect(run).rejects.toBe(reason);
+  });
+
+  it("reports the pool's figures of live pieces for the capacity estimate", async () => {
+    const pcm = noise(2 * 16_000, 3, 0.3);
+    const piece = await engine.recognizePiece(pcm, { model: 'small-am-v1', startMs: 0 });
+    expect(piece.inference.workerMs).toBeGreaterThan(0);
+    expect(piece.inference.batchSize).toBeGreaterThanOrEqual(1);
+    expect(piece.inference.queueWaitMs).toBeGreaterThanOrEqual(0);
+    const turn = await engine.transcribePiece(pcm, { model: 'small-am-v1', startMs: 0 });
+    expect(turn.inference).not.toBeNull();
+    expect(turn.inference!.workerMs).toBeGreaterThan(0);
+    expect(turn.inference!.batchSize).toBe(1);
+    // Nothing ran for silence: no figures.
+    expect((await engine.transcribePiece(new Float32Array(16_000), { model: 'small-am-v1', startMs: 0 })).inference).toBeNull();
   });
 
   it('exports pool metrics', async () => {
