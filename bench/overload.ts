@@ -24,7 +24,7 @@ const ENDPOINT_SILENCE_MS = 500;
 const CALIBRATION_STREAMS = 20;
 
 async function scrape(server: BenchServer): Promise<Record<string, number>> {
-  const text = await (await fetch(`http://127.0.0.1:${server.port}/metrics`)).text();
+  const text = await (await fetch(server.metricsUrl!)).text();
   const read = (name: string, labels = ''): number => {
     const line = text.split('\n').find((l) => l.startsWith(name + '{') && l.includes(labels));
     return line === undefined ? Number.NaN : Number(line.slice(line.lastIndexOf(' ') + 1));

@@ -20,6 +20,8 @@ export interface ServerStats {
 
 export interface BenchServer {
   readonly port: number;
+  /** The gateway's metrics listener (GET /metrics); null for the plain ws server. */
+  readonly metricsUrl: string | null;
   readonly key: string;
   readonly model: string;
   /** How the gateway's inference workers are scheduled (INFERENCE_WORKER_NICE). */
@@ -52,6 +54,7 @@ export async function startServer(mode: 'gateway' | 'plain-ws', env: Record<stri
   pinProcesses(child.pid!);
   return {
     port: ready['port'] as number,
+    metricsUrl: ready['metricsUrl'] as string | null,
     key: ready['key'] as string,
     model: ready['model'] as string,
     workerPriority: ready['workerPriority'] as string,

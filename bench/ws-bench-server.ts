@@ -4,7 +4,7 @@
  *
  *   argv[2] = 'gateway' | 'plain-ws'   argv[3] = JSON of environment overrides (gateway)
  *
- * IPC: sends {type:'ready', port, key, model}; answers {type:'mark'} (resets the event-loop
+ * IPC: sends {type:'ready', port, metricsUrl, key, model}; answers {type:'mark'} (resets the event-loop
  * histogram and the CPU baseline) with {type:'marked'}, {type:'stats'} with the event-loop
  * delay percentiles and CPU seconds since the mark, and {type:'stop'} by exiting.
  *
@@ -73,7 +73,7 @@ if (mode === 'plain-ws') {
   const address = server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
   stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
-  send({ type: 'ready', port, key: 'none', model: 'none', workerPriority: 'none' });
+  send({ type: 'ready', port, metricsUrl: null, key: 'none', model: 'none', workerPriority: 'none' });
 } else {
   const started = await startTestGateway(
     {
@@ -96,6 +96,7 @@ if (mode === 'plain-ws') {
   send({
     type: 'ready',
     port: gateway.port,
+    metricsUrl: started.metricsUrl,
     key,
     model: models.map((m) => `${m.name} (${m.description ?? 'no description'})`).join('; '),
     workerPriority: config.inferenceWorkerNice === null ? 'event-loop priority' : `nice ${config.inferenceWorkerNice}, SCHED_BATCH`,
