@@ -394,14 +394,15 @@ export class Speech {
   }
 }
 
-/**
- * The gateway's speech service on the configured models (MODELS_DIR, INFERENCE_*, FFMPEG_PATH,
- * FFPROBE_PATH, the audio size limit).
- */
+/** One chunk as the stream transcribeAll reads. */
 async function* once(pcm: Float32Array): AsyncGenerator<Float32Array> {
   yield pcm;
 }
 
+/**
+ * The gateway's speech service on the configured models (MODELS_DIR, INFERENCE_*, FFMPEG_PATH,
+ * FFPROBE_PATH, the audio size limit).
+ */
 export function createSpeech(config: GatewayConfig, logger: SpeechLogger, metrics: Registry | null = null): Promise<Speech> {
   return Speech.create({
     modelsDir: config.modelsDir,

@@ -10,6 +10,10 @@
  *    for 7, 11, 13) with the digit-reversal permutation and twiddles precomputed.
  *  - `bluestein` (any other n): the chirp-z transform through a power-of-two FFT of at least
  *    2n - 1 points, about three times the work of a power-of-two FFT of that size.
+ *
+ * Over 400 lines because it is one numeric kernel: the real-frame transform and the
+ * `ComplexFft` it runs on (plan, digit-reversal permutation, hand-written radix 2, 3, 4 and 5
+ * butterflies and a generic one, all over the plan's twiddle tables). Nothing else uses `ComplexFft`.
  */
 export type FftMethod = 'mixed-radix' | 'bluestein';
 

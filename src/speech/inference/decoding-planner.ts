@@ -11,7 +11,7 @@ import { GREEDY, type DecodingPlan } from '../decoding/decoding-plan.js';
 import { CharNgramLm } from '../decoding/lm/char-ngram-lm.js';
 import type { LoadedCtcModel, LoadedModel } from '../models/model-loader.js';
 
-/** Chooses the decoding of a model; SpeechEngine uses manifestDecodingPlanner. */
+/** Chooses the decoding of a model; `Speech` uses manifestDecodingPlanner. */
 export type DecodingPlanner = (model: LoadedCtcModel) => DecodingPlan;
 
 export const greedyPlanner: DecodingPlanner = () => GREEDY;

@@ -54,7 +54,7 @@ const SAMPLES_PER_MS = 16;
  * text is normalised for output. Nothing per frame runs on the calling (main) thread.
  */
 export class CtcRecognizer {
-  /** How this model decodes (greedy by default; SpeechEngine plans from the manifest). */
+  /** How this model decodes (greedy by default; `Speech` plans from the manifest). */
   readonly decoding: DecodingPlan;
   readonly frameMs: number;
 
