@@ -42,7 +42,10 @@ function evaluate(set: readonly Conversation[], backend: DiarizationBackend, thr
     const turns = diarize(c.pcm, { backend, minSpeakers: bound, maxSpeakers: bound }, projection, parameters);
     seconds += Number(process.hrtime.bigint() - started) / 1e9;
     audioSeconds += c.pcm.length / 16_000;
-    const score = diarizationErrorRate(c.reference, turns.map((t) => ({ ...t, speaker: String(t.speaker) })));
+    const score = diarizationErrorRate(
+      c.reference,
+      turns.map((t) => ({ ...t, speaker: String(t.speaker) })),
+    );
     for (const key of Object.keys(ms) as (keyof typeof ms)[]) ms[key] += score[key];
     if (new Set(turns.map((t) => t.speaker)).size === c.speakers) countsRight++;
   }
@@ -74,14 +77,15 @@ if (args.includes('--tune')) {
 if (args.includes('--only-tune')) process.exit(0);
 const sets = { '2-4': conversationSet(TEST_GROUPS, [2, 3, 4], perCount, 1000), '5-6': conversationSet(TEST_GROUPS, [5, 6], perCount, 2000) };
 for (const backend of DIARIZATION_BACKENDS) {
-  for (const [name, set] of Object.entries(sets)) for (const known of [false, true]) {
-    const f = evaluate(set, backend, undefined, known);
-    const label = `${backend} ${name} speakers${known ? ', count given' : ''}`;
-    results[label] = f;
-    console.log(
-      `${label} (${set.length} conversations, held-out groups): DER ${pct(f.der)} (missed ${pct(f.missed)}, false alarm ${pct(f.falseAlarm)}, confusion ${pct(f.confusion)}), speaker count right ${pct(f.countAccuracy)}, ${f.secondsPerAudioSecond.toFixed(4)} s per audio second`,
-    );
-  }
+  for (const [name, set] of Object.entries(sets))
+    for (const known of [false, true]) {
+      const f = evaluate(set, backend, undefined, known);
+      const label = `${backend} ${name} speakers${known ? ', count given' : ''}`;
+      results[label] = f;
+      console.log(
+        `${label} (${set.length} conversations, held-out groups): DER ${pct(f.der)} (missed ${pct(f.missed)}, false alarm ${pct(f.falseAlarm)}, confusion ${pct(f.confusion)}), speaker count right ${pct(f.countAccuracy)}, ${f.secondsPerAudioSecond.toFixed(4)} s per audio second`,
+      );
+    }
 }
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
 writeFileSync(new URL('./results/diarization.json', import.meta.url), `${JSON.stringify({ measuredAt: new Date().toISOString(), ...results }, null, 2)}\n`);

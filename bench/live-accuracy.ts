@@ -222,7 +222,9 @@ const summary: Record<string, unknown> = {};
 const restCer = { recorded: cer(rows.map((r) => r.rest.recorded)), trimmed: cer(rows.map((r) => r.rest.trimmed)) };
 summary['rest-recorded'] = { cer: restCer.recorded, firstWordKept: rows.filter((r) => keepsFirstWord(r.reference, r.rest.recorded)).length };
 summary['rest-trimmed'] = { cer: restCer.trimmed, firstWordKept: rows.filter((r) => keepsFirstWord(r.reference, r.rest.trimmed)).length };
-console.log(`model ${model}, ${rows.length} utterances, ${Math.round(rows.reduce((s, r) => s + r.audioSeconds, 0))} s of audio, median onset ${[...rows.map((r) => r.onsetMs)].sort((a, b) => a - b)[Math.floor(rows.length / 2)]} ms`);
+console.log(
+  `model ${model}, ${rows.length} utterances, ${Math.round(rows.reduce((s, r) => s + r.audioSeconds, 0))} s of audio, median onset ${[...rows.map((r) => r.onsetMs)].sort((a, b) => a - b)[Math.floor(rows.length / 2)]} ms`,
+);
 console.log(`REST recorded CER ${restCer.recorded}%   REST trimmed CER ${restCer.trimmed}%`);
 for (const p of PATHS) {
   const name = pathName(p);

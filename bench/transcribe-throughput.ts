@@ -37,10 +37,19 @@ const root = process.cwd();
 
 async function pickModel(): Promise<{ model: LoadedCtcModel; source: string }> {
   const registry = await ModelRegistry.scan(resolve(root, process.env.MODELS_DIR ?? 'models'));
-  const installed = registry.defaultModel('am') ?? registry.languages().map((l) => registry.defaultModel(l)).find((m) => m !== null) ?? null;
+  const installed =
+    registry.defaultModel('am') ??
+    registry
+      .languages()
+      .map((l) => registry.defaultModel(l))
+      .find((m) => m !== null) ??
+    null;
   if (installed) return { model: installed, source: `${installed.name} from ${registry.dir}: ${installed.manifest.description}` };
   const tiny = (await loadModelFolder(fixturePath('models/tiny-ctc'))) as LoadedCtcModel;
-  return { model: tiny, source: 'no model under models/: UNTRAINED tiny test model (test/fixtures/models/tiny-ctc); figures show pipeline and batching overhead, not a real model' };
+  return {
+    model: tiny,
+    source: 'no model under models/: UNTRAINED tiny test model (test/fixtures/models/tiny-ctc); figures show pipeline and batching overhead, not a real model',
+  };
 }
 
 async function decodeFixture(ffmpeg: string): Promise<{ pcm: Float32Array; decodeSpeed: number }> {

@@ -93,7 +93,8 @@ export function pinProcesses(serverPid: number): void {
 }
 
 export function placement(): string {
-  const pin = process.env['BENCH_PIN'] === '1' ? 'server pinned to CPU 0, load generator to the other CPUs (taskset)' : 'not pinned (server and load share all CPUs)';
+  const pin =
+    process.env['BENCH_PIN'] === '1' ? 'server pinned to CPU 0, load generator to the other CPUs (taskset)' : 'not pinned (server and load share all CPUs)';
   const nice = process.env['BENCH_LOAD_NICE'];
   return nice === undefined ? `${pin}; load generator at the server's priority` : `${pin}; load generator at nice ${nice}, server at nice 0`;
 }

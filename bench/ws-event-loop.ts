@@ -14,7 +14,19 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LiveStream, loadAverage, machine, placement, quietStream, round1, runRealTime, sleep, speakingStream, startServer, type ServerStats } from './ws-bench-common.js';
+import {
+  LiveStream,
+  loadAverage,
+  machine,
+  placement,
+  quietStream,
+  round1,
+  runRealTime,
+  sleep,
+  speakingStream,
+  startServer,
+  type ServerStats,
+} from './ws-bench-common.js';
 
 const count = Number(process.argv[2] ?? 500);
 const seconds = Number(process.argv[3] ?? 12);

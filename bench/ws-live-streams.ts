@@ -18,7 +18,19 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LiveStream, loadAverage, machine, placement, percentile, round1, runRealTime, sleep, speakingStream, startServer, type BenchServer } from './ws-bench-common.js';
+import {
+  LiveStream,
+  loadAverage,
+  machine,
+  placement,
+  percentile,
+  round1,
+  runRealTime,
+  sleep,
+  speakingStream,
+  startServer,
+  type BenchServer,
+} from './ws-bench-common.js';
 
 const streamsWanted = Number(process.argv[2] ?? 100);
 const cycles = Number(process.argv[3] ?? 5);
@@ -91,7 +103,9 @@ try {
     baseline_1_stream: baseline,
     loaded,
     ratio_p95_loaded_to_1_stream:
-      p95 !== null && baseline.end_of_speech_to_turn_beyond_silence_ms.p95 ? round1(p95 / Math.max(1, baseline.end_of_speech_to_turn_beyond_silence_ms.p95)) : null,
+      p95 !== null && baseline.end_of_speech_to_turn_beyond_silence_ms.p95
+        ? round1(p95 / Math.max(1, baseline.end_of_speech_to_turn_beyond_silence_ms.p95))
+        : null,
     target: { p95_beyond_silence_ms: 300, met: p95 !== null && p95 <= 300 && loaded.dropped_audio_ms === 0 && loaded.streams_with_unacknowledged_audio === 0 },
   };
   mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });

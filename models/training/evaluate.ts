@@ -67,7 +67,11 @@ async function main(): Promise<void> {
     let totalAudio = 0;
     let totalWall = 0;
     for (const set of opts.sets) {
-      const rows = readFileSync(join(WORK, `${set}.tsv`), 'utf8').split('\n').filter(Boolean).slice(0, opts.limit).map((l) => l.split('\t') as [string, string]);
+      const rows = readFileSync(join(WORK, `${set}.tsv`), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .slice(0, opts.limit)
+        .map((l) => l.split('\t') as [string, string]);
       const refs: string[] = [];
       const hyps: string[] = [];
       let audio = 0;
@@ -93,7 +97,15 @@ async function main(): Promise<void> {
         // Latin script: also without case (true case is mostly a guess from audio: names, sentence starts)
         ...(model.manifest.output.casing === 'none'
           ? {}
-          : { cer_ignoring_case: Number(scoredCharacterErrorRate(refs.map((r) => r.toLowerCase()), hyps.map((h) => h.toLowerCase()), model.language).cer.toFixed(4)) }),
+          : {
+              cer_ignoring_case: Number(
+                scoredCharacterErrorRate(
+                  refs.map((r) => r.toLowerCase()),
+                  hyps.map((h) => h.toLowerCase()),
+                  model.language,
+                ).cer.toFixed(4),
+              ),
+            }),
         // how often the sentence mark ። appears in the references and in the output
         sentence_marks: { reference: refs.join('').split('።').length - 1, output: hyps.join('').split('።').length - 1 },
         rtf: Number((wall / audio).toFixed(4)),

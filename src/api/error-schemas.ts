@@ -17,10 +17,7 @@ export const UnifiedErrorSchema = named(
   ),
 );
 
-export const JobApiErrorSchema = named(
-  'JobApiError',
-  Type.Object({ detail: Type.String() }, { description: 'Error envelope of the job API' }),
-);
+export const JobApiErrorSchema = named('JobApiError', Type.Object({ detail: Type.String() }, { description: 'Error envelope of the job API' }));
 
 export const JobApiValidationErrorSchema = named(
   'JobApiValidationError',

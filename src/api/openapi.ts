@@ -128,9 +128,7 @@ function responsesDocument(route: RouteDefinition, convert: (s: TSchema) => unkn
       response['content'] = errorContent(Number(status));
     }
     if (spec.headers) {
-      response['headers'] = Object.fromEntries(
-        Object.entries(spec.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
-      );
+      response['headers'] = Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
     }
     out[status] = response;
   }

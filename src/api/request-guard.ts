@@ -62,11 +62,7 @@ export class GatewayRequestGuard implements RequestGuard {
         presented = formKey;
         break;
     }
-    return this.authenticator.authenticate(
-      presented,
-      { remoteAddress: exchange.remoteAddress, origin: exchange.header('origin') },
-      requiredScope(route),
-    );
+    return this.authenticator.authenticate(presented, { remoteAddress: exchange.remoteAddress, origin: exchange.header('origin') }, requiredScope(route));
   }
 
   async limit(route: RouteDefinition, exchange: HttpExchange, principal: Principal | null): Promise<void> {

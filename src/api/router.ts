@@ -115,9 +115,14 @@ export class Router {
         if (route === undefined) {
           const surface = [...entry.byMethod.values()][0]?.surface ?? 'unified';
           exchange.setHeader('Allow', [...entry.byMethod.keys()].join(', '));
-          sendError(exchange, surface, new ApiError('method_not_allowed', {
-            message: `Method ${method} is not allowed on ${exchange.path}. Allowed: ${[...entry.byMethod.keys()].join(', ')}.`,
-          }), options);
+          sendError(
+            exchange,
+            surface,
+            new ApiError('method_not_allowed', {
+              message: `Method ${method} is not allowed on ${exchange.path}. Allowed: ${[...entry.byMethod.keys()].join(', ')}.`,
+            }),
+            options,
+          );
           return;
         }
         this.track(runRoute(route, entry, exchange, options));
@@ -138,9 +143,14 @@ export class Router {
         sendError(exchange, surface, new ApiError('invalid_signature'), options);
         return;
       }
-      sendError(exchange, surface, new ApiError('resource_not_found', {
-        message: `No endpoint ${exchange.method} ${exchange.path}. See GET / for the list of endpoints.`,
-      }), options);
+      sendError(
+        exchange,
+        surface,
+        new ApiError('resource_not_found', {
+          message: `No endpoint ${exchange.method} ${exchange.path}. See GET / for the list of endpoints.`,
+        }),
+        options,
+      );
     });
   }
 }
@@ -193,9 +203,14 @@ export const MAX_URL_BYTES = 8192;
 
 function refuseLongUrl(exchange: HttpExchange, surface: ErrorSurface, options: Pick<RouterOptions, 'logger'>): boolean {
   if (exchange.url.length <= MAX_URL_BYTES) return false;
-  sendError(exchange, surface, new ApiError('uri_too_long', {
-    message: `The request URL is ${exchange.url.length} bytes; at most ${MAX_URL_BYTES} are accepted. Send large inputs in the request body.`,
-  }), options);
+  sendError(
+    exchange,
+    surface,
+    new ApiError('uri_too_long', {
+      message: `The request URL is ${exchange.url.length} bytes; at most ${MAX_URL_BYTES} are accepted. Send large inputs in the request body.`,
+    }),
+    options,
+  );
   return true;
 }
 
@@ -292,13 +307,7 @@ export function sendError(
   if (!isApiError(error) && !(error instanceof Error)) options.logger.error({ err: error }, 'non-error thrown');
 }
 
-function finishRequest(
-  route: RouteDefinition,
-  exchange: HttpExchange,
-  principal: Principal | null,
-  options: RouterOptions,
-  log: Logger,
-): void {
+function finishRequest(route: RouteDefinition, exchange: HttpExchange, principal: Principal | null, options: RouterOptions, log: Logger): void {
   const ms = exchange.elapsedMs();
   options.metrics?.observe(route.method, route.path, exchange.status, ms / 1000);
   if (!options.logger.isLevelEnabled('info')) return;
@@ -314,10 +323,7 @@ function applyCors(exchange: HttpExchange, allowed: readonly string[]): void {
   if (allowed.includes('*') || allowed.includes(origin)) {
     exchange.setHeader('Access-Control-Allow-Origin', origin);
     exchange.setHeader('Vary', 'Origin');
-    exchange.setHeader(
-      'Access-Control-Expose-Headers',
-      'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, Location',
-    );
+    exchange.setHeader('Access-Control-Expose-Headers', 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, X-Request-Id, Location');
   }
 }
 

@@ -15,7 +15,15 @@ import { JobEvents } from '../jobs/job-events.js';
 import { JobOutbox } from '../jobs/job-outbox.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { WsEndpoint } from '../streaming/ws-endpoint.js';
-import { adminKeysFeature, discoveryFeature, jobApiFeature, textTranslationFeature, transcriptionsFeature, usageFeature, type GatewaySite } from './api-features.js';
+import {
+  adminKeysFeature,
+  discoveryFeature,
+  jobApiFeature,
+  textTranslationFeature,
+  transcriptionsFeature,
+  usageFeature,
+  type GatewaySite,
+} from './api-features.js';
 import { ClosingStack } from './closing-stack.js';
 import type { Feature } from './feature.js';
 import { jobsFeature } from './jobs-feature.js';
@@ -206,8 +214,7 @@ export class Gateway implements GatewaySite {
     return buildOpenApi(this.router.routes, {
       title: 'Speech gateway for Amharic, Oromo and Tigrinya',
       version: API_VERSION,
-      description:
-        'Unified speech-to-text API (bearer keys) and the job-based API (X-API-Key). Key management is not part of this document.',
+      description: 'Unified speech-to-text API (bearer keys) and the job-based API (X-API-Key). Key management is not part of this document.',
       serverUrl: this.baseUrl,
       maxJsonBodyBytes: this.config.limits.maxJsonBodyBytes,
     });

@@ -81,7 +81,16 @@ export class MediaFeatures {
       cacheTtlSeconds: config.limits.probeCacheTtlSeconds,
       logger,
     });
-    this.dispatcher = new WebhookDispatcher({ store: store.webhooks, jobs: store.jobs, events: deps.events, outbox: deps.outbox, guard: deps.guard, limits: config.limits, logger, metrics: deps.metrics ? new WebhookMetrics(deps.metrics) : null });
+    this.dispatcher = new WebhookDispatcher({
+      store: store.webhooks,
+      jobs: store.jobs,
+      events: deps.events,
+      outbox: deps.outbox,
+      guard: deps.guard,
+      limits: config.limits,
+      logger,
+      metrics: deps.metrics ? new WebhookMetrics(deps.metrics) : null,
+    });
     this.webhooks = new WebhookService({ store: store.webhooks, dispatcher: this.dispatcher, guard: deps.guard });
     this.render = createJobRenderer({ jobs: store.jobs, signer: deps.signer, ttlSeconds: config.limits.signedUrlTtlSeconds });
   }

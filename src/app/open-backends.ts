@@ -96,16 +96,27 @@ export async function openBackends(config: GatewayConfig, logger: Logger, speech
     const leaseMs = config.jobLeaseSeconds * 1000;
     const queue: JobQueue =
       config.queue.backend === 'redis'
-        ? RedisJobQueue.connect(config.redisUrl, { concurrency: config.jobWorkers, prefix: config.redisKeyPrefix, consumerTtlMs: leaseMs, consumer: owner, logger })
+        ? RedisJobQueue.connect(config.redisUrl, {
+            concurrency: config.jobWorkers,
+            prefix: config.redisKeyPrefix,
+            consumerTtlMs: leaseMs,
+            consumer: owner,
+            logger,
+          })
         : new InProcessJobQueue(config.jobWorkers);
     closing.push('job queue', () => queue.close(0));
     const cache: Cache = config.cache.backend === 'redis' ? RedisCache.connect(config.redisUrl, config.redisKeyPrefix) : new MemoryCache();
     closing.push('cache', () => cache.close());
-    const connections: ConnectionSlots = redisLimits ? RedisConnectionSlots.connect(config.redisUrl, `${config.redisKeyPrefix}:ws`) : new MemoryConnectionSlots();
+    const connections: ConnectionSlots = redisLimits
+      ? RedisConnectionSlots.connect(config.redisUrl, `${config.redisKeyPrefix}:ws`)
+      : new MemoryConnectionSlots();
     closing.push('connection slots', () => connections.close());
     const authenticator = new Authenticator(store.apiKeys, config.keyCacheSeconds * 1000);
     const keys = new KeyService(store, Date.now, () => authenticator.invalidate());
-    logger.info({ owner, store: config.store.backend, files: storage.backend, queue: queue.backend, cache: cache.backend, rateLimiter: limiter.backend }, 'gateway backends');
+    logger.info(
+      { owner, store: config.store.backend, files: storage.backend, queue: queue.backend, cache: cache.backend, rateLimiter: limiter.backend },
+      'gateway backends',
+    );
     return {
       config,
       logger,
@@ -132,4 +143,3 @@ export async function openBackends(config: GatewayConfig, logger: Logger, speech
     throw error;
   }
 }
-

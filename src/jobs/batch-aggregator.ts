@@ -54,7 +54,9 @@ export class BatchAggregator {
     const parentId = job.parentId;
     // Serialise refreshes per parent so concurrent children never race each other's writes.
     const previous = this.pending.get(parentId) ?? Promise.resolve();
-    const next = previous.then(async () => void (await this.refresh(parentId))).catch((error: unknown) => this.logger.error({ err: error, parentId }, 'batch refresh failed'));
+    const next = previous
+      .then(async () => void (await this.refresh(parentId)))
+      .catch((error: unknown) => this.logger.error({ err: error, parentId }, 'batch refresh failed'));
     this.pending.set(parentId, next);
     void next.finally(() => {
       if (this.pending.get(parentId) === next) this.pending.delete(parentId);

@@ -35,7 +35,6 @@ export function batchMetadata(children: readonly JobRecord[]): Record<string, un
   };
 }
 
-
 /** The creation response of a batch: counts and jobs are left out, as the spec asks. */
 export function batchCreatedView(parent: JobRecord, totalCount: number): Record<string, unknown> {
   return {

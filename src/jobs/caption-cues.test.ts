@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BROADCAST_CAPTION_RULES, buildCaptionCues } from './caption-cues.js';
 import { renderCaptions } from './caption-formats.js';
 
-const AMHARIC =
-  'የኢትዮጵያ ፌዴራላዊ ዲሞክራሲያዊ ሪፐብሊክ መንግሥት ዛሬ በአዲስ አበባ ባደረገው ስብሰባ አዲስ የትምህርት ፖሊሲ አጽድቋል። ፖሊሲው በሚቀጥለው ዓመት ሥራ ላይ ይውላል፣ ሚኒስቴሩ ገልጿል።';
+const AMHARIC = 'የኢትዮጵያ ፌዴራላዊ ዲሞክራሲያዊ ሪፐብሊክ መንግሥት ዛሬ በአዲስ አበባ ባደረገው ስብሰባ አዲስ የትምህርት ፖሊሲ አጽድቋል። ፖሊሲው በሚቀጥለው ዓመት ሥራ ላይ ይውላል፣ ሚኒስቴሩ ገልጿል።';
 
 describe('buildCaptionCues', () => {
   it('keeps a short segment as one one-line cue with its own times', () => {
@@ -58,9 +57,7 @@ describe('buildCaptionCues', () => {
 });
 
 describe('renderCaptions', () => {
-  const cues = buildCaptionCues([
-    { start_ms: 3_723_004, end_ms: 3_725_000, text: 'a <b> & c', speaker: 'SPEAKER_00' },
-  ]);
+  const cues = buildCaptionCues([{ start_ms: 3_723_004, end_ms: 3_725_000, text: 'a <b> & c', speaker: 'SPEAKER_00' }]);
 
   it('writes WebVTT with a header, dotted times, voice spans and escapes', () => {
     expect(renderCaptions(cues, 'vtt')).toBe('WEBVTT\n\n1\n01:02:03.004 --> 01:02:05.000\n<v SPEAKER_00>a &lt;b&gt; &amp; c\n\n');

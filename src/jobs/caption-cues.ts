@@ -55,7 +55,10 @@ export function buildCaptionCues(segments: readonly CaptionSegment[], rules: Cap
       drafts.push({
         startMs: cueWords[0]!.startMs,
         endMs: cueWords[cueWords.length - 1]!.endMs,
-        lines: breakLines(cueWords.map((w) => w.text), rules),
+        lines: breakLines(
+          cueWords.map((w) => w.text),
+          rules,
+        ),
         speaker: segment.speaker ?? null,
       });
       start = end;
@@ -101,7 +104,11 @@ function takeCue(words: readonly TimedWord[], start: number, rules: CaptionRules
   let lastClause = -1;
   while (end < words.length) {
     const candidate = words.slice(start, end + 1);
-    const fits = breakLines(candidate.map((w) => w.text), rules).length <= rules.maxLines;
+    const fits =
+      breakLines(
+        candidate.map((w) => w.text),
+        rules,
+      ).length <= rules.maxLines;
     const tooLong = words[end]!.endMs - words[start]!.startMs > rules.maxCueMs;
     if (!fits || tooLong) break;
     if (CLAUSE_END.test(words[end - 1]!.text)) lastClause = end;

@@ -324,10 +324,7 @@ export class JobService {
     const { jobs, queue } = this.deps;
     let requeued = 0;
     let failed = 0;
-    const candidates =
-      expiredAt === null
-        ? await jobs.findByStatus(['processing'], RUNNABLE_KINDS)
-        : await jobs.findLeaseExpired(expiredAt, 500);
+    const candidates = expiredAt === null ? await jobs.findByStatus(['processing'], RUNNABLE_KINDS) : await jobs.findLeaseExpired(expiredAt, 500);
     const condition = expiredAt === null ? {} : { leaseExpiredAt: expiredAt };
     for (const job of candidates) {
       if (job.attempts < MAX_ATTEMPTS) {

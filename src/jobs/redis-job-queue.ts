@@ -191,11 +191,7 @@ export class RedisJobQueue implements JobQueue {
   private async tick(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.redis
-        .multi()
-        .set(this.aliveKey(this.consumer), '1', 'PX', this.options.consumerTtlMs)
-        .sadd(this.keys.consumers, this.consumer)
-        .exec();
+      await this.redis.multi().set(this.aliveKey(this.consumer), '1', 'PX', this.options.consumerTtlMs).sadd(this.keys.consumers, this.consumer).exec();
       for (const consumer of await this.redis.smembers(this.keys.consumers)) {
         if (consumer === this.consumer) continue;
         const moved = await this.run(
@@ -248,7 +244,8 @@ export class RedisJobQueue implements JobQueue {
       }
       try {
         if (this.released) return;
-        if (verdict) await this.run('gwqRetry', [this.processingKey(this.consumer), this.keys.waiting, this.keys.delayed], [id, Math.round(verdict.retryAfterMs)]);
+        if (verdict)
+          await this.run('gwqRetry', [this.processingKey(this.consumer), this.keys.waiting, this.keys.delayed], [id, Math.round(verdict.retryAfterMs)]);
         else await this.run('gwqAck', [this.processingKey(this.consumer), this.keys.ids], [id]);
       } catch (error) {
         // Left in our processing list: delivered again after this process stops.

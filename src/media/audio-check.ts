@@ -80,14 +80,13 @@ export async function checkStoredAudio(
   let hasVideo = false;
   const local = await deps.storage.localPath(key);
   try {
-    const facts = mediaFacts(
-      await runFfprobe(deps.ffprobe, local.path, { protocols: 'file', signal: AbortSignal.timeout(deps.probeTimeoutSeconds * 1000) }),
-    );
+    const facts = mediaFacts(await runFfprobe(deps.ffprobe, local.path, { protocols: 'file', signal: AbortSignal.timeout(deps.probeTimeoutSeconds * 1000) }));
     if (!facts.hasAudio) return await refuse('holds no audio stream.');
     durationSeconds = facts.durationSeconds;
     hasVideo = facts.hasVideo;
   } catch (error) {
-    if (error instanceof FfprobeError && error.exitCode !== null) return await refuse('could not be read as audio (the data is damaged or not what its header claims).');
+    if (error instanceof FfprobeError && error.exitCode !== null)
+      return await refuse('could not be read as audio (the data is damaged or not what its header claims).');
     if (error instanceof ApiError) throw error;
     // ffprobe missing or too slow: the container check stands, the duration stays unknown.
   } finally {

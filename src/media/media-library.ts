@@ -235,7 +235,10 @@ export class MediaLibrary {
     } catch (error) {
       if (isApiError(error) && error.code === 'payload_too_large') {
         if (bound.contentLength !== null && bound.contentLength < max) {
-          throw new ApiError('invalid_field_value', { message: `The body is longer than the ${bound.contentLength} bytes this upload URL was issued for.`, param: 'Content-Length' });
+          throw new ApiError('invalid_field_value', {
+            message: `The body is longer than the ${bound.contentLength} bytes this upload URL was issued for.`,
+            param: 'Content-Length',
+          });
         }
         throw sizeLimitExceeded('The file', max);
       }
@@ -251,7 +254,14 @@ export class MediaLibrary {
     const now = new Date().toISOString();
     const updated = await this.deps.store.update(
       fileId,
-      { status: 'uploaded', sizeBytes: checked.object.size, format: checked.format, contentType: checked.contentType, durationSeconds: checked.durationSeconds, uploadedAt: now },
+      {
+        status: 'uploaded',
+        sizeBytes: checked.object.size,
+        format: checked.format,
+        contentType: checked.contentType,
+        durationSeconds: checked.durationSeconds,
+        uploadedAt: now,
+      },
       ['pending', 'uploaded'],
     );
     if (updated === null) {
@@ -277,13 +287,26 @@ export class MediaLibrary {
       await this.deps.storage.delete(record.storageKey).catch(() => undefined);
       throw object.size > max
         ? sizeLimitExceeded('The file', max)
-        : new ApiError('invalid_field_value', { message: `This upload URL was issued for ${record.expectedBytes} bytes; ${object.size} arrived.`, param: 'Content-Length' });
+        : new ApiError('invalid_field_value', {
+            message: `This upload URL was issued for ${record.expectedBytes} bytes; ${object.size} arrived.`,
+            param: 'Content-Length',
+          });
     }
-    const head = object.size === 0 ? Buffer.alloc(0) : Buffer.concat(await (await this.deps.storage.read(record.storageKey, { start: 0, end: Math.min(object.size, 64) - 1 })).toArray());
+    const head =
+      object.size === 0
+        ? Buffer.alloc(0)
+        : Buffer.concat(await (await this.deps.storage.read(record.storageKey, { start: 0, end: Math.min(object.size, 64) - 1 })).toArray());
     const checked = await checkStoredAudio(this.checkDeps(), object, head, { describe: record.filename, param: 'body' });
     const updated = await this.deps.store.update(
       record.id,
-      { status: 'uploaded', sizeBytes: object.size, format: checked.format, contentType: checked.contentType, durationSeconds: checked.durationSeconds, uploadedAt: new Date().toISOString() },
+      {
+        status: 'uploaded',
+        sizeBytes: object.size,
+        format: checked.format,
+        contentType: checked.contentType,
+        durationSeconds: checked.durationSeconds,
+        uploadedAt: new Date().toISOString(),
+      },
       ['pending'],
     );
     return updated ?? (await this.deps.store.get(record.id));
@@ -343,7 +366,10 @@ export class MediaLibrary {
 /** The last path segment, without control characters, at most 255 characters. */
 export function cleanFilename(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  return base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  return base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
 }
 
 /** `Audio/MPEG; charset=x` → `audio/mpeg`; null when it is no `type/subtype`. */

@@ -8,7 +8,15 @@ describe('SessionFlow', () => {
     const flow = new SessionFlow(1_000);
     flow.received(640);
     flow.received(640);
-    expect(flow.ack(0, at)).toEqual({ type: 'chunk_received', messages: 2, bytes: 1280, total_bytes: 1280, stream_ms: 2000, buffered_ms: 1000, pending_ms: 500 });
+    expect(flow.ack(0, at)).toEqual({
+      type: 'chunk_received',
+      messages: 2,
+      bytes: 1280,
+      total_bytes: 1280,
+      stream_ms: 2000,
+      buffered_ms: 1000,
+      pending_ms: 500,
+    });
     flow.received(640);
     expect(flow.ack(50, at)).toBeNull();
     expect(flow.unacknowledged).toBe(true);

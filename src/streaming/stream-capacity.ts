@@ -137,7 +137,8 @@ export class StreamCapacity {
   admit(now: number, liveSessions: number, warmSessions: number = liveSessions): Admission {
     const { maxSessions, fullAt, workers, maxQueueWaitMs } = this.settings;
     const retryAfterSeconds = Math.max(1, Math.ceil((2 * this.settings.halfLifeMs) / 1000));
-    if (maxSessions > 0 && liveSessions >= maxSessions) return { admitted: false, reason: `the server holds its limit of ${maxSessions} live sessions`, retryAfterSeconds };
+    if (maxSessions > 0 && liveSessions >= maxSessions)
+      return { admitted: false, reason: `the server holds its limit of ${maxSessions} live sessions`, retryAfterSeconds };
     // An idle gateway always admits: a first session is how the cost gets measured.
     if (liveSessions === 0) return { admitted: true };
     const estimate = this.estimate(now, liveSessions, warmSessions);

@@ -3,7 +3,13 @@ import type { EndpointEvent } from '../speech/native/endpoint-event.js';
 import { TurnCutter } from './turn-cutter.js';
 
 const start = (position: number): EndpointEvent => ({ type: 'speech_start', position, turnStart: position, forcedSplit: false, endOfStream: false });
-const end = (turnStart: number, position: number, forcedSplit = false): EndpointEvent => ({ type: 'speech_end', position, turnStart, forcedSplit, endOfStream: false });
+const end = (turnStart: number, position: number, forcedSplit = false): EndpointEvent => ({
+  type: 'speech_end',
+  position,
+  turnStart,
+  forcedSplit,
+  endOfStream: false,
+});
 
 describe('TurnCutter', () => {
   it('cuts a turn from speech_start to speech_end and commits it', () => {

@@ -95,7 +95,13 @@ export class WsEndpoint {
       maxQueueWaitMs: overload.maxInferenceWaitMs,
       maxSessions: overload.wsMaxSessions,
     });
-    this.metrics = deps.metrics ? new WsMetrics(deps.metrics, () => this.live.size, () => this.overload()) : null;
+    this.metrics = deps.metrics
+      ? new WsMetrics(
+          deps.metrics,
+          () => this.live.size,
+          () => this.overload(),
+        )
+      : null;
     this.ticker = setInterval(() => this.tick(), TICK_MS);
     this.ticker.unref();
   }

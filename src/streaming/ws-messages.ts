@@ -105,8 +105,7 @@ export const PartialMessage = Type.Object(
   },
   {
     description:
-      'partial_results=true: interim text of the open turn. Only this turn may change; the turn_detected message replaces it. ' +
-      'Dropped under backpressure.',
+      'partial_results=true: interim text of the open turn. Only this turn may change; the turn_detected message replaces it. ' + 'Dropped under backpressure.',
   },
 );
 

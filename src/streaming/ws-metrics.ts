@@ -36,7 +36,12 @@ export class WsMetrics {
         this.set(activeSessions());
       },
     });
-    this.closes = new Counter({ name: 'gateway_ws_closes_total', help: 'WebSocket sessions closed, by close code', labelNames: ['code'], registers: [registry] });
+    this.closes = new Counter({
+      name: 'gateway_ws_closes_total',
+      help: 'WebSocket sessions closed, by close code',
+      labelNames: ['code'],
+      registers: [registry],
+    });
     this.sessionDuration = new Histogram({
       name: 'gateway_ws_session_duration_seconds',
       help: 'Length of admitted WebSocket sessions, by close code',

@@ -27,7 +27,12 @@ const TranscribeQuery = Type.Object({
   model: Type.Optional(Type.String({ description: 'A model of the language; default: its default model' })),
   turn_detection: Type.Optional(Type.Literal('server_vad', { description: 'Automatic turns: one turn_detected message per turn' })),
   vad_type: Type.Optional(Type.Union([Type.Literal('energy'), Type.Literal('silero')], { description: 'default energy' })),
-  format: Type.Optional(Type.Union(AUDIO_FORMATS.map((f) => Type.Literal(f)), { description: 'default pcm_s16le' })),
+  format: Type.Optional(
+    Type.Union(
+      AUDIO_FORMATS.map((f) => Type.Literal(f)),
+      { description: 'default pcm_s16le' },
+    ),
+  ),
   partial_results: Type.Optional(Type.Boolean({ description: 'Interim `partial` messages while a turn is open (extension); default false' })),
   token: Type.Optional(Type.String({ description: 'Session token from POST /v1/ws/tokens, for clients that cannot send headers (browsers)' })),
 });

@@ -24,7 +24,10 @@ export function sessionLogger(logger: Logger, ids: { sessionId: string; jobId: s
 
 /** A refused upgrade: its reason (error code, close code), and the key when it was authenticated. */
 export function logRefusal(logger: Logger, error: ApiError, closeCode: number, keyId: string | null): void {
-  logger.info({ code: error.code, closeCode, reason: error.message, ...(error.param !== undefined ? { param: error.param } : {}), keyId }, 'WebSocket session refused');
+  logger.info(
+    { code: error.code, closeCode, reason: error.message, ...(error.param !== undefined ? { param: error.param } : {}), keyId },
+    'WebSocket session refused',
+  );
 }
 
 export class SessionLog {

@@ -169,7 +169,10 @@ export class StreamSession {
 
   private onCommand(data: ArrayBuffer): void {
     if (data.byteLength > MAX_COMMAND_BYTES) {
-      this.sendError(new ApiError('invalid_command', { message: `Text messages are commands of at most ${MAX_COMMAND_BYTES} bytes; send audio as binary messages.` }), null);
+      this.sendError(
+        new ApiError('invalid_command', { message: `Text messages are commands of at most ${MAX_COMMAND_BYTES} bytes; send audio as binary messages.` }),
+        null,
+      );
       return;
     }
     const command = parseCommand(Buffer.from(data).toString('utf8'));
@@ -287,7 +290,9 @@ export class StreamSession {
         }
         const options = { model: this.model, startMs: toMs(piece.start) };
         recognition =
-          piece.kind === 'partial' ? await this.deps.recognizer.recognizePiece(piece.audio, options) : await this.deps.recognizer.transcribePiece(piece.audio, options);
+          piece.kind === 'partial'
+            ? await this.deps.recognizer.recognizePiece(piece.audio, options)
+            : await this.deps.recognizer.transcribePiece(piece.audio, options);
       }
     } catch (caught) {
       error = toApiError(caught);

@@ -154,7 +154,10 @@ export class WebhookDispatcher {
     const claimed = await this.deps.store.claim(id, new Date().toISOString(), this.leaseUntil());
     if (claimed === null) return this.deps.store.getDelivery(id);
     const run = this.attempt(claimed);
-    const tracked = run.then(() => undefined, () => undefined);
+    const tracked = run.then(
+      () => undefined,
+      () => undefined,
+    );
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
     return run;
@@ -259,7 +262,8 @@ export class WebhookDispatcher {
       if (ok) await store.recordSuccess(webhook.id, at.toISOString());
       else {
         const { disabled } = await store.recordFailure(webhook.id, at.toISOString(), limits.webhookDisableAfterFailures);
-        if (disabled) this.deps.logger.warn({ webhookId: webhook.id, failures: limits.webhookDisableAfterFailures }, 'webhook disabled after consecutive failures');
+        if (disabled)
+          this.deps.logger.warn({ webhookId: webhook.id, failures: limits.webhookDisableAfterFailures }, 'webhook disabled after consecutive failures');
       }
     }
     this.deps.logger.info(
@@ -269,12 +273,7 @@ export class WebhookDispatcher {
     return (await store.getDelivery(delivery.id)) ?? finished;
   }
 
-  private async post(
-    url: string,
-    body: string,
-    headers: Record<string, string>,
-    timeoutMs: number,
-  ): Promise<Omit<DeliveryAttempt, 'number' | 'at'>> {
+  private async post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Omit<DeliveryAttempt, 'number' | 'at'>> {
     const started = Date.now();
     const deadline = AbortSignal.timeout(timeoutMs);
     const elapsed = (): number => Date.now() - started;
@@ -296,11 +295,12 @@ export class WebhookDispatcher {
       return { response_status: status, error, duration_ms: elapsed(), response_body: snippet };
     } catch (error) {
       // The request's own timer and the deadline share one limit: either may fire first.
-      const message = deadline.aborted || isRequestTimeout(error)
-        ? `No answer within ${Math.round(timeoutMs / 1000)} s.`
-        : isApiError(error)
-          ? error.message
-          : (error as Error).message;
+      const message =
+        deadline.aborted || isRequestTimeout(error)
+          ? `No answer within ${Math.round(timeoutMs / 1000)} s.`
+          : isApiError(error)
+            ? error.message
+            : (error as Error).message;
       return { response_status: null, error: message, duration_ms: elapsed(), response_body: null };
     }
   }

@@ -17,9 +17,7 @@ export interface WebhookInput {
 
 /** Creating, changing and inspecting webhooks; the dispatcher sends. Webhooks belong to the account. */
 export class WebhookService {
-  constructor(
-    private readonly deps: { store: WebhookStore; dispatcher: WebhookDispatcher; guard: OutboundGuard },
-  ) {}
+  constructor(private readonly deps: { store: WebhookStore; dispatcher: WebhookDispatcher; guard: OutboundGuard }) {}
 
   /** HTTPS only, and no literal private address (names are checked at every delivery). */
   private checkUrl(raw: string): string {

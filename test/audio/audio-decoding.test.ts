@@ -11,7 +11,10 @@ import { AUDIO } from '../inference/fixtures.js';
 
 const tools = resolveMediaTools();
 
-async function decodeAll(input: string | Readable, options: { chunkSamples?: number; maxInputBytes?: number; signal?: AbortSignal } = {}): Promise<Float32Array> {
+async function decodeAll(
+  input: string | Readable,
+  options: { chunkSamples?: number; maxInputBytes?: number; signal?: AbortSignal } = {},
+): Promise<Float32Array> {
   const parts: Float32Array[] = [];
   for await (const chunk of decodeToPcm(input, { ffmpegPath: tools.ffmpeg, ...options })) parts.push(chunk);
   const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
@@ -78,11 +81,14 @@ describe('decodeToPcm (bundled ffmpeg)', () => {
     expect(worst).toBe(0);
   });
 
-  it.each(['mp3', 'm4a', 'ogg', 'webm', 'aac'])('decodes %s to the same speech (length within 0.15 s: codec priming and frame padding; envelope correlation > 0.95)', async (ext) => {
-    const pcm = await decodeAll(AUDIO(`speech-am.${ext}`));
-    expect(Math.abs(pcm.length - reference.length) / 16000).toBeLessThan(0.15);
-    expect(envelopeCorrelation(envelope(reference), envelope(pcm))).toBeGreaterThan(0.95);
-  });
+  it.each(['mp3', 'm4a', 'ogg', 'webm', 'aac'])(
+    'decodes %s to the same speech (length within 0.15 s: codec priming and frame padding; envelope correlation > 0.95)',
+    async (ext) => {
+      const pcm = await decodeAll(AUDIO(`speech-am.${ext}`));
+      expect(Math.abs(pcm.length - reference.length) / 16000).toBeLessThan(0.15);
+      expect(envelopeCorrelation(envelope(reference), envelope(pcm))).toBeGreaterThan(0.95);
+    },
+  );
 
   it('yields fixed-size chunks and a shorter last one', async () => {
     const sizes: number[] = [];
@@ -123,9 +129,11 @@ describe('decodeToPcm (bundled ffmpeg)', () => {
     const iterator = decodeToPcm(AUDIO('speech-am.flac'), { ffmpegPath: tools.ffmpeg, chunkSamples: 1600, signal: controller.signal });
     await iterator.next();
     controller.abort(reason);
-    await expect((async () => {
-      for (;;) if ((await iterator.next()).done) return 'ended';
-    })()).rejects.toBe(reason);
+    await expect(
+      (async () => {
+        for (;;) if ((await iterator.next()).done) return 'ended';
+      })(),
+    ).rejects.toBe(reason);
   });
 
   it('finds the pause between the two sentences of the fixture', async () => {

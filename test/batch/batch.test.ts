@@ -231,7 +231,11 @@ describe('the private-network guard on batch URLs', () => {
 
   it('refuses literal private addresses at submission and names resolving to loopback when fetching', async () => {
     const post = (urls: string[]) =>
-      fetch(`${strict.url}/v1/transcriptions/batch`, { method: 'POST', headers: bearer(strictKey, { 'content-type': 'application/json' }), body: JSON.stringify({ audio_urls: urls }) });
+      fetch(`${strict.url}/v1/transcriptions/batch`, {
+        method: 'POST',
+        headers: bearer(strictKey, { 'content-type': 'application/json' }),
+        body: JSON.stringify({ audio_urls: urls }),
+      });
     const literal = await post(['https://example.com/a.mp3', 'https://169.254.169.254/latest/meta-data']);
     expect(literal.status).toBe(400);
     expect(((await literal.json()) as ErrorBody).error).toMatchObject({ code: 'url_not_allowed', param: 'audio_urls.1' });

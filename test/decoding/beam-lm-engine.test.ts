@@ -74,7 +74,12 @@ describe('beam search + LM in the engine', () => {
     const bytes = buildCharNgramLm(['ሰላም ነው', 'ሰላም'], { order: 3, minCharCount: 1 }).bytes;
     bytes[bytes.length - 3]! ^= 0x55; // header intact: the folder loads; the checksum fails at LM load
     await writeFile(join(root, 'lm/corrupt-3gram.bin'), bytes);
-    const dir = await makeModelFolder(root, 'corrupt-lm', { name: 'corrupt-lm', language: 'am', lm: { ...LM, file: '../lm/corrupt-3gram.bin' }, decoding: { default: 'beam' } });
+    const dir = await makeModelFolder(root, 'corrupt-lm', {
+      name: 'corrupt-lm',
+      language: 'am',
+      lm: { ...LM, file: '../lm/corrupt-3gram.bin' },
+      decoding: { default: 'beam' },
+    });
     const model = await loadModelFolder(dir);
     const lms = await loadLanguageModels([model]);
     expect(lms.problems).toEqual([{ dir, message: expect.stringMatching(/language model not loaded, decoding greedily: .*checksum mismatch/) }]);

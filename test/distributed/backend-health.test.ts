@@ -29,7 +29,13 @@ describe('health of the distributed backends', () => {
   it('refuses to start when the configured PostgreSQL cannot be reached, saying why', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'unreachable-db-'));
     try {
-      const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, STORE_BACKEND: 'postgres', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test' });
+      const config = loadConfig({
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: dataDir,
+        STORE_BACKEND: 'postgres',
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test',
+      });
       await expect(Gateway.start({ config, logger: createLogger('silent') })).rejects.toThrow(/ECONNREFUSED/);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

@@ -46,7 +46,10 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
   }
 
   const completedLines = (server: Server, jobId: string) =>
-    server.output().split('\n').filter((line) => line.includes(`"jobId":"${jobId}"`) && line.includes('"msg":"job completed"')).length;
+    server
+      .output()
+      .split('\n')
+      .filter((line) => line.includes(`"jobId":"${jobId}"`) && line.includes('"msg":"job completed"')).length;
 
   async function createKey(...args: string[]): Promise<string> {
     const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'fleet', ...args], env, 30_000);
@@ -131,7 +134,9 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
     }
     // The list is the same on both.
     const list = async (server: Server) =>
-      ((await (await fetch(`${server.url}/v1/transcriptions?limit=10`, { headers: onA.headers() })).json()) as { data: { id: string }[] }).data.map((j) => j.id);
+      ((await (await fetch(`${server.url}/v1/transcriptions?limit=10`, { headers: onA.headers() })).json()) as { data: { id: string }[] }).data.map(
+        (j) => j.id,
+      );
     expect(await list(a)).toEqual(await list(b));
     // A signed link issued by one gateway (shared SIGNING_SECRET, shared files) works on the other.
     const redirect = await fetch(`${a.url}/v1/transcriptions/${submitted[1]}/transcript`, { headers: onA.headers(), redirect: 'manual' });
@@ -148,7 +153,7 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
     expect(Date.now() - started).toBeLessThan(30_000);
   }, 180_000);
 
-  it('counts a key\'s requests against one limit, whichever gateway serves them', async () => {
+  it("counts a key's requests against one limit, whichever gateway serves them", async () => {
     const hour = () => Math.floor(Date.now() / 3_600_000);
     for (let round = 0; ; round++) {
       const key = await createKey('--rate-limit-hour', '5');
@@ -166,7 +171,7 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
     }
   });
 
-  it('counts a key\'s open WebSocket sessions against one limit, whichever gateway holds them', async () => {
+  it("counts a key's open WebSocket sessions against one limit, whichever gateway holds them", async () => {
     const key = await createKey('--ws-connections', '2');
     const headers = { authorization: `Bearer ${key}` };
     const first = connect(wsUrl(a.url), headers);

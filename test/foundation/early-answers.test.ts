@@ -41,16 +41,57 @@ const unified = (code: string) => (body: string) => expect(JSON.parse(body).erro
 const CASES: Case[] = [
   { name: 'no key', path: '/v1/uploads', headers: () => ({ 'content-type': MULTIPART }), status: 401, check: unified('missing_api_key') },
   { name: 'bad key', path: '/v1/uploads', headers: () => bearer('sk_nope', { 'content-type': MULTIPART }), status: 401, check: unified('invalid_api_key') },
-  { name: 'job API bad key', path: '/transcribe', headers: () => ({ 'x-api-key': 'sk_nope', 'content-type': 'application/json' }), status: 403,
-    check: (body) => expect(JSON.parse(body)).toEqual({ detail: 'Invalid API Key.' }) },
-  { name: 'read-only key', path: '/v1/uploads', headers: () => bearer(reader, { 'content-type': MULTIPART }), status: 403, check: unified('insufficient_scope') },
-  { name: 'JSON over the limit', path: '/v1/transcriptions', headers: () => bearer(writer, { 'content-type': 'application/json' }), status: 413, check: unified('payload_too_large') },
-  { name: 'wrong content type', path: '/v1/uploads', headers: () => bearer(writer, { 'content-type': 'text/plain' }), status: 415, check: unified('unsupported_content_type') },
-  { name: 'rate limited', path: '/v1/uploads', headers: () => bearer(limited, { 'content-type': MULTIPART }), status: 429, check: unified('rate_limit_exceeded') },
-  { name: 'multipart without boundary', path: '/v1/uploads', headers: () => bearer(writer, { 'content-type': 'multipart/form-data' }), status: 400, check: unified('invalid_multipart'),
+  {
+    name: 'job API bad key',
+    path: '/transcribe',
+    headers: () => ({ 'x-api-key': 'sk_nope', 'content-type': 'application/json' }),
+    status: 403,
+    check: (body) => expect(JSON.parse(body)).toEqual({ detail: 'Invalid API Key.' }),
+  },
+  {
+    name: 'read-only key',
+    path: '/v1/uploads',
+    headers: () => bearer(reader, { 'content-type': MULTIPART }),
+    status: 403,
+    check: unified('insufficient_scope'),
+  },
+  {
+    name: 'JSON over the limit',
+    path: '/v1/transcriptions',
+    headers: () => bearer(writer, { 'content-type': 'application/json' }),
+    status: 413,
+    check: unified('payload_too_large'),
+  },
+  {
+    name: 'wrong content type',
+    path: '/v1/uploads',
+    headers: () => bearer(writer, { 'content-type': 'text/plain' }),
+    status: 415,
+    check: unified('unsupported_content_type'),
+  },
+  {
+    name: 'rate limited',
+    path: '/v1/uploads',
+    headers: () => bearer(limited, { 'content-type': MULTIPART }),
+    status: 429,
+    check: unified('rate_limit_exceeded'),
+  },
+  {
+    name: 'multipart without boundary',
+    path: '/v1/uploads',
+    headers: () => bearer(writer, { 'content-type': 'multipart/form-data' }),
+    status: 400,
+    check: unified('invalid_multipart'),
     // Within MAX_AUDIO_BYTES (2 MB): a larger declared body is 413 before the multipart is looked at.
-    sizes: SIZES.filter((size) => size <= 2_000_000) },
-  { name: 'unknown path', path: '/v1/nowhere', headers: () => bearer(writer, { 'content-type': 'application/json' }), status: 404, check: unified('resource_not_found') },
+    sizes: SIZES.filter((size) => size <= 2_000_000),
+  },
+  {
+    name: 'unknown path',
+    path: '/v1/nowhere',
+    headers: () => bearer(writer, { 'content-type': 'application/json' }),
+    status: 404,
+    check: unified('resource_not_found'),
+  },
 ];
 
 describe('early answers reach every ordinary client', () => {

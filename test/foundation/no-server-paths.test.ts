@@ -15,7 +15,17 @@ function makeTruncatedM4a(): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'truncated-'));
   try {
     const target = join(dir, 'full.m4a');
-    const made = spawnSync(resolveMediaTools().ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-i', join(import.meta.dirname, '..', 'fixtures', 'audio', 'speech-am.flac'), '-c:a', 'aac', target]);
+    const made = spawnSync(resolveMediaTools().ffmpeg, [
+      '-hide_banner',
+      '-loglevel',
+      'error',
+      '-y',
+      '-i',
+      join(import.meta.dirname, '..', 'fixtures', 'audio', 'speech-am.flac'),
+      '-c:a',
+      'aac',
+      target,
+    ]);
     if (made.status !== 0) throw new Error(made.stderr.toString());
     const full = readFileSync(target);
     return full.subarray(0, Math.floor(full.length / 2));

@@ -42,7 +42,21 @@ describe('npm run keys', () => {
   const cli = (args: string[]) => runNode(distEntry('src/app/cli/keys-cli.js'), args, { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 
   it('creates, lists and revokes keys as JSON, and the key works against the server', async () => {
-    const created = await cli(['create', '--account', 'acme', '--name', 'ci', '--scopes', 'read', '--expires', '30d', '--ip', '127.0.0.0/8', '--rate-limit', '30']);
+    const created = await cli([
+      'create',
+      '--account',
+      'acme',
+      '--name',
+      'ci',
+      '--scopes',
+      'read',
+      '--expires',
+      '30d',
+      '--ip',
+      '127.0.0.0/8',
+      '--rate-limit',
+      '30',
+    ]);
     expect(created.code).toBe(0);
     const record = JSON.parse(created.stdout) as { id: string; key: string; scopes: string[]; limits: Record<string, number>; expires_at: string };
     expect(record.key).toMatch(/^sk_/);

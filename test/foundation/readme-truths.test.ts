@@ -61,7 +61,7 @@ describe('README', () => {
     expect(((await single.json()) as { error: { code: string; param: string } }).error).toMatchObject({ code: 'missing_required_field', param: 'language' });
   });
 
-  it('npm installs never run onnxruntime-node\'s CUDA download, with no project config npm warns about', () => {
+  it("npm installs never run onnxruntime-node's CUDA download, with no project config npm warns about", () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { allowScripts: Record<string, boolean>; scripts: Record<string, string> };
     expect(pkg.allowScripts['onnxruntime-node']).toBe(false);
     expect(pkg.scripts['onnxruntime:cuda']).toContain('ONNXRUNTIME_NODE_INSTALL=cuda12');

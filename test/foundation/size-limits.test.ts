@@ -101,7 +101,12 @@ describe('one size rule', () => {
   });
 
   it('signed upload: content_length over the limit, and a PUT over it (declared and streamed)', async () => {
-    const tooBig = await send('GET', `/v1/uploads/signed-url?filename=a.wav&content_type=audio/wav&content_length=${AUDIO_LIMIT + 1}`, bearer(key), undefined as never);
+    const tooBig = await send(
+      'GET',
+      `/v1/uploads/signed-url?filename=a.wav&content_type=audio/wav&content_length=${AUDIO_LIMIT + 1}`,
+      bearer(key),
+      undefined as never,
+    );
     expectSizeError(tooBig, AUDIO_LIMIT);
     expect(tooBig.body.error.param).toBe('content_length');
     const signed = await send('GET', '/v1/uploads/signed-url?filename=a.wav&content_type=audio/wav', bearer(key), undefined as never);
@@ -129,7 +134,11 @@ describe('one size rule', () => {
 
   it('job API and translation: bodies over MAX_JSON_BODY_BYTES, each in its own envelope', async () => {
     const jobHeaders = { 'x-api-key': key, 'content-type': 'application/json' };
-    expectSizeError(await send('POST', '/transcribe', jobHeaders, JSON.stringify({ audio_urls: ['https://example.com/a.wav'], language: 'am', pad: 'x'.repeat(JSON_LIMIT) })), JSON_LIMIT, 'job');
+    expectSizeError(
+      await send('POST', '/transcribe', jobHeaders, JSON.stringify({ audio_urls: ['https://example.com/a.wav'], language: 'am', pad: 'x'.repeat(JSON_LIMIT) })),
+      JSON_LIMIT,
+      'job',
+    );
     const form = new URLSearchParams({ key, text: 'x'.repeat(JSON_LIMIT), src_lang: 'en', tgt_lang: 'am' });
     expectSizeError(await send('POST', '/translate/v1', { 'content-type': 'application/x-www-form-urlencoded' }, form.toString()), JSON_LIMIT);
   });

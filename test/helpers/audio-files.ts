@@ -11,7 +11,19 @@ export const audioFixture = (name: string): string => fixturePath(`audio/${name}
 /** Loops a committed fixture into a long file made at test time (never committed). */
 export function makeLongAudio(target: string, minutes: number, source = audioFixture('speech-am.flac')): string {
   const loops = Math.ceil((minutes * 60) / 8.14);
-  const made = spawnSync(resolveMediaTools().ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-stream_loop', String(loops - 1), '-i', source, '-c:a', 'flac', target]);
+  const made = spawnSync(resolveMediaTools().ffmpeg, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-y',
+    '-stream_loop',
+    String(loops - 1),
+    '-i',
+    source,
+    '-c:a',
+    'flac',
+    target,
+  ]);
   if (made.status !== 0) throw new Error(`ffmpeg could not build ${target}: ${made.stderr.toString()}`);
   return target;
 }

@@ -62,7 +62,10 @@ export interface TestSchema {
 
 /** A fresh schema for one test file, so parallel files never collide; `drop` removes it and everything in it. */
 export async function createTestSchema(label: string): Promise<TestSchema> {
-  const schema = `gwt_${label.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(0, 20)}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const schema = `gwt_${label
+    .replace(/[^a-z0-9]/gi, '')
+    .toLowerCase()
+    .slice(0, 20)}_${process.pid}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 5_000 });
   await admin.connect();
   try {

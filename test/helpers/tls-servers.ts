@@ -98,7 +98,12 @@ export function serveFixture(res: ServerResponse, name: string, range: string | 
       res.writeHead(416, { 'content-range': `bytes */${size}` }).end();
       return;
     }
-    res.writeHead(206, { 'content-type': contentType, 'content-length': end - start + 1, 'content-range': `bytes ${start}-${end}/${size}`, 'accept-ranges': 'bytes' });
+    res.writeHead(206, {
+      'content-type': contentType,
+      'content-length': end - start + 1,
+      'content-range': `bytes ${start}-${end}/${size}`,
+      'accept-ranges': 'bytes',
+    });
     res.end(method === 'HEAD' ? undefined : bytes.subarray(start, end + 1));
     return;
   }

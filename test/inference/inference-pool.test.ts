@@ -38,7 +38,10 @@ function inputFor(_model: LoadedModel, pcm: Float32Array): { data: Float32Array;
  * The same PCM prepared on this thread and run alone by onnxruntime: the reference a pooled,
  * batched run (prepared in the worker, padded with other rows) must match.
  */
-async function runAlone(model: LoadedModel, input: { data: Float32Array; length: number }): Promise<{ data: Float32Array; dims: readonly number[]; outLength: number | null }> {
+async function runAlone(
+  model: LoadedModel,
+  input: { data: Float32Array; length: number },
+): Promise<{ data: Float32Array; dims: readonly number[]; outLength: number | null }> {
   const spec = poolSpecFor(model);
   const preparer = new InputPreparer(model.manifest.input);
   const prepared = preparer.prepare(input.data.subarray(0, input.length));
@@ -98,7 +101,12 @@ describe('InferencePool', () => {
     expect(batched[0]!.output.buffer).toBe(batched[1]!.output.buffer); // rows share the transferred buffer, no copies
     // out lengths follow each row's own length, not the padded one
     const convOut = (samples: number): number =>
-      [[10, 5], [8, 4], [4, 4], [4, 4]].reduce((n, [kernel, stride]) => Math.floor((n - kernel!) / stride!) + 1, samples);
+      [
+        [10, 5],
+        [8, 4],
+        [4, 4],
+        [4, 4],
+      ].reduce((n, [kernel, stride]) => Math.floor((n - kernel!) / stride!) + 1, samples);
     results.forEach((r, i) => expect(r.outLength).toBe(convOut(inputs[i]!.length)));
     expectSameRow(batched[0]!, await runAlone(ctc, inputs[results.indexOf(batched[0]!)]!));
   });
@@ -114,7 +122,10 @@ describe('InferencePool', () => {
     const vocabSize = vocabulary.tokens.length;
     for (const r of results) {
       const frames = Math.min(r.dims[0]!, r.outLength!);
-      expect(r.decoded).toEqual({ frames, hypothesis: new CtcGreedyDecoder(vocabulary).decode({ data: r.output.subarray(0, frames * vocabSize), frames, vocabSize }) });
+      expect(r.decoded).toEqual({
+        frames,
+        hypothesis: new CtcGreedyDecoder(vocabulary).decode({ data: r.output.subarray(0, frames * vocabSize), frames, vocabSize }),
+      });
     }
   });
 

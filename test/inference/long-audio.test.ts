@@ -26,7 +26,18 @@ beforeAll(async () => {
   await makeModelFolder(join(root, 'models'), 'small-am-v1', { name: 'small-am-v1', language: 'am' });
   // 30 minutes made at test time from the committed fixture (not committed itself)
   longFile = join(root, 'long.flac');
-  const made = spawnSync(resolveMediaTools().ffmpeg, ['-hide_banner', '-loglevel', 'error', '-stream_loop', String(LOOPS - 1), '-i', AUDIO('speech-am.flac'), '-c:a', 'flac', longFile]);
+  const made = spawnSync(resolveMediaTools().ffmpeg, [
+    '-hide_banner',
+    '-loglevel',
+    'error',
+    '-stream_loop',
+    String(LOOPS - 1),
+    '-i',
+    AUDIO('speech-am.flac'),
+    '-c:a',
+    'flac',
+    longFile,
+  ]);
   if (made.status !== 0) throw new Error(`ffmpeg could not build the long file: ${made.stderr.toString()}`);
   engine = await Speech.create({ modelsDir: join(root, 'models'), workers: 2, intraOpThreads: 1 });
 }, 120_000);

@@ -47,7 +47,9 @@ describe('npm run models', () => {
     expect(code).toBe(0);
     expect(json!.ok).toBe(true);
     if (json!.kind === 'ctc') {
-      expect((json!.checks as CheckRow[]).map((c) => c.name)).toEqual(expect.arrayContaining(['run_batch_2', 'frame_stride', 'test_decode', 'padding_invariance']));
+      expect((json!.checks as CheckRow[]).map((c) => c.name)).toEqual(
+        expect.arrayContaining(['run_batch_2', 'frame_stride', 'test_decode', 'padding_invariance']),
+      );
       expect(json!.test_decode).toHaveLength(2);
     }
   });
@@ -62,7 +64,10 @@ describe('npm run models', () => {
   });
 
   it('check fails input names the graph does not have, and a wrong frame stride', async () => {
-    const names = await makeModelFolder(root, 'wrong-names', { name: 'wrong-names', io: { audio: 'input_values', lengths: 'lengths', logits: 'logits', out_lengths: 'out_lengths' } });
+    const names = await makeModelFolder(root, 'wrong-names', {
+      name: 'wrong-names',
+      io: { audio: 'input_values', lengths: 'lengths', logits: 'logits', out_lengths: 'out_lengths' },
+    });
     const wrongNames = await models('check', names);
     expect(wrongNames.code).toBe(1);
     expect(failed(wrongNames.json)).toEqual(['input_audio']);

@@ -28,7 +28,14 @@ const request = (audioPath: string, language: string, model: string | null = nul
   return {
     progress,
     languages,
-    request: { audioPath, language, model, signal, onProgress: (p: FileTranscriptionProgress) => progress.push(p), onLanguage: (l: string, m: string) => languages.push([l, m]) },
+    request: {
+      audioPath,
+      language,
+      model,
+      signal,
+      onProgress: (p: FileTranscriptionProgress) => progress.push(p),
+      onLanguage: (l: string, m: string) => languages.push([l, m]),
+    },
   };
 };
 

@@ -46,7 +46,14 @@ describe('CtcRecognizer', () => {
     expect(recognizer.frameMs).toBe(20);
     const samples = speech.subarray(0, 16000 * 3);
     const result = await recognizer.recognize(samples, { startMs: 1000 });
-    expect(result.frames).toBe([[10, 5], [8, 4], [4, 4], [4, 4]].reduce((n, [k, s]) => Math.floor((n - k!) / s!) + 1, samples.length));
+    expect(result.frames).toBe(
+      [
+        [10, 5],
+        [8, 4],
+        [4, 4],
+        [4, 4],
+      ].reduce((n, [k, s]) => Math.floor((n - k!) / s!) + 1, samples.length),
+    );
     for (const w of result.words) {
       expect(w.start_ms).toBeGreaterThanOrEqual(1000);
       expect(w.end_ms).toBeLessThanOrEqual(1000 + 3000);
@@ -54,7 +61,11 @@ describe('CtcRecognizer', () => {
     }
     expect(result.text).toBe(result.words.map((w) => w.text).join(' '));
     // the same audio gives the same hypothesis, alone or batched with others
-    const again = await Promise.all([recognizer.recognize(samples, { startMs: 1000 }), recognizer.recognize(noise(20000)), recognizer.recognize(noise(5000, 3))]);
+    const again = await Promise.all([
+      recognizer.recognize(samples, { startMs: 1000 }),
+      recognizer.recognize(noise(20000)),
+      recognizer.recognize(noise(5000, 3)),
+    ]);
     expect(again[0]!.text).toBe(result.text);
     expect(again[0]!.confidence).toBe(result.confidence);
   });
@@ -95,7 +106,13 @@ describe('transcribeStream', () => {
     const expected = [];
     for (const piece of pieces) {
       const r = await recognizer.recognize(piece.samples);
-      if (r.text.length > 0) expected.push({ start: Math.round(piece.startSample / 16), end: Math.round((piece.startSample + piece.samples.length) / 16), text: r.text, confidence: r.confidence });
+      if (r.text.length > 0)
+        expected.push({
+          start: Math.round(piece.startSample / 16),
+          end: Math.round((piece.startSample + piece.samples.length) / 16),
+          text: r.text,
+          confidence: r.confidence,
+        });
     }
     expect(pieces.length).toBeGreaterThanOrEqual(6);
     expect(expected.length).toBeGreaterThanOrEqual(3);

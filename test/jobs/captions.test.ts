@@ -20,7 +20,10 @@ afterAll(async () => {
 const CUE_TIMES = /^(\d{2}):(\d{2}):(\d{2})([.,])(\d{3}) --> (\d{2}):(\d{2}):(\d{2})[.,](\d{3})$/;
 
 function parseCues(body: string): { startMs: number; endMs: number; lines: string[] }[] {
-  const blocks = body.replace(/^WEBVTT\n\n/, '').trim().split('\n\n');
+  const blocks = body
+    .replace(/^WEBVTT\n\n/, '')
+    .trim()
+    .split('\n\n');
   return blocks.map((block) => {
     const [, times, ...lines] = block.split('\n');
     const m = CUE_TIMES.exec(times!);
@@ -35,7 +38,10 @@ describe('GET /v1/transcriptions/{id}/captions.vtt|.srt', () => {
     const created = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am' });
     const job = await client.waitFor(created.body.id);
     expect(job.status).toBe('completed');
-    const letters = (job.segments as { text: string }[]).map((s) => s.text).join('').replace(/\s+/g, '');
+    const letters = (job.segments as { text: string }[])
+      .map((s) => s.text)
+      .join('')
+      .replace(/\s+/g, '');
 
     const vtt = await fetch(`${gw.url}/v1/transcriptions/${job.id}/captions.vtt`, { headers: client.headers() });
     expect(vtt.status).toBe(200);
@@ -43,7 +49,12 @@ describe('GET /v1/transcriptions/{id}/captions.vtt|.srt', () => {
     const vttBody = await vtt.text();
     expect(vttBody.startsWith('WEBVTT\n\n1\n')).toBe(true);
     const cues = parseCues(vttBody);
-    expect(cues.flatMap((c) => c.lines).join('').replace(/\s+/g, '')).toBe(letters);
+    expect(
+      cues
+        .flatMap((c) => c.lines)
+        .join('')
+        .replace(/\s+/g, ''),
+    ).toBe(letters);
     for (const [i, cue] of cues.entries()) {
       expect(cue.lines.length).toBeLessThanOrEqual(2);
       for (const line of cue.lines) expect([...line].length).toBeLessThanOrEqual(42);

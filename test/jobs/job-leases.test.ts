@@ -42,12 +42,25 @@ class HeldEngine implements Pick<Speech, 'transcribe'> {
 }
 
 const principal = principalFor({
-  id: 'key_lease', accountId: 'acct_lease', name: null, prefix: 'sk_x', scopes: ['write'], ipAllowlist: null, originAllowlist: null,
-  limits: {}, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: null, revokedAt: null, lastUsedAt: null,
+  id: 'key_lease',
+  accountId: 'acct_lease',
+  name: null,
+  prefix: 'sk_x',
+  scopes: ['write'],
+  ipAllowlist: null,
+  originAllowlist: null,
+  limits: {},
+  createdAt: '2026-01-01T00:00:00.000Z',
+  expiresAt: null,
+  revokedAt: null,
+  lastUsedAt: null,
 });
 
 function stored(overrides: Partial<JobRecord> = {}): JobRecord {
-  return { ...buildJob({ principal, kind: 'single', language: 'am', requestedModel: '', audio: { key: 'audio/held.wav', size: 4, filename: null } }), ...overrides };
+  return {
+    ...buildJob({ principal, kind: 'single', language: 'am', requestedModel: '', audio: { key: 'audio/held.wav', size: 4, filename: null } }),
+    ...overrides,
+  };
 }
 
 function service(store: Store, soleProcess: boolean, queue = new InProcessJobQueue(1)) {
@@ -147,8 +160,15 @@ describe.skipIf(skip)('job leases on PostgreSQL', () => {
 
   it('answers busy while the key has its limit of jobs processing in any process', async () => {
     const key = principalFor({ ...principal.key, id: 'key_busy' });
-    const running = { ...buildJob({ principal: key, kind: 'single', language: 'am', requestedModel: '' }), status: 'processing' as const, leaseOwner: 'elsewhere', leaseUntil: new Date(Date.now() + 60_000).toISOString() };
-    const waiting = { ...buildJob({ principal: key, kind: 'single', language: 'am', requestedModel: '', audio: { key: 'audio/held.wav', size: 4, filename: null } }) };
+    const running = {
+      ...buildJob({ principal: key, kind: 'single', language: 'am', requestedModel: '' }),
+      status: 'processing' as const,
+      leaseOwner: 'elsewhere',
+      leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+    };
+    const waiting = {
+      ...buildJob({ principal: key, kind: 'single', language: 'am', requestedModel: '', audio: { key: 'audio/held.wav', size: 4, filename: null } }),
+    };
     await store.jobs.insert([running, waiting]);
     const engine = new HeldEngine();
     const { runner: r, close } = runner(engine, 'proc-b', 5_000);

@@ -37,7 +37,7 @@ describe('job admission limits', () => {
     expect((await client.submitFile(audioFixture('speech-am.mp3'), { language: 'am' })).status).toBe(202);
   });
 
-  it('answers 429 daily_quota_exceeded once the day\'s audio minutes are used', async () => {
+  it("answers 429 daily_quota_exceeded once the day's audio minutes are used", async () => {
     const client = new JobsClient(gw.url, await gw.key({ account: 'thrifty' }));
     const first = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am', mode: 'sync' });
     expect(first.body.status).toBe('completed');

@@ -118,7 +118,7 @@ describe('POST /v1/transcriptions', () => {
     expect(job.metadata.language).toBe('auto');
   });
 
-  it('waits in sync mode and answers 202 (the spec\'s status) with the finished job', async () => {
+  it("waits in sync mode and answers 202 (the spec's status) with the finished job", async () => {
     const created = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am', mode: 'sync' });
     expect(created.status).toBe(202);
     expect(created.body.status).toBe('completed');
@@ -203,7 +203,7 @@ describe('cancel, delete and stored files', () => {
 });
 
 describe('GET /v1/transcriptions', () => {
-  it('pages with a cursor, filters, counts the total, and shows only the account\'s jobs', async () => {
+  it("pages with a cursor, filters, counts the total, and shows only the account's jobs", async () => {
     const own = new JobsClient(gw.url, await gw.key({ account: 'lister' }));
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await own.submitFile(audioFixture('speech-am.mp3'), { language: 'am', mode: 'sync' })).body.id);

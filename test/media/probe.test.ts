@@ -55,7 +55,9 @@ function mediaHost(host: () => TestServer) {
         res.writeHead(503).end('maintenance');
         return;
       case '/page':
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html><head><title>A video page</title></head><body></body></html>');
+        res
+          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+          .end('<!doctype html><html><head><title>A video page</title></head><body></body></html>');
         return;
       case '/redirect-to-mp3':
         res.writeHead(302, { location: '/files/hello-am.mp3' }).end();
@@ -227,20 +229,21 @@ describe('POST /v1/media/probe errors', () => {
     expect((await probe(gw, `${host.origin}/files/hello-am.flac`)).status).toBe(200);
   });
 
-  it.each([['not a url'], ['ftp://example.com/a.mp3'], ['file:///etc/passwd'], ['https://user:pw@example.com/a.mp3']])(
-    '%s → 400 invalid_url',
-    async (url) => {
-      const { status, body } = await probe(gw, url);
-      expect(status).toBe(400);
-      expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_url', param: 'url' });
-    },
-  );
+  it.each([['not a url'], ['ftp://example.com/a.mp3'], ['file:///etc/passwd'], ['https://user:pw@example.com/a.mp3']])('%s → 400 invalid_url', async (url) => {
+    const { status, body } = await probe(gw, url);
+    expect(status).toBe(400);
+    expect(body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_url', param: 'url' });
+  });
 
   it('validates the body', async () => {
     const missing = await fetch(`${gw.url}/v1/media/probe`, { method: 'POST', headers: bearer(key, { 'content-type': 'application/json' }), body: '{}' });
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as ErrorBody).error).toMatchObject({ code: 'missing_required_field', param: 'url' });
-    const unauthenticated = await fetch(`${gw.url}/v1/media/probe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"url":"https://a"}' });
+    const unauthenticated = await fetch(`${gw.url}/v1/media/probe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"url":"https://a"}',
+    });
     expect(unauthenticated.status).toBe(401);
   });
 });

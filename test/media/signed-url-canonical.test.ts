@@ -23,7 +23,9 @@ beforeAll(async () => {
   const uploaded = (await (await fetch(`${gw.url}/v1/uploads`, { method: 'POST', headers: bearer(key), body: form })).json()) as { file_id: string };
   const media = (await (await fetch(`${gw.url}/v1/media/${uploaded.file_id}`, { headers: bearer(key) })).json()) as { playback_url: string };
   playback = new URL(media.playback_url);
-  const signed = (await (await fetch(`${gw.url}/v1/uploads/signed-url?filename=a.mp3&content_type=audio/mpeg`, { headers: bearer(key) })).json()) as { upload_url: string };
+  const signed = (await (await fetch(`${gw.url}/v1/uploads/signed-url?filename=a.mp3&content_type=audio/mpeg`, { headers: bearer(key) })).json()) as {
+    upload_url: string;
+  };
   upload = new URL(signed.upload_url);
 });
 afterAll(async () => gw?.close());
@@ -63,7 +65,7 @@ function variants(url: URL): [string, string][] {
 }
 
 describe('strict canonical signed URLs', () => {
-  it('serves the playback link as signed, with the caller address\'s X-RateLimit-* figures', async () => {
+  it("serves the playback link as signed, with the caller address's X-RateLimit-* figures", async () => {
     const answer = await new Promise<{ status: number; limit: unknown }>((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port: gw.gateway.port, path: `${playback.pathname}${playback.search}` });
       req.on('response', (res) => {

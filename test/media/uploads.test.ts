@@ -21,7 +21,15 @@ type MediaFile = {
   finalized_at: string | null;
 };
 type Playback = MediaFile & { playback_url: string; expires_at: string; expires_in: number };
-type SignedUpload = { upload_url: string; file_url: string; file_id: string; svc_uri: string; method: string; headers: Record<string, string>; expires_at: string };
+type SignedUpload = {
+  upload_url: string;
+  file_url: string;
+  file_id: string;
+  svc_uri: string;
+  method: string;
+  headers: Record<string, string>;
+  expires_at: string;
+};
 
 const fixture = (name: string): Buffer => readFileSync(join(MEDIA_DIR, name));
 
@@ -136,7 +144,11 @@ describe('direct uploads through a signed URL', () => {
     const bytes = fixture('hello-am.wav');
     const signed = await signedUrl(`filename=${encodeURIComponent('talk one.wav')}&content_type=audio/wav&content_length=${bytes.length}`);
     expect(signed.status).toBe(200);
-    expect(signed.body).toMatchObject({ method: 'PUT', headers: { 'Content-Type': 'audio/wav' }, file_url: `${gw.gateway.baseUrl}/v1/media/${signed.body.file_id}` });
+    expect(signed.body).toMatchObject({
+      method: 'PUT',
+      headers: { 'Content-Type': 'audio/wav' },
+      file_url: `${gw.gateway.baseUrl}/v1/media/${signed.body.file_id}`,
+    });
     expect(signed.body.svc_uri).toBe(`svc://media/${signed.body.file_id}`);
     expect(Date.parse(signed.body.expires_at) - Date.now()).toBeGreaterThan(3500_000);
     expect((await get<ErrorBody>(`/v1/media/${signed.body.file_id}`)).status).toBe(409);
@@ -145,7 +157,14 @@ describe('direct uploads through a signed URL', () => {
     const response = await put(signed.body.upload_url, bytes, 'audio/wav');
     expect(response.status).toBe(200);
     const uploaded = (await response.json()) as MediaFile;
-    expect(uploaded).toMatchObject({ file_id: signed.body.file_id, status: 'uploaded', filename: 'talk one.wav', format: 'wav', size_bytes: bytes.length, finalized_at: null });
+    expect(uploaded).toMatchObject({
+      file_id: signed.body.file_id,
+      status: 'uploaded',
+      filename: 'talk one.wav',
+      format: 'wav',
+      size_bytes: bytes.length,
+      finalized_at: null,
+    });
 
     const finalized = await fetch(`${gw.url}/v1/uploads/${signed.body.file_id}/finalize`, { method: 'POST', headers: bearer(key) });
     expect(finalized.status).toBe(200);

@@ -56,7 +56,11 @@ describe('output text on the held-out clips', () => {
           expect(text, text).not.toMatch(/\p{Ll}\p{Lu}/u);
         }
       }
-      const { cer } = scoredCharacterErrorRate(mine.map((c) => c[3]), jobs.map((j) => j.text), 'om');
+      const { cer } = scoredCharacterErrorRate(
+        mine.map((c) => c[3]),
+        jobs.map((j) => j.text),
+        'om',
+      );
       expect(cer * 100).toBeLessThanOrEqual(CER_BOUND[model]!);
     }, 120_000);
   }
@@ -71,7 +75,11 @@ describe('output text on the held-out clips', () => {
           expect(text, text).not.toMatch(/^\s*[።፣፤፥፦?!]/u);
         }
       }
-      const { cer } = scoredCharacterErrorRate(mine.map((c) => c[3]), jobs.map((j) => j.text), 'ti');
+      const { cer } = scoredCharacterErrorRate(
+        mine.map((c) => c[3]),
+        jobs.map((j) => j.text),
+        'ti',
+      );
       expect(cer * 100).toBeLessThanOrEqual(CER_BOUND[model]!);
     }, 120_000);
   }

@@ -76,7 +76,12 @@ afterAll(async () => {
 describe('shipped models', () => {
   it('load through the registry without problems; small-<lang>-v1 is each default', () => {
     expect(registry.problems()).toEqual([]);
-    expect(registry.all().map((m) => m.name).sort()).toEqual([...SHIPPED].sort());
+    expect(
+      registry
+        .all()
+        .map((m) => m.name)
+        .sort(),
+    ).toEqual([...SHIPPED].sort());
     for (const lang of ['am', 'om', 'ti']) {
       expect(registry.defaultModel(lang)?.name).toBe(`small-${lang}-v1`);
       expect(registry.modelsFor(lang).map((m) => m.name)).toEqual([`small-${lang}-v1`, `beta-${lang}-v1`]);
@@ -86,10 +91,18 @@ describe('shipped models', () => {
   it('are what a gateway on the default MODELS_DIR serves: /health lists them, small-* as defaults', async () => {
     const gw = await startTestGateway({ MODELS_DIR: MODELS_DIR });
     try {
-      const health = (await (await fetch(`${gw.url}/health`)).json()) as { languages: string[]; models: { name: string; language: string; default: boolean }[] };
+      const health = (await (await fetch(`${gw.url}/health`)).json()) as {
+        languages: string[];
+        models: { name: string; language: string; default: boolean }[];
+      };
       expect(health.languages).toEqual(expect.arrayContaining(['am', 'om', 'ti']));
       expect(health.models.map((m) => m.name).sort()).toEqual([...SHIPPED].sort());
-      expect(health.models.filter((m) => m.default).map((m) => m.name).sort()).toEqual(['small-am-v1', 'small-om-v1', 'small-ti-v1']);
+      expect(
+        health.models
+          .filter((m) => m.default)
+          .map((m) => m.name)
+          .sort(),
+      ).toEqual(['small-am-v1', 'small-om-v1', 'small-ti-v1']);
     } finally {
       await gw.close();
     }
@@ -104,10 +117,12 @@ describe('shipped models', () => {
     const here = createDecoder(m.vocabulary, plan, await CharNgramLm.load(m.lmPath!));
     const vocabSize = m.vocabulary.tokens.length;
     const mine = clips.filter((c) => c.language === 'am');
-    const results = await Promise.all(mine.map((c) => {
-      const pcm = readPcm16Wav(readFileSync(new URL(c.file, HELDOUT))).samples;
-      return pool.run('small-am-v1-beam', { data: pcm, length: pcm.length }, { priority: 'interactive' });
-    }));
+    const results = await Promise.all(
+      mine.map((c) => {
+        const pcm = readPcm16Wav(readFileSync(new URL(c.file, HELDOUT))).samples;
+        return pool.run('small-am-v1-beam', { data: pcm, length: pcm.length }, { priority: 'interactive' });
+      }),
+    );
     for (const result of results) {
       expect(result.decoded).not.toBeNull();
       const { frames, hypothesis } = result.decoded!;
@@ -117,7 +132,11 @@ describe('shipped models', () => {
     }
     // What the gateway serves (beam + the manifest's LM) on speakers no model heard.
     const real = mine.map((c, i) => ({ c, text: results[i]!.decoded!.hypothesis.text })).filter(({ c }) => c.set === 'alffa_spk_heldout');
-    const { cer } = scoredCharacterErrorRate(real.map(({ c }) => c.reference), real.map(({ text }) => text), 'am');
+    const { cer } = scoredCharacterErrorRate(
+      real.map(({ c }) => c.reference),
+      real.map(({ text }) => text),
+      'am',
+    );
     expect(cer * 100, real.map(({ text }) => text).join(' / ')).toBeLessThanOrEqual(BEAM_LM_CER_BOUND);
   });
 
@@ -140,7 +159,7 @@ describe('shipped models', () => {
         expect(m.manifest.input.kind).toBe('log_mel');
       });
 
-      it('transcribes its language\'s held-out clips under the CER bound', async () => {
+      it("transcribes its language's held-out clips under the CER bound", async () => {
         const m = model();
         const recognizer = new CtcRecognizer(pool, m); // checks logits width == vocabulary size on every run
         const mine = clips.filter((c) => c.language === m.language);

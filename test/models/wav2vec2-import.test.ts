@@ -40,7 +40,11 @@ afterAll(async () => {
 
 describe('models import (wav2vec2-style CTC export)', () => {
   it('imports through the CLI, passes check, and is served as the export computes it', async () => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', join(ROOT, 'src/app/cli/models-cli.ts'), 'import', EXPORT, '--name', 'w2v-test-am', '--lang', 'am', '--models-dir', modelsDir], { cwd: ROOT });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'src/app/cli/models-cli.ts'), 'import', EXPORT, '--name', 'w2v-test-am', '--lang', 'am', '--models-dir', modelsDir],
+      { cwd: ROOT },
+    );
     const report = JSON.parse(stdout) as { ok: boolean; checks: Array<{ name: string; ok: boolean }> };
     expect(report.ok).toBe(true);
     expect(report.checks.filter((c) => !c.ok).map((c) => c.name)).toEqual(['padding_invariance']); // a warning: no lengths input
@@ -48,7 +52,13 @@ describe('models import (wav2vec2-style CTC export)', () => {
     const registry = await ModelRegistry.scan(modelsDir);
     expect(registry.problems()).toEqual([]);
     const model = registry.get('w2v-test-am') as LoadedCtcModel;
-    expect(model.manifest).toMatchObject({ input: { kind: 'waveform', normalize: 'zero_mean_unit_var' }, io: { lengths: null }, maxBatchSize: 1, blankId: 0, wordDelimiter: '|' });
+    expect(model.manifest).toMatchObject({
+      input: { kind: 'waveform', normalize: 'zero_mean_unit_var' },
+      io: { lengths: null },
+      maxBatchSize: 1,
+      blankId: 0,
+      wordDelimiter: '|',
+    });
 
     const pcm = readPcm16Wav(await readFile(CLIP)).samples;
     const served = await new CtcRecognizer(pool, model).recognize(pcm);

@@ -29,7 +29,11 @@ describe.runIf(process.platform === 'linux')('threadSetBackground (native)', () 
       const clamped = addon.threadSetBackground(99);
       parentPort.postMessage({ report, after, clamped });`;
     const worker = new Worker(source, { eval: true });
-    const answer = await new Promise<{ report: { applied: boolean; batch: boolean; nice: number }; after: { nice: number; policy: number }; clamped: { nice: number } }>((resolve, reject) => {
+    const answer = await new Promise<{
+      report: { applied: boolean; batch: boolean; nice: number };
+      after: { nice: number; policy: number };
+      clamped: { nice: number };
+    }>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
     });

@@ -47,7 +47,9 @@ describe('a metrics port in use', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as { port: number }).port;
     try {
-      await expect(startTestGateway({ METRICS_PORT: String(port) })).rejects.toThrow(`could not listen on 127.0.0.1:${port} for metrics (address in use); set METRICS_PORT`);
+      await expect(startTestGateway({ METRICS_PORT: String(port) })).rejects.toThrow(
+        `could not listen on 127.0.0.1:${port} for metrics (address in use); set METRICS_PORT`,
+      );
       // The backends and features it opened were closed: a gateway starts normally afterwards.
       const next = await startTestGateway();
       await next.close();

@@ -37,9 +37,38 @@ function exportedSeries(text: string): Set<string> {
 }
 
 const PROMQL_WORDS = new Set([
-  'sum', 'avg', 'min', 'max', 'count', 'topk', 'bottomk', 'quantile', 'stddev', 'rate', 'irate', 'increase', 'delta',
-  'histogram_quantile', 'label_values', 'by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or',
-  'unless', 'bool', 'offset', 'clamp_min', 'clamp_max', 'abs', 'le', 'instance', 'job',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'count',
+  'topk',
+  'bottomk',
+  'quantile',
+  'stddev',
+  'rate',
+  'irate',
+  'increase',
+  'delta',
+  'histogram_quantile',
+  'label_values',
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'clamp_min',
+  'clamp_max',
+  'abs',
+  'le',
+  'instance',
+  'job',
 ]);
 /** Series named by Prometheus itself rather than by an exporter. */
 const PROMETHEUS_SERIES = new Set(['up']);
@@ -57,7 +86,10 @@ function metricNamesIn(expr: string): string[] {
 }
 
 function dashboardExpressions(): string[] {
-  const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: { targets?: { expr: string }[] }[]; templating: { list: { definition?: string }[] } };
+  const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as {
+    panels: { targets?: { expr: string }[] }[];
+    templating: { list: { definition?: string }[] };
+  };
   const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
   for (const v of dashboard.templating.list) if (v.definition) exprs.push(v.definition);
   return exprs;
@@ -83,9 +115,11 @@ function alertExpressions(): string[] {
 
 describe('dashboard and alert rules', () => {
   it('the expression parser finds metric names and ignores PromQL around them', () => {
-    expect(metricNamesIn('histogram_quantile(0.95, sum by (le, route) (rate(gateway_http_request_duration_seconds_bucket{instance=~"$instance"}[$__rate_interval])))')).toEqual([
-      'gateway_http_request_duration_seconds_bucket',
-    ]);
+    expect(
+      metricNamesIn(
+        'histogram_quantile(0.95, sum by (le, route) (rate(gateway_http_request_duration_seconds_bucket{instance=~"$instance"}[$__rate_interval])))',
+      ),
+    ).toEqual(['gateway_http_request_duration_seconds_bucket']);
     expect(metricNamesIn('sum(rate(a_total{status=~"5.."}[5m])) / sum(rate(b_total[5m])) > 0.05')).toEqual(['a_total', 'b_total']);
   });
 
@@ -105,9 +139,22 @@ describe('dashboard and alert rules', () => {
 
   it('covers the questions operators ask: traffic, errors, latency, streams, turns, saturation', () => {
     const all = dashboardExpressions().join('\n');
-    for (const family of ['gateway_http_requests_total', 'gateway_http_request_duration_seconds_bucket', 'gateway_ws_sessions', 'gateway_ws_turn_latency_seconds_bucket', 'inference_queue_depth', 'inference_queue_wait_seconds_bucket',
-      'gateway_audio_ingested_seconds_total', 'gateway_real_time_factor_bucket', 'gateway_jobs_total', 'gateway_job_queue_depth', 'gateway_webhook_attempts_total',
-      'gateway_rejections_total', 'gateway_overload_level', 'gateway_ws_session_duration_seconds_bucket']) {
+    for (const family of [
+      'gateway_http_requests_total',
+      'gateway_http_request_duration_seconds_bucket',
+      'gateway_ws_sessions',
+      'gateway_ws_turn_latency_seconds_bucket',
+      'inference_queue_depth',
+      'inference_queue_wait_seconds_bucket',
+      'gateway_audio_ingested_seconds_total',
+      'gateway_real_time_factor_bucket',
+      'gateway_jobs_total',
+      'gateway_job_queue_depth',
+      'gateway_webhook_attempts_total',
+      'gateway_rejections_total',
+      'gateway_overload_level',
+      'gateway_ws_session_duration_seconds_bucket',
+    ]) {
       expect(all).toContain(family);
     }
   });
@@ -141,7 +188,11 @@ needsPrometheus('Prometheus tooling', () => {
     );
     let server: ChildProcess | undefined;
     try {
-      server = spawn('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+      server = spawn(
+        'prometheus',
+        [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`],
+        { stdio: 'ignore' },
+      );
       const api = `http://127.0.0.1:${port}/api/v1`;
       const query = async (q: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]> => {
         const res = await fetch(`${api}/query?query=${encodeURIComponent(q)}`).catch(() => null);

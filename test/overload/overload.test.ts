@@ -32,7 +32,13 @@ describe('a fixed session cap and the job queue bound', () => {
   let gw: TestGateway;
   let key: string;
   beforeAll(async () => {
-    gw = await startTestGateway({ METRICS_ENABLED: 'true', WS_MAX_SESSIONS: '2', JOB_WORKERS: '1', JOB_MAX_QUEUE_WAIT_SECONDS: '0.001', RATE_LIMIT_PER_MINUTE: '100000' });
+    gw = await startTestGateway({
+      METRICS_ENABLED: 'true',
+      WS_MAX_SESSIONS: '2',
+      JOB_WORKERS: '1',
+      JOB_MAX_QUEUE_WAIT_SECONDS: '0.001',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    });
     key = await gw.key();
   }, 60_000);
   afterAll(async () => gw?.close());

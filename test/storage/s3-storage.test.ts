@@ -51,7 +51,16 @@ describe('S3 specifics', () => {
   });
 
   it('reports an unreachable or missing bucket as unhealthy, without credentials in the detail', async () => {
-    const missing = new S3FileStorage({ bucket: 'no-such-bucket', region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: S3RVER_CREDENTIALS, prefix: '', presignedDownloads: true, directUploads: false });
+    const missing = new S3FileStorage({
+      bucket: 'no-such-bucket',
+      region: 'us-east-1',
+      endpoint: s3.endpoint,
+      forcePathStyle: true,
+      credentials: S3RVER_CREDENTIALS,
+      prefix: '',
+      presignedDownloads: true,
+      directUploads: false,
+    });
     const health = await missing.health();
     expect(health.ok).toBe(false);
     expect(health.detail).not.toContain(S3RVER_CREDENTIALS.secretAccessKey);
@@ -116,7 +125,9 @@ describe('a gateway on S3 storage', () => {
   it('direct uploads go to the bucket through a presigned PUT, are checked at finalize, and can be transcribed', async () => {
     const mp3 = readFileSync(audioFixture('speech-am.mp3'));
     const issue = async (filename: string, type: string): Promise<{ upload_url: string; file_id: string; file_url: string; method: string }> =>
-      (await (await fetch(`${gw.url}/v1/uploads/signed-url?filename=${filename}&content_type=${encodeURIComponent(type)}`, { headers: bearer(key) })).json()) as never;
+      (await (
+        await fetch(`${gw.url}/v1/uploads/signed-url?filename=${filename}&content_type=${encodeURIComponent(type)}`, { headers: bearer(key) })
+      ).json()) as never;
     const upload = await issue('talk.mp3', 'audio/mpeg');
     expect(upload.method).toBe('PUT');
     expect(upload.upload_url.startsWith(`${s3.endpoint}/${s3.bucket}/gw/`)).toBe(true);

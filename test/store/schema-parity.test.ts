@@ -27,7 +27,12 @@ function sqliteCatalog(store: SqliteStore): { columns: Catalog; indexes: string[
   const tables = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
   const columns: Catalog = {};
   for (const table of tables) {
-    const info = store.db.prepare('SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)').all(table) as { name: string; type: string; nn: number; pk: number }[];
+    const info = store.db.prepare('SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)').all(table) as {
+      name: string;
+      type: string;
+      nn: number;
+      pk: number;
+    }[];
     columns[table] = Object.fromEntries(info.map((c) => [c.name, `${c.type}, ${c.nn || c.pk ? 'not null' : 'null'}${c.pk ? ', key' : ''}`]));
   }
   // Indexes the migrations name (SQLite's own for PRIMARY KEY and UNIQUE have no SQL).
@@ -97,9 +102,22 @@ describe.skipIf(await skipWithout('postgres'))('SQLite and PostgreSQL stores sid
   it('order records that tie on time the same way (by id)', async () => {
     const at = '2026-03-01T08:00:00.000Z';
     const record = (id: string, status: MediaRecord['status']): MediaRecord => ({
-      id, accountId: 'acct_p', keyId: 'key_p', status, source: 'signed_upload', storageKey: `k/${id}`, filename: 'a.mp3',
-      contentType: 'audio/mpeg', expectedBytes: null, sizeBytes: null, format: null, durationSeconds: null,
-      createdAt: at, uploadedAt: null, finalizedAt: null, updatedAt: at,
+      id,
+      accountId: 'acct_p',
+      keyId: 'key_p',
+      status,
+      source: 'signed_upload',
+      storageKey: `k/${id}`,
+      filename: 'a.mp3',
+      contentType: 'audio/mpeg',
+      expectedBytes: null,
+      sizeBytes: null,
+      format: null,
+      durationSeconds: null,
+      createdAt: at,
+      uploadedAt: null,
+      finalizedAt: null,
+      updatedAt: at,
     });
     // Inserted out of id order, so that insertion order cannot pass for id order.
     const records = [record('file_c', 'pending'), record('file_a', 'uploaded'), record('file_B', 'pending'), record('file_b', 'ready')];

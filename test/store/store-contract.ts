@@ -258,7 +258,7 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
         expect(results.filter((r) => r.outcome === 'claimed')).toHaveLength(3);
         expect(results.filter((r) => r.outcome === 'busy')).toHaveLength(7);
         const busy = jobs.find((_, i) => results[i]!.outcome === 'busy')!;
-        expect((await store.jobs.get(busy.id))).toMatchObject({ status: 'queued', attempts: 0, leaseOwner: null });
+        expect(await store.jobs.get(busy.id)).toMatchObject({ status: 'queued', attempts: 0, leaseOwner: null });
         // A finished job frees its slot.
         const claimed = jobs.find((_, i) => results[i]!.outcome === 'claimed')!;
         await store.jobs.update(claimed.id, { status: 'completed', leaseOwner: null, leaseUntil: null }, ['processing']);
@@ -313,7 +313,11 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
           cursor = page.nextCursor ?? undefined;
         } while (cursor !== undefined);
         // Ties on created_at break on id, byte-wise descending ('b' > 'a' > 'C').
-        expect(pages).toEqual([[tied[0]!.id, tied[1]!.id], [tied[2]!.id, parent.id], [session.id, jobApi.id]]);
+        expect(pages).toEqual([
+          [tied[0]!.id, tied[1]!.id],
+          [tied[2]!.id, parent.id],
+          [session.id, jobApi.id],
+        ]);
         expect(total).toBe(6);
         const ids = async (filter: Record<string, string>) => (await store.jobs.list({ accountId, limit: 50, ...filter })).jobs.map((j) => j.id);
         expect(await ids({ source: 'websocket' })).toEqual([session.id]);
@@ -321,7 +325,11 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
         expect(await ids({ api: 'job_api' })).toEqual([jobApi.id]);
         const filtered = await store.jobs.list({ accountId, status: 'failed', limit: 50 });
         expect([filtered.total, filtered.nextCursor]).toEqual([1, null]);
-        for (const bad of ['not-a-cursor', Buffer.from('yesterday|tr_x').toString('base64url'), Buffer.from("2026-01-01T00:00:00.000Z'|x").toString('base64url')]) {
+        for (const bad of [
+          'not-a-cursor',
+          Buffer.from('yesterday|tr_x').toString('base64url'),
+          Buffer.from("2026-01-01T00:00:00.000Z'|x").toString('base64url'),
+        ]) {
           await expect(store.jobs.list({ accountId, limit: 2, cursor: bad })).rejects.toBeInstanceOf(InvalidCursorError);
         }
       });
@@ -329,7 +337,9 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
       it('orders children by position, counts active jobs and parents, and deletes with cascade', async () => {
         const keyId = uid('key');
         const parent = job({ keyId, kind: 'batch', status: 'processing' });
-        const children = [2, 0, 1].map((position) => job({ keyId, kind: 'batch_child', parentId: parent.id, position, status: position === 1 ? 'completed' : 'queued' }));
+        const children = [2, 0, 1].map((position) =>
+          job({ keyId, kind: 'batch_child', parentId: parent.id, position, status: position === 1 ? 'completed' : 'queued' }),
+        );
         const jobApiParent = job({ keyId, kind: 'batch', api: 'job_api', status: 'queued' });
         await store.jobs.insert([parent, jobApiParent, ...children, job({ keyId, status: 'processing' }), job({ keyId, status: 'failed' })]);
         expect((await other.jobs.children(parent.id)).map((c) => c.position)).toEqual([0, 1, 2]);
@@ -355,7 +365,8 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
         expect(cancelled.map((j) => j.id)).toEqual([b.id, a.id]);
         const parent = job({ keyId: statusKey, kind: 'batch', status: 'cancelled', createdAt: at(-40) });
         await store.jobs.insert([parent]);
-        const ofKeys = async (kinds?: JobRecord['kind'][]) => (await other.jobs.findByStatus(['cancelled', 'queued'], kinds)).filter((j) => j.keyId === statusKey).map((j) => j.id);
+        const ofKeys = async (kinds?: JobRecord['kind'][]) =>
+          (await other.jobs.findByStatus(['cancelled', 'queued'], kinds)).filter((j) => j.keyId === statusKey).map((j) => j.id);
         expect(await ofKeys(['batch'])).toEqual([parent.id]);
         expect(await ofKeys(['single', 'batch_child'])).toEqual([b.id, a.id]);
         expect(await ofKeys()).toEqual([parent.id, b.id, a.id]);
@@ -395,7 +406,17 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
         };
         expect(created).toMatchObject(expected);
         const hash = newKey(account.id).hash;
-        const second = await store.apiKeys.create(newKey(account.id, { hash, name: null, scopes: ['admin'], ipAllowlist: null, originAllowlist: ['https://*.example.com'], limits: {}, expiresAt: null }));
+        const second = await store.apiKeys.create(
+          newKey(account.id, {
+            hash,
+            name: null,
+            scopes: ['admin'],
+            ipAllowlist: null,
+            originAllowlist: ['https://*.example.com'],
+            limits: {},
+            expiresAt: null,
+          }),
+        );
         expect(await other.apiKeys.findByHash(hash)).toEqual(second);
         expect(await other.apiKeys.get(created.id)).toEqual(created);
         expect(await other.apiKeys.findByHash('nope')).toBeNull();
@@ -419,7 +440,9 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
       it('adds from several stores at once and reads zero-filled days oldest first', async () => {
         const keyId = uid('key');
         await Promise.all(
-          Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? store : other).usage.add(keyId, '2026-03-02', { requests: 1, audioSeconds: 0.5, jobs: i % 4 === 0 ? 1 : 0 })),
+          Array.from({ length: 20 }, (_, i) =>
+            (i % 2 === 0 ? store : other).usage.add(keyId, '2026-03-02', { requests: 1, audioSeconds: 0.5, jobs: i % 4 === 0 ? 1 : 0 }),
+          ),
         );
         await store.usage.add(keyId, '2026-02-27', { requests: 7 });
         expect(await other.usage.day(keyId, '2026-03-02')).toEqual({ date: '2026-03-02', requests: 20, audioSeconds: 10, jobs: 5 });
@@ -434,7 +457,18 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
       it('stores, updates conditionally, lists with a cursor, and deletes conditionally', async () => {
         const accountId = uid('acct');
         const ready = media({ accountId, createdAt: at(3) });
-        const pending = media({ accountId, status: 'pending', source: 'signed_upload', sizeBytes: null, format: null, durationSeconds: null, uploadedAt: null, finalizedAt: null, expectedBytes: 999, createdAt: at(2) });
+        const pending = media({
+          accountId,
+          status: 'pending',
+          source: 'signed_upload',
+          sizeBytes: null,
+          format: null,
+          durationSeconds: null,
+          uploadedAt: null,
+          finalizedAt: null,
+          expectedBytes: 999,
+          createdAt: at(2),
+        });
         const uploaded = media({ accountId, status: 'uploaded', source: 'signed_upload', finalizedAt: null, createdAt: at(1) });
         await store.media.insert(ready);
         await store.media.insert(pending);
@@ -507,7 +541,10 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
       it('leases due deliveries of active webhooks once, until the lease ends', async () => {
         // Deliveries of other tests are due too: look at this scene's only.
         const { d1, d2 } = await scene(store);
-        const mine = (list: DeliveryRecord[]) => ids(list).filter((id) => id === d1.id || id === d2.id).sort();
+        const mine = (list: DeliveryRecord[]) =>
+          ids(list)
+            .filter((id) => id === d1.id || id === d2.id)
+            .sort();
         const first = await store.webhooks.claimDue(at(1), at(41), 1000);
         expect(mine(first)).toEqual([d1.id]);
         expect(first.find((d) => d.id === d1.id)!.leaseUntil).toBe(at(41));
@@ -526,7 +563,10 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
         await store.webhooks.insertDeliveries(due);
         const wanted = new Set(ids(due));
         const batches = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? store : other).webhooks.claimDue(at(-500), at(-400), 4)));
-        const claimed = batches.flat().map((d) => d.id).filter((id) => wanted.has(id));
+        const claimed = batches
+          .flat()
+          .map((d) => d.id)
+          .filter((id) => wanted.has(id));
         expect(new Set(claimed).size).toBe(claimed.length);
         for (const batch of batches) {
           const due = batch.map((d) => d.nextAttemptAt!);

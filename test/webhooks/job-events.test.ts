@@ -76,8 +76,7 @@ async function until<T>(what: () => T | undefined | Promise<T | undefined>, time
   }
 }
 
-const submitJob = (apiKey: string, audioUrl: string) =>
-  call<{ id: string }>('POST', '/v1/transcriptions', { audio_url: audioUrl, language: 'am' }, apiKey);
+const submitJob = (apiKey: string, audioUrl: string) => call<{ id: string }>('POST', '/v1/transcriptions', { audio_url: audioUrl, language: 'am' }, apiKey);
 
 describe('job events', () => {
   it('delivers job.completed for a single job, signed, without a transcript', async () => {
@@ -86,7 +85,10 @@ describe('job events', () => {
     expect(job.status).toBe(202);
     const request = await until(() => at('completed')[0]);
     const event = bodyOf(request);
-    expect(event).toMatchObject({ event: 'job.completed', data: { id: job.body.id, object: 'transcription', status: 'completed', url: `/v1/transcriptions/${job.body.id}` } });
+    expect(event).toMatchObject({
+      event: 'job.completed',
+      data: { id: job.body.id, object: 'transcription', status: 'completed', url: `/v1/transcriptions/${job.body.id}` },
+    });
     expect(event.id).toMatch(/^evt_/);
     expect(event.data).not.toHaveProperty('text');
     expect(request.headers['x-webhook-id']).toBe(event.id);
@@ -101,15 +103,25 @@ describe('job events', () => {
     const good = await submitJob(apiKey, `${host.origin}/hello-am.wav`);
     const bad = await submitJob(apiKey, `${host.origin}/missing.mp3`);
     const request = await until(() => at('failed-only')[0]);
-    expect(bodyOf(request)).toMatchObject({ event: 'job.failed', data: { id: bad.body.id, status: 'failed', error: { type: 'invalid_request_error', code: 'audio_download_failed' } } });
-    await until(async () => ((await call<{ status: string }>('GET', `/v1/transcriptions/${good.body.id}`, undefined, apiKey)).body.status === 'completed' ? true : undefined));
+    expect(bodyOf(request)).toMatchObject({
+      event: 'job.failed',
+      data: { id: bad.body.id, status: 'failed', error: { type: 'invalid_request_error', code: 'audio_download_failed' } },
+    });
+    await until(async () =>
+      (await call<{ status: string }>('GET', `/v1/transcriptions/${good.body.id}`, undefined, apiKey)).body.status === 'completed' ? true : undefined,
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(at('failed-only').map((r) => bodyOf(r).event)).toEqual(['job.failed']);
   });
 
   it('raises job.progress and job.completed for a batch parent, none for its children', async () => {
     const { apiKey } = await hook(['*'], 'batch');
-    const created = await call<{ id: string }>('POST', '/v1/transcriptions/batch', { audio_urls: [`${host.origin}/hello-am.mp3`, `${host.origin}/missing.wav`] }, apiKey);
+    const created = await call<{ id: string }>(
+      'POST',
+      '/v1/transcriptions/batch',
+      { audio_urls: [`${host.origin}/hello-am.mp3`, `${host.origin}/missing.wav`] },
+      apiKey,
+    );
     expect(created.status).toBe(202);
     const completed = await until(() => at('batch').find((r) => bodyOf(r).event === 'job.completed'));
     expect(bodyOf(completed).data).toMatchObject({ id: created.body.id, status: 'completed', batch: { total_count: 2, completed_count: 1, failed_count: 1 } });
@@ -180,7 +192,9 @@ describe('retries', () => {
     expect(at('down')).toHaveLength(4);
     // Disabled: new events are not delivered. Re-enabled: they are again, and the count starts afresh.
     const quiet = await submitJob(apiKey, `${host.origin}/hello-am.mp3`);
-    await until(async () => ((await call<{ status: string }>('GET', `/v1/transcriptions/${quiet.body.id}`, undefined, apiKey)).body.status === 'completed' ? true : undefined));
+    await until(async () =>
+      (await call<{ status: string }>('GET', `/v1/transcriptions/${quiet.body.id}`, undefined, apiKey)).body.status === 'completed' ? true : undefined,
+    );
     await new Promise((r) => setTimeout(r, 300));
     expect(at('down')).toHaveLength(4);
     receiver.respond = (_req, res) => res.writeHead(200).end();

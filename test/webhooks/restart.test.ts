@@ -6,7 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { distEntry, REPO_ROOT, runNode, startServerProcess } from '../helpers/spawn-dist.js';
 import { serveFixture, startTestServer, type TestServer } from '../helpers/tls-servers.js';
 
-type Delivery = { id: string; event_id: string; status: string; attempt_count: number; next_attempt_at: string | null; attempts: { response_status: number | null }[] };
+type Delivery = {
+  id: string;
+  event_id: string;
+  status: string;
+  attempt_count: number;
+  next_attempt_at: string | null;
+  attempts: { response_status: number | null }[];
+};
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gateway-webhook-restart-'));
 const env = {
@@ -71,7 +78,11 @@ describe('webhook retries across a restart', () => {
       })
     ).json()) as { id: string };
     const job = (await (
-      await fetch(`${first.url}/v1/transcriptions`, { method: 'POST', headers: headers(), body: JSON.stringify({ audio_url: `${host.origin}/a.mp3`, language: 'am' }) })
+      await fetch(`${first.url}/v1/transcriptions`, {
+        method: 'POST',
+        headers: headers(),
+        body: JSON.stringify({ audio_url: `${host.origin}/a.mp3`, language: 'am' }),
+      })
     ).json()) as { id: string };
     const attempt1 = await receiver.waitFor(1, 30_000);
     const pending = await until(async () => (await deliveries(first.url, webhook.id)).find((d) => d.status === 'pending' && d.attempt_count === 1));

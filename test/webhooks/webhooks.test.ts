@@ -9,7 +9,16 @@ import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
 import { nodeSnippet, readmeVerifier, type VerifyWebhook } from './readme-snippet.js';
 
 type ErrorBody = { error: { type: string; code: string; message: string; param?: string } };
-type Webhook = { id: string; object: string; url: string; events: string[]; status: string; description: string; has_secret: boolean; consecutive_failures: number };
+type Webhook = {
+  id: string;
+  object: string;
+  url: string;
+  events: string[];
+  status: string;
+  description: string;
+  has_secret: boolean;
+  consecutive_failures: number;
+};
 type Delivery = {
   id: string;
   object: string;
@@ -63,7 +72,15 @@ describe('webhook management', () => {
   it('creates a webhook (events default to *, the secret is never shown)', async () => {
     const { status, body, headers } = await create({ url: `${receiver.origin}/hooks`, secret: SECRET, description: 'CI receiver' });
     expect(status).toBe(201);
-    expect(body).toMatchObject({ object: 'webhook', url: `${receiver.origin}/hooks`, events: ['*'], status: 'active', description: 'CI receiver', has_secret: true, consecutive_failures: 0 });
+    expect(body).toMatchObject({
+      object: 'webhook',
+      url: `${receiver.origin}/hooks`,
+      events: ['*'],
+      status: 'active',
+      description: 'CI receiver',
+      has_secret: true,
+      consecutive_failures: 0,
+    });
     expect(body.id).toMatch(/^wh_/);
     expect(headers.get('location')).toBe(`/v1/webhooks/${body.id}`);
     expect(JSON.stringify(body)).not.toContain(SECRET);
@@ -89,7 +106,12 @@ describe('webhook management', () => {
     const a = await create({ url: `${receiver.origin}/a`, events: ['job.completed'] }, otherAccountKey);
     const b = await create({ url: `${receiver.origin}/b`, events: ['job.failed', 'job.progress'] }, otherAccountKey);
     await call('PATCH', `/v1/webhooks/${b.body.id}`, { status: 'paused' }, otherAccountKey);
-    const all = await call<{ data: Webhook[]; total: number; has_more: boolean; limit: number; offset: number }>('GET', '/v1/webhooks', undefined, otherAccountKey);
+    const all = await call<{ data: Webhook[]; total: number; has_more: boolean; limit: number; offset: number }>(
+      'GET',
+      '/v1/webhooks',
+      undefined,
+      otherAccountKey,
+    );
     expect(all.body.data.map((w) => w.id)).toEqual([a.body.id, b.body.id]);
     expect(all.body).toMatchObject({ total: 2, has_more: false, limit: 50, offset: 0 });
     const page = await call<{ data: Webhook[]; has_more: boolean }>('GET', '/v1/webhooks?limit=1&offset=0', undefined, otherAccountKey);
@@ -115,7 +137,13 @@ describe('webhook management', () => {
       status: 'paused',
     });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ url: `${receiver.origin}/y`, events: ['job.completed', 'job.failed'], description: 'changed', has_secret: false, status: 'paused' });
+    expect(changed.body).toMatchObject({
+      url: `${receiver.origin}/y`,
+      events: ['job.completed', 'job.failed'],
+      description: 'changed',
+      has_secret: false,
+      status: 'paused',
+    });
     const resumed = await call<Webhook>('PATCH', `/v1/webhooks/${hook.id}`, { status: 'active' });
     expect(resumed.body.status).toBe('active');
     const insecure = await call<ErrorBody>('PATCH', `/v1/webhooks/${hook.id}`, { url: 'http://example.com/' });
@@ -145,7 +173,14 @@ describe('test deliveries, signatures and the delivery log', () => {
     const before = receiver.requests.length;
     const { status, body } = await call<Delivery>('POST', `/v1/webhooks/${hook.id}/test`);
     expect(status).toBe(200);
-    expect(body).toMatchObject({ object: 'webhook_delivery', webhook_id: hook.id, event: 'webhook.test', status: 'succeeded', attempt_count: 1, max_attempts: 1 });
+    expect(body).toMatchObject({
+      object: 'webhook_delivery',
+      webhook_id: hook.id,
+      event: 'webhook.test',
+      status: 'succeeded',
+      attempt_count: 1,
+      max_attempts: 1,
+    });
     expect(body.attempts[0]).toMatchObject({ number: 1, response_status: 200, error: null, response_body: '{"received":true}' });
     const request = receiver.requests[before]!;
     expect(request.method).toBe('POST');
@@ -208,7 +243,10 @@ describe('test deliveries, signatures and the delivery log', () => {
     expect(log.body.data.map((d) => d.id)).toEqual([again.body.id, first.body.id]);
     const page = await call<{ data: Delivery[]; next_cursor: string | null }>('GET', `/v1/webhooks/${hook.id}/deliveries?limit=1`);
     expect(page.body.data.map((d) => d.id)).toEqual([again.body.id]);
-    const next = await call<{ data: Delivery[]; next_cursor: string | null }>('GET', `/v1/webhooks/${hook.id}/deliveries?limit=1&cursor=${page.body.next_cursor}`);
+    const next = await call<{ data: Delivery[]; next_cursor: string | null }>(
+      'GET',
+      `/v1/webhooks/${hook.id}/deliveries?limit=1&cursor=${page.body.next_cursor}`,
+    );
     expect(next.body.data.map((d) => d.id)).toEqual([first.body.id]);
     expect(next.body.next_cursor).toBeNull();
     const one = await call<Delivery>('GET', `/v1/webhooks/${hook.id}/deliveries/${first.body.id}`);

@@ -108,7 +108,10 @@ describe.runIf(available)('Chromium MediaRecorder client', () => {
     const page = await browser.newPage();
     await page.goto(`${PAGE_ORIGIN}/index.html`);
     const url = `ws://127.0.0.1:${gw.gateway.port}/v1/ws/transcribe?token=${token}&format=webm_opus&turn_detection=server_vad`;
-    const recorded = await page.evaluate(([u, ms]) => (globalThis as unknown as { stream: (u: string, ms: number) => Promise<{ chunks: number; mimeType: string }> }).stream(u, ms), [url, 9_500] as const);
+    const recorded = await page.evaluate(
+      ([u, ms]) => (globalThis as unknown as { stream: (u: string, ms: number) => Promise<{ chunks: number; mimeType: string }> }).stream(u, ms),
+      [url, 9_500] as const,
+    );
     expect(recorded.mimeType).toContain('webm');
     expect(recorded.chunks).toBeGreaterThanOrEqual(30);
 
@@ -119,7 +122,11 @@ describe.runIf(available)('Chromium MediaRecorder client', () => {
     }
     const messages = await page.evaluate(() => (globalThis as unknown as { messages: Record<string, unknown>[] }).messages);
     expect(closed?.code).toBe(1000);
-    for (const m of messages) expect([...Value.Errors(ServerMessageSchema, m)].map((e) => e.message), JSON.stringify(m).slice(0, 200)).toEqual([]);
+    for (const m of messages)
+      expect(
+        [...Value.Errors(ServerMessageSchema, m)].map((e) => e.message),
+        JSON.stringify(m).slice(0, 200),
+      ).toEqual([]);
     const types = messages.map((m) => m['type']);
     expect(types[0]).toBe('ready');
     expect(messages[0]).toMatchObject({ format: 'webm_opus', sample_rate: 48000, turn_detection: 'server_vad' });

@@ -67,7 +67,12 @@ describe('audio formats', () => {
     const ids = turns.flatMap((t) => t.segments.map((s) => s.id));
     expect(ids).toEqual(ids.map((_, i) => i));
     const final = await endAndClose(client);
-    expect(final.full_text).toBe(turns.map((t) => t.text).filter((t) => t.length > 0).join(' '));
+    expect(final.full_text).toBe(
+      turns
+        .map((t) => t.text)
+        .filter((t) => t.length > 0)
+        .join(' '),
+    );
   }, 60_000);
 
   it('pcm_s16le_48k: the 48 kHz stream lands on the same 16 kHz timeline', async () => {
@@ -127,7 +132,12 @@ describe('audio formats', () => {
     expect(turns.map((t) => t.turn_id)).toEqual([1, 2]);
     expect(automatic.map((t) => [t.turn_id, t.text, t.end_ms])).toEqual(turns.map((t) => [t.turn_id, t.text, t.end_ms]));
     const final = await endAndClose(client);
-    expect(final.full_text).toBe(turns.map((t) => t.text).filter(Boolean).join(' '));
+    expect(final.full_text).toBe(
+      turns
+        .map((t) => t.text)
+        .filter(Boolean)
+        .join(' '),
+    );
   }, 60_000);
 
   it('opus_raw_16k refuses a message that is not one 20 ms frame, and goes on', async () => {
@@ -165,7 +175,21 @@ describe('audio formats', () => {
       const wav = join(dir, 'in.wav');
       const out = join(dir, 'out.webm');
       await import('node:fs/promises').then((fs) => fs.writeFile(wav, wavFile(pcm)));
-      const made = spawnSync(resolveMediaTools().ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', '-i', wav, '-ar', '48000', '-c:a', 'libopus', '-b:a', '32k', out]);
+      const made = spawnSync(resolveMediaTools().ffmpeg, [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        '-i',
+        wav,
+        '-ar',
+        '48000',
+        '-c:a',
+        'libopus',
+        '-b:a',
+        '32k',
+        out,
+      ]);
       expect(made.status, made.stderr?.toString()).toBe(0);
       const client = connect(wsUrl(gw.url, { format: 'webm_opus', turn_detection: 'server_vad', vad_type: 'silero' }), bearer(key));
       expect(await client.waitFor('ready')).toMatchObject({ vad_type: 'silero' });

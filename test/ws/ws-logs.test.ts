@@ -75,7 +75,10 @@ describe('WebSocket session logs', () => {
     holder.send('END');
     await holder.closed;
 
-    const refusals = raw.slice(before).map((text) => JSON.parse(text) as Line).filter((line) => line.msg === 'WebSocket session refused');
+    const refusals = raw
+      .slice(before)
+      .map((text) => JSON.parse(text) as Line)
+      .filter((line) => line.msg === 'WebSocket session refused');
     expect(refusals.map((line) => [line.code, line.closeCode])).toEqual([
       ['missing_api_key', 4001],
       ['invalid_api_key', 4003],

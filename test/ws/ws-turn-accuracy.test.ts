@@ -22,7 +22,10 @@ interface Clip {
 }
 
 function clips(): Clip[] {
-  const rows = readFileSync(new URL('heldout.tsv', HELDOUT), 'utf8').trim().split('\n').map((line) => line.split('\t'));
+  const rows = readFileSync(new URL('heldout.tsv', HELDOUT), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => line.split('\t'));
   return rows
     .filter((row) => row[1] === 'am')
     .map(([file]) => {
@@ -72,7 +75,10 @@ describe('live turns on speech that starts at sample 0', () => {
         expect(firstWord(reference).length, clip.name).toBeGreaterThan(0);
         expect(streamed.turns.length, clip.name).toBeGreaterThan(0);
         // The first turn starts with the stream (the endpointer's onset, padded, clamped at 0).
-        expect(streamed.turns[0]!.start_ms, `${clip.name} ${JSON.stringify(streamed.turns.map((t) => [t.start_ms, (t as unknown as { end_ms: number }).end_ms, t.text]))}`).toBe(0);
+        expect(
+          streamed.turns[0]!.start_ms,
+          `${clip.name} ${JSON.stringify(streamed.turns.map((t) => [t.start_ms, (t as unknown as { end_ms: number }).end_ms, t.text]))}`,
+        ).toBe(0);
         for (const turn of streamed.turns) expect(turn.text, clip.name).not.toBe('');
         expect(alffaScoringForm(streamed.text).startsWith(alffaScoringForm(firstWord(reference))), `${clip.name}: ${streamed.text} / ${reference}`).toBe(true);
         expect(alffaScoringForm(streamed.text), clip.name).toBe(alffaScoringForm(reference));

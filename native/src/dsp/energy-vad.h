@@ -28,12 +28,12 @@ namespace gw {
 
 struct EnergyVadConfig {
   int sample_rate = 16000;
-  int frame_samples = 320;          // 20 ms
-  float threshold_db = 9.0f;        // energy above the floor where p = 0.5
-  float slope_db = 2.0f;            // logistic width
-  float min_energy_dbfs = -50.0f;   // never speech below this
-  float floor_min_dbfs = -75.0f;    // lowest noise floor
-  float floor_window_s = 3.0f;      // minimum-statistics window
+  int frame_samples = 320;                 // 20 ms
+  float threshold_db = 9.0f;               // energy above the floor where p = 0.5
+  float slope_db = 2.0f;                   // logistic width
+  float min_energy_dbfs = -50.0f;          // never speech below this
+  float floor_min_dbfs = -75.0f;           // lowest noise floor
+  float floor_window_s = 3.0f;             // minimum-statistics window
   float calibration_speech_dbfs = -40.0f;  // p = 0.5 here until one window is seen
 };
 

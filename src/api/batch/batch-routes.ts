@@ -85,7 +85,9 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
       responses: {
         202: { description: 'The batch parent', schema: BatchCreatedSchema },
         404: { description: 'Not found' },
-        422: { description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)' },
+        422: {
+          description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)',
+        },
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;

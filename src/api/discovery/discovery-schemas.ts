@@ -66,9 +66,7 @@ export const RootSchema = named(
     version: Type.String(),
     api_version: Type.String(),
     documentation: Type.Object({ openapi: Type.String(), llms: Type.String(), llms_full: Type.String() }),
-    endpoints: Type.Array(
-      Type.Object({ method: Type.String(), path: Type.String(), summary: Type.String(), auth: Type.String() }),
-    ),
+    endpoints: Type.Array(Type.Object({ method: Type.String(), path: Type.String(), summary: Type.String(), auth: Type.String() })),
   }),
 );
 

@@ -27,8 +27,7 @@ export interface JobApiDeps {
 export const JOB_API_TRANSCRIPT_TTL_SECONDS = 15 * 60;
 const TAGS = ['Job API'];
 
-const DIARIZATION_UNAVAILABLE =
-  'Speaker diarization is not available on this server: the transcript has no speaker labels.';
+const DIARIZATION_UNAVAILABLE = 'Speaker diarization is not available on this server: the transcript has no speaker labels.';
 
 export function jobApiStatus(parent: JobRecord, children: readonly JobRecord[]): string {
   if (!FINAL_STATUSES.includes(parent.status)) return parent.status === 'queued' ? 'PENDING' : 'PROCESSING';
@@ -201,7 +200,10 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       auth: 'signed',
       params: Type.Object({ file_job_id: Type.String() }),
       query: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
-      responses: { 200: { description: 'Transcript JSON', schema: Type.Object({}, { additionalProperties: true }) }, 403: { description: 'Invalid or expired link' } },
+      responses: {
+        200: { description: 'Transcript JSON', schema: Type.Object({}, { additionalProperties: true }) },
+        403: { description: 'Invalid or expired link' },
+      },
       handler: async ({ params, exchange }) => {
         const check = deps.signer().verify('GET', transcriptPath(params.file_job_id), exchange);
         if (check !== 'valid') {

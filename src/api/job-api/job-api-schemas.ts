@@ -17,10 +17,7 @@ export const SubmitTranscribeBody = Type.Object({
   diarization_config: Type.Optional(DiarizationConfigSchema),
 });
 
-export const SubmitTranscribeResponse = named(
-  'JobSubmission',
-  Type.Object({ job_id: Type.String(), status: Type.String(), message: Type.String() }),
-);
+export const SubmitTranscribeResponse = named('JobSubmission', Type.Object({ job_id: Type.String(), status: Type.String(), message: Type.String() }));
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 

@@ -6,15 +6,7 @@ import { defineRoute, type RouteDefinition } from '../../platform/http/route-typ
 import { playbackPath, type MediaLibrary } from '../../media/media-library.js';
 import { mediaView } from '../../media/media-views.js';
 import type { MediaProber } from '../../media/probe/media-prober.js';
-import {
-  FileIdParams,
-  MediaGetQuery,
-  MediaListQuery,
-  MediaListSchema,
-  MediaPlaybackSchema,
-  ProbeRequestSchema,
-  ProbeResultSchema,
-} from './media-schemas.js';
+import { FileIdParams, MediaGetQuery, MediaListQuery, MediaListSchema, MediaPlaybackSchema, ProbeRequestSchema, ProbeResultSchema } from './media-schemas.js';
 import { DeletedSchema } from '../transcriptions/transcription-schemas.js';
 import { InvalidCursorError } from '../../platform/db/cursor.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
@@ -87,7 +79,8 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
             body: { data: page.items.map((r) => mediaView(library, r)), has_more: page.nextCursor !== null, next_cursor: page.nextCursor, total: page.total },
           };
         } catch (error) {
-          if (error instanceof InvalidCursorError) throw new ApiError('validation_error', { message: "'cursor' is not a cursor this API issued.", param: 'cursor' });
+          if (error instanceof InvalidCursorError)
+            throw new ApiError('validation_error', { message: "'cursor' is not a cursor this API issued.", param: 'cursor' });
           throw error;
         }
       },

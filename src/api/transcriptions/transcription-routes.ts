@@ -151,7 +151,9 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       responses: {
         202: { description: 'The job: queued (async), or as it is after the sync wait (usually final)', schema: TranscriptionJobSchema },
         404: { description: 'Not found' },
-        422: { description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)' },
+        422: {
+          description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)',
+        },
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;
@@ -239,7 +241,8 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
             body: { data: await Promise.all(page.jobs.map(render)), has_more: page.nextCursor !== null, next_cursor: page.nextCursor, total: page.total },
           };
         } catch (error) {
-          if (error instanceof InvalidCursorError) throw new ApiError('validation_error', { message: "'cursor' is not a cursor this API issued.", param: 'cursor' });
+          if (error instanceof InvalidCursorError)
+            throw new ApiError('validation_error', { message: "'cursor' is not a cursor this API issued.", param: 'cursor' });
           throw error;
         }
       },

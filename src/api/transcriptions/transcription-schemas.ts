@@ -27,10 +27,7 @@ export const ProgressSchema = named(
   }),
 );
 
-export const JobErrorSchema = named(
-  'JobError',
-  Type.Object({ type: Type.String(), code: Type.String(), message: Type.String() }),
-);
+export const JobErrorSchema = named('JobError', Type.Object({ type: Type.String(), code: Type.String(), message: Type.String() }));
 
 export const JobStatusSchema = Type.Union(JOB_STATUSES.map((s) => Type.Literal(s)));
 
@@ -137,14 +134,13 @@ export const MultipartTranscriptionFields = Type.Object({
 
 export const ListTranscriptionsQuery = Type.Object({
   status_filter: Type.Optional(JobStatusSchema),
-  source: Type.Optional(Type.Union([Type.Literal('batch'), Type.Literal('websocket')], { description: 'batch: file transcriptions; websocket: streaming sessions' })),
+  source: Type.Optional(
+    Type.Union([Type.Literal('batch'), Type.Literal('websocket')], { description: 'batch: file transcriptions; websocket: streaming sessions' }),
+  ),
   cursor: Type.Optional(Type.String({ description: 'next_cursor of the previous page' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, default: 50, description: 'Page size, at most LIST_MAX_LIMIT (default 200)' })),
 });
 
 export const JobIdParams = Type.Object({ job_id: Type.String({ description: 'The job id' }) });
 
-export const DeletedSchema = named(
-  'Deleted',
-  Type.Object({ id: Type.String(), object: Type.String(), deleted: Type.Literal(true) }),
-);
+export const DeletedSchema = named('Deleted', Type.Object({ id: Type.String(), object: Type.String(), deleted: Type.Literal(true) }));

@@ -174,7 +174,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
           });
           return { status: 200, body: { data: page.items.map(deliveryView), has_more: page.nextCursor !== null, next_cursor: page.nextCursor } };
         } catch (error) {
-          if (error instanceof InvalidCursorError) throw new ApiError('validation_error', { message: "'cursor' is not a cursor this API issued.", param: 'cursor' });
+          if (error instanceof InvalidCursorError)
+            throw new ApiError('validation_error', { message: "'cursor' is not a cursor this API issued.", param: 'cursor' });
           throw error;
         }
       },

@@ -22,9 +22,13 @@ export const WebhookSchema = named(
     object: Type.Literal('webhook'),
     url: Type.String(),
     events: Type.Array(Type.String()),
-    status: Type.Union(WEBHOOK_STATUSES.map((s) => Type.Literal(s)), {
-      description: 'active; paused (by you: nothing is sent, pending retries wait); failed (disabled after WEBHOOK_DISABLE_AFTER_FAILURES consecutive failed attempts)',
-    }),
+    status: Type.Union(
+      WEBHOOK_STATUSES.map((s) => Type.Literal(s)),
+      {
+        description:
+          'active; paused (by you: nothing is sent, pending retries wait); failed (disabled after WEBHOOK_DISABLE_AFTER_FAILURES consecutive failed attempts)',
+      },
+    ),
     description: Type.String(),
     has_secret: Type.Boolean({ description: 'Deliveries are signed (X-Webhook-Signature)' }),
     consecutive_failures: Type.Integer({ description: 'Failed attempts since the last success' }),
@@ -96,9 +100,12 @@ export const DeliverySchema = named(
     webhook_id: Type.String(),
     event_id: Type.String({ description: 'The event id (body field `id`, header X-Webhook-Id): the same on every retry and redelivery' }),
     event: Type.String(),
-    status: Type.Union(DELIVERY_STATUSES.map((s) => Type.Literal(s)), {
-      description: 'pending (waiting for its next attempt), succeeded (a 2xx came back), failed (out of attempts)',
-    }),
+    status: Type.Union(
+      DELIVERY_STATUSES.map((s) => Type.Literal(s)),
+      {
+        description: 'pending (waiting for its next attempt), succeeded (a 2xx came back), failed (out of attempts)',
+      },
+    ),
     attempt_count: Type.Integer(),
     max_attempts: Type.Integer(),
     next_attempt_at: Nullable(Type.String({ format: 'date-time' })),

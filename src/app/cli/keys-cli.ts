@@ -30,7 +30,10 @@ function positiveNumber(name: string, value: string | undefined): number | undef
 }
 
 const list = (values: string[] | undefined): string[] =>
-  (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+  (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
 
 async function main(): Promise<void> {
   const [command, ...rest] = process.argv.slice(2);
@@ -49,7 +52,9 @@ async function main(): Promise<void> {
   try {
     store = await openStore(config);
   } catch (error) {
-    fail(`cannot open the ${config.store.backend === 'postgres' ? 'PostgreSQL database (DATABASE_URL)' : 'SQLite database under DATA_DIR'}: ${(error as Error).message}`);
+    fail(
+      `cannot open the ${config.store.backend === 'postgres' ? 'PostgreSQL database (DATABASE_URL)' : 'SQLite database under DATA_DIR'}: ${(error as Error).message}`,
+    );
   }
   const keys = new KeyService(store);
   const accountName = async (id: string) => (await store.accounts.get(id))?.name;

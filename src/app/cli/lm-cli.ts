@@ -26,7 +26,8 @@ import {
   usesEthiopicScript,
 } from '../../speech/model-tools.js';
 
-const USAGE = 'usage: npm run lm -- build --lang am|om|ti --order N --out FILE [--data DIR] [--min-counts a,b,..] [--min-char-count K] [--punctuation drop|keep] [--casing keep|lower] | info FILE | eval FILE --lang L';
+const USAGE =
+  'usage: npm run lm -- build --lang am|om|ti --order N --out FILE [--data DIR] [--min-counts a,b,..] [--min-char-count K] [--punctuation drop|keep] [--casing keep|lower] | info FILE | eval FILE --lang L';
 
 function flags(argv: string[]): Map<string, string> {
   const out = new Map<string, string>();
@@ -47,7 +48,11 @@ const DEFAULT_DATA = process.env.DATA_DIR ?? '/work/shared/data';
  * Per-character perplexity (</s> included) of the held-out text, normalised as for the LM:
  * HornMT lines 1900.. (every language) and, for am, the 1,000 ALFFA transcripts with audio.
  */
-async function heldOutPerplexity(lm: CharNgramLm, dataDir: string, language: string): Promise<Record<string, { sentences: number; characters: number; perplexity: number }>> {
+async function heldOutPerplexity(
+  lm: CharNgramLm,
+  dataDir: string,
+  language: string,
+): Promise<Record<string, { sentences: number; characters: number; perplexity: number }>> {
   const sets: Record<string, string[]> = {
     hornmt_1900_on: (await readFile(corpusSources(dataDir, language).find((s) => s.name === 'hornmt')!.path, 'utf8')).split('\n').slice(HORNMT_HELD_OUT_FROM),
   };
@@ -101,13 +106,21 @@ async function build(argv: string[]): Promise<number> {
     normalisation: { function: 'forLm (src/speech/text/text-normalizer.ts)', punctuation, casing, numerals: 'ascii' },
     min_counts: minCounts ?? null,
     min_char_count: minCharCount,
-    sources: sources.map((s) => ({ name: s.name, file: s.path.replace(dataDir, '<data>'), licence: s.licence, lines: lines.filter((l) => l.source === s.name).length })),
+    sources: sources.map((s) => ({
+      name: s.name,
+      file: s.path.replace(dataDir, '<data>'),
+      licence: s.licence,
+      lines: lines.filter((l) => l.source === s.name).length,
+    })),
     held_out: `${language === 'am' ? `all ${heldOutIds} utterance ids of alffa-am-train/text (the ones with audio), ` : ''}HornMT lines 1900..2029 (0-based; the training pipeline's synthetic test text), and any line whose scoring form equals a held-out sentence: ${excluded} lines excluded (src/speech/decoding/lm/lm-corpus.ts)`,
     report,
     held_out_char_perplexity: perplexity,
     command: `npm run lm -- build ${argv.join(' ')}`,
     build_seconds: Math.round(buildMs / 100) / 10,
-    attribution: 'Built from HornMT (Lesan AI, CC BY 4.0), AfriSenti SemEval-2023 (CC BY 4.0)' + (language === 'am' ? ' and ALFFA_PUBLIC Amharic transcripts (MIT)' : '') + '. Redistribution must keep this attribution.',
+    attribution:
+      'Built from HornMT (Lesan AI, CC BY 4.0), AfriSenti SemEval-2023 (CC BY 4.0)' +
+      (language === 'am' ? ' and ALFFA_PUBLIC Amharic transcripts (MIT)' : '') +
+      '. Redistribution must keep this attribution.',
   };
   await writeFile(`${out}.json`, `${JSON.stringify(meta, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify({ out, ...report, excluded, build_seconds: meta.build_seconds, held_out_char_perplexity: perplexity }, null, 2)}\n`);
@@ -121,7 +134,16 @@ async function main(argv: string[]): Promise<number> {
     const started = performance.now();
     const lm = await CharNgramLm.load(rest[0]);
     const loadMs = performance.now() - started;
-    const info: Record<string, unknown> = { file: rest[0], order: lm.order, symbols: lm.symbols, lowercase: lm.lowercase, punctuation: lm.punctuation, counts: lm.counts(), bytes: lm.byteLength, load_ms: Math.round(loadMs * 10) / 10 };
+    const info: Record<string, unknown> = {
+      file: rest[0],
+      order: lm.order,
+      symbols: lm.symbols,
+      lowercase: lm.lowercase,
+      punctuation: lm.punctuation,
+      counts: lm.counts(),
+      bytes: lm.byteLength,
+      load_ms: Math.round(loadMs * 10) / 10,
+    };
     if (command === 'eval') {
       const language = flags(rest.slice(1)).get('lang') ?? 'am';
       info.held_out_char_perplexity = await heldOutPerplexity(lm, flags(rest.slice(1)).get('data') ?? DEFAULT_DATA, language);

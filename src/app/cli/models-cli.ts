@@ -32,7 +32,8 @@ interface Check {
 
 const round1 = (v: number): number => Math.round(v * 10) / 10;
 
-const USAGE = 'usage: npm run models -- check <model-dir> | list [models-dir] | import <export-dir> --name NAME --lang L [--models-dir DIR] [--frame-stride N] [--description TEXT]';
+const USAGE =
+  'usage: npm run models -- check <model-dir> | list [models-dir] | import <export-dir> --name NAME --lang L [--models-dir DIR] [--frame-stride N] [--description TEXT]';
 
 function options(argv: readonly string[]): Map<string, string> {
   const out = new Map<string, string>();
@@ -137,12 +138,19 @@ async function check(dir: string): Promise<{ ok: boolean; report: Record<string,
     const wantRank = featureDim > 0 ? 3 : 2;
     add(
       'input_audio',
-      audioShape !== null && audioShape.length === wantRank && typeOf(session, io.audio, true) === 'float32' && (featureDim === 0 || typeof audioShape[2] !== 'number' || audioShape[2] === featureDim),
+      audioShape !== null &&
+        audioShape.length === wantRank &&
+        typeOf(session, io.audio, true) === 'float32' &&
+        (featureDim === 0 || typeof audioShape[2] !== 'number' || audioShape[2] === featureDim),
       `${io.audio}: ${typeOf(session, io.audio, true)} [${audioShape?.join(', ') ?? 'missing'}], expected float32 rank ${wantRank}${featureDim ? ` with ${featureDim} features` : ''}`,
     );
     if (io.lengths !== null) {
       const shape = shapeOf(session, io.lengths, true);
-      add('input_lengths', shape !== null && shape.length === 1 && typeOf(session, io.lengths, true) === 'int64', `${io.lengths}: ${typeOf(session, io.lengths, true)} [${shape?.join(', ') ?? 'missing'}], expected int64 rank 1`);
+      add(
+        'input_lengths',
+        shape !== null && shape.length === 1 && typeOf(session, io.lengths, true) === 'int64',
+        `${io.lengths}: ${typeOf(session, io.lengths, true)} [${shape?.join(', ') ?? 'missing'}], expected int64 rank 1`,
+      );
     }
     const logitsShape = shapeOf(session, io.logits, false);
     const classes = model.kind === 'ctc' ? model.vocabulary.tokens.length : model.manifest.labels.length;
@@ -156,7 +164,11 @@ async function check(dir: string): Promise<{ ok: boolean; report: Record<string,
     if (model.kind === 'ctc' && model.manifest.io.outLengths !== null) {
       const name = model.manifest.io.outLengths;
       const shape = shapeOf(session, name, false);
-      add('output_lengths', shape !== null && shape.length === 1 && typeOf(session, name, false) === 'int64', `${name}: ${typeOf(session, name, false)} [${shape?.join(', ') ?? 'missing'}], expected int64 rank 1`);
+      add(
+        'output_lengths',
+        shape !== null && shape.length === 1 && typeOf(session, name, false) === 'int64',
+        `${name}: ${typeOf(session, name, false)} [${shape?.join(', ') ?? 'missing'}], expected int64 rank 1`,
+      );
     }
     if (checks.some((c) => !c.ok)) return { ok: false, report: { ...report, checks } };
 
@@ -164,16 +176,28 @@ async function check(dir: string): Promise<{ ok: boolean; report: Record<string,
     const batch = await runBatch(session, model, rows);
     const dims = batch.logits.dims;
     const values = batch.logits.data as Float32Array;
-    add('run_batch_2', dims.length === wantOutRank && dims[0] === 2 && dims[dims.length - 1] === classes, `logits [${dims.join(', ')}] for a batch of 1.0 s and 0.6 s`);
+    add(
+      'run_batch_2',
+      dims.length === wantOutRank && dims[0] === 2 && dims[dims.length - 1] === classes,
+      `logits [${dims.join(', ')}] for a batch of 1.0 s and 0.6 s`,
+    );
     add('finite_output', values.every(Number.isFinite), 'every logit is finite');
 
     if (model.kind === 'ctc') {
       const stride = model.manifest.frameStrideSamples;
       const frames = dims[1]!;
       const expected = Math.ceil(16000 / stride);
-      add('frame_stride', Math.abs(frames - expected) <= Math.max(2, expected * 0.1), `${frames} frames for 1 s; frame_stride_samples ${stride} predicts ${expected}`);
+      add(
+        'frame_stride',
+        Math.abs(frames - expected) <= Math.max(2, expected * 0.1),
+        `${frames} frames for 1 s; frame_stride_samples ${stride} predicts ${expected}`,
+      );
       if (batch.outLengths) {
-        add('out_lengths', batch.outLengths[0] === frames && batch.outLengths[1]! < frames, `out_lengths [${batch.outLengths.join(', ')}] for padded frames ${frames}`);
+        add(
+          'out_lengths',
+          batch.outLengths[0] === frames && batch.outLengths[1]! < frames,
+          `out_lengths [${batch.outLengths.join(', ')}] for padded frames ${frames}`,
+        );
       }
       const decoder = new CtcGreedyDecoder(model.vocabulary);
       const vocab = classes;
@@ -190,21 +214,47 @@ async function check(dir: string): Promise<{ ok: boolean; report: Record<string,
           const started = performance.now();
           const lm = await CharNgramLm.load(model.lmPath);
           const loadMs = performance.now() - started;
-          report.lm = { file: model.manifest.lm.file, order: lm.order, symbols: lm.symbols, counts: lm.counts(), bytes: lm.byteLength, load_ms: round1(loadMs) };
+          report.lm = {
+            file: model.manifest.lm.file,
+            order: lm.order,
+            symbols: lm.symbols,
+            counts: lm.counts(),
+            bytes: lm.byteLength,
+            load_ms: round1(loadMs),
+          };
           add('lm_load', true, `${model.manifest.lm.file}: ${lm.order}-gram, ${lm.symbols} symbols, ${lm.byteLength} bytes, loaded in ${round1(loadMs)} ms`);
           add('lm_order', lm.order === model.manifest.lm.order, `header order ${lm.order}, manifest lm.order ${model.manifest.lm.order}`);
-          const covered = model.vocabulary.tokens.filter((t, id) => id !== model.manifest.blankId && t !== model.manifest.wordDelimiter && [...t].every((ch) => lm.symbol(ch) !== UNK)).length;
+          const covered = model.vocabulary.tokens.filter(
+            (t, id) => id !== model.manifest.blankId && t !== model.manifest.wordDelimiter && [...t].every((ch) => lm.symbol(ch) !== UNK),
+          ).length;
           const total = model.vocabulary.tokens.length - 1 - (model.manifest.wordDelimiter !== null ? 1 : 0);
-          add('lm_vocabulary', covered > 0, `${covered} of ${total} output tokens are in the LM's alphabet (the rest cost <unk>)`, covered === total ? true : false);
-          const beam = new CtcBeamDecoder(model.vocabulary, { beamWidth: model.manifest.decoding.beamWidth, lm: { model: lm, alpha: model.manifest.lm.alpha, beta: model.manifest.lm.beta } });
+          add(
+            'lm_vocabulary',
+            covered > 0,
+            `${covered} of ${total} output tokens are in the LM's alphabet (the rest cost <unk>)`,
+            covered === total ? true : false,
+          );
+          const beam = new CtcBeamDecoder(model.vocabulary, {
+            beamWidth: model.manifest.decoding.beamWidth,
+            lm: { model: lm, alpha: model.manifest.lm.alpha, beta: model.manifest.lm.beta },
+          });
           report.beam_decode = rows.map((_, i) => {
             const valid = Math.min(batch.outLengths?.[i] ?? Math.ceil(rows[i]!.length / stride), frames);
             const row = values.subarray(i * frames * vocab, i * frames * vocab + valid * vocab);
             const t0 = performance.now();
             const hyp = beam.decode({ data: row, frames: valid, vocabSize: vocab });
-            return { seconds: rows[i]!.length / 16000, text: hyp.text, confidence: Math.round(hyp.confidence * 1e4) / 1e4, decode_ms: round1(performance.now() - t0) };
+            return {
+              seconds: rows[i]!.length / 16000,
+              text: hyp.text,
+              confidence: Math.round(hyp.confidence * 1e4) / 1e4,
+              decode_ms: round1(performance.now() - t0),
+            };
           });
-          add('beam_lm_decode', true, `beam ${model.manifest.decoding.beamWidth} + LM decode of both rows (decoding.default ${model.manifest.decoding.default})`);
+          add(
+            'beam_lm_decode',
+            true,
+            `beam ${model.manifest.decoding.beamWidth} + LM decode of both rows (decoding.default ${model.manifest.decoding.default})`,
+          );
         } catch (error) {
           add('lm_load', false, (error as Error).message);
         }
@@ -245,7 +295,9 @@ async function list(dir: string): Promise<Record<string, unknown>> {
   }));
   return {
     dir: registry.dir,
-    languages: registry.languages().map((language) => ({ language, default: registry.defaultModel(language)!.name, models: registry.modelsFor(language).map((m) => m.name) })),
+    languages: registry
+      .languages()
+      .map((language) => ({ language, default: registry.defaultModel(language)!.name, models: registry.modelsFor(language).map((m) => m.name) })),
     language_id: registry.languageIdModel()?.name ?? null,
     models,
     problems: registry.problems(),
@@ -265,7 +317,14 @@ async function main(argv: string[]): Promise<number> {
     const language = o.get('lang');
     if (!name || !language) throw new Error(USAGE);
     const stride = o.get('frame-stride');
-    const { dir, notes } = await importCtcExport({ source: target, name, language, modelsDir: o.get('models-dir') ?? process.env.MODELS_DIR ?? 'models', frameStrideSamples: stride ? Number(stride) : undefined, description: o.get('description') });
+    const { dir, notes } = await importCtcExport({
+      source: target,
+      name,
+      language,
+      modelsDir: o.get('models-dir') ?? process.env.MODELS_DIR ?? 'models',
+      frameStrideSamples: stride ? Number(stride) : undefined,
+      description: o.get('description'),
+    });
     const { ok, report } = await check(dir);
     if (!ok) await rm(dir, { recursive: true, force: true });
     process.stdout.write(`${JSON.stringify({ ok, imported: ok ? dir : null, notes, ...report }, null, 2)}\n`);

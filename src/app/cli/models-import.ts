@@ -51,9 +51,20 @@ export async function importCtcExport(request: ImportRequest): Promise<{ dir: st
   const inputs = tensorInfo(session.inputMetadata);
   const outputs = tensorInfo(session.outputMetadata);
   await session.release();
-  const plan = planCtcImport(vocab, preprocessor, inputs, outputs, { name: request.name, language: request.language, description: request.description, frameStrideSamples: request.frameStrideSamples });
+  const plan = planCtcImport(vocab, preprocessor, inputs, outputs, {
+    name: request.name,
+    language: request.language,
+    description: request.description,
+    frameStrideSamples: request.frameStrideSamples,
+  });
   const dir = join(request.modelsDir, request.name);
-  if (await stat(dir).then(() => true, () => false)) throw new CtcImportError(`${dir} exists already`);
+  if (
+    await stat(dir).then(
+      () => true,
+      () => false,
+    )
+  )
+    throw new CtcImportError(`${dir} exists already`);
   await mkdir(dir, { recursive: true });
   try {
     // model.onnx plus any external-data files that large exports write beside it (model.onnx_data ...).

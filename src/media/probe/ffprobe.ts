@@ -4,7 +4,25 @@ import { runProcess, SubprocessError } from '../../platform/subprocess/subproces
  * Demuxers ffprobe may use. Playlist and reference formats (hls, dash, concat, ...) are left
  * out: they make ffprobe open further URLs on its own, outside the outbound guard.
  */
-export const PROBE_DEMUXERS = ['mp3', 'wav', 'w64', 'flac', 'ogg', 'matroska', 'mov', 'aac', 'mpegts', 'avi', 'flv', 'asf', 'amr', 'ac3', 'eac3', 'caf', 'aiff'];
+export const PROBE_DEMUXERS = [
+  'mp3',
+  'wav',
+  'w64',
+  'flac',
+  'ogg',
+  'matroska',
+  'mov',
+  'aac',
+  'mpegts',
+  'avi',
+  'flv',
+  'asf',
+  'amr',
+  'ac3',
+  'eac3',
+  'caf',
+  'aiff',
+];
 
 export interface FfprobeStream {
   readonly codec_type?: string;
@@ -47,16 +65,22 @@ export function runFfprobe(
   options: { protocols: string; signal: AbortSignal; extraArgs?: readonly string[] },
 ): Promise<FfprobeOutput> {
   const args = [
-    '-v', 'error',
+    '-v',
+    'error',
     '-hide_banner',
-    '-print_format', 'json',
+    '-print_format',
+    'json',
     '-show_format',
     '-show_streams',
-    '-protocol_whitelist', options.protocols,
-    '-format_whitelist', PROBE_DEMUXERS.join(','),
-    '-probesize', '5000000',
+    '-protocol_whitelist',
+    options.protocols,
+    '-format_whitelist',
+    PROBE_DEMUXERS.join(','),
+    '-probesize',
+    '5000000',
     ...(options.extraArgs ?? []),
-    '-i', input,
+    '-i',
+    input,
   ];
   const run = runProcess(binary, args, {
     name: 'ffprobe',
@@ -107,8 +131,7 @@ export function mediaFacts(output: FfprobeOutput): MediaFacts {
   const fromFormat = Number(output.format?.duration);
   const fromStreams = Math.max(0, ...streams.map((s) => Number(s.duration)).filter((d) => Number.isFinite(d)));
   const duration = Number.isFinite(fromFormat) && fromFormat > 0 ? fromFormat : fromStreams > 0 ? fromStreams : null;
-  const lookup = (name: string): string | null =>
-    tag(output.format?.tags, name) ?? streams.map((s) => tag(s.tags, name)).find((v) => v !== null) ?? null;
+  const lookup = (name: string): string | null => tag(output.format?.tags, name) ?? streams.map((s) => tag(s.tags, name)).find((v) => v !== null) ?? null;
   return {
     durationSeconds: duration === null ? null : Math.round(duration * 1000) / 1000,
     formatName: output.format?.format_name ?? null,

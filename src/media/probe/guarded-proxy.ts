@@ -44,11 +44,7 @@ export class GuardedProxy {
     private readonly options: { userAgent: string; timeoutMs: number; signal: AbortSignal },
   ) {}
 
-  static async start(
-    guard: OutboundGuard,
-    target: URL | null,
-    options: { userAgent: string; timeoutMs: number; signal: AbortSignal },
-  ): Promise<GuardedProxy> {
+  static async start(guard: OutboundGuard, target: URL | null, options: { userAgent: string; timeoutMs: number; signal: AbortSignal }): Promise<GuardedProxy> {
     const server = createServer();
     const proxy = new GuardedProxy(server, guard, target, options);
     server.on('request', (req, res) => void proxy.onRequest(req, res));

@@ -11,7 +11,10 @@ export interface HlsVariant {
 }
 
 export function isHlsPlaylist(text: string): boolean {
-  return text.replace(/^\uFEFF/, '').trimStart().startsWith('#EXTM3U');
+  return text
+    .replace(/^\uFEFF/, '')
+    .trimStart()
+    .startsWith('#EXTM3U');
 }
 
 /** The first variant of a master playlist (null for a media playlist). */

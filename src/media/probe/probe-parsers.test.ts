@@ -13,8 +13,14 @@ describe('HLS playlists', () => {
   });
 
   it('picks the first variant of a master playlist and tells audio-only from video', () => {
-    expect(firstVariant('#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=64000,CODECS="mp4a.40.2"\n\naudio/index.m3u8\n')).toEqual({ uri: 'audio/index.m3u8', video: false });
-    expect(firstVariant('#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,RESOLUTION=1280x720\nhd.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=2\nsd.m3u8\n')).toEqual({ uri: 'hd.m3u8', video: true });
+    expect(firstVariant('#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=64000,CODECS="mp4a.40.2"\n\naudio/index.m3u8\n')).toEqual({
+      uri: 'audio/index.m3u8',
+      video: false,
+    });
+    expect(firstVariant('#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1,RESOLUTION=1280x720\nhd.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=2\nsd.m3u8\n')).toEqual({
+      uri: 'hd.m3u8',
+      video: true,
+    });
     expect(firstVariant('#EXTM3U\n#EXTINF:1,\na.ts\n')).toBeNull();
   });
 });

@@ -31,8 +31,10 @@ export function runYtdlp(binary: string, url: string, options: { proxyUrl: strin
     '--no-playlist',
     '--no-warnings',
     '--no-cache-dir',
-    '--proxy', options.proxyUrl,
-    '--socket-timeout', String(options.socketTimeoutSeconds),
+    '--proxy',
+    options.proxyUrl,
+    '--socket-timeout',
+    String(options.socketTimeoutSeconds),
     '--',
     url,
   ];
@@ -62,10 +64,21 @@ export function runYtdlp(binary: string, url: string, options: { proxyUrl: strin
 
 /** Maps yt-dlp's error text to the probe's codes. */
 export function ytdlpError(stderr: string): ApiError {
-  const line = stderr.split('\n').find((l) => l.startsWith('ERROR:'))?.replace(/^ERROR:\s*/, '').trim() ?? stderr.trim().split('\n').pop() ?? '';
+  const line =
+    stderr
+      .split('\n')
+      .find((l) => l.startsWith('ERROR:'))
+      ?.replace(/^ERROR:\s*/, '')
+      .trim() ??
+    stderr.trim().split('\n').pop() ??
+    '';
   const message = `yt-dlp: ${line || 'failed'}`.slice(0, 500);
   if (/unsupported url/i.test(line)) return new ApiError('unsupported_media', { message, param: 'url' });
-  if (/private video|sign in|log ?in|members[- ]only|age[- ]restrict|confirm your age|available in your country|geo[- ]?restrict|blocked|premium|requires payment|HTTP Error 40[13]/i.test(line)) {
+  if (
+    /private video|sign in|log ?in|members[- ]only|age[- ]restrict|confirm your age|available in your country|geo[- ]?restrict|blocked|premium|requires payment|HTTP Error 40[13]/i.test(
+      line,
+    )
+  ) {
     return new ApiError('media_unavailable', { message, param: 'url' });
   }
   if (/HTTP Error 404|HTTP Error 410|video unavailable|does not exist|not found|has been removed|no longer available/i.test(line)) {

@@ -40,7 +40,6 @@ export function principalFor(key: ApiKeyRecord): Principal {
     key,
     accountId: key.accountId,
     // admin implies every scope; write implies read.
-    hasScope: (scope) =>
-      scopes.has('admin') || scopes.has(scope) || (scope === 'read' && scopes.has('write')),
+    hasScope: (scope) => scopes.has('admin') || scopes.has(scope) || (scope === 'read' && scopes.has('write')),
   };
 }

@@ -1,7 +1,8 @@
 import type { ConfigEntry } from './config-entries.js';
 import { CONFIG_SECTIONS, CONFIG_TABLE } from './config-table.js';
 
-export const CONFIG_DOCS_BEGIN = '<!-- BEGIN config table: generated from src/platform/config/config-table.ts by `npm run docs:config`; edit the table, not this text -->';
+export const CONFIG_DOCS_BEGIN =
+  '<!-- BEGIN config table: generated from src/platform/config/config-table.ts by `npm run docs:config`; edit the table, not this text -->';
 export const CONFIG_DOCS_END = '<!-- END config table -->';
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|');

@@ -42,7 +42,14 @@ const BYTE_UNITS: Record<string, number> = { b: 1, kb: 1e3, kib: 1024, mb: 1e6, 
 
 /** A byte count in the largest unit that divides it, as the parser reads it back. */
 export function formatBytes(value: number): string {
-  for (const [unit, size] of [['GB', 1e9], ['GiB', 1024 ** 3], ['MB', 1e6], ['MiB', 1024 ** 2], ['kB', 1e3], ['KiB', 1024]] as const) {
+  for (const [unit, size] of [
+    ['GB', 1e9],
+    ['GiB', 1024 ** 3],
+    ['MB', 1e6],
+    ['MiB', 1024 ** 2],
+    ['kB', 1e3],
+    ['KiB', 1024],
+  ] as const) {
     if (value >= size && value % size === 0) return `${value / size}${unit}`;
   }
   return String(value);
@@ -208,7 +215,10 @@ export function integerList(fallback: readonly number[], min: number, max: numbe
 export function cidrList(doc: EntryDoc): ConfigEntry<readonly string[]> {
   return entry(doc, '(none)', 'comma-separated CIDR ranges', (name, raw, { problems }) => {
     if (raw === undefined) return [];
-    const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+    const entries = raw
+      .split(',')
+      .map((e) => e.trim())
+      .filter((e) => e !== '');
     for (const item of entries) {
       const problem = cidrProblem(item);
       if (problem !== null) problems.push(`${name}: ${problem}`);

@@ -46,7 +46,10 @@ export const CONFIG_TABLE = {
   HOST: text('0.0.0.0', { section: 'server', description: 'listening address', valuesText: 'address' }),
   DATA_DIR: path('data', { section: 'server', description: 'SQLite database, stored files, generated secrets' }),
   PUBLIC_BASE_URL: optionalUrl({ section: 'server', description: 'absolute base of signed URLs and links', defaultText: '`http://localhost:<port>`' }),
-  LOG_LEVEL: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { section: 'server', description: 'least severe log lines written' }),
+  LOG_LEVEL: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    section: 'server',
+    description: 'least severe log lines written',
+  }),
   TRUST_PROXY: boolean(false, { section: 'server', description: 'take the client address from `X-Forwarded-For` (behind a proxy)' }),
   CORS_ALLOWED_ORIGINS: textList('*', { section: 'server', description: 'origins that receive CORS headers' }),
   ALLOW_PRIVATE_NETWORK: boolean(false, {
@@ -55,7 +58,12 @@ export const CONFIG_TABLE = {
   }),
   OUTBOUND_ALLOWED_CIDRS: cidrList({ section: 'server', description: 'private ranges outbound fetches may reach anyway, e.g. `10.20.0.0/16`' }),
   SIGNING_SECRET: optionalText(
-    { section: 'server', description: 'secret for signed URLs; set it when several gateways share links', defaultText: 'generated in `DATA_DIR/secrets`', valuesText: 'at least 32 characters' },
+    {
+      section: 'server',
+      description: 'secret for signed URLs; set it when several gateways share links',
+      defaultText: 'generated in `DATA_DIR/secrets`',
+      valuesText: 'at least 32 characters',
+    },
     (value, name) => (value.length < 32 ? `${name} must be at least 32 characters` : null),
   ),
   KEY_CACHE_SECONDS: decimal(2, 0, 300, {
@@ -64,7 +72,11 @@ export const CONFIG_TABLE = {
   }),
   SHUTDOWN_GRACE_MS: integer(10_000, 0, 600_000, { section: 'server', description: 'time allowed for in-flight work on SIGTERM' }),
 
-  DEFAULT_LANGUAGE: oneOf('am', ['am', 'om', 'ti'], { section: 'speech', description: "language of a WebSocket session or a batch that names none; `POST /v1/transcriptions` and the job API's `POST /transcribe` require `language` (400 `missing_required_field` / 422 without it)" }),
+  DEFAULT_LANGUAGE: oneOf('am', ['am', 'om', 'ti'], {
+    section: 'speech',
+    description:
+      "language of a WebSocket session or a batch that names none; `POST /v1/transcriptions` and the job API's `POST /transcribe` require `language` (400 `missing_required_field` / 422 without it)",
+  }),
   MODELS_DIR: path('models', { section: 'speech', description: 'model folders (see `docs/model-format.md`)' }),
   INFERENCE_DEVICE: oneOf('cpu', ['cpu', 'cuda'], { section: 'speech', description: 'where models run (falls back to CPU when CUDA is unavailable)' }),
   INFERENCE_WORKERS: integer(0, 0, 256, { section: 'speech', description: 'inference worker threads', defaultText: '`0` (automatic)' }),
@@ -102,8 +114,14 @@ export const CONFIG_TABLE = {
     description: '`memory` (one process) or `redis` (shared by every gateway process): request windows and open WebSocket sessions per key',
   }),
   REDIS_URL: text('redis://127.0.0.1:6379', { section: 'backends', description: 'Redis for the distributed parts', valuesText: 'URL' }),
-  REDIS_KEY_PREFIX: text('gw', { section: 'backends', description: 'prefix of every Redis key the gateway writes (deployments sharing one Redis use different ones)', valuesText: '1 to 64 of `A-Z a-z 0-9 : _ . -`' }, (value, name) =>
-    /^[A-Za-z0-9:_.-]{1,64}$/.test(value) ? null : `${name} must be 1 to 64 of A-Z a-z 0-9 : _ . -, got "${value}"`,
+  REDIS_KEY_PREFIX: text(
+    'gw',
+    {
+      section: 'backends',
+      description: 'prefix of every Redis key the gateway writes (deployments sharing one Redis use different ones)',
+      valuesText: '1 to 64 of `A-Z a-z 0-9 : _ . -`',
+    },
+    (value, name) => (/^[A-Za-z0-9:_.-]{1,64}$/.test(value) ? null : `${name} must be 1 to 64 of A-Z a-z 0-9 : _ . -, got "${value}"`),
   ),
   JOB_LEASE_SECONDS: integer(60, 1, 3600, {
     section: 'backends',
@@ -119,7 +137,8 @@ export const CONFIG_TABLE = {
   S3_FORCE_PATH_STYLE: boolean(false, { section: 'backends', description: '`endpoint/bucket/key` URLs (MinIO and most S3-compatible servers need `true`)' }),
   S3_ACCESS_KEY_ID: optionalText({
     section: 'backends',
-    description: "static credentials, set together with `S3_SECRET_ACCESS_KEY`; without both the AWS SDK's default chain (environment, profile, instance or task role)",
+    description:
+      "static credentials, set together with `S3_SECRET_ACCESS_KEY`; without both the AWS SDK's default chain (environment, profile, instance or task role)",
   }),
   S3_SECRET_ACCESS_KEY: optionalText({ section: 'backends', description: 'the secret of `S3_ACCESS_KEY_ID` (redacted in the start-up log)' }),
   S3_PREFIX: keyPrefix({ section: 'backends', description: 'key prefix inside the bucket, so deployments can share one' }),
@@ -150,8 +169,16 @@ export const CONFIG_TABLE = {
   }),
 
   RATE_LIMIT_PER_MINUTE: integer(60, 1, 1_000_000, { section: 'limits', description: 'REST requests per minute per key' }),
-  RATE_LIMIT_PER_HOUR: integer(0, 0, 100_000_000, { section: 'limits', description: 'REST requests per hour per key (always counted in `/v1/usage`)', defaultText: '`0` (not limited)' }),
-  RATE_LIMIT_PER_DAY: integer(0, 0, 1_000_000_000, { section: 'limits', description: 'REST requests per day per key (always counted in `/v1/usage`)', defaultText: '`0` (not limited)' }),
+  RATE_LIMIT_PER_HOUR: integer(0, 0, 100_000_000, {
+    section: 'limits',
+    description: 'REST requests per hour per key (always counted in `/v1/usage`)',
+    defaultText: '`0` (not limited)',
+  }),
+  RATE_LIMIT_PER_DAY: integer(0, 0, 1_000_000_000, {
+    section: 'limits',
+    description: 'REST requests per day per key (always counted in `/v1/usage`)',
+    defaultText: '`0` (not limited)',
+  }),
   JOB_SUBMISSIONS_PER_HOUR: integer(100, 1, 1_000_000, { section: 'limits', description: 'job API submissions per hour per key' }),
   MAX_CONCURRENT_JOBS: integer(10, 1, 10_000, { section: 'limits', description: 'running transcription jobs per key' }),
   DAILY_AUDIO_MINUTES: decimal(1440, 0.01, 10_000_000, { section: 'limits', description: 'audio minutes per key per UTC day' }),
@@ -161,7 +188,10 @@ export const CONFIG_TABLE = {
   LIST_MAX_LIMIT: integer(200, 1, 10_000, { section: 'limits', description: 'largest page of a list' }),
   SYNC_WAIT_SECONDS: integer(60, 0, 3600, { section: 'limits', description: 'how long `mode=sync` waits before answering `queued`/`processing`' }),
   SIGNED_URL_TTL_SECONDS: integer(3600, 10, 7 * DAY, { section: 'limits', description: 'audio and transcript links' }),
-  MEDIA_URL_DEFAULT_TTL_SECONDS: integer(3600, 10, 7 * DAY, { section: 'limits', description: 'media playback links, when a request names no lifetime (at most `MEDIA_URL_MAX_TTL_SECONDS`)' }),
+  MEDIA_URL_DEFAULT_TTL_SECONDS: integer(3600, 10, 7 * DAY, {
+    section: 'limits',
+    description: 'media playback links, when a request names no lifetime (at most `MEDIA_URL_MAX_TTL_SECONDS`)',
+  }),
   MEDIA_URL_MAX_TTL_SECONDS: integer(7 * DAY, 10, 30 * DAY, { section: 'limits', description: 'longest lifetime of a media playback link' }),
   DOWNLOAD_TIMEOUT_SECONDS: integer(300, 1, DAY, { section: 'limits', description: 'fetching an `audio_url`' }),
   PROBE_TIMEOUT_SECONDS: integer(20, 1, 600, { section: 'limits', description: 'media probe window' }),
@@ -171,7 +201,10 @@ export const CONFIG_TABLE = {
     section: 'limits',
     description: 'seconds from a failed attempt to the next one (one retry per entry)',
   }),
-  WEBHOOK_DISABLE_AFTER_FAILURES: integer(100, 1, 1_000_000, { section: 'limits', description: 'consecutive failed delivery attempts before a webhook is disabled' }),
+  WEBHOOK_DISABLE_AFTER_FAILURES: integer(100, 1, 1_000_000, {
+    section: 'limits',
+    description: 'consecutive failed delivery attempts before a webhook is disabled',
+  }),
   UPLOAD_RETENTION_SECONDS: integer(DAY, 60, 365 * DAY, {
     section: 'limits',
     description: 'direct uploads never finalized are deleted this long after their upload URL was issued',
@@ -187,14 +220,20 @@ export const CONFIG_TABLE = {
     description: 'seconds without a client message before a WebSocket session is finished and closed (1000)',
   }),
 
-  WS_ENDPOINT_SILENCE_MS: integer(500, 100, 10_000, { section: 'streaming', description: 'silence that ends a turn (`turn_detection=server_vad`, `opus_raw_16k`)' }),
+  WS_ENDPOINT_SILENCE_MS: integer(500, 100, 10_000, {
+    section: 'streaming',
+    description: 'silence that ends a turn (`turn_detection=server_vad`, `opus_raw_16k`)',
+  }),
   WS_MAX_TURN_MS: integer(30_000, 1_000, 120_000, { section: 'streaming', description: 'longer turns are cut (`forced_split`)' }),
   WS_PARTIAL_INTERVAL_MS: integer(500, 100, 60_000, {
     section: 'streaming',
     description: 'how often an open turn is re-recognised for `partial` messages (`partial_results=true`)',
   }),
   WS_TOKEN_TTL_SECONDS: integer(60, 5, 3600, { section: 'streaming', description: 'lifetime of a single-use session token from `POST /v1/ws/tokens`' }),
-  WS_MAX_UNSENT_BYTES: bytes(4 * MB, 64 * 1024, 1e9, { section: 'streaming', description: 'server messages a client may leave unread before it is closed (1008)' }),
+  WS_MAX_UNSENT_BYTES: bytes(4 * MB, 64 * 1024, 1e9, {
+    section: 'streaming',
+    description: 'server messages a client may leave unread before it is closed (1008)',
+  }),
   WS_LAG_WARNING_MS: integer(3_000, 100, 600_000, { section: 'streaming', description: 'a `lag` message is sent while a piece waits longer than this' }),
 
   WS_MAX_SESSIONS: integer(0, 0, 1_000_000, {
@@ -211,8 +250,14 @@ export const CONFIG_TABLE = {
     section: 'overload',
     description: 'utilisation at which new WebSocket sessions are refused (1013, with `retry_after`; at least `OVERLOAD_LARGER_BATCHES_AT`)',
   }),
-  OVERLOAD_MAX_INFERENCE_WAIT_MS: integer(150, 1, 600_000, { section: 'overload', description: 'smoothed inference queue wait of stream pieces that counts as full' }),
-  OVERLOAD_BATCH_WAIT_MS: integer(20, 0, 10_000, { section: 'overload', description: 'how long an interactive batch waits to fill at the larger-batches level' }),
+  OVERLOAD_MAX_INFERENCE_WAIT_MS: integer(150, 1, 600_000, {
+    section: 'overload',
+    description: 'smoothed inference queue wait of stream pieces that counts as full',
+  }),
+  OVERLOAD_BATCH_WAIT_MS: integer(20, 0, 10_000, {
+    section: 'overload',
+    description: 'how long an interactive batch waits to fill at the larger-batches level',
+  }),
   JOB_MAX_QUEUE_WAIT_SECONDS: decimal(600, 0, 30 * DAY, {
     section: 'overload',
     description: "new jobs get 503 `server_overloaded` with `Retry-After` while the job queue's estimated wait is longer (`0`: never)",

@@ -22,7 +22,12 @@ describe('loadConfig', () => {
   });
 
   it('parses sizes, lists and booleans', () => {
-    const config = loadConfig({ MAX_AUDIO_BYTES: '1.5GB', WEBHOOK_RETRY_SCHEDULE: '1, 2,3', ALLOW_PRIVATE_NETWORK: 'yes', PUBLIC_BASE_URL: 'https://api.example.com/' });
+    const config = loadConfig({
+      MAX_AUDIO_BYTES: '1.5GB',
+      WEBHOOK_RETRY_SCHEDULE: '1, 2,3',
+      ALLOW_PRIVATE_NETWORK: 'yes',
+      PUBLIC_BASE_URL: 'https://api.example.com/',
+    });
     expect(config.limits.maxAudioBytes).toBe(1_500_000_000);
     expect(config.limits.webhookRetryScheduleSeconds).toEqual([1, 2, 3]);
     expect(config.allowPrivateNetwork).toBe(true);
@@ -127,4 +132,3 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ OVERLOAD_PARTIALS_OFF_AT: '0.9' })).toThrow(/degrade in order/);
   });
 });
-

@@ -309,6 +309,13 @@ export function redactedConfig(config: GatewayConfig): Record<string, unknown> {
     files:
       config.files.s3 === null
         ? config.files
-        : { ...config.files, s3: { ...config.files.s3, credentials: config.files.s3.credentials === null ? null : { accessKeyId: config.files.s3.credentials.accessKeyId, secretAccessKey: '[redacted]' } } },
+        : {
+            ...config.files,
+            s3: {
+              ...config.files.s3,
+              credentials:
+                config.files.s3.credentials === null ? null : { accessKeyId: config.files.s3.credentials.accessKeyId, secretAccessKey: '[redacted]' },
+            },
+          },
   };
 }

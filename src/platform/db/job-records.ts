@@ -125,10 +125,7 @@ export interface ClaimRequest {
   readonly patch: JobPatch;
 }
 
-export type ClaimResult =
-  | { readonly outcome: 'claimed'; readonly job: JobRecord }
-  | { readonly outcome: 'busy' }
-  | { readonly outcome: 'not_queued' };
+export type ClaimResult = { readonly outcome: 'claimed'; readonly job: JobRecord } | { readonly outcome: 'busy' } | { readonly outcome: 'not_queued' };
 
 export interface JobPage {
   readonly jobs: JobRecord[];

@@ -32,9 +32,7 @@ export interface MediaRecord {
   readonly updatedAt: string;
 }
 
-export type MediaPatch = Partial<
-  Pick<MediaRecord, 'status' | 'sizeBytes' | 'format' | 'durationSeconds' | 'uploadedAt' | 'finalizedAt' | 'contentType'>
->;
+export type MediaPatch = Partial<Pick<MediaRecord, 'status' | 'sizeBytes' | 'format' | 'durationSeconds' | 'uploadedAt' | 'finalizedAt' | 'contentType'>>;
 
 export interface MediaListFilter {
   readonly accountId: string;

@@ -33,9 +33,7 @@ export interface WebhookRecord {
   readonly disabledAt: string | null;
 }
 
-export type WebhookPatch = Partial<
-  Pick<WebhookRecord, 'url' | 'events' | 'secret' | 'description' | 'status' | 'consecutiveFailures' | 'disabledAt'>
->;
+export type WebhookPatch = Partial<Pick<WebhookRecord, 'url' | 'events' | 'secret' | 'description' | 'status' | 'consecutiveFailures' | 'disabledAt'>>;
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 /** pending: waiting for its next attempt; succeeded: a 2xx came back; failed: out of attempts. */

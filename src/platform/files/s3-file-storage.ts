@@ -94,7 +94,13 @@ export class S3FileStorage implements FileStorage {
       });
       await pipeline(body, limiter, createWriteStream(spool), options.signal ? { signal: options.signal } : {});
       await this.client.send(
-        new PutObjectCommand({ Bucket: this.settings.bucket, Key: objectKey, Body: createReadStream(spool), ContentLength: size, ContentType: options.contentType }),
+        new PutObjectCommand({
+          Bucket: this.settings.bucket,
+          Key: objectKey,
+          Body: createReadStream(spool),
+          ContentLength: size,
+          ContentType: options.contentType,
+        }),
         options.signal ? { abortSignal: options.signal } : {},
       );
       return { key, size, contentType: options.contentType };
@@ -104,7 +110,9 @@ export class S3FileStorage implements FileStorage {
   }
 
   async putBuffer(key: string, body: Buffer, contentType: string): Promise<StoredObject> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key), Body: body, ContentLength: body.length, ContentType: contentType }));
+    await this.client.send(
+      new PutObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key), Body: body, ContentLength: body.length, ContentType: contentType }),
+    );
     return { key, size: body.length, contentType };
   }
 
@@ -158,7 +166,12 @@ export class S3FileStorage implements FileStorage {
     const disposition = `${options.disposition ?? 'inline'}; filename="${options.filename.replace(/[^\w.-]/g, '_')}"`;
     return getSignedUrl(
       this.client,
-      new GetObjectCommand({ Bucket: this.settings.bucket, Key: this.objectKey(key), ResponseContentDisposition: disposition, ResponseContentType: options.contentType }),
+      new GetObjectCommand({
+        Bucket: this.settings.bucket,
+        Key: this.objectKey(key),
+        ResponseContentDisposition: disposition,
+        ResponseContentType: options.contentType,
+      }),
       { expiresIn: Math.max(1, Math.floor(options.expiresInSeconds)) },
     );
   }
@@ -169,7 +182,10 @@ export class S3FileStorage implements FileStorage {
       return { ok: true };
     } catch (error) {
       // The SDK's message names the bucket at most, never credentials.
-      return { ok: false, detail: error instanceof S3ServiceException ? `${error.name} (HTTP ${error.$metadata.httpStatusCode ?? '?'})` : (error as Error).message };
+      return {
+        ok: false,
+        detail: error instanceof S3ServiceException ? `${error.name} (HTTP ${error.$metadata.httpStatusCode ?? '?'})` : (error as Error).message,
+      };
     }
   }
 

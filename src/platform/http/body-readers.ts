@@ -134,13 +134,9 @@ export async function readMultipart<T>(exchange: HttpExchange, options: Multipar
       result.catch(fail);
       pending.push(result);
     });
-    busboy.on('filesLimit', () =>
-      fail(new ApiError('invalid_field_value', { message: `At most ${options.maxFiles} files are accepted.` })),
-    );
+    busboy.on('filesLimit', () => fail(new ApiError('invalid_field_value', { message: `At most ${options.maxFiles} files are accepted.` })));
     busboy.on('fieldsLimit', () => fail(new ApiError('invalid_field_value', { message: 'Too many form fields.' })));
-    busboy.on('error', (error: Error) =>
-      fail(new ApiError('invalid_multipart', { message: `Invalid multipart body: ${error.message}` })),
-    );
+    busboy.on('error', (error: Error) => fail(new ApiError('invalid_multipart', { message: `Invalid multipart body: ${error.message}` })));
     busboy.on('finish', () => resolve());
     source.on('error', fail);
   });

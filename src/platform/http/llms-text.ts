@@ -41,12 +41,7 @@ export function buildLlmsIndex(routes: readonly RouteDefinition[], baseUrl: stri
   return `${lines.join('\n')}\n`;
 }
 
-export function buildLlmsFull(
-  routes: readonly RouteDefinition[],
-  baseUrl: string,
-  limits: Limits,
-  sections: readonly DocumentSection[],
-): string {
+export function buildLlmsFull(routes: readonly RouteDefinition[], baseUrl: string, limits: Limits, sections: readonly DocumentSection[]): string {
   const out: string[] = [
     '# Speech gateway for Amharic, Oromo and Tigrinya: full reference',
     '',
@@ -98,7 +93,13 @@ export function buildLlmsFull(
       }
       if (route.body.kind === 'raw') out.push('', `Body: ${route.body.description}`);
     }
-    out.push('', `Responses: ${Object.entries(route.responses).map(([s, r]) => `${s} ${r.description}`).join('; ')}.`, '');
+    out.push(
+      '',
+      `Responses: ${Object.entries(route.responses)
+        .map(([s, r]) => `${s} ${r.description}`)
+        .join('; ')}.`,
+      '',
+    );
   }
   for (const section of sections) out.push(`## ${section.title}`, '', section.body.trim(), '');
   return `${out.join('\n')}\n`;

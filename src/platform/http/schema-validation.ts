@@ -46,7 +46,10 @@ export function responseProblems(schema: TSchema, value: unknown): string[] {
 }
 
 function fieldPath(error: ErrorObject): string[] {
-  const parts = error.instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') parts.push(String((error.params as { missingProperty: string }).missingProperty));
   if (error.keyword === 'additionalProperties') {
     parts.push(String((error.params as { additionalProperty: string }).additionalProperty));
@@ -70,12 +73,14 @@ function describe(error: ErrorObject, param: string, siblings: readonly ErrorObj
     case 'enum':
     case 'const': {
       const allowed = siblings.flatMap((e) =>
-        e.keyword === 'enum' ? ((e.params as { allowedValues: unknown[] }).allowedValues ?? []) : e.keyword === 'const' ? [(e.params as { allowedValue: unknown }).allowedValue] : [],
+        e.keyword === 'enum'
+          ? ((e.params as { allowedValues: unknown[] }).allowedValues ?? [])
+          : e.keyword === 'const'
+            ? [(e.params as { allowedValue: unknown }).allowedValue]
+            : [],
       );
       const unique = [...new Set(allowed.map((v) => JSON.stringify(v)))];
-      return unique.length === 1
-        ? `Invalid value for '${name}': must be ${unique[0]}.`
-        : `Invalid value for '${name}': must be one of ${unique.join(', ')}.`;
+      return unique.length === 1 ? `Invalid value for '${name}': must be ${unique[0]}.` : `Invalid value for '${name}': must be one of ${unique.join(', ')}.`;
     }
     case 'type': {
       const types = [...new Set(siblings.filter((e) => e.keyword === 'type').flatMap((e) => String((e.params as { type: string }).type).split(',')))];
@@ -92,7 +97,9 @@ function describe(error: ErrorObject, param: string, siblings: readonly ErrorObj
     case 'maxLength':
       return `Invalid value for '${name}': must be at most ${String(p['limit'])} characters long.`;
     case 'minLength':
-      return Number(p['limit']) === 1 ? `Invalid value for '${name}': must not be empty.` : `Invalid value for '${name}': must be at least ${String(p['limit'])} characters long.`;
+      return Number(p['limit']) === 1
+        ? `Invalid value for '${name}': must not be empty.`
+        : `Invalid value for '${name}': must be at least ${String(p['limit'])} characters long.`;
     case 'maxItems':
       return `Invalid value for '${name}': must hold at most ${String(p['limit'])} items.`;
     case 'minItems':

@@ -16,7 +16,12 @@ export async function serveStoredObject(
   options: { filename: string; disposition?: 'inline' | 'attachment' },
 ): Promise<void> {
   if (storage.presignGet !== undefined) {
-    const url = await storage.presignGet(object.key, { expiresInSeconds: PRESIGNED_GET_SECONDS, filename: options.filename, contentType: object.contentType, disposition: options.disposition ?? 'inline' });
+    const url = await storage.presignGet(object.key, {
+      expiresInSeconds: PRESIGNED_GET_SECONDS,
+      filename: options.filename,
+      contentType: object.contentType,
+      disposition: options.disposition ?? 'inline',
+    });
     exchange.setHeader('Location', url);
     exchange.setHeader('Cache-Control', 'no-store');
     exchange.send(302);

@@ -50,7 +50,7 @@ behaviour('MemoryConnectionSlots', async () => new MemoryConnectionSlots());
 behaviour('RedisConnectionSlots (Redis at 127.0.0.1:6379)', async () => new RedisConnectionSlots(await redisClient(), prefix));
 
 describe('RedisConnectionSlots across gateways', () => {
-  it('counts one key\'s sessions on every gateway against one limit', async () => {
+  it("counts one key's sessions on every gateway against one limit", async () => {
     const a = new RedisConnectionSlots(await redisClient(), `${prefix}-shared`);
     const b = new RedisConnectionSlots(await redisClient(), `${prefix}-shared`);
     try {
@@ -64,7 +64,7 @@ describe('RedisConnectionSlots across gateways', () => {
     }
   });
 
-  it('renews the leases of slots it holds, and a stopped gateway\'s slots end with their lease', async () => {
+  it("renews the leases of slots it holds, and a stopped gateway's slots end with their lease", async () => {
     const lease = 600;
     const live = new RedisConnectionSlots(await redisClient(), `${prefix}-lease`, { leaseMs: lease });
     const stopped = new RedisConnectionSlots(await redisClient(), `${prefix}-lease`, { leaseMs: lease });

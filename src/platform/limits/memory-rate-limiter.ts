@@ -20,12 +20,24 @@ export class MemoryRateLimiter implements RateLimiter {
     const counters = this.counters(bucket, windows, now);
     const refused = windows.findIndex((w, i) => w.limit > 0 && counters[i]!.count >= w.limit);
     if (refused < 0) for (const counter of counters) counter.count++;
-    return decide(windows, counters.map((c) => c.count), now, refused);
+    return decide(
+      windows,
+      counters.map((c) => c.count),
+      now,
+      refused,
+    );
   }
 
   async peek(bucket: string, windows: readonly WindowLimit[], now = Date.now()): Promise<WindowCount[]> {
     const counters = this.counters(bucket, windows, now);
-    return [...decide(windows, counters.map((c) => c.count), now, -1).counts];
+    return [
+      ...decide(
+        windows,
+        counters.map((c) => c.count),
+        now,
+        -1,
+      ).counts,
+    ];
   }
 
   async health(): Promise<{ ok: boolean }> {

@@ -58,9 +58,7 @@ describe('RedisRateLimiter across processes', () => {
     try {
       const limit: WindowLimit[] = [{ window: 'minute', limit: 10 }];
       const now = Date.now();
-      const decisions = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).consume('shared', limit, now)),
-      );
+      const decisions = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).consume('shared', limit, now)));
       expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
     } finally {
       await a.close();

@@ -48,16 +48,26 @@ export class RedisRateLimiter implements RateLimiter {
   async consume(bucket: string, windows: readonly WindowLimit[], now = Date.now()): Promise<RateDecision> {
     const keys = this.keys(bucket, windows, now);
     const ttls = windows.map(({ window }) => String(windowStart(window, now) + WINDOW_MS[window] - now + 1000));
-    const result = (await (this.redis as unknown as Record<string, (...args: unknown[]) => Promise<number[]>>)[
-      'gatewayRateConsume'
-    ]!(keys.length, ...keys, ...windows.map((w) => String(w.limit)), ...ttls)) as number[];
+    const result = (await (this.redis as unknown as Record<string, (...args: unknown[]) => Promise<number[]>>)['gatewayRateConsume']!(
+      keys.length,
+      ...keys,
+      ...windows.map((w) => String(w.limit)),
+      ...ttls,
+    )) as number[];
     const refused = result[0]! - 1;
     return decide(windows, result.slice(1).map(Number), now, refused);
   }
 
   async peek(bucket: string, windows: readonly WindowLimit[], now = Date.now()): Promise<WindowCount[]> {
     const values = await this.redis.mget(...this.keys(bucket, windows, now));
-    return [...decide(windows, values.map((v) => Number(v ?? 0)), now, -1).counts];
+    return [
+      ...decide(
+        windows,
+        values.map((v) => Number(v ?? 0)),
+        now,
+        -1,
+      ).counts,
+    ];
   }
 
   async health(): Promise<{ ok: boolean; detail?: string }> {

@@ -41,7 +41,11 @@ export class MetricsServer {
     server.requestTimeout = 10_000;
     return new Promise((resolve, reject) => {
       server.once('error', (error: NodeJS.ErrnoException) => {
-        reject(new Error(`could not listen on ${host}:${port} for metrics (${error.code === 'EADDRINUSE' ? 'address in use' : (error.code ?? error.message)}); set METRICS_PORT`));
+        reject(
+          new Error(
+            `could not listen on ${host}:${port} for metrics (${error.code === 'EADDRINUSE' ? 'address in use' : (error.code ?? error.message)}); set METRICS_PORT`,
+          ),
+        );
       });
       server.listen(port, host, () => {
         server.removeAllListeners('error');

@@ -29,8 +29,18 @@ export function audioMetrics(registry: Registry): AudioMetrics {
     const registers = [registry];
     const labelNames = ['surface', 'format', 'language'] as const;
     metrics = {
-      ingested: new Counter({ name: 'gateway_audio_ingested_seconds_total', help: 'Audio seconds received, by surface, format and language', labelNames, registers }),
-      transcribed: new Counter({ name: 'gateway_audio_transcribed_seconds_total', help: 'Audio seconds recognised, by surface, format and language', labelNames, registers }),
+      ingested: new Counter({
+        name: 'gateway_audio_ingested_seconds_total',
+        help: 'Audio seconds received, by surface, format and language',
+        labelNames,
+        registers,
+      }),
+      transcribed: new Counter({
+        name: 'gateway_audio_transcribed_seconds_total',
+        help: 'Audio seconds recognised, by surface, format and language',
+        labelNames,
+        registers,
+      }),
       realTimeFactor: new Histogram({
         name: 'gateway_real_time_factor',
         help: 'Processing seconds per audio second of a job or streaming piece (below 1: faster than real time)',

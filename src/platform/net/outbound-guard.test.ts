@@ -83,9 +83,7 @@ describe('safeRequest', () => {
     const first = await safeRequest(`http://127.0.0.1:${port}/ok`, onlyTestServer, { timeoutMs: 2000 });
     expect(first.status).toBe(200);
     first.body.resume();
-    expect(await refusedCode(safeRequest(`http://127.0.0.1:${port}/redirect-to-metadata`, onlyTestServer, { timeoutMs: 2000 }))).toBe(
-      'url_not_allowed',
-    );
+    expect(await refusedCode(safeRequest(`http://127.0.0.1:${port}/redirect-to-metadata`, onlyTestServer, { timeoutMs: 2000 }))).toBe('url_not_allowed');
     // A name is judged by what it resolves to: localhost may resolve to ::1, outside the range.
     const viaName = await refusedCode(safeRequest(`http://[::1]:${port}/ok`, onlyTestServer, { timeoutMs: 2000 }));
     expect(viaName).toBe('url_not_allowed');
@@ -95,15 +93,11 @@ describe('safeRequest', () => {
     const response = await safeRequest(`http://localhost:${port}/redirect-to-loopback`, open, { timeoutMs: 2000 });
     expect(response.status).toBe(200);
     response.body.resume();
-    expect(await refusedCode(safeRequest(`http://127.0.0.1:${port}/redirect-loop`, open, { timeoutMs: 2000, maxRedirects: 3 }))).toBe(
-      'upstream_error',
-    );
+    expect(await refusedCode(safeRequest(`http://127.0.0.1:${port}/redirect-loop`, open, { timeoutMs: 2000, maxRedirects: 3 }))).toBe('upstream_error');
   });
 
   it('refuses schemes the caller did not allow', async () => {
-    expect(await refusedCode(safeRequest(`http://127.0.0.1:${port}/ok`, open, { timeoutMs: 2000, allowedProtocols: ['https:'] }))).toBe(
-      'invalid_url',
-    );
+    expect(await refusedCode(safeRequest(`http://127.0.0.1:${port}/ok`, open, { timeoutMs: 2000, allowedProtocols: ['https:'] }))).toBe('invalid_url');
     expect(await refusedCode(safeRequest('file:///etc/passwd', open, { timeoutMs: 2000 }))).toBe('invalid_url');
   });
 });

@@ -40,7 +40,13 @@ function expectTiling(segments: AudioSegment[], length: number): void {
 
 describe('PauseSegmenter', () => {
   it('cuts inside pauses once the minimum length is reached', () => {
-    const pcm = signal([[2, 0.3], [0.5, 0], [2, 0.3], [0.6, 0], [1.5, 0.3]]);
+    const pcm = signal([
+      [2, 0.3],
+      [0.5, 0],
+      [2, 0.3],
+      [0.6, 0],
+      [1.5, 0.3],
+    ]);
     const segments = run(pcm, { minSegmentMs: 1000, minPauseMs: 300 });
     expectTiling(segments, pcm.length);
     expect(segments.map((s) => s.speech)).toEqual([true, true, true]);
@@ -55,7 +61,13 @@ describe('PauseSegmenter', () => {
   });
 
   it('keeps short pauses inside a segment and ignores pauses before the minimum length', () => {
-    const pcm = signal([[1, 0.3], [0.15, 0], [1, 0.3], [0.5, 0], [3, 0.3]]);
+    const pcm = signal([
+      [1, 0.3],
+      [0.15, 0],
+      [1, 0.3],
+      [0.5, 0],
+      [3, 0.3],
+    ]);
     const segments = run(pcm, { minSegmentMs: 3000, minPauseMs: 300 });
     expect(segments).toHaveLength(1);
   });
@@ -83,13 +95,31 @@ describe('PauseSegmenter', () => {
   });
 
   it('adapts its threshold to a noise floor', () => {
-    const pcm = signal([[3, 0.3], [0.6, 0], [3, 0.3], [0.6, 0], [3, 0.3]], 0.02);
+    const pcm = signal(
+      [
+        [3, 0.3],
+        [0.6, 0],
+        [3, 0.3],
+        [0.6, 0],
+        [3, 0.3],
+      ],
+      0.02,
+    );
     const segments = run(pcm, { minSegmentMs: 2000 });
     expect(segments.filter((s) => s.speech)).toHaveLength(3);
   });
 
   it('gives the same cuts whatever the chunk size', () => {
-    const pcm = signal([[2, 0.3], [0.5, 0], [4, 0.2], [0.4, 0], [1, 0.3]], 0.001);
+    const pcm = signal(
+      [
+        [2, 0.3],
+        [0.5, 0],
+        [4, 0.2],
+        [0.4, 0],
+        [1, 0.3],
+      ],
+      0.001,
+    );
     const reference = run(pcm, { minSegmentMs: 1000 }).map((s) => [s.spanStart, s.spanEnd, s.startSample, s.samples.length]);
     expect(run(pcm, { minSegmentMs: 1000 }, 160).map((s) => [s.spanStart, s.spanEnd, s.startSample, s.samples.length])).toEqual(reference);
     expect(run(pcm, { minSegmentMs: 1000 }, 4097).map((s) => [s.spanStart, s.spanEnd, s.startSample, s.samples.length])).toEqual(reference);

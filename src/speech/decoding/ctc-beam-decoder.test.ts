@@ -75,14 +75,21 @@ describe('CtcBeamDecoder', () => {
         byLabel.set(label, (byLabel.get(label) ?? 0) + Math.exp(lp));
       }
       const best = [...byLabel].reduce((a, b) => (b[1] > a[1] ? b : a))[0];
-      const hyp = new CtcBeamDecoder(small, { beamWidth: 200, tokenMinLogProb: -Infinity, maxCandidates: 3, beamPruneLogProb: Infinity }).decode({ data, frames: T, vocabSize: 3 });
+      const hyp = new CtcBeamDecoder(small, { beamWidth: 200, tokenMinLogProb: -Infinity, maxCandidates: 3, beamPruneLogProb: Infinity }).decode({
+        data,
+        frames: T,
+        vocabSize: 3,
+      });
       expect(hyp.tokens.map((t) => small.tokens[t.id]).join('')).toBe(best);
     }
   });
 
   it('finds the more probable labelling that best-path decoding misses', () => {
     // Each frame: blank 0.6, ሰ 0.4. Best path is blank-blank ("", 0.36); "ሰ" sums to 0.64.
-    const scores = frames([{ '<blank>': 0.6, ሰ: 0.4 }, { '<blank>': 0.6, ሰ: 0.4 }]);
+    const scores = frames([
+      { '<blank>': 0.6, ሰ: 0.4 },
+      { '<blank>': 0.6, ሰ: 0.4 },
+    ]);
     expect(new CtcGreedyDecoder(vocabulary).decode(scores).text).toBe('');
     const hyp = new CtcBeamDecoder(vocabulary, { beamWidth: 4 }).decode(scores);
     expect(hyp.text).toBe('ሰ');
@@ -90,14 +97,7 @@ describe('CtcBeamDecoder', () => {
   });
 
   it('lets the LM choose between acoustically close hypotheses', () => {
-    const scores = frames([
-      { ሰ: 0.95 },
-      { '<blank>': 0.95 },
-      { ላ: 0.95 },
-      { '<blank>': 0.95 },
-      { ሞ: 0.5, ም: 0.45 },
-      { '<blank>': 0.95 },
-    ]);
+    const scores = frames([{ ሰ: 0.95 }, { '<blank>': 0.95 }, { ላ: 0.95 }, { '<blank>': 0.95 }, { ሞ: 0.5, ም: 0.45 }, { '<blank>': 0.95 }]);
     expect(new CtcBeamDecoder(vocabulary, { beamWidth: 8 }).decode(scores).text).toBe('ሰላሞ');
     const withLm = new CtcBeamDecoder(vocabulary, { beamWidth: 8, lm: { model: lm, alpha: 0.5, beta: 0 } }).decode(scores);
     expect(withLm.text).toBe('ሰላም');
@@ -133,7 +133,16 @@ describe('CtcBeamDecoder', () => {
     const V = omTokens.length;
     const row = (probs: Record<string, number>): number[] => omTokens.map((t) => Math.log(probs[t] ?? 0.01));
     // "G a ' e ." with the apostrophe frame acoustically tied with "a".
-    const rows = [row({ G: 0.9 }), row({ '<blank>': 0.9 }), row({ a: 0.9 }), row({ '<blank>': 0.9 }), row({ a: 0.45, "'": 0.44 }), row({ '<blank>': 0.9 }), row({ e: 0.9 }), row({ '.': 0.9 })];
+    const rows = [
+      row({ G: 0.9 }),
+      row({ '<blank>': 0.9 }),
+      row({ a: 0.9 }),
+      row({ '<blank>': 0.9 }),
+      row({ a: 0.45, "'": 0.44 }),
+      row({ '<blank>': 0.9 }),
+      row({ e: 0.9 }),
+      row({ '.': 0.9 }),
+    ];
     const scores = { data: Float32Array.from(rows.flat()), frames: rows.length, vocabSize: V };
     expect(new CtcBeamDecoder(omVocabulary, { beamWidth: 8 }).decode(scores).text).toBe('Gaae.');
     expect(new CtcBeamDecoder(omVocabulary, { beamWidth: 8, lm: { model: omLm, alpha: 1, beta: 0 } }).decode(scores).text).toBe("Ga'e.");

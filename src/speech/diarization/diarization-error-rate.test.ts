@@ -7,7 +7,12 @@ describe('diarizationErrorRate', () => {
   it('is 0 for a perfect hypothesis under other names', () => {
     const score = diarizationErrorRate([t(0, 5, 'A'), t(5, 10, 'B')], [t(0, 5, 'x'), t(5, 10, 'y')]);
     expect(score.der).toBe(0);
-    expect(score.mapping).toEqual(new Map([['A', 'x'], ['B', 'y']]));
+    expect(score.mapping).toEqual(
+      new Map([
+        ['A', 'x'],
+        ['B', 'y'],
+      ]),
+    );
   });
 
   it('counts missed speech, false alarm and confusion as hand-computed', () => {
@@ -42,7 +47,12 @@ describe('diarizationErrorRate', () => {
 describe('maximumAssignment', () => {
   it('finds the optimum where greedy choice fails', () => {
     // Greedy takes 9 (row 0 → col 0) and then 1; the optimum is 8 + 7 = 15.
-    expect(maximumAssignment([[9, 8], [7, 1]])).toEqual([1, 0]);
+    expect(
+      maximumAssignment([
+        [9, 8],
+        [7, 1],
+      ]),
+    ).toEqual([1, 0]);
   });
 
   it('handles more rows than columns', () => {

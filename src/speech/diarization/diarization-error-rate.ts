@@ -149,5 +149,7 @@ export function parseRttm(text: string): LabelledTurn[] {
 }
 
 export function toRttm(file: string, turns: readonly LabelledTurn[]): string {
-  return turns.map((t) => `SPEAKER ${file} 1 ${(t.startMs / 1000).toFixed(3)} ${((t.endMs - t.startMs) / 1000).toFixed(3)} <NA> <NA> ${t.speaker} <NA> <NA>\n`).join('');
+  return turns
+    .map((t) => `SPEAKER ${file} 1 ${(t.startMs / 1000).toFixed(3)} ${((t.endMs - t.startMs) / 1000).toFixed(3)} <NA> <NA> ${t.speaker} <NA> <NA>\n`)
+    .join('');
 }

@@ -59,7 +59,10 @@ describe('diarize', () => {
       expect(new Set(turns.map((t) => t.speaker)).size, backend).toBe(2);
       // Accuracy is measured by bench/diarization.ts (models/diarization/README.md); here: the
       // turns cover the speech and nothing else (no missed speech, under 1 s of false alarm).
-      const score = diarizationErrorRate(reference, turns.map((t) => ({ ...t, speaker: String(t.speaker) })));
+      const score = diarizationErrorRate(
+        reference,
+        turns.map((t) => ({ ...t, speaker: String(t.speaker) })),
+      );
       expect(score.missedMs, backend).toBeLessThan(500);
       expect(score.falseAlarmMs, backend).toBeLessThan(1000);
     }

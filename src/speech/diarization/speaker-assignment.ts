@@ -60,7 +60,13 @@ export function assignSpeakers(
         start_ms: startMs,
         end_ms: endMs,
         duration_ms: endMs - startMs,
-        text: first && last ? segment.text : segmentWords.slice(from, i).map((w) => w.text).join(' '),
+        text:
+          first && last
+            ? segment.text
+            : segmentWords
+                .slice(from, i)
+                .map((w) => w.text)
+                .join(' '),
         speaker: label(speakers[from]!),
         confidence: segment.confidence,
       });

@@ -78,7 +78,10 @@ export class LogMelExtractor {
   private readonly spectrum: Float64Array;
 
   /** `fftMethod` forces the FFT method (benchmarks compare them); by default the faster for n_fft. */
-  constructor(readonly params: LogMelInput, fftMethod?: FftMethod) {
+  constructor(
+    readonly params: LogMelInput,
+    fftMethod?: FftMethod,
+  ) {
     this.fft = new RealFft(params.nFft, fftMethod);
     this.window = new Float64Array(params.nFft);
     const offset = (params.nFft - params.winLength) >> 1;

@@ -232,7 +232,7 @@ export class ComplexFft {
     this.perm = new Uint32Array(n);
     const place = (out: number, first: number, stride: number, depth: number): void => {
       const radix = factors[depth]!;
-      const span = (n / stride) / radix;
+      const span = n / stride / radix;
       if (depth === factors.length - 1) {
         for (let j = 0; j < radix; j++) this.perm[out + j] = first + j * stride;
         return;

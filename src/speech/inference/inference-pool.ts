@@ -3,7 +3,16 @@ import { samePlan } from '../decoding/decoding-plan.js';
 import { BatchScheduler, rowsPerBatch, type InferencePriority, type QueuedRequest } from './batch-scheduler.js';
 import { InferenceBusyError, InferenceClosedError, ModelRunError } from './inference-errors.js';
 import type { ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, WorkerSettings } from './inference-protocol.js';
-import type { DeviceReport, InferenceInput, InferenceObserver, InferencePoolOptions, InferenceResult, PoolLogger, PoolStats, RunOptions } from './pool-types.js';
+import type {
+  DeviceReport,
+  InferenceInput,
+  InferenceObserver,
+  InferencePoolOptions,
+  InferenceResult,
+  PoolLogger,
+  PoolStats,
+  RunOptions,
+} from './pool-types.js';
 import { WorkerSlot, type BatchAnswer, type SlotEvents } from './worker-slot.js';
 
 export type { DecodedRow, ExecutionDevice, LoadReport, PoolModelSpec } from './inference-protocol.js';

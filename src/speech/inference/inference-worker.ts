@@ -102,7 +102,14 @@ async function buildDecoder(model: string, decode: RowDecoding): Promise<CtcDeco
  * Decodes every row of a CTC batch output [rows, frames, vocab] over its valid frames: the
  * model's output length when it reports one, else ceil(valid samples / frame stride).
  */
-function decodeRows(decoder: CtcDecoder, decode: RowDecoding, logits: Float32Array, dims: readonly number[], outLengths: readonly number[] | null, sampleLengths: readonly number[]): DecodedRow[] {
+function decodeRows(
+  decoder: CtcDecoder,
+  decode: RowDecoding,
+  logits: Float32Array,
+  dims: readonly number[],
+  outLengths: readonly number[] | null,
+  sampleLengths: readonly number[],
+): DecodedRow[] {
   const vocabSize = decode.vocabulary.tokens.length;
   const [rows, outFrames, classes] = dims;
   if (dims.length !== 3 || classes !== vocabSize) {
@@ -147,7 +154,9 @@ async function createSession(spec: PoolModelSpec): Promise<OpenSession> {
   missing.push(...[spec.outputName, spec.outLengthsName].filter((n): n is string => n !== null && !session.outputNames.includes(n)));
   if (missing.length > 0) {
     await session.release();
-    throw new Error(`the ONNX graph has no input/output named ${missing.join(', ')} (inputs: ${session.inputNames.join(', ')}; outputs: ${session.outputNames.join(', ')})`);
+    throw new Error(
+      `the ONNX graph has no input/output named ${missing.join(', ')} (inputs: ${session.inputNames.join(', ')}; outputs: ${session.outputNames.join(', ')})`,
+    );
   }
   return { session, report: { model: spec.name, provider, fallback, loadMs: performance.now() - started } };
 }

@@ -63,7 +63,11 @@ export class WorkerSlot<B extends { readonly id: number }> {
   /** Settles once: ready, or the worker failed while starting. */
   readonly started: Promise<void>;
 
-  constructor(settings: WorkerSettings, private readonly events: SlotEvents<B>, logger: SlotLogger | null) {
+  constructor(
+    settings: WorkerSettings,
+    private readonly events: SlotEvents<B>,
+    logger: SlotLogger | null,
+  ) {
     this.index = settings.index;
     const index = settings.index;
     this.worker = createInferenceWorker(settings);
@@ -74,7 +78,8 @@ export class WorkerSlot<B extends { readonly id: number }> {
       this.worker.on('message', (message: FromWorker) => {
         if (message.type === 'ready') {
           if (message.priorityError !== null) logger?.warn({ worker: index, err: message.priorityError }, 'inference worker priority not lowered');
-          else if (message.priority !== null && index === 0) logger?.info({ worker: index, ...message.priority }, 'inference workers run at background priority');
+          else if (message.priority !== null && index === 0)
+            logger?.info({ worker: index, ...message.priority }, 'inference workers run at background priority');
           started = true;
           this.ready = true;
           resolve();

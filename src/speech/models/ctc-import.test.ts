@@ -29,9 +29,22 @@ describe('planCtcImport', () => {
 
   it('keeps batching for an export with a lengths input, and reads casing and punctuation', () => {
     const latin = { '[PAD]': 3, a: 0, B: 1, "'": 2, ' ': 4, '.': 5 };
-    const plan = planCtcImport(latin, null, [...inputs, { name: 'lengths', type: 'int64', rank: 1 }], [...outputs, { name: 'out_lengths', type: 'int64', rank: 1 }], { ...options, frameStrideSamples: 640 });
+    const plan = planCtcImport(
+      latin,
+      null,
+      [...inputs, { name: 'lengths', type: 'int64', rank: 1 }],
+      [...outputs, { name: 'out_lengths', type: 'int64', rank: 1 }],
+      { ...options, frameStrideSamples: 640 },
+    );
     const manifest = parseManifest(plan.manifest);
-    expect(manifest).toMatchObject({ io: { lengths: 'lengths', outLengths: 'out_lengths' }, blankId: 3, wordDelimiter: '|', frameStrideSamples: 640, maxBatchSize: null, input: { normalize: 'none' } });
+    expect(manifest).toMatchObject({
+      io: { lengths: 'lengths', outLengths: 'out_lengths' },
+      blankId: 3,
+      wordDelimiter: '|',
+      frameStrideSamples: 640,
+      maxBatchSize: null,
+      input: { normalize: 'none' },
+    });
     expect(manifest.kind === 'ctc' && manifest.output).toEqual({ script: 'latin', casing: 'true_case', punctuation: true });
     expect(plan.vocabText.split('\n')[4]).toBe('|'); // the space token renamed
   });

@@ -53,9 +53,16 @@ export class CtcImportError extends Error {
 const BLANKS = ['<pad>', '[PAD]', '<blank>'];
 const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
-export function planCtcImport(vocab: unknown, preprocessor: unknown, inputs: readonly OnnxTensorInfo[], outputs: readonly OnnxTensorInfo[], options: CtcImportOptions): CtcImportPlan {
+export function planCtcImport(
+  vocab: unknown,
+  preprocessor: unknown,
+  inputs: readonly OnnxTensorInfo[],
+  outputs: readonly OnnxTensorInfo[],
+  options: CtcImportOptions,
+): CtcImportPlan {
   if (!NAME.test(options.name)) throw new CtcImportError(`name ${JSON.stringify(options.name)} must be lower-case letters, digits, . _ - (at most 64)`);
-  if (!/^[a-z]{2,3}$/.test(options.language)) throw new CtcImportError(`language ${JSON.stringify(options.language)} must be an ISO 639 code such as am, om, ti`);
+  if (!/^[a-z]{2,3}$/.test(options.language))
+    throw new CtcImportError(`language ${JSON.stringify(options.language)} must be an ISO 639 code such as am, om, ti`);
   const notes: string[] = [];
 
   // Vocabulary.
@@ -63,7 +70,8 @@ export function planCtcImport(vocab: unknown, preprocessor: unknown, inputs: rea
   const entries = Object.entries(vocab as Record<string, unknown>);
   const tokens: string[] = new Array<string>(entries.length);
   for (const [token, id] of entries) {
-    if (!Number.isInteger(id) || (id as number) < 0 || (id as number) >= entries.length) throw new CtcImportError(`vocab.json id ${JSON.stringify(id)} of ${JSON.stringify(token)} is not in 0..${entries.length - 1}`);
+    if (!Number.isInteger(id) || (id as number) < 0 || (id as number) >= entries.length)
+      throw new CtcImportError(`vocab.json id ${JSON.stringify(id)} of ${JSON.stringify(token)} is not in 0..${entries.length - 1}`);
     if (tokens[id as number] !== undefined) throw new CtcImportError(`vocab.json gives id ${id} twice`);
     tokens[id as number] = token;
   }
@@ -97,18 +105,25 @@ export function planCtcImport(vocab: unknown, preprocessor: unknown, inputs: rea
   if (preprocessor !== null && preprocessor !== undefined) {
     if (typeof preprocessor !== 'object') throw new CtcImportError('preprocessor_config.json must be an object');
     const p = preprocessor as Record<string, unknown>;
-    if (p.sampling_rate !== undefined && p.sampling_rate !== 16000) throw new CtcImportError(`sampling_rate ${String(p.sampling_rate)}: the gateway feeds 16 kHz audio`);
+    if (p.sampling_rate !== undefined && p.sampling_rate !== 16000)
+      throw new CtcImportError(`sampling_rate ${String(p.sampling_rate)}: the gateway feeds 16 kHz audio`);
     if (p.do_normalize === true) normalize = 'zero_mean_unit_var';
   } else notes.push('no preprocessor_config.json: input.normalize "none" (set zero_mean_unit_var if the model was trained with do_normalize)');
 
   // ONNX inputs and outputs.
   const audio = inputs.filter((i) => i.type === 'float32' && i.rank === 2);
-  if (audio.length !== 1) throw new CtcImportError(`expected one float32 [batch, samples] input, found ${inputs.map((i) => `${i.name} ${i.type} rank ${i.rank}`).join('; ') || 'none'}`);
+  if (audio.length !== 1)
+    throw new CtcImportError(
+      `expected one float32 [batch, samples] input, found ${inputs.map((i) => `${i.name} ${i.type} rank ${i.rank}`).join('; ') || 'none'}`,
+    );
   const others = inputs.filter((i) => i !== audio[0]);
   let lengths: string | null = null;
   for (const other of others) {
     if (other.type === 'int64' && other.rank === 1 && lengths === null) lengths = other.name;
-    else if (other.rank === 2) throw new CtcImportError(`input ${other.name} (${other.type} rank 2) looks like an attention mask; the gateway feeds per-row lengths (int64 [batch]): re-export without it, or with a lengths input`);
+    else if (other.rank === 2)
+      throw new CtcImportError(
+        `input ${other.name} (${other.type} rank 2) looks like an attention mask; the gateway feeds per-row lengths (int64 [batch]): re-export without it, or with a lengths input`,
+      );
     else throw new CtcImportError(`input ${other.name} (${other.type} rank ${other.rank}) is not something the gateway can feed`);
   }
   const rank3 = outputs.filter((o) => o.rank === 3);

@@ -135,9 +135,9 @@ describe('parseManifest', () => {
       labels: ['am', 'om', 'ti'],
     });
     expect(m).toMatchObject({ kind: 'language_id', name: 'lid-v1', labels: ['am', 'om', 'ti'], io: { lengths: null } });
-    expect(problemsOf({ schema_version: 1, kind: 'language_id', name: 'x', input: { kind: 'waveform' }, io: { audio: 'a', logits: 'l' }, labels: ['am', 'am'] })).toEqual([
-      'labels must be distinct',
-    ]);
+    expect(
+      problemsOf({ schema_version: 1, kind: 'language_id', name: 'x', input: { kind: 'waveform' }, io: { audio: 'a', logits: 'l' }, labels: ['am', 'am'] }),
+    ).toEqual(['labels must be distinct']);
   });
 
   it('rejects non-objects and unknown kinds', () => {

@@ -160,9 +160,7 @@ let cached: NativeAddon | undefined;
  */
 export function nativeAddon(): NativeAddon {
   if (cached) return cached;
-  const path = process.env.GATEWAY_NATIVE_ADDON
-    ? resolve(process.env.GATEWAY_NATIVE_ADDON)
-    : join(packageRoot(), ADDON_RELATIVE_PATH);
+  const path = process.env.GATEWAY_NATIVE_ADDON ? resolve(process.env.GATEWAY_NATIVE_ADDON) : join(packageRoot(), ADDON_RELATIVE_PATH);
   if (!existsSync(path)) {
     throw new Error(
       `gateway_native addon not found at ${path}: build it with \`npm run build:native\` ` +

@@ -87,12 +87,13 @@ export class CtcRecognizer {
     // language's canonical punctuation (no space before a mark); case and numerals as decoded.
     const language = this.model.language;
     const trueCase = this.model.manifest.output.casing === 'true_case';
-    const words = hypothesis.words.map((w, i) => ({
-      text: forOutput(w.text, language, { trueCase, sentenceStart: i === 0 }),
-      start_ms: Math.round(startMs + w.startFrame * this.frameMs),
-      end_ms: Math.round(startMs + w.endFrame * this.frameMs),
-      confidence: round4(w.confidence),
-    }))
+    const words = hypothesis.words
+      .map((w, i) => ({
+        text: forOutput(w.text, language, { trueCase, sentenceStart: i === 0 }),
+        start_ms: Math.round(startMs + w.startFrame * this.frameMs),
+        end_ms: Math.round(startMs + w.endFrame * this.frameMs),
+        confidence: round4(w.confidence),
+      }))
       .filter((w) => w.text.length > 0);
     return {
       text: forOutput(hypothesis.text, language, { trueCase }),

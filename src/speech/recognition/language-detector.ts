@@ -26,7 +26,10 @@ export function speechHead(pcm: Float32Array, seconds = DETECTION_SECONDS): Floa
   const segmenter = new PauseSegmenter({ minSegmentMs: 500, maxSegmentMs: 5_000 });
   const parts = [...segmenter.push(pcm), ...segmenter.flush()].filter((s) => s.speech).map((s) => s.samples);
   if (parts.length === 0) return pcm.subarray(0, limit);
-  const total = Math.min(limit, parts.reduce((n, p) => n + p.length, 0));
+  const total = Math.min(
+    limit,
+    parts.reduce((n, p) => n + p.length, 0),
+  );
   const out = new Float32Array(total);
   let at = 0;
   for (const part of parts) {
@@ -48,7 +51,6 @@ const softmax = (row: Float32Array): number[] => {
 
 /** Uses a `language_id` model (waveform in, one logit per label out), restricted to languages that have models. */
 export class ModelLanguageDetector implements LanguageDetector {
-
   constructor(
     private readonly pool: InferencePool,
     private readonly model: LoadedLanguageIdModel,

@@ -139,7 +139,10 @@ export async function* transcribeStream(pcm: AsyncIterable<Float32Array>, option
 }
 
 /** Collects `transcribeStream` into a list; also returns the audio length seen. */
-export async function transcribeAll(pcm: AsyncIterable<Float32Array>, options: TranscribeOptions): Promise<{ segments: Segment[]; words: TimedWord[][]; audioMs: number }> {
+export async function transcribeAll(
+  pcm: AsyncIterable<Float32Array>,
+  options: TranscribeOptions,
+): Promise<{ segments: Segment[]; words: TimedWord[][]; audioMs: number }> {
   let samples = 0;
   const counted = (async function* () {
     for await (const chunk of pcm) {

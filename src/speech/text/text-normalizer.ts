@@ -62,13 +62,7 @@ function canonicalEthiopic(text: string): string {
 }
 
 function canonicalLatin(text: string): string {
-  return text
-    .replace(/፡፡|።/gu, '.')
-    .replace(/፡/gu, ' ')
-    .replace(/፣/gu, ',')
-    .replace(/፤/gu, ';')
-    .replace(/[፥፦]/gu, ':')
-    .replace(/፧/gu, '?');
+  return text.replace(/፡፡|።/gu, '.').replace(/፡/gu, ' ').replace(/፣/gu, ',').replace(/፤/gu, ';').replace(/[፥፦]/gu, ':').replace(/፧/gu, '?');
 }
 
 export function normalizeText(text: string, language: string, options: NormalizeOptions): string {

@@ -17,11 +17,7 @@ export class AccountRepository implements AccountStore {
   async ensure(name: string): Promise<Account> {
     const existing = await this.findByName(name);
     if (existing) return existing;
-    await this.sql.run('INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [
-      newId('acct'),
-      name,
-      new Date().toISOString(),
-    ]);
+    await this.sql.run('INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING', [newId('acct'), name, new Date().toISOString()]);
     return (await this.findByName(name))!;
   }
 

@@ -104,10 +104,9 @@ export class JobRepository implements JobStore {
       const current = await tx.one<{ status: string; key_id: string }>('SELECT status, key_id FROM jobs WHERE id = ?', [id]);
       if (current === undefined || current.status !== 'queued') return { outcome: 'not_queued' };
       await tx.lock('key-claims', current.key_id);
-      const running = (await tx.one<{ n: number }>(
-        `SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status = 'processing' AND kind IN (${RUNNABLE})`,
-        [current.key_id],
-      ))!.n;
+      const running = (await tx.one<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND status = 'processing' AND kind IN (${RUNNABLE})`, [
+        current.key_id,
+      ]))!.n;
       if (running >= request.maxRunningForKey) return { outcome: 'busy' };
       const values: unknown[] = [];
       const sets = setClause({ ...request.patch, status: 'processing', leaseOwner: request.owner, leaseUntil: request.leaseUntil }, values);

@@ -59,8 +59,22 @@ export class MediaRepository implements MediaStore {
          size_bytes, format, duration_seconds, created_at, uploaded_at, finalized_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
-        r.id, r.accountId, r.keyId, r.status, r.source, r.storageKey, r.filename, r.contentType, r.expectedBytes,
-        r.sizeBytes, r.format, r.durationSeconds, r.createdAt, r.uploadedAt, r.finalizedAt, r.updatedAt,
+        r.id,
+        r.accountId,
+        r.keyId,
+        r.status,
+        r.source,
+        r.storageKey,
+        r.filename,
+        r.contentType,
+        r.expectedBytes,
+        r.sizeBytes,
+        r.format,
+        r.durationSeconds,
+        r.createdAt,
+        r.uploadedAt,
+        r.finalizedAt,
+        r.updatedAt,
       ],
     );
   }
@@ -111,10 +125,10 @@ export class MediaRepository implements MediaStore {
 
   /** Oldest first; records created in the same instant in id order. */
   async findUnfinalized(before: string, limit: number): Promise<MediaRecord[]> {
-    const rows = await this.db.query<MediaRow>(
-      "SELECT * FROM media_assets WHERE status <> 'ready' AND created_at < ? ORDER BY created_at, id LIMIT ?",
-      [before, limit],
-    );
+    const rows = await this.db.query<MediaRow>("SELECT * FROM media_assets WHERE status <> 'ready' AND created_at < ? ORDER BY created_at, id LIMIT ?", [
+      before,
+      limit,
+    ]);
     return rows.map(fromRow);
   }
 }

@@ -36,10 +36,11 @@ export class UsageRepository implements UsageStore {
 
   async history(keyId: string, untilDate: string, days: number): Promise<UsageDay[]> {
     const from = addDays(untilDate, -(days - 1));
-    const rows = await this.sql.query<UsageRow>(
-      'SELECT date, requests, audio_seconds, jobs FROM usage_daily WHERE key_id = ? AND date BETWEEN ? AND ?',
-      [keyId, from, untilDate],
-    );
+    const rows = await this.sql.query<UsageRow>('SELECT date, requests, audio_seconds, jobs FROM usage_daily WHERE key_id = ? AND date BETWEEN ? AND ?', [
+      keyId,
+      from,
+      untilDate,
+    ]);
     const byDate = new Map(rows.map((r) => [r.date, r]));
     return Array.from({ length: days }, (_, i) => {
       const date = addDays(from, i);

@@ -105,8 +105,21 @@ const DELIVERY_INSERT = `INSERT INTO webhook_deliveries (id, webhook_id, event_i
 
 const insertDelivery = (sql: SqlExecutor, d: DeliveryRecord): Promise<number> =>
   sql.run(DELIVERY_INSERT, [
-    d.id, d.webhookId, d.eventId, d.event, d.payload, d.status, d.maxAttempts, d.attemptCount, JSON.stringify(d.attempts),
-    d.nextAttemptAt, d.leaseUntil, d.redeliveryOf, d.createdAt, d.updatedAt, d.completedAt,
+    d.id,
+    d.webhookId,
+    d.eventId,
+    d.event,
+    d.payload,
+    d.status,
+    d.maxAttempts,
+    d.attemptCount,
+    JSON.stringify(d.attempts),
+    d.nextAttemptAt,
+    d.leaseUntil,
+    d.redeliveryOf,
+    d.createdAt,
+    d.updatedAt,
+    d.completedAt,
   ]);
 
 export class WebhookRepository implements WebhookStore {
@@ -118,8 +131,21 @@ export class WebhookRepository implements WebhookStore {
          created_at, updated_at, last_delivery_at, last_success_at, last_failure_at, disabled_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       [
-        w.id, w.accountId, w.keyId, w.url, JSON.stringify(w.events), w.secret, w.description, w.status, w.consecutiveFailures,
-        w.createdAt, w.updatedAt, w.lastDeliveryAt, w.lastSuccessAt, w.lastFailureAt, w.disabledAt,
+        w.id,
+        w.accountId,
+        w.keyId,
+        w.url,
+        JSON.stringify(w.events),
+        w.secret,
+        w.description,
+        w.status,
+        w.consecutiveFailures,
+        w.createdAt,
+        w.updatedAt,
+        w.lastDeliveryAt,
+        w.lastSuccessAt,
+        w.lastFailureAt,
+        w.disabledAt,
       ],
     );
   }
@@ -178,10 +204,7 @@ export class WebhookRepository implements WebhookStore {
    */
   async recordFailure(id: string, at: string, disableAfter: number): Promise<{ disabled: boolean }> {
     return this.db.transaction(async (tx) => {
-      await tx.run(
-        'UPDATE webhooks SET consecutive_failures = consecutive_failures + 1, last_delivery_at = ?, last_failure_at = ? WHERE id = ?',
-        [at, at, id],
-      );
+      await tx.run('UPDATE webhooks SET consecutive_failures = consecutive_failures + 1, last_delivery_at = ?, last_failure_at = ? WHERE id = ?', [at, at, id]);
       const disabled =
         (await tx.run(
           `UPDATE webhooks SET status = 'failed', disabled_at = ?, updated_at = ?

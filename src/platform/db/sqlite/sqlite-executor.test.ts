@@ -31,7 +31,10 @@ describe('SqliteExecutor', () => {
   it('binds booleans as 1 and 0 and counts changed rows', async () => {
     const sql = open();
     expect(await sql.run('INSERT INTO t (id, n, flag) VALUES (?, ?, ?), (?, ?, ?)', ['a', 1, true, 'b', 2, false])).toBe(2);
-    expect(await sql.query('SELECT id, flag FROM t ORDER BY id')).toEqual([{ id: 'a', flag: 1 }, { id: 'b', flag: 0 }]);
+    expect(await sql.query('SELECT id, flag FROM t ORDER BY id')).toEqual([
+      { id: 'a', flag: 1 },
+      { id: 'b', flag: 0 },
+    ]);
     expect(await sql.one('UPDATE t SET n = n + 1 WHERE id = ? RETURNING n', ['a'])).toEqual({ n: 2 });
     expect(await sql.one('SELECT * FROM t WHERE id = ?', ['zz'])).toBeUndefined();
   });

@@ -10,15 +10,41 @@ const at = (seconds: number): string => new Date(Date.parse(T0) + seconds * 1000
 
 function webhook(id: string, status: WebhookRecord['status'] = 'active'): WebhookRecord {
   return {
-    id, accountId: 'acct', keyId: 'key', url: 'https://example.com/h', events: ['*'], secret: null, description: '', status,
-    consecutiveFailures: 0, createdAt: T0, updatedAt: T0, lastDeliveryAt: null, lastSuccessAt: null, lastFailureAt: null, disabledAt: null,
+    id,
+    accountId: 'acct',
+    keyId: 'key',
+    url: 'https://example.com/h',
+    events: ['*'],
+    secret: null,
+    description: '',
+    status,
+    consecutiveFailures: 0,
+    createdAt: T0,
+    updatedAt: T0,
+    lastDeliveryAt: null,
+    lastSuccessAt: null,
+    lastFailureAt: null,
+    disabledAt: null,
   };
 }
 
 function delivery(id: string, webhookId: string, dueAt: string): DeliveryRecord {
   return {
-    id, webhookId, eventId: `evt_${id}`, event: 'job.completed', payload: '{}', status: 'pending', maxAttempts: 3, attemptCount: 0,
-    attempts: [], nextAttemptAt: dueAt, leaseUntil: null, redeliveryOf: null, createdAt: T0, updatedAt: T0, completedAt: null,
+    id,
+    webhookId,
+    eventId: `evt_${id}`,
+    event: 'job.completed',
+    payload: '{}',
+    status: 'pending',
+    maxAttempts: 3,
+    attemptCount: 0,
+    attempts: [],
+    nextAttemptAt: dueAt,
+    leaseUntil: null,
+    redeliveryOf: null,
+    createdAt: T0,
+    updatedAt: T0,
+    completedAt: null,
   };
 }
 

@@ -47,7 +47,10 @@ export function buildCharNgramLm(sentences: readonly string[], options: BuildOpt
     lines.push(cps);
   }
   const minChar = options.minCharCount ?? 2;
-  const alphabet = [...charCounts].filter(([, c]) => c >= minChar).map(([cp]) => cp).sort((a, b) => a - b);
+  const alphabet = [...charCounts]
+    .filter(([, c]) => c >= minChar)
+    .map(([cp]) => cp)
+    .sort((a, b) => a - b);
   if (alphabet.length + FIRST_CHAR_SYMBOL > 0xd7ff) throw new RangeError('too many distinct characters for a u16 symbol id');
   const symbolOf = new Map<number, number>(alphabet.map((cp, i) => [cp, i + FIRST_CHAR_SYMBOL]));
   const symbols = alphabet.length + FIRST_CHAR_SYMBOL;
@@ -133,7 +136,8 @@ export function buildCharNgramLm(sentences: readonly string[], options: BuildOpt
     }
   };
   for (let n = 0; n < order; n++) {
-    const keys = n === 0 ? Array.from({ length: symbols }, (_, s) => String.fromCharCode(s)) : [...interp[n]!.keys()].filter((k) => counts[n]!.get(k)! >= minCounts[n]!);
+    const keys =
+      n === 0 ? Array.from({ length: symbols }, (_, s) => String.fromCharCode(s)) : [...interp[n]!.keys()].filter((k) => counts[n]!.get(k)! >= minCounts[n]!);
     keys.sort();
     kept.push(keys);
     const p = new Map<string, number>();

@@ -34,7 +34,10 @@ export const FLAG_LOWERCASE = 1;
 export const FLAG_PUNCTUATION = 2;
 
 export class LanguageModelFormatError extends Error {
-  constructor(readonly file: string, detail: string) {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
     super(`language model ${file} is not a valid HNLM file: ${detail}`);
     this.name = 'LanguageModelFormatError';
   }
@@ -157,7 +160,8 @@ export class CharNgramLm {
         if (next[0] !== 0 || next[count] !== childCount) throw new LanguageModelFormatError(file, `order ${n + 1} child index does not cover order ${n + 2}`);
         for (let i = 0; i < count; i++) if (next[i]! > next[i + 1]!) throw new LanguageModelFormatError(file, `order ${n + 1} child index is not sorted`);
       }
-      for (let i = 0; i < count; i++) if (words[i]! >= header.symbols) throw new LanguageModelFormatError(file, `order ${n + 1} names symbol ${words[i]} of ${header.symbols}`);
+      for (let i = 0; i < count; i++)
+        if (words[i]! >= header.symbols) throw new LanguageModelFormatError(file, `order ${n + 1} names symbol ${words[i]} of ${header.symbols}`);
       levels.push({ words, probs, bows, next });
     }
     return new CharNgramLm(header, alphabet, levels, input.length);

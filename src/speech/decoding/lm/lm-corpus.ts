@@ -84,7 +84,10 @@ export interface CorpusLine {
 }
 
 /** Raw lines of every source with the hold-out rule applied; returns counts of what was excluded. */
-export async function readCorpus(dataDir: string, language: string): Promise<{ lines: CorpusLine[]; sources: CorpusSource[]; excluded: number; heldOutIds: number }> {
+export async function readCorpus(
+  dataDir: string,
+  language: string,
+): Promise<{ lines: CorpusLine[]; sources: CorpusSource[]; excluded: number; heldOutIds: number }> {
   const sources = corpusSources(dataDir, language);
   const held = await heldOutUtterances(dataDir, language);
   const lines: CorpusLine[] = [];
