@@ -5,8 +5,9 @@
  * boundaries and preferably after punctuation, one speaker per cue.
  *
  * Segments carry no word timestamps, so a word's time is interpolated by its letters' share of
- * the segment. Pure: the same segments always give the same cues, so cues sent live are never
- * rewritten by a later render of the finished job.
+ * the segment. Pure. A live session builds cues turn by turn (`continuation`) and never changes
+ * a cue it sent; the caption file of the finished job is built from all its segments at once, so
+ * a cue before a pause may there be held longer (up to the minimum duration) than it was live.
  */
 export interface CaptionSegment {
   readonly start_ms: number;
@@ -44,7 +45,17 @@ interface TimedWord {
   readonly endMs: number;
 }
 
-export function buildCaptionCues(segments: readonly CaptionSegment[], rules: CaptionRules = BROADCAST_CAPTION_RULES): CaptionCue[] {
+/** Where a live session's next batch of cues continues: numbering, and no cue before the last one sent ended. */
+export interface CaptionContinuation {
+  readonly firstIndex: number;
+  readonly previousEndMs: number | null;
+}
+
+export function buildCaptionCues(
+  segments: readonly CaptionSegment[],
+  rules: CaptionRules = BROADCAST_CAPTION_RULES,
+  continuation: CaptionContinuation = { firstIndex: 1, previousEndMs: null },
+): CaptionCue[] {
   const drafts: Omit<CaptionCue, 'index'>[] = [];
   for (const segment of segments) {
     const words = timeWords(segment, rules.maxLineChars);
@@ -64,7 +75,7 @@ export function buildCaptionCues(segments: readonly CaptionSegment[], rules: Cap
       start = end;
     }
   }
-  return settleTiming(drafts, rules).map((cue, i) => ({ ...cue, index: i + 1 }));
+  return settleTiming(drafts, rules, continuation.previousEndMs).map((cue, i) => ({ ...cue, index: continuation.firstIndex + i }));
 }
 
 /** Spreads a segment's span over its words by letter count; words longer than a line are split. */
@@ -161,13 +172,13 @@ function breakLines(words: readonly string[], rules: CaptionRules): string[] {
 }
 
 /** Minimum duration where the next cue leaves room, the gap between cues, and no overlap. */
-function settleTiming(drafts: readonly Omit<CaptionCue, 'index'>[], rules: CaptionRules): Omit<CaptionCue, 'index'>[] {
+function settleTiming(drafts: readonly Omit<CaptionCue, 'index'>[], rules: CaptionRules, previousEndMs: number | null): Omit<CaptionCue, 'index'>[] {
   const cues = drafts.map((c) => ({ ...c }));
   for (let i = 0; i < cues.length; i += 1) {
     const cue = cues[i]!;
-    const previous = i > 0 ? cues[i - 1]! : null;
-    if (previous !== null && cue.startMs < previous.endMs + rules.minGapMs) {
-      cue.startMs = Math.min(previous.endMs + rules.minGapMs, Math.max(cue.startMs, cue.endMs - 1));
+    const previousEnd = i > 0 ? cues[i - 1]!.endMs : previousEndMs;
+    if (previousEnd !== null && cue.startMs < previousEnd + rules.minGapMs) {
+      cue.startMs = Math.min(previousEnd + rules.minGapMs, Math.max(cue.startMs, cue.endMs - 1));
     }
     const nextStart = i + 1 < cues.length ? cues[i + 1]!.startMs : Number.POSITIVE_INFINITY;
     const wanted = Math.max(cue.endMs, cue.startMs + rules.minCueMs);

@@ -23,9 +23,14 @@ export function srtCue(cue: CaptionCue): string {
 
 export const WEBVTT_HEADER = 'WEBVTT\n\n';
 
+/** A whole caption file. */
 export function renderCaptions(cues: readonly CaptionCue[], format: CaptionFormat): string {
-  if (format === 'vtt') return WEBVTT_HEADER + cues.map(webVttCue).join('');
-  return cues.map(srtCue).join('');
+  return (format === 'vtt' ? WEBVTT_HEADER : '') + renderCaptionCues(cues, format);
+}
+
+/** Cue blocks without the file header: what a live session appends to its file. */
+export function renderCaptionCues(cues: readonly CaptionCue[], format: CaptionFormat): string {
+  return cues.map(format === 'vtt' ? webVttCue : srtCue).join('');
 }
 
 function timestamp(ms: number, separator: '.' | ','): string {

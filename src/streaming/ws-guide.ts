@@ -10,7 +10,7 @@ export const WS_GUIDE_SECTIONS: readonly DocumentSection[] = [
       'and connect to `/v1/ws/transcribe?token=<token>&...`.',
       '',
       'Query: `language` (am, om, ti, auto; `lang` is a deprecated alias), `model`, `format` (pcm_s16le default, pcm_s16le_48k, wav, webm_opus,',
-      'opus_raw_16k), `turn_detection=server_vad`, `vad_type` (energy default, silero), `partial_results=true` (extension).',
+      'opus_raw_16k), `turn_detection=server_vad`, `vad_type` (energy default, silero), `partial_results=true` (extension), `captions=webvtt|srt` (extension: `caption` messages {format, cues, text} per committed text).',
       '',
       'Audio goes in binary messages: raw 16-bit little-endian mono PCM at 16 or 48 kHz (any split), a WAV stream (header first, any split),',
       'WebM/Opus as produced by MediaRecorder (chunks split at any byte), or exactly one 20 ms Opus packet per message (opus_raw_16k).',

@@ -84,6 +84,27 @@ export const TurnDetectedMessage = Type.Object(
   },
 );
 
+export const CaptionMessage = Type.Object(
+  {
+    type: Type.Literal('caption'),
+    format: Type.Union([Type.Literal('webvtt'), Type.Literal('srt')]),
+    cues: Type.Array(
+      Type.Object({
+        index: Type.Integer({ description: '1-based, continuing across the session' }),
+        start_ms: StreamMs('Cue start'),
+        end_ms: StreamMs('Cue end'),
+        lines: Type.Array(Type.String(), { description: 'At most two lines of at most 42 characters' }),
+        speaker: Type.Union([Type.String(), Type.Null()]),
+      }),
+    ),
+    text: Type.String({ description: 'The cues rendered in `format`; a WebVTT file is "WEBVTT\n\n" followed by every message\'s text' }),
+  },
+  {
+    description:
+      'captions=webvtt|srt: ready-to-display cues for the text just committed (turn_detected or transcription), under broadcast line and timing rules. A cue is never sent twice nor changed.',
+  },
+);
+
 export const SpeechStartedMessage = Type.Object(
   {
     type: Type.Literal('speech_started'),
@@ -176,6 +197,7 @@ export const SERVER_MESSAGES = [
   ChunkReceivedMessage,
   TranscriptionMessage,
   TurnDetectedMessage,
+  CaptionMessage,
   SpeechStartedMessage,
   PartialMessage,
   FormatChangedMessage,
@@ -194,6 +216,7 @@ export type ReadyMessage = Static<typeof ReadyMessage>;
 export type ChunkReceivedMessage = Static<typeof ChunkReceivedMessage>;
 export type TranscriptionMessage = Static<typeof TranscriptionMessage>;
 export type TurnDetectedMessage = Static<typeof TurnDetectedMessage>;
+export type CaptionMessage = Static<typeof CaptionMessage>;
 export type SpeechStartedMessage = Static<typeof SpeechStartedMessage>;
 export type PartialMessage = Static<typeof PartialMessage>;
 export type FormatChangedMessage = Static<typeof FormatChangedMessage>;

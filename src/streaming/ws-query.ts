@@ -1,4 +1,5 @@
 // Query parameters of GET /v1/ws/transcribe, checked before a session starts.
+import type { CaptionFormat } from '../jobs/caption-formats.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { AUDIO_FORMATS, isAudioFormat, type AudioFormat, type Speech } from '../speech/speech.js';
 
@@ -14,13 +15,17 @@ export interface SessionSettings {
   readonly serverVad: boolean;
   readonly vadType: VadType;
   readonly partialResults: boolean;
+  /** `captions=webvtt|srt`: ready-to-display `caption` messages per committed turn; null when not asked. */
+  readonly captions: CaptionFormat | null;
 }
+
+const CAPTION_QUERY_VALUES: Record<string, CaptionFormat | null> = { '': null, webvtt: 'vtt', vtt: 'vtt', srt: 'srt' };
 
 const BOOLEAN: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
 
 /**
- * Reads language (or the deprecated `lang`), model, format, turn_detection, vad_type and
- * partial_results. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
+ * Reads language (or the deprecated `lang`), model, format, turn_detection, vad_type,
+ * partial_results and captions. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
  * closes the session with 1008 after an `error` message.
  */
 export function parseSessionQuery(query: URLSearchParams, defaults: { language: string }, speech: Pick<Speech, 'resolveModel'>): SessionSettings {
@@ -45,6 +50,11 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
   if (partialResults === undefined) {
     throw new ApiError('invalid_field_value', { message: 'partial_results must be true or false.', param: 'partial_results' });
   }
+  const captionsRaw = (query.get('captions') ?? '').trim().toLowerCase();
+  const captions = CAPTION_QUERY_VALUES[captionsRaw];
+  if (captions === undefined) {
+    throw new ApiError('invalid_field_value', { message: "captions must be 'webvtt' or 'srt'.", param: 'captions' });
+  }
   return {
     language: choice.language,
     model: choice.model,
@@ -53,5 +63,6 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
     serverVad: turnRaw === 'server_vad',
     vadType: vadRaw,
     partialResults,
+    captions,
   };
 }

@@ -34,6 +34,12 @@ const TranscribeQuery = Type.Object({
     ),
   ),
   partial_results: Type.Optional(Type.Boolean({ description: 'Interim `partial` messages while a turn is open (extension); default false' })),
+  captions: Type.Optional(
+    Type.Union([Type.Literal('webvtt'), Type.Literal('srt')], {
+      description:
+        'Ready-to-display `caption` messages (broadcast rules) for every committed text (extension); the finished job serves them as captions.vtt|.srt',
+    }),
+  ),
   token: Type.Optional(Type.String({ description: 'Session token from POST /v1/ws/tokens, for clients that cannot send headers (browsers)' })),
 });
 

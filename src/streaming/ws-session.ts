@@ -21,6 +21,9 @@
 // live beside it: turn-cutter, piece-queue, session-transcript, session-flow, session-stats,
 // silero-feed, session-errors.
 import { performance } from 'node:perf_hooks';
+import { BROADCAST_CAPTION_RULES, buildCaptionCues } from '../jobs/caption-cues.js';
+import { renderCaptionCues } from '../jobs/caption-formats.js';
+import type { Segment } from '../platform/db/job-records.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
 import { describeNativeStatus, FORMAT_SAMPLE_RATE, NativeStatus, StreamFrontEnd, type EndpointEvent, type InferenceCost } from '../speech/speech.js';
@@ -60,6 +63,9 @@ export class StreamSession {
   private readonly transcript = new SessionTranscript();
   private readonly flow: SessionFlow;
   private lastPartialAt = 0;
+  /** Caption cues sent so far, and where the last one ended (stream ms). */
+  private captionCues = 0;
+  private lastCueEndMs: number | null = null;
 
   private lastClientMessageAt = performance.now();
   private badStreamReported = false;
@@ -325,6 +331,7 @@ export class StreamSession {
       return;
     }
     const segments = this.transcript.commit(piece, text, confidence);
+    this.sendCaptions(segments);
     const latency = Math.max(0, Math.round(now - this.statistics.arrivalOf(piece.end, now)));
     const processing = Math.round(now - piece.cutAt);
     this.statistics.addLatency(latency);
@@ -353,6 +360,22 @@ export class StreamSession {
       is_final: final,
       turn_id: piece.turnId,
       ...(final ? { full_text: this.transcript.fullText } : {}),
+    });
+  }
+
+  /** captions=webvtt|srt: cues for the text just committed, numbered on from the last cue sent and never before its end. */
+  private sendCaptions(segments: readonly Segment[]): void {
+    const format = this.settings.captions;
+    if (format === null || segments.length === 0) return;
+    const cues = buildCaptionCues(segments, BROADCAST_CAPTION_RULES, { firstIndex: this.captionCues + 1, previousEndMs: this.lastCueEndMs });
+    if (cues.length === 0) return;
+    this.captionCues += cues.length;
+    this.lastCueEndMs = cues[cues.length - 1]!.endMs;
+    this.sink.send({
+      type: 'caption',
+      format: format === 'vtt' ? 'webvtt' : 'srt',
+      cues: cues.map((cue) => ({ index: cue.index, start_ms: cue.startMs, end_ms: cue.endMs, lines: [...cue.lines], speaker: cue.speaker })),
+      text: renderCaptionCues(cues, format),
     });
   }
 
