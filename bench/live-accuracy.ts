@@ -2,15 +2,17 @@
  * Live accuracy: do live turns read as well as a file upload of the same audio (issue 11)?
  *
  * Streams real read speech (ALFFA Amharic, 20 utterances spread over the `alffa_val` split,
- * the 100 highest ids, which the shipped models did not train on) as 16 kHz PCM through the
- * WebSocket with turn detection (energy and Silero VAD) and without it (manual mode, END only),
- * each as recorded and trimmed so that speech starts at sample 0 (bench/speech-onset.ts), and
- * sends the same samples (as WAV) to REST. Prints the CER of each path (ALFFA scoring form:
+ * the 100 highest ids, which the shipped models did not train on) through the WebSocket as 16 kHz
+ * PCM, as WebM/Opus (48 kHz, 32 kbit/s, 1,000-byte messages, as MediaRecorder streams it) and as
+ * raw 16 kHz Opus (one 20 ms packet per message; bench/stream-encodings.ts), with turn detection
+ * (energy and Silero VAD) and without it (manual mode, END only; not for raw Opus, whose turns are
+ * always detected), each as recorded and trimmed so that speech starts at sample 0
+ * (bench/speech-onset.ts), and sends the same PCM (as WAV) to REST. Prints the CER of each path (ALFFA scoring form:
  * homophones merged, spaces and punctuation removed; corpus level), the difference to REST on
  * the same audio, utterances whose first word REST keeps and the stream loses, and empty
  * `turn_detected` messages; writes bench/results/live-accuracy.json.
  *
- *   npm run bench:live-accuracy [-- --data ../shared/data --count 20]
+ *   npm run bench:live-accuracy [-- --data ../shared/data --count 20 --formats pcm,webm_opus,opus_raw_16k]
  *
  * One in-process gateway with the shipped models (models/), one inference worker; audio is
  * streamed faster than real time in 100 ms messages (the VADs judge samples, not wall time),
@@ -29,6 +31,7 @@ import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import { parseKaldiText } from '../src/speech/decoding/lm/lm-corpus.js';
 import { editDistance, scoredCharacterErrorRate, scoringForm } from '../src/speech/text/character-error-rate.js';
 import { speechFrames, speechOnset, toPcm16, wavOf } from './speech-onset.js';
+import { opusFramesOf, STREAM_FORMATS, type StreamFormat, WEBM_OPUS_BITRATE, webmOpusOf } from './stream-encodings.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string): string => {
@@ -37,19 +40,37 @@ const option = (name: string, fallback: string): string => {
 };
 const DATA = option('data', join(process.cwd(), '..', 'shared', 'data'));
 const COUNT = Number(option('count', '20'));
+const FORMATS = option('formats', STREAM_FORMATS.join(','))
+  .split(',')
+  .map((f) => f.trim()) as StreamFormat[];
+for (const f of FORMATS) if (!STREAM_FORMATS.includes(f)) throw new Error(`--formats: unknown format ${f} (${STREAM_FORMATS.join(', ')})`);
 const CHUNK_BYTES = 3_200; // 100 ms of 16 kHz 16-bit audio
+const WEBM_CHUNK_BYTES = 1_000; // about 250 ms of 32 kbit/s Opus: a MediaRecorder timeslice
 
 type Vad = 'energy' | 'silero' | 'none';
 type Cut = 'recorded' | 'trimmed';
-const PATHS: ReadonlyArray<{ vad: Vad; cut: Cut }> = [
-  { vad: 'none', cut: 'recorded' },
-  { vad: 'energy', cut: 'recorded' },
-  { vad: 'silero', cut: 'recorded' },
-  { vad: 'none', cut: 'trimmed' },
-  { vad: 'energy', cut: 'trimmed' },
-  { vad: 'silero', cut: 'trimmed' },
-];
-const pathName = (p: { vad: Vad; cut: Cut }): string => `ws-${p.vad === 'none' ? 'no-turns' : p.vad}-${p.cut}`;
+interface Path {
+  readonly format: StreamFormat;
+  readonly vad: Vad;
+  readonly cut: Cut;
+}
+const PATHS: readonly Path[] = FORMATS.flatMap((format) =>
+  (['recorded', 'trimmed'] as const).flatMap((cut) =>
+    (['none', 'energy', 'silero'] as const).filter((vad) => !(format === 'opus_raw_16k' && vad === 'none')).map((vad) => ({ format, vad, cut })),
+  ),
+);
+/** PCM paths keep their names from before the other formats (ws-energy-recorded, ...). */
+const pathName = (p: Path): string => `ws-${p.format === 'pcm' ? '' : `${p.format}-`}${p.vad === 'none' ? 'no-turns' : p.vad}-${p.cut}`;
+const QUERY_FORMAT: Record<StreamFormat, string> = { pcm: 'pcm_s16le', webm_opus: 'webm_opus', opus_raw_16k: 'opus_raw_16k' };
+
+/** The messages that carry `pcm` in `format`. */
+function messagesOf(pcm: Buffer, format: StreamFormat): Buffer[] {
+  const split = (bytes: Buffer, size: number): Buffer[] =>
+    Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+  if (format === 'pcm') return split(pcm, CHUNK_BYTES);
+  if (format === 'webm_opus') return split(webmOpusOf(pcm), WEBM_CHUNK_BYTES);
+  return opusFramesOf(pcm).frames;
+}
 
 interface LiveResult {
   readonly text: string;
@@ -62,9 +83,9 @@ interface LiveResult {
   readonly turnSpans: ReadonlyArray<readonly [number, number]>;
 }
 
-/** One session: PCM in 100 ms messages as fast as the socket takes them, END, the final full_text. */
-function stream(port: number, key: string, pcm: Buffer, vad: Vad): Promise<LiveResult> {
-  const query = new URLSearchParams({ language: 'am', format: 'pcm_s16le' });
+/** One session: the audio messages as fast as the socket takes them, END, the final full_text. */
+function stream(port: number, key: string, messages: readonly Buffer[], format: StreamFormat, vad: Vad): Promise<LiveResult> {
+  const query = new URLSearchParams({ language: 'am', format: QUERY_FORMAT[format] });
   if (vad !== 'none') {
     query.set('turn_detection', 'server_vad');
     query.set('vad_type', vad);
@@ -81,7 +102,7 @@ function stream(port: number, key: string, pcm: Buffer, vad: Vad): Promise<LiveR
       if (isBinary) return;
       const message = JSON.parse(data.toString()) as Record<string, unknown>;
       if (message['type'] === 'ready') {
-        for (let at = 0; at < pcm.length; at += CHUNK_BYTES) socket.send(pcm.subarray(at, at + CHUNK_BYTES));
+        for (const message of messages) socket.send(message);
         socket.send('END');
       } else if (message['type'] === 'turn_detected') {
         turns++;
@@ -170,6 +191,13 @@ const config = loadConfig({
   MODELS_DIR: process.env['MODELS_DIR'] ?? join(process.cwd(), 'models'),
   INFERENCE_WORKERS: '1',
   WS_MAX_CONNECTIONS_PER_KEY: '1000',
+  // Raw Opus is one 20 ms packet per message, sent faster than real time.
+  WS_MAX_MESSAGES_PER_SECOND: '1000000',
+  WS_MAX_BYTES_PER_SECOND: '1000000000',
+  // Up to 16 sessions per utterance, all faster than real time: the capacity guard would refuse
+  // sessions (a capacity matter, not an accuracy one), so it may not see the worker as full.
+  OVERLOAD_FULL_AT: '10',
+  OVERLOAD_MAX_INFERENCE_WAIT_MS: '600000',
   MAX_CONCURRENT_JOBS: '100',
   RATE_LIMIT_PER_MINUTE: '100000',
 });
@@ -194,10 +222,12 @@ try {
   for (const [i, u] of utterances.entries()) {
     const onset = speechOnset(u.samples);
     const audio: Record<Cut, Buffer> = { recorded: toPcm16(u.samples), trimmed: toPcm16(u.samples.subarray(onset)) };
+    const messages = new Map<string, Buffer[]>();
+    for (const format of FORMATS) for (const cut of ['recorded', 'trimmed'] as const) messages.set(`${format}-${cut}`, messagesOf(audio[cut], format));
     const [restRecorded, restTrimmed, ...live] = await Promise.all([
       rest(url, key, audio.recorded),
       rest(url, key, audio.trimmed),
-      ...PATHS.map((p) => stream(gateway.port, key, audio[p.cut], p.vad)),
+      ...PATHS.map((p) => stream(gateway.port, key, messages.get(`${p.format}-${p.cut}`)!, p.format, p.vad)),
     ]);
     rows.push({
       id: u.id,
@@ -255,7 +285,7 @@ for (const p of PATHS) {
     speechOutsideTurnsMs: speechOutsideMs,
   };
   console.log(
-    `${name.padEnd(24)} CER ${String(value).padStart(6)}%  (REST ${restCer[p.cut]}%, diff ${(value - restCer[p.cut]).toFixed(2)})  first word lost ${firstWordLost.length}/${rows.length}  text = REST ${sameAsRest}/${rows.length}  turns ${turns}  empty turn_detected ${emptyTurns}${speechOutsideMs === null ? '' : `  speech outside turns ${speechOutsideMs}/${speechMs} ms`}`,
+    `${name.padEnd(37)} CER ${String(value).padStart(6)}%  (REST ${restCer[p.cut]}%, diff ${(value - restCer[p.cut]).toFixed(2)})  first word lost ${firstWordLost.length}/${rows.length}  text = REST ${sameAsRest}/${rows.length}  turns ${turns}  empty turn_detected ${emptyTurns}${speechOutsideMs === null ? '' : `  speech outside turns ${speechOutsideMs}/${speechMs} ms`}`,
   );
 }
 
@@ -269,6 +299,12 @@ writeFileSync(
       model,
       data: 'ALFFA Amharic alffa_val (100 highest ids of alffa-am-train), evenly spaced',
       utterances: rows.length,
+      formats: FORMATS,
+      encodings: {
+        pcm: `16 kHz s16le, ${CHUNK_BYTES}-byte messages`,
+        webm_opus: `ffmpeg libopus 48 kHz ${WEBM_OPUS_BITRATE}bit/s WebM to a pipe, ${WEBM_CHUNK_BYTES}-byte messages`,
+        opus_raw_16k: `@discordjs/opus 16 kHz mono at its default ${opusFramesOf(Buffer.alloc(640)).bitrate} bit/s, one 20 ms packet per message`,
+      },
       wallSeconds: Math.round((Date.now() - started) / 1000),
       summary,
       rows: rows.map(({ speechFrames: _frames, ...row }) => row),
