@@ -29,7 +29,8 @@ import { createLogger } from '../src/platform/logging/logger.js';
 import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import { parseKaldiText } from '../src/speech/decoding/lm/lm-corpus.js';
-import { editDistance, scoredCharacterErrorRate, scoringForm } from '../src/speech/text/character-error-rate.js';
+import { scoredCharacterErrorRate, scoringForm } from '../src/speech/text/character-error-rate.js';
+import { keepsFirstWord } from './first-word.js';
 import { speechFrames, speechOnset, toPcm16, wavOf } from './speech-onset.js';
 import { opusFramesOf, STREAM_FORMATS, type StreamFormat, WEBM_OPUS_BITRATE, webmOpusOf } from './stream-encodings.js';
 
@@ -134,28 +135,6 @@ async function rest(url: string, key: string, pcm: Buffer): Promise<string> {
   const body = (await response.json()) as { status?: string; text?: string };
   if (body.status !== 'completed') throw new Error(`REST answered ${response.status}: ${JSON.stringify(body)}`);
   return body.text ?? '';
-}
-
-/**
- * Whether `text` begins with the reference's first word: the first reference tokens (ALFFA
- * splits morphemes) joined until 4 letters, found with at most half of its letters wrong among
- * the first letters of the text (semi-global alignment: any start within that window). Half,
- * because this counts words missing, not misrecognised: a lost word leaves nearly every letter
- * wrong, a misread one a few.
- */
-function keepsFirstWord(reference: string, text: string): boolean {
-  const tokens = reference.trim().split(/\s+/);
-  let word: string[] = [];
-  for (const token of tokens) {
-    word = [...word, ...scoringForm(token, 'am')];
-    if (word.length >= 4) break;
-  }
-  const window = scoringForm(text, 'am').slice(0, word.length + 4);
-  let best = Infinity;
-  for (let start = 0; start <= Math.max(0, window.length - 1); start++) {
-    for (let end = start; end <= window.length; end++) best = Math.min(best, editDistance(word, window.slice(start, end)));
-  }
-  return best <= Math.floor(word.length / 2);
 }
 
 async function readUtterances(): Promise<Array<{ id: string; reference: string; samples: Float32Array }>> {

@@ -1,0 +1,81 @@
+// Live turns keep the first word in the compressed formats too (issue 11): held-out clips trimmed
+// to start in speech at sample 0, sent as WebM/Opus (ffmpeg, 48 kHz, split into 1,000-byte
+// messages as MediaRecorder streams it) and as raw 16 kHz Opus (one 20 ms packet per message),
+// with server_vad and either VAD. REST of the same PCM is the reference: the stream keeps its
+// first word (bench/first-word.ts, the benchmark's rule) and no turn_detected is empty.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keepsFirstWord } from '../../bench/first-word.js';
+import { speechOnset, toPcm16, wavOf } from '../../bench/speech-onset.js';
+import { opusFramesOf, webmOpusOf } from '../../bench/stream-encodings.js';
+import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { readPcm16Wav } from '../native/audio-helpers.js';
+import { chunks, connect, paced, wsUrl } from './ws-client.js';
+
+const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
+const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
+// One real recording (ALFFA, held-out speaker) and one synthetic sentence.
+const CLIPS = ['alffa_spk_heldout-tr_10780_tr02103.wav', 'synth_am_test_clean-am-clean-00002.wav'];
+
+/** 16 kHz PCM of a committed clip, from its speech onset on. */
+function trimmed(file: string): Buffer {
+  const { samples } = readPcm16Wav(readFileSync(new URL(file, HELDOUT)));
+  return toPcm16(samples.subarray(speechOnset(samples)));
+}
+
+let gw: TestGateway;
+let key: string;
+
+beforeAll(async () => {
+  // Raw Opus is one message per 20 ms, sent faster than real time.
+  gw = await startTestGateway({ MODELS_DIR, DEFAULT_LANGUAGE: 'am', WS_MAX_MESSAGES_PER_SECOND: '100000' });
+  key = await gw.key({ scopes: ['write'] });
+}, 120_000);
+afterAll(async () => gw?.close());
+
+async function rest(pcm: Buffer): Promise<string> {
+  const form = new FormData();
+  form.append('language', 'am');
+  form.append('mode', 'sync');
+  form.append('file', new Blob([wavOf(pcm)]), 'clip.wav');
+  const response = await fetch(`${gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(key), body: form });
+  const body = (await response.json()) as { status: string; text: string };
+  expect(body.status).toBe('completed');
+  return body.text;
+}
+
+type Format = 'webm_opus' | 'opus_raw_16k';
+
+async function live(pcm: Buffer, format: Format, vad: 'energy' | 'silero'): Promise<{ text: string; turns: Array<{ text: string; start_ms: number }> }> {
+  const messages = format === 'webm_opus' ? chunks(webmOpusOf(pcm), 1_000) : opusFramesOf(pcm).frames;
+  const client = connect(wsUrl(gw.url, { format, turn_detection: 'server_vad', vad_type: vad, language: 'am' }), bearer(key));
+  await client.waitFor('ready');
+  await paced(client, messages, 0);
+  client.send('END');
+  const final = await client.waitFor('transcription', (m) => m.is_final, 60_000);
+  expect((await client.closed).code).toBe(1000);
+  expect(client.ofType('error')).toHaveLength(0);
+  return { text: final.full_text as string, turns: client.ofType('turn_detected') as unknown as Array<{ text: string; start_ms: number }> };
+}
+
+describe('live turns on Opus streams that start in speech at sample 0', () => {
+  for (const format of ['webm_opus', 'opus_raw_16k'] as const) {
+    it(`${format}: the first word is kept with either VAD, no empty turn_detected`, async () => {
+      for (const clip of CLIPS) {
+        const pcm = trimmed(clip);
+        const reference = await rest(pcm);
+        expect(reference.trim().length, clip).toBeGreaterThan(0);
+        for (const vad of ['energy', 'silero'] as const) {
+          const streamed = await live(pcm, format, vad);
+          const label = `${clip} ${vad}: ${JSON.stringify(streamed.turns.map((t) => [t.start_ms, t.text]))} / ${reference}`;
+          expect(streamed.turns.length, label).toBeGreaterThan(0);
+          // The first turn starts with the stream (the endpointer's onset, padded, clamped at 0).
+          expect(streamed.turns[0]!.start_ms, label).toBe(0);
+          for (const turn of streamed.turns) expect(turn.text, label).not.toBe('');
+          expect(keepsFirstWord(reference, streamed.text), label).toBe(true);
+        }
+      }
+    }, 180_000);
+  }
+});
