@@ -7,7 +7,9 @@
  * raw 16 kHz Opus (one 20 ms packet per message; bench/stream-encodings.ts), with turn detection
  * (energy and Silero VAD) and without it (manual mode, END only; not for raw Opus, whose turns are
  * always detected), each as recorded and trimmed so that speech starts at sample 0
- * (bench/speech-onset.ts), and sends the same PCM (as WAV) to REST. Prints the CER of each path (ALFFA scoring form:
+ * (bench/speech-onset.ts), and sends the same PCM (as WAV) to REST; for the Opus formats also the
+ * same encoded audio (the WebM file; the raw frames decoded by libopus, as WAV), which tells the
+ * codec's loss from the turn path's. Prints the CER of each path (ALFFA scoring form:
  * homophones merged, spaces and punctuation removed; corpus level), the difference to REST on
  * the same audio, utterances whose first word REST keeps and the stream loses, and empty
  * `turn_detected` messages; writes bench/results/live-accuracy.json.
@@ -29,10 +31,9 @@ import { createLogger } from '../src/platform/logging/logger.js';
 import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import { parseKaldiText } from '../src/speech/decoding/lm/lm-corpus.js';
-import { scoredCharacterErrorRate, scoringForm } from '../src/speech/text/character-error-rate.js';
-import { keepsFirstWord } from './first-word.js';
+import { editDistance, scoredCharacterErrorRate, scoringForm } from '../src/speech/text/character-error-rate.js';
 import { speechFrames, speechOnset, toPcm16, wavOf } from './speech-onset.js';
-import { opusFramesOf, STREAM_FORMATS, type StreamFormat, WEBM_OPUS_BITRATE, webmOpusOf } from './stream-encodings.js';
+import { decodeOpusFrames, opusFramesOf, STREAM_FORMATS, type StreamFormat, WEBM_OPUS_BITRATE, webmOpusOf } from './stream-encodings.js';
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: string): string => {
@@ -126,15 +127,37 @@ function stream(port: number, key: string, messages: readonly Buffer[], format: 
   });
 }
 
-async function rest(url: string, key: string, pcm: Buffer): Promise<string> {
+async function rest(url: string, key: string, file: Buffer, name = 'utterance.wav'): Promise<string> {
   const form = new FormData();
   form.append('language', 'am');
   form.append('mode', 'sync');
-  form.append('file', new Blob([wavOf(pcm)]), 'utterance.wav');
+  form.append('file', new Blob([file]), name);
   const response = await fetch(`${url}/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
   const body = (await response.json()) as { status?: string; text?: string };
   if (body.status !== 'completed') throw new Error(`REST answered ${response.status}: ${JSON.stringify(body)}`);
   return body.text ?? '';
+}
+
+/**
+ * Whether `text` begins with the reference's first word: the first reference tokens (ALFFA
+ * splits morphemes) joined until 4 letters, found with at most half of its letters wrong among
+ * the first letters of the text (semi-global alignment: any start within that window). Half,
+ * because this counts words missing, not misrecognised: a lost word leaves nearly every letter
+ * wrong, a misread one a few.
+ */
+function keepsFirstWord(reference: string, text: string): boolean {
+  const tokens = reference.trim().split(/\s+/);
+  let word: string[] = [];
+  for (const token of tokens) {
+    word = [...word, ...scoringForm(token, 'am')];
+    if (word.length >= 4) break;
+  }
+  const window = scoringForm(text, 'am').slice(0, word.length + 4);
+  let best = Infinity;
+  for (let start = 0; start <= Math.max(0, window.length - 1); start++) {
+    for (let end = start; end <= window.length; end++) best = Math.min(best, editDistance(word, window.slice(start, end)));
+  }
+  return best <= Math.floor(word.length / 2);
 }
 
 async function readUtterances(): Promise<Array<{ id: string; reference: string; samples: Float32Array }>> {
@@ -193,6 +216,8 @@ interface Row {
   /** 10 ms frames above the speech threshold (bench/speech-onset.ts), as recorded and trimmed. */
   speechFrames: Record<Cut, boolean[]>;
   rest: Record<Cut, string>;
+  /** REST of the encoded audio the stream got, per `${format}-${cut}` (Opus formats). */
+  restEncoded: Record<string, string>;
   live: Record<string, LiveResult>;
 }
 const rows: Row[] = [];
@@ -204,10 +229,18 @@ try {
     const messages = new Map<string, Buffer[]>();
     for (const format of FORMATS) for (const cut of ['recorded', 'trimmed'] as const) messages.set(`${format}-${cut}`, messagesOf(audio[cut], format));
     const [restRecorded, restTrimmed, ...live] = await Promise.all([
-      rest(url, key, audio.recorded),
-      rest(url, key, audio.trimmed),
+      rest(url, key, wavOf(audio.recorded)),
+      rest(url, key, wavOf(audio.trimmed)),
       ...PATHS.map((p) => stream(gateway.port, key, messages.get(`${p.format}-${p.cut}`)!, p.format, p.vad)),
     ]);
+    // REST of the same encoded audio, for the Opus formats.
+    const encoded = FORMATS.filter((f) => f !== 'pcm').flatMap((format) => (['recorded', 'trimmed'] as const).map((cut) => `${format}-${cut}`));
+    const restEncoded = await Promise.all(
+      encoded.map((name) => {
+        const sent = messages.get(name)!;
+        return name.startsWith('webm_opus') ? rest(url, key, Buffer.concat(sent), 'utterance.webm') : rest(url, key, wavOf(decodeOpusFrames(sent)));
+      }),
+    );
     rows.push({
       id: u.id,
       reference: u.reference,
@@ -215,6 +248,7 @@ try {
       speechFrames: { recorded: speechFrames(u.samples), trimmed: speechFrames(u.samples.subarray(onset)) },
       audioSeconds: u.samples.length / 16_000,
       rest: { recorded: restRecorded as string, trimmed: restTrimmed as string },
+      restEncoded: Object.fromEntries(encoded.map((name, k) => [name, restEncoded[k]!])),
       live: Object.fromEntries(PATHS.map((p, k) => [pathName(p), live[k] as LiveResult])),
     });
     process.stdout.write(`\r${i + 1}/${utterances.length} utterances`);
@@ -235,6 +269,17 @@ console.log(
   `model ${model}, ${rows.length} utterances, ${Math.round(rows.reduce((s, r) => s + r.audioSeconds, 0))} s of audio, median onset ${[...rows.map((r) => r.onsetMs)].sort((a, b) => a - b)[Math.floor(rows.length / 2)]} ms`,
 );
 console.log(`REST recorded CER ${restCer.recorded}%   REST trimmed CER ${restCer.trimmed}%`);
+const restEncodedCer = new Map<string, number>();
+for (const name of Object.keys(rows[0]?.restEncoded ?? {})) {
+  const cut = name.endsWith('recorded') ? 'recorded' : 'trimmed';
+  const value = cer(rows.map((r) => r.restEncoded[name]!));
+  restEncodedCer.set(name, value);
+  const firstWordLost = rows.filter((r) => keepsFirstWord(r.reference, r.rest[cut]) && !keepsFirstWord(r.reference, r.restEncoded[name]!)).length;
+  summary[`rest-${name}`] = { cer: value, minusRest: Math.round((value - restCer[cut]) * 100) / 100, firstWordLost };
+  console.log(
+    `REST of the ${name.padEnd(22)} CER ${value}% (diff to REST of the PCM ${(value - restCer[cut]).toFixed(2)})  first word lost ${firstWordLost}/${rows.length}`,
+  );
+}
 for (const p of PATHS) {
   const name = pathName(p);
   const texts = rows.map((r) => r.live[name]!.text);
@@ -252,6 +297,13 @@ for (const p of PATHS) {
         }, 0);
   const speechMs = rows.reduce((sum, r) => sum + r.speechFrames[p.cut].filter(Boolean).length * 10, 0);
   const emptyTurns = rows.reduce((s, r) => s + r.live[name]!.emptyTurns, 0);
+  // Against REST of the same encoded audio: the turn path's own loss, without the codec's.
+  const sameEncoding = `${p.format}-${p.cut}`;
+  const encodedCer = restEncodedCer.get(sameEncoding);
+  const firstWordLostVsEncoded =
+    encodedCer === undefined
+      ? null
+      : rows.filter((r) => keepsFirstWord(r.reference, r.restEncoded[sameEncoding]!) && !keepsFirstWord(r.reference, r.live[name]!.text)).length;
   summary[name] = {
     cer: value,
     minusRest: Math.round((value - restCer[p.cut]) * 100) / 100,
@@ -262,9 +314,16 @@ for (const p of PATHS) {
     emptyTurns,
     speechMs,
     speechOutsideTurnsMs: speechOutsideMs,
+    ...(encodedCer === undefined
+      ? {}
+      : {
+          restSameEncodingCer: encodedCer,
+          minusRestSameEncoding: Math.round((value - encodedCer) * 100) / 100,
+          firstWordLostVsSameEncoding: firstWordLostVsEncoded,
+        }),
   };
   console.log(
-    `${name.padEnd(37)} CER ${String(value).padStart(6)}%  (REST ${restCer[p.cut]}%, diff ${(value - restCer[p.cut]).toFixed(2)})  first word lost ${firstWordLost.length}/${rows.length}  text = REST ${sameAsRest}/${rows.length}  turns ${turns}  empty turn_detected ${emptyTurns}${speechOutsideMs === null ? '' : `  speech outside turns ${speechOutsideMs}/${speechMs} ms`}`,
+    `${name.padEnd(37)} CER ${String(value).padStart(6)}%  (REST ${restCer[p.cut]}%, diff ${(value - restCer[p.cut]).toFixed(2)})  first word lost ${firstWordLost.length}/${rows.length}  text = REST ${sameAsRest}/${rows.length}  turns ${turns}  empty turn_detected ${emptyTurns}${speechOutsideMs === null ? '' : `  speech outside turns ${speechOutsideMs}/${speechMs} ms`}${encodedCer === undefined ? '' : `  vs REST of the same ${p.format}: diff ${(value - encodedCer).toFixed(2)}, first word lost ${firstWordLostVsEncoded}`}`,
   );
 }
 

@@ -41,3 +41,9 @@ export function opusFramesOf(pcm: Buffer): { frames: Buffer[]; bitrate: number }
   }
   return { frames, bitrate: encoder.getBitrate() };
 }
+
+/** 16 kHz PCM that libopus decodes from `frames` (what the gateway's decoder hands on). */
+export function decodeOpusFrames(frames: readonly Buffer[]): Buffer {
+  const decoder = new OpusEncoder(16_000, 1);
+  return Buffer.concat(frames.map((frame) => decoder.decode(frame)));
+}
