@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
+import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { concat, pcm16Bytes, readPcm16Wav } from '../native/audio-helpers.js';
+import { concat, readPcm16Wav } from '../native/audio-helpers.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
 const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
@@ -88,27 +89,9 @@ describe('output text on the held-out clips', () => {
     const mine = clips.filter(([, language]) => language === 'ti');
     const silence = new Float32Array(16_000);
     const audio = concat(mine.flatMap(([file]) => [readPcm16Wav(readFileSync(new URL(file, HELDOUT))).samples, silence]));
-    const job = await transcribe(wav16k(audio), 'ti', 'small-ti-v1');
+    const job = await transcribe(wavOf(floatToPcm16(audio)), 'ti', 'small-ti-v1');
     expect(job.segments.length).toBeGreaterThan(1);
     expect(job.text).not.toMatch(/[።፣፤፥፦?!]\s*[።፣፤፥፦?!]/u);
     expect(job.text).toMatch(/።/u);
   }, 120_000);
 });
-
-function wav16k(samples: Float32Array): Buffer {
-  const data = pcm16Bytes(samples);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}

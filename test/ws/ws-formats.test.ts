@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
 import { ServerMessageSchema } from '../../src/streaming/ws-messages.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { nativeFixture, oddSplits, opusFrames, speech16k, twoTurns, upsample3, wavFile } from './ws-audio.js';
+import { nativeFixture, oddSplits, opusFrames, speech16k, twoTurns, upsample3 } from './ws-audio.js';
+import { wavOf } from '../helpers/fixtures.js';
 import { chunks, connect, paced, wsUrl, type StreamClient } from './ws-client.js';
 
 let gw: TestGateway;
@@ -92,7 +93,7 @@ describe('audio formats', () => {
     const pcm = speech16k();
     const client = connect(wsUrl(gw.url, { format: 'wav' }), bearer(key));
     await client.waitFor('ready');
-    await paced(client, oddSplits(wavFile(pcm)), 0);
+    await paced(client, oddSplits(wavOf(pcm)), 0);
     client.send('TRANSCRIBE');
     const t = await client.waitFor('transcription');
     expect(t.is_final).toBe(false);
@@ -174,7 +175,7 @@ describe('audio formats', () => {
       const { pcm } = twoTurns();
       const wav = join(dir, 'in.wav');
       const out = join(dir, 'out.webm');
-      await import('node:fs/promises').then((fs) => fs.writeFile(wav, wavFile(pcm)));
+      await import('node:fs/promises').then((fs) => fs.writeFile(wav, wavOf(pcm)));
       const made = spawnSync(resolveMediaTools().ffmpeg, [
         '-hide_banner',
         '-loglevel',
