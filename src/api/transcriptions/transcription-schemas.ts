@@ -144,3 +144,11 @@ export const ListTranscriptionsQuery = Type.Object({
 export const JobIdParams = Type.Object({ job_id: Type.String({ description: 'The job id' }) });
 
 export const DeletedSchema = named('Deleted', Type.Object({ id: Type.String(), object: Type.String(), deleted: Type.Literal(true) }));
+
+/** The answers of a request that chooses a language and model (resolveModel), as create routes document them. */
+export const MODEL_CHOICE_RESPONSES = {
+  404: { description: 'Not found' },
+  422: {
+    description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)',
+  },
+};
