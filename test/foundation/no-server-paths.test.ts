@@ -1,8 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
+import { runFfmpeg } from '../helpers/audio-files.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { JobsClient } from '../helpers/jobs-client.js';
@@ -15,18 +14,7 @@ function makeTruncatedM4a(): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'truncated-'));
   try {
     const target = join(dir, 'full.m4a');
-    const made = spawnSync(resolveMediaTools().ffmpeg, [
-      '-hide_banner',
-      '-loglevel',
-      'error',
-      '-y',
-      '-i',
-      join(import.meta.dirname, '..', 'fixtures', 'audio', 'speech-am.flac'),
-      '-c:a',
-      'aac',
-      target,
-    ]);
-    if (made.status !== 0) throw new Error(made.stderr.toString());
+    runFfmpeg(['-i', join(import.meta.dirname, '..', 'fixtures', 'audio', 'speech-am.flac'), '-c:a', 'aac', target]);
     const full = readFileSync(target);
     return full.subarray(0, Math.floor(full.length / 2));
   } finally {

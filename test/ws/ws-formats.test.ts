@@ -1,13 +1,10 @@
-// Every audio format of GET /v1/ws/transcribe, against a real gateway with `ws` clients.
-// The fixture models are untrained: transcripts are judged by structure and timing, not text.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { OpusEncoder } from '@discordjs/opus';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
+import { runFfmpeg } from '../helpers/audio-files.js';
 import { ServerMessageSchema } from '../../src/streaming/ws-messages.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { nativeFixture, oddSplits, opusFrames, speech16k, twoTurns, upsample3 } from './ws-audio.js';
@@ -176,22 +173,7 @@ describe('audio formats', () => {
       const wav = join(dir, 'in.wav');
       const out = join(dir, 'out.webm');
       await import('node:fs/promises').then((fs) => fs.writeFile(wav, wavOf(pcm)));
-      const made = spawnSync(resolveMediaTools().ffmpeg, [
-        '-hide_banner',
-        '-loglevel',
-        'error',
-        '-y',
-        '-i',
-        wav,
-        '-ar',
-        '48000',
-        '-c:a',
-        'libopus',
-        '-b:a',
-        '32k',
-        out,
-      ]);
-      expect(made.status, made.stderr?.toString()).toBe(0);
+      runFfmpeg(['-i', wav, '-ar', '48000', '-c:a', 'libopus', '-b:a', '32k', out]);
       const client = connect(wsUrl(gw.url, { format: 'webm_opus', turn_detection: 'server_vad', vad_type: 'silero' }), bearer(key));
       expect(await client.waitFor('ready')).toMatchObject({ vad_type: 'silero' });
       await paced(client, oddSplits(readFileSync(out), 11), 0);
