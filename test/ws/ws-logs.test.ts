@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logging/logger.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { untilTrue } from '../helpers/polling.js';
 import { twoTurns } from './ws-audio.js';
 import { chunks, connect, paced, wsUrl } from './ws-client.js';
 
@@ -25,13 +26,7 @@ afterAll(async () => gw?.close());
 const lines = (): Line[] => raw.map((text) => JSON.parse(text) as Line);
 const withMsg = (msg: string): Line[] => lines().filter((line) => line.msg === msg);
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for log lines');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (check: () => boolean, ms = 10_000): Promise<void> => untilTrue(check, ms, 20, 'timed out waiting for log lines');
 
 describe('WebSocket session logs', () => {
   it('a session logs one open and one close line on its own child logger', async () => {
