@@ -41,6 +41,16 @@ async function transcribe(file: string | Buffer, language: string, model: string
 
 const CER_BOUND: Record<string, number> = { 'small-om-v1': 18, 'beta-om-v1': 16, 'small-ti-v1': 7, 'beta-ti-v1': 5 };
 
+/** The CER of the jobs' texts against the clips' references stays within `model`'s bound (percent). */
+function expectCerWithinBound(mine: typeof clips, jobs: { text: string }[], language: string, model: string): void {
+  const { cer } = scoredCharacterErrorRate(
+    mine.map((c) => c[3]),
+    jobs.map((j) => j.text),
+    language,
+  );
+  expect(cer * 100).toBeLessThanOrEqual(CER_BOUND[model]!);
+}
+
 describe('output text on the held-out clips', () => {
   for (const model of ['small-om-v1', 'beta-om-v1']) {
     it(`${model}: sentence-start capital, no stray capitals, CER within bounds`, async () => {
@@ -57,12 +67,7 @@ describe('output text on the held-out clips', () => {
           expect(text, text).not.toMatch(/\p{Ll}\p{Lu}/u);
         }
       }
-      const { cer } = scoredCharacterErrorRate(
-        mine.map((c) => c[3]),
-        jobs.map((j) => j.text),
-        'om',
-      );
-      expect(cer * 100).toBeLessThanOrEqual(CER_BOUND[model]!);
+      expectCerWithinBound(mine, jobs, 'om', model);
     }, 120_000);
   }
 
@@ -76,12 +81,7 @@ describe('output text on the held-out clips', () => {
           expect(text, text).not.toMatch(/^\s*[።፣፤፥፦?!]/u);
         }
       }
-      const { cer } = scoredCharacterErrorRate(
-        mine.map((c) => c[3]),
-        jobs.map((j) => j.text),
-        'ti',
-      );
-      expect(cer * 100).toBeLessThanOrEqual(CER_BOUND[model]!);
+      expectCerWithinBound(mine, jobs, 'ti', model);
     }, 120_000);
   }
 
