@@ -8,7 +8,7 @@ import { audioFixture } from '../helpers/audio-files.js';
 import { JobsClient } from '../helpers/jobs-client.js';
 import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
-import { chunks, connect, paced, wsUrl, type StreamClient } from '../ws/ws-client.js';
+import { chunks, connect, paced, wsUrl, type StreamClient, connectReady } from '../ws/ws-client.js';
 import { speech16k, twoTurns } from '../ws/ws-audio.js';
 
 /** The value of one sample line of the exposition (labels in any order), or null. */
@@ -61,8 +61,7 @@ describe('a fixed session cap and the job queue bound', () => {
       expect((await client.closed).code).toBe(1000);
     }
     // Capacity is back once they are gone.
-    const later = connect(wsUrl(suite.gw.url), bearer(suite.key));
-    await later.waitFor('ready');
+    const later = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     later.send('END');
     await later.closed;
   }, 60_000);

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
-import { connect, wsUrl } from './ws-client.js';
+import { connect, wsUrl, connectReady } from './ws-client.js';
 
 const suite = useTestGateway({ WS_MAX_CONNECTIONS_PER_KEY: '2' }, { scopes: ['write'] });
 
@@ -58,8 +58,7 @@ describe('upgrade authentication', () => {
     expect((await refused(wsUrl(suite.gw.url), bearer(blocked))).error.code).toBe('ip_not_allowed');
     const originBound = await suite.gw.key({ scopes: ['write'], originAllowlist: ['https://app.example.com'] });
     expect((await refused(wsUrl(suite.gw.url), bearer(originBound, { origin: 'https://evil.example.net' }))).error.code).toBe('origin_not_allowed');
-    const ok = connect(wsUrl(suite.gw.url), bearer(originBound, { origin: 'https://app.example.com' }));
-    await ok.waitFor('ready');
+    const ok = await connectReady(wsUrl(suite.gw.url), bearer(originBound, { origin: 'https://app.example.com' }));
     ok.close();
     await ok.closed;
   });
@@ -115,8 +114,7 @@ describe('session tokens (browsers)', () => {
     expect(minted.body).toMatchObject({ object: 'ws_token', expires_in: 60 });
     const token = minted.body['token'] as string;
     expect(minted.body['url']).toBe(`/v1/ws/transcribe?token=${token}`);
-    const client = connect(wsUrl(suite.gw.url, { token }));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url, { token }));
     client.close();
     await client.closed;
     const again = await refused(wsUrl(suite.gw.url, { token }));
@@ -145,8 +143,7 @@ describe('session tokens (browsers)', () => {
 describe('daily audio quota', () => {
   it('a key whose audio minutes for today are used up is refused with 4029 daily_quota_exceeded', async () => {
     const small = await suite.gw.key({ scopes: ['write'], limits: { dailyAudioMinutes: 0.02 } });
-    const client = connect(wsUrl(suite.gw.url), bearer(small));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(small));
     client.send(Buffer.alloc(32_000 * 2));
     client.send('END');
     await client.closed;
@@ -169,19 +166,16 @@ describe('connection limit', () => {
     expect(c.error.code).toBe('connection_limit_exceeded');
     a.close();
     await a.closed;
-    const d = connect(wsUrl(suite.gw.url), bearer(limited));
-    await d.waitFor('ready');
+    const d = await connectReady(wsUrl(suite.gw.url), bearer(limited));
     // Another key is not affected.
-    const other = connect(wsUrl(suite.gw.url), bearer(suite.key));
-    await other.waitFor('ready');
+    const other = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     for (const s of [b, d, other]) s.close();
     await Promise.all([b.closed, d.closed, other.closed]);
   });
 
   it('a per-key override of the connection limit applies', async () => {
     const one = await suite.gw.key({ scopes: ['write'], limits: { wsConnections: 1 } });
-    const a = connect(wsUrl(suite.gw.url), bearer(one));
-    await a.waitFor('ready');
+    const a = await connectReady(wsUrl(suite.gw.url), bearer(one));
     expect((await refused(wsUrl(suite.gw.url), bearer(one))).code).toBe(4029);
     a.close();
     await a.closed;

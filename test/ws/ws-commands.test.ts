@@ -3,14 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { speech16k, silence, twoTurns } from './ws-audio.js';
-import { chunks, connect, paced, sleep, wsUrl } from './ws-client.js';
+import { chunks, connect, paced, sleep, wsUrl, connectReady } from './ws-client.js';
 
 const suite = useTestGateway({ WS_PARTIAL_INTERVAL_MS: '200' }, { scopes: ['write'] });
 
 describe('commands', () => {
   it('PING is answered with pong; unknown commands get an error and the session goes on', async () => {
-    const client = connect(wsUrl(suite.gw.url), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send('PING');
     expect((await client.waitFor('pong')).server_time).toMatch(/Z$/);
     client.send('ping ');
@@ -29,8 +28,7 @@ describe('commands', () => {
 
   it('TRANSCRIBE transcribes the buffer and keeps the connection; the next one starts where it ended', async () => {
     const pcm = speech16k();
-    const client = connect(wsUrl(suite.gw.url), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send(pcm.subarray(0, 64_000));
     client.send('TRANSCRIBE');
     const first = await client.waitFor('transcription');
@@ -52,8 +50,7 @@ describe('commands', () => {
 
   it('CLEAR discards the buffer without transcribing; stream time continues', async () => {
     const pcm = speech16k();
-    const client = connect(wsUrl(suite.gw.url), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send(pcm.subarray(0, 64_000));
     client.send('CLEAR');
     client.send(pcm.subarray(64_000, 96_000));
@@ -68,16 +65,14 @@ describe('commands', () => {
   });
 
   it('END on an empty session still sends a final transcription and closes 1000', async () => {
-    const client = connect(wsUrl(suite.gw.url), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send('END');
     expect(await client.waitFor('transcription')).toMatchObject({ is_final: true, text: '', segments: [], full_text: '' });
     expect((await client.closed).code).toBe(1000);
   });
 
   it('messages after END are ignored', async () => {
-    const client = connect(wsUrl(suite.gw.url), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send('END');
     client.send('PING');
     await client.closed;
@@ -113,8 +108,7 @@ describe('partial results (extension)', () => {
 
   it('no partial messages unless asked for', async () => {
     const { pcm } = twoTurns();
-    const client = connect(wsUrl(suite.gw.url, { turn_detection: 'server_vad' }), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url, { turn_detection: 'server_vad' }), bearer(suite.key));
     await paced(client, chunks(pcm, 6400), 100);
     await client.waitFor('turn_detected', (m) => m.turn_id === 2);
     expect(client.ofType('partial')).toHaveLength(0);

@@ -10,7 +10,7 @@ import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { nativeFixture, oddSplits, opusFrames, speech16k, twoTurns, upsample3 } from './ws-audio.js';
 import { wavOf } from '../helpers/fixtures.js';
-import { chunks, connect, paced, wsUrl, type StreamClient } from './ws-client.js';
+import { chunks, connect, paced, wsUrl, type StreamClient, connectReady } from './ws-client.js';
 
 const suite = useTestGateway({}, { scopes: ['write'] });
 
@@ -82,8 +82,7 @@ describe('audio formats', () => {
 
   it('wav: a WAV stream split at odd byte boundaries, transcribed on TRANSCRIBE', async () => {
     const pcm = speech16k();
-    const client = connect(wsUrl(suite.gw.url, { format: 'wav' }), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url, { format: 'wav' }), bearer(suite.key));
     await paced(client, oddSplits(wavOf(pcm)), 0);
     client.send('TRANSCRIBE');
     const t = await client.waitFor('transcription');
@@ -115,8 +114,7 @@ describe('audio formats', () => {
 
   it('opus_raw_16k with server_vad: each turn gives turn_detected and its automatic transcription', async () => {
     const frames = opusFrames(twoTurns().pcm);
-    const client = connect(wsUrl(suite.gw.url, { format: 'opus_raw_16k', turn_detection: 'server_vad' }), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url, { format: 'opus_raw_16k', turn_detection: 'server_vad' }), bearer(suite.key));
     for (let i = 0; i < frames.length; i += 80) await paced(client, frames.slice(i, i + 80), 0).then(() => new Promise((r) => setTimeout(r, 1010)));
     await client.waitFor('transcription', (m) => m.turn_id === 2);
     const turns = client.ofType('turn_detected');
@@ -134,8 +132,7 @@ describe('audio formats', () => {
 
   it('opus_raw_16k refuses a message that is not one 20 ms frame, and goes on', async () => {
     const frames = opusFrames(speech16k().subarray(0, 32_000));
-    const client = connect(wsUrl(suite.gw.url, { format: 'opus_raw_16k' }), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url, { format: 'opus_raw_16k' }), bearer(suite.key));
     // A 40 ms packet: valid Opus, but not the one 20 ms frame per message the format requires.
     client.send(new OpusEncoder(16_000, 1).encode(speech16k().subarray(0, 640 * 2)));
     const error = await client.waitFor('error');
@@ -190,8 +187,7 @@ describe('audio formats', () => {
       return b;
     };
     for (const format of ['pcm_s16le', 'pcm_s16le_48k', 'wav', 'webm_opus', 'opus_raw_16k']) {
-      const client = connect(wsUrl(suite.gw.url, { format, turn_detection: 'server_vad' }), bearer(suite.key));
-      await client.waitFor('ready');
+      const client = await connectReady(wsUrl(suite.gw.url, { format, turn_detection: 'server_vad' }), bearer(suite.key));
       for (let i = 0; i < 20; i++) client.send(random(1 + ((i * 977) % 4000)));
       client.send('PING');
       await client.waitFor('pong');
@@ -207,8 +203,7 @@ describe('audio formats', () => {
 
   it('FORMAT switches formats mid-session', async () => {
     const pcm = speech16k().subarray(0, 32_000 * 2);
-    const client = connect(wsUrl(suite.gw.url), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send(pcm);
     client.send('FORMAT:pcm_s16le_48k');
     expect(await client.waitFor('format_changed')).toMatchObject({ format: 'pcm_s16le_48k', sample_rate: 48000 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { bearer, startTestGateway } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { speech16k, twoTurns } from './ws-audio.js';
-import { connect, wsUrl } from './ws-client.js';
+import { connect, wsUrl, connectReady } from './ws-client.js';
 
 const suite = useTestGateway({ WS_LAG_WARNING_MS: '100', WS_MAX_BYTES_PER_SECOND: '10MB', METRICS_ENABLED: 'true' }, { scopes: ['write'] });
 
@@ -25,8 +25,7 @@ describe('streaming sessions', () => {
   });
 
   it('a server that falls behind says so with lag messages', async () => {
-    const client = connect(wsUrl(suite.gw.url), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     const pcm = speech16k();
     // Twenty 8 s pieces at once (5 MB): each waits for the ones before it, so the last ones wait
     // far longer than the 100 ms lag threshold even on a fast machine.
@@ -46,8 +45,7 @@ describe('streaming sessions', () => {
   }, 30_000);
 
   it('sessions show in /metrics', async () => {
-    const client = connect(wsUrl(suite.gw.url, { turn_detection: 'server_vad' }), bearer(suite.key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url, { turn_detection: 'server_vad' }), bearer(suite.key));
     client.send(twoTurns().pcm);
     await client.waitFor('turn_detected', (m) => m.turn_id === 2);
     const metrics = await (await fetch(suite.gw.metricsUrl!)).text();

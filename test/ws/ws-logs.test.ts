@@ -5,7 +5,7 @@ import { createLogger } from '../../src/platform/logging/logger.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { untilTrue } from '../helpers/polling.js';
 import { twoTurns } from './ws-audio.js';
-import { chunks, connect, paced, wsUrl } from './ws-client.js';
+import { chunks, connect, paced, wsUrl, connectReady } from './ws-client.js';
 
 type Line = Record<string, unknown> & { msg: string };
 
@@ -64,8 +64,7 @@ describe('WebSocket session logs', () => {
     await refusedBy(wsUrl(gw.url), {});
     await refusedBy(wsUrl(gw.url), bearer('sk_not_a_real_key'));
     await refusedBy(wsUrl(gw.url, { format: 'mp3' }), bearer(key));
-    const holder = connect(wsUrl(gw.url), bearer(key));
-    await holder.waitFor('ready');
+    const holder = await connectReady(wsUrl(gw.url), bearer(key));
     await refusedBy(wsUrl(gw.url), bearer(key));
     holder.send('END');
     await holder.closed;
@@ -88,8 +87,7 @@ describe('WebSocket session logs', () => {
 
   it('no line carries an API key, a session token or audio', async () => {
     const token = ((await (await fetch(`${gw.url}/v1/ws/tokens`, { method: 'POST', headers: bearer(key) })).json()) as { token: string }).token;
-    const client = connect(wsUrl(gw.url, { token }));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(gw.url, { token }));
     client.send('END');
     await client.closed;
     const text = raw.join('');

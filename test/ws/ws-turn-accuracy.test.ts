@@ -11,7 +11,7 @@ import { speechOnset } from '../../bench/speech-onset.js';
 import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
-import { chunks, connect, paced, wsUrl } from './ws-client.js';
+import { chunks, paced, wsUrl, connectReady } from './ws-client.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
 const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
@@ -56,8 +56,7 @@ async function rest(pcm: Buffer): Promise<string> {
 }
 
 async function live(pcm: Buffer, vad: 'energy' | 'silero'): Promise<{ text: string; turns: Array<{ text: string; start_ms: number }> }> {
-  const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad', vad_type: vad, language: 'am' }), bearer(key));
-  await client.waitFor('ready');
+  const client = await connectReady(wsUrl(gw.url, { turn_detection: 'server_vad', vad_type: vad, language: 'am' }), bearer(key));
   await paced(client, chunks(pcm, 3_200), 0);
   client.send('END');
   const final = await client.waitFor('transcription', (m) => m.is_final, 60_000);
