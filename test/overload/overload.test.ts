@@ -8,8 +8,9 @@ import { audioFixture } from '../helpers/audio-files.js';
 import { JobsClient } from '../helpers/jobs-client.js';
 import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
-import { chunks, connect, paced, wsUrl, type StreamClient, connectReady } from '../ws/ws-client.js';
-import { speech16k, twoTurns } from '../ws/ws-audio.js';
+import { chunks, connect, wsUrl, type StreamClient, connectReady } from '../ws/ws-client.js';
+import { speech16k } from '../ws/ws-audio.js';
+import { twoTurnsWithPartials } from '../ws/ws-scenarios.js';
 
 /** The value of one sample line of the exposition (labels in any order), or null. */
 function sample(exposition: string, name: string, labels: Record<string, string> = {}): number | null {
@@ -122,11 +123,7 @@ describe('the measured capacity estimate', () => {
   });
 
   it('turns partials off first, refuses new sessions past the estimate, and never sheds turns or finals', async () => {
-    const { pcm } = twoTurns();
-    const client = connect(wsUrl(suite.gw.url, { turn_detection: 'server_vad', partial_results: 'true' }), bearer(suite.key));
-    expect((await client.waitFor('ready')).partial_results).toBe(true);
-    await paced(client, chunks(pcm, 3200), 100);
-    await client.waitFor('turn_detected', (m) => m.turn_id === 2);
+    const client = await twoTurnsWithPartials(suite.gw.url, suite.key);
     // Measured load past the bound: the next session is refused by the estimate (no fixed cap here).
     const second = connect(wsUrl(suite.gw.url), bearer(suite.key));
     const refused = await refusedOpen(second);

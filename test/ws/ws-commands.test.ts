@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { speech16k, silence, twoTurns } from './ws-audio.js';
+import { twoTurnsWithPartials } from './ws-scenarios.js';
 import { chunks, connect, paced, sleep, wsUrl, connectReady } from './ws-client.js';
 
 const suite = useTestGateway({ WS_PARTIAL_INTERVAL_MS: '200' }, { scopes: ['write'] });
@@ -82,12 +83,7 @@ describe('commands', () => {
 
 describe('partial results (extension)', () => {
   it('partial messages revise only the open turn and stop once turn_detected commits it', async () => {
-    const { pcm } = twoTurns();
-    const client = connect(wsUrl(suite.gw.url, { turn_detection: 'server_vad', partial_results: 'true' }), bearer(suite.key));
-    expect((await client.waitFor('ready')).partial_results).toBe(true);
-    // Real time: 100 ms chunks every 100 ms.
-    await paced(client, chunks(pcm, 3200), 100);
-    await client.waitFor('turn_detected', (m) => m.turn_id === 2);
+    const client = await twoTurnsWithPartials(suite.gw.url, suite.key);
     const partials = client.ofType('partial');
     expect(partials.length).toBeGreaterThanOrEqual(2);
     const order = client.messages.filter((m) => m.type === 'partial' || m.type === 'turn_detected');
