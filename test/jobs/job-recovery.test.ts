@@ -64,22 +64,24 @@ async function stopServer(server: { child: ChildProcess }, signal: NodeJS.Signal
   return exitOf(server.child);
 }
 
-const clientOf = (server: { port: number }, key: string): JobsClient => new JobsClient(`http://127.0.0.1:${server.port}`, key);
+/** Starts a server on `dataDir` and a client of it that uses `key`. */
+async function startOn(dataDir: string, key: string, extra: Record<string, string> = {}) {
+  const server = await start(serverEnv(dataDir, extra));
+  return { server, client: new JobsClient(`http://127.0.0.1:${server.port}`, key) };
+}
 
 describe('jobs across crashes and restarts', () => {
   it('resumes a job interrupted by a crash (kill -9) and completes it', async () => {
     const dataDir = join(scratch, 'crash-once');
     const key = await createKey(dataDir);
-    let server = await start(serverEnv(dataDir));
-    let client = clientOf(server, key);
+    let { server, client } = await startOn(dataDir, key);
     const created = await client.submitFile(longAudio, { language: 'am' });
     const queued = await client.submitFile(longAudio, { language: 'am' });
     expect([created.status, queued.status]).toEqual([202, 202]);
     await jobStarted(server, created.body.id);
     await stopServer(server, 'SIGKILL');
 
-    server = await start(serverEnv(dataDir));
-    client = clientOf(server, key);
+    ({ server, client } = await startOn(dataDir, key));
     try {
       const finished: Job = await client.waitFor(created.body.id, undefined, 120_000);
       expect(finished.status).toBe('completed');
@@ -94,14 +96,12 @@ describe('jobs across crashes and restarts', () => {
   it('fails a job with a reason when it was interrupted by a crash twice', async () => {
     const dataDir = join(scratch, 'crash-twice');
     const key = await createKey(dataDir);
-    let server = await start(serverEnv(dataDir));
-    let client = clientOf(server, key);
+    let { server, client } = await startOn(dataDir, key);
     const created = await client.submitFile(longAudio, { language: 'am' });
     for (let crash = 0; crash < 2; crash++) {
       await jobStarted(server, created.body.id);
       await stopServer(server, 'SIGKILL');
-      server = await start(serverEnv(dataDir));
-      client = clientOf(server, key);
+      ({ server, client } = await startOn(dataDir, key));
     }
     try {
       const failed = await client.waitFor(created.body.id, undefined, 60_000);
@@ -116,15 +116,13 @@ describe('jobs across crashes and restarts', () => {
   it('returns a running job to the queue on SIGTERM and finishes it after the restart', async () => {
     const dataDir = join(scratch, 'sigterm');
     const key = await createKey(dataDir);
-    let server = await start(serverEnv(dataDir, { SHUTDOWN_GRACE_MS: '100' }));
-    let client = clientOf(server, key);
+    let { server, client } = await startOn(dataDir, key, { SHUTDOWN_GRACE_MS: '100' });
     const created = await client.submitFile(longAudio, { language: 'am' });
     await jobStarted(server, created.body.id);
     expect(await stopServer(server, 'SIGTERM')).toBe(0);
     expect(server.output()).toContain('returning unfinished jobs to the queue');
 
-    server = await start(serverEnv(dataDir));
-    client = clientOf(server, key);
+    ({ server, client } = await startOn(dataDir, key));
     try {
       const finished = await client.waitFor(created.body.id, undefined, 120_000);
       expect(finished.status).toBe('completed');
