@@ -32,7 +32,8 @@ import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import { parseKaldiText } from '../src/speech/decoding/lm/lm-corpus.js';
 import { editDistance, scoredCharacterErrorRate, scoringForm } from '../src/speech/text/character-error-rate.js';
-import { speechFrames, speechOnset, toPcm16, wavOf } from './speech-onset.js';
+import { floatToPcm16, wavOf } from '../test/helpers/fixtures.js';
+import { speechFrames, speechOnset } from './speech-onset.js';
 import { decodeOpusFrames, opusFramesOf, STREAM_FORMATS, type StreamFormat, WEBM_OPUS_BITRATE, webmOpusOf } from './stream-encodings.js';
 
 const args = process.argv.slice(2);
@@ -225,7 +226,7 @@ const started = Date.now();
 try {
   for (const [i, u] of utterances.entries()) {
     const onset = speechOnset(u.samples);
-    const audio: Record<Cut, Buffer> = { recorded: toPcm16(u.samples), trimmed: toPcm16(u.samples.subarray(onset)) };
+    const audio: Record<Cut, Buffer> = { recorded: floatToPcm16(u.samples), trimmed: floatToPcm16(u.samples.subarray(onset)) };
     const messages = new Map<string, Buffer[]>();
     for (const format of FORMATS) for (const cut of ['recorded', 'trimmed'] as const) messages.set(`${format}-${cut}`, messagesOf(audio[cut], format));
     const [restRecorded, restTrimmed, ...live] = await Promise.all([

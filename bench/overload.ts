@@ -12,10 +12,9 @@
  *
  * Results go to bench/results/overload-<model>.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { LiveStream, loadAverage, machine, percentile, placement, round1, sleep, speakingStream, startServer, type BenchServer } from './ws-bench-common.js';
+import { writeBenchResults } from './bench-results.js';
+import { LiveStream, modelFileName, percentile, reportHeader, round1, sleep, speakingStream, startServer, type BenchServer } from './ws-bench-common.js';
 
 const maxStreams = Number(process.argv[2] ?? 600);
 const rampSeconds = Number(process.argv[3] ?? 20);
@@ -96,7 +95,7 @@ async function load(server: BenchServer, attempts: number, rampMs: number, url: 
   return { admitted, outcomes, timeline };
 }
 
-const loadAtStart = loadAverage();
+const header = reportHeader('overload');
 const server = await startServer('gateway', { WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS), METRICS_ENABLED: 'true' });
 const url = `ws://127.0.0.1:${server.port}/v1/ws/transcribe?turn_detection=server_vad&format=pcm_s16le&partial_results=true`;
 console.log(`model: ${server.model}`);
@@ -137,11 +136,7 @@ try {
   for (const s of run.admitted) closeCodes[String(s.closeCode)] = (closeCodes[String(s.closeCode)] ?? 0) + 1;
   const p95 = round1(percentile(beyond, 0.95));
   const result = {
-    benchmark: 'overload',
-    date: new Date().toISOString(),
-    ...machine(),
-    load_average_at_start: loadAtStart,
-    placement: placement(),
+    ...header(),
     model: server.model,
     endpoint_silence_ms: ENDPOINT_SILENCE_MS,
     speaking: `3 s speech / 3 s quiet x ${cycles}, real time, partial_results=true`,
@@ -167,10 +162,7 @@ try {
     server: { cpu_cores_busy: round1(stats.cpuSeconds / stats.wallSeconds), event_loop_delay_ms_p99: round1(stats.eventLoopMs.p99), rss_mb: stats.rssMb },
     target: { p95_beyond_silence_ms: 300, met: p95 !== null && p95 <= 300 && count('refused') > 0 },
   };
-  mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
-  const modelName = server.model.split(' ')[0]!.replace(/[^A-Za-z0-9_.-]/g, '');
-  const out = join(process.cwd(), `bench/results/overload-${modelName}.json`);
-  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  const out = writeBenchResults(`overload-${modelFileName(server.model)}`, result);
   console.log(JSON.stringify({ ...result, overload_timeline: undefined }, null, 1));
   console.log(
     `${attempts} sessions tried (2x capacity ${capacity}): ${result.admitted} admitted, ${result.refused_1013} refused with 1013, ${result.failed_otherwise} other; ` +

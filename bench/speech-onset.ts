@@ -34,28 +34,3 @@ export function speechFrames(samples: Float32Array, sampleRate = 16_000): boolea
   const threshold = noise + Math.max(10, (speech - noise) / 3);
   return levels.map((level) => level > threshold);
 }
-
-/** 16-bit little-endian PCM of float samples in [-1, 1). */
-export function toPcm16(samples: Float32Array): Buffer {
-  const out = Buffer.alloc(samples.length * 2);
-  for (let i = 0; i < samples.length; i++) out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32768))), 2 * i);
-  return out;
-}
-
-/** A 16 kHz mono 16-bit WAV file of PCM bytes. */
-export function wavOf(pcm: Buffer, rate = 16_000): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([header, pcm]);
-}

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import opus from '@discordjs/opus';
 import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
-import { wavOf } from './speech-onset.js';
+import { wavOf } from '../test/helpers/fixtures.js';
 
 export type StreamFormat = 'pcm' | 'webm_opus' | 'opus_raw_16k';
 export const STREAM_FORMATS: readonly StreamFormat[] = ['pcm', 'webm_opus', 'opus_raw_16k'];

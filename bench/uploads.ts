@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openAsBlob, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { wavHeader } from '../test/helpers/fixtures.js';
 import { distEntry, REPO_ROOT, runNode, startServerProcess } from '../test/helpers/spawn-dist.js';
 import { publishReport, ratio3 } from './bench-results.js';
 
@@ -27,21 +28,8 @@ interface Figures {
 /** A 16 kHz mono 16-bit WAV of `bytes` bytes: a valid header, then a quiet sawtooth. */
 function makeWav(path: string, bytes: number): void {
   const data = bytes - 44;
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(bytes - 8, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16000, 24);
-  header.writeUInt32LE(32000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(data, 40);
   const fd = openSync(path, 'w');
-  writeSync(fd, header);
+  writeSync(fd, wavHeader(data));
   const chunk = Buffer.alloc(1 << 20);
   for (let i = 0; i < chunk.length; i += 2) chunk.writeInt16LE(((i / 2) % 200) - 100, i);
   for (let written = 0; written < data; written += chunk.length) writeSync(fd, chunk, 0, Math.min(chunk.length, data - written));

@@ -263,3 +263,26 @@ export const sleep = (ms: number): Promise<void> => new Promise((resolve) => set
 export function loadAverage(): number {
   return Math.round(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]) * 100) / 100;
 }
+
+/** The fields every WebSocket benchmark's report starts with. */
+export interface ReportHeader {
+  readonly benchmark: string;
+  readonly date: string;
+  readonly load_average_at_start: number;
+  readonly placement: string;
+  readonly [machineField: string]: unknown;
+}
+
+/**
+ * Call when the run starts: it notes the load average then. The function it returns gives the
+ * report's header, dated when it is called (at the end of the run).
+ */
+export function reportHeader(benchmark: string): () => ReportHeader {
+  const loadAtStart = loadAverage();
+  return () => ({ benchmark, date: new Date().toISOString(), ...machine(), load_average_at_start: loadAtStart, placement: placement() });
+}
+
+/** The model's name (its first word) as it appears in a result file's name. */
+export function modelFileName(model: string): string {
+  return model.split(' ')[0]!.replace(/[^A-Za-z0-9_.-]/g, '');
+}

@@ -12,21 +12,8 @@
  *
  *   npm run bench:ws-event-loop -- [streams=500] [seconds=12]
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import {
-  LiveStream,
-  loadAverage,
-  machine,
-  placement,
-  quietStream,
-  round1,
-  runRealTime,
-  sleep,
-  speakingStream,
-  startServer,
-  type ServerStats,
-} from './ws-bench-common.js';
+import { writeBenchResults } from './bench-results.js';
+import { LiveStream, quietStream, reportHeader, round1, runRealTime, sleep, speakingStream, startServer, type ServerStats } from './ws-bench-common.js';
 
 const count = Number(process.argv[2] ?? 500);
 const seconds = Number(process.argv[3] ?? 12);
@@ -40,7 +27,7 @@ const view = (s: ServerStats) => ({
   inference_pool: s.pool,
 });
 
-const loadAtStart = loadAverage();
+const header = reportHeader('ws-event-loop');
 const server = await startServer('gateway', {});
 console.log(`model: ${server.model}`);
 try {
@@ -73,11 +60,7 @@ try {
   await Promise.race([Promise.all(streams.map((s) => s.closed)), sleep(60_000)]);
 
   const result = {
-    benchmark: 'ws-event-loop',
-    date: new Date().toISOString(),
-    ...machine(),
-    load_average_at_start: loadAtStart,
-    placement: placement(),
+    ...header(),
     model: server.model,
     inference_workers: 1,
     inference_worker_priority: server.workerPriority,
@@ -94,9 +77,7 @@ try {
     ratio_p99_speaking_to_idle: round1(speaking.eventLoopMs.p99 / idle.eventLoopMs.p99),
     target: { p99_ms: 5, met_quiet: quiet.eventLoopMs.p99 < 5, met_speaking: speaking.eventLoopMs.p99 < 5 },
   };
-  mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
-  const out = join(process.cwd(), 'bench/results/ws-event-loop.json');
-  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  const out = writeBenchResults('ws-event-loop', result);
   console.log(
     `event-loop delay p99 with ${count} streams: quiet ${result.quiet.event_loop_delay_ms.p99} ms, speaking ${result.speaking.event_loop_delay_ms.p99} ms ` +
       `(idle ${result.idle.event_loop_delay_ms.p99} ms; ratios ${result.ratio_p99_quiet_to_idle}, ${result.ratio_p99_speaking_to_idle}); ` +

@@ -11,11 +11,10 @@
  *
  *   npm run bench:ws-ingest -- [connections=200] [messagesPerSecond=90] [seconds=10]
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import WebSocket from 'ws';
 import { speechAmPcm } from '../test/helpers/fixtures.js';
-import { loadAverage, machine, placement, round1, sleep, startServer } from './ws-bench-common.js';
+import { writeBenchResults } from './bench-results.js';
+import { reportHeader, round1, sleep, startServer } from './ws-bench-common.js';
 
 const connections = Number(process.argv[2] ?? 200);
 const rate = Number(process.argv[3] ?? 90);
@@ -82,17 +81,13 @@ async function measure(mode: 'gateway' | 'plain-ws') {
   }
 }
 
-const loadAtStart = loadAverage();
+const header = reportHeader('ws-ingest');
 const plain = await measure('plain-ws');
 console.log('plain ws:', JSON.stringify(plain));
 const ours = await measure('gateway');
 console.log('gateway :', JSON.stringify(ours));
 const result = {
-  benchmark: 'ws-ingest',
-  date: new Date().toISOString(),
-  ...machine(),
-  load_average_at_start: loadAtStart,
-  placement: placement(),
+  ...header(),
   connections,
   messages_per_second_per_connection: rate,
   message_bytes: CHUNK_BYTES,
@@ -101,9 +96,7 @@ const result = {
   gateway: ours,
   ratio_gateway_to_plain_ws: round1(ours.messages_per_cpu_second / plain.messages_per_cpu_second),
 };
-mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
-const out = join(process.cwd(), 'bench/results/ws-ingest.json');
-writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+const out = writeBenchResults('ws-ingest', result);
 console.log(
   `messages per server CPU-second: gateway ${ours.messages_per_cpu_second}, plain ws ${plain.messages_per_cpu_second}, ratio ${result.ratio_gateway_to_plain_ws}. Wrote ${out}`,
 );

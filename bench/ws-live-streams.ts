@@ -16,14 +16,12 @@
  * Model: MODELS_DIR, else the UNTRAINED fixture models; the output names the model that ran and
  * the results go to bench/results/ws-live-streams-<model>.json.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeBenchResults } from './bench-results.js';
 import {
   LiveStream,
-  loadAverage,
-  machine,
-  placement,
+  modelFileName,
   percentile,
+  reportHeader,
   round1,
   runRealTime,
   sleep,
@@ -80,7 +78,7 @@ async function run(server: BenchServer, count: number) {
   };
 }
 
-const loadAtStart = loadAverage();
+const header = reportHeader('ws-live-streams');
 const server = await startServer('gateway', { WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS) });
 console.log(`model: ${server.model}`);
 try {
@@ -90,11 +88,7 @@ try {
   console.log(`${streamsWanted} streams:`, JSON.stringify(loaded, null, 1));
   const p95 = loaded.end_of_speech_to_turn_beyond_silence_ms.p95;
   const result = {
-    benchmark: 'ws-live-streams',
-    date: new Date().toISOString(),
-    ...machine(),
-    load_average_at_start: loadAtStart,
-    placement: placement(),
+    ...header(),
     model: server.model,
     inference_worker_priority: server.workerPriority,
     endpoint_silence_ms: ENDPOINT_SILENCE_MS,
@@ -108,10 +102,7 @@ try {
         : null,
     target: { p95_beyond_silence_ms: 300, met: p95 !== null && p95 <= 300 && loaded.dropped_audio_ms === 0 && loaded.streams_with_unacknowledged_audio === 0 },
   };
-  mkdirSync(join(process.cwd(), 'bench/results'), { recursive: true });
-  const modelName = server.model.split(' ')[0]!.replace(/[^A-Za-z0-9_.-]/g, '');
-  const out = join(process.cwd(), `bench/results/ws-live-streams-${modelName}.json`);
-  writeFileSync(out, JSON.stringify(result, null, 2) + '\n');
+  const out = writeBenchResults(`ws-live-streams-${modelFileName(server.model)}`, result);
   console.log(
     `p95 end of speech -> turn_detected beyond ${ENDPOINT_SILENCE_MS} ms silence: ${p95} ms with ${streamsWanted} streams ` +
       `(1 stream: ${baseline.end_of_speech_to_turn_beyond_silence_ms.p95} ms, ratio ${result.ratio_p95_loaded_to_1_stream}); ` +

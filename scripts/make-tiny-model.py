@@ -127,6 +127,29 @@ def export(model, example, path, output_names, dynamic_axes):
     )
 
 
+WAVE_INPUT = {"kind": "waveform", "sample_rate": 16000, "normalize": "zero_mean_unit_var"}
+ETHIOPIC_OUTPUT = {"script": "ethiopic", "casing": "none", "punctuation": False}
+
+
+def ctc_manifest(name, language, description, model_input, output, **extra):
+    """manifest.json of a CTC model folder (docs/model-format.md): VOCAB, blank 0, '|' between words, stride 320."""
+    return {
+        "schema_version": 1,
+        "name": name,
+        "language": language,
+        "description": description,
+        "onnx": "model.onnx",
+        "input": model_input,
+        "io": {"audio": "audio", "lengths": "lengths", "logits": "logits", "out_lengths": "out_lengths"},
+        "frame_stride_samples": 320,
+        "vocabulary": "vocab.txt",
+        "blank_id": 0,
+        "word_delimiter": "|",
+        "output": output,
+        **extra,
+    }
+
+
 def write_folder(name, model, example, manifest, output_names, dynamic_axes, vocab=True):
     folder = os.path.join(OUT, name)
     os.makedirs(folder, exist_ok=True)
@@ -171,20 +194,13 @@ def write_bench_model(folder):
         name,
         model,
         (torch.randn(2, 16000) * 0.1, torch.tensor([16000, 12000], dtype=torch.int64)),
-        {
-            "schema_version": 1,
-            "name": name,
-            "language": "am",
-            "description": "UNTRAINED benchmark model (random conv + BiGRU, %d parameters): throughput only, recognises nothing" % params,
-            "onnx": "model.onnx",
-            "input": {"kind": "waveform", "sample_rate": 16000, "normalize": "zero_mean_unit_var"},
-            "io": {"audio": "audio", "lengths": "lengths", "logits": "logits", "out_lengths": "out_lengths"},
-            "frame_stride_samples": 320,
-            "vocabulary": "vocab.txt",
-            "blank_id": 0,
-            "word_delimiter": "|",
-            "output": {"script": "ethiopic", "casing": "none", "punctuation": False},
-        },
+        ctc_manifest(
+            name,
+            "am",
+            "UNTRAINED benchmark model (random conv + BiGRU, %d parameters): throughput only, recognises nothing" % params,
+            WAVE_INPUT,
+            ETHIOPIC_OUTPUT,
+        ),
         ["logits", "out_lengths"],
         {"audio": {0: "batch", 1: "samples"}, "lengths": {0: "batch"}, "logits": {0: "batch", 1: "frames"}, "out_lengths": {0: "batch"}},
     )
@@ -204,21 +220,7 @@ def main():
         "tiny-ctc",
         sharpen(TinyWaveCtc(), blank_bias=2.0),
         example_wave,
-        {
-            "schema_version": 1,
-            "name": "tiny-ctc",
-            "language": "am",
-            "description": UNTRAINED,
-            "onnx": "model.onnx",
-            "input": {"kind": "waveform", "sample_rate": 16000, "normalize": "zero_mean_unit_var"},
-            "io": {"audio": "audio", "lengths": "lengths", "logits": "logits", "out_lengths": "out_lengths"},
-            "frame_stride_samples": 320,
-            "vocabulary": "vocab.txt",
-            "blank_id": 0,
-            "word_delimiter": "|",
-            "output": {"script": "ethiopic", "casing": "none", "punctuation": False},
-            "decoding": {"default": "greedy"},
-        },
+        ctc_manifest("tiny-ctc", "am", UNTRAINED, WAVE_INPUT, ETHIOPIC_OUTPUT, decoding={"default": "greedy"}),
         ["logits", "out_lengths"],
         ctc_axes,
     )
@@ -228,13 +230,11 @@ def main():
         "tiny-ctc-mel",
         sharpen(TinyMelCtc(), gain=1.0, blank_bias=0.5),
         (torch.randn(2, 101, 80), torch.tensor([101, 80], dtype=torch.int64)),
-        {
-            "schema_version": 1,
-            "name": "tiny-ctc-mel",
-            "language": "om",
-            "description": UNTRAINED,
-            "onnx": "model.onnx",
-            "input": {
+        ctc_manifest(
+            "tiny-ctc-mel",
+            "om",
+            UNTRAINED,
+            {
                 "kind": "log_mel",
                 "sample_rate": 16000,
                 "n_fft": 400,
@@ -248,13 +248,8 @@ def main():
                 "log_floor": 1e-10,
                 "normalize": "per_utterance",
             },
-            "io": {"audio": "audio", "lengths": "lengths", "logits": "logits", "out_lengths": "out_lengths"},
-            "frame_stride_samples": 320,
-            "vocabulary": "vocab.txt",
-            "blank_id": 0,
-            "word_delimiter": "|",
-            "output": {"script": "latin", "casing": "true_case", "punctuation": True},
-        },
+            {"script": "latin", "casing": "true_case", "punctuation": True},
+        ),
         ["logits", "out_lengths"],
         mel_axes,
     )
@@ -269,7 +264,7 @@ def main():
             "name": "tiny-lid",
             "description": UNTRAINED,
             "onnx": "model.onnx",
-            "input": {"kind": "waveform", "sample_rate": 16000, "normalize": "zero_mean_unit_var"},
+            "input": WAVE_INPUT,
             "io": {"audio": "audio", "lengths": "lengths", "logits": "logits"},
             "labels": ["am", "om", "ti"],
         },

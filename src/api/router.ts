@@ -159,7 +159,7 @@ async function runRoute(route: RouteDefinition, entry: PathEntry, exchange: Http
   const log = lazyChild(options.logger, exchange.requestId);
   let principal: Principal | null = null;
   try {
-    let body: unknown = undefined;
+    let body: unknown;
     let bodyKind: RequestContext['bodyKind'] = 'none';
     const params = validateInput<Record<string, string>>(
       route.params ?? EMPTY_OBJECT,

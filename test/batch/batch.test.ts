@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { callJson, useTestGateway } from '../helpers/suite-gateway.js';
 import { MEDIA_DIR, serveFixture, startTestServer, type TestServer } from '../helpers/tls-servers.js';
 
 type ErrorBody = { error: { type: string; code: string; message: string; param?: string } };
@@ -41,15 +42,7 @@ afterAll(async () => {
   await host?.close();
 });
 
-async function call<T>(method: string, path: string, body?: unknown, apiKey = key): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: bearer(apiKey, body === undefined ? {} : { 'content-type': 'application/json' }),
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
-}
+const call = <T>(method: string, path: string, body?: unknown, apiKey = key) => callJson<T>(gw.url, method, path, body, apiKey);
 
 const submit = (body: unknown, apiKey = key) => call<Job & ErrorBody>('POST', '/v1/transcriptions/batch', body, apiKey);
 
@@ -221,19 +214,13 @@ describe('batch children share the limits of single jobs', () => {
 });
 
 describe('the private-network guard on batch URLs', () => {
-  let strict: TestGateway;
-  let strictKey: string;
-  beforeAll(async () => {
-    strict = await startTestGateway({ ALLOW_PRIVATE_NETWORK: 'false' });
-    strictKey = await strict.key();
-  });
-  afterAll(async () => strict?.close());
+  const strict = useTestGateway({ ALLOW_PRIVATE_NETWORK: 'false' });
 
   it('refuses literal private addresses at submission and names resolving to loopback when fetching', async () => {
     const post = (urls: string[]) =>
-      fetch(`${strict.url}/v1/transcriptions/batch`, {
+      fetch(`${strict.gw.url}/v1/transcriptions/batch`, {
         method: 'POST',
-        headers: bearer(strictKey, { 'content-type': 'application/json' }),
+        headers: bearer(strict.key, { 'content-type': 'application/json' }),
         body: JSON.stringify({ audio_urls: urls }),
       });
     const literal = await post(['https://example.com/a.mp3', 'https://169.254.169.254/latest/meta-data']);
@@ -245,12 +232,12 @@ describe('the private-network guard on batch URLs', () => {
     const parent = (await named.json()) as Job;
     let done: Job;
     for (;;) {
-      done = (await (await fetch(`${strict.url}/v1/transcriptions/${parent.id}`, { headers: bearer(strictKey) })).json()) as Job;
+      done = (await (await fetch(`${strict.gw.url}/v1/transcriptions/${parent.id}`, { headers: bearer(strict.key) })).json()) as Job;
       if (done.status === 'failed' || done.status === 'completed') break;
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(done.status).toBe('failed');
-    const child = (await (await fetch(`${strict.url}/v1/transcriptions/${done.metadata.jobs![0]!.job_id}`, { headers: bearer(strictKey) })).json()) as Job;
+    const child = (await (await fetch(`${strict.gw.url}/v1/transcriptions/${done.metadata.jobs![0]!.job_id}`, { headers: bearer(strict.key) })).json()) as Job;
     expect(child.error?.code).toBe('url_not_allowed');
     expect(host.requests.length).toBe(before);
   });

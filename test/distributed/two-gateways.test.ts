@@ -8,7 +8,7 @@ import { audioFixture, makeLongAudio } from '../helpers/audio-files.js';
 import { createTestSchema, REDIS_URL, skipWithout, testRedisPrefix, type TestSchema } from '../helpers/distributed-servers.js';
 import { JobsClient } from '../helpers/jobs-client.js';
 import { distEntry, REPO_ROOT, runNode, startServerProcess } from '../helpers/spawn-dist.js';
-import { connect, wsUrl } from '../ws/ws-client.js';
+import { connect, wsUrl, connectReady } from '../ws/ws-client.js';
 
 /**
  * Two compiled gateway processes sharing one PostgreSQL schema, one Redis prefix and one data
@@ -194,8 +194,7 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
     await first.closed;
     for (let i = 0; i < 100 && (await openSessions()) !== 1; i++) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await openSessions()).toBe(1);
-    const again = connect(wsUrl(b.url), headers);
-    await again.waitFor('ready');
+    const again = await connectReady(wsUrl(b.url), headers);
     for (const s of [second, again]) s.close();
     await Promise.all([second.closed, again.closed]);
   });

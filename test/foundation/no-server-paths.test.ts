@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
+import { runFfmpeg } from '../helpers/audio-files.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { bearer } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
 import { JobsClient } from '../helpers/jobs-client.js';
 import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
 
@@ -15,18 +15,7 @@ function makeTruncatedM4a(): Buffer {
   const dir = mkdtempSync(join(tmpdir(), 'truncated-'));
   try {
     const target = join(dir, 'full.m4a');
-    const made = spawnSync(resolveMediaTools().ffmpeg, [
-      '-hide_banner',
-      '-loglevel',
-      'error',
-      '-y',
-      '-i',
-      join(import.meta.dirname, '..', 'fixtures', 'audio', 'speech-am.flac'),
-      '-c:a',
-      'aac',
-      target,
-    ]);
-    if (made.status !== 0) throw new Error(made.stderr.toString());
+    runFfmpeg(['-i', join(import.meta.dirname, '..', 'fixtures', 'audio', 'speech-am.flac'), '-c:a', 'aac', target]);
     const full = readFileSync(target);
     return full.subarray(0, Math.floor(full.length / 2));
   } finally {
@@ -36,12 +25,9 @@ function makeTruncatedM4a(): Buffer {
 const truncatedM4a = makeTruncatedM4a();
 const corruptMp3 = AUDIO('corrupt.mp3');
 
-let gw: TestGateway;
-let key: string;
+const suite = useTestGateway({ RATE_LIMIT_PER_MINUTE: '100000' }, { scopes: ['write'] });
 let files: TestServer;
 beforeAll(async () => {
-  gw = await startTestGateway({ RATE_LIMIT_PER_MINUTE: '100000' });
-  key = await gw.key({ scopes: ['write'] });
   files = await startTestServer({
     tls: true,
     respond: (req, res) => {
@@ -52,11 +38,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await files?.close();
-  await gw?.close();
 });
 
 function expectNoPath(message: string): void {
-  expect(message).not.toContain(gw.dataDir);
+  expect(message).not.toContain(suite.gw.dataDir);
   expect(message).not.toMatch(/\/(tmp|files|accounts|jobs)\//);
   expect(message).not.toMatch(/acct_|tr_[0-9a-z]{6,}|0x[0-9a-f]{6,}/);
 }
@@ -67,7 +52,7 @@ describe('no server paths in error messages', () => {
       const form = new FormData();
       form.append('language', 'am');
       form.append('file', new Blob([truncatedM4a]), 'talk.m4a');
-      const response = await fetch(`${gw.url}${path}`, { method: 'POST', headers: bearer(key), body: form });
+      const response = await fetch(`${suite.gw.url}${path}`, { method: 'POST', headers: bearer(suite.key), body: form });
       const body = (await response.json()) as any;
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(body.error.code).toBe('invalid_audio_format');
@@ -77,7 +62,7 @@ describe('no server paths in error messages', () => {
   });
 
   it('a URL job with a truncated or damaged file fails with a message in user terms (unified and job API)', async () => {
-    const client = new JobsClient(gw.url, key);
+    const client = new JobsClient(suite.gw.url, suite.key);
     for (const name of ['truncated.m4a', 'corrupt.mp3']) {
       const created = await client.submitUrl({ audio_url: `${files.origin}/${name}`, language: 'am' });
       expect(created.status).toBe(202);
@@ -87,15 +72,15 @@ describe('no server paths in error messages', () => {
       expectNoPath(job.error.message);
       expect(job.error.message).toMatch(/incomplete|damaged/);
     }
-    const submitted = await fetch(`${gw.url}/transcribe`, {
+    const submitted = await fetch(`${suite.gw.url}/transcribe`, {
       method: 'POST',
-      headers: { 'x-api-key': key, 'content-type': 'application/json' },
+      headers: { 'x-api-key': suite.key, 'content-type': 'application/json' },
       body: JSON.stringify({ audio_urls: [`${files.origin}/truncated.m4a`], language: 'am' }),
     });
     const { job_id } = (await submitted.json()) as { job_id: string };
     let status: any;
     for (let i = 0; i < 200; i++) {
-      status = await (await fetch(`${gw.url}/transcribe/${job_id}`, { headers: { 'x-api-key': key } })).json();
+      status = await (await fetch(`${suite.gw.url}/transcribe/${job_id}`, { headers: { 'x-api-key': suite.key } })).json();
       if (!['PENDING', 'PROCESSING'].includes(String(status.status).toUpperCase())) break;
       await new Promise((r) => setTimeout(r, 100));
     }

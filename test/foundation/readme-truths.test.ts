@@ -3,8 +3,9 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { bearer } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
 import { MEDIA_DIR } from '../helpers/tls-servers.js';
 import { connect, wsUrl } from '../ws/ws-client.js';
 
@@ -13,13 +14,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const run = promisify(execFile);
 
-let gw: TestGateway;
-let key: string;
-beforeAll(async () => {
-  gw = await startTestGateway({ DEFAULT_LANGUAGE: 'om', RATE_LIMIT_PER_MINUTE: '100000' });
-  key = await gw.key({ scopes: ['write'] });
-});
-afterAll(async () => gw?.close());
+const suite = useTestGateway({ DEFAULT_LANGUAGE: 'om', RATE_LIMIT_PER_MINUTE: '100000' }, { scopes: ['write'] });
 
 describe('README', () => {
   it('the uploads snippet runs as written: $UPLOAD_URL comes from the signed-url answer', async () => {
@@ -29,8 +24,8 @@ describe('README', () => {
     const dir = mkdtempSync(join(tmpdir(), 'readme-'));
     try {
       copyFileSync(join(MEDIA_DIR, 'hello-am.mp3'), join(dir, 'talk.mp3'));
-      const script = block!.replaceAll('localhost:8080', new URL(gw.url).host);
-      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, env: { ...process.env, API_KEY: key } });
+      const script = block!.replaceAll('localhost:8080', new URL(suite.gw.url).host);
+      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { cwd: dir, env: { ...process.env, API_KEY: suite.key } });
       const answers = jsonObjects(stdout);
       expect(answers.at(-1)).toMatchObject({ status: 'ready' });
       expect(answers.at(-2)).toMatchObject({ status: 'uploaded' });
@@ -41,20 +36,20 @@ describe('README', () => {
 
   it('DEFAULT_LANGUAGE applies to WebSocket sessions and batches; POST /v1/transcriptions requires language', async () => {
     expect(README).toMatch(/`DEFAULT_LANGUAGE` \| `am` \| [^|]* \| language of a WebSocket session or a batch that names none/);
-    const client = connect(wsUrl(gw.url), bearer(key));
+    const client = connect(wsUrl(suite.gw.url), bearer(suite.key));
     const ready = await client.waitFor('ready');
     expect(ready.language).toBe('om');
     client.close();
-    const batch = await fetch(`${gw.url}/v1/transcriptions/batch`, {
+    const batch = await fetch(`${suite.gw.url}/v1/transcriptions/batch`, {
       method: 'POST',
-      headers: bearer(key, { 'content-type': 'application/json' }),
+      headers: bearer(suite.key, { 'content-type': 'application/json' }),
       body: JSON.stringify({ audio_urls: ['https://example.com/a.wav'] }),
     });
     expect(batch.status).toBe(202);
     expect(((await batch.json()) as { language: string }).language).toBe('om');
-    const single = await fetch(`${gw.url}/v1/transcriptions`, {
+    const single = await fetch(`${suite.gw.url}/v1/transcriptions`, {
       method: 'POST',
-      headers: bearer(key, { 'content-type': 'application/json' }),
+      headers: bearer(suite.key, { 'content-type': 'application/json' }),
       body: JSON.stringify({ audio_url: 'https://example.com/a.wav' }),
     });
     expect(single.status).toBe(400);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'node:http';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { bearer } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
 import { JobsClient } from '../helpers/jobs-client.js';
 import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
 
@@ -10,12 +11,9 @@ import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
  */
 const AUDIO_LIMIT = 2_000_000;
 const JSON_LIMIT = 8_000;
-let gw: TestGateway;
-let key: string;
+const suite = useTestGateway({ MAX_AUDIO_BYTES: '2MB', MAX_JSON_BODY_BYTES: '8kB', RATE_LIMIT_PER_MINUTE: '100000' }, { scopes: ['write'] });
 let audioServer: TestServer;
 beforeAll(async () => {
-  gw = await startTestGateway({ MAX_AUDIO_BYTES: '2MB', MAX_JSON_BODY_BYTES: '8kB', RATE_LIMIT_PER_MINUTE: '100000' });
-  key = await gw.key({ scopes: ['write'] });
   audioServer = await startTestServer({
     tls: true,
     respond: (req, res) => {
@@ -32,7 +30,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await audioServer?.close();
-  await gw?.close();
 });
 
 type Answer = { status: number; body: any };
@@ -48,7 +45,7 @@ function expectSizeError(answer: Answer, limit: number, surface: 'unified' | 'jo
 }
 
 async function send(method: string, path: string, headers: Record<string, string>, body: Buffer | string | FormData): Promise<Answer> {
-  const url = path.startsWith('http') ? path : `${gw.url}${path}`;
+  const url = path.startsWith('http') ? path : `${suite.gw.url}${path}`;
   const response = await fetch(url, { method, headers, body });
   return { status: response.status, body: await response.json() };
 }
@@ -64,9 +61,9 @@ function fileForm(field: string, bytes: number, extra: Record<string, string> = 
 function chunkedMultipart(path: string, field: string, bytes: number): Promise<Answer> {
   const boundary = '----sizes';
   return new Promise((resolve, reject) => {
-    const req = request(`${gw.url}${path}`, {
+    const req = request(`${suite.gw.url}${path}`, {
       method: 'POST',
-      headers: bearer(key, { 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' }),
+      headers: bearer(suite.key, { 'content-type': `multipart/form-data; boundary=${boundary}`, 'transfer-encoding': 'chunked' }),
     });
     req.on('response', (res) => {
       let text = '';
@@ -85,18 +82,18 @@ const bigJson = JSON.stringify({ audio_url: 'https://example.com/a.wav', languag
 
 describe('one size rule', () => {
   it('POST /v1/transcriptions: multipart file over MAX_AUDIO_BYTES, declared, within the framing cap and streamed', async () => {
-    expectSizeError(await send('POST', '/v1/transcriptions', bearer(key), fileForm('file', AUDIO_LIMIT + 1_500_000, { language: 'am' })), AUDIO_LIMIT);
-    expectSizeError(await send('POST', '/v1/transcriptions', bearer(key), fileForm('file', AUDIO_LIMIT + 100_000, { language: 'am' })), AUDIO_LIMIT);
+    expectSizeError(await send('POST', '/v1/transcriptions', bearer(suite.key), fileForm('file', AUDIO_LIMIT + 1_500_000, { language: 'am' })), AUDIO_LIMIT);
+    expectSizeError(await send('POST', '/v1/transcriptions', bearer(suite.key), fileForm('file', AUDIO_LIMIT + 100_000, { language: 'am' })), AUDIO_LIMIT);
     expectSizeError(await chunkedMultipart('/v1/transcriptions', 'file', AUDIO_LIMIT + 200_000), AUDIO_LIMIT);
   });
 
   it('POST /v1/transcriptions: JSON body over MAX_JSON_BODY_BYTES', async () => {
-    expectSizeError(await send('POST', '/v1/transcriptions', bearer(key, { 'content-type': 'application/json' }), bigJson), JSON_LIMIT);
+    expectSizeError(await send('POST', '/v1/transcriptions', bearer(suite.key, { 'content-type': 'application/json' }), bigJson), JSON_LIMIT);
   });
 
   it('POST /v1/uploads: declared, within the framing cap and streamed', async () => {
-    expectSizeError(await send('POST', '/v1/uploads', bearer(key), fileForm('file', AUDIO_LIMIT * 3)), AUDIO_LIMIT);
-    expectSizeError(await send('POST', '/v1/uploads', bearer(key), fileForm('file', AUDIO_LIMIT + 100_000)), AUDIO_LIMIT);
+    expectSizeError(await send('POST', '/v1/uploads', bearer(suite.key), fileForm('file', AUDIO_LIMIT * 3)), AUDIO_LIMIT);
+    expectSizeError(await send('POST', '/v1/uploads', bearer(suite.key), fileForm('file', AUDIO_LIMIT + 100_000)), AUDIO_LIMIT);
     expectSizeError(await chunkedMultipart('/v1/uploads', 'file', AUDIO_LIMIT + 200_000), AUDIO_LIMIT);
   });
 
@@ -104,12 +101,12 @@ describe('one size rule', () => {
     const tooBig = await send(
       'GET',
       `/v1/uploads/signed-url?filename=a.wav&content_type=audio/wav&content_length=${AUDIO_LIMIT + 1}`,
-      bearer(key),
+      bearer(suite.key),
       undefined as never,
     );
     expectSizeError(tooBig, AUDIO_LIMIT);
     expect(tooBig.body.error.param).toBe('content_length');
-    const signed = await send('GET', '/v1/uploads/signed-url?filename=a.wav&content_type=audio/wav', bearer(key), undefined as never);
+    const signed = await send('GET', '/v1/uploads/signed-url?filename=a.wav&content_type=audio/wav', bearer(suite.key), undefined as never);
     expect(signed.status).toBe(200);
     expectSizeError(await send('PUT', signed.body.upload_url, { 'content-type': 'audio/wav' }, Buffer.alloc(AUDIO_LIMIT + 1, 1)), AUDIO_LIMIT);
     const streamed = await fetch(signed.body.upload_url, {
@@ -127,24 +124,27 @@ describe('one size rule', () => {
   });
 
   it('POST /v1/transcriptions/batch: a file over the limit, and a JSON body over its limit', async () => {
-    expectSizeError(await send('POST', '/v1/transcriptions/batch', bearer(key), fileForm('files', AUDIO_LIMIT + 100_000, { language: 'am' })), AUDIO_LIMIT);
+    expectSizeError(
+      await send('POST', '/v1/transcriptions/batch', bearer(suite.key), fileForm('files', AUDIO_LIMIT + 100_000, { language: 'am' })),
+      AUDIO_LIMIT,
+    );
     expectSizeError(await chunkedMultipart('/v1/transcriptions/batch', 'files', AUDIO_LIMIT + 200_000), AUDIO_LIMIT);
-    expectSizeError(await send('POST', '/v1/transcriptions/batch', bearer(key, { 'content-type': 'application/json' }), bigJson), JSON_LIMIT);
+    expectSizeError(await send('POST', '/v1/transcriptions/batch', bearer(suite.key, { 'content-type': 'application/json' }), bigJson), JSON_LIMIT);
   });
 
   it('job API and translation: bodies over MAX_JSON_BODY_BYTES, each in its own envelope', async () => {
-    const jobHeaders = { 'x-api-key': key, 'content-type': 'application/json' };
+    const jobHeaders = { 'x-api-key': suite.key, 'content-type': 'application/json' };
     expectSizeError(
       await send('POST', '/transcribe', jobHeaders, JSON.stringify({ audio_urls: ['https://example.com/a.wav'], language: 'am', pad: 'x'.repeat(JSON_LIMIT) })),
       JSON_LIMIT,
       'job',
     );
-    const form = new URLSearchParams({ key, text: 'x'.repeat(JSON_LIMIT), src_lang: 'en', tgt_lang: 'am' });
+    const form = new URLSearchParams({ key: suite.key, text: 'x'.repeat(JSON_LIMIT), src_lang: 'en', tgt_lang: 'am' });
     expectSizeError(await send('POST', '/translate/v1', { 'content-type': 'application/x-www-form-urlencoded' }, form.toString()), JSON_LIMIT);
   });
 
   it('a URL job whose audio is over the limit fails with the same code and message', async () => {
-    const client = new JobsClient(gw.url, key);
+    const client = new JobsClient(suite.gw.url, suite.key);
     for (const path of ['/declared.wav', '/chunked.wav']) {
       const created = await client.submitUrl({ audio_url: `${audioServer.origin}${path}`, language: 'am' });
       expect(created.status).toBe(202);
@@ -156,7 +156,7 @@ describe('one size rule', () => {
   });
 
   it('the OpenAPI document declares 413 with the error schema on every operation that takes a body', async () => {
-    const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as any;
+    const doc = (await (await fetch(`${suite.gw.url}/openapi.json`)).json()) as any;
     let checked = 0;
     for (const [path, operations] of Object.entries<any>(doc.paths)) {
       for (const [method, operation] of Object.entries<any>(operations)) {

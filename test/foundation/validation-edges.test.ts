@@ -1,18 +1,13 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { bearer } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
 
 /** Validation text, the URL length limit, one `limit` rule, and an OpenAPI document that declares every error with its schema. */
-let gw: TestGateway;
-let key: string;
-beforeAll(async () => {
-  gw = await startTestGateway({ RATE_LIMIT_PER_MINUTE: '100000', LIST_MAX_LIMIT: '200' });
-  key = await gw.key({ scopes: ['write'] });
-});
-afterAll(async () => gw?.close());
+const suite = useTestGateway({ RATE_LIMIT_PER_MINUTE: '100000', LIST_MAX_LIMIT: '200' }, { scopes: ['write'] });
 
 async function json(path: string, init: RequestInit = {}): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${gw.url}${path}`, { ...init, headers: bearer(key, (init.headers ?? {}) as Record<string, string>) });
+  const response = await fetch(`${suite.gw.url}${path}`, { ...init, headers: bearer(suite.key, (init.headers ?? {}) as Record<string, string>) });
   return { status: response.status, body: await response.json() };
 }
 
@@ -50,7 +45,7 @@ describe('validation messages and limits', () => {
   it('answers 414 to a request URL over 8 KB', async () => {
     for (const size of [9_000, 40_000]) {
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = request(`${gw.url}/v1/languages?pad=${'a'.repeat(size)}`, { headers: bearer(key) });
+        const req = request(`${suite.gw.url}/v1/languages?pad=${'a'.repeat(size)}`, { headers: bearer(suite.key) });
         req.on('response', (res) => {
           let text = '';
           res.on('data', (c: Buffer) => (text += c.toString()));
@@ -67,7 +62,7 @@ describe('validation messages and limits', () => {
 
 describe('the OpenAPI document', () => {
   it('gives every error response a body schema, and declares 413, 422 and the model rules', async () => {
-    const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as any;
+    const doc = (await (await fetch(`${suite.gw.url}/openapi.json`)).json()) as any;
     let errors = 0;
     for (const [path, operations] of Object.entries<any>(doc.paths)) {
       for (const [method, operation] of Object.entries<any>(operations)) {

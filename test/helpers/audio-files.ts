@@ -8,24 +8,21 @@ import { fixturePath } from './fixtures.js';
 export const AUDIO_FIXTURES = fixturePath('audio');
 export const audioFixture = (name: string): string => fixturePath(`audio/${name}`);
 
-/** Loops a committed fixture into a long file made at test time (never committed). */
-export function makeLongAudio(target: string, minutes: number, source = audioFixture('speech-am.flac')): string {
-  const loops = Math.ceil((minutes * 60) / 8.14);
-  const made = spawnSync(resolveMediaTools().ffmpeg, [
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    '-y',
-    '-stream_loop',
-    String(loops - 1),
-    '-i',
-    source,
-    '-c:a',
-    'flac',
-    target,
-  ]);
-  if (made.status !== 0) throw new Error(`ffmpeg could not build ${target}: ${made.stderr.toString()}`);
+/** Runs ffmpeg (quiet, overwriting) with `args`, whose last is the file it makes; throws with ffmpeg's errors when it fails. */
+export function runFfmpeg(args: readonly string[]): void {
+  const made = spawnSync(resolveMediaTools().ffmpeg, ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
+  if (made.status !== 0) throw new Error(`ffmpeg could not build ${args.at(-1)}: ${made.stderr.toString()}`);
+}
+
+/** Loops a committed fixture `loops` times into a long FLAC file made at test time (never committed). */
+export function loopAudio(target: string, loops: number, source = audioFixture('speech-am.flac')): string {
+  runFfmpeg(['-stream_loop', String(loops - 1), '-i', source, '-c:a', 'flac', target]);
   return target;
+}
+
+/** Loops a committed fixture into a long file of about `minutes` (the fixture is 8.14 s). */
+export function makeLongAudio(target: string, minutes: number, source = audioFixture('speech-am.flac')): string {
+  return loopAudio(target, Math.ceil((minutes * 60) / 8.14), source);
 }
 
 /** A plain HTTP server on loopback that serves files by name and answers 404 otherwise. */

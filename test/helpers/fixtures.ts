@@ -41,6 +41,36 @@ export function pcm16ToFloat(pcm: Buffer): Float32Array {
   return samples;
 }
 
+/** Float samples in [-1, 1) as 16-bit little-endian PCM (clamped): the inverse of pcm16ToFloat. */
+export function floatToPcm16(samples: Float32Array): Buffer {
+  const out = Buffer.alloc(samples.length * 2);
+  for (let i = 0; i < samples.length; i++) out.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32768))), 2 * i);
+  return out;
+}
+
+/** The 44-byte header of a mono 16-bit PCM WAV file whose `data` chunk holds `dataBytes` bytes. */
+export function wavHeader(dataBytes: number, rate = 16_000): Buffer {
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(dataBytes, 40);
+  return header;
+}
+
+/** A mono 16-bit WAV file (16 kHz unless told) of PCM bytes. */
+export function wavOf(pcm: Buffer, rate = 16_000): Buffer {
+  return Buffer.concat([wavHeader(pcm.length, rate), pcm]);
+}
+
 /** 16 kHz mono 16-bit PCM of the Amharic speech fixture (audio/speech-am.wav, 8.1 s): streaming tests and benchmarks. */
 export function speechAmPcm(): Buffer {
   return wavData(readFileSync(fixturePath('audio/speech-am.wav'))).pcm;

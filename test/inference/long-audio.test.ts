@@ -1,12 +1,11 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
 import { Speech } from '../../src/speech/speech.js';
+import { loopAudio } from '../helpers/audio-files.js';
 import { AUDIO } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 
@@ -26,19 +25,7 @@ beforeAll(async () => {
   await makeModelFolder(join(root, 'models'), 'small-am-v1', { name: 'small-am-v1', language: 'am' });
   // 30 minutes made at test time from the committed fixture (not committed itself)
   longFile = join(root, 'long.flac');
-  const made = spawnSync(resolveMediaTools().ffmpeg, [
-    '-hide_banner',
-    '-loglevel',
-    'error',
-    '-stream_loop',
-    String(LOOPS - 1),
-    '-i',
-    AUDIO('speech-am.flac'),
-    '-c:a',
-    'flac',
-    longFile,
-  ]);
-  if (made.status !== 0) throw new Error(`ffmpeg could not build the long file: ${made.stderr.toString()}`);
+  loopAudio(longFile, LOOPS, AUDIO('speech-am.flac'));
   engine = await Speech.create({ modelsDir: join(root, 'models'), workers: 2, intraOpThreads: 1 });
 }, 120_000);
 

@@ -123,13 +123,19 @@ describe.skipIf(skip)('job leases on PostgreSQL', () => {
     return { runner, close: () => usage.close() };
   }
 
-  it('renews the lease while the job runs and clears it when the job completes', async () => {
+  /** A stored job that `owner` has claimed (lease `leaseMs`) and is running on an engine held until released. */
+  async function startHeldJob(owner: string, leaseMs: number) {
     const job = stored();
     await store.jobs.insert([job]);
     const engine = new HeldEngine();
-    const { runner: r, close } = runner(engine, 'proc-a', 300);
+    const { runner: r, close } = runner(engine, owner, leaseMs);
     const run = r.run(job.id, 5);
     await sleep(50);
+    return { job, engine, run, close };
+  }
+
+  it('renews the lease while the job runs and clears it when the job completes', async () => {
+    const { job, engine, run, close } = await startHeldJob('proc-a', 300);
     const claimed = (await store.jobs.get(job.id))!;
     expect(claimed).toMatchObject({ status: 'processing', leaseOwner: 'proc-a', attempts: 1 });
     await sleep(450);
@@ -145,12 +151,7 @@ describe.skipIf(skip)('job leases on PostgreSQL', () => {
   });
 
   it('stops a job taken over elsewhere and never overwrites the new holder', async () => {
-    const job = stored();
-    await store.jobs.insert([job]);
-    const engine = new HeldEngine();
-    const { runner: r, close } = runner(engine, 'proc-slow', 300);
-    const run = r.run(job.id, 5);
-    await sleep(50);
+    const { job, run, close } = await startHeldJob('proc-slow', 300);
     // Another process decided this one was gone, and runs the job itself.
     await store.jobs.update(job.id, { leaseOwner: 'proc-new', leaseUntil: new Date(Date.now() + 60_000).toISOString() }, ['processing']);
     expect(await run).toBe('finished');

@@ -4,17 +4,12 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { InProcessJobQueue, type JobQueue, type QueueHandler } from '../../src/jobs/job-queue.js';
 import { RedisJobQueue } from '../../src/jobs/redis-job-queue.js';
 import { REDIS_URL, skipWithout, testRedisPrefix } from '../helpers/distributed-servers.js';
+import { untilTrue } from '../helpers/polling.js';
 import { distEntry } from '../helpers/spawn-dist.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
+const until = (check: () => boolean, timeoutMs = 5_000): Promise<void> => untilTrue(check, timeoutMs, 10, 'condition not met in time');
 
 /** A handler that records what it got and holds each id until released. */
 function recorder() {

@@ -58,21 +58,30 @@ async function exitOf(child: import('node:child_process').ChildProcess): Promise
   return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
 }
 
+/** Sends `signal` to a server and waits for it to exit; resolves to its exit code. */
+async function stopServer(server: { child: ChildProcess }, signal: NodeJS.Signals): Promise<number | null> {
+  server.child.kill(signal);
+  return exitOf(server.child);
+}
+
+/** Starts a server on `dataDir` and a client of it that uses `key`. */
+async function startOn(dataDir: string, key: string, extra: Record<string, string> = {}) {
+  const server = await start(serverEnv(dataDir, extra));
+  return { server, client: new JobsClient(`http://127.0.0.1:${server.port}`, key) };
+}
+
 describe('jobs across crashes and restarts', () => {
   it('resumes a job interrupted by a crash (kill -9) and completes it', async () => {
     const dataDir = join(scratch, 'crash-once');
     const key = await createKey(dataDir);
-    let server = await start(serverEnv(dataDir));
-    let client = new JobsClient(`http://127.0.0.1:${server.port}`, key);
+    let { server, client } = await startOn(dataDir, key);
     const created = await client.submitFile(longAudio, { language: 'am' });
     const queued = await client.submitFile(longAudio, { language: 'am' });
     expect([created.status, queued.status]).toEqual([202, 202]);
     await jobStarted(server, created.body.id);
-    server.child.kill('SIGKILL');
-    await exitOf(server.child);
+    await stopServer(server, 'SIGKILL');
 
-    server = await start(serverEnv(dataDir));
-    client = new JobsClient(`http://127.0.0.1:${server.port}`, key);
+    ({ server, client } = await startOn(dataDir, key));
     try {
       const finished: Job = await client.waitFor(created.body.id, undefined, 120_000);
       expect(finished.status).toBe('completed');
@@ -80,23 +89,19 @@ describe('jobs across crashes and restarts', () => {
       expect((await client.waitFor(queued.body.id, undefined, 120_000)).status).toBe('completed');
       expect(server.output()).toContain('recovered jobs interrupted by a restart');
     } finally {
-      server.child.kill('SIGTERM');
-      await exitOf(server.child);
+      await stopServer(server, 'SIGTERM');
     }
   }, 240_000);
 
   it('fails a job with a reason when it was interrupted by a crash twice', async () => {
     const dataDir = join(scratch, 'crash-twice');
     const key = await createKey(dataDir);
-    let server = await start(serverEnv(dataDir));
-    let client = new JobsClient(`http://127.0.0.1:${server.port}`, key);
+    let { server, client } = await startOn(dataDir, key);
     const created = await client.submitFile(longAudio, { language: 'am' });
     for (let crash = 0; crash < 2; crash++) {
       await jobStarted(server, created.body.id);
-      server.child.kill('SIGKILL');
-      await exitOf(server.child);
-      server = await start(serverEnv(dataDir));
-      client = new JobsClient(`http://127.0.0.1:${server.port}`, key);
+      await stopServer(server, 'SIGKILL');
+      ({ server, client } = await startOn(dataDir, key));
     }
     try {
       const failed = await client.waitFor(created.body.id, undefined, 60_000);
@@ -104,31 +109,26 @@ describe('jobs across crashes and restarts', () => {
       expect(failed.error).toMatchObject({ code: 'internal_error' });
       expect(failed.error.message).toContain('interrupted by a server restart');
     } finally {
-      server.child.kill('SIGTERM');
-      await exitOf(server.child);
+      await stopServer(server, 'SIGTERM');
     }
   }, 240_000);
 
   it('returns a running job to the queue on SIGTERM and finishes it after the restart', async () => {
     const dataDir = join(scratch, 'sigterm');
     const key = await createKey(dataDir);
-    let server = await start(serverEnv(dataDir, { SHUTDOWN_GRACE_MS: '100' }));
-    let client = new JobsClient(`http://127.0.0.1:${server.port}`, key);
+    let { server, client } = await startOn(dataDir, key, { SHUTDOWN_GRACE_MS: '100' });
     const created = await client.submitFile(longAudio, { language: 'am' });
     await jobStarted(server, created.body.id);
-    server.child.kill('SIGTERM');
-    expect(await exitOf(server.child)).toBe(0);
+    expect(await stopServer(server, 'SIGTERM')).toBe(0);
     expect(server.output()).toContain('returning unfinished jobs to the queue');
 
-    server = await start(serverEnv(dataDir));
-    client = new JobsClient(`http://127.0.0.1:${server.port}`, key);
+    ({ server, client } = await startOn(dataDir, key));
     try {
       const finished = await client.waitFor(created.body.id, undefined, 120_000);
       expect(finished.status).toBe('completed');
       expect(server.output()).not.toContain('recovered jobs interrupted by a restart');
     } finally {
-      server.child.kill('SIGTERM');
-      await exitOf(server.child);
+      await stopServer(server, 'SIGTERM');
     }
   }, 240_000);
 });

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
 import { MEDIA_DIR } from '../helpers/tls-servers.js';
 
 /**
@@ -11,28 +12,28 @@ import { MEDIA_DIR } from '../helpers/tls-servers.js';
  * are 403. Requests go through node:http with the raw path, as a hostile client sends them
  * (fetch would normalise dot segments before sending).
  */
-let gw: TestGateway;
-let key: string;
+const suite = useTestGateway({ RATE_LIMIT_PER_MINUTE: '100000' }, { scopes: ['write'] });
 let playback: URL;
 let upload: URL;
 beforeAll(async () => {
-  gw = await startTestGateway({ RATE_LIMIT_PER_MINUTE: '100000' });
-  key = await gw.key({ scopes: ['write'] });
   const form = new FormData();
   form.append('file', new Blob([readFileSync(join(MEDIA_DIR, 'hello-am.mp3'))]), 'hello.mp3');
-  const uploaded = (await (await fetch(`${gw.url}/v1/uploads`, { method: 'POST', headers: bearer(key), body: form })).json()) as { file_id: string };
-  const media = (await (await fetch(`${gw.url}/v1/media/${uploaded.file_id}`, { headers: bearer(key) })).json()) as { playback_url: string };
+  const uploaded = (await (await fetch(`${suite.gw.url}/v1/uploads`, { method: 'POST', headers: bearer(suite.key), body: form })).json()) as {
+    file_id: string;
+  };
+  const media = (await (await fetch(`${suite.gw.url}/v1/media/${uploaded.file_id}`, { headers: bearer(suite.key) })).json()) as { playback_url: string };
   playback = new URL(media.playback_url);
-  const signed = (await (await fetch(`${gw.url}/v1/uploads/signed-url?filename=a.mp3&content_type=audio/mpeg`, { headers: bearer(key) })).json()) as {
+  const signed = (await (
+    await fetch(`${suite.gw.url}/v1/uploads/signed-url?filename=a.mp3&content_type=audio/mpeg`, { headers: bearer(suite.key) })
+  ).json()) as {
     upload_url: string;
   };
   upload = new URL(signed.upload_url);
 });
-afterAll(async () => gw?.close());
 
 function raw(method: string, pathAndQuery: string, body?: Buffer, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: gw.gateway.port, method, path: pathAndQuery, headers });
+    const req = request({ host: '127.0.0.1', port: suite.gw.gateway.port, method, path: pathAndQuery, headers });
     req.on('response', (res) => {
       let text = '';
       res.on('data', (c: Buffer) => (text += c.toString()));
@@ -67,7 +68,7 @@ function variants(url: URL): [string, string][] {
 describe('strict canonical signed URLs', () => {
   it("serves the playback link as signed, with the caller address's X-RateLimit-* figures", async () => {
     const answer = await new Promise<{ status: number; limit: unknown }>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: gw.gateway.port, path: `${playback.pathname}${playback.search}` });
+      const req = request({ host: '127.0.0.1', port: suite.gw.gateway.port, path: `${playback.pathname}${playback.search}` });
       req.on('response', (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, limit: res.headers['x-ratelimit-limit'] }));

@@ -8,8 +8,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
+import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { concat, pcm16Bytes, readPcm16Wav } from '../native/audio-helpers.js';
+import { concat, readPcm16Wav } from '../native/audio-helpers.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
 const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
@@ -40,6 +41,16 @@ async function transcribe(file: string | Buffer, language: string, model: string
 
 const CER_BOUND: Record<string, number> = { 'small-om-v1': 18, 'beta-om-v1': 16, 'small-ti-v1': 7, 'beta-ti-v1': 5 };
 
+/** The CER of the jobs' texts against the clips' references stays within `model`'s bound (percent). */
+function expectCerWithinBound(mine: typeof clips, jobs: { text: string }[], language: string, model: string): void {
+  const { cer } = scoredCharacterErrorRate(
+    mine.map((c) => c[3]),
+    jobs.map((j) => j.text),
+    language,
+  );
+  expect(cer * 100).toBeLessThanOrEqual(CER_BOUND[model]!);
+}
+
 describe('output text on the held-out clips', () => {
   for (const model of ['small-om-v1', 'beta-om-v1']) {
     it(`${model}: sentence-start capital, no stray capitals, CER within bounds`, async () => {
@@ -56,12 +67,7 @@ describe('output text on the held-out clips', () => {
           expect(text, text).not.toMatch(/\p{Ll}\p{Lu}/u);
         }
       }
-      const { cer } = scoredCharacterErrorRate(
-        mine.map((c) => c[3]),
-        jobs.map((j) => j.text),
-        'om',
-      );
-      expect(cer * 100).toBeLessThanOrEqual(CER_BOUND[model]!);
+      expectCerWithinBound(mine, jobs, 'om', model);
     }, 120_000);
   }
 
@@ -75,12 +81,7 @@ describe('output text on the held-out clips', () => {
           expect(text, text).not.toMatch(/^\s*[።፣፤፥፦?!]/u);
         }
       }
-      const { cer } = scoredCharacterErrorRate(
-        mine.map((c) => c[3]),
-        jobs.map((j) => j.text),
-        'ti',
-      );
-      expect(cer * 100).toBeLessThanOrEqual(CER_BOUND[model]!);
+      expectCerWithinBound(mine, jobs, 'ti', model);
     }, 120_000);
   }
 
@@ -88,27 +89,9 @@ describe('output text on the held-out clips', () => {
     const mine = clips.filter(([, language]) => language === 'ti');
     const silence = new Float32Array(16_000);
     const audio = concat(mine.flatMap(([file]) => [readPcm16Wav(readFileSync(new URL(file, HELDOUT))).samples, silence]));
-    const job = await transcribe(wav16k(audio), 'ti', 'small-ti-v1');
+    const job = await transcribe(wavOf(floatToPcm16(audio)), 'ti', 'small-ti-v1');
     expect(job.segments.length).toBeGreaterThan(1);
     expect(job.text).not.toMatch(/[።፣፤፥፦?!]\s*[።፣፤፥፦?!]/u);
     expect(job.text).toMatch(/።/u);
   }, 120_000);
 });
-
-function wav16k(samples: Float32Array): Buffer {
-  const data = pcm16Bytes(samples);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.write('WAVEfmt ', 8);
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(16_000, 24);
-  header.writeUInt32LE(32_000, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
-}

@@ -36,13 +36,7 @@ export function expectSpeechFixtureTurns(events: readonly EndpointEvent[], first
   expect(sec[3]).toBeGreaterThan(7.3);
 }
 
-export function pcm16Bytes(x: Float32Array): Buffer {
-  const b = Buffer.alloc(x.length * 2);
-  for (let i = 0; i < x.length; i++) {
-    b.writeInt16LE(Math.max(-32768, Math.min(32767, Math.round(x[i]! * 32768))), 2 * i);
-  }
-  return b;
-}
+export { floatToPcm16 as pcm16Bytes } from '../helpers/fixtures.js';
 
 export function tones(freqs: number[], rate: number, n: number, amp: number): Float32Array {
   const x = new Float32Array(n);

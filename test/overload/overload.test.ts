@@ -3,12 +3,14 @@
 // (partials off before anything else), and admitted streams keeping their turns and finals.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { audioFixture } from '../helpers/audio-files.js';
 import { JobsClient } from '../helpers/jobs-client.js';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { chunks, connect, paced, wsUrl, type StreamClient } from '../ws/ws-client.js';
-import { speech16k, twoTurns } from '../ws/ws-audio.js';
+import { bearer } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
+import { chunks, connect, wsUrl, type StreamClient, connectReady } from '../ws/ws-client.js';
+import { speech16k } from '../ws/ws-audio.js';
+import { twoTurnsWithPartials } from '../ws/ws-scenarios.js';
 
 /** The value of one sample line of the exposition (labels in any order), or null. */
 function sample(exposition: string, name: string, labels: Record<string, string> = {}): number | null {
@@ -29,24 +31,18 @@ async function refusedOpen(client: StreamClient): Promise<{ code: number; reason
 }
 
 describe('a fixed session cap and the job queue bound', () => {
-  let gw: TestGateway;
-  let key: string;
-  beforeAll(async () => {
-    gw = await startTestGateway({
-      METRICS_ENABLED: 'true',
-      WS_MAX_SESSIONS: '2',
-      JOB_WORKERS: '1',
-      JOB_MAX_QUEUE_WAIT_SECONDS: '0.001',
-      RATE_LIMIT_PER_MINUTE: '100000',
-    });
-    key = await gw.key();
-  }, 60_000);
-  afterAll(async () => gw?.close());
+  const suite = useTestGateway({
+    METRICS_ENABLED: 'true',
+    WS_MAX_SESSIONS: '2',
+    JOB_WORKERS: '1',
+    JOB_MAX_QUEUE_WAIT_SECONDS: '0.001',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
 
   it('refuses the session past capacity with 1013 and retry_after; admitted streams keep their finals', async () => {
-    const admitted = [connect(wsUrl(gw.url), bearer(key)), connect(wsUrl(gw.url), bearer(key))];
+    const admitted = [connect(wsUrl(suite.gw.url), bearer(suite.key)), connect(wsUrl(suite.gw.url), bearer(suite.key))];
     for (const client of admitted) await client.waitFor('ready');
-    const third = connect(wsUrl(gw.url), bearer(key));
+    const third = connect(wsUrl(suite.gw.url), bearer(suite.key));
     const refused = await refusedOpen(third);
     expect(refused.code).toBe(1013);
     expect(refused.reason).toMatch(/^server_overloaded: /);
@@ -66,14 +62,13 @@ describe('a fixed session cap and the job queue bound', () => {
       expect((await client.closed).code).toBe(1000);
     }
     // Capacity is back once they are gone.
-    const later = connect(wsUrl(gw.url), bearer(key));
-    await later.waitFor('ready');
+    const later = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     later.send('END');
     await later.closed;
   }, 60_000);
 
   it('answers 503 with Retry-After when a new job would wait past JOB_MAX_QUEUE_WAIT_SECONDS', async () => {
-    const client = new JobsClient(gw.url, key);
+    const client = new JobsClient(suite.gw.url, suite.key);
     // Before any job finished the wait is unknown: admitted.
     const first = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am' });
     expect(first.status).toBe(202);
@@ -84,7 +79,7 @@ describe('a fixed session cap and the job queue bound', () => {
     const form = new FormData();
     form.append('language', 'am');
     form.append('file', new Blob([readFileSync(audioFixture('speech-am.wav'))]), 'speech-am.wav');
-    const third = await fetch(`${gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(key), body: form });
+    const third = await fetch(`${suite.gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(suite.key), body: form });
     expect(third.status).toBe(503);
     expect(Number(third.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     const body = (await third.json()) as { error: { code: string; retry_after: number } };
@@ -94,7 +89,7 @@ describe('a fixed session cap and the job queue bound', () => {
   }, 60_000);
 
   it('exports the refusals, jobs, audio seconds and session durations (promtool-clean)', async () => {
-    const exposition = await (await fetch(gw.metricsUrl!)).text();
+    const exposition = await (await fetch(suite.gw.metricsUrl!)).text();
     expect(sample(exposition, 'gateway_rejections_total', { surface: 'ws', reason: 'server_overloaded' })).toBe(1);
     expect(sample(exposition, 'gateway_rejections_total', { surface: 'rest', reason: 'server_overloaded' })).toBe(1);
     expect(sample(exposition, 'gateway_jobs_total', { status: 'completed', source: 'upload', language: 'am' })).toBe(2);
@@ -118,29 +113,19 @@ describe('a fixed session cap and the job queue bound', () => {
 });
 
 describe('the measured capacity estimate', () => {
-  let gw: TestGateway;
-  let key: string;
-  beforeAll(async () => {
-    // Thresholds so low that the first recognised piece puts this gateway past each of them.
-    gw = await startTestGateway({
-      METRICS_ENABLED: 'true',
-      OVERLOAD_PARTIALS_OFF_AT: '0.00001',
-      OVERLOAD_LARGER_BATCHES_AT: '0.00002',
-      OVERLOAD_FULL_AT: '0.00005',
-      WS_PARTIAL_INTERVAL_MS: '100',
-    });
-    key = await gw.key();
-  }, 60_000);
-  afterAll(async () => gw?.close());
+  // Thresholds so low that the first recognised piece puts this gateway past each of them.
+  const suite = useTestGateway({
+    METRICS_ENABLED: 'true',
+    OVERLOAD_PARTIALS_OFF_AT: '0.00001',
+    OVERLOAD_LARGER_BATCHES_AT: '0.00002',
+    OVERLOAD_FULL_AT: '0.00005',
+    WS_PARTIAL_INTERVAL_MS: '100',
+  });
 
   it('turns partials off first, refuses new sessions past the estimate, and never sheds turns or finals', async () => {
-    const { pcm } = twoTurns();
-    const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad', partial_results: 'true' }), bearer(key));
-    expect((await client.waitFor('ready')).partial_results).toBe(true);
-    await paced(client, chunks(pcm, 3200), 100);
-    await client.waitFor('turn_detected', (m) => m.turn_id === 2);
+    const client = await twoTurnsWithPartials(suite.gw.url, suite.key);
     // Measured load past the bound: the next session is refused by the estimate (no fixed cap here).
-    const second = connect(wsUrl(gw.url), bearer(key));
+    const second = connect(wsUrl(suite.gw.url), bearer(suite.key));
     const refused = await refusedOpen(second);
     expect(refused.code).toBe(1013);
     expect(refused.error['code']).toBe('server_overloaded');
@@ -151,7 +136,7 @@ describe('the measured capacity estimate', () => {
     // Turns were all delivered; partials stopped once the first recognition was measured.
     expect(client.ofType('turn_detected')).toHaveLength(2);
     expect(client.ofType('partial').filter((p) => p.turn_id === 2)).toHaveLength(0);
-    const exposition = await (await fetch(gw.metricsUrl!)).text();
+    const exposition = await (await fetch(suite.gw.metricsUrl!)).text();
     expect(sample(exposition, 'gateway_ws_partials_skipped_total')).toBeGreaterThan(0);
     expect(sample(exposition, 'gateway_overload_level')).toBe(3);
     expect(sample(exposition, 'gateway_inference_cost_ratio')).toBeGreaterThan(0);

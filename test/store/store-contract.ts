@@ -5,6 +5,7 @@ import type { MediaRecord } from '../../src/platform/db/media-records.js';
 import { InvalidCursorError } from '../../src/platform/db/cursor.js';
 import type { NewApiKey, Store } from '../../src/platform/db/store-types.js';
 import type { DeliveryRecord, WebhookRecord } from '../../src/platform/db/webhook-records.js';
+import { deliveryRecord } from '../helpers/delivery-records.js';
 
 /**
  * A place several stores can share, as several gateway processes share one database: `open`
@@ -107,25 +108,7 @@ function webhook(overrides: Partial<WebhookRecord> = {}): WebhookRecord {
 }
 
 function delivery(webhookId: string, dueAt: string, overrides: Partial<DeliveryRecord> = {}): DeliveryRecord {
-  const id = uid('dlv');
-  return {
-    id,
-    webhookId,
-    eventId: `evt_${id}`,
-    event: 'job.completed',
-    payload: '{"id":"evt","event":"job.completed","data":{"b":1,"a":2}}',
-    status: 'pending',
-    maxAttempts: 3,
-    attemptCount: 0,
-    attempts: [],
-    nextAttemptAt: dueAt,
-    leaseUntil: null,
-    redeliveryOf: null,
-    createdAt: at(0),
-    updatedAt: at(0),
-    completedAt: null,
-    ...overrides,
-  };
+  return deliveryRecord(uid('dlv'), webhookId, dueAt, at(0), { payload: '{"id":"evt","event":"job.completed","data":{"b":1,"a":2}}', ...overrides });
 }
 
 function newKey(accountId: string, overrides: Partial<NewApiKey> = {}): NewApiKey {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhooks/webhook-signature.js';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { callJson } from '../helpers/suite-gateway.js';
+import { until } from '../helpers/polling.js';
 import { serveFixture, startTestServer, type RecordedRequest, type TestServer } from '../helpers/tls-servers.js';
 
 type Delivery = {
@@ -45,15 +47,7 @@ beforeEach(() => {
   receiver.respond = (_req, res) => res.writeHead(204).end();
 });
 
-async function call<T>(method: string, path: string, body?: unknown, apiKey = key): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: bearer(apiKey, body === undefined ? {} : { 'content-type': 'application/json' }),
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
-}
+const call = <T>(method: string, path: string, body?: unknown, apiKey = key) => callJson<T>(gw.url, method, path, body, apiKey);
 
 /** A webhook on its own receiver path, in its own account, so tests do not see each other's events. */
 async function hook(events: string[], path: string): Promise<{ id: string; apiKey: string }> {
@@ -65,16 +59,6 @@ async function hook(events: string[], path: string): Promise<{ id: string; apiKe
 
 const at = (path: string): RecordedRequest[] => receiver.requests.filter((r) => r.url === `/${path}`);
 const bodyOf = (r: RecordedRequest): EventBody => JSON.parse(r.body.toString()) as EventBody;
-
-async function until<T>(what: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await what();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const submitJob = (apiKey: string, audioUrl: string) => call<{ id: string }>('POST', '/v1/transcriptions', { audio_url: audioUrl, language: 'am' }, apiKey);
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until as pollUntil } from '../helpers/polling.js';
 import { distEntry, REPO_ROOT, runNode, startServerProcess } from '../helpers/spawn-dist.js';
 import { serveFixture, startTestServer, type TestServer } from '../helpers/tls-servers.js';
 
@@ -56,15 +57,8 @@ async function deliveries(url: string, webhookId: string): Promise<Delivery[]> {
   return ((await response.json()) as { data: Delivery[] }).data;
 }
 
-async function until<T>(what: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await what();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+/** Polls every 50 ms: the deliveries are read over HTTP from a server process. */
+const until = <T>(what: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> => pollUntil(what, timeoutMs, 50);
 
 describe('webhook retries across a restart', () => {
   it('keeps a pending retry through a hard kill and sends it from the next process', async () => {

@@ -5,6 +5,7 @@ import { WEBHOOK_SIGNATURE_GUIDE } from '../../src/app/media-guide.js';
 import { verifySignature } from '../../src/webhooks/webhook-signature.js';
 import { REPO_ROOT } from '../helpers/spawn-dist.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { callJson, useTestGateway } from '../helpers/suite-gateway.js';
 import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
 import { nodeSnippet, readmeVerifier, type VerifyWebhook } from './readme-snippet.js';
 
@@ -56,15 +57,7 @@ beforeEach(() => {
   receiver.respond = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
 });
 
-async function call<T>(method: string, path: string, body?: unknown, apiKey = key): Promise<{ status: number; body: T; headers: Headers }> {
-  const response = await fetch(`${gw.url}${path}`, {
-    method,
-    headers: bearer(apiKey, body === undefined ? {} : { 'content-type': 'application/json' }),
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T, headers: response.headers };
-}
+const call = <T>(method: string, path: string, body?: unknown, apiKey = key) => callJson<T>(gw.url, method, path, body, apiKey);
 
 const create = (body: Record<string, unknown>, apiKey = key) => call<Webhook & ErrorBody>('POST', '/v1/webhooks', body, apiKey);
 
@@ -265,16 +258,14 @@ describe('test deliveries, signatures and the delivery log', () => {
 });
 
 describe('the private-network guard on webhooks', () => {
-  let strict: TestGateway;
-  let strictKey: string;
-  beforeAll(async () => {
-    strict = await startTestGateway({ ALLOW_PRIVATE_NETWORK: 'false' });
-    strictKey = await strict.key();
-  });
-  afterAll(async () => strict?.close());
+  const strict = useTestGateway({ ALLOW_PRIVATE_NETWORK: 'false' });
 
   const createOn = (url: string) =>
-    fetch(`${strict.url}/v1/webhooks`, { method: 'POST', headers: bearer(strictKey, { 'content-type': 'application/json' }), body: JSON.stringify({ url }) });
+    fetch(`${strict.gw.url}/v1/webhooks`, {
+      method: 'POST',
+      headers: bearer(strict.key, { 'content-type': 'application/json' }),
+      body: JSON.stringify({ url }),
+    });
 
   it('refuses literal private and metadata addresses at creation', async () => {
     for (const url of [`https://127.0.0.1:${receiver.port}/h`, `https://[::1]:${receiver.port}/h`, 'https://169.254.169.254/latest', 'https://10.0.0.1/h']) {
@@ -287,7 +278,7 @@ describe('the private-network guard on webhooks', () => {
   it('refuses to deliver to a name that resolves to loopback', async () => {
     const created = (await (await createOn(`${receiver.origin}/private`)).json()) as Webhook;
     const before = receiver.requests.length;
-    const response = await fetch(`${strict.url}/v1/webhooks/${created.id}/test`, { method: 'POST', headers: bearer(strictKey) });
+    const response = await fetch(`${strict.gw.url}/v1/webhooks/${created.id}/test`, { method: 'POST', headers: bearer(strict.key) });
     const delivery = (await response.json()) as Delivery;
     expect(delivery.status).toBe('failed');
     expect(delivery.attempts[0]!.response_status).toBeNull();

@@ -39,25 +39,6 @@ export function upsample3(pcm16k: Buffer): Buffer {
   return out;
 }
 
-/** A 16 kHz mono 16-bit WAV file of `pcm`. */
-export function wavFile(pcm: Buffer, rate = 16_000): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + pcm.length, 4);
-  header.write('WAVE', 8, 'ascii');
-  header.write('fmt ', 12, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(pcm.length, 40);
-  return Buffer.concat([header, pcm]);
-}
-
 /** One Opus packet per 20 ms of 16 kHz PCM, made with @discordjs/opus. */
 export function opusFrames(pcm16k: Buffer): Buffer[] {
   const encoder = new OpusEncoder(16_000, 1);

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toPcm16 } from '../../bench/speech-onset.js';
+import { floatToPcm16 } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
 import { chunks, connect, paced, wsUrl } from './ws-client.js';
@@ -30,8 +30,8 @@ function conversation(): Buffer {
     .filter((row) => row[1] === 'am')
     .map((row) => row[0]!)
     .slice(0, 3);
-  const silence = toPcm16(new Float32Array(24_000));
-  return Buffer.concat(files.flatMap((file) => [toPcm16(readPcm16Wav(readFileSync(new URL(file, HELDOUT))).samples), silence]));
+  const silence = floatToPcm16(new Float32Array(24_000));
+  return Buffer.concat(files.flatMap((file) => [floatToPcm16(readPcm16Wav(readFileSync(new URL(file, HELDOUT))).samples), silence]));
 }
 
 const letters = (text: string): string => text.replace(/\s+/g, '');

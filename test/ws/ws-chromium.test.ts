@@ -13,7 +13,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerMessageSchema } from '../../src/streaming/ws-messages.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { twoTurns, wavFile } from './ws-audio.js';
+import { twoTurns } from './ws-audio.js';
+import { wavOf } from '../helpers/fixtures.js';
 import { sleep } from './ws-client.js';
 
 const CHROMIUM = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -80,7 +81,7 @@ describe.runIf(available)('Chromium MediaRecorder client', () => {
     key = await gw.key({ scopes: ['write'], originAllowlist: [PAGE_ORIGIN] });
     dir = mkdtempSync(join(tmpdir(), 'ws-chromium-'));
     const wav = join(dir, 'mic.wav');
-    writeFileSync(wav, wavFile(twoTurns(1_500).pcm));
+    writeFileSync(wav, wavOf(twoTurns(1_500).pcm));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,

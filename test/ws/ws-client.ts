@@ -28,6 +28,13 @@ export function wsUrl(httpUrl: string, query: Record<string, string> = {}): stri
   return url.toString();
 }
 
+/** Connects and waits for the session's `ready` message. */
+export async function connectReady(url: string, headers: Record<string, string> = {}): Promise<StreamClient> {
+  const client = connect(url, headers);
+  await client.waitFor('ready');
+  return client;
+}
+
 export function connect(url: string, headers: Record<string, string> = {}): StreamClient {
   const socket = new WebSocket(url, { headers, maxPayload: 64 * 1024 * 1024 });
   const messages: Message[] = [];

@@ -1,22 +1,16 @@
 // Client commands, partial results and the job record of a session.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { bearer } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
 import { speech16k, silence, twoTurns } from './ws-audio.js';
-import { chunks, connect, paced, sleep, wsUrl } from './ws-client.js';
+import { twoTurnsWithPartials } from './ws-scenarios.js';
+import { chunks, connect, paced, sleep, wsUrl, connectReady } from './ws-client.js';
 
-let gw: TestGateway;
-let key: string;
-
-beforeAll(async () => {
-  gw = await startTestGateway({ WS_PARTIAL_INTERVAL_MS: '200' });
-  key = await gw.key({ scopes: ['write'] });
-}, 60_000);
-afterAll(async () => gw?.close());
+const suite = useTestGateway({ WS_PARTIAL_INTERVAL_MS: '200' }, { scopes: ['write'] });
 
 describe('commands', () => {
   it('PING is answered with pong; unknown commands get an error and the session goes on', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send('PING');
     expect((await client.waitFor('pong')).server_time).toMatch(/Z$/);
     client.send('ping ');
@@ -35,8 +29,7 @@ describe('commands', () => {
 
   it('TRANSCRIBE transcribes the buffer and keeps the connection; the next one starts where it ended', async () => {
     const pcm = speech16k();
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send(pcm.subarray(0, 64_000));
     client.send('TRANSCRIBE');
     const first = await client.waitFor('transcription');
@@ -58,8 +51,7 @@ describe('commands', () => {
 
   it('CLEAR discards the buffer without transcribing; stream time continues', async () => {
     const pcm = speech16k();
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send(pcm.subarray(0, 64_000));
     client.send('CLEAR');
     client.send(pcm.subarray(64_000, 96_000));
@@ -74,16 +66,14 @@ describe('commands', () => {
   });
 
   it('END on an empty session still sends a final transcription and closes 1000', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send('END');
     expect(await client.waitFor('transcription')).toMatchObject({ is_final: true, text: '', segments: [], full_text: '' });
     expect((await client.closed).code).toBe(1000);
   });
 
   it('messages after END are ignored', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send('END');
     client.send('PING');
     await client.closed;
@@ -93,12 +83,7 @@ describe('commands', () => {
 
 describe('partial results (extension)', () => {
   it('partial messages revise only the open turn and stop once turn_detected commits it', async () => {
-    const { pcm } = twoTurns();
-    const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad', partial_results: 'true' }), bearer(key));
-    expect((await client.waitFor('ready')).partial_results).toBe(true);
-    // Real time: 100 ms chunks every 100 ms.
-    await paced(client, chunks(pcm, 3200), 100);
-    await client.waitFor('turn_detected', (m) => m.turn_id === 2);
+    const client = await twoTurnsWithPartials(suite.gw.url, suite.key);
     const partials = client.ofType('partial');
     expect(partials.length).toBeGreaterThanOrEqual(2);
     const order = client.messages.filter((m) => m.type === 'partial' || m.type === 'turn_detected');
@@ -119,8 +104,7 @@ describe('partial results (extension)', () => {
 
   it('no partial messages unless asked for', async () => {
     const { pcm } = twoTurns();
-    const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad' }), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url, { turn_detection: 'server_vad' }), bearer(suite.key));
     await paced(client, chunks(pcm, 6400), 100);
     await client.waitFor('turn_detected', (m) => m.turn_id === 2);
     expect(client.ofType('partial')).toHaveLength(0);
@@ -132,9 +116,9 @@ describe('partial results (extension)', () => {
 describe('job record', () => {
   it('each session is a websocket job holding the final text and segments', async () => {
     const { pcm } = twoTurns();
-    const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad' }), bearer(key));
+    const client = connect(wsUrl(suite.gw.url, { turn_detection: 'server_vad' }), bearer(suite.key));
     const ready = await client.waitFor('ready');
-    const during = await fetch(`${gw.url}/v1/transcriptions/${ready.job_id}`, { headers: bearer(key) });
+    const during = await fetch(`${suite.gw.url}/v1/transcriptions/${ready.job_id}`, { headers: bearer(suite.key) });
     expect(during.status).toBe(200);
     expect(((await during.json()) as { status: string }).status).toBe('processing');
     client.send(pcm);
@@ -145,21 +129,23 @@ describe('job record', () => {
     const turns = client.ofType('turn_detected');
     let job: Record<string, unknown> = {};
     for (let i = 0; i < 50; i++) {
-      job = (await (await fetch(`${gw.url}/v1/transcriptions/${ready.job_id}`, { headers: bearer(key) })).json()) as Record<string, unknown>;
+      job = (await (await fetch(`${suite.gw.url}/v1/transcriptions/${ready.job_id}`, { headers: bearer(suite.key) })).json()) as Record<string, unknown>;
       if (job['status'] === 'completed') break;
       await sleep(100);
     }
     expect(job).toMatchObject({ id: ready.job_id, object: 'transcription', status: 'completed', language: 'am', text: final.full_text });
     expect(job['segments']).toEqual(turns.flatMap((t) => t.segments));
     expect(job['duration_seconds']).toBeCloseTo(pcm.length / 32_000, 1);
-    const list = (await (await fetch(`${gw.url}/v1/transcriptions?source=websocket`, { headers: bearer(key) })).json()) as { data: { id: string }[] };
+    const list = (await (await fetch(`${suite.gw.url}/v1/transcriptions?source=websocket`, { headers: bearer(suite.key) })).json()) as {
+      data: { id: string }[];
+    };
     expect(list.data.map((j) => j.id)).toContain(ready.job_id);
-    const files = (await (await fetch(`${gw.url}/v1/transcriptions?source=batch`, { headers: bearer(key) })).json()) as { data: { id: string }[] };
+    const files = (await (await fetch(`${suite.gw.url}/v1/transcriptions?source=batch`, { headers: bearer(suite.key) })).json()) as { data: { id: string }[] };
     expect(files.data.map((j) => j.id)).not.toContain(ready.job_id);
   }, 30_000);
 
   it('a client that leaves without END still gets its untranscribed audio into the record', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
+    const client = connect(wsUrl(suite.gw.url), bearer(suite.key));
     const ready = await client.waitFor('ready');
     client.send(Buffer.concat([speech16k().subarray(0, 64_000), silence(100)]));
     await client.waitFor('chunk_received');
@@ -167,7 +153,7 @@ describe('job record', () => {
     await client.closed;
     let job: Record<string, unknown> = {};
     for (let i = 0; i < 50; i++) {
-      job = (await (await fetch(`${gw.url}/v1/transcriptions/${ready.job_id}`, { headers: bearer(key) })).json()) as Record<string, unknown>;
+      job = (await (await fetch(`${suite.gw.url}/v1/transcriptions/${ready.job_id}`, { headers: bearer(suite.key) })).json()) as Record<string, unknown>;
       if (job['status'] === 'completed') break;
       await sleep(100);
     }

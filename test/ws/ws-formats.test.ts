@@ -1,26 +1,18 @@
-// Every audio format of GET /v1/ws/transcribe, against a real gateway with `ws` clients.
-// The fixture models are untrained: transcripts are judged by structure and timing, not text.
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { OpusEncoder } from '@discordjs/opus';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
+import { describe, expect, it } from 'vitest';
+import { runFfmpeg } from '../helpers/audio-files.js';
 import { ServerMessageSchema } from '../../src/streaming/ws-messages.js';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { nativeFixture, oddSplits, opusFrames, speech16k, twoTurns, upsample3, wavFile } from './ws-audio.js';
-import { chunks, connect, paced, wsUrl, type StreamClient } from './ws-client.js';
+import { bearer } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
+import { nativeFixture, oddSplits, opusFrames, speech16k, twoTurns, upsample3 } from './ws-audio.js';
+import { wavOf } from '../helpers/fixtures.js';
+import { chunks, connect, paced, wsUrl, type StreamClient, connectReady } from './ws-client.js';
 
-let gw: TestGateway;
-let key: string;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-  key = await gw.key({ scopes: ['write'] });
-}, 60_000);
-afterAll(async () => gw?.close());
+const suite = useTestGateway({}, { scopes: ['write'] });
 
 /** Every message the server sent matches the documented union. */
 function expectValidMessages(client: StreamClient): void {
@@ -42,7 +34,7 @@ async function endAndClose(client: StreamClient) {
 describe('audio formats', () => {
   it('pcm_s16le with server_vad: one turn_detected per turn, in order, with stream-time segments', async () => {
     const { pcm, turnEndsMs } = twoTurns();
-    const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad' }), bearer(key));
+    const client = connect(wsUrl(suite.gw.url, { turn_detection: 'server_vad' }), bearer(suite.key));
     const ready = await client.waitFor('ready');
     expect(ready).toMatchObject({ format: 'pcm_s16le', sample_rate: 16000, turn_detection: 'server_vad', vad_type: 'energy' });
     expect(ready.job_id).toMatch(/^tr_/);
@@ -77,7 +69,7 @@ describe('audio formats', () => {
 
   it('pcm_s16le_48k: the 48 kHz stream lands on the same 16 kHz timeline', async () => {
     const { pcm, turnEndsMs } = twoTurns();
-    const client = connect(wsUrl(gw.url, { format: 'pcm_s16le_48k', turn_detection: 'server_vad' }), bearer(key));
+    const client = connect(wsUrl(suite.gw.url, { format: 'pcm_s16le_48k', turn_detection: 'server_vad' }), bearer(suite.key));
     expect(await client.waitFor('ready')).toMatchObject({ format: 'pcm_s16le_48k', sample_rate: 48000 });
     await paced(client, chunks(upsample3(pcm), 9600 * 2), 0);
     await client.waitFor('turn_detected', (m) => m.turn_id === 2);
@@ -90,9 +82,8 @@ describe('audio formats', () => {
 
   it('wav: a WAV stream split at odd byte boundaries, transcribed on TRANSCRIBE', async () => {
     const pcm = speech16k();
-    const client = connect(wsUrl(gw.url, { format: 'wav' }), bearer(key));
-    await client.waitFor('ready');
-    await paced(client, oddSplits(wavFile(pcm)), 0);
+    const client = await connectReady(wsUrl(suite.gw.url, { format: 'wav' }), bearer(suite.key));
+    await paced(client, oddSplits(wavOf(pcm)), 0);
     client.send('TRANSCRIBE');
     const t = await client.waitFor('transcription');
     expect(t.is_final).toBe(false);
@@ -108,7 +99,7 @@ describe('audio formats', () => {
   it('opus_raw_16k: one 20 ms Opus frame per message, turns transcribed automatically', async () => {
     const { pcm, turnEndsMs } = twoTurns();
     const frames = opusFrames(pcm);
-    const client = connect(wsUrl(gw.url, { format: 'opus_raw_16k' }), bearer(key));
+    const client = connect(wsUrl(suite.gw.url, { format: 'opus_raw_16k' }), bearer(suite.key));
     expect(await client.waitFor('ready')).toMatchObject({ format: 'opus_raw_16k', sample_rate: 16000, turn_detection: 'server_vad' });
     // 10-frame bursts every 150 ms (about 66 messages/s): faster than real time, under the 100 messages/s limit.
     for (let i = 0; i < frames.length; i += 10) await paced(client, frames.slice(i, i + 10), 0).then(() => new Promise((r) => setTimeout(r, 150)));
@@ -123,8 +114,7 @@ describe('audio formats', () => {
 
   it('opus_raw_16k with server_vad: each turn gives turn_detected and its automatic transcription', async () => {
     const frames = opusFrames(twoTurns().pcm);
-    const client = connect(wsUrl(gw.url, { format: 'opus_raw_16k', turn_detection: 'server_vad' }), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url, { format: 'opus_raw_16k', turn_detection: 'server_vad' }), bearer(suite.key));
     for (let i = 0; i < frames.length; i += 80) await paced(client, frames.slice(i, i + 80), 0).then(() => new Promise((r) => setTimeout(r, 1010)));
     await client.waitFor('transcription', (m) => m.turn_id === 2);
     const turns = client.ofType('turn_detected');
@@ -142,8 +132,7 @@ describe('audio formats', () => {
 
   it('opus_raw_16k refuses a message that is not one 20 ms frame, and goes on', async () => {
     const frames = opusFrames(speech16k().subarray(0, 32_000));
-    const client = connect(wsUrl(gw.url, { format: 'opus_raw_16k' }), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url, { format: 'opus_raw_16k' }), bearer(suite.key));
     // A 40 ms packet: valid Opus, but not the one 20 ms frame per message the format requires.
     client.send(new OpusEncoder(16_000, 1).encode(speech16k().subarray(0, 640 * 2)));
     const error = await client.waitFor('error');
@@ -156,7 +145,7 @@ describe('audio formats', () => {
 
   it('webm_opus: a MediaRecorder recording streamed in chunks split at odd byte boundaries', async () => {
     const webm = nativeFixture('speech-48k-opus.webm');
-    const client = connect(wsUrl(gw.url, { format: 'webm_opus' }), bearer(key));
+    const client = connect(wsUrl(suite.gw.url, { format: 'webm_opus' }), bearer(suite.key));
     expect(await client.waitFor('ready')).toMatchObject({ format: 'webm_opus', sample_rate: 48000 });
     await paced(client, oddSplits(webm, 3), 0);
     await client.waitFor('chunk_received', (m) => m.total_bytes === webm.length);
@@ -174,24 +163,9 @@ describe('audio formats', () => {
       const { pcm } = twoTurns();
       const wav = join(dir, 'in.wav');
       const out = join(dir, 'out.webm');
-      await import('node:fs/promises').then((fs) => fs.writeFile(wav, wavFile(pcm)));
-      const made = spawnSync(resolveMediaTools().ffmpeg, [
-        '-hide_banner',
-        '-loglevel',
-        'error',
-        '-y',
-        '-i',
-        wav,
-        '-ar',
-        '48000',
-        '-c:a',
-        'libopus',
-        '-b:a',
-        '32k',
-        out,
-      ]);
-      expect(made.status, made.stderr?.toString()).toBe(0);
-      const client = connect(wsUrl(gw.url, { format: 'webm_opus', turn_detection: 'server_vad', vad_type: 'silero' }), bearer(key));
+      await import('node:fs/promises').then((fs) => fs.writeFile(wav, wavOf(pcm)));
+      runFfmpeg(['-i', wav, '-ar', '48000', '-c:a', 'libopus', '-b:a', '32k', out]);
+      const client = connect(wsUrl(suite.gw.url, { format: 'webm_opus', turn_detection: 'server_vad', vad_type: 'silero' }), bearer(suite.key));
       expect(await client.waitFor('ready')).toMatchObject({ vad_type: 'silero' });
       await paced(client, oddSplits(readFileSync(out), 11), 0);
       await client.waitFor('turn_detected', (m) => m.turn_id === 2, 30_000);
@@ -213,8 +187,7 @@ describe('audio formats', () => {
       return b;
     };
     for (const format of ['pcm_s16le', 'pcm_s16le_48k', 'wav', 'webm_opus', 'opus_raw_16k']) {
-      const client = connect(wsUrl(gw.url, { format, turn_detection: 'server_vad' }), bearer(key));
-      await client.waitFor('ready');
+      const client = await connectReady(wsUrl(suite.gw.url, { format, turn_detection: 'server_vad' }), bearer(suite.key));
       for (let i = 0; i < 20; i++) client.send(random(1 + ((i * 977) % 4000)));
       client.send('PING');
       await client.waitFor('pong');
@@ -230,8 +203,7 @@ describe('audio formats', () => {
 
   it('FORMAT switches formats mid-session', async () => {
     const pcm = speech16k().subarray(0, 32_000 * 2);
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send(pcm);
     client.send('FORMAT:pcm_s16le_48k');
     expect(await client.waitFor('format_changed')).toMatchObject({ format: 'pcm_s16le_48k', sample_rate: 48000 });

@@ -1,22 +1,16 @@
 // Language detection, lag telemetry, metrics and shutdown of streaming sessions.
 import { rmSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { bearer, startTestGateway } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
 import { speech16k, twoTurns } from './ws-audio.js';
-import { connect, wsUrl } from './ws-client.js';
+import { connect, wsUrl, connectReady } from './ws-client.js';
 
-let gw: TestGateway;
-let key: string;
-
-beforeAll(async () => {
-  gw = await startTestGateway({ WS_LAG_WARNING_MS: '100', WS_MAX_BYTES_PER_SECOND: '10MB', METRICS_ENABLED: 'true' });
-  key = await gw.key({ scopes: ['write'] });
-}, 60_000);
-afterAll(async () => gw?.close());
+const suite = useTestGateway({ WS_LAG_WARNING_MS: '100', WS_MAX_BYTES_PER_SECOND: '10MB', METRICS_ENABLED: 'true' }, { scopes: ['write'] });
 
 describe('streaming sessions', () => {
   it('language=auto detects the language from the first piece and names it in every transcription', async () => {
-    const client = connect(wsUrl(gw.url, { language: 'auto' }), bearer(key));
+    const client = connect(wsUrl(suite.gw.url, { language: 'auto' }), bearer(suite.key));
     const ready = await client.waitFor('ready');
     expect(ready).toMatchObject({ language: 'auto', model: null });
     client.send(speech16k().subarray(0, 96_000));
@@ -25,14 +19,13 @@ describe('streaming sessions', () => {
     // The fixture language-id model is untrained: any language that has a model.
     expect(['am', 'om', 'ti']).toContain(t.language);
     expect(t.model).not.toBeNull();
-    expect(gw.gateway.speech.resolveModel(t.language, t.model!)).toMatchObject({ language: t.language, model: t.model });
+    expect(suite.gw.gateway.speech.resolveModel(t.language, t.model!)).toMatchObject({ language: t.language, model: t.model });
     client.send('END');
     await client.closed;
   });
 
   it('a server that falls behind says so with lag messages', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     const pcm = speech16k();
     // Twenty 8 s pieces at once (5 MB): each waits for the ones before it, so the last ones wait
     // far longer than the 100 ms lag threshold even on a fast machine.
@@ -52,11 +45,10 @@ describe('streaming sessions', () => {
   }, 30_000);
 
   it('sessions show in /metrics', async () => {
-    const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad' }), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url, { turn_detection: 'server_vad' }), bearer(suite.key));
     client.send(twoTurns().pcm);
     await client.waitFor('turn_detected', (m) => m.turn_id === 2);
-    const metrics = await (await fetch(gw.metricsUrl!)).text();
+    const metrics = await (await fetch(suite.gw.metricsUrl!)).text();
     expect(metrics).toMatch(/^gateway_ws_sessions\{[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^gateway_ws_turn_latency_seconds_count\{[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^gateway_ws_messages_total\{kind="audio"[^}]*\} [1-9]/m);

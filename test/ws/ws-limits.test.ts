@@ -2,22 +2,19 @@
 // breach happens within a second or two.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
 import { speech16k } from './ws-audio.js';
-import { chunks, connect, sleep, wsUrl, type StreamClient } from './ws-client.js';
+import { chunks, sleep, wsUrl, type StreamClient, connectReady } from './ws-client.js';
 
-let gw: TestGateway;
-let key: string;
-
-beforeAll(async () => {
-  gw = await startTestGateway({
+const suite = useTestGateway(
+  {
     WS_MAX_MESSAGES_PER_SECOND: '20',
     WS_MAX_BYTES_PER_SECOND: '200KB',
     WS_MAX_MESSAGE_BYTES: '32KB',
     WS_MAX_BUFFER_BYTES: '64KB',
-  });
-  key = await gw.key({ scopes: ['write'] });
-}, 60_000);
-afterAll(async () => gw?.close());
+  },
+  { scopes: ['write'] },
+);
 
 async function closedWith(client: StreamClient, code: number, errorCode: string) {
   const closed = await client.closed;
@@ -32,7 +29,7 @@ async function jobOf(client: StreamClient): Promise<Record<string, unknown>> {
   const id = client.ofType('ready')[0]!.job_id;
   let job: Record<string, unknown> = {};
   for (let i = 0; i < 50; i++) {
-    job = (await (await fetch(`${gw.url}/v1/transcriptions/${id}`, { headers: bearer(key) })).json()) as Record<string, unknown>;
+    job = (await (await fetch(`${suite.gw.url}/v1/transcriptions/${id}`, { headers: bearer(suite.key) })).json()) as Record<string, unknown>;
     if (job['status'] !== 'processing') break;
     await sleep(100);
   }
@@ -41,8 +38,7 @@ async function jobOf(client: StreamClient): Promise<Record<string, unknown>> {
 
 describe('per-connection limits', () => {
   it('more messages per second than allowed: 4029 message_rate_exceeded', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     for (let i = 0; i < 25; i++) client.send('PING');
     await closedWith(client, 4029, 'message_rate_exceeded');
     expect(client.ofType('pong')).toHaveLength(20);
@@ -52,8 +48,7 @@ describe('per-connection limits', () => {
   });
 
   it('messages at the allowed rate are fine', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     for (let second = 0; second < 3; second++) {
       for (let i = 0; i < 15; i++) client.send('PING');
       await sleep(1050);
@@ -64,8 +59,7 @@ describe('per-connection limits', () => {
   });
 
   it('more audio bytes per second than allowed: 4029 audio_rate_exceeded', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     // CLEAR after each chunk keeps the buffer small: only the byte rate is exceeded.
     for (const part of chunks(speech16k().subarray(0, 240_000), 30_000)) {
       client.send(part);
@@ -75,30 +69,26 @@ describe('per-connection limits', () => {
   });
 
   it('a message over the size limit: 1009 message_too_large', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send(Buffer.alloc(40_000));
     await closedWith(client, 1009, 'message_too_large');
   });
 
   it('a message near twice the size limit (up to the buffer limit): 1009 message_too_large too', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send(Buffer.alloc(63_000));
     await closedWith(client, 1009, 'message_too_large');
   });
 
   it('more buffered audio than the buffer limit: 1009 buffer_limit_exceeded', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     // 64 KB is 2 s of 16 kHz audio; manual mode keeps everything until TRANSCRIBE.
     for (const part of chunks(speech16k().subarray(0, 96_000), 16_000)) client.send(part);
     await closedWith(client, 1009, 'buffer_limit_exceeded');
   });
 
   it('TRANSCRIBE frees the buffer: a long session under the buffer limit goes on', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     const pcm = speech16k();
     for (let i = 0; i < 3; i++) {
       client.send(pcm.subarray(0, 32_000));
@@ -122,8 +112,7 @@ describe('timeouts', () => {
   afterAll(async () => short?.close());
 
   it('an idle session gets its final transcription and closes with 1000 (idle_timeout)', async () => {
-    const client = connect(wsUrl(short.url), bearer(shortKey));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(short.url), bearer(shortKey));
     client.send(speech16k().subarray(0, 32_000));
     const started = Date.now();
     const final = await client.waitFor('transcription', (m) => m.is_final, 10_000);
@@ -135,8 +124,7 @@ describe('timeouts', () => {
   });
 
   it('a session reaching its maximum duration is finished and closed with 1000', async () => {
-    const client = connect(wsUrl(short.url), bearer(shortKey));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(short.url), bearer(shortKey));
     const started = Date.now();
     // Active client (PING every 300 ms), so only the duration limit applies.
     const timer = setInterval(() => client.send('PING'), 300);

@@ -3,8 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/platform/logging/logger.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { untilTrue } from '../helpers/polling.js';
 import { twoTurns } from './ws-audio.js';
-import { chunks, connect, paced, wsUrl } from './ws-client.js';
+import { chunks, connect, paced, wsUrl, connectReady } from './ws-client.js';
 
 type Line = Record<string, unknown> & { msg: string };
 
@@ -25,13 +26,7 @@ afterAll(async () => gw?.close());
 const lines = (): Line[] => raw.map((text) => JSON.parse(text) as Line);
 const withMsg = (msg: string): Line[] => lines().filter((line) => line.msg === msg);
 
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for log lines');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const until = (check: () => boolean, ms = 10_000): Promise<void> => untilTrue(check, ms, 20, 'timed out waiting for log lines');
 
 describe('WebSocket session logs', () => {
   it('a session logs one open and one close line on its own child logger', async () => {
@@ -69,8 +64,7 @@ describe('WebSocket session logs', () => {
     await refusedBy(wsUrl(gw.url), {});
     await refusedBy(wsUrl(gw.url), bearer('sk_not_a_real_key'));
     await refusedBy(wsUrl(gw.url, { format: 'mp3' }), bearer(key));
-    const holder = connect(wsUrl(gw.url), bearer(key));
-    await holder.waitFor('ready');
+    const holder = await connectReady(wsUrl(gw.url), bearer(key));
     await refusedBy(wsUrl(gw.url), bearer(key));
     holder.send('END');
     await holder.closed;
@@ -93,8 +87,7 @@ describe('WebSocket session logs', () => {
 
   it('no line carries an API key, a session token or audio', async () => {
     const token = ((await (await fetch(`${gw.url}/v1/ws/tokens`, { method: 'POST', headers: bearer(key) })).json()) as { token: string }).token;
-    const client = connect(wsUrl(gw.url, { token }));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(gw.url, { token }));
     client.send('END');
     await client.closed;
     const text = raw.join('');

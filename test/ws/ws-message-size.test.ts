@@ -1,25 +1,18 @@
 // Every WebSocket message over WS_MAX_MESSAGE_BYTES ends the session with an `error` message
 // and close 1009, however far over the limit it is (up to the read ceiling, the buffer limit).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { connect, wsUrl } from './ws-client.js';
+import { describe, expect, it } from 'vitest';
+import { bearer } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
+import { wsUrl, connectReady } from './ws-client.js';
 import { wsReadCeiling } from '../../src/streaming/ws-endpoint.js';
 
-let gw: TestGateway;
-let key: string;
-
-beforeAll(async () => {
-  gw = await startTestGateway({ WS_MAX_MESSAGE_BYTES: '32KB', WS_MAX_BUFFER_BYTES: '8MB', WS_MAX_BYTES_PER_SECOND: '100MB' });
-  key = await gw.key({ scopes: ['write'] });
-}, 60_000);
-afterAll(async () => gw?.close());
+const suite = useTestGateway({ WS_MAX_MESSAGE_BYTES: '32KB', WS_MAX_BUFFER_BYTES: '8MB', WS_MAX_BYTES_PER_SECOND: '100MB' }, { scopes: ['write'] });
 
 describe('WebSocket message size', () => {
   for (const size of [32_001, 64_001, 200_000, 2_000_000, 8_000_000]) {
     for (const kind of ['binary', 'text'] as const) {
       it(`a ${kind} message of ${size} bytes: error message_too_large naming the limit, then 1009`, async () => {
-        const client = connect(wsUrl(gw.url), bearer(key));
-        await client.waitFor('ready');
+        const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
         client.send(kind === 'binary' ? Buffer.alloc(size) : 'P'.repeat(size));
         const closed = await client.closed;
         expect(closed.code).toBe(1009);
@@ -33,8 +26,7 @@ describe('WebSocket message size', () => {
   }
 
   it('a message at the limit is accepted', async () => {
-    const client = connect(wsUrl(gw.url), bearer(key));
-    await client.waitFor('ready');
+    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
     client.send(Buffer.alloc(32_000));
     client.send('PING');
     await client.waitFor('pong');

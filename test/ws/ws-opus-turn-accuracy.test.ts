@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alffaScoringForm } from '../../src/speech/text/alffa-scoring.js';
-import { speechOnset, toPcm16, wavOf } from '../../bench/speech-onset.js';
+import { speechOnset } from '../../bench/speech-onset.js';
+import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
 import { opusFramesOf, webmOpusOf } from '../../bench/stream-encodings.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
@@ -21,7 +22,7 @@ const CLIPS = ['alffa_spk_heldout-tr_10780_tr02103.wav', 'synth_am_test_clean-am
 /** 16 kHz PCM of a committed clip, from its speech onset on. */
 function trimmed(file: string): Buffer {
   const { samples } = readPcm16Wav(readFileSync(new URL(file, HELDOUT)));
-  return toPcm16(samples.subarray(speechOnset(samples)));
+  return floatToPcm16(samples.subarray(speechOnset(samples)));
 }
 
 let gw: TestGateway;

@@ -7,10 +7,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alffaScoringForm } from '../../src/speech/text/alffa-scoring.js';
 import { editDistance, scoringForm } from '../../src/speech/text/character-error-rate.js';
-import { speechOnset, toPcm16, wavOf } from '../../bench/speech-onset.js';
+import { speechOnset } from '../../bench/speech-onset.js';
+import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
-import { chunks, connect, paced, wsUrl } from './ws-client.js';
+import { chunks, paced, wsUrl, connectReady } from './ws-client.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
 const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
@@ -30,7 +31,7 @@ function clips(): Clip[] {
     .filter((row) => row[1] === 'am')
     .map(([file]) => {
       const { samples } = readPcm16Wav(readFileSync(new URL(file!, HELDOUT)));
-      return { name: file!, pcm: toPcm16(samples.subarray(speechOnset(samples))) };
+      return { name: file!, pcm: floatToPcm16(samples.subarray(speechOnset(samples))) };
     });
 }
 
@@ -55,8 +56,7 @@ async function rest(pcm: Buffer): Promise<string> {
 }
 
 async function live(pcm: Buffer, vad: 'energy' | 'silero'): Promise<{ text: string; turns: Array<{ text: string; start_ms: number }> }> {
-  const client = connect(wsUrl(gw.url, { turn_detection: 'server_vad', vad_type: vad, language: 'am' }), bearer(key));
-  await client.waitFor('ready');
+  const client = await connectReady(wsUrl(gw.url, { turn_detection: 'server_vad', vad_type: vad, language: 'am' }), bearer(key));
   await paced(client, chunks(pcm, 3_200), 0);
   client.send('END');
   const final = await client.waitFor('transcription', (m) => m.is_final, 60_000);
@@ -98,7 +98,7 @@ describe('noise between turns', () => {
     const quiet = (ms: number): Float32Array => Float32Array.from({ length: ms * 16 }, () => random() * 0.002);
     const burst = Float32Array.from({ length: 600 * 16 }, () => random() * 0.035);
     const speech = clips().find((clip) => clip.name.startsWith('synth_am'))!.pcm;
-    const pcm = Buffer.concat([toPcm16(quiet(3_500)), toPcm16(burst), toPcm16(quiet(1_500)), speech, toPcm16(quiet(1_000))]);
+    const pcm = Buffer.concat([floatToPcm16(quiet(3_500)), floatToPcm16(burst), floatToPcm16(quiet(1_500)), speech, floatToPcm16(quiet(1_000))]);
     // The model writes letters for noise too (as REST does for the same audio), so the burst may
     // be a turn of its own; the speech's turn must read as the speech does by REST (within a
     // tenth of its letters: the turn carries 1.5 s of quiet before the speech, REST none).

@@ -49,7 +49,8 @@ const CreateKeyBody = Type.Object({
 });
 
 const KeyIdParams = Type.Object({ key_id: Type.String() });
-const TAGS = ['Administration'];
+/** What every route here shares: the admin scope on a bearer key, hidden from /openapi.json and the root listing. */
+const ADMIN_ONLY = { tags: ['Administration'], surface: 'unified', auth: 'bearer', scope: 'admin', hidden: true } as const;
 
 /** Key management (admin scope). Hidden from /openapi.json and the root listing. */
 export function adminKeyRoutes(keys: KeyService, store: Store): RouteDefinition[] {
@@ -60,11 +61,7 @@ export function adminKeyRoutes(keys: KeyService, store: Store): RouteDefinition[
       path: '/v1/admin/keys',
       operationId: 'createApiKey',
       summary: 'Create an API key (the key is in the response, once)',
-      tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'admin',
-      hidden: true,
+      ...ADMIN_ONLY,
       body: { kind: 'json', schema: CreateKeyBody },
       responses: { 201: { description: 'Created', schema: Type.Intersect([KeyViewSchema, Type.Object({ key: Type.String() })]) } },
       handler: async ({ body }) => {
@@ -93,11 +90,7 @@ export function adminKeyRoutes(keys: KeyService, store: Store): RouteDefinition[
       path: '/v1/admin/keys',
       operationId: 'listApiKeys',
       summary: 'List API keys',
-      tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'admin',
-      hidden: true,
+      ...ADMIN_ONLY,
       query: Type.Object({
         account: Type.Optional(Type.String()),
         include_revoked: Type.Optional(Type.Boolean({ default: false })),
@@ -114,11 +107,7 @@ export function adminKeyRoutes(keys: KeyService, store: Store): RouteDefinition[
       path: '/v1/admin/keys/{key_id}',
       operationId: 'getApiKey',
       summary: 'Get an API key record',
-      tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'admin',
-      hidden: true,
+      ...ADMIN_ONLY,
       params: KeyIdParams,
       responses: { 200: { description: 'Key', schema: KeyViewSchema } },
       handler: async ({ params }) => {
@@ -134,11 +123,7 @@ export function adminKeyRoutes(keys: KeyService, store: Store): RouteDefinition[
       path: '/v1/admin/keys/{key_id}/revoke',
       operationId: 'revokeApiKey',
       summary: 'Revoke an API key',
-      tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'admin',
-      hidden: true,
+      ...ADMIN_ONLY,
       params: KeyIdParams,
       responses: { 200: { description: 'Revoked key', schema: KeyViewSchema } },
       handler: async ({ params }) => {

@@ -15,6 +15,7 @@ import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { BatchCreatedSchema, BatchMultipartFields, CreateBatchJson, CreateBatchMultipart } from './batch-schemas.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
+import { MODEL_CHOICE_RESPONSES } from '../transcriptions/transcription-schemas.js';
 
 export interface BatchRouteDeps {
   readonly jobs: JobService;
@@ -84,10 +85,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
       },
       responses: {
         202: { description: 'The batch parent', schema: BatchCreatedSchema },
-        404: { description: 'Not found' },
-        422: {
-          description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)',
-        },
+        ...MODEL_CHOICE_RESPONSES,
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;

@@ -158,28 +158,35 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
       responses: { 200: { description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) } },
       handler: async () => ({ status: 200, body: deps.openApi() }),
     }),
-    defineRoute({
-      method: 'GET',
-      path: '/llms.txt',
-      operationId: 'getLlmsIndex',
-      summary: 'An index of this API for language-model tooling',
-      tags: TAG,
-      surface: 'unified',
-      auth: 'none',
-      responses: { 200: { description: 'Markdown index', contentType: 'text/markdown; charset=utf-8' } },
-      handler: async () => ({ status: 200, body: deps.llmsIndex() }),
-    }),
-    defineRoute({
-      method: 'GET',
-      path: '/llms-full.txt',
-      operationId: 'getLlmsFull',
-      summary: 'The full reference of this API as text',
-      tags: TAG,
-      surface: 'unified',
-      auth: 'none',
-      responses: { 200: { description: 'Markdown reference', contentType: 'text/markdown; charset=utf-8' } },
-      handler: async () => ({ status: 200, body: deps.llmsFull() }),
-    }),
+    // The two Markdown views of this API for language-model tooling, served alike.
+    ...[
+      {
+        path: '/llms.txt',
+        operationId: 'getLlmsIndex',
+        summary: 'An index of this API for language-model tooling',
+        description: 'Markdown index',
+        text: deps.llmsIndex,
+      },
+      {
+        path: '/llms-full.txt',
+        operationId: 'getLlmsFull',
+        summary: 'The full reference of this API as text',
+        description: 'Markdown reference',
+        text: deps.llmsFull,
+      },
+    ].map((view) =>
+      defineRoute({
+        method: 'GET',
+        path: view.path,
+        operationId: view.operationId,
+        summary: view.summary,
+        tags: TAG,
+        surface: 'unified',
+        auth: 'none',
+        responses: { 200: { description: view.description, contentType: 'text/markdown; charset=utf-8' } },
+        handler: async () => ({ status: 200, body: view.text() }),
+      }),
+    ),
   ];
   if (deps.metrics !== null) {
     const registry = deps.metrics;

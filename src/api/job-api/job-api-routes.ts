@@ -11,6 +11,7 @@ import type { Speech } from '../../speech/speech.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { SubmitTranscribeBody, SubmitTranscribeResponse, TranscribeJobStatusSchema } from './job-api-schemas.js';
 import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
+import { SignedUrlQuery } from '../signed-urls.js';
 
 export interface JobApiDeps {
   readonly jobs: JobService;
@@ -199,7 +200,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       surface: 'job',
       auth: 'signed',
       params: Type.Object({ file_job_id: Type.String() }),
-      query: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
+      query: SignedUrlQuery,
       responses: {
         200: { description: 'Transcript JSON', schema: Type.Object({}, { additionalProperties: true }) },
         403: { description: 'Invalid or expired link' },

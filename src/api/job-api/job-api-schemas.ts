@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { named } from '../../platform/http/named-schema.js';
+import { named, Nullable } from '../../platform/http/named-schema.js';
 
 export const DiarizationConfigSchema = Type.Object(
   {
@@ -18,8 +18,6 @@ export const SubmitTranscribeBody = Type.Object({
 });
 
 export const SubmitTranscribeResponse = named('JobSubmission', Type.Object({ job_id: Type.String(), status: Type.String(), message: Type.String() }));
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const TranscribeJobStatusSchema = named(
   'TranscribeJobStatus',

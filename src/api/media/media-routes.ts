@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import type { UrlSigner } from '../../platform/auth/url-signer.js';
 import type { Limits } from '../../platform/config/config.js';
 import { ApiError } from '../../platform/errors/api-error.js';
@@ -8,7 +7,8 @@ import { mediaView } from '../../media/media-views.js';
 import type { MediaProber } from '../../media/probe/media-prober.js';
 import { FileIdParams, MediaGetQuery, MediaListQuery, MediaListSchema, MediaPlaybackSchema, ProbeRequestSchema, ProbeResultSchema } from './media-schemas.js';
 import { DeletedSchema } from '../transcriptions/transcription-schemas.js';
-import { InvalidCursorError } from '../../platform/db/cursor.js';
+import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
+import { cursorPageBody, listLimit, readPage } from '../list-paging.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { serveStoredObject } from '../../platform/http/serve-object.js';
 
@@ -65,24 +65,22 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
       query: MediaListQuery,
       responses: { 200: { description: 'List envelope', schema: MediaListSchema } },
       handler: async ({ query, principal }) => {
-        const limit = query.limit ?? 50;
-        if (limit > limits.listMaxLimit) throw new ApiError('validation_error', { message: `'limit' must be at most ${limits.listMaxLimit}.`, param: 'limit' });
-        try {
-          const page = await library.store.list({
+        const limit = listLimit(query.limit, limits.listMaxLimit);
+        const page = await readPage(() =>
+          library.store.list({
             accountId: principal!.accountId,
             limit,
             ...(query.status !== undefined ? { status: query.status } : {}),
             ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
-          });
-          return {
-            status: 200,
-            body: { data: page.items.map((r) => mediaView(library, r)), has_more: page.nextCursor !== null, next_cursor: page.nextCursor, total: page.total },
-          };
-        } catch (error) {
-          if (error instanceof InvalidCursorError)
-            throw new ApiError('validation_error', { message: "'cursor' is not a cursor this API issued.", param: 'cursor' });
-          throw error;
-        }
+          }),
+        );
+        return {
+          status: 200,
+          body: cursorPageBody(
+            page.items.map((r) => mediaView(library, r)),
+            page,
+          ),
+        };
       },
     }),
     defineRoute({
@@ -142,23 +140,15 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
       path: '/v1/files/media/{file_id}',
       operationId: 'playMedia',
       summary: 'Media playback through a signed URL (supports Range and HEAD)',
-      description: 'Needs no credential: `expires` and `sig` authorise the request. Altered or expired links get 403.',
+      description: SIGNED_URL_DESCRIPTION,
       tags: ['Files'],
       surface: 'unified',
       auth: 'signed',
       params: FileIdParams,
-      query: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
-      responses: {
-        200: { description: 'The file', contentType: 'audio/*' },
-        206: { description: 'Partial content (Range)' },
-        302: { description: 'With S3 storage (S3_PRESIGNED_DOWNLOADS): a presigned GET on the bucket, valid 5 minutes (supports Range)' },
-        403: { description: 'invalid_signature or expired_signature' },
-        404: { description: 'file_not_found' },
-        416: { description: 'Range not satisfiable' },
-      },
+      query: SignedUrlQuery,
+      responses: signedDownloadResponses('audio/*', 'file_not_found'),
       handler: async ({ params, exchange }) => {
-        const check = deps.signer().verify('GET', playbackPath(params.file_id), exchange);
-        if (check !== 'valid') throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature');
+        requireValidSignature(deps.signer().verify('GET', playbackPath(params.file_id), exchange));
         const record = await library.store.get(params.file_id);
         const info = record === null || record.status === 'pending' ? null : await deps.storage.stat(record.storageKey);
         if (record === null || info === null) throw new ApiError('file_not_found', { message: 'The file no longer exists.' });

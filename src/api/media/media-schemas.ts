@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { MEDIA_STATUSES } from '../../platform/db/media-records.js';
-import { named } from '../../platform/http/named-schema.js';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+import { named, Nullable } from '../../platform/http/named-schema.js';
+import { cursorListSchema } from '../list-paging.js';
 
 const mediaFileFields = {
   object: Type.Literal('media'),
@@ -38,15 +37,7 @@ export const MediaPlaybackSchema = named(
   }),
 );
 
-export const MediaListSchema = named(
-  'MediaList',
-  Type.Object({
-    data: Type.Array(MediaFileSchema),
-    has_more: Type.Boolean(),
-    next_cursor: Nullable(Type.String()),
-    total: Type.Integer(),
-  }),
-);
+export const MediaListSchema = cursorListSchema('MediaList', MediaFileSchema);
 
 export const SignedUploadSchema = named(
   'SignedUpload',

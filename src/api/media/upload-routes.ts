@@ -8,6 +8,7 @@ import { ACCEPTED_FORMATS_TEXT } from '../../media/audio-check.js';
 import { uploadPath, type MediaLibrary } from '../../media/media-library.js';
 import type { MediaRecord } from '../../platform/db/media-records.js';
 import { mediaView } from '../../media/media-views.js';
+import { requireValidSignature } from '../signed-urls.js';
 import { FileIdParams, MediaFileSchema, SignedUploadQuery, SignedUploadSchema, UploadMultipart } from './media-schemas.js';
 
 export interface UploadRouteDeps {
@@ -121,8 +122,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
       },
       handler: async ({ params, exchange, signal }) => {
         const names = exchange.query.has('content_length') ? ['content_type', 'content_length'] : ['content_type'];
-        const check = deps.signer().verify('PUT', uploadPath(params.file_id), exchange, names);
-        if (check !== 'valid') throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature');
+        requireValidSignature(deps.signer().verify('PUT', uploadPath(params.file_id), exchange, names));
         const boundLength = exchange.query.get('content_length');
         const body = exchange.body();
         // The body may fail (over the limit, client gone) before it is read; its error then waits in

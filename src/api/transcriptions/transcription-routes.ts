@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Type } from '@sinclair/typebox';
 import type { UrlSigner } from '../../platform/auth/url-signer.js';
 import type { Limits } from '../../platform/config/config.js';
 import { ApiError } from '../../platform/errors/api-error.js';
@@ -14,7 +13,8 @@ import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
 import type { Speech } from '../../speech/speech.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
-import { InvalidCursorError } from '../../platform/db/cursor.js';
+import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
+import { cursorPageBody, listLimit, readPage } from '../list-paging.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { serveStoredObject } from '../../platform/http/serve-object.js';
 import {
@@ -23,6 +23,7 @@ import {
   DeletedSchema,
   JobIdParams,
   ListTranscriptionsQuery,
+  MODEL_CHOICE_RESPONSES,
   MultipartTranscriptionFields,
   TranscriptionJobSchema,
   TranscriptionListSchema,
@@ -150,10 +151,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       sizeLimit: { bytes: deps.limits.maxAudioBytes, subject: 'The file' },
       responses: {
         202: { description: 'The job: queued (async), or as it is after the sync wait (usually final)', schema: TranscriptionJobSchema },
-        404: { description: 'Not found' },
-        422: {
-          description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)',
-        },
+        ...MODEL_CHOICE_RESPONSES,
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;
@@ -223,28 +221,18 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       query: ListTranscriptionsQuery,
       responses: { 200: { description: 'List envelope', schema: TranscriptionListSchema } },
       handler: async ({ query, principal }) => {
-        const limit = query.limit ?? 50;
-        if (limit > deps.limits.listMaxLimit) {
-          throw new ApiError('validation_error', { message: `'limit' must be at most ${deps.limits.listMaxLimit}.`, param: 'limit' });
-        }
-        try {
-          const page = await jobs.jobs.list({
+        const limit = listLimit(query.limit, deps.limits.listMaxLimit);
+        const page = await readPage(() =>
+          jobs.jobs.list({
             accountId: principal!.accountId,
             ...(query.status_filter !== undefined ? { status: query.status_filter } : {}),
             ...(query.source !== undefined ? { source: query.source === 'websocket' ? 'websocket' : 'file' } : {}),
             ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
             api: 'unified',
             limit,
-          });
-          return {
-            status: 200,
-            body: { data: await Promise.all(page.jobs.map(render)), has_more: page.nextCursor !== null, next_cursor: page.nextCursor, total: page.total },
-          };
-        } catch (error) {
-          if (error instanceof InvalidCursorError)
-            throw new ApiError('validation_error', { message: "'cursor' is not a cursor this API issued.", param: 'cursor' });
-          throw error;
-        }
+          }),
+        );
+        return { status: 200, body: cursorPageBody(await Promise.all(page.jobs.map(render)), page) };
       },
     }),
     defineRoute({
@@ -330,23 +318,15 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         path: `/v1/files/transcriptions/{job_id}/${what}`,
         operationId: what === 'audio' ? 'downloadTranscriptionAudio' : 'downloadTranscriptionTranscript',
         summary: what === 'audio' ? "The job's audio through a signed URL (supports Range)" : 'The transcript JSON through a signed URL',
-        description: 'Needs no credential: `expires` and `sig` authorise the request. Altered or expired links get 403.',
+        description: SIGNED_URL_DESCRIPTION,
         tags: ['Files'],
         surface: 'unified',
         auth: 'signed',
         params: JobIdParams,
-        query: Type.Object({ expires: Type.Optional(Type.String()), sig: Type.Optional(Type.String()) }),
-        responses: {
-          200: { description: 'The file', contentType: what === 'audio' ? 'audio/*' : 'application/json' },
-          206: { description: 'Partial content (Range)' },
-          302: { description: 'With S3 storage (S3_PRESIGNED_DOWNLOADS): a presigned GET on the bucket, valid 5 minutes (supports Range)' },
-          403: { description: 'invalid_signature or expired_signature' },
-          404: { description: 'Gone' },
-          416: { description: 'Range not satisfiable' },
-        },
+        query: SignedUrlQuery,
+        responses: signedDownloadResponses(what === 'audio' ? 'audio/*' : 'application/json', 'Gone'),
         handler: async ({ params, exchange }) => {
-          const check = deps.signer().verify('GET', `/v1/files/transcriptions/${params.job_id}/${what}`, exchange);
-          if (check !== 'valid') throw new ApiError(check === 'expired' ? 'expired_signature' : 'invalid_signature');
+          requireValidSignature(deps.signer().verify('GET', `/v1/files/transcriptions/${params.job_id}/${what}`, exchange));
           const job = await jobs.jobs.get(params.job_id);
           const object = job === null ? null : what === 'audio' ? job.audioObject : job.transcriptObject;
           const info = object === null ? null : await deps.storage.stat(object);

@@ -1,8 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { JOB_STATUSES } from '../../platform/db/job-records.js';
-import { named } from '../../platform/http/named-schema.js';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+import { named, Nullable } from '../../platform/http/named-schema.js';
+import { cursorListSchema } from '../list-paging.js';
 
 export const SegmentSchema = named(
   'Segment',
@@ -94,15 +93,7 @@ export const TranscriptionJobSchema = named(
   }),
 );
 
-export const TranscriptionListSchema = named(
-  'TranscriptionList',
-  Type.Object({
-    data: Type.Array(TranscriptionJobSchema),
-    has_more: Type.Boolean(),
-    next_cursor: Nullable(Type.String()),
-    total: Type.Integer(),
-  }),
-);
+export const TranscriptionListSchema = cursorListSchema('TranscriptionList', TranscriptionJobSchema);
 
 const LanguageField = Type.String({ description: 'am, om, ti or auto (language detection)', examples: ['am'] });
 const ModeField = Type.Union([Type.Literal('async'), Type.Literal('sync')], {
@@ -144,3 +135,11 @@ export const ListTranscriptionsQuery = Type.Object({
 export const JobIdParams = Type.Object({ job_id: Type.String({ description: 'The job id' }) });
 
 export const DeletedSchema = named('Deleted', Type.Object({ id: Type.String(), object: Type.String(), deleted: Type.Literal(true) }));
+
+/** The answers of a request that chooses a language and model (resolveModel), as create routes document them. */
+export const MODEL_CHOICE_RESPONSES = {
+  404: { description: 'Not found' },
+  422: {
+    description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)',
+  },
+};

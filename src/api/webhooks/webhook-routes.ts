@@ -1,5 +1,4 @@
 import type { Limits } from '../../platform/config/config.js';
-import { ApiError } from '../../platform/errors/api-error.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import {
   CreateWebhookBody,
@@ -13,7 +12,7 @@ import {
   WebhookListSchema,
   WebhookSchema,
 } from './webhook-schemas.js';
-import { InvalidCursorError } from '../../platform/db/cursor.js';
+import { listLimit, readPage } from '../list-paging.js';
 import { deliveryView, webhookView, type WebhookService } from '../../webhooks/webhook-service.js';
 import type { WebhookStore } from '../../platform/db/webhook-records.js';
 
@@ -27,9 +26,6 @@ const TAGS = ['Webhooks'];
 
 export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
   const { service, limits } = deps;
-  const checkLimit = (limit: number): void => {
-    if (limit > limits.listMaxLimit) throw new ApiError('validation_error', { message: `'limit' must be at most ${limits.listMaxLimit}.`, param: 'limit' });
-  };
   const retries = limits.webhookRetryScheduleSeconds.join(', ');
 
   return [
@@ -68,9 +64,8 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       query: ListWebhooksQuery,
       responses: { 200: { description: 'The webhooks', schema: WebhookListSchema } },
       handler: async ({ query, principal }) => {
-        const limit = query.limit ?? 50;
+        const limit = listLimit(query.limit, limits.listMaxLimit);
         const offset = query.offset ?? 0;
-        checkLimit(limit);
         const page = await deps.store.list({ accountId: principal!.accountId, limit, offset, ...(query.status ? { status: query.status } : {}) });
         return {
           status: 200,
@@ -162,22 +157,17 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       query: ListDeliveriesQuery,
       responses: { 200: { description: 'Deliveries', schema: DeliveryListSchema }, 404: { description: 'webhook_not_found' } },
       handler: async ({ params, query, principal }) => {
-        const limit = query.limit ?? 50;
-        checkLimit(limit);
+        const limit = listLimit(query.limit, limits.listMaxLimit);
         await service.getOwned(params.webhook_id, principal!.accountId);
-        try {
-          const page = await deps.store.listDeliveries({
+        const page = await readPage(() =>
+          deps.store.listDeliveries({
             webhookId: params.webhook_id,
             limit,
             ...(query.status ? { status: query.status } : {}),
             ...(query.cursor ? { cursor: query.cursor } : {}),
-          });
-          return { status: 200, body: { data: page.items.map(deliveryView), has_more: page.nextCursor !== null, next_cursor: page.nextCursor } };
-        } catch (error) {
-          if (error instanceof InvalidCursorError)
-            throw new ApiError('validation_error', { message: "'cursor' is not a cursor this API issued.", param: 'cursor' });
-          throw error;
-        }
+          }),
+        );
+        return { status: 200, body: { data: page.items.map(deliveryView), has_more: page.nextCursor !== null, next_cursor: page.nextCursor } };
       },
     }),
     defineRoute({

@@ -1,8 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DELIVERY_STATUSES, WEBHOOK_EVENTS, WEBHOOK_STATUSES } from '../../platform/db/webhook-records.js';
-import { named } from '../../platform/http/named-schema.js';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);
+import { named, Nullable } from '../../platform/http/named-schema.js';
 
 const EventName = Type.Union([...WEBHOOK_EVENTS.map((e) => Type.Literal(e)), Type.Literal('*')], {
   description: 'job.completed, job.failed, job.progress, or * for all',

@@ -25,22 +25,10 @@ import {
   readCorpus,
   usesEthiopicScript,
 } from '../../speech/model-tools.js';
+import { parseFlags, runCommand } from './cli-flags.js';
 
 const USAGE =
   'usage: npm run lm -- build --lang am|om|ti --order N --out FILE [--data DIR] [--min-counts a,b,..] [--min-char-count K] [--punctuation drop|keep] [--casing keep|lower] | info FILE | eval FILE --lang L';
-
-function flags(argv: string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) continue;
-    const value = argv[i + 1];
-    if (value === undefined || value.startsWith('--')) throw new Error(`${a} needs a value`);
-    out.set(a.slice(2), value);
-    i++;
-  }
-  return out;
-}
 
 const DEFAULT_DATA = process.env.DATA_DIR ?? '/work/shared/data';
 
@@ -76,7 +64,7 @@ async function heldOutPerplexity(
 }
 
 async function build(argv: string[]): Promise<number> {
-  const f = flags(argv);
+  const f = parseFlags(argv);
   const language = f.get('lang');
   const order = Number(f.get('order') ?? '6');
   const out = f.get('out');
@@ -145,8 +133,8 @@ async function main(argv: string[]): Promise<number> {
       load_ms: Math.round(loadMs * 10) / 10,
     };
     if (command === 'eval') {
-      const language = flags(rest.slice(1)).get('lang') ?? 'am';
-      info.held_out_char_perplexity = await heldOutPerplexity(lm, flags(rest.slice(1)).get('data') ?? DEFAULT_DATA, language);
+      const language = parseFlags(rest.slice(1)).get('lang') ?? 'am';
+      info.held_out_char_perplexity = await heldOutPerplexity(lm, parseFlags(rest.slice(1)).get('data') ?? DEFAULT_DATA, language);
     }
     process.stdout.write(`${JSON.stringify(info, null, 2)}\n`);
     return 0;
@@ -155,12 +143,4 @@ async function main(argv: string[]): Promise<number> {
   return 2;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`${(error as Error).message}\n`);
-    process.exitCode = 1;
-  },
-);
+runCommand(main);

@@ -20,6 +20,7 @@ import {
   UNK,
   type LoadedModel,
 } from '../../speech/model-tools.js';
+import { parseFlags, runCommand } from './cli-flags.js';
 import { importCtcExport } from './models-import.js';
 
 interface Check {
@@ -34,19 +35,6 @@ const round1 = (v: number): number => Math.round(v * 10) / 10;
 
 const USAGE =
   'usage: npm run models -- check <model-dir> | list [models-dir] | import <export-dir> --name NAME --lang L [--models-dir DIR] [--frame-stride N] [--description TEXT]';
-
-function options(argv: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) continue;
-    const value = argv[i + 1];
-    if (value === undefined || value.startsWith('--')) throw new Error(`${a} needs a value`);
-    out.set(a.slice(2), value);
-    i++;
-  }
-  return out;
-}
 
 /** Deterministic test audio: 1 s of a voiced-like buzz with noise, and 0.6 s of noise. */
 function testAudio(): [Float32Array, Float32Array] {
@@ -312,7 +300,7 @@ async function main(argv: string[]): Promise<number> {
     return ok ? 0 : 1;
   }
   if (command === 'import' && target) {
-    const o = options(argv.slice(2));
+    const o = parseFlags(argv.slice(2));
     const name = o.get('name');
     const language = o.get('lang');
     if (!name || !language) throw new Error(USAGE);
@@ -339,12 +327,4 @@ async function main(argv: string[]): Promise<number> {
   return 2;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+runCommand(main, true);

@@ -1,3 +1,4 @@
+import type { S3StorageSettings } from '../files/s3-file-storage.js';
 import { readConfigTable, type ConfigValues } from './config-table.js';
 
 /**
@@ -65,16 +66,7 @@ export interface GatewayConfig {
 export interface FilesSettings {
   readonly backend: 'local' | 's3';
   /** Set when backend is s3. */
-  readonly s3: {
-    readonly bucket: string;
-    readonly region: string;
-    readonly endpoint: string | null;
-    readonly forcePathStyle: boolean;
-    readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
-    readonly prefix: string;
-    readonly presignedDownloads: boolean;
-    readonly directUploads: boolean;
-  } | null;
+  readonly s3: S3StorageSettings | null;
 }
 
 /**

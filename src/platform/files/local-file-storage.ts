@@ -3,10 +3,9 @@ import { mkdir, rename, rm, stat, writeFile, readFile, access, constants } from 
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { registerServerPath } from '../errors/path-redaction.js';
-import { sizeLimitExceeded } from '../errors/size-limit.js';
+import { ByteLimiter } from './byte-limiter.js';
 import { assertStorageKey, type ByteRange, type FileStorage, type StoredObject } from './file-storage.js';
 
 /**
@@ -43,17 +42,7 @@ export class LocalFileStorage implements FileStorage {
     const target = this.path(key);
     await mkdir(dirname(target), { recursive: true });
     const temporary = `${target}.${randomBytes(6).toString('hex')}.partial`;
-    let size = 0;
-    const limiter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        if (size > options.maxBytes) {
-          callback(sizeLimitExceeded('The file', options.maxBytes));
-          return;
-        }
-        callback(null, chunk);
-      },
-    });
+    const limiter = new ByteLimiter(options.maxBytes);
     try {
       await pipeline(body, limiter, createWriteStream(temporary, { flags: 'wx' }), options.signal ? { signal: options.signal } : {});
       await writeAtomically(`${target}.meta`, JSON.stringify({ contentType: options.contentType }));
@@ -62,7 +51,7 @@ export class LocalFileStorage implements FileStorage {
       await rm(temporary, { force: true });
       throw error;
     }
-    return { key, size, contentType: options.contentType };
+    return { key, size: limiter.bytes, contentType: options.contentType };
   }
 
   async putBuffer(key: string, body: Buffer, contentType: string): Promise<StoredObject> {

@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import {
   DeleteObjectCommand,
@@ -16,7 +16,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { sizeLimitExceeded } from '../errors/size-limit.js';
+import { ByteLimiter } from './byte-limiter.js';
 import { assertStorageKey, type ByteRange, type FileStorage, type PresignedGet, type StoredObject } from './file-storage.js';
 
 export interface S3StorageSettings {
@@ -81,29 +81,19 @@ export class S3FileStorage implements FileStorage {
     const dir = await mkdtemp(join(tmpdir(), 's3-put-'));
     const spool = join(dir, 'body');
     try {
-      let size = 0;
-      const limiter = new Transform({
-        transform(chunk: Buffer, _encoding, callback) {
-          size += chunk.length;
-          if (size > options.maxBytes) {
-            callback(sizeLimitExceeded('The file', options.maxBytes));
-            return;
-          }
-          callback(null, chunk);
-        },
-      });
+      const limiter = new ByteLimiter(options.maxBytes);
       await pipeline(body, limiter, createWriteStream(spool), options.signal ? { signal: options.signal } : {});
       await this.client.send(
         new PutObjectCommand({
           Bucket: this.settings.bucket,
           Key: objectKey,
           Body: createReadStream(spool),
-          ContentLength: size,
+          ContentLength: limiter.bytes,
           ContentType: options.contentType,
         }),
         options.signal ? { abortSignal: options.signal } : {},
       );
-      return { key, size, contentType: options.contentType };
+      return { key, size: limiter.bytes, contentType: options.contentType };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

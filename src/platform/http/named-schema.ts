@@ -1,4 +1,4 @@
-import type { TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 
 const names = new WeakMap<object, string>();
 const byName = new Map<string, TSchema>();
@@ -18,3 +18,6 @@ export function named<T extends TSchema>(name: string, schema: T): T {
 export function schemaName(schema: object): string | undefined {
   return names.get(schema);
 }
+
+/** `schema` or null. */
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors/api-error.js';
+import type { ApiError } from '../errors/api-error.js';
 import { validateInput } from './schema-validation.js';
 
 const Body = Type.Object({

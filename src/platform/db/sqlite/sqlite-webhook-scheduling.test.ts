@@ -4,6 +4,7 @@ import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import { openSqlite } from './sqlite-database.js';
 import { WebhookRepository } from '../repositories/webhook-repository.js';
 import { SqliteExecutor } from './sqlite-executor.js';
+import { deliveryRecord } from '../../../../test/helpers/delivery-records.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 const at = (seconds: number): string => new Date(Date.parse(T0) + seconds * 1000).toISOString();
@@ -28,25 +29,7 @@ function webhook(id: string, status: WebhookRecord['status'] = 'active'): Webhoo
   };
 }
 
-function delivery(id: string, webhookId: string, dueAt: string): DeliveryRecord {
-  return {
-    id,
-    webhookId,
-    eventId: `evt_${id}`,
-    event: 'job.completed',
-    payload: '{}',
-    status: 'pending',
-    maxAttempts: 3,
-    attemptCount: 0,
-    attempts: [],
-    nextAttemptAt: dueAt,
-    leaseUntil: null,
-    redeliveryOf: null,
-    createdAt: T0,
-    updatedAt: T0,
-    completedAt: null,
-  };
-}
+const delivery = (id: string, webhookId: string, dueAt: string): DeliveryRecord => deliveryRecord(id, webhookId, dueAt, T0);
 
 async function store(): Promise<WebhookRepository> {
   const s = new WebhookRepository(new SqliteExecutor(openSqlite(':memory:', SQLITE_MIGRATIONS)));
