@@ -91,23 +91,18 @@ GW_TEST(WebmKnownSizes) {
   ExpectFrames(o, 31);
 }
 
-GW_TEST(WebmXiphLacing) {
+// Lacing: 1 Xiph, 2 fixed-size, 3 EBML.
+static WebmOptions Laced(int lacing) {
   WebmOptions o;
-  o.lacing = 1;
-  ExpectFrames(o, 30);
+  o.lacing = lacing;
+  return o;
 }
 
-GW_TEST(WebmFixedLacing) {
-  WebmOptions o;
-  o.lacing = 2;
-  ExpectFrames(o, 30);
-}
+GW_TEST(WebmXiphLacing) { ExpectFrames(Laced(1), 30); }
 
-GW_TEST(WebmEbmlLacing) {
-  WebmOptions o;
-  o.lacing = 3;
-  ExpectFrames(o, 30);
-}
+GW_TEST(WebmFixedLacing) { ExpectFrames(Laced(2), 30); }
+
+GW_TEST(WebmEbmlLacing) { ExpectFrames(Laced(3), 30); }
 
 GW_TEST(WebmSkipsVideoBlocksAndReadsBlockGroups) {
   WebmOptions o;

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OpusEncoder } from '@discordjs/opus';
 import { audioFixture } from '../helpers/audio-files.js';
+import { wavOf } from '../helpers/fixtures.js';
 import { wavPcm } from './ws-client.js';
 
 export const NATIVE_FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'native');
@@ -64,4 +65,16 @@ export function oddSplits(bytes: Buffer, seed = 7): Buffer[] {
 
 export function nativeFixture(name: string): Buffer {
   return readFileSync(join(NATIVE_FIXTURES, name));
+}
+
+/** The REST text of 16 kHz PCM16 sent as a WAV upload in sync mode (the reference a live turn is held to). */
+export async function restText(baseUrl: string, headers: Record<string, string>, pcm: Buffer, language = 'am'): Promise<string> {
+  const form = new FormData();
+  form.append('language', language);
+  form.append('mode', 'sync');
+  form.append('file', new Blob([wavOf(pcm)]), 'clip.wav');
+  const response = await fetch(`${baseUrl}/v1/transcriptions`, { method: 'POST', headers, body: form });
+  const body = (await response.json()) as { status: string; text: string };
+  if (body.status !== 'completed') throw new Error(`REST transcription ended ${body.status}`);
+  return body.text;
 }

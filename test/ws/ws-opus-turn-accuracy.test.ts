@@ -5,13 +5,15 @@
 // with REST's first word (on these clips the codec leaves it intact) and no turn_detected is empty.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { alffaScoringForm } from '../../src/speech/text/alffa-scoring.js';
 import { speechOnset } from '../../bench/speech-onset.js';
-import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
+import { floatToPcm16 } from '../helpers/fixtures.js';
 import { opusFramesOf, webmOpusOf } from '../../bench/stream-encodings.js';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
+import { bearer } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
+import { restText } from './ws-audio.js';
 import { chunks, connect, paced, wsUrl } from './ws-client.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
@@ -25,32 +27,16 @@ function trimmed(file: string): Buffer {
   return floatToPcm16(samples.subarray(speechOnset(samples)));
 }
 
-let gw: TestGateway;
-let key: string;
+// Raw Opus is one message per 20 ms, sent faster than real time.
+const suite = useTestGateway({ MODELS_DIR, DEFAULT_LANGUAGE: 'am', WS_MAX_MESSAGES_PER_SECOND: '100000' }, { scopes: ['write'] });
 
-beforeAll(async () => {
-  // Raw Opus is one message per 20 ms, sent faster than real time.
-  gw = await startTestGateway({ MODELS_DIR, DEFAULT_LANGUAGE: 'am', WS_MAX_MESSAGES_PER_SECOND: '100000' });
-  key = await gw.key({ scopes: ['write'] });
-}, 120_000);
-afterAll(async () => gw?.close());
-
-async function rest(pcm: Buffer): Promise<string> {
-  const form = new FormData();
-  form.append('language', 'am');
-  form.append('mode', 'sync');
-  form.append('file', new Blob([wavOf(pcm)]), 'clip.wav');
-  const response = await fetch(`${gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(key), body: form });
-  const body = (await response.json()) as { status: string; text: string };
-  expect(body.status).toBe('completed');
-  return body.text;
-}
+const rest = (pcm: Buffer): Promise<string> => restText(suite.gw.url, bearer(suite.key), pcm);
 
 type Format = 'webm_opus' | 'opus_raw_16k';
 
 async function live(pcm: Buffer, format: Format, vad: 'energy' | 'silero'): Promise<{ text: string; turns: Array<{ text: string; start_ms: number }> }> {
   const messages = format === 'webm_opus' ? chunks(webmOpusOf(pcm), 1_000) : opusFramesOf(pcm).frames;
-  const client = connect(wsUrl(gw.url, { format, turn_detection: 'server_vad', vad_type: vad, language: 'am' }), bearer(key));
+  const client = connect(wsUrl(suite.gw.url, { format, turn_detection: 'server_vad', vad_type: vad, language: 'am' }), bearer(suite.key));
   await client.waitFor('ready');
   await paced(client, messages, 0);
   client.send('END');

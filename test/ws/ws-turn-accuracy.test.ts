@@ -8,9 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alffaScoringForm } from '../../src/speech/text/alffa-scoring.js';
 import { editDistance, scoringForm } from '../../src/speech/text/character-error-rate.js';
 import { speechOnset } from '../../bench/speech-onset.js';
-import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
+import { floatToPcm16 } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
+import { restText } from './ws-audio.js';
 import { chunks, paced, wsUrl, connectReady } from './ws-client.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
@@ -44,16 +45,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => gw?.close());
 
-async function rest(pcm: Buffer): Promise<string> {
-  const form = new FormData();
-  form.append('language', 'am');
-  form.append('mode', 'sync');
-  form.append('file', new Blob([wavOf(pcm)]), 'clip.wav');
-  const response = await fetch(`${gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(key), body: form });
-  const body = (await response.json()) as { status: string; text: string };
-  expect(body.status).toBe('completed');
-  return body.text;
-}
+const rest = (pcm: Buffer): Promise<string> => restText(gw.url, bearer(key), pcm);
 
 async function live(pcm: Buffer, vad: 'energy' | 'silero'): Promise<{ text: string; turns: Array<{ text: string; start_ms: number }> }> {
   const client = await connectReady(wsUrl(gw.url, { turn_detection: 'server_vad', vad_type: vad, language: 'am' }), bearer(key));

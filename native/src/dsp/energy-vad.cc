@@ -94,64 +94,52 @@ float EnergyVad::FinishFrame(double sum, double sum_squares) {
   return p;
 }
 
-size_t EnergyVad::Process(const float* x, size_t n, float* probs) {
-  size_t frames = 0;
-  size_t i = 0;
-  while (i < n) {
-    const size_t take = std::min(n - i, frame_ - pending_);
-    double s = 0.0, s2 = 0.0;
-#pragma omp simd reduction(+ : s, s2)
-    for (size_t k = 0; k < take; ++k) {
-      const double v = x[i + k];
-      s += v;
-      s2 += v * v;
-    }
-    sum_ += s;
-    sum_sq_ += s2;
-    pending_ += take;
-    i += take;
-    if (pending_ == frame_) {
-      probs[frames++] = FinishFrame(sum_, sum_sq_);
-      pending_ = 0;
-      sum_ = sum_sq_ = 0.0;
-    }
+size_t EnergyVad::AddRun(double sum, double sum_squares, size_t samples, float* probs,
+                         size_t frames) {
+  sum_ += sum;
+  sum_sq_ += sum_squares;
+  pending_ += samples;
+  if (pending_ == frame_) {
+    probs[frames++] = FinishFrame(sum_, sum_sq_);
+    pending_ = 0;
+    sum_ = sum_sq_ = 0.0;
   }
   return frames;
 }
 
-template <typename Load>
-size_t EnergyVad::ProcessInt(size_t n, float* probs, Load load) {
-  constexpr double kScale = 1.0 / (32768.0 * 32768.0);
+size_t EnergyVad::Process(const float* x, size_t n, float* probs) {
+  return Accumulate<double>(n, probs, 1.0, [x](size_t k) { return static_cast<double>(x[k]); });
+}
+
+// Sums in Acc (double for float input; int64 for 16-bit input, exact and vectorised), scaled to
+// full scale = 1 per run: `scale` for the sum, scale² for the sum of squares.
+template <typename Acc, typename Load>
+size_t EnergyVad::Accumulate(size_t n, float* probs, double scale, Load load) {
   size_t frames = 0;
   size_t i = 0;
   while (i < n) {
     const size_t take = std::min(n - i, frame_ - pending_);
-    int64_t s = 0, s2 = 0;
+    Acc s = 0, s2 = 0;
 #pragma omp simd reduction(+ : s, s2)
     for (size_t k = 0; k < take; ++k) {
-      const int32_t v = load(i + k);
+      const auto v = load(i + k);
       s += v;
       s2 += v * v;
     }
-    sum_ += static_cast<double>(s) * (1.0 / 32768.0);
-    sum_sq_ += static_cast<double>(s2) * kScale;
-    pending_ += take;
+    frames = AddRun(static_cast<double>(s) * scale, static_cast<double>(s2) * (scale * scale), take,
+                    probs, frames);
     i += take;
-    if (pending_ == frame_) {
-      probs[frames++] = FinishFrame(sum_, sum_sq_);
-      pending_ = 0;
-      sum_ = sum_sq_ = 0.0;
-    }
   }
   return frames;
 }
 
 size_t EnergyVad::ProcessInt16(const int16_t* x, size_t n, float* probs) {
-  return ProcessInt(n, probs, [x](size_t k) { return static_cast<int32_t>(x[k]); });
+  return Accumulate<int64_t>(n, probs, 1.0 / 32768.0,
+                             [x](size_t k) { return static_cast<int32_t>(x[k]); });
 }
 
 size_t EnergyVad::ProcessPcm16Bytes(const uint8_t* bytes, size_t n, float* probs) {
-  return ProcessInt(n, probs, [bytes](size_t k) {
+  return Accumulate<int64_t>(n, probs, 1.0 / 32768.0, [bytes](size_t k) {
     int16_t v;
     std::memcpy(&v, bytes + 2 * k, sizeof v);
     return static_cast<int32_t>(v);

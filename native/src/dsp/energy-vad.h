@@ -66,8 +66,11 @@ class EnergyVad {
 
  private:
   float FinishFrame(double sum, double sum_squares);
-  template <typename Load>
-  size_t ProcessInt(size_t n, float* probs, Load load);
+  // Adds the sums of `samples` samples of the open frame; when the frame is full, writes its
+  // probability to probs[frames] and starts the next. Returns the frames written so far.
+  size_t AddRun(double sum, double sum_squares, size_t samples, float* probs, size_t frames);
+  template <typename Acc, typename Load>
+  size_t Accumulate(size_t n, float* probs, double scale, Load load);
 
   EnergyVadConfig config_;
   size_t frame_;

@@ -17,17 +17,7 @@ import { WorkerSlot, type BatchAnswer, type SlotEvents } from './worker-slot.js'
 
 export type { DecodedRow, ExecutionDevice, LoadReport, PoolModelSpec } from './inference-protocol.js';
 export type { InferencePriority } from './batch-scheduler.js';
-export type {
-  BatchEvent,
-  DeviceReport,
-  InferenceInput,
-  InferenceObserver,
-  InferencePoolOptions,
-  InferenceResult,
-  PoolLogger,
-  PoolStats,
-  RunOptions,
-} from './pool-types.js';
+export type * from './pool-types.js';
 
 interface Pending extends QueuedRequest {
   readonly model: string;
