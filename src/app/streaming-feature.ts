@@ -27,6 +27,7 @@ export function streamingFeature(b: Backends, jobs: JobService): StreamingFeatur
     tokens,
     speech: b.speech,
     records: new SessionRecords(b.store.jobs, b.usage, logger),
+    storage: b.storage,
     admitQuota: (principal) => jobs.admitQuota(principal),
     connections: b.connections,
     metrics: b.metrics,

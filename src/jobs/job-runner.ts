@@ -12,6 +12,8 @@ import type { Speech } from '../speech/speech.js';
 export type AudioFetcher = (job: JobRecord, signal: AbortSignal) => Promise<{ key: string; size: number }>;
 
 export const jobPrefix = (job: Pick<JobRecord, 'accountId' | 'id'>): string => `accounts/${job.accountId}/jobs/${job.id}`;
+/** A `record=true` WebSocket session's message timeline (see src/streaming/session-recording.ts). */
+export const recordingObject = (job: Pick<JobRecord, 'accountId' | 'id'>): string => `${jobPrefix(job)}/recording.ndjson`;
 
 const PROGRESS_INTERVAL_MS = 1000;
 

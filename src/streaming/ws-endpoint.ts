@@ -18,7 +18,9 @@ import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
 import { websocketClose } from '../platform/errors/error-rendering.js';
 import type { Uws } from '../platform/http/uws.js';
+import type { FileStorage } from '../platform/files/file-storage.js';
 import { newJobId } from '../jobs/job-service.js';
+import { recordingObject } from '../jobs/job-runner.js';
 import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
 import type { ApiKeyStore } from '../platform/db/store-types.js';
 import type { SileroVad, Speech } from '../speech/speech.js';
@@ -26,6 +28,7 @@ import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.j
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
 import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
 import { parseSessionQuery, type SessionSettings } from './ws-query.js';
+import { RECORDING_CONTENT_TYPE, recordableQuery, SessionRecording } from './session-recording.js';
 import { WsSender } from './ws-sender.js';
 import type { SessionRecords } from './ws-session-record.js';
 import { errorMessage } from './session-errors.js';
@@ -48,6 +51,8 @@ export interface WsEndpointDeps {
   /** Model rules, piece recognition, language detection and the shared Silero VAD. */
   readonly speech: Pick<Speech, 'resolveModel' | 'recognizePiece' | 'transcribePiece' | 'detectLanguage' | 'sileroVad' | 'setInteractiveBatchWait'>;
   readonly records: SessionRecords;
+  /** Where `record=true` sessions store their message timeline. */
+  readonly storage: FileStorage;
   /** Throws daily_quota_exceeded (4029) when the key's audio minutes for today are used up. */
   readonly admitQuota: (principal: Principal) => Promise<void>;
   /** Open sessions per key: this process's, or every gateway's through Redis. */
@@ -63,6 +68,8 @@ interface Accepted {
   readonly principal: Principal;
   readonly settings: SessionSettings;
   readonly silero: SileroVad | null;
+  /** The query without `token`, kept for a `record=true` session's recording. */
+  readonly query: Record<string, string>;
 }
 
 interface SocketData {
@@ -70,6 +77,7 @@ interface SocketData {
   readonly refused: ApiError | null;
   session: StreamSession | null;
   sender: WsSender<SocketData> | null;
+  recording?: SessionRecording;
   log?: SessionLog;
 }
 
@@ -136,7 +144,9 @@ export class WsEndpoint {
       open: (ws) => this.open(ws),
       message: (ws, message, isBinary) => {
         if (this.metrics) (isBinary ? this.metrics.audioMessages : this.metrics.commandMessages).inc();
-        ws.getUserData().session?.onMessage(message, isBinary);
+        const data = ws.getUserData();
+        if (data.recording && data.session) data.recording.add(message, isBinary, performance.now() - data.session.startedAt);
+        data.session?.onMessage(message, isBinary);
       },
       drain: (ws) => ws.getUserData().sender?.drain(),
       close: (ws, code, message) => this.closed(ws.getUserData(), code, Buffer.from(message).toString('utf8')),
@@ -181,6 +191,9 @@ export class WsEndpoint {
       const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
       keyId = principal.key.id;
       const settings = parseSessionQuery(query, { language: config.defaultLanguage }, speech);
+      if (settings.record && !principal.hasScope('record')) {
+        throw new ApiError('insufficient_scope', { message: "record=true requires an API key with the 'record' scope." });
+      }
       await this.deps.admitQuota(principal);
       const silero = settings.vadType === 'silero' ? await speech.sileroVad() : null;
       const limit = principal.key.limits.wsConnections ?? config.limits.wsConnectionsPerKey;
@@ -195,7 +208,7 @@ export class WsEndpoint {
       if (!taken) {
         return refuse(new ApiError('connection_limit_exceeded', { message: `This API key already has ${limit} open WebSocket sessions (the limit).` }));
       }
-      return { accepted: { sessionId, principal, settings, silero }, refused: null, session: null, sender: null };
+      return { accepted: { sessionId, principal, settings, silero, query: recordableQuery(query) }, refused: null, session: null, sender: null };
     } catch (error) {
       if (error instanceof ApiError) return refuse(error);
       this.deps.logger.error({ err: error }, 'WebSocket upgrade failed');
@@ -226,9 +239,13 @@ export class WsEndpoint {
       logRefusal(this.deps.logger, error, websocketClose(error).code, data.accepted.principal.key.id);
       return this.refuse(ws, error);
     }
-    const { sessionId, principal, settings, silero } = data.accepted;
-    const { config, logger, records, speech } = this.deps;
+    const { sessionId, principal, settings, silero, query } = data.accepted;
+    const { config, logger, records, speech, storage } = this.deps;
     const jobId = newJobId();
+    const recording = settings.record
+      ? new SessionRecording({ session_id: sessionId, job_id: jobId, started_at: new Date().toISOString(), query }, config.limits.wsMaxBufferBytes)
+      : null;
+    if (recording) data.recording = recording;
     const log = new SessionLog(sessionLogger(logger, { sessionId, jobId }, principal, settings));
     data.log = log;
     const opened = records.open(jobId, sessionId, principal, settings);
@@ -266,7 +283,16 @@ export class WsEndpoint {
           this.metrics.audio.transcribed.inc(labels, transcribedSeconds);
           this.metrics.droppedAudio.inc(outcome.stats.dropped_audio_ms / 1000);
         }
-        const done = records.finish(jobId, principal.key.id, opened, outcome, session!.startedWall);
+        // The recording is stored before the job completes: a completed job's recording exists.
+        const stored = recording
+          ? storage
+              .putBuffer(recordingObject({ accountId: principal.accountId, id: jobId }), recording.finish(performance.now() - session!.startedAt), RECORDING_CONTENT_TYPE)
+              .then(
+                () => undefined,
+                (error: unknown) => logger.error({ err: error, job: jobId }, 'could not store the session recording'),
+              )
+          : Promise.resolve();
+        const done = stored.then(() => records.finish(jobId, principal.key.id, opened, outcome, session!.startedWall));
         this.completions.add(done);
         void done.finally(() => this.completions.delete(done));
       },

@@ -17,6 +17,8 @@ export interface SessionSettings {
   readonly partialResults: boolean;
   /** `captions=webvtt|srt`: ready-to-display `caption` messages per committed turn; null when not asked. */
   readonly captions: CaptionFormat | null;
+  /** `record=true`: the session's client messages are stored (needs the key's `record` scope). */
+  readonly record: boolean;
 }
 
 const CAPTION_QUERY_VALUES: Record<string, CaptionFormat | null> = { '': null, webvtt: 'vtt', vtt: 'vtt', srt: 'srt' };
@@ -25,7 +27,7 @@ const BOOLEAN: Record<string, boolean> = { true: true, '1': true, yes: true, fal
 
 /**
  * Reads language (or the deprecated `lang`), model, format, turn_detection, vad_type,
- * partial_results and captions. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
+ * partial_results, captions and record. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
  * closes the session with 1008 after an `error` message.
  */
 export function parseSessionQuery(query: URLSearchParams, defaults: { language: string }, speech: Pick<Speech, 'resolveModel'>): SessionSettings {
@@ -55,6 +57,10 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
   if (captions === undefined) {
     throw new ApiError('invalid_field_value', { message: "captions must be 'webvtt' or 'srt'.", param: 'captions' });
   }
+  const record = BOOLEAN[(query.get('record') ?? 'false').trim().toLowerCase()];
+  if (record === undefined) {
+    throw new ApiError('invalid_field_value', { message: 'record must be true or false.', param: 'record' });
+  }
   return {
     language: choice.language,
     model: choice.model,
@@ -64,5 +70,6 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
     vadType: vadRaw,
     partialResults,
     captions,
+    record,
   };
 }

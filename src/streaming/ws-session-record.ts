@@ -4,6 +4,7 @@
 import type { Logger } from 'pino';
 import type { Principal } from '../platform/auth/principal.js';
 import { buildJob } from '../jobs/job-service.js';
+import { recordingObject } from '../jobs/job-runner.js';
 import type { JobStore } from '../platform/db/job-records.js';
 import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
 import type { SessionOutcome } from './ws-session.js';
@@ -32,6 +33,8 @@ export class SessionRecords {
           format: settings.format,
           turn_detection: settings.serverVad ? 'server_vad' : 'none',
           vad_type: settings.vadType,
+          // Storage key of the message timeline, written when the session ends.
+          ...(settings.record ? { recording: recordingObject({ accountId: principal.accountId, id: jobId }) } : {}),
         },
       }),
       requestedLanguage: settings.language,

@@ -29,7 +29,7 @@ const KeyViewSchema = named(
 const CreateKeyBody = Type.Object({
   account: Type.String({ minLength: 1, maxLength: 200, description: 'Account name; created when new' }),
   name: Type.Optional(Type.String({ maxLength: 200 })),
-  scopes: Type.Optional(Type.Array(Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin')]), { minItems: 1 })),
+  scopes: Type.Optional(Type.Array(Type.Union([Type.Literal('read'), Type.Literal('write'), Type.Literal('admin'), Type.Literal('record')]), { minItems: 1 })),
   expires: Type.Optional(Type.String({ description: 'ISO 8601 instant or a duration such as 30d' })),
   ip_allowlist: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })),
   origin_allowlist: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })),

@@ -44,6 +44,38 @@ export interface TranscriptionRouteDeps {
 }
 
 const TAGS = ['Transcriptions'];
+
+/** The stored files of a job served by signed URL; `recording` is a record=true session's message timeline. */
+const DOWNLOADS = {
+  audio: {
+    getId: 'getTranscriptionAudio',
+    getSummary: "Redirect to a signed URL of the job's audio (1 hour)",
+    downloadId: 'downloadTranscriptionAudio',
+    downloadSummary: "The job's audio through a signed URL (supports Range)",
+    contentType: 'audio/*',
+  },
+  transcript: {
+    getId: 'getTranscriptionTranscript',
+    getSummary: 'Redirect to a signed URL of the transcript JSON (1 hour)',
+    downloadId: 'downloadTranscriptionTranscript',
+    downloadSummary: 'The transcript JSON through a signed URL',
+    contentType: 'application/json',
+  },
+  recording: {
+    getId: 'getTranscriptionRecording',
+    getSummary: "Redirect to a signed URL of a record=true WebSocket session's message timeline (NDJSON, 1 hour)",
+    downloadId: 'downloadTranscriptionRecording',
+    downloadSummary: "A recorded WebSocket session's message timeline (NDJSON) through a signed URL",
+    contentType: 'application/x-ndjson',
+  },
+} as const;
+
+function storedObject(job: JobRecord, what: keyof typeof DOWNLOADS): string | null {
+  if (what === 'audio') return job.audioObject;
+  if (what === 'transcript') return job.transcriptObject;
+  const recording = job.options.recording;
+  return typeof recording === 'string' ? recording : null;
+}
 const HEAD_BYTES = 64;
 
 /** Checks an audio_url at submission: gateway references, or http(s) URLs whose host may be fetched. */
@@ -281,12 +313,12 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       },
       handler: async ({ params, principal }) => ({ status: 200, body: await render(await jobs.cancel(params.job_id, principal!.accountId)) }),
     }),
-    ...(['audio', 'transcript'] as const).map((what) =>
+    ...(['audio', 'transcript', 'recording'] as const).map((what) =>
       defineRoute({
         method: 'GET',
         path: `/v1/transcriptions/{job_id}/${what}`,
-        operationId: what === 'audio' ? 'getTranscriptionAudio' : 'getTranscriptionTranscript',
-        summary: what === 'audio' ? "Redirect to a signed URL of the job's audio (1 hour)" : 'Redirect to a signed URL of the transcript JSON (1 hour)',
+        operationId: DOWNLOADS[what].getId,
+        summary: DOWNLOADS[what].getSummary,
         tags: TAGS,
         surface: 'unified',
         auth: 'bearer',
@@ -299,10 +331,11 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         },
         handler: async ({ params, principal, exchange }) => {
           const job = await jobs.getOwned(params.job_id, principal!.accountId);
-          if (job.status !== 'completed') {
+          // A session's recording is stored when it ends, completed or failed (field problems).
+          if (job.status !== 'completed' && !(what === 'recording' && job.status !== 'processing')) {
             throw new ApiError('job_not_completed', { message: `Job ${job.id} is ${job.status}; its ${what} is available once it has completed.` });
           }
-          const object = what === 'audio' ? job.audioObject : job.transcriptObject;
+          const object = storedObject(job, what);
           if (object === null || (await deps.storage.stat(object)) === null) {
             throw new ApiError('resource_not_found', { message: `Job ${job.id} has no stored ${what}.` });
           }
@@ -312,27 +345,27 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         },
       }),
     ),
-    ...(['audio', 'transcript'] as const).map((what) =>
+    ...(['audio', 'transcript', 'recording'] as const).map((what) =>
       defineRoute({
         method: 'GET',
         path: `/v1/files/transcriptions/{job_id}/${what}`,
-        operationId: what === 'audio' ? 'downloadTranscriptionAudio' : 'downloadTranscriptionTranscript',
-        summary: what === 'audio' ? "The job's audio through a signed URL (supports Range)" : 'The transcript JSON through a signed URL',
+        operationId: DOWNLOADS[what].downloadId,
+        summary: DOWNLOADS[what].downloadSummary,
         description: SIGNED_URL_DESCRIPTION,
         tags: ['Files'],
         surface: 'unified',
         auth: 'signed',
         params: JobIdParams,
         query: SignedUrlQuery,
-        responses: signedDownloadResponses(what === 'audio' ? 'audio/*' : 'application/json', 'Gone'),
+        responses: signedDownloadResponses(DOWNLOADS[what].contentType, 'Gone'),
         handler: async ({ params, exchange }) => {
           requireValidSignature(deps.signer().verify('GET', `/v1/files/transcriptions/${params.job_id}/${what}`, exchange));
           const job = await jobs.jobs.get(params.job_id);
-          const object = job === null ? null : what === 'audio' ? job.audioObject : job.transcriptObject;
+          const object = job === null ? null : storedObject(job, what);
           const info = object === null ? null : await deps.storage.stat(object);
           if (info === null) throw new ApiError('resource_not_found', { message: 'The file no longer exists.' });
           await serveStoredObject(exchange, deps.storage, info, {
-            filename: what === 'audio' ? (job!.audioFilename ?? `${job!.id}-audio`) : `${job!.id}-transcript.json`,
+            filename: what === 'audio' ? (job!.audioFilename ?? `${job!.id}-audio`) : `${job!.id}-${what === 'recording' ? 'recording.ndjson' : 'transcript.json'}`,
           });
         },
       }),

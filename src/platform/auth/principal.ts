@@ -1,4 +1,5 @@
-export const SCOPES = ['read', 'write', 'admin'] as const;
+/** `record`: may open WebSocket sessions with record=true (their message timeline is stored). */
+export const SCOPES = ['read', 'write', 'admin', 'record'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /** Per-key overrides of the server-wide limits; absent fields use the server default. */
