@@ -286,7 +286,11 @@ export class WsEndpoint {
         // The recording is stored before the job completes: a completed job's recording exists.
         const stored = recording
           ? storage
-              .putBuffer(recordingObject({ accountId: principal.accountId, id: jobId }), recording.finish(performance.now() - session!.startedAt), RECORDING_CONTENT_TYPE)
+              .putBuffer(
+                recordingObject({ accountId: principal.accountId, id: jobId }),
+                recording.finish(performance.now() - session!.startedAt),
+                RECORDING_CONTENT_TYPE,
+              )
               .then(
                 () => undefined,
                 (error: unknown) => logger.error({ err: error, job: jobId }, 'could not store the session recording'),

@@ -365,7 +365,8 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
           const info = object === null ? null : await deps.storage.stat(object);
           if (info === null) throw new ApiError('resource_not_found', { message: 'The file no longer exists.' });
           await serveStoredObject(exchange, deps.storage, info, {
-            filename: what === 'audio' ? (job!.audioFilename ?? `${job!.id}-audio`) : `${job!.id}-${what === 'recording' ? 'recording.ndjson' : 'transcript.json'}`,
+            filename:
+              what === 'audio' ? (job!.audioFilename ?? `${job!.id}-audio`) : `${job!.id}-${what === 'recording' ? 'recording.ndjson' : 'transcript.json'}`,
           });
         },
       }),
