@@ -40,6 +40,12 @@ const TranscribeQuery = Type.Object({
         'Ready-to-display `caption` messages (broadcast rules) for every committed text (extension); the finished job serves them as captions.vtt|.srt',
     }),
   ),
+  record: Type.Optional(
+    Type.Boolean({
+      description:
+        "Store the session's client messages with their times (extension; the key needs the `record` scope); the job serves them at /v1/transcriptions/{job_id}/recording; default false",
+    }),
+  ),
   token: Type.Optional(Type.String({ description: 'Session token from POST /v1/ws/tokens, for clients that cannot send headers (browsers)' })),
 });
 
