@@ -4,10 +4,10 @@
  * separated by pauses of 0.2-1.2 s or overlapping by up to 0.5 s (one turn in eight), over a
  * noise floor 35 dB below the speech. Seeded, so a run is reproducible.
  */
-import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
+import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import type { LabelledTurn } from '../src/speech/diarization/diarization-error-rate.js';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 
@@ -23,9 +23,17 @@ export interface Conversation {
   readonly speakers: number;
 }
 
-export function decodeFile(path: string): Float32Array {
-  const out = execFileSync(resolveMediaTools().ffmpeg, ['-v', 'error', '-i', path, '-f', 'f32le', '-ac', '1', '-ar', '16000', '-'], { maxBuffer: 1 << 28 });
-  return new Float32Array(out.buffer, out.byteOffset, out.byteLength / 4).slice();
+/** A file as 16 kHz mono samples, decoded by the gateway's own decoder. */
+async function decodeFile(path: string): Promise<Float32Array> {
+  const chunks: Float32Array[] = [];
+  for await (const chunk of decodeToPcm(path, { ffmpegPath: resolveMediaTools().ffmpeg })) chunks.push(chunk);
+  const out = new Float32Array(chunks.reduce((sum, c) => sum + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
 
 /** The clip from its first to its last 10 ms frame within 30 dB of its loudest frame. */
@@ -46,19 +54,25 @@ export function trimToSpeech(pcm: Float32Array): Float32Array {
 
 const clipCache = new Map<string, Float32Array[]>();
 
-/** Up to `count` trimmed utterances of one speaker group, in file order. */
-export function groupClips(group: string, count: number): Float32Array[] {
-  const key = `${group}:${count}`;
-  let clips = clipCache.get(key);
-  if (clips === undefined) {
+/** Decodes (once) the first `count` utterances of each group, trimmed, for groupClips and the builders. */
+export async function loadGroupClips(groups: readonly string[], count: number): Promise<void> {
+  for (const group of groups) {
+    if ((clipCache.get(group)?.length ?? -1) >= count) continue;
     const files = readdirSync(ALFFA_DIR)
       .filter((f) => f.endsWith('.flac') && new RegExp(`_tr${group}\\d+\\.flac$`).test(f))
       .sort()
       .slice(0, count);
-    clips = files.map((f) => trimToSpeech(decodeFile(join(ALFFA_DIR, f))));
-    clipCache.set(key, clips);
+    const clips: Float32Array[] = [];
+    for (const f of files) clips.push(trimToSpeech(await decodeFile(join(ALFFA_DIR, f))));
+    clipCache.set(group, clips);
   }
-  return clips;
+}
+
+/** Up to `count` trimmed utterances of one speaker group, in file order (loadGroupClips first). */
+export function groupClips(group: string, count: number): Float32Array[] {
+  const clips = clipCache.get(group);
+  if (clips === undefined) throw new Error(`speaker group ${group} is not loaded: call loadGroupClips first`);
+  return clips.slice(0, count);
 }
 
 export function buildConversation(name: string, groups: readonly string[], speakers: number, turns: number, seed: number): Conversation {

@@ -11,7 +11,7 @@ import { BACKENDS, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from
 import { diarizationErrorRate } from '../src/speech/diarization/diarization-error-rate.js';
 import { MFCC_COEFFICIENTS } from '../src/speech/diarization/speaker-features.js';
 import { identityProjection, loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
-import { conversationSet, DEV_GROUPS, TEST_GROUPS, type Conversation } from './diarization-conversations.js';
+import { conversationSet, DEV_GROUPS, loadGroupClips, TEST_GROUPS, type Conversation } from './diarization-conversations.js';
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -58,6 +58,8 @@ function evaluate(set: readonly Conversation[], backend: DiarizationBackend, thr
     secondsPerAudioSecond: seconds / audioSeconds,
   };
 }
+
+await loadGroupClips([...DEV_GROUPS, ...TEST_GROUPS], 12);
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 const results: Record<string, unknown> = { perCount, projection: projection.name, devGroups: DEV_GROUPS, testGroups: TEST_GROUPS };

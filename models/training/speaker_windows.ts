@@ -6,12 +6,13 @@
  * serving see the same numbers.
  */
 import { writeFileSync } from 'node:fs';
-import { groupClips } from '../../bench/diarization-conversations.js';
+import { groupClips, loadGroupClips } from '../../bench/diarization-conversations.js';
 import { windowStatistics } from '../../src/speech/diarization/diarize.js';
 import { speakerFrames } from '../../src/speech/diarization/speaker-features.js';
 
 const [out, ...groups] = process.argv.slice(2);
 if (out === undefined || groups.length === 0) throw new Error('usage: speaker_windows.ts OUT.json GROUP...');
+await loadGroupClips(groups, 40);
 const windows: Record<string, number[][]> = {};
 for (const group of groups) {
   windows[group] = [];

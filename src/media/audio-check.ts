@@ -37,13 +37,7 @@ export async function storeCheckedAudio(
   body: Readable,
   options: { maxBytes: number; describe: string; param: string; declaredType: string; signal?: AbortSignal },
 ): Promise<CheckedAudio> {
-  let head = Buffer.alloc(0);
-  const capture = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
-      callback(null, chunk);
-    },
-  });
+  const capture = headCapture();
   // pipeline (not pipe) carries an error of `body` into `capture` at once, even one raised
   // before storage starts reading; storage.put then fails with it.
   pipeline(body, capture, () => undefined);
@@ -52,7 +46,19 @@ export async function storeCheckedAudio(
     maxBytes: options.maxBytes,
     ...(options.signal ? { signal: options.signal } : {}),
   });
-  return checkStoredAudio(deps, object, head, options);
+  return checkStoredAudio(deps, object, capture.head, options);
+}
+
+/** A pass-through stream that keeps the first bytes it passes (`head`: what sniffing a container needs). */
+export function headCapture(): Transform & { readonly head: Buffer } {
+  let head = Buffer.alloc(0);
+  const capture = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
+      callback(null, chunk);
+    },
+  });
+  return Object.defineProperty(capture, 'head', { get: () => head }) as Transform & { readonly head: Buffer };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { Transform, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { UrlSigner } from '../../platform/auth/url-signer.js';
 import type { Limits } from '../../platform/config/config.js';
@@ -17,6 +17,7 @@ import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDo
 import { cursorPageBody, listLimit, readPage } from '../list-paging.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { serveStoredObject } from '../../platform/http/serve-object.js';
+import { headCapture } from '../../media/audio-check.js';
 import {
   CreateTranscriptionJson,
   CreateTranscriptionMultipart,
@@ -76,7 +77,6 @@ function storedObject(job: JobRecord, what: keyof typeof DOWNLOADS): string | nu
   const recording = job.options.recording;
   return typeof recording === 'string' ? recording : null;
 }
-const HEAD_BYTES = 64;
 
 /** Checks an audio_url at submission: gateway references, or http(s) URLs whose host may be fetched. */
 export function checkAudioUrl(raw: string, guard: OutboundGuard, param = 'audio_url', isGatewayReference: (url: string) => boolean = () => false): void {
@@ -109,13 +109,7 @@ export function storeAudioUpload(
   field: string,
   log?: Logger,
 ): Promise<{ key: string; size: number; filename: string | null }> {
-  let head = Buffer.alloc(0);
-  const capture = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      if (head.length < HEAD_BYTES) head = Buffer.concat([head, chunk.subarray(0, HEAD_BYTES - head.length)]);
-      callback(null, chunk);
-    },
-  });
+  const capture = headCapture();
   return (async () => {
     // pipeline (not pipe): an error of the upload stream (e.g. payload_too_large) reaches storage.put.
     const source = pipeline(file.stream as Readable, capture).catch((error: unknown) => {
@@ -130,7 +124,7 @@ export function storeAudioUpload(
       await deps.storage.delete(key);
       throw new ApiError('invalid_audio_format', { message: `${file.filename || 'The file'} ${detail}`, param: field });
     };
-    if (stored.size === 0 || deps.speech.sniff(head) === null) {
+    if (stored.size === 0 || deps.speech.sniff(capture.head) === null) {
       await refuse('is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WEBM, AAC).');
     }
     const local = await deps.storage.localPath(key);

@@ -1,4 +1,4 @@
-import { addInto, clusterEmbeddings, clusterInBlocks, dot, normalize } from './speaker-clustering.js';
+import { addInto, clusterEmbeddings, clusterInBlocks, dot, normalize, numberByFirstAppearance } from './speaker-clustering.js';
 import { MFCC_COEFFICIENTS, SPEAKER_FRAME_MS, speakerFrames, type SpeakerFrames } from './speaker-features.js';
 import type { SpeakerProjection } from './speaker-projection.js';
 
@@ -105,20 +105,18 @@ function speechMask(features: SpeakerFrames, spans: DiarizationOptions['speech']
 
 function embedWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters, projection: SpeakerProjection): EmbeddedWindow[] {
   const windows: EmbeddedWindow[] = [];
-  const raw: Float32Array[] = [];
   const last = Math.max(0, features.frames - p.windowFrames);
   for (let start = 0; start <= last; start += p.hopFrames) {
     const end = Math.min(features.frames, start + p.windowFrames);
     const stats = windowStatistics(features, speech, start, end, p.windowFrames / 3);
     if (stats === null) continue;
-    raw.push(stats);
     windows.push({ startFrame: start, endFrame: end, embedding: stats });
   }
   if (windows.length === 0) return [];
   // Centre on the file's mean window (what the recording has in common), then project.
-  const centre = new Float32Array(raw[0]!.length);
-  for (const r of raw) addInto(centre, r);
-  for (let i = 0; i < centre.length; i++) centre[i]! /= raw.length;
+  const centre = new Float32Array(windows[0]!.embedding.length);
+  for (const w of windows) addInto(centre, w.embedding);
+  for (let i = 0; i < centre.length; i++) centre[i]! /= windows.length;
   return windows.map((w) => ({ ...w, embedding: project(w.embedding, centre, projection) }));
 }
 
@@ -180,15 +178,7 @@ function relabel(embeddings: readonly Float32Array[], labels: readonly number[])
     });
     return arg;
   });
-  const numbering = new Map<number, number>();
-  return moved.map((label) => {
-    let n = numbering.get(label);
-    if (n === undefined) {
-      n = numbering.size;
-      numbering.set(label, n);
-    }
-    return n;
-  });
+  return numberByFirstAppearance(moved);
 }
 
 /** Speech frames take the vote of the windows covering them, nearer window centres weighing more; -1 is no speaker. */

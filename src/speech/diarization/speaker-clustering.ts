@@ -13,13 +13,7 @@ export interface ClusterBounds {
 }
 
 /** Cluster index per embedding, numbered 0.. in order of first appearance. */
-export function clusterEmbeddings(
-  embeddings: readonly Float32Array[],
-  bounds: ClusterBounds,
-  weights?: readonly number[],
-  /** Filled with the similarity of each merge, in merge order (the dendrogram's heights). */
-  history?: number[],
-): number[] {
+export function clusterEmbeddings(embeddings: readonly Float32Array[], bounds: ClusterBounds, weights?: readonly number[]): number[] {
   const n = embeddings.length;
   if (n === 0) return [];
   const sim = new Float32Array(n * n);
@@ -64,7 +58,6 @@ export function clusterEmbeddings(
     if (a < 0) break;
     if (clusters <= bounds.maxClusters && top < bounds.threshold) break;
     const b = best[a]!;
-    history?.push(top);
     // Lance-Williams update for average linkage: the merged row is the size-weighted mean.
     const total = size[a]! + size[b]!;
     for (let k = 0; k < n; k++) {
@@ -87,16 +80,7 @@ export function clusterEmbeddings(
     while (parent[i] !== i) i = parent[i]!;
     return i;
   };
-  const numbering = new Map<number, number>();
-  return embeddings.map((_, i) => {
-    const r = root(i);
-    let label = numbering.get(r);
-    if (label === undefined) {
-      label = numbering.size;
-      numbering.set(r, label);
-    }
-    return label;
-  });
+  return numberByFirstAppearance(embeddings.map((_, i) => root(i)));
 }
 
 /**
@@ -127,13 +111,17 @@ export function clusterInBlocks(embeddings: readonly Float32Array[], bounds: Clu
   }
   for (const c of centroids) normalize(c);
   const fragmentLabels = clusterEmbeddings(centroids, bounds, weights);
+  return numberByFirstAppearance(Array.from(fragmentOf, (fragment) => fragmentLabels[fragment]!));
+}
+
+/** Any cluster ids renumbered 0, 1, ... in order of first appearance. */
+export function numberByFirstAppearance(ids: readonly number[]): number[] {
   const numbering = new Map<number, number>();
-  return Array.from(fragmentOf, (fragment) => {
-    const raw = fragmentLabels[fragment]!;
-    let label = numbering.get(raw);
+  return ids.map((id) => {
+    let label = numbering.get(id);
     if (label === undefined) {
       label = numbering.size;
-      numbering.set(raw, label);
+      numbering.set(id, label);
     }
     return label;
   });
