@@ -42,7 +42,7 @@ export type { EndpointEvent } from './native/endpoint-event.js';
 export { describeNativeStatus, NativeStatus } from './native/native-status.js';
 export { StreamFrontEnd } from './native/stream-front-end.js';
 export type { SileroVad, SileroVadStream } from './vad/silero-vad.js';
-export { TRANSLATION_LANGUAGES, type TranslationEngine, type TranslationLanguage } from './translation/translation-engine.js';
+export { TRANSLATION_LANGUAGES, type TranslateOptions, type TranslationEngine, type TranslationLanguage, type TranslationMode } from './translation/translation-engine.js';
 
 export interface SpeechLogger extends PoolLogger {
   error(details: object, message: string): void;
