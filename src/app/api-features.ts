@@ -113,7 +113,7 @@ export function jobApiFeature(b: Backends, site: GatewaySite, jobs: JobService, 
   };
 }
 
-/** POST /translate/v1: declared, answering that no translation engine is installed. */
-export function textTranslationFeature(): Feature {
-  return { name: 'text translation', routes: textTranslationRoutes(null) };
+/** POST /translate/v1 on the translation engine (null: it answers 500 service_unavailable). */
+export function textTranslationFeature(b: Backends): Feature {
+  return { name: 'text translation', routes: textTranslationRoutes(b.translation) };
 }

@@ -27,6 +27,13 @@ export interface GatewayConfig {
   readonly inferenceWorkerNice: number | null;
   /** Jobs transcribed at once by this process (they share the batched inference pool). */
   readonly jobWorkers: number;
+  /** The translation model (a folder under modelsDir; null: translation off) and its batching. */
+  readonly translation: {
+    readonly model: string | null;
+    readonly maxBatch: number;
+    readonly maxWaitMs: number;
+    readonly maxQueued: number;
+  };
   readonly ffmpegPath: string | null;
   readonly ffprobePath: string | null;
   /** yt-dlp executable for probing streaming-site pages; null when not installed. */
@@ -197,6 +204,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     inferenceWorkers: v.INFERENCE_WORKERS,
     inferenceWorkerNice: v.INFERENCE_WORKER_NICE,
     jobWorkers: v.JOB_WORKERS,
+    translation: {
+      model: v.TRANSLATION_MODEL.trim() === '' ? null : v.TRANSLATION_MODEL.trim(),
+      maxBatch: v.TRANSLATION_MAX_BATCH,
+      maxWaitMs: v.TRANSLATION_MAX_WAIT_MS,
+      maxQueued: v.TRANSLATION_MAX_QUEUED,
+    },
     ffmpegPath: v.FFMPEG_PATH,
     ffprobePath: v.FFPROBE_PATH,
     ytdlpPath: v.YTDLP_PATH,

@@ -1,0 +1,96 @@
+/**
+ * Text translation benchmark: sentences per second and latency of POST /translate/v1 for one
+ * 20-word English sentence (en -> am, greedy, as the endpoint decodes), sent one at a time
+ * (concurrency 1) and by 16 concurrent clients (the engine batches their sentences), against
+ * one gateway serving the shipped model (models/translate-am-en-ti-v1), in one run. Prints the
+ * figures and their ratios and writes bench/results/translate-text.json.
+ *
+ *   npm run bench:translate [-- requests-per-level=96]
+ */
+import { availableParallelism, cpus } from 'node:os';
+import { startTestGateway } from '../test/helpers/test-gateway.js';
+import { REPO_MODELS_DIR, TWENTY_WORDS } from '../test/helpers/translation-model.js';
+import { publishReport, ratio3 } from './bench-results.js';
+
+const requestsPerLevel = Number(process.argv[2] ?? 96);
+
+interface Level {
+  readonly concurrency: number;
+  readonly requests: number;
+  readonly sentencesPerSecond: number;
+  readonly latencyP50Ms: number;
+  readonly latencyP95Ms: number;
+  readonly meanBatchSize: number;
+}
+
+const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const round1 = (x: number): number => Math.round(x * 10) / 10;
+
+async function main(): Promise<void> {
+  const started = await startTestGateway(
+    { MODELS_DIR: REPO_MODELS_DIR, RATE_LIMIT_PER_MINUTE: '1000000', INFERENCE_WORKERS: '1' },
+    { validateResponses: false, account: 'bench', dataDirPrefix: 'bench-translate-' },
+  );
+  const engine = started.gateway.backends.translation;
+  if (engine === null) throw new Error('the gateway has no translation model (models/translate-am-en-ti-v1)');
+  const key = await started.key({ limits: { requestsPerMinute: 1_000_000_000 } });
+  const body = new URLSearchParams({ key, text: TWENTY_WORDS, src_lang: 'en', tgt_lang: 'am' }).toString();
+  const once = async (): Promise<number> => {
+    const t0 = performance.now();
+    const response = await fetch(`${started.url}/translate/v1`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const answer = (await response.json()) as { tgt_text?: string };
+    if (response.status !== 200 || !answer.tgt_text) throw new Error(`status ${response.status}: ${JSON.stringify(answer)}`);
+    return performance.now() - t0;
+  };
+  const stats = (): { batches: number; sentences: number } => {
+    const s = (engine as unknown as { stats(): { batches: number; sentences: number } }).stats();
+    return { batches: s.batches, sentences: s.sentences };
+  };
+  try {
+    for (let i = 0; i < 8; i++) await once(); // warm-up
+    const levels: Level[] = [];
+    for (const concurrency of [1, 16]) {
+      const latencies: number[] = [];
+      let next = 0;
+      const before = stats();
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: concurrency }, async () => {
+          while (next < requestsPerLevel) {
+            next++;
+            latencies.push(await once());
+          }
+        }),
+      );
+      const elapsed = (performance.now() - t0) / 1000;
+      const after = stats();
+      latencies.sort((a, b) => a - b);
+      levels.push({
+        concurrency,
+        requests: latencies.length,
+        sentencesPerSecond: round1(latencies.length / elapsed),
+        latencyP50Ms: round1(percentile(latencies, 50)),
+        latencyP95Ms: round1(percentile(latencies, 95)),
+        meanBatchSize: round1((after.sentences - before.sentences) / Math.max(1, after.batches - before.batches)),
+      });
+    }
+    const [single, batched] = levels as [Level, Level];
+    publishReport('translate-text', {
+      cpu: cpus()[0]?.model ?? 'unknown',
+      cores: availableParallelism(),
+      model: engine.name,
+      sentence: TWENTY_WORDS,
+      direction: 'en-am',
+      decoding: 'greedy',
+      levels,
+      ratios: {
+        throughputBatchedOverSingle: ratio3(batched.sentencesPerSecond, single.sentencesPerSecond),
+        p95BatchedOverSingle: ratio3(batched.latencyP95Ms, single.latencyP95Ms),
+      },
+    });
+  } finally {
+    await started.close();
+  }
+}
+
+await main();
