@@ -6,6 +6,7 @@ import { discoveryRoutes } from '../api/discovery/discovery-routes.js';
 import { jobApiRoutes } from '../api/job-api/job-api-routes.js';
 import { transcriptionRoutes } from '../api/transcriptions/transcription-routes.js';
 import { captionRoutes } from '../api/transcriptions/caption-routes.js';
+import { TEXT_TRANSLATION_GUIDE } from '../api/translation/text-translation-guide.js';
 import { textTranslationRoutes } from '../api/translation/text-translation-routes.js';
 import { usageRoutes } from '../api/usage/usage-routes.js';
 import type { JobService } from '../jobs/job-service.js';
@@ -115,5 +116,5 @@ export function jobApiFeature(b: Backends, site: GatewaySite, jobs: JobService, 
 
 /** POST /translate/v1 on the translation engine (null: it answers 500 service_unavailable). */
 export function textTranslationFeature(b: Backends): Feature {
-  return { name: 'text translation', routes: textTranslationRoutes(b.translation) };
+  return { name: 'text translation', routes: textTranslationRoutes(b.translation), sections: TEXT_TRANSLATION_GUIDE };
 }
