@@ -108,7 +108,8 @@ export class TranslationTokenizer {
       return this.target.decodeIds(Int32Array.from(spIds)).trim();
     }
     const offset = this.spec.kind === 'shared' ? this.spec.idOffset : 0;
-    const spIds = ids.filter((id) => id >= offset && id !== this.unkId).map((id) => id - offset);
+    const added = new Set(Object.values(this.spec.addedTokens));
+    const spIds = ids.filter((id) => id >= offset && id !== this.unkId && !added.has(id)).map((id) => id - offset);
     return this.target.decodeIds(Int32Array.from(spIds)).trim();
   }
 }
