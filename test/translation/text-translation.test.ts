@@ -35,7 +35,8 @@ describe('POST /translate/v1', () => {
   it('serves concurrent requests (batched) with the answers one request at a time gets', async () => {
     const texts = [...SAMPLES.en, ...SAMPLES.en.map((t) => t.toUpperCase())];
     const alone: string[] = [];
-    for (const text of texts) alone.push(((await (await translate(gw.url, { key, text, src_lang: 'en', tgt_lang: 'ti' })).json()) as { tgt_text: string }).tgt_text);
+    for (const text of texts)
+      alone.push(((await (await translate(gw.url, { key, text, src_lang: 'en', tgt_lang: 'ti' })).json()) as { tgt_text: string }).tgt_text);
     const responses = await Promise.all(texts.map((text) => translate(gw.url, { key, text, src_lang: 'en', tgt_lang: 'ti' })));
     expect(responses.map((r) => r.status)).toEqual(texts.map(() => 200));
     const together = await Promise.all(responses.map(async (r) => ((await r.json()) as { tgt_text: string }).tgt_text));
@@ -60,7 +61,9 @@ describe('POST /translate/v1', () => {
     const body = (await response.json()) as { error: { code: string; param: string; message: string } };
     expect(body.error).toMatchObject({ code: 'invalid_field_value', param: 'text' });
     expect(body.error.message).toContain('5000');
-    const long = Array.from({ length: 160 }, (_, i) => SAMPLES.en[i % 3]).join(' ').slice(0, 5000);
+    const long = Array.from({ length: 160 }, (_, i) => SAMPLES.en[i % 3])
+      .join(' ')
+      .slice(0, 5000);
     expect(long.length).toBe(5000);
     const atLimit = await translate(gw.url, { key, text: long, src_lang: 'en', tgt_lang: 'am' });
     expect(atLimit.status).toBe(200);

@@ -9,7 +9,10 @@ import { corpusChrf, OnnxTranslationEngine } from '../../src/speech/speech.js';
 import { DIRECTIONS, TRANSLATION_MODEL_DIR } from '../helpers/translation-model.js';
 
 const manifest = JSON.parse(readFileSync(join(TRANSLATION_MODEL_DIR, 'manifest.json'), 'utf8')) as { regression_chrf?: Record<string, number> };
-const lines = (file: string): string[] => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim().length > 0);
+const lines = (file: string): string[] =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim().length > 0);
 
 let engine: OnnxTranslationEngine;
 beforeAll(async () => {

@@ -14,8 +14,16 @@ const MAX_ORDER = 4;
 
 /** 13a tokenisation (plus Ethiopic punctuation): the tokens of one sentence. */
 export function tokenize13a(line: string): string[] {
-  let text = line.replace(/<skipped>/g, '').replace(/-\n/g, '').replace(/\n/g, ' ');
-  if (text.includes('&')) text = text.replace(/&quot;/g, '"').replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>');
+  let text = line
+    .replace(/<skipped>/g, '')
+    .replace(/-\n/g, '')
+    .replace(/\n/g, ' ');
+  if (text.includes('&'))
+    text = text
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>');
   text = ` ${text} `;
   text = text.replace(/([{-~[-` -&(-+:-@/\u1361-\u1368])/gu, ' $1 ');
   text = text.replace(/([^0-9])([.,])/g, '$1 $2 ');
@@ -72,8 +80,6 @@ export function corpusBleu(hypotheses: readonly string[], references: readonly s
   }
   const noMatch = matches.every((m) => m === 0);
   const score =
-    noMatch || precisions.some((p) => p === 0)
-      ? 0
-      : 100 * brevityPenalty * Math.exp(precisions.reduce((sum, p) => sum + Math.log(p), 0) / MAX_ORDER);
+    noMatch || precisions.some((p) => p === 0) ? 0 : 100 * brevityPenalty * Math.exp(precisions.reduce((sum, p) => sum + Math.log(p), 0) / MAX_ORDER);
   return { score, precisions, brevityPenalty, hypothesisLength: c, referenceLength: r };
 }

@@ -145,7 +145,11 @@ export class OnnxSeq2Seq {
   async step(encoded: EncodedBatch, tokens: readonly number[], past: DecoderPast): Promise<StepOutput> {
     const rows = tokens.length;
     const feeds: Record<string, ort.Tensor> = {
-      input_ids: new ort.Tensor('int64', BigInt64Array.from(tokens, (t) => BigInt(t)), [rows, 1]),
+      input_ids: new ort.Tensor(
+        'int64',
+        BigInt64Array.from(tokens, (t) => BigInt(t)),
+        [rows, 1],
+      ),
     };
     this.addEncoderFeeds(this.withPast, feeds, encoded);
     if (this.merged) feeds['use_cache_branch'] = new ort.Tensor('bool', new Uint8Array([1]), [1]);

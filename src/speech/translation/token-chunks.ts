@@ -20,4 +20,3 @@ export function chunkIds(ids: readonly number[], wordStarts: readonly boolean[],
   chunks.push(ids.slice(start));
   return chunks;
 }
-

@@ -124,7 +124,12 @@ export function parseTranslationManifest(raw: unknown, folder: string): Translat
   const t = tok as Json;
   let tokenizer: TranslationTokenizerSpec;
   if (t['model'] !== undefined) {
-    tokenizer = { kind: 'shared', model: file(t['model'], 'tokenizer.model'), idOffset: int(t['id_offset'], 'tokenizer.id_offset', 0), addedTokens: addedTokens(t['added_tokens']) };
+    tokenizer = {
+      kind: 'shared',
+      model: file(t['model'], 'tokenizer.model'),
+      idOffset: int(t['id_offset'], 'tokenizer.id_offset', 0),
+      addedTokens: addedTokens(t['added_tokens']),
+    };
   } else {
     tokenizer = {
       kind: 'pair',
