@@ -2,12 +2,15 @@
  * Text translation benchmark: sentences per second and latency of POST /translate/v1 for one
  * 20-word English sentence (en -> am, greedy, as the endpoint decodes), sent one at a time
  * (concurrency 1) and by 16 concurrent clients (the engine batches their sentences), against
- * one gateway serving the shipped model (models/translate-am-en-ti-v1), in one run. Prints the
- * figures and their ratios and writes bench/results/translate-text.json.
+ * one gateway serving the shipped model (models/translate-am-en-ti-v1), in one run. The clients
+ * and the gateway share this process, so the event-loop delay it reports bounds what model work
+ * would add if it ran on the loop. Prints the figures and their ratios and writes
+ * bench/results/translate-text.json.
  *
  *   npm run bench:translate [-- requests-per-level=96]
  */
 import { availableParallelism, cpus } from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startTestGateway } from '../test/helpers/test-gateway.js';
 import { REPO_MODELS_DIR, TWENTY_WORDS } from '../test/helpers/translation-model.js';
 import { publishReport, ratio3 } from './bench-results.js';
@@ -21,6 +24,8 @@ interface Level {
   readonly latencyP50Ms: number;
   readonly latencyP95Ms: number;
   readonly meanBatchSize: number;
+  /** The gateway's event-loop delay while the level ran (model work runs in the worker thread). */
+  readonly eventLoopDelayP99Ms: number;
 }
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -53,6 +58,8 @@ async function main(): Promise<void> {
       const latencies: number[] = [];
       let next = 0;
       const before = stats();
+      const loop = monitorEventLoopDelay({ resolution: 5 });
+      loop.enable();
       const t0 = performance.now();
       await Promise.all(
         Array.from({ length: concurrency }, async () => {
@@ -63,6 +70,7 @@ async function main(): Promise<void> {
         }),
       );
       const elapsed = (performance.now() - t0) / 1000;
+      loop.disable();
       const after = stats();
       latencies.sort((a, b) => a - b);
       levels.push({
@@ -72,6 +80,7 @@ async function main(): Promise<void> {
         latencyP50Ms: round1(percentile(latencies, 50)),
         latencyP95Ms: round1(percentile(latencies, 95)),
         meanBatchSize: round1((after.sentences - before.sentences) / Math.max(1, after.batches - before.batches)),
+        eventLoopDelayP99Ms: round1(loop.percentile(99) / 1e6),
       });
     }
     const [single, batched] = levels as [Level, Level];
