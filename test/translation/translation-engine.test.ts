@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OnnxTranslationEngine } from '../../src/speech/speech.js';
+import { joinSentences, splitSentences } from '../../src/speech/translation/sentence-splitter.js';
 import { DIRECTIONS, SAMPLES, TRANSLATION_MODEL_DIR, scriptShare, sentencePiecePieces } from '../helpers/translation-model.js';
 
 let engine: OnnxTranslationEngine;
@@ -47,9 +48,13 @@ describe('batching', () => {
 describe('texts', () => {
   it('translates sentence by sentence and keeps paragraph breaks', async () => {
     const [a, b, c] = SAMPLES.am;
-    const whole = await engine.translate(`${a} ${b}\n\n${c}`, 'am', 'en');
+    const input = `${a} ${b}\n\n${c}`;
+    const whole = await engine.translate(input, 'am', 'en');
     const parts = await engine.translateMany([a!, b!, c!], 'am', 'en');
-    expect(whole).toBe(`${parts[0]} ${parts[1]}\n\n${parts[2]}`);
+    expect(splitSentences(input).map((x) => x.text)).toEqual([a, b, c]);
+    // One space within the paragraph, the blank line kept (empty translations leave no separator).
+    expect(whole).toBe(joinSentences(splitSentences(input), parts));
+    if (parts.every((p) => p.length > 0)) expect(whole).toBe(`${parts[0]} ${parts[1]}\n\n${parts[2]}`);
   }, 60_000);
 
   it('answers an empty text with an empty text', async () => {

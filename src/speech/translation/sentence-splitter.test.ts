@@ -43,4 +43,10 @@ describe('joinSentences', () => {
     const sentences = splitSentences('A. B.\n\nC?');
     expect(joinSentences(sentences, ['x.', 'y.', 'z?'])).toBe('x. y.\n\nz?');
   });
+
+  it('leaves no separator for an empty translation', () => {
+    const sentences = splitSentences('A. B.\n\nC? D.');
+    expect(joinSentences(sentences, ['x.', '', 'z?', 'w.'])).toBe('x.\n\nz? w.');
+    expect(joinSentences(sentences, ['', '', '', 'w.'])).toBe('w.');
+  });
 });

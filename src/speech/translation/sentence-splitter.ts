@@ -72,15 +72,21 @@ export function splitSentences(text: string): Sentence[] {
 
 /**
  * Joins translated sentences back: a break that held a line break keeps its line breaks (other
- * whitespace dropped), any other break becomes one space. `translated[i]` stands for `sentences[i]`.
+ * whitespace dropped), any other break becomes one space; an empty translation leaves no
+ * separator behind. `translated[i]` stands for `sentences[i]`.
  */
 export function joinSentences(sentences: readonly Sentence[], translated: readonly string[]): string {
   let out = '';
+  let pending = '';
   sentences.forEach((sentence, i) => {
-    out += translated[i] ?? '';
-    if (i === sentences.length - 1) return;
+    const text = (translated[i] ?? '').trim();
+    if (text.length > 0) {
+      if (out.length > 0) out += pending.length > 0 ? pending : ' ';
+      out += text;
+      pending = '';
+    }
     const breaks = sentence.after.replace(/[^\n]/g, '');
-    out += breaks.length > 0 ? breaks : ' ';
+    if (breaks.length > pending.length) pending = breaks;
   });
   return out;
 }
