@@ -3,8 +3,11 @@
  * main thread it only splits texts into sentences (sentence-splitter.ts), queues them and joins
  * the answers: sentences of concurrent requests that arrive within `maxWaitMs` are sent as one
  * batch (sentence-queue.ts) to the translation worker thread (translation-worker.ts), which
- * tokenises, runs the model and decodes. One batch runs at a time; the queue is bounded, and a
- * request that finds `maxQueued` sentences waiting is refused with `server_overloaded` (503).
+ * tokenises, runs the model and decodes. One batch runs at a time, greedy (text requests) before
+ * beam (file jobs); a beam batch holds maxBatch / beam_size sentences (the same decoder rows).
+ * The queue is bounded per mode: a request that finds `maxQueued` sentences of its mode waiting
+ * is refused with `server_overloaded` (503); a request is admitted whole, however many
+ * sentences it has, while the queue is below the bound.
  * A worker that dies fails its batch (`model_error`) and is replaced.
  *
  * Why its own worker and not the acoustic InferencePool: the pool's requests are PCM rows with
@@ -28,7 +31,7 @@ export interface TranslationEngineOptions {
   readonly maxBatch?: number;
   /** How long a sentence waits for others to fill its batch. Default 5 ms. */
   readonly maxWaitMs?: number;
-  /** Sentences waiting before new requests are refused. Default 256. */
+  /** Sentences of a mode waiting before new requests of that mode are refused. Default 256. */
   readonly maxQueued?: number;
   /** onnxruntime intra-op threads of the worker. Default: the cores (at least 1). */
   readonly intraOpThreads?: number;
@@ -104,7 +107,12 @@ export class OnnxTranslationEngine implements TranslationEngine {
       intraOpThreads: Math.max(1, options.intraOpThreads ?? availableParallelism()),
       backgroundNice: options.workerNice === undefined ? 10 : options.workerNice,
     };
-    this.queue = new SentenceQueue<Entry>({ maxBatch: Math.max(1, options.maxBatch ?? 16), maxWaitMs: Math.max(0, options.maxWaitMs ?? 5) });
+    const maxBatch = Math.max(1, options.maxBatch ?? 16);
+    // A beam batch holds beam_size decoder rows per sentence: as many rows as a greedy batch.
+    this.queue = new SentenceQueue<Entry>({
+      maxBatch: { greedy: maxBatch, beam: Math.max(1, Math.ceil(maxBatch / manifest.decoding.beamSize)) },
+      maxWaitMs: Math.max(0, options.maxWaitMs ?? 5),
+    });
     this.maxQueued = Math.max(1, options.maxQueued ?? 256);
     this.logger = options.logger ?? null;
   }
@@ -158,11 +166,11 @@ export class OnnxTranslationEngine implements TranslationEngine {
 
   private submit(items: readonly TranslationItem[], mode: TranslationMode, signal: AbortSignal | undefined): Promise<string[]> {
     if (this.closing) return Promise.reject(new ApiError('service_unavailable', { message: 'The translation service is shutting down.' }));
-    if (this.queue.queued >= this.maxQueued) {
+    if (this.queue.queuedIn(mode) >= this.maxQueued) {
       this.counters.refused++;
       return Promise.reject(
         new ApiError('server_overloaded', {
-          message: `The translation queue is full (${this.queue.queued} sentences waiting). Retry later.`,
+          message: `The translation queue is full (${this.queue.queuedIn(mode)} sentences waiting). Retry later.`,
           retryAfter: 1,
         }),
       );

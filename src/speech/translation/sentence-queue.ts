@@ -1,9 +1,10 @@
 /**
  * The translation engine's micro-batcher: sentences of concurrent requests wait here until a
  * batch is due, per decoding mode (greedy and beam rows are never mixed; target languages are,
- * since the language token is part of each row). A batch is due when `maxBatch` sentences of a
- * mode wait or the oldest has waited `maxWaitMs`; the oldest mode goes first. Pure: the engine
- * passes the clock in and owns timers and the worker.
+ * since the language token is part of each row). A batch is due when the mode's batch size of
+ * sentences wait or the oldest has waited `maxWaitMs`. Greedy (the text endpoint, interactive)
+ * goes before beam (file jobs, background) whenever both are due, so a long job never queues
+ * ahead of a text request. Pure: the engine passes the clock in and owns timers and the worker.
  */
 import type { TranslationMode } from './translation-engine.js';
 
@@ -13,9 +14,13 @@ export interface QueuedSentence {
 }
 
 export interface SentenceQueueOptions {
-  readonly maxBatch: number;
+  /** Sentences per batch, per mode. */
+  readonly maxBatch: Readonly<Record<TranslationMode, number>>;
   readonly maxWaitMs: number;
 }
+
+/** Modes in the order they are served. */
+const PRIORITY: readonly TranslationMode[] = ['greedy', 'beam'];
 
 export type QueueDecision<T> = { readonly take: T[] } | { readonly wakeAt: number } | null;
 
@@ -26,6 +31,11 @@ export class SentenceQueue<T extends QueuedSentence> {
 
   get queued(): number {
     return this.waiting.greedy.length + this.waiting.beam.length;
+  }
+
+  /** Sentences of one mode waiting. */
+  queuedIn(mode: TranslationMode): number {
+    return this.waiting[mode].length;
   }
 
   add(entries: readonly T[]): void {
@@ -45,16 +55,15 @@ export class SentenceQueue<T extends QueuedSentence> {
 
   /** What to send now: a batch, the time the next one is due, or null when nothing waits. `flush` sends without waiting. */
   next(now: number, flush = false): QueueDecision<T> {
-    const modes = (['greedy', 'beam'] as const).filter((m) => this.waiting[m].length > 0);
-    if (modes.length === 0) return null;
-    modes.sort((a, b) => this.waiting[a][0]!.enqueuedAt - this.waiting[b][0]!.enqueuedAt);
     let wakeAt = Infinity;
-    for (const mode of modes) {
+    for (const mode of PRIORITY) {
       const list = this.waiting[mode];
+      if (list.length === 0) continue;
+      const size = Math.max(1, this.options.maxBatch[mode]);
       const due = list[0]!.enqueuedAt + this.options.maxWaitMs;
-      if (flush || list.length >= this.options.maxBatch || due <= now) return { take: list.splice(0, this.options.maxBatch) };
+      if (flush || list.length >= size || due <= now) return { take: list.splice(0, size) };
       wakeAt = Math.min(wakeAt, due);
     }
-    return { wakeAt };
+    return wakeAt === Infinity ? null : { wakeAt };
   }
 }
