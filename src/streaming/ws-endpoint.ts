@@ -7,6 +7,13 @@
 // upgrade itself is corked. A refused upgrade still completes the WebSocket handshake so that
 // the client sees the spec's close code (4001, 4003, 4029, 1008) after one `error` message;
 // no session, job or audio buffer exists for it.
+//
+// Resuming (docs/streaming.md "Resuming a session"): a session whose connection drops without
+// a close frame (1006) is parked, not finished: it stays live (decoding what it has, holding its
+// connection slot and its share of capacity) in `resumable` for WS_RESUME_WINDOW_SECONDS. A
+// connection with `resume_token` of the same key attaches to it (taking it over from an older
+// socket that is still open), gets `resumed` and what it missed; when the window ends the
+// session is finished as if the client had left (end_reason client_disconnected).
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -27,12 +34,14 @@ import type { SileroVad, Speech } from '../speech/speech.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
 import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
-import { parseSessionQuery, type SessionSettings } from './ws-query.js';
+import { parseResumeQuery, parseSessionQuery, type ResumeQuery, type SessionSettings } from './ws-query.js';
+import { ResumableSessions, type ResumeHandle } from './resumable-sessions.js';
+import { SessionOutbox } from './session-outbox.js';
 import { RECORDING_CONTENT_TYPE, recordableQuery, SessionRecording } from './session-recording.js';
 import { WsSender } from './ws-sender.js';
-import type { SessionRecords } from './ws-session-record.js';
+import type { OpenedRecord, SessionRecords } from './ws-session-record.js';
 import { errorMessage } from './session-errors.js';
-import { StreamSession } from './ws-session.js';
+import { StreamSession, type SessionOutcome } from './ws-session.js';
 import { logRefusal, SessionLog, sessionLogger } from './ws-session-log.js';
 import type { SessionTokens } from './ws-session-tokens.js';
 import { authenticateUpgrade } from './ws-upgrade-auth.js';
@@ -41,6 +50,8 @@ export const WS_PATH = '/v1/ws/transcribe';
 const TICK_MS = 50;
 /** Above this many unsent bytes on the socket, droppable messages are skipped. */
 const HIGH_WATER_BYTES = 64 * 1024;
+/** Parked sessions at most (each also holds its key's connection slot); beyond, the one parked longest is finished. */
+const MAX_PARKED_SESSIONS = 10_000;
 
 export interface WsEndpointDeps {
   readonly config: GatewayConfig;
@@ -72,19 +83,45 @@ interface Accepted {
   readonly query: Record<string, string>;
 }
 
+/** A connection that asks to resume a session (authenticated; the session is looked up on open). */
+interface ResumeRequest extends ResumeQuery {
+  readonly principal: Principal;
+}
+
+/** A session as the endpoint holds it, across the connections that carry it. */
+interface LiveSession {
+  readonly session: StreamSession;
+  readonly outbox: SessionOutbox;
+  readonly accepted: Accepted;
+  readonly log: SessionLog;
+  readonly recording: SessionRecording | null;
+  /** Null when resuming is off. */
+  handle: ResumeHandle | null;
+  /** The connection carrying the session now; null while parked. */
+  socket: Uws.WebSocket<SocketData> | null;
+  parkedAt: number;
+  resumes: number;
+}
+
 interface SocketData {
-  readonly accepted: Accepted | null;
+  /** Set on open for a resumed connection (the session's own). */
+  accepted: Accepted | null;
   readonly refused: ApiError | null;
+  readonly resume: ResumeRequest | null;
   session: StreamSession | null;
   sender: WsSender<SocketData> | null;
+  live?: LiveSession;
   recording?: SessionRecording;
   log?: SessionLog;
+  /** The session moved on to a newer connection: this socket's close changes nothing. */
+  superseded?: boolean;
 }
 
 export class WsEndpoint {
   private readonly live = new Set<StreamSession>();
   private readonly completions = new Set<Promise<void>>();
   private readonly senders = new Set<WsSender<SocketData>>();
+  private readonly resumable: ResumableSessions<LiveSession>;
   private readonly ticker: NodeJS.Timeout;
   private readonly metrics: WsMetrics | null;
   private closing = false;
@@ -110,12 +147,18 @@ export class WsEndpoint {
           () => this.overload(),
         )
       : null;
+    this.resumable = new ResumableSessions({ windowMs: deps.config.streaming.resumeWindowSeconds * 1000, maxParked: MAX_PARKED_SESSIONS });
     this.ticker = setInterval(() => this.tick(), TICK_MS);
     this.ticker.unref();
   }
 
   get activeSessions(): number {
     return this.live.size;
+  }
+
+  /** Sessions waiting for their client to resume them (they count in activeSessions too). */
+  get parkedSessions(): number {
+    return this.resumable.parkedCount;
   }
 
   /** The capacity estimate now (metrics); `tick` applies its level. */
@@ -145,6 +188,7 @@ export class WsEndpoint {
       message: (ws, message, isBinary) => {
         if (this.metrics) (isBinary ? this.metrics.audioMessages : this.metrics.commandMessages).inc();
         const data = ws.getUserData();
+        if (data.superseded) return;
         if (data.recording && data.session) data.recording.add(message, isBinary, performance.now() - data.session.startedAt);
         data.session?.onMessage(message, isBinary);
       },
@@ -184,12 +228,15 @@ export class WsEndpoint {
     let keyId: string | null = null;
     const refuse = (error: ApiError): SocketData => {
       logRefusal(this.deps.logger, error, websocketClose(error).code, keyId);
-      return { accepted: null, refused: error, session: null, sender: null };
+      return { accepted: null, refused: error, resume: null, session: null, sender: null };
     };
     try {
       const { authenticator, tokens, keys, speech, config } = this.deps;
       const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
       keyId = principal.key.id;
+      // A resume keeps the session's settings, quota admission and connection slot.
+      const resume = parseResumeQuery(query);
+      if (resume !== null) return { accepted: null, refused: null, resume: { ...resume, principal }, session: null, sender: null };
       const settings = parseSessionQuery(query, { language: config.defaultLanguage }, speech);
       if (settings.record && !principal.hasScope('record')) {
         throw new ApiError('insufficient_scope', { message: "record=true requires an API key with the 'record' scope." });
@@ -208,7 +255,7 @@ export class WsEndpoint {
       if (!taken) {
         return refuse(new ApiError('connection_limit_exceeded', { message: `This API key already has ${limit} open WebSocket sessions (the limit).` }));
       }
-      return { accepted: { sessionId, principal, settings, silero, query: recordableQuery(query) }, refused: null, session: null, sender: null };
+      return { accepted: { sessionId, principal, settings, silero, query: recordableQuery(query) }, refused: null, resume: null, session: null, sender: null };
     } catch (error) {
       if (error instanceof ApiError) return refuse(error);
       this.deps.logger.error({ err: error }, 'WebSocket upgrade failed');
@@ -228,6 +275,7 @@ export class WsEndpoint {
 
   private open(ws: Uws.WebSocket<SocketData>): void {
     const data = ws.getUserData();
+    if (data.resume !== null) return this.resume(ws, data, data.resume);
     if (data.accepted === null) return this.refuse(ws, data.refused ?? new ApiError('internal_error'));
     // Capacity is checked here, where the count of live sessions is exact (no upgrade in between);
     // the refused socket's connection slot is given back by `closed`.
@@ -239,23 +287,21 @@ export class WsEndpoint {
       logRefusal(this.deps.logger, error, websocketClose(error).code, data.accepted.principal.key.id);
       return this.refuse(ws, error);
     }
-    const { sessionId, principal, settings, silero, query } = data.accepted;
+    const accepted = data.accepted;
+    const { sessionId, principal, settings, silero, query } = accepted;
     const { config, logger, records, speech, storage } = this.deps;
     const jobId = newJobId();
     const recording = settings.record
       ? new SessionRecording({ session_id: sessionId, job_id: jobId, started_at: new Date().toISOString(), query }, config.limits.wsMaxBufferBytes)
       : null;
-    if (recording) data.recording = recording;
     const log = new SessionLog(sessionLogger(logger, { sessionId, jobId }, principal, settings));
-    data.log = log;
     const opened = records.open(jobId, sessionId, principal, settings);
-    let session: StreamSession | null = null;
+    let live: LiveSession | null = null;
     let transcribedSeconds = 0;
-    const sender = new WsSender(ws, HIGH_WATER_BYTES, config.streaming.maxUnsentBytes, () => {
-      session?.fail(new ApiError('slow_consumer', { message: `More than ${config.streaming.maxUnsentBytes} bytes of server messages are unread.` }));
-      sender.abort(ERROR_REGISTRY.slow_consumer.wsClose!, 'slow_consumer');
-    });
-    session = new StreamSession(sessionId, jobId, settings, sender, {
+    const sender = this.sender(ws, () => live?.session ?? null);
+    // The history of turn messages a resumed client may have missed is bounded like a slow reader's unread messages.
+    const outbox = new SessionOutbox(sender, this.resumable.enabled ? config.streaming.maxUnsentBytes : 0);
+    const session = new StreamSession(sessionId, jobId, settings, outbox, {
       recognizer: speech,
       silero,
       limits: config.limits,
@@ -275,7 +321,8 @@ export class WsEndpoint {
         partialSkipped: () => this.metrics?.partialsSkipped.inc(),
       },
       onComplete: (outcome) => {
-        this.live.delete(session!);
+        this.live.delete(session);
+        if (live?.handle) this.resumable.remove(live.handle);
         log.completed(outcome);
         if (this.metrics) {
           const labels = { surface: 'ws', format: settings.format, language: languageLabel(outcome.language) };
@@ -283,43 +330,139 @@ export class WsEndpoint {
           this.metrics.audio.transcribed.inc(labels, transcribedSeconds);
           this.metrics.droppedAudio.inc(outcome.stats.dropped_audio_ms / 1000);
         }
-        // The recording is stored before the job completes: a completed job's recording exists.
-        const stored = recording
-          ? storage
-              .putBuffer(
-                recordingObject({ accountId: principal.accountId, id: jobId }),
-                recording.finish(performance.now() - session!.startedAt),
-                RECORDING_CONTENT_TYPE,
-              )
-              .then(
-                () => undefined,
-                (error: unknown) => logger.error({ err: error, job: jobId }, 'could not store the session recording'),
-              )
-          : Promise.resolve();
-        const done = stored.then(() => records.finish(jobId, principal.key.id, opened, outcome, session!.startedWall));
-        this.completions.add(done);
-        void done.finally(() => this.completions.delete(done));
+        this.record(jobId, principal, opened, recording, session, outcome, live?.resumes ?? 0);
       },
     });
-    data.session = session;
-    data.sender = sender;
+    live = { session, outbox, accepted, log, recording, handle: null, socket: ws, parkedAt: 0, resumes: 0 };
+    const registered = this.resumable.enabled ? this.resumable.register(principal.key.id, live) : null;
+    live.handle = registered?.handle ?? null;
+    Object.assign(data, { session, sender, live, log, ...(recording ? { recording } : {}) });
     this.live.add(session);
     this.senders.add(sender);
-    sender.send(session.readyMessage());
+    sender.send(session.readyMessage(registered ? { token: registered.token, windowSeconds: config.streaming.resumeWindowSeconds } : null));
     log.opened(settings);
+  }
+
+  /** The socket's sender; a slow reader fails the session it carries. */
+  private sender(ws: Uws.WebSocket<SocketData>, session: () => StreamSession | null): WsSender<SocketData> {
+    const { maxUnsentBytes } = this.deps.config.streaming;
+    const sender: WsSender<SocketData> = new WsSender(ws, HIGH_WATER_BYTES, maxUnsentBytes, () => {
+      session()?.fail(new ApiError('slow_consumer', { message: `More than ${maxUnsentBytes} bytes of server messages are unread.` }));
+      sender.abort(ERROR_REGISTRY.slow_consumer.wsClose!, 'slow_consumer');
+    });
+    return sender;
+  }
+
+  /** Stores a `record=true` session's recording, then completes its job (one job however many connections carried it). */
+  private record(
+    jobId: string,
+    principal: Principal,
+    opened: OpenedRecord,
+    recording: SessionRecording | null,
+    session: StreamSession,
+    outcome: SessionOutcome,
+    resumes: number,
+  ): void {
+    const { storage, records, logger } = this.deps;
+    // The recording is stored before the job completes: a completed job's recording exists.
+    const stored = recording
+      ? storage
+          .putBuffer(
+            recordingObject({ accountId: principal.accountId, id: jobId }),
+            recording.finish(performance.now() - session.startedAt),
+            RECORDING_CONTENT_TYPE,
+          )
+          .then(
+            () => undefined,
+            (error: unknown) => logger.error({ err: error, job: jobId }, 'could not store the session recording'),
+          )
+      : Promise.resolve();
+    const done = stored.then(() => records.finish(jobId, principal.key.id, opened, outcome, session.startedWall, resumes));
+    this.completions.add(done);
+    void done.finally(() => this.completions.delete(done));
+  }
+
+  /** A connection with `resume_token`: attaches to the session (parked, or still on an older socket) or is refused. */
+  private resume(ws: Uws.WebSocket<SocketData>, data: SocketData, request: ResumeRequest): void {
+    const now = performance.now();
+    const keyId = request.principal.key.id;
+    const refuse = (error: ApiError): void => {
+      logRefusal(this.deps.logger, error, websocketClose(error).code, keyId);
+      this.refuse(ws, error);
+    };
+    const found = this.resumable.find(request.token, keyId, now);
+    if (!found.ok) return refuse(new ApiError(found.reason === 'wrong_key' ? 'resume_token_forbidden' : 'resume_token_invalid'));
+    const live = found.value;
+    if (!live.session.resumable) return refuse(new ApiError('resume_token_invalid'));
+    const discardBytes = live.session.resumeFrom(request.fromBytes);
+    if (discardBytes === null) {
+      const message = `resume_from_bytes ${request.fromBytes} is beyond the ${live.session.receivedBytes} audio bytes the server holds; resend from ${live.session.receivedBytes} (or leave resume_from_bytes out and wait for \`resumed\`).`;
+      return refuse(new ApiError('resume_offset_unavailable', { message, param: 'resume_from_bytes' }));
+    }
+    const previous = live.socket;
+    if (previous !== null) {
+      // The older connection still looks open (its drop not noticed yet, or a client that reconnected anyway): it is closed, and its close changes nothing.
+      const old = previous.getUserData();
+      old.superseded = true;
+      const error = new ApiError('session_resumed_elsewhere');
+      old.sender?.send(errorMessage(error, ERROR_REGISTRY.session_resumed_elsewhere.wsClose!));
+      old.sender?.abort(ERROR_REGISTRY.session_resumed_elsewhere.wsClose!, 'session_resumed_elsewhere');
+    }
+    const detachedMs = previous === null ? Math.round(now - live.parkedAt) : 0;
+    live.outbox.detach();
+    this.resumable.attach(live.handle!);
+    live.socket = ws;
+    live.resumes++;
+    const session = live.session;
+    const sender = this.sender(ws, () => session);
+    Object.assign(data, { accepted: live.accepted, session, sender, live, log: live.log });
+    if (live.recording) data.recording = live.recording;
+    this.senders.add(sender);
+    const replay = live.outbox.attach(sender, request.lastSeq, (summary) => ({
+      type: 'resumed',
+      session_id: session.id,
+      job_id: session.jobId,
+      resume_from_bytes: session.receivedBytes,
+      discard_bytes: discardBytes,
+      stream_ms: session.streamMs,
+      last_seq: summary.lastSeq,
+      replayed_messages: summary.replayed,
+      missed_messages: summary.missed,
+      detached_ms: detachedMs,
+    }));
+    live.log.resumed({ detachedMs, tookOver: previous !== null, discardBytes, replayed: replay.replayed, missed: replay.missed });
   }
 
   private closed(data: SocketData, code: number, reason: string): void {
     if (this.metrics) {
       const label = closeCodeLabel(code);
       this.metrics.closes.inc({ code: label });
-      if (data.session) this.metrics.sessionDuration.observe({ code: label }, (performance.now() - data.session.startedAt) / 1000);
+      if (data.session && !data.superseded) this.metrics.sessionDuration.observe({ code: label }, (performance.now() - data.session.startedAt) / 1000);
     }
-    data.log?.socketClosed(code, reason);
     data.sender?.detach();
     if (data.sender) this.senders.delete(data.sender);
+    if (data.superseded) return;
+    const live = data.live;
+    // 1006: the connection dropped without a close frame (network, client crash): the session waits for its client.
+    if (live && live.handle && code === 1006 && !this.closing && live.session.resumable) {
+      live.outbox.detach();
+      live.socket = null;
+      live.parkedAt = performance.now();
+      for (const evicted of this.resumable.park(live.handle, live.parkedAt)) this.finishParked(evicted, 'client_disconnected');
+      live.log.parked(code, this.deps.config.streaming.resumeWindowSeconds);
+      return;
+    }
+    if (live) live.socket = null;
+    data.log?.socketClosed(code, reason);
     if (data.accepted !== null) this.releaseSlot(data.accepted);
-    data.session?.onSocketClosed();
+    data.session?.onSocketClosed(this.closing ? 'server_shutdown' : code === 1006 ? 'client_disconnected' : 'client_closed');
+  }
+
+  /** A parked session nobody resumed: finished as if its client had left now. */
+  private finishParked(live: LiveSession, reason: 'client_disconnected' | 'server_shutdown'): void {
+    live.log.socketClosed(1006, reason === 'server_shutdown' ? 'parked; server shutting down' : 'connection dropped; resume window passed');
+    this.releaseSlot(live.accepted);
+    live.session.onSocketClosed(reason);
   }
 
   /** Gives the session's connection slot back; with Redis down its lease ends it instead. */
@@ -333,6 +476,7 @@ export class WsEndpoint {
     const now = performance.now();
     this.applyLevel(this.capacity.estimate(now, this.live.size, this.warmSessions(now)));
     for (const session of this.live) session.tick(now);
+    for (const live of this.resumable.expire(now)) this.finishParked(live, 'client_disconnected');
   }
 
   /** Degrades in order: partials off (read by sessions), then larger batches, then refusals (in `open`). */
@@ -354,6 +498,7 @@ export class WsEndpoint {
   async close(graceMs: number): Promise<void> {
     this.closing = true;
     for (const sender of [...this.senders]) sender.abort(1001, 'server shutting down');
+    for (const live of this.resumable.drainParked()) this.finishParked(live, 'server_shutdown');
     const deadline = Date.now() + graceMs;
     const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
     // Sessions complete after their sockets' close events (I/O): wait with timers, never a bare

@@ -5,7 +5,7 @@ import { audioMetrics, rejectionMetrics, type AudioMetrics, type RejectionMetric
 type CounterChild = ReturnType<Counter<'kind'>['labels']>;
 
 /** Close codes the gateway or a well-behaved client uses; any other code a client sends is `other`. */
-const KNOWN_CLOSE_CODES = new Set([1000, 1001, 1005, 1006, 1008, 1009, 1011, 1013, 4001, 4003, 4029]);
+const KNOWN_CLOSE_CODES = new Set([1000, 1001, 1005, 1006, 1008, 1009, 1011, 1013, 4001, 4003, 4004, 4009, 4029]);
 
 export function closeCodeLabel(code: number): string {
   return KNOWN_CLOSE_CODES.has(code) ? String(code) : 'other';
