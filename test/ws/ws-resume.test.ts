@@ -15,7 +15,7 @@ import { silence, speech16k } from './ws-audio.js';
 import { chunks, connect, connectReady, sleep, wavPcm, wsUrl, type Message, type StreamClient } from './ws-client.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
-const CHUNK = 3_200;
+const CHUNK = 8_000;
 const QUERY = { turn_detection: 'server_vad', language: 'am' };
 
 /** Two ALFFA utterances with pauses: turn 1, then turn 2 (where the connection is cut). */
@@ -80,6 +80,9 @@ describe('resuming a session cut mid-turn (shipped model)', () => {
     sendAll(first, pcm.subarray(0, cutAt));
     await first.waitFor('chunk_received', (m) => m.total_bytes === cutAt);
     await first.waitFor('turn_detected', (m) => m.turn_id === 1, 30_000);
+    // The cut comes inside turn 2: it has started and is not finished.
+    await first.waitFor('speech_started', (m) => m.turn_id === 2);
+    expect(first.ofType('turn_detected').map((t) => t.turn_id)).toEqual([1]);
     const acknowledged = cutAt;
     // Half a second more goes out, and the connection is cut under it: the server holds some of it, or all, or none.
     sendAll(first, pcm.subarray(cutAt, cutAt + 16_000));
@@ -146,6 +149,35 @@ describe('resuming a session cut mid-turn (shipped model)', () => {
         `detached ${resumed.detached_ms} ms, replayed ${resumed.replayed_messages}; turns ${turns.length}; CER against the uninterrupted run ${error.toFixed(4)}`,
     );
   }, 180_000);
+
+  it('a turn finished while the session had no connection is delivered after `resumed`, once', async () => {
+    const { pcm } = twoUtterances();
+    const first = wavPcm(fixturePath('heldout/alffa_spk_heldout-tr_10779_tr02102.wav')).pcm;
+    const upTo = Math.floor((first.length + 32_000) / CHUNK) * CHUNK;
+    const key = await gw.key({ scopes: ['write', 'read'], account: 'resume-detached' });
+    const client = await connectReady(wsUrl(gw.url, QUERY), bearer(key));
+    const ready = client.ofType('ready')[0]!;
+    // The utterance and a second of silence (its turn ends 500 ms into it), then the cut, before the turn's message can arrive.
+    sendAll(client, pcm.subarray(0, upTo));
+    await client.waitFor('chunk_received', (m) => m.total_bytes === upTo);
+    cut(client);
+    await until(() => gw.gateway.streaming!.parkedSessions === 1, 'the session to be parked');
+    const lastSeq = Math.max(0, ...client.messages.map(seqOf));
+    // Long enough for the turn to be recognised while parked.
+    await sleep(1_500);
+    const again = connect(wsUrl(gw.url, { resume_token: ready.resume_token as string, last_seq: String(lastSeq) }), bearer(key));
+    const resumed = await again.waitFor('resumed');
+    expect(resumed.resume_from_bytes).toBe(upTo);
+    expect(resumed.discard_bytes).toBe(0);
+    sendAll(again, pcm.subarray(upTo));
+    again.send('END');
+    await again.waitFor('transcription', (m) => m.is_final, 60_000);
+    expect((await again.closed).code).toBe(1000);
+    const turns = [...client.ofType('turn_detected'), ...again.ofType('turn_detected')];
+    expect(turns.map((t) => t.turn_id)).toEqual([1, 2]);
+    expect(turns.map(seqOf)).toEqual([1, 2]);
+    if (lastSeq === 0) expect(resumed.replayed_messages).toBeGreaterThanOrEqual(1);
+  }, 60_000);
 });
 
 describe('resume refusals, expiry and takeover (fixture models)', () => {
@@ -220,7 +252,7 @@ describe('resume refusals, expiry and takeover (fixture models)', () => {
     await old.waitFor('chunk_received', (m) => m.total_bytes === 16_000);
     const fresh = connect(wsUrl(gw.url, { resume_token: ready.resume_token as string }), bearer(key));
     expect(await fresh.waitFor('resumed')).toMatchObject({ session_id: ready.session_id, resume_from_bytes: 16_000, detached_ms: 0 });
-    expect(await old.waitFor('error')).toMatchObject({ error: { code: 'session_resumed_elsewhere' }, close_code: 4009 });
+    expect(await old.waitFor('error')).toMatchObject({ error: { code: 'session_resumed_elsewhere', type: 'conflict_error' }, close_code: 4009 });
     expect((await old.closed).code).toBe(4009);
     fresh.send(speech16k().subarray(16_000, 32_000));
     fresh.send('END');

@@ -266,13 +266,13 @@ export const ERROR_REGISTRY = define({
   },
   resume_offset_unavailable: {
     status: 409,
-    type: 'invalid_request_error',
+    type: 'conflict_error',
     message: 'resume_from_bytes is beyond the audio the server holds for this session.',
     wsClose: 1008,
   },
   session_resumed_elsewhere: {
     status: 409,
-    type: 'invalid_request_error',
+    type: 'conflict_error',
     message: 'The session was resumed on a newer connection.',
     wsClose: 4009,
   },
