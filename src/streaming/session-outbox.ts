@@ -82,7 +82,7 @@ export class SessionOutbox implements SessionSink {
   }
 
   get open(): boolean {
-    return this.#target !== null && this.#target.open;
+    return this.#target?.open === true;
   }
 
   get droppedMessages(): number {

@@ -189,7 +189,12 @@ export class WsEndpoint {
         if (this.metrics) (isBinary ? this.metrics.audioMessages : this.metrics.commandMessages).inc();
         const data = ws.getUserData();
         if (data.superseded) return;
-        if (data.recording && data.session) data.recording.add(message, isBinary, performance.now() - data.session.startedAt);
+        if (data.recording && data.session) {
+          // After a resume, resent audio the session already has is not recorded twice.
+          const skip = isBinary ? Math.min(data.session.discardingBytes, message.byteLength) : 0;
+          if (skip < message.byteLength || !isBinary)
+            data.recording.add(skip > 0 ? message.slice(skip) : message, isBinary, performance.now() - data.session.startedAt);
+        }
         data.session?.onMessage(message, isBinary);
       },
       drain: (ws) => ws.getUserData().sender?.drain(),
@@ -289,7 +294,7 @@ export class WsEndpoint {
     }
     const accepted = data.accepted;
     const { sessionId, principal, settings, silero, query } = accepted;
-    const { config, logger, records, speech, storage } = this.deps;
+    const { config, logger, records, speech } = this.deps;
     const jobId = newJobId();
     const recording = settings.record
       ? new SessionRecording({ session_id: sessionId, job_id: jobId, started_at: new Date().toISOString(), query }, config.limits.wsMaxBufferBytes)
@@ -444,7 +449,7 @@ export class WsEndpoint {
     if (data.superseded) return;
     const live = data.live;
     // 1006: the connection dropped without a close frame (network, client crash): the session waits for its client.
-    if (live && live.handle && code === 1006 && !this.closing && live.session.resumable) {
+    if (live?.handle && code === 1006 && !this.closing && live.session.resumable) {
       live.outbox.detach();
       live.socket = null;
       live.parkedAt = performance.now();

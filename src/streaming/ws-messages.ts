@@ -58,7 +58,7 @@ const Seq = Type.Optional(
   Type.Integer({
     minimum: 1,
     description:
-      'Always present: 1-based number of this message among the session\'s turn_detected, transcription and caption messages; pass the last one received as `last_seq` when resuming',
+      "Always present: 1-based number of this message among the session's turn_detected, transcription and caption messages; pass the last one received as `last_seq` when resuming",
   }),
 );
 
@@ -132,11 +132,12 @@ export const ResumedMessage = Type.Object(
     }),
     discard_bytes: Type.Integer({
       minimum: 0,
-      description: 'Bytes at the start of what this connection sends that the server drops as already received (resume_from_bytes minus the query\'s resume_from_bytes)',
+      description:
+        "Bytes at the start of what this connection sends that the server drops as already received (resume_from_bytes minus the query's resume_from_bytes)",
     }),
     stream_ms: StreamMs('Audio received so far, in stream time: the session clock continues from here'),
     last_seq: Type.Integer({ minimum: 0, description: 'seq of the last turn_detected, transcription or caption message of the session (0: none yet)' }),
-    replayed_messages: Type.Integer({ description: 'Messages with seq above the query\'s last_seq sent right after this one' }),
+    replayed_messages: Type.Integer({ description: "Messages with seq above the query's last_seq sent right after this one" }),
     missed_messages: Type.Integer({ description: 'Messages above last_seq no longer held (the history is bounded); the job record holds their text' }),
     detached_ms: Type.Integer({ description: 'How long the session had no connection (0 when this connection took over a live one)' }),
   },

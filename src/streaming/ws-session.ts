@@ -506,6 +506,11 @@ export class StreamSession {
     return this.flow.totalBytes;
   }
 
+  /** Bytes still to drop from the resumed audio (already received before the drop). */
+  get discardingBytes(): number {
+    return this.discardBytes;
+  }
+
   /** Decoded audio received so far, stream ms. */
   get streamMs(): number {
     return toMs(this.frontEnd.writePosition);
