@@ -101,6 +101,8 @@ interface LiveSession {
   socket: Uws.WebSocket<SocketData> | null;
   parkedAt: number;
   resumes: number;
+  /** The connection slot is still held (given back once, by the last socket's close or when a parked session ends). */
+  slotHeld: boolean;
 }
 
 interface SocketData {
@@ -328,6 +330,11 @@ export class WsEndpoint {
       onComplete: (outcome) => {
         this.live.delete(session);
         if (live?.handle) this.resumable.remove(live.handle);
+        // Ended while parked (session duration, idle timeout): no socket will close for it.
+        if (live?.socket === null && live.slotHeld) {
+          log.socketClosed(1006, 'connection dropped; the session ended while parked');
+          this.releaseLiveSlot(live);
+        }
         log.completed(outcome);
         if (this.metrics) {
           const labels = { surface: 'ws', format: settings.format, language: languageLabel(outcome.language) };
@@ -338,7 +345,7 @@ export class WsEndpoint {
         this.record(jobId, principal, opened, recording, session, outcome, live?.resumes ?? 0);
       },
     });
-    live = { session, outbox, accepted, log, recording, handle: null, socket: ws, parkedAt: 0, resumes: 0 };
+    live = { session, outbox, accepted, log, recording, handle: null, socket: ws, parkedAt: 0, resumes: 0, slotHeld: true };
     const registered = this.resumable.enabled ? this.resumable.register(principal.key.id, live) : null;
     live.handle = registered?.handle ?? null;
     Object.assign(data, { session, sender, live, log, ...(recording ? { recording } : {}) });
@@ -459,15 +466,22 @@ export class WsEndpoint {
     }
     if (live) live.socket = null;
     data.log?.socketClosed(code, reason);
-    if (data.accepted !== null) this.releaseSlot(data.accepted);
+    if (live) this.releaseLiveSlot(live);
+    else if (data.accepted !== null) this.releaseSlot(data.accepted);
     data.session?.onSocketClosed(this.closing ? 'server_shutdown' : code === 1006 ? 'client_disconnected' : 'client_closed');
   }
 
   /** A parked session nobody resumed: finished as if its client had left now. */
   private finishParked(live: LiveSession, reason: 'client_disconnected' | 'server_shutdown'): void {
     live.log.socketClosed(1006, reason === 'server_shutdown' ? 'parked; server shutting down' : 'connection dropped; resume window passed');
-    this.releaseSlot(live.accepted);
+    this.releaseLiveSlot(live);
     live.session.onSocketClosed(reason);
+  }
+
+  private releaseLiveSlot(live: LiveSession): void {
+    if (!live.slotHeld) return;
+    live.slotHeld = false;
+    this.releaseSlot(live.accepted);
   }
 
   /** Gives the session's connection slot back; with Redis down its lease ends it instead. */

@@ -292,3 +292,33 @@ describe('resuming turned off (WS_RESUME_WINDOW_SECONDS=0)', () => {
     expect(gw.gateway.streaming!.parkedSessions).toBe(0);
   });
 });
+
+describe('a session that ends while parked', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ WS_RESUME_WINDOW_SECONDS: '30', WS_MAX_SESSION_SECONDS: '2' });
+  }, 60_000);
+  afterAll(async () => gw?.close());
+
+  it('reaching its duration, is finished and gives its connection slot back', async () => {
+    const key = await gw.key({ scopes: ['write', 'read'] });
+    const client = await connectReady(wsUrl(gw.url), bearer(key));
+    const ready = client.ofType('ready')[0]!;
+    client.send(speech16k().subarray(0, 32_000));
+    await client.waitFor('chunk_received', (m) => m.total_bytes === 32_000);
+    cut(client);
+    await until(() => gw.gateway.streaming!.parkedSessions === 1, 'the session to be parked');
+    await until(() => gw.gateway.streaming!.activeSessions === 0, 'the session to end', 10_000);
+    expect(gw.gateway.streaming!.parkedSessions).toBe(0);
+    const usage = await callJson<{ websocket_connections: number }>(gw.url, 'GET', '/v1/usage', undefined, key);
+    expect(usage.body.websocket_connections).toBe(0);
+    let job: { status: string; metadata: Record<string, unknown> } | undefined;
+    for (let i = 0; i < 100 && job?.status !== 'completed'; i++) {
+      await sleep(50);
+      job = (await callJson<typeof job>(gw.url, 'GET', `/v1/transcriptions/${ready.job_id}`, undefined, key)).body;
+    }
+    expect(job).toMatchObject({ status: 'completed', metadata: { end_reason: 'session_duration_exceeded', resumes: 0 } });
+    const late = connect(wsUrl(gw.url, { resume_token: ready.resume_token as string }), bearer(key));
+    expect((await late.closed).code).toBe(4004);
+  });
+});
