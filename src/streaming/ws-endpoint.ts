@@ -442,6 +442,7 @@ export class WsEndpoint {
       missed_messages: summary.missed,
       detached_ms: detachedMs,
     }));
+    this.metrics?.resumeEvents.inc({ event: previous === null ? 'resumed' : 'taken_over' });
     live.log.resumed({ detachedMs, tookOver: previous !== null, discardBytes, replayed: replay.replayed, missed: replay.missed });
   }
 
@@ -462,6 +463,7 @@ export class WsEndpoint {
       live.parkedAt = performance.now();
       for (const evicted of this.resumable.park(live.handle, live.parkedAt)) this.finishParked(evicted, 'client_disconnected');
       live.log.parked(code, this.deps.config.streaming.resumeWindowSeconds);
+      this.metrics?.resumeEvents.inc({ event: 'parked' });
       return;
     }
     if (live) live.socket = null;
@@ -495,7 +497,10 @@ export class WsEndpoint {
     const now = performance.now();
     this.applyLevel(this.capacity.estimate(now, this.live.size, this.warmSessions(now)));
     for (const session of this.live) session.tick(now);
-    for (const live of this.resumable.expire(now)) this.finishParked(live, 'client_disconnected');
+    for (const live of this.resumable.expire(now)) {
+      this.metrics?.resumeEvents.inc({ event: 'expired' });
+      this.finishParked(live, 'client_disconnected');
+    }
   }
 
   /** Degrades in order: partials off (read by sessions), then larger batches, then refusals (in `open`). */

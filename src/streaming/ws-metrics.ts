@@ -21,6 +21,8 @@ export class WsMetrics {
   readonly pieceSeconds: Histogram<'kind'>;
   readonly droppedAudio: Counter;
   readonly partialsSkipped: Counter;
+  /** Resumable sessions: parked, resumed, taken_over, expired (window passed unresumed). */
+  readonly resumeEvents: Counter<'event'>;
   readonly audio: AudioMetrics;
   readonly refused: RejectionMetrics;
   /** Bound once: counting a message is on the per-message path. */
@@ -73,6 +75,12 @@ export class WsMetrics {
     this.partialsSkipped = new Counter({
       name: 'gateway_ws_partials_skipped_total',
       help: 'Partial results not computed because the gateway was past its partials threshold (overload)',
+      registers: [registry],
+    });
+    this.resumeEvents = new Counter({
+      name: 'gateway_ws_resume_events_total',
+      help: 'Resumable sessions: parked (connection dropped), resumed (from parked), taken_over (from a connection still open), expired (window passed)',
+      labelNames: ['event'],
       registers: [registry],
     });
     const LEVEL: Record<OverloadLevel, number> = { normal: 0, partials_off: 1, larger_batches: 2, full: 3 };

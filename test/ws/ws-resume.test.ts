@@ -186,7 +186,7 @@ describe('resume refusals, expiry and takeover (fixture models)', () => {
   let gw: TestGateway;
   let key: string;
   beforeAll(async () => {
-    gw = await startTestGateway({ WS_RESUME_WINDOW_SECONDS: '1' });
+    gw = await startTestGateway({ WS_RESUME_WINDOW_SECONDS: '1', METRICS_ENABLED: 'true' });
     key = await gw.key({ scopes: ['write', 'read'], account: 'resume-a' });
   }, 60_000);
   afterAll(async () => gw?.close());
@@ -265,6 +265,13 @@ describe('resume refusals, expiry and takeover (fixture models)', () => {
   it('an unknown token is refused with 4004', async () => {
     const stranger = connect(wsUrl(gw.url, { resume_token: `wsr_${'x'.repeat(43)}` }), bearer(key));
     expect(await stranger.waitFor('error')).toMatchObject({ error: { code: 'resume_token_invalid' }, close_code: 4004 });
+  });
+
+  it('/metrics counts the parks, resumes, takeovers and expiries of the tests above', async () => {
+    const metrics = await (await fetch(gw.metricsUrl!)).text();
+    const count = (event: string): number =>
+      Number(new RegExp(`^gateway_ws_resume_events_total\\{event="${event}"[^}]*\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+    expect([count('parked'), count('resumed'), count('taken_over'), count('expired')]).toEqual([3, 2, 1, 1]);
   });
 });
 
