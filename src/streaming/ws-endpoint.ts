@@ -10,10 +10,10 @@
 //
 // Resuming (docs/streaming.md "Resuming a session"): a session whose connection drops without
 // a close frame (1006) is parked, not finished: it stays live (decoding what it has, holding its
-// connection slot and its share of capacity) in `resumable` for WS_RESUME_WINDOW_SECONDS. A
-// connection with `resume_token` of the same key attaches to it (taking it over from an older
-// socket that is still open), gets `resumed` and what it missed; when the window ends the
-// session is finished as if the client had left (end_reason client_disconnected).
+// connection slot and its share of capacity) in `SessionResumption` (ws-resume.ts) for
+// WS_RESUME_WINDOW_SECONDS. A connection with `resume_token` of the same key attaches to it
+// (taking it over from an older socket that is still open), gets `resumed` and what it missed;
+// when the window ends the session is finished as if the client had left.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -30,13 +30,14 @@ import { newJobId } from '../jobs/job-service.js';
 import { recordingObject } from '../jobs/job-runner.js';
 import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
 import type { ApiKeyStore } from '../platform/db/store-types.js';
-import type { SileroVad, Speech } from '../speech/speech.js';
+import type { Speech } from '../speech/speech.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
 import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
-import { parseResumeQuery, parseSessionQuery, type ResumeQuery, type SessionSettings } from './ws-query.js';
-import { ResumableSessions, type ResumeHandle } from './resumable-sessions.js';
+import { parseResumeQuery, parseSessionQuery } from './ws-query.js';
 import { SessionOutbox } from './session-outbox.js';
+import { SessionResumption } from './ws-resume.js';
+import type { Accepted, LiveSession, SocketData } from './ws-socket-data.js';
 import { RECORDING_CONTENT_TYPE, recordableQuery, SessionRecording } from './session-recording.js';
 import { WsSender } from './ws-sender.js';
 import type { OpenedRecord, SessionRecords } from './ws-session-record.js';
@@ -50,8 +51,6 @@ export const WS_PATH = '/v1/ws/transcribe';
 const TICK_MS = 50;
 /** Above this many unsent bytes on the socket, droppable messages are skipped. */
 const HIGH_WATER_BYTES = 64 * 1024;
-/** Parked sessions at most (each also holds its key's connection slot); beyond, the one parked longest is finished. */
-const MAX_PARKED_SESSIONS = 10_000;
 
 export interface WsEndpointDeps {
   readonly config: GatewayConfig;
@@ -73,57 +72,11 @@ export interface WsEndpointDeps {
   readonly workers: number;
 }
 
-interface Accepted {
-  /** The session id, also the connection slot it holds. */
-  readonly sessionId: string;
-  readonly principal: Principal;
-  readonly settings: SessionSettings;
-  readonly silero: SileroVad | null;
-  /** The query without `token`, kept for a `record=true` session's recording. */
-  readonly query: Record<string, string>;
-}
-
-/** A connection that asks to resume a session (authenticated; the session is looked up on open). */
-interface ResumeRequest extends ResumeQuery {
-  readonly principal: Principal;
-}
-
-/** A session as the endpoint holds it, across the connections that carry it. */
-interface LiveSession {
-  readonly session: StreamSession;
-  readonly outbox: SessionOutbox;
-  readonly accepted: Accepted;
-  readonly log: SessionLog;
-  readonly recording: SessionRecording | null;
-  /** Null when resuming is off. */
-  handle: ResumeHandle | null;
-  /** The connection carrying the session now; null while parked. */
-  socket: Uws.WebSocket<SocketData> | null;
-  parkedAt: number;
-  resumes: number;
-  /** The connection slot is still held (given back once, by the last socket's close or when a parked session ends). */
-  slotHeld: boolean;
-}
-
-interface SocketData {
-  /** Set on open for a resumed connection (the session's own). */
-  accepted: Accepted | null;
-  readonly refused: ApiError | null;
-  readonly resume: ResumeRequest | null;
-  session: StreamSession | null;
-  sender: WsSender<SocketData> | null;
-  live?: LiveSession;
-  recording?: SessionRecording;
-  log?: SessionLog;
-  /** The session moved on to a newer connection: this socket's close changes nothing. */
-  superseded?: boolean;
-}
-
 export class WsEndpoint {
   private readonly live = new Set<StreamSession>();
   private readonly completions = new Set<Promise<void>>();
   private readonly senders = new Set<WsSender<SocketData>>();
-  private readonly resumable: ResumableSessions<LiveSession>;
+  private readonly resumption: SessionResumption;
   private readonly ticker: NodeJS.Timeout;
   private readonly metrics: WsMetrics | null;
   private closing = false;
@@ -149,7 +102,18 @@ export class WsEndpoint {
           () => this.overload(),
         )
       : null;
-    this.resumable = new ResumableSessions({ windowMs: deps.config.streaming.resumeWindowSeconds * 1000, maxParked: MAX_PARKED_SESSIONS });
+    this.resumption = new SessionResumption({
+      windowSeconds: deps.config.streaming.resumeWindowSeconds,
+      logger: deps.logger,
+      metrics: this.metrics,
+      newSender: (ws, session) => {
+        const sender = this.sender(ws, () => session);
+        this.senders.add(sender);
+        return sender;
+      },
+      refuse: (ws, error) => this.refuse(ws, error),
+      releaseSlot: (accepted) => this.releaseSlot(accepted),
+    });
     this.ticker = setInterval(() => this.tick(), TICK_MS);
     this.ticker.unref();
   }
@@ -160,7 +124,7 @@ export class WsEndpoint {
 
   /** Sessions waiting for their client to resume them (they count in activeSessions too). */
   get parkedSessions(): number {
-    return this.resumable.parkedCount;
+    return this.resumption.parkedCount;
   }
 
   /** The capacity estimate now (metrics); `tick` applies its level. */
@@ -282,7 +246,7 @@ export class WsEndpoint {
 
   private open(ws: Uws.WebSocket<SocketData>): void {
     const data = ws.getUserData();
-    if (data.resume !== null) return this.resume(ws, data, data.resume);
+    if (data.resume !== null) return this.resumption.resume(ws, data, data.resume);
     if (data.accepted === null) return this.refuse(ws, data.refused ?? new ApiError('internal_error'));
     // Capacity is checked here, where the count of live sessions is exact (no upgrade in between);
     // the refused socket's connection slot is given back by `closed`.
@@ -307,7 +271,7 @@ export class WsEndpoint {
     let transcribedSeconds = 0;
     const sender = this.sender(ws, () => live?.session ?? null);
     // The history of turn messages a resumed client may have missed is bounded like a slow reader's unread messages.
-    const outbox = new SessionOutbox(sender, this.resumable.enabled ? config.streaming.maxUnsentBytes : 0);
+    const outbox = new SessionOutbox(sender, this.resumption.enabled ? config.streaming.maxUnsentBytes : 0);
     const session = new StreamSession(sessionId, jobId, settings, outbox, {
       recognizer: speech,
       silero,
@@ -329,12 +293,7 @@ export class WsEndpoint {
       },
       onComplete: (outcome) => {
         this.live.delete(session);
-        if (live?.handle) this.resumable.remove(live.handle);
-        // Ended while parked (session duration, idle timeout): no socket will close for it.
-        if (live?.socket === null && live.slotHeld) {
-          log.socketClosed(1006, 'connection dropped; the session ended while parked');
-          this.releaseLiveSlot(live);
-        }
+        if (live) this.resumption.ended(live);
         log.completed(outcome);
         if (this.metrics) {
           const labels = { surface: 'ws', format: settings.format, language: languageLabel(outcome.language) };
@@ -346,12 +305,11 @@ export class WsEndpoint {
       },
     });
     live = { session, outbox, accepted, log, recording, handle: null, socket: ws, parkedAt: 0, resumes: 0, slotHeld: true };
-    const registered = this.resumable.enabled ? this.resumable.register(principal.key.id, live) : null;
-    live.handle = registered?.handle ?? null;
+    const resume = this.resumption.register(live);
     Object.assign(data, { session, sender, live, log, ...(recording ? { recording } : {}) });
     this.live.add(session);
     this.senders.add(sender);
-    sender.send(session.readyMessage(registered ? { token: registered.token, windowSeconds: config.streaming.resumeWindowSeconds } : null));
+    sender.send(session.readyMessage(resume));
     log.opened(settings);
   }
 
@@ -394,58 +352,6 @@ export class WsEndpoint {
     void done.finally(() => this.completions.delete(done));
   }
 
-  /** A connection with `resume_token`: attaches to the session (parked, or still on an older socket) or is refused. */
-  private resume(ws: Uws.WebSocket<SocketData>, data: SocketData, request: ResumeRequest): void {
-    const now = performance.now();
-    const keyId = request.principal.key.id;
-    const refuse = (error: ApiError): void => {
-      logRefusal(this.deps.logger, error, websocketClose(error).code, keyId);
-      this.refuse(ws, error);
-    };
-    const found = this.resumable.find(request.token, keyId, now);
-    if (!found.ok) return refuse(new ApiError(found.reason === 'wrong_key' ? 'resume_token_forbidden' : 'resume_token_invalid'));
-    const live = found.value;
-    if (!live.session.resumable) return refuse(new ApiError('resume_token_invalid'));
-    const discardBytes = live.session.resumeFrom(request.fromBytes);
-    if (discardBytes === null) {
-      const message = `resume_from_bytes ${request.fromBytes} is beyond the ${live.session.receivedBytes} audio bytes the server holds; resend from ${live.session.receivedBytes} (or leave resume_from_bytes out and wait for \`resumed\`).`;
-      return refuse(new ApiError('resume_offset_unavailable', { message, param: 'resume_from_bytes' }));
-    }
-    const previous = live.socket;
-    if (previous !== null) {
-      // The older connection still looks open (its drop not noticed yet, or a client that reconnected anyway): it is closed, and its close changes nothing.
-      const old = previous.getUserData();
-      old.superseded = true;
-      const error = new ApiError('session_resumed_elsewhere');
-      old.sender?.send(errorMessage(error, ERROR_REGISTRY.session_resumed_elsewhere.wsClose!));
-      old.sender?.abort(ERROR_REGISTRY.session_resumed_elsewhere.wsClose!, 'session_resumed_elsewhere');
-    }
-    const detachedMs = previous === null ? Math.round(now - live.parkedAt) : 0;
-    live.outbox.detach();
-    this.resumable.attach(live.handle!);
-    live.socket = ws;
-    live.resumes++;
-    const session = live.session;
-    const sender = this.sender(ws, () => session);
-    Object.assign(data, { accepted: live.accepted, session, sender, live, log: live.log });
-    if (live.recording) data.recording = live.recording;
-    this.senders.add(sender);
-    const replay = live.outbox.attach(sender, request.lastSeq, (summary) => ({
-      type: 'resumed',
-      session_id: session.id,
-      job_id: session.jobId,
-      resume_from_bytes: session.receivedBytes,
-      discard_bytes: discardBytes,
-      stream_ms: session.streamMs,
-      last_seq: summary.lastSeq,
-      replayed_messages: summary.replayed,
-      missed_messages: summary.missed,
-      detached_ms: detachedMs,
-    }));
-    this.metrics?.resumeEvents.inc({ event: previous === null ? 'resumed' : 'taken_over' });
-    live.log.resumed({ detachedMs, tookOver: previous !== null, discardBytes, replayed: replay.replayed, missed: replay.missed });
-  }
-
   private closed(data: SocketData, code: number, reason: string): void {
     if (this.metrics) {
       const label = closeCodeLabel(code);
@@ -456,34 +362,12 @@ export class WsEndpoint {
     if (data.sender) this.senders.delete(data.sender);
     if (data.superseded) return;
     const live = data.live;
-    // 1006: the connection dropped without a close frame (network, client crash): the session waits for its client.
-    if (live?.handle && code === 1006 && !this.closing && live.session.resumable) {
-      live.outbox.detach();
-      live.socket = null;
-      live.parkedAt = performance.now();
-      for (const evicted of this.resumable.park(live.handle, live.parkedAt)) this.finishParked(evicted, 'client_disconnected');
-      live.log.parked(code, this.deps.config.streaming.resumeWindowSeconds);
-      this.metrics?.resumeEvents.inc({ event: 'parked' });
-      return;
-    }
+    if (live && !this.closing && this.resumption.park(live, code)) return;
     if (live) live.socket = null;
     data.log?.socketClosed(code, reason);
-    if (live) this.releaseLiveSlot(live);
+    if (live) this.resumption.releaseLiveSlot(live);
     else if (data.accepted !== null) this.releaseSlot(data.accepted);
     data.session?.onSocketClosed(this.closing ? 'server_shutdown' : code === 1006 ? 'client_disconnected' : 'client_closed');
-  }
-
-  /** A parked session nobody resumed: finished as if its client had left now. */
-  private finishParked(live: LiveSession, reason: 'client_disconnected' | 'server_shutdown'): void {
-    live.log.socketClosed(1006, reason === 'server_shutdown' ? 'parked; server shutting down' : 'connection dropped; resume window passed');
-    this.releaseLiveSlot(live);
-    live.session.onSocketClosed(reason);
-  }
-
-  private releaseLiveSlot(live: LiveSession): void {
-    if (!live.slotHeld) return;
-    live.slotHeld = false;
-    this.releaseSlot(live.accepted);
   }
 
   /** Gives the session's connection slot back; with Redis down its lease ends it instead. */
@@ -497,10 +381,7 @@ export class WsEndpoint {
     const now = performance.now();
     this.applyLevel(this.capacity.estimate(now, this.live.size, this.warmSessions(now)));
     for (const session of this.live) session.tick(now);
-    for (const live of this.resumable.expire(now)) {
-      this.metrics?.resumeEvents.inc({ event: 'expired' });
-      this.finishParked(live, 'client_disconnected');
-    }
+    this.resumption.expire(now);
   }
 
   /** Degrades in order: partials off (read by sessions), then larger batches, then refusals (in `open`). */
@@ -522,7 +403,7 @@ export class WsEndpoint {
   async close(graceMs: number): Promise<void> {
     this.closing = true;
     for (const sender of [...this.senders]) sender.abort(1001, 'server shutting down');
-    for (const live of this.resumable.drainParked()) this.finishParked(live, 'server_shutdown');
+    this.resumption.drain();
     const deadline = Date.now() + graceMs;
     const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
     // Sessions complete after their sockets' close events (I/O): wait with timers, never a bare
