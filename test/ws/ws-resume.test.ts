@@ -11,7 +11,7 @@ import { editDistance, scoringForm } from '../../src/speech/text/character-error
 import { fixturePath } from '../helpers/fixtures.js';
 import { callJson } from '../helpers/suite-gateway.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { silence, speech16k } from './ws-audio.js';
+import { nativeFixture, oddSplits, silence, speech16k } from './ws-audio.js';
 import { chunks, connect, connectReady, sleep, wavPcm, wsUrl, type Message, type StreamClient } from './ws-client.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
@@ -262,6 +262,38 @@ describe('resume refusals, expiry and takeover (fixture models)', () => {
     expect((await fresh.closed).code).toBe(1000);
   });
 
+  it('webm_opus resumes at an odd byte inside the container: the same audio and text as an uninterrupted stream', async () => {
+    const webm = nativeFixture('speech-48k-opus.webm');
+    const parts = oddSplits(webm, 3);
+    const run = async (cutAfter: number | null): Promise<{ audioMs: number; text: string; errors: number }> => {
+      const client = await connectReady(wsUrl(gw.url, { format: 'webm_opus' }), bearer(key));
+      const head = cutAfter === null ? parts : parts.slice(0, cutAfter);
+      for (const part of head) client.send(part);
+      let last = client;
+      if (cutAfter !== null) {
+        const acked = head.reduce((n, part) => n + part.length, 0);
+        await client.waitFor('chunk_received', (m) => m.total_bytes === acked);
+        // Two more parts go out as the connection is cut.
+        for (const part of parts.slice(cutAfter, cutAfter + 2)) client.send(part);
+        cut(client);
+        await until(() => gw.gateway.streaming!.parkedSessions === 1, 'the session to be parked');
+        last = connect(wsUrl(gw.url, { resume_token: client.ofType('ready')[0]!.resume_token as string, resume_from_bytes: String(acked) }), bearer(key));
+        const resumed = await last.waitFor('resumed');
+        expect(resumed.discard_bytes).toBe(resumed.resume_from_bytes - acked);
+        for (const part of parts.slice(cutAfter)) last.send(part);
+      }
+      last.send('END');
+      const final = await last.waitFor('transcription', (m) => m.is_final);
+      const stats = await last.waitFor('session_stats');
+      return { audioMs: stats.audio_ms, text: final.full_text as string, errors: [...client.ofType('error'), ...last.ofType('error')].length };
+    };
+    const plain = await run(null);
+    const resumed = await run(Math.floor(parts.length / 2));
+    expect(resumed).toEqual(plain);
+    expect(plain.errors).toBe(0);
+    expect(plain.audioMs).toBeGreaterThan(1_000);
+  });
+
   it('an unknown token is refused with 4004', async () => {
     const stranger = connect(wsUrl(gw.url, { resume_token: `wsr_${'x'.repeat(43)}` }), bearer(key));
     expect(await stranger.waitFor('error')).toMatchObject({ error: { code: 'resume_token_invalid' }, close_code: 4004 });
@@ -271,7 +303,7 @@ describe('resume refusals, expiry and takeover (fixture models)', () => {
     const metrics = await (await fetch(gw.metricsUrl!)).text();
     const count = (event: string): number =>
       Number(new RegExp(`^gateway_ws_resume_events_total\\{event="${event}"[^}]*\\} (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
-    expect([count('parked'), count('resumed'), count('taken_over'), count('expired')]).toEqual([3, 2, 1, 1]);
+    expect([count('parked'), count('resumed'), count('taken_over'), count('expired')]).toEqual([4, 3, 1, 1]);
   });
 });
 
