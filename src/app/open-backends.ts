@@ -95,7 +95,7 @@ export async function openBackends(config: GatewayConfig, logger: Logger, speech
     const outbound = new OutboundGuard(config.allowPrivateNetwork, config.outboundAllowedCidrs);
     const speech = await speechFactory(config, logger, metrics);
     closing.push('speech', () => speech.close());
-    const translation = await openTranslation(config, logger);
+    const translation = await openTranslation(config, logger, metrics);
     if (translation !== null) closing.push('translation', () => translation.close());
     const owner = newLeaseOwner();
     const leaseMs = config.jobLeaseSeconds * 1000;

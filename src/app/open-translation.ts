@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../platform/config/config.js';
-import { OnnxTranslationEngine, type TranslationEngine } from '../speech/speech.js';
+import type { Registry } from 'prom-client';
+import { createTranslationMetrics, OnnxTranslationEngine, type TranslationEngine } from '../speech/speech.js';
 
 /**
  * Opens the translation engine named by TRANSLATION_MODEL (a folder under MODELS_DIR), loaded
@@ -10,7 +11,7 @@ import { OnnxTranslationEngine, type TranslationEngine } from '../speech/speech.
  * folder is missing or the model does not load, the reason is logged, the gateway starts
  * without it and `POST /translate/v1` answers 500 `service_unavailable`.
  */
-export async function openTranslation(config: GatewayConfig, logger: Logger): Promise<TranslationEngine | null> {
+export async function openTranslation(config: GatewayConfig, logger: Logger, metrics: Registry | null): Promise<TranslationEngine | null> {
   const name = config.translation.model;
   if (name === null) {
     logger.info('translation is off (TRANSLATION_MODEL is empty)');
@@ -29,6 +30,7 @@ export async function openTranslation(config: GatewayConfig, logger: Logger): Pr
       maxQueued: config.translation.maxQueued,
       workerNice: config.inferenceWorkerNice,
       logger,
+      observer: metrics ? createTranslationMetrics(metrics) : undefined,
     });
     logger.info({ model: engine.name, languages: engine.languages, loadMs: Math.round(performance.now() - started) }, 'translation model loaded');
     return engine;

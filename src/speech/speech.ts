@@ -44,6 +44,7 @@ export { StreamFrontEnd } from './native/stream-front-end.js';
 export type { SileroVad, SileroVadStream } from './vad/silero-vad.js';
 export { OnnxTranslationEngine, type TranslationEngineOptions, type TranslationStats } from './translation/onnx-translation-engine.js';
 export { corpusChrf } from './translation/chrf.js';
+export { createTranslationMetrics, type TranslationObserver } from './translation/translation-metrics.js';
 export { corpusBleu, type BleuResult } from './translation/bleu.js';
 export { readTranslationManifest, TranslationManifestError, type TranslationManifest } from './translation/translation-manifest.js';
 export { TRANSLATION_LANGUAGES, type TranslateOptions, type TranslationEngine, type TranslationLanguage, type TranslationMode } from './translation/translation-engine.js';

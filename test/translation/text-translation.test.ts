@@ -84,6 +84,14 @@ describe('POST /translate/v1', () => {
     expect(Number(response.headers.get('x-ratelimit-remaining'))).toBeLessThan(1000);
   });
 
+  it('reports batches and sentences in the Prometheus metrics', async () => {
+    expect((await translate(gw.url, { key, text: SAMPLES.en[0]!, src_lang: 'en', tgt_lang: 'am' })).status).toBe(200);
+    const text = await (await fetch(gw.metricsUrl!)).text();
+    expect(text).toMatch(/translation_sentences_total\{[^}]*mode="greedy",outcome="ok"[^}]*\} [1-9]/);
+    expect(text).toContain('translation_batch_size_bucket');
+    expect(text).toMatch(/translation_queue_depth\{[^}]*\} 0/);
+  });
+
   it('is described in /openapi.json and /llms.txt', async () => {
     const openapi = (await (await fetch(`${gw.url}/openapi.json`)).json()) as { paths: Record<string, { post?: { description?: string } }> };
     expect(openapi.paths['/translate/v1']?.post?.description).toContain('5000');

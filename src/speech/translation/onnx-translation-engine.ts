@@ -24,6 +24,7 @@ import { SentenceQueue } from './sentence-queue.js';
 import { joinSentences, splitSentences, type Sentence } from './sentence-splitter.js';
 import type { TranslateOptions, TranslationEngine, TranslationLanguage, TranslationMode } from './translation-engine.js';
 import { readTranslationManifest, type TranslationManifest } from './translation-manifest.js';
+import type { TranslationObserver } from './translation-metrics.js';
 import type { FromTranslationWorker, ToTranslationWorker, TranslationItem, TranslationWorkerSettings } from './translation-protocol.js';
 
 export interface TranslationEngineOptions {
@@ -38,6 +39,8 @@ export interface TranslationEngineOptions {
   /** Worker thread nice value (SCHED_BATCH); null keeps the process's. Default 10. */
   readonly workerNice?: number | null;
   readonly logger?: { warn(details: object, message: string): void } | null;
+  /** Metrics hooks (`createTranslationMetrics`). */
+  readonly observer?: TranslationObserver;
 }
 
 export interface TranslationStats {
@@ -88,6 +91,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
   private readonly queue: SentenceQueue<Entry>;
   private readonly maxQueued: number;
   private readonly logger: TranslationEngineOptions['logger'];
+  private readonly observer: TranslationObserver;
   private worker: Worker | null = null;
   private running: { readonly id: number; readonly entries: Entry[] } | null = null;
   private ready = false;
@@ -115,6 +119,8 @@ export class OnnxTranslationEngine implements TranslationEngine {
     });
     this.maxQueued = Math.max(1, options.maxQueued ?? 256);
     this.logger = options.logger ?? null;
+    this.observer = options.observer ?? {};
+    this.observer.queueDepth?.(() => this.queue.queued);
   }
 
   /** Reads the folder's manifest, starts the worker and waits until the model is loaded. */
@@ -168,6 +174,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
     if (this.closing) return Promise.reject(new ApiError('service_unavailable', { message: 'The translation service is shutting down.' }));
     if (this.queue.queuedIn(mode) >= this.maxQueued) {
       this.counters.refused++;
+      this.observer.onRefused?.({ mode, sentences: items.length });
       return Promise.reject(
         new ApiError('server_overloaded', {
           message: `The translation queue is full (${this.queue.queuedIn(mode)} sentences waiting). Retry later.`,
@@ -278,6 +285,13 @@ export class OnnxTranslationEngine implements TranslationEngine {
     const running = this.running;
     if (running === null || running.id !== message.id) return;
     this.running = null;
+    const mode = running.entries[0]!.mode;
+    this.observer.onBatch?.({
+      mode,
+      sentences: running.entries.length,
+      workerMs: message.type === 'result' ? message.workerMs : 0,
+      ok: message.type === 'result',
+    });
     if (message.type === 'failed') this.failEntries(running.entries, message.message);
     else {
       const size = running.entries.length;
