@@ -4,7 +4,7 @@ import { chrfSentenceStatistics, corpusChrf } from './chrf.js';
 describe('chrF (n = 6, beta = 2)', () => {
   it('is 100 for identical text and 0 with nothing in common', () => {
     expect(corpusChrf(['ሰላም ነው።'], ['ሰላም ነው።'])).toBeCloseTo(100, 10);
-    expect(corpusChrf(['xyz'], ['abc'])).toBeCloseTo(0, 10);
+    expect(corpusChrf(['xyz'], ['abc'])).toBe(0);
   });
 
   it('matches a hand computation when precision equals recall', () => {

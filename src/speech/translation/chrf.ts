@@ -48,15 +48,16 @@ export function chrfSentenceStatistics(hypothesis: string, reference: string, or
 
 /** chrF from summed statistics (0 to 100). */
 export function chrfFromStatistics(statistics: ChrfStatistics, beta = 2): number {
-  const eps = 1e-16;
   const factor = beta * beta;
   let precision = 0;
   let recall = 0;
   let effective = 0;
   for (const [hyp, ref, matches] of statistics.orders) {
-    precision += hyp > 0 ? matches / hyp : eps;
-    recall += ref > 0 ? matches / ref : eps;
-    if (hyp > 0 && ref > 0) effective++;
+    // sacreBLEU's default (no eps smoothing): only orders with n-grams on both sides count.
+    if (hyp === 0 || ref === 0) continue;
+    precision += matches / hyp;
+    recall += matches / ref;
+    effective++;
   }
   if (effective === 0) return 0;
   precision /= effective;
