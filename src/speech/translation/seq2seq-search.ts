@@ -11,9 +11,10 @@
  * tokens, end included), the rest become the next beams, and the self-attention past is
  * reordered by the beams' origins. A row is done when it holds beamSize finished hypotheses and
  * none of its running beams can beat the worst of them (the usual early-stop rule), or at its
- * output cap. Rows that finish keep their place in the batch (fed a dummy token) until all do.
+ * output cap. In beam search, rows that finish keep their place in the batch (fed a dummy token)
+ * until all do; greedy drops finished rows from the batch.
  */
-import { gatherRows, repeatEncoded, type DecoderPast, type OnnxSeq2Seq, type StepOutput } from './onnx-seq2seq.js';
+import { gatherRows, repeatEncoded, type DecoderPast, type EncodedBatch, type OnnxSeq2Seq, type StepOutput } from './onnx-seq2seq.js';
 
 export interface SearchRow {
   /** Source ids: language tokens, the sentence's pieces, end-of-sentence. */
@@ -45,32 +46,46 @@ function argmax(logits: Float32Array, offset: number, vocab: number, banned: Rea
   return best;
 }
 
-/** Greedy decoding of every row; returns the generated ids (end excluded). */
+/** Keeps only `keep` (batch row indices) of an encoded batch and its past. */
+function compact(encoded: EncodedBatch, past: DecoderPast, keep: readonly number[]): { encoded: EncodedBatch; past: DecoderPast } {
+  return {
+    encoded: { rows: keep.length, sourceLength: encoded.sourceLength, hidden: gatherRows(encoded.hidden, keep), mask: gatherRows(encoded.mask, keep) },
+    past: { self: past.self.map((t) => gatherRows(t, keep)), cross: past.cross.map((t) => gatherRows(t, keep)) },
+  };
+}
+
+/**
+ * Greedy decoding of every row; returns the generated ids (end excluded). Rows that finish
+ * leave the batch (their encoder output and past are dropped), so a batch costs what its
+ * longest row needs, not rows x the longest.
+ */
 export async function greedySearch(model: OnnxSeq2Seq, rows: readonly SearchRow[], settings: SearchSettings): Promise<number[][]> {
-  const encoded = await model.encode(rows.map((r) => r.source));
+  let encoded = await model.encode(rows.map((r) => r.source));
   let out: StepOutput = await model.start(
     encoded,
     rows.map((r) => r.prefix),
   );
   const results = rows.map(() => [] as number[]);
-  const done = rows.map(() => false);
+  /** Batch row -> row of `rows`. */
+  let active = rows.map((_, r) => r);
   for (;;) {
     const tokens: number[] = [];
-    rows.forEach((row, r) => {
-      if (done[r]) {
-        tokens.push(settings.eos);
-        return;
-      }
-      const token = argmax(out.logits, r * out.vocab, out.vocab, settings.banned);
+    const keep: number[] = [];
+    active.forEach((r, i) => {
+      const token = argmax(out.logits, i * out.vocab, out.vocab, settings.banned);
+      if (token === settings.eos) return;
+      results[r]!.push(token);
+      if (results[r]!.length >= rows[r]!.maxNew) return;
+      keep.push(i);
       tokens.push(token);
-      if (token === settings.eos) done[r] = true;
-      else {
-        results[r]!.push(token);
-        if (results[r]!.length >= row.maxNew) done[r] = true;
-      }
     });
-    if (done.every(Boolean)) return results;
-    out = await model.step(encoded, tokens, out.past);
+    if (keep.length === 0) return results;
+    let past = out.past;
+    if (keep.length < active.length) {
+      ({ encoded, past } = compact(encoded, past, keep));
+      active = keep.map((i) => active[i]!);
+    }
+    out = await model.step(encoded, tokens, past);
   }
 }
 
