@@ -133,75 +133,92 @@ function topCandidates(
   return best;
 }
 
-/** Beam search of every row; returns the best hypothesis's ids per row (end excluded). */
+/**
+ * Beam search of every row; returns the best hypothesis's ids per row (end excluded). A row
+ * that is done leaves the batch with its beams (their encoder output and past are dropped).
+ */
 export async function beamSearch(model: OnnxSeq2Seq, rows: readonly SearchRow[], settings: SearchSettings): Promise<number[][]> {
   const K = settings.beamSize;
   if (K <= 1) return greedySearch(model, rows, settings);
   const lp = settings.lengthPenalty;
   const norm = (score: number, length: number): number => score / Math.max(1, length) ** lp;
-  const encoded = repeatEncoded(await model.encode(rows.map((r) => r.source)), K);
+  let encoded = repeatEncoded(await model.encode(rows.map((r) => r.source)), K);
   const prefixes: (readonly number[])[] = [];
   for (const row of rows) for (let k = 0; k < K; k++) prefixes.push(row.prefix);
   let out = await model.start(encoded, prefixes);
+  /** Batch group g (beams g*K .. g*K+K-1) -> row of `rows`. */
+  let active = rows.map((_, b) => b);
   // Only the first beam of each row is live at the start (all beams are the same prefix).
   let scores = Array.from({ length: rows.length * K }, (_, i) => (i % K === 0 ? 0 : -Infinity));
   let sequences: number[][] = Array.from({ length: rows.length * K }, () => []);
   const finished: Finished[][] = rows.map(() => []);
-  const rowDone = rows.map(() => false);
+  /** Running beams of rows that are done: [row, score, sequence]. */
+  const leftovers: Array<[number, number, number[]]> = [];
   for (let length = 1; ; length++) {
     const nextScores: number[] = [];
     const nextSequences: number[][] = [];
     const origins: number[] = [];
     const tokens: number[] = [];
-    rows.forEach((row, b) => {
-      const keep = (origin: number, token: number, score: number, sequence: number[]): void => {
-        origins.push(origin);
-        tokens.push(token);
-        nextScores.push(score);
-        nextSequences.push(sequence);
-      };
-      if (rowDone[b]) {
-        for (let k = 0; k < K; k++) keep(b * K + k, settings.eos, -Infinity, sequences[b * K + k]!);
-        return;
-      }
+    const stillActive: number[] = [];
+    active.forEach((b, g) => {
+      const row = rows[b]!;
       const candidates: Candidate[] = [];
       for (let k = 0; k < K; k++) {
-        const index = b * K + k;
+        const index = g * K + k;
         if (scores[index] === -Infinity) continue;
         candidates.push(...topCandidates(out.logits, index * out.vocab, out.vocab, settings.banned, 2 * K, scores[index]!, k));
       }
       candidates.sort((x, y) => y.score - x.score);
       const list = finished[b]!;
-      let kept = 0;
-      for (let rank = 0; rank < candidates.length && kept < K; rank++) {
+      const next: Array<[number, number, number, number[]]> = [];
+      for (let rank = 0; rank < candidates.length && next.length < K; rank++) {
         const c = candidates[rank]!;
-        const origin = b * K + c.beam;
+        const origin = g * K + c.beam;
         if (c.token === settings.eos) {
           if (rank < K) list.push({ tokens: sequences[origin]!, score: norm(c.score, length) });
           continue;
         }
-        keep(origin, c.token, c.score, [...sequences[origin]!, c.token]);
-        kept++;
+        next.push([origin, c.token, c.score, [...sequences[origin]!, c.token]]);
       }
-      for (; kept < K; kept++) keep(b * K, settings.eos, -Infinity, []);
+      while (next.length < K) next.push([g * K, settings.eos, -Infinity, []]);
       list.sort((x, y) => y.score - x.score);
       if (list.length > K) list.length = K;
-      const bestRunning = Math.max(...nextScores.slice(b * K, b * K + K));
-      if (length >= row.maxNew) rowDone[b] = true;
-      else if (list.length >= K && list[K - 1]!.score >= norm(bestRunning, length + 1)) rowDone[b] = true;
+      const bestRunning = Math.max(...next.map((n) => n[2]));
+      const done = length >= row.maxNew || (list.length >= K && list[K - 1]!.score >= norm(bestRunning, length + 1));
+      if (done) {
+        for (const [, , score, sequence] of next) if (score > -Infinity) leftovers.push([b, score, sequence]);
+        return;
+      }
+      stillActive.push(b);
+      for (const [origin, token, score, sequence] of next) {
+        origins.push(origin);
+        tokens.push(token);
+        nextScores.push(score);
+        nextSequences.push(sequence);
+      }
     });
+    if (stillActive.length === 0) break;
+    if (stillActive.length < active.length) {
+      const keep: number[] = [];
+      active.forEach((b, g) => {
+        if (stillActive.includes(b)) for (let k = 0; k < K; k++) keep.push(g * K + k);
+      });
+      encoded = { rows: keep.length, sourceLength: encoded.sourceLength, hidden: gatherRows(encoded.hidden, keep), mask: gatherRows(encoded.mask, keep) };
+    }
+    // `origins` index the old batch: the gather reorders the beams and drops finished rows at once.
+    // The cross-attention past is the same for every beam of a row: it only needs the drop.
+    const past: DecoderPast = {
+      self: out.past.self.map((t) => gatherRows(t, origins)),
+      cross: stillActive.length < active.length ? out.past.cross.map((t) => gatherRows(t, origins)) : out.past.cross,
+    };
+    active = stillActive;
     scores = nextScores;
     sequences = nextSequences;
-    if (rowDone.every(Boolean)) break;
-    const past: DecoderPast = { self: out.past.self.map((t) => gatherRows(t, origins)), cross: out.past.cross };
     out = await model.step(encoded, tokens, past);
   }
   return rows.map((_, b) => {
     const list = [...finished[b]!];
-    for (let k = 0; k < K; k++) {
-      const index = b * K + k;
-      if (scores[index]! > -Infinity) list.push({ tokens: sequences[index]!, score: norm(scores[index]!, sequences[index]!.length) });
-    }
+    for (const [row, score, sequence] of leftovers) if (row === b) list.push({ tokens: sequence, score: norm(score, sequence.length) });
     list.sort((x, y) => y.score - x.score);
     return list[0]?.tokens ?? [];
   });
