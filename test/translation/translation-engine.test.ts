@@ -43,6 +43,13 @@ describe('batching', () => {
     expect(engine.stats().batches - batchesBefore).toBeLessThan(texts.length);
     expect(await engine.translateMany(texts, 'en', 'am')).toEqual(alone);
   }, 120_000);
+
+  it('gives the same beam-search outputs batched as one sentence at a time', async () => {
+    const texts = [...SAMPLES.ti, 'ሰላም።'];
+    const alone: string[] = [];
+    for (const text of texts) alone.push(await engine.translate(text, 'ti', 'en', { mode: 'beam' }));
+    expect(await Promise.all(texts.map((text) => engine.translate(text, 'ti', 'en', { mode: 'beam' })))).toEqual(alone);
+  }, 120_000);
 });
 
 describe('texts', () => {
