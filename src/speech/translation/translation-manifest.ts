@@ -28,7 +28,7 @@ export interface TranslationDecoding {
   /** Source tokens per row, tags and end-of-sentence included; longer sentences are cut into chunks. */
   readonly maxInputTokens: number;
   readonly maxOutputTokens: number;
-  /** Output tokens at most `ceil(ratio * source tokens) + 10` (and `maxOutputTokens`). */
+  /** Output tokens at most `ceil(ratio * source tokens) + 10` (source tokens with tags and end; and `maxOutputTokens`). */
   readonly maxOutputRatio: number;
 }
 

@@ -90,9 +90,10 @@ async function translate(loaded: Loaded, items: readonly Item[], mode: 'greedy' 
     const limit = Math.max(1, decoding.maxInputTokens - lead.length - 1);
     for (const chunk of chunkIds(encoded.ids, encoded.wordStarts, limit)) {
       if (chunk.length === 0) continue;
-      const maxNew = Math.min(decoding.maxOutputTokens, Math.ceil(decoding.maxOutputRatio * chunk.length) + 10);
+      const source = [...lead, ...chunk, specialIds.eos];
+      const maxNew = Math.min(decoding.maxOutputTokens, Math.ceil(decoding.maxOutputRatio * source.length) + 10);
       own.push(rows.length);
-      rows.push({ source: [...lead, ...chunk, specialIds.eos], prefix, maxNew });
+      rows.push({ source, prefix, maxNew });
     }
   }
   if (rows.length === 0) return { outputs: items.map(() => ''), rows: 0 };
