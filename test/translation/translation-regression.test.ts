@@ -9,10 +9,10 @@ import { corpusChrf, OnnxTranslationEngine } from '../../src/speech/speech.js';
 import { DIRECTIONS, TRANSLATION_MODEL_DIR } from '../helpers/translation-model.js';
 
 const manifest = JSON.parse(readFileSync(join(TRANSLATION_MODEL_DIR, 'manifest.json'), 'utf8')) as { regression_chrf?: Record<string, number> };
-const lines = (file: string): string[] =>
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim().length > 0);
+/** One sentence per line (line i of .src goes with line i of .ref); the final newline ends the last line. */
+const lines = (file: string): string[] => readFileSync(file, 'utf8').replace(/
+$/, '').split('
+');
 
 let engine: OnnxTranslationEngine;
 beforeAll(async () => {
