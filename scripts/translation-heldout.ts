@@ -15,9 +15,7 @@ const folder = resolve(process.argv[2] ?? 'models/translate-am-en-ti-v1');
 const heldout = join(folder, 'heldout');
 if (!existsSync(heldout)) throw new Error(`${heldout} does not exist`);
 /** One sentence per line (line i of .src goes with line i of .ref); the final newline ends the last line. */
-const lines = (file: string): string[] => readFileSync(file, 'utf8').replace(/
-$/, '').split('
-');
+const lines = (file: string): string[] => readFileSync(file, 'utf8').replace(/\n$/, '').split('\n');
 const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 const engine = await OnnxTranslationEngine.open(folder, { workerNice: null });

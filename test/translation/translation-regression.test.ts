@@ -10,9 +10,7 @@ import { DIRECTIONS, TRANSLATION_MODEL_DIR } from '../helpers/translation-model.
 
 const manifest = JSON.parse(readFileSync(join(TRANSLATION_MODEL_DIR, 'manifest.json'), 'utf8')) as { regression_chrf?: Record<string, number> };
 /** One sentence per line (line i of .src goes with line i of .ref); the final newline ends the last line. */
-const lines = (file: string): string[] => readFileSync(file, 'utf8').replace(/
-$/, '').split('
-');
+const lines = (file: string): string[] => readFileSync(file, 'utf8').replace(/\n$/, '').split('\n');
 
 let engine: OnnxTranslationEngine;
 beforeAll(async () => {
