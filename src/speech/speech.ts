@@ -37,10 +37,21 @@ export type { LanguageInfo, ModelInfo } from './models/model-info.js';
 export type { FileTranscription, FileTranscriptionProgress, FileTranscriptionRequest } from './recognition/file-transcription.js';
 export type { InferenceCost, TimedWord } from './recognition/ctc-recognizer.js';
 export type { PoolStats } from './inference/inference-pool.js';
-export { AUDIO_FORMATS, FORMAT_SAMPLE_RATE, isAudioFormat, type AudioFormat } from './native/audio-format.js';
+export {
+  AUDIO_FORMATS,
+  FORMAT_SAMPLE_RATE,
+  isAudioFormat,
+  isStreamFormat,
+  MULTICHANNEL_FORMATS,
+  STREAM_FORMAT_SAMPLE_RATE,
+  STREAM_FORMATS,
+  type AudioFormat,
+  type StreamFormat,
+} from './native/audio-format.js';
 export type { EndpointEvent } from './native/endpoint-event.js';
 export { describeNativeStatus, NativeStatus } from './native/native-status.js';
 export { StreamFrontEnd } from './native/stream-front-end.js';
+export { frontEndFormatFor, isPassthrough, StreamInput, type InputProblem } from './native/stream-input.js';
 export type { SileroVad, SileroVadStream } from './vad/silero-vad.js';
 export { TRANSLATION_LANGUAGES, type TranslationEngine, type TranslationLanguage } from './translation/translation-engine.js';
 

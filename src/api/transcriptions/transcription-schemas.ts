@@ -13,6 +13,9 @@ export const SegmentSchema = named(
     text: Type.String(),
     speaker: Nullable(Type.String()),
     confidence: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    channel: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Multi-channel audio (channels=2) only: the 0-based channel; `speaker` is its name (default agent for 0, customer for 1)' }),
+    ),
   }),
 );
 
