@@ -51,6 +51,7 @@ export {
 export type { EndpointEvent } from './native/endpoint-event.js';
 export { describeNativeStatus, NativeStatus } from './native/native-status.js';
 export { StreamFrontEnd } from './native/stream-front-end.js';
+export { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, mergeChannelSegments, parseChannelNames, speakerLines } from './recognition/channel-segments.js';
 export { frontEndFormatFor, isPassthrough, StreamInput, type InputProblem } from './native/stream-input.js';
 export type { SileroVad, SileroVadStream } from './vad/silero-vad.js';
 export { TRANSLATION_LANGUAGES, type TranslationEngine, type TranslationLanguage } from './translation/translation-engine.js';
@@ -242,9 +243,10 @@ export class Speech {
     return sniffAudioFormat(head);
   }
 
-  /** Reads a stored file's container (ffprobe) and throws invalid_audio_format if it is not decodable audio. */
-  async verifyAudio(path: string, signal?: AbortSignal): Promise<void> {
-    await probeAudio(path, { ffprobePath: this.tools.ffprobe, timeoutMs: 20_000, ...(signal ? { signal } : {}) });
+  /** Reads a stored file's container (ffprobe) and throws invalid_audio_format if it is not decodable audio; returns its channel count. */
+  async verifyAudio(path: string, signal?: AbortSignal): Promise<{ channels: number }> {
+    const probe = await probeAudio(path, { ffprobePath: this.tools.ffprobe, timeoutMs: 20_000, ...(signal ? { signal } : {}) });
+    return { channels: probe.channels };
   }
 
   /** Transcribes a stored audio file (recognition/file-transcription.ts: the errors it throws). */

@@ -6,6 +6,7 @@
 // record's segments are in time order (start, then channel) and renumbered, and the full text
 // is one `speaker: text` line per change of speaker in that order.
 import type { Segment } from '../platform/db/job-records.js';
+import { speakerLines } from '../speech/speech.js';
 import type { PartialMessage } from './ws-messages.js';
 
 const SAMPLES_PER_MS = 16;
@@ -77,16 +78,4 @@ export class SessionTranscript {
     if (!this.multichannel) return this.#texts.join(' ');
     return speakerLines(this.recordSegments);
   }
-}
-
-/** `speaker: text` lines, one per change of speaker, for segments in time order. */
-export function speakerLines(segments: readonly Segment[]): string {
-  const lines: { speaker: string; texts: string[] }[] = [];
-  for (const segment of segments) {
-    const speaker = segment.speaker ?? '';
-    const last = lines[lines.length - 1];
-    if (last !== undefined && last.speaker === speaker) last.texts.push(segment.text);
-    else lines.push({ speaker, texts: [segment.text] });
-  }
-  return lines.map((line) => `${line.speaker}: ${line.texts.join(' ')}`).join('\n');
 }

@@ -1,7 +1,7 @@
 // Query parameters of GET /v1/ws/transcribe, checked before a session starts.
 import type { CaptionFormat } from '../jobs/caption-formats.js';
 import { ApiError } from '../platform/errors/api-error.js';
-import { isStreamFormat, MULTICHANNEL_FORMATS, STREAM_FORMATS, type Speech, type StreamFormat } from '../speech/speech.js';
+import { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, isStreamFormat, parseChannelNames, MULTICHANNEL_FORMATS, STREAM_FORMATS, type Speech, type StreamFormat } from '../speech/speech.js';
 
 export type VadType = 'energy' | 'silero';
 
@@ -26,9 +26,6 @@ export interface SessionSettings {
 }
 
 const CAPTION_QUERY_VALUES: Record<string, CaptionFormat | null> = { '': null, webvtt: 'vtt', vtt: 'vtt', srt: 'srt' };
-
-export const DEFAULT_CHANNEL_NAMES = ['agent', 'customer'] as const;
-const CHANNEL_NAME = /^[A-Za-z0-9_.-]{1,32}$/;
 
 const BOOLEAN: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
 
@@ -61,13 +58,8 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
   if (namesRaw !== null && channels === 1) {
     throw new ApiError('invalid_field_value', { message: 'channel_names needs channels=2.', param: 'channel_names' });
   }
-  const channelNames = channels === 1 ? [] : namesRaw === null ? [...DEFAULT_CHANNEL_NAMES] : namesRaw.split(',').map((name) => name.trim());
-  if (channels === 2 && (channelNames.length !== 2 || !channelNames.every((name) => CHANNEL_NAME.test(name)) || channelNames[0] === channelNames[1])) {
-    throw new ApiError('invalid_field_value', {
-      message: 'channel_names must be two different names separated by a comma (letters, digits, _ . -, at most 32 each), e.g. agent,customer.',
-      param: 'channel_names',
-    });
-  }
+  const channelNames = channels === 1 ? [] : namesRaw === null ? [...DEFAULT_CHANNEL_NAMES] : parseChannelNames(namesRaw);
+  if (channelNames === null) throw new ApiError('invalid_field_value', { message: `channel_names must be ${CHANNEL_NAMES_RULE}.`, param: 'channel_names' });
   const turnRaw = query.get('turn_detection');
   if (turnRaw !== null && turnRaw !== '' && turnRaw !== 'server_vad' && turnRaw !== 'none') {
     throw new ApiError('invalid_field_value', { message: "turn_detection must be 'server_vad' (or 'none').", param: 'turn_detection' });
