@@ -48,7 +48,7 @@ export {
   type AudioFormat,
   type StreamFormat,
 } from './native/audio-format.js';
-export type { EndpointEvent } from './native/endpoint-event.js';
+export { ENDPOINT_PADDING_MS, type EndpointEvent } from './native/endpoint-event.js';
 export { describeNativeStatus, NativeStatus } from './native/native-status.js';
 export { StreamFrontEnd } from './native/stream-front-end.js';
 export { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, mergeChannelSegments, parseChannelNames, speakerLines } from './recognition/channel-segments.js';

@@ -75,7 +75,9 @@ export const TranscriptionMessage = Type.Object(
     is_final: Type.Boolean({ description: 'true only for the last message of the session (END, session duration, idle timeout)' }),
     turn_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The turn, for automatic transcriptions (opus_raw_16k)' }),
     full_text: Type.Optional(
-      Type.String({ description: "Final message only: the text of the whole session (channels=2: one 'speaker: text' line per change of speaker, in time order)" }),
+      Type.String({
+        description: "Final message only: the text of the whole session (channels=2: one 'speaker: text' line per change of speaker, in time order)",
+      }),
     ),
     ...ChannelFields,
   },

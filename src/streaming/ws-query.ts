@@ -1,7 +1,16 @@
 // Query parameters of GET /v1/ws/transcribe, checked before a session starts.
 import type { CaptionFormat } from '../jobs/caption-formats.js';
 import { ApiError } from '../platform/errors/api-error.js';
-import { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, isStreamFormat, parseChannelNames, MULTICHANNEL_FORMATS, STREAM_FORMATS, type Speech, type StreamFormat } from '../speech/speech.js';
+import {
+  CHANNEL_NAMES_RULE,
+  DEFAULT_CHANNEL_NAMES,
+  isStreamFormat,
+  parseChannelNames,
+  MULTICHANNEL_FORMATS,
+  STREAM_FORMATS,
+  type Speech,
+  type StreamFormat,
+} from '../speech/speech.js';
 
 export type VadType = 'energy' | 'silero';
 

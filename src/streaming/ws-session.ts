@@ -34,6 +34,7 @@ import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
 import {
   describeNativeStatus,
+  ENDPOINT_PADDING_MS,
   frontEndFormatFor,
   isPassthrough,
   MULTICHANNEL_FORMATS,
@@ -330,10 +331,16 @@ export class StreamSession {
     if (this.overlaps !== null) this.trackOverlap(channel, event, step.type === 'speech_started' ? step.turnId : null);
   }
 
-  /** channels=2: barge-ins when a channel starts speaking, overlaps once both spans ended (overlap-tracker.ts). */
+  /**
+   * channels=2: barge-ins when a channel starts speaking, overlaps once both spans ended
+   * (overlap-tracker.ts), on the speech itself: the endpointer's padding is taken off its
+   * positions (none after a forced split, which ends where it cuts).
+   */
   private trackOverlap(channel: SessionChannel, event: EndpointEvent, turnId: number | null): void {
+    const before = ENDPOINT_PADDING_MS.before * SAMPLES_PER_MS;
     if (event.type === 'speech_start') {
-      const interrupted = this.overlaps!.speechStart(channel.index, event.position);
+      const onset = event.position + before;
+      const interrupted = this.overlaps!.speechStart(channel.index, onset);
       if (turnId === null) return;
       for (const { channel: other } of interrupted) {
         const them = this.channels[other]!;
@@ -345,12 +352,13 @@ export class StreamSession {
           interrupted_channel: other,
           interrupted_speaker: them.name!,
           interrupted_turn_id: them.cutter.openTurn?.id ?? null,
-          at_ms: toMs(event.position),
+          at_ms: toMs(onset),
         });
       }
       return;
     }
-    for (const overlap of this.overlaps!.speechEnd(channel.index, event.turnStart, event.position)) {
+    const end = event.forcedSplit ? event.position : event.position - ENDPOINT_PADDING_MS.after * SAMPLES_PER_MS;
+    for (const overlap of this.overlaps!.speechEnd(channel.index, event.turnStart + before, end)) {
       const [startMs, endMs] = [toMs(overlap.start), toMs(overlap.end)];
       if (endMs <= startMs) continue;
       this.statistics.overlaps!.count++;
@@ -477,7 +485,8 @@ export class StreamSession {
     if (piece.kind === 'turn') {
       this.statistics.turns++;
       this.deps.observe?.turnLatency?.(latency);
-      if (this.settings.serverVad) this.sink.send({ type: 'turn_detected', turn_id: piece.turnId!, ...common, forced_split: piece.forcedSplit, ...channel.label });
+      if (this.settings.serverVad)
+        this.sink.send({ type: 'turn_detected', turn_id: piece.turnId!, ...common, forced_split: piece.forcedSplit, ...channel.label });
       // opus_raw_16k transcribes turns automatically (spec), with or without server_vad.
       if (!piece.automatic) return;
     }

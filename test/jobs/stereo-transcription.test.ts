@@ -116,7 +116,9 @@ describe('channels=2 on REST', () => {
     const named = await client.submitUrl({ audio_url: files.url('call.flac'), language: 'am', mode: 'sync', channels: 2, channel_names: 'operator,caller' });
     expect(named.status).toBe(202);
     const job = named.body.status === 'completed' ? named.body : await client.waitFor(named.body.id);
-    expect(new Set((job.segments as Array<{ speaker: string; channel: number }>).map((s) => `${s.channel}:${s.speaker}`))).toEqual(new Set(['0:operator', '1:caller']));
+    expect(new Set((job.segments as Array<{ speaker: string; channel: number }>).map((s) => `${s.channel}:${s.speaker}`))).toEqual(
+      new Set(['0:operator', '1:caller']),
+    );
 
     const mixed = await client.submitFile(stereoFlac, { language: 'am', mode: 'sync' });
     const plain = mixed.body.status === 'completed' ? mixed.body : await client.waitFor(mixed.body.id);

@@ -14,7 +14,10 @@ export const SegmentSchema = named(
     speaker: Nullable(Type.String()),
     confidence: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
     channel: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Multi-channel audio (channels=2) only: the 0-based channel; `speaker` is its name (default agent for 0, customer for 1)' }),
+      Type.Integer({
+        minimum: 0,
+        description: 'Multi-channel audio (channels=2) only: the 0-based channel; `speaker` is its name (default agent for 0, customer for 1)',
+      }),
     ),
   }),
 );

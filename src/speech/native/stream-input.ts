@@ -74,7 +74,9 @@ export class StreamInput {
         if ('problem' in parsed) return this.#stick(parsed.problem);
         if (parsed.formatTag !== 1 || parsed.bitsPerSample !== 16) return this.#stick('a multi-channel WAV stream must be 16-bit PCM');
         if (parsed.channels !== this.channels) {
-          return this.#stick(`the WAV stream has ${parsed.channels} channel${parsed.channels === 1 ? '' : 's'}; channels=${this.channels} needs ${this.channels}`);
+          return this.#stick(
+            `the WAV stream has ${parsed.channels} channel${parsed.channels === 1 ? '' : 's'}; channels=${this.channels} needs ${this.channels}`,
+          );
         }
         if (parsed.sampleRate < 8000 || parsed.sampleRate > 192_000) return this.#stick(`WAV at ${parsed.sampleRate} Hz is not supported (8 to 192 kHz)`);
         this.#wavHead = null;

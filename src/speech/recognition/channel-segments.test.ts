@@ -32,7 +32,13 @@ describe('mergeChannelSegments', () => {
 
 describe('speakerLines', () => {
   it('one line per change of speaker; empty texts skipped', () => {
-    const merged = mergeChannelSegments([[seg(0, 0, 1, 'hello'), seg(1, 2, 3, 'there')], [seg(0, 5, 6, 'hi'), seg(1, 7, 8, '')]], ['agent', 'customer']);
+    const merged = mergeChannelSegments(
+      [
+        [seg(0, 0, 1, 'hello'), seg(1, 2, 3, 'there')],
+        [seg(0, 5, 6, 'hi'), seg(1, 7, 8, '')],
+      ],
+      ['agent', 'customer'],
+    );
     expect(speakerLines(merged)).toBe('agent: hello there\ncustomer: hi');
     expect(speakerLines([])).toBe('');
   });
