@@ -33,7 +33,7 @@ export const WS_GUIDE_SECTIONS: readonly DocumentSection[] = [
       'With opus_raw_16k turns are always detected and each produces a `transcription` (with server_vad also set, a `turn_detected` precedes it).',
       'Partial results revise only the open turn; committed turns never change.',
       '',
-      'Call-centre stereo (extension): `channels=2` (formats pcm_s16le, pcm_s16le_48k, pcm_s16le_8k, mulaw_8k or a stereo 16-bit wav; interleaved frames)',
+      'Call-centre stereo (extension): `channels=2` (interleaved frames in pcm_s16le, pcm_s16le_48k, pcm_s16le_8k, mulaw_8k; a stereo 16-bit wav; webm_opus with a stereo Opus track)',
       'runs one VAD and turn stream per channel. `ready` adds `channels` and `channel_names` (query `channel_names=agent,customer`, the default);',
       '`speech_started`, `partial`, `turn_detected`, `transcription` and every segment carry `channel` (0-based) and `speaker` (its name); turn ids count per channel.',
       'With server_vad: `barge_in` {channel, speaker, turn_id, interrupted_channel, interrupted_speaker, interrupted_turn_id, at_ms} when a channel starts',

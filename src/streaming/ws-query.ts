@@ -59,7 +59,7 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
   const channels = channelsRaw === '2' ? 2 : 1;
   if (channels === 2 && !MULTICHANNEL_FORMATS.includes(formatRaw)) {
     throw new ApiError('invalid_field_value', {
-      message: `channels=2 needs interleaved PCM or WAV: format ${MULTICHANNEL_FORMATS.join(', ')} (${formatRaw} is decoded to one channel).`,
+      message: `channels=2 needs a format that keeps channels apart: ${MULTICHANNEL_FORMATS.join(', ')} (${formatRaw} carries one channel).`,
       param: 'channels',
     });
   }

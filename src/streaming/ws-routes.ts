@@ -35,7 +35,7 @@ const TranscribeQuery = Type.Object({
   ),
   channels: Type.Optional(
     Type.Union([Type.Literal(1), Type.Literal(2)], {
-      description: `2: interleaved stereo (call-centre recording, format ${MULTICHANNEL_FORMATS.join(', ')}); one VAD and turn stream per channel, messages carry \`channel\` and \`speaker\`, \`barge_in\` and \`overlap\` messages when both speak (extension); default 1`,
+      description: `2: stereo (call-centre recording; format ${MULTICHANNEL_FORMATS.join(', ')}: interleaved frames, a stereo WAV, WebM with a stereo Opus track); one VAD and turn stream per channel, messages carry \`channel\` and \`speaker\`, \`barge_in\` and \`overlap\` messages when both speak (extension); default 1`,
     }),
   ),
   channel_names: Type.Optional(

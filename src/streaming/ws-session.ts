@@ -266,7 +266,7 @@ export class StreamSession {
   private setFormat(format: StreamFormat): void {
     const count = this.channels.length;
     if (count > 1 && !MULTICHANNEL_FORMATS.includes(format)) {
-      const message = `channels=2 needs interleaved PCM or WAV: format ${MULTICHANNEL_FORMATS.join(', ')}; the format stays ${this.format}.`;
+      const message = `channels=2 needs a format that keeps channels apart: ${MULTICHANNEL_FORMATS.join(', ')}; the format stays ${this.format}.`;
       this.sendError(new ApiError('invalid_field_value', { message, param: 'format' }), null);
       return;
     }

@@ -225,9 +225,54 @@ describe('channels=2 (call-centre stereo)', () => {
     expect(client.ofType('error')).toEqual([]);
   }, 120_000);
 
+  it('webm_opus with a stereo Opus track (MediaRecorder on a two-channel source) is split too; a mono track is refused once', async () => {
+    const { stereo } = call();
+    const raw = join(tmp, 'call.s16');
+    const webm = join(tmp, 'call.webm');
+    writeFileSync(raw, stereo);
+    runFfmpeg(['-f', 's16le', '-ar', '16000', '-ac', '2', '-i', raw, '-c:a', 'libopus', '-b:a', '64k', '-ar', '48000', webm]);
+    const client = await connectReady(wsUrl(gw.url, { turn_detection: 'server_vad', language: 'am', channels: '2', format: 'webm_opus' }), bearer(key));
+    await paced(client, oddSplits(readFileSync(webm), 17), 0);
+    await finish(client);
+    expect(client.ofType('error')).toEqual([]);
+    const turns = client.ofType('turn_detected') as unknown as Turn[];
+    expect(new Set(turns.map((t) => `${t.channel}:${t.speaker}`))).toEqual(new Set(['0:agent', '1:customer']));
+    expect(client.ofType('barge_in')[0]).toMatchObject({ channel: 1, interrupted_channel: 0 });
+    expect(client.ofType('overlap').length).toBeGreaterThanOrEqual(1);
+    // Against REST's channels=2 reading of the same WebM file (ffmpeg decodes the Opus there).
+    const form = new FormData();
+    for (const [name, value] of Object.entries({ language: 'am', mode: 'sync', channels: '2' })) form.append(name, value);
+    form.append('file', new Blob([readFileSync(webm)]), 'call.webm');
+    const rest = (await (await fetch(`${gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(key), body: form })).json()) as {
+      segments: Array<{ channel: number; text: string }>;
+    };
+    const restOf = (channel: number): string =>
+      rest.segments
+        .filter((s) => s.channel === channel)
+        .map((s) => s.text)
+        .join(' ');
+    const [agentRest, customerRest] = [restOf(0), restOf(1)];
+    const textOf = (channel: number): string =>
+      turns
+        .filter((t) => t.channel === channel)
+        .map((t) => t.text)
+        .join(' ');
+    expect(cer(agentRest, textOf(0)), `${textOf(0)} / ${agentRest}`).toBeLessThanOrEqual(0.25);
+    expect(cer(customerRest, textOf(1)), `${textOf(1)} / ${customerRest}`).toBeLessThanOrEqual(0.25);
+
+    const monoWebm = join(tmp, 'mono.webm');
+    runFfmpeg(['-f', 's16le', '-ar', '16000', '-ac', '2', '-i', raw, '-c:a', 'libopus', '-ac', '1', '-ar', '48000', monoWebm]);
+    const mono = await connectReady(wsUrl(gw.url, { language: 'am', channels: '2', format: 'webm_opus' }), bearer(key));
+    await paced(mono, chunks(readFileSync(monoWebm), 4_000), 0);
+    await finish(mono);
+    const errors = mono.ofType('error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.error.message).toContain('channels=2 needs a stereo track');
+  }, 120_000);
+
   it('refuses what cannot be split: Opus formats, bad names (1008); a mono WAV stream; FORMAT to Opus', async () => {
     for (const [query, param] of [
-      [{ channels: '2', format: 'webm_opus' }, 'channels'],
+      [{ channels: '2', format: 'opus_raw_16k' }, 'channels'],
       [{ channels: '3' }, 'channels'],
       [{ channels: '2', channel_names: 'agent' }, 'channel_names'],
       [{ channels: '2', channel_names: 'agent,agent' }, 'channel_names'],

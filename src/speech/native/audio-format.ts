@@ -38,8 +38,8 @@ export type StreamFormat = (typeof STREAM_FORMATS)[number];
 
 export const STREAM_FORMAT_SAMPLE_RATE: Record<StreamFormat, number> = { ...FORMAT_SAMPLE_RATE, pcm_s16le_8k: 8000, mulaw_8k: 8000 };
 
-/** Formats that carry raw interleaved frames or WAV, and so can be split per channel (channels=2). */
-export const MULTICHANNEL_FORMATS: readonly StreamFormat[] = ['pcm_s16le', 'pcm_s16le_48k', 'wav', 'pcm_s16le_8k', 'mulaw_8k'];
+/** Formats that can be split per channel (channels=2): interleaved frames, WAV, and WebM with a stereo Opus track. */
+export const MULTICHANNEL_FORMATS: readonly StreamFormat[] = ['pcm_s16le', 'pcm_s16le_48k', 'wav', 'pcm_s16le_8k', 'mulaw_8k', 'webm_opus'];
 
 export function isStreamFormat(value: string): value is StreamFormat {
   return (STREAM_FORMATS as readonly string[]).includes(value);

@@ -8,11 +8,13 @@
 // - 8 kHz (and WAV at rates other than 16 kHz) is upsampled to 16 kHz by the native polyphase
 //   resampler, one per channel; flush() hands out its tail at END and before a format change.
 // - A stereo WAV stream's header is read here (16-bit PCM only); the data then goes the PCM way.
+// - Stereo webm_opus is demuxed and decoded to two channels by stereo-webm-decoder.ts.
 // - Problems are reported like the front end's: `sticky` ones (a bad WAV header) repeat on every
 //   message until the format is set again.
 import { decodeMulaw, deinterleaveInt16, floatToInt16, int16ToFloat, parseWavHeader } from '../audio/pcm-channels.js';
 import { isAudioFormat, type AudioFormat, type StreamFormat } from './audio-format.js';
 import { Resampler } from './resampler.js';
+import { StereoWebmDecoder } from './stereo-webm-decoder.js';
 
 export interface InputProblem {
   readonly problem: string;
@@ -43,6 +45,7 @@ export class StreamInput {
   #wavHead: Uint8Array | null = null;
   #wavDataLeft: number | null = null;
   #sticky: InputProblem | null = null;
+  #webm: StereoWebmDecoder | null = null;
 
   constructor(format: StreamFormat, channels: number) {
     this.channels = channels;
@@ -62,6 +65,11 @@ export class StreamInput {
   split(message: ArrayBuffer | Uint8Array): Int16Array[] | InputProblem {
     if (this.#sticky !== null) return this.#sticky;
     let bytes = message instanceof Uint8Array ? message : new Uint8Array(message);
+    if (this.#webm !== null) {
+      const decoded = this.#webm.push(bytes);
+      if (!Array.isArray(decoded) && decoded.sticky) this.#sticky = decoded;
+      return decoded;
+    }
     if (this.#format === 'wav') {
       if (this.#wavHead !== null) {
         const head = concat(this.#wavHead, bytes);
@@ -118,12 +126,25 @@ export class StreamInput {
     return tail;
   }
 
+  /** Opus packets of a stereo WebM stream that libopus refused (skipped). */
+  get packetsRejected(): number {
+    return this.#webm?.packetsRejected ?? 0;
+  }
+
   close(): void {
+    this.#closeResamplers();
+    this.#webm?.close();
+    this.#webm = null;
+  }
+
+  #closeResamplers(): void {
     for (const resampler of this.#resamplers) resampler.close();
     this.#resamplers = [];
   }
 
   #configure(): void {
+    this.close();
+    if (this.#format === 'webm_opus') this.#webm = new StereoWebmDecoder();
     this.#sticky = null;
     this.#carry = new Uint8Array(0);
     this.#wavHead = this.#format === 'wav' ? new Uint8Array(0) : null;
@@ -132,7 +153,7 @@ export class StreamInput {
   }
 
   #setResamplers(inputRate: number): void {
-    this.close();
+    this.#closeResamplers();
     // pcm_s16le_48k goes to front ends that read 48 kHz themselves.
     if (inputRate === OUTPUT_RATE || this.#format === 'pcm_s16le_48k') return;
     for (let c = 0; c < this.channels; c++) this.#resamplers.push(new Resampler(inputRate, OUTPUT_RATE));
