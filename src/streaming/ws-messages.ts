@@ -31,6 +31,11 @@ export const ReadyMessage = Type.Object(
     partial_results: Type.Boolean(),
     channels: Type.Optional(Type.Integer({ description: 'channels=2 only: audio channels, each with its own VAD and turns' })),
     channel_names: Type.Optional(Type.Array(Type.String(), { description: 'channels=2 only: the speaker name of each channel' })),
+    resume_token: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Extension: reconnect with `resume_token=<this>` within `resume_window_seconds` after the connection drops to continue this session (docs/streaming.md "Resuming a session"); bound to the API key that opened the session. null when resuming is off (WS_RESUME_WINDOW_SECONDS=0)',
+    }),
+    resume_window_seconds: Type.Integer({ description: 'How long a dropped session waits for its client (0: resuming is off)' }),
     limits: Type.Object({
       max_session_seconds: Type.Integer(),
       max_messages_per_second: Type.Integer(),
@@ -57,6 +62,14 @@ export const ChunkReceivedMessage = Type.Object(
   { description: 'After audio messages.' },
 );
 
+const Seq = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    description:
+      "Always present: 1-based number of this message among the session's turn_detected, transcription and caption messages; pass the last one received as `last_seq` when resuming",
+  }),
+);
+
 const TranscriptFields = {
   text: Type.String(),
   segments: Type.Array(SegmentSchema, { description: 'Segments of this piece; ids count the session' }),
@@ -80,6 +93,7 @@ export const TranscriptionMessage = Type.Object(
       }),
     ),
     ...ChannelFields,
+    seq: Seq,
   },
   {
     description:
@@ -95,6 +109,7 @@ export const TurnDetectedMessage = Type.Object(
     ...TranscriptFields,
     forced_split: Type.Boolean({ description: 'The turn reached WS_MAX_TURN_MS and was cut' }),
     ...ChannelFields,
+    seq: Seq,
   },
   {
     description:
@@ -116,10 +131,37 @@ export const CaptionMessage = Type.Object(
       }),
     ),
     text: Type.String({ description: 'The cues rendered in `format`; a WebVTT file is "WEBVTT\n\n" followed by every message\'s text' }),
+    seq: Seq,
   },
   {
     description:
       'captions=webvtt|srt: ready-to-display cues for the text just committed (turn_detected or transcription), under broadcast line and timing rules. A cue is never sent twice nor changed.',
+  },
+);
+
+export const ResumedMessage = Type.Object(
+  {
+    type: Type.Literal('resumed'),
+    session_id: Type.String(),
+    job_id: Type.String(),
+    resume_from_bytes: Type.Integer({
+      minimum: 0,
+      description: 'Audio bytes of the session the server holds: the client continues its audio from this byte offset',
+    }),
+    discard_bytes: Type.Integer({
+      minimum: 0,
+      description:
+        "Bytes at the start of what this connection sends that the server drops as already received (resume_from_bytes minus the query's resume_from_bytes)",
+    }),
+    stream_ms: StreamMs('Audio received so far, in stream time: the session clock continues from here'),
+    last_seq: Type.Integer({ minimum: 0, description: 'seq of the last turn_detected, transcription or caption message of the session (0: none yet)' }),
+    replayed_messages: Type.Integer({ description: "Messages with seq above the query's last_seq sent right after this one" }),
+    missed_messages: Type.Integer({ description: 'Messages above last_seq no longer held (the history is bounded); the job record holds their text' }),
+    detached_ms: Type.Integer({ description: 'How long the session had no connection (0 when this connection took over a live one)' }),
+  },
+  {
+    description:
+      'Extension: the first message on a connection opened with `resume_token`; the messages the client missed (seq above last_seq) follow it, then the session continues.',
   },
 );
 
@@ -261,6 +303,7 @@ export const SERVER_MESSAGES = [
   LagMessage,
   SessionStatsMessage,
   ErrorMessage,
+  ResumedMessage,
 ] as const;
 
 export const ServerMessageSchema = Type.Union([...SERVER_MESSAGES], {
@@ -282,9 +325,13 @@ export type PongMessage = Static<typeof PongMessage>;
 export type LagMessage = Static<typeof LagMessage>;
 export type SessionStatsMessage = Static<typeof SessionStatsMessage>;
 export type ErrorMessage = Static<typeof ErrorMessage>;
+export type ResumedMessage = Static<typeof ResumedMessage>;
 export type ServerMessage = Static<typeof ServerMessageSchema>;
 
 /** Messages a slow reader may miss: they are skipped instead of queued under backpressure. */
+/** Messages numbered by `seq` and re-sent after a resume when the client missed them. */
+export const SEQUENCED_TYPES: ReadonlySet<ServerMessage['type']> = new Set(['turn_detected', 'transcription', 'caption']);
+
 export const DROPPABLE_TYPES: ReadonlySet<ServerMessage['type']> = new Set(['chunk_received', 'partial', 'speech_started', 'lag']);
 
 /** Plain JSON Schema of the union (TypeBox symbols dropped) for docs and clients. */

@@ -39,7 +39,7 @@ export function textTranslationRoutes(engine: TranslationEngine | null): RouteDe
         if (engine === null) {
           throw new ApiError('service_unavailable', { message: 'Text translation is not available on this server: no translation engine is configured.' });
         }
-        const translated = await engine.translate(body.text, body.src_lang as TranslationLanguage, body.tgt_lang as TranslationLanguage, signal);
+        const translated = await engine.translate(body.text, body.src_lang as TranslationLanguage, body.tgt_lang as TranslationLanguage, { mode: 'greedy', signal });
         return { status: 200, body: { tgt_text: translated } };
       },
     }),

@@ -1,8 +1,25 @@
 export const TRANSLATION_LANGUAGES = ['en', 'am', 'ti'] as const;
 export type TranslationLanguage = (typeof TRANSLATION_LANGUAGES)[number];
 
-/** Translates text between two distinct supported languages. */
+/** `greedy` serves the text endpoint (latency); `beam` serves file jobs (quality, the model's beam size). */
+export type TranslationMode = 'greedy' | 'beam';
+
+export interface TranslateOptions {
+  mode?: TranslationMode;
+  signal?: AbortSignal;
+}
+
+/**
+ * Translates text between two distinct supported languages. Model work never runs on the event loop.
+ * Lifetime: usable from creation until `close()`; calls after `close()` reject.
+ */
 export interface TranslationEngine {
   readonly name: string;
-  translate(text: string, source: TranslationLanguage, target: TranslationLanguage, signal?: AbortSignal): Promise<string>;
+  /** Languages this engine reads and writes; any distinct pair among them is served. */
+  readonly languages: readonly TranslationLanguage[];
+  /** One text, split into sentences inside (Ethiopic punctuation kept), translated and joined again. */
+  translate(text: string, source: TranslationLanguage, target: TranslationLanguage, options?: TranslateOptions): Promise<string>;
+  /** Many independent texts (transcript segments, lines), batched together; results in the same order. */
+  translateMany(texts: readonly string[], source: TranslationLanguage, target: TranslationLanguage, options?: TranslateOptions): Promise<string[]>;
+  close(): Promise<void>;
 }
