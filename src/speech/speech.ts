@@ -54,7 +54,13 @@ export { StreamFrontEnd } from './native/stream-front-end.js';
 export { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, mergeChannelSegments, parseChannelNames, speakerLines } from './recognition/channel-segments.js';
 export { frontEndFormatFor, isPassthrough, StreamInput, type InputProblem } from './native/stream-input.js';
 export type { SileroVad, SileroVadStream } from './vad/silero-vad.js';
-export { TRANSLATION_LANGUAGES, type TranslateOptions, type TranslationEngine, type TranslationLanguage, type TranslationMode } from './translation/translation-engine.js';
+export {
+  TRANSLATION_LANGUAGES,
+  type TranslateOptions,
+  type TranslationEngine,
+  type TranslationLanguage,
+  type TranslationMode,
+} from './translation/translation-engine.js';
 
 export interface SpeechLogger extends PoolLogger {
   error(details: object, message: string): void;
