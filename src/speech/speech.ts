@@ -37,12 +37,30 @@ export type { LanguageInfo, ModelInfo } from './models/model-info.js';
 export type { FileTranscription, FileTranscriptionProgress, FileTranscriptionRequest } from './recognition/file-transcription.js';
 export type { InferenceCost, TimedWord } from './recognition/ctc-recognizer.js';
 export type { PoolStats } from './inference/inference-pool.js';
-export { AUDIO_FORMATS, FORMAT_SAMPLE_RATE, isAudioFormat, type AudioFormat } from './native/audio-format.js';
-export type { EndpointEvent } from './native/endpoint-event.js';
+export {
+  AUDIO_FORMATS,
+  FORMAT_SAMPLE_RATE,
+  isAudioFormat,
+  isStreamFormat,
+  MULTICHANNEL_FORMATS,
+  STREAM_FORMAT_SAMPLE_RATE,
+  STREAM_FORMATS,
+  type AudioFormat,
+  type StreamFormat,
+} from './native/audio-format.js';
+export { ENDPOINT_PADDING_MS, type EndpointEvent } from './native/endpoint-event.js';
 export { describeNativeStatus, NativeStatus } from './native/native-status.js';
 export { StreamFrontEnd } from './native/stream-front-end.js';
+export { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, mergeChannelSegments, parseChannelNames, speakerLines } from './recognition/channel-segments.js';
+export { frontEndFormatFor, isPassthrough, StreamInput, type InputProblem } from './native/stream-input.js';
 export type { SileroVad, SileroVadStream } from './vad/silero-vad.js';
-export { TRANSLATION_LANGUAGES, type TranslateOptions, type TranslationEngine, type TranslationLanguage, type TranslationMode } from './translation/translation-engine.js';
+export {
+  TRANSLATION_LANGUAGES,
+  type TranslateOptions,
+  type TranslationEngine,
+  type TranslationLanguage,
+  type TranslationMode,
+} from './translation/translation-engine.js';
 
 export interface SpeechLogger extends PoolLogger {
   error(details: object, message: string): void;
@@ -231,9 +249,10 @@ export class Speech {
     return sniffAudioFormat(head);
   }
 
-  /** Reads a stored file's container (ffprobe) and throws invalid_audio_format if it is not decodable audio. */
-  async verifyAudio(path: string, signal?: AbortSignal): Promise<void> {
-    await probeAudio(path, { ffprobePath: this.tools.ffprobe, timeoutMs: 20_000, ...(signal ? { signal } : {}) });
+  /** Reads a stored file's container (ffprobe) and throws invalid_audio_format if it is not decodable audio; returns its channel count. */
+  async verifyAudio(path: string, signal?: AbortSignal): Promise<{ channels: number }> {
+    const probe = await probeAudio(path, { ffprobePath: this.tools.ffprobe, timeoutMs: 20_000, ...(signal ? { signal } : {}) });
+    return { channels: probe.channels };
   }
 
   /** Transcribes a stored audio file (recognition/file-transcription.ts: the errors it throws). */

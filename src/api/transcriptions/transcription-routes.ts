@@ -11,6 +11,7 @@ import { jobPrefix } from '../../jobs/job-runner.js';
 import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
 import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
+import { channelOptions, checkChannelCount } from './channel-options.js';
 import type { Speech } from '../../speech/speech.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
@@ -108,7 +109,7 @@ export function storeAudioUpload(
   file: { filename: string; mimeType: string; stream: NodeJS.ReadableStream },
   field: string,
   log?: Logger,
-): Promise<{ key: string; size: number; filename: string | null }> {
+): Promise<{ key: string; size: number; filename: string | null; channels: number }> {
   const capture = headCapture();
   return (async () => {
     // pipeline (not pipe): an error of the upload stream (e.g. payload_too_large) reaches storage.put.
@@ -128,8 +129,9 @@ export function storeAudioUpload(
       await refuse('is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WEBM, AAC).');
     }
     const local = await deps.storage.localPath(key);
+    let channels = 0;
     try {
-      await deps.speech.verifyAudio(local.path);
+      ({ channels } = await deps.speech.verifyAudio(local.path));
     } catch (error) {
       if ((error as { code?: string }).code === 'invalid_audio_format') {
         // The message is in user terms; the tool's own words (with server paths) go to the log only.
@@ -140,7 +142,7 @@ export function storeAudioUpload(
     } finally {
       await local.release();
     }
-    return { key, size: stored.size, filename: file.filename || null };
+    return { key, size: stored.size, filename: file.filename || null, channels };
   })();
 }
 
@@ -184,6 +186,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         if (ctx.bodyKind === 'json') {
           const body = ctx.body;
           const resolved = deps.speech.resolveModel(body.language, body.model);
+          const options = channelOptions(body.channels, body.channel_names);
           checkAudioUrl(body.audio_url, deps.guard, 'audio_url', deps.isGatewayReference);
           await jobs.admit(principal);
           const job = buildJob({
@@ -193,6 +196,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
             requestedModel: body.model ?? '',
             mode: body.mode ?? 'async',
             audioUrl: body.audio_url,
+            options,
           });
           await jobs.submit([job]);
           return answerCreated(job.id, job.mode, ctx.signal);
@@ -214,8 +218,14 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         const stored = form.files[0];
         try {
           if (stored === undefined) throw new ApiError('missing_required_field', { message: "Missing required field 'file'.", param: 'file' });
-          const fields = validateInput<{ language: string; mode?: 'async' | 'sync'; model?: string }>(MultipartTranscriptionFields, form.fields, 'body');
+          const fields = validateInput<{ language: string; mode?: 'async' | 'sync'; model?: string; channels?: '1' | '2'; channel_names?: string }>(
+            MultipartTranscriptionFields,
+            form.fields,
+            'body',
+          );
           const resolved = deps.speech.resolveModel(fields.language, fields.model);
+          const options = channelOptions(fields.channels, fields.channel_names);
+          checkChannelCount(options, stored.channels);
           await jobs.admit(principal);
           const job = buildJob({
             id,
@@ -225,6 +235,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
             requestedModel: fields.model ?? '',
             mode: fields.mode ?? 'async',
             audio: stored,
+            options,
           });
           await jobs.submit([job]);
           return await answerCreated(job.id, job.mode, ctx.signal);

@@ -1,12 +1,13 @@
 import { stat } from 'node:fs/promises';
 import type { Segment } from '../../platform/db/job-records.js';
-import { AudioTooLargeError, InvalidAudioError } from '../audio/audio-errors.js';
+import { AudioTooLargeError, ChannelCountError, InvalidAudioError } from '../audio/audio-errors.js';
 import { sniffAudioFormat } from '../audio/audio-format.js';
 import { probeAudio } from '../audio/audio-probe.js';
 import type { SegmenterOptions } from '../audio/pause-segmenter.js';
 import { readHead, splitHead } from '../audio/pcm-head.js';
 import { decodeToPcm, PCM_SAMPLE_RATE } from '../audio/pcm-decoder.js';
 import type { ModelRegistry } from '../models/model-registry.js';
+import { mergeChannelSegments } from './channel-segments.js';
 import type { CtcRecognizer } from './ctc-recognizer.js';
 import { DETECTION_SECONDS, type LanguageDetection } from './language-detector.js';
 import { transcribeAll } from './transcriber.js';
@@ -29,6 +30,12 @@ export interface FileTranscriptionRequest {
   readonly onProgress: (progress: FileTranscriptionProgress) => void;
   /** Called once the language is known (detected for `auto`) and the model chosen. */
   readonly onLanguage?: (language: string, model: string) => void;
+  /**
+   * channels=2: the speaker name of each channel. Each channel is decoded and transcribed on its
+   * own and the segments merged in time order with `channel` and `speaker`; a file with fewer
+   * channels is refused (ChannelCountError). Absent: all channels mixed to one.
+   */
+  readonly channelNames?: readonly string[];
 }
 
 export interface FileTranscription {
@@ -59,6 +66,7 @@ const SNIFF_HEAD_BYTES = 64;
  * decoding to 16 kHz PCM, language detection on the first seconds for `auto` (the file is
  * decoded once), then pause-cut pieces through the batched pool. Throws errors with registry
  * codes: AudioTooLargeError (`file_too_large`), InvalidAudioError (`invalid_audio_format`),
+ * ChannelCountError (`invalid_field_value`, channels=2 on a mono file),
  * ModelSelectionError (`INVALID_FIELD`, `UNSUPPORTED_*`), ModelRunError (`model_error`),
  * InferenceBusyError (`service_unavailable`, after retrying for a minute); the signal's reason
  * when aborted.
@@ -75,7 +83,10 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
   }
   request.onProgress({ stage: 'decoding', doneSegments: 0, totalSegments: 0 });
   const probe = await probeAudio(audioPath, { ffprobePath: parts.ffprobe, signal });
-  let pcm: AsyncIterable<Float32Array> = decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal });
+  const names = request.channelNames ?? null;
+  if (names !== null && probe.channels < names.length) throw new ChannelCountError(names.length, probe.channels);
+  // channels=2: language detection (auto) listens to channel 0.
+  let pcm: AsyncIterable<Float32Array> = decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal, ...(names !== null ? { channel: 0 } : {}) });
   let detection: LanguageDetection | null = null;
   let closeHead: (() => Promise<void>) | null = null;
   try {
@@ -89,15 +100,54 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
     }
     const model = choice.model!;
     request.onLanguage?.(choice.language, model);
-    const { segments, audioMs } = await transcribeAll(pcm, {
+    const options = {
       recognizer: parts.recognizerFor(model),
       segmenter: parts.segmenter,
       maxInFlight: parts.maxInFlightPerJob,
       durationMs: probe.durationSeconds !== null ? probe.durationSeconds * 1000 : null,
       signal,
-      onProgress: (p) => request.onProgress({ stage: 'transcribing', doneSegments: p.doneSegments, totalSegments: p.totalSegments }),
-    });
+    };
+    if (names === null) {
+      const { segments, audioMs } = await transcribeAll(pcm, {
+        ...options,
+        onProgress: (p) => request.onProgress({ stage: 'transcribing', doneSegments: p.doneSegments, totalSegments: p.totalSegments }),
+      });
+      closeHead = null;
+      return { language: choice.language, model, durationSeconds: audioMs / 1000, segments, detection };
+    }
+    // One pass per channel, at the same time (their pieces meet in the pool's batches); progress
+    // adds up. The first failure stops the other channel (its decoder is killed).
+    const progress = names.map(() => ({ done: 0, total: 0 }));
+    const both = new AbortController();
+    const stop = (): void => both.abort(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    let results: Awaited<ReturnType<typeof transcribeAll>>[];
+    try {
+      results = await Promise.all(
+        names.map((_, channel) =>
+          transcribeAll(channel === 0 ? pcm : decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal: both.signal, channel }), {
+            ...options,
+            signal: both.signal,
+            onProgress: (p) => {
+              progress[channel] = { done: p.doneSegments, total: p.totalSegments };
+              const sum = (key: 'done' | 'total'): number => progress.reduce((total, one) => total + one[key], 0);
+              request.onProgress({ stage: 'transcribing', doneSegments: sum('done'), totalSegments: sum('total') });
+            },
+          }).catch((error: unknown) => {
+            both.abort(error);
+            throw error;
+          }),
+        ),
+      );
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
     closeHead = null;
+    const audioMs = Math.max(...results.map((result) => result.audioMs));
+    const segments = mergeChannelSegments(
+      results.map((result) => result.segments),
+      names,
+    );
     return { language: choice.language, model, durationSeconds: audioMs / 1000, segments, detection };
   } finally {
     if (closeHead) await closeHead();
