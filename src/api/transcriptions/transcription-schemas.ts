@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { JOB_STATUSES } from '../../platform/db/job-records.js';
 import { named, Nullable } from '../../platform/http/named-schema.js';
 import { cursorListSchema } from '../list-paging.js';
+import { DiarizationConfigMultipartField, DiarizationConfigSchema, DiarizeField, DiarizeMultipartField, SpeakersSchema } from '../diarization-fields.js';
 
 export const SegmentSchema = named(
   'Segment',
@@ -78,7 +79,12 @@ export const TranscriptionJobSchema = named(
     language: Type.String({ description: 'The job language; for auto, the detected language once known' }),
     text: Nullable(Type.String()),
     segments: Nullable(Type.Array(SegmentSchema)),
-    speakers: Type.Null(),
+    speakers: Nullable(SpeakersSchema),
+    warnings: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Only on jobs that asked for diarization: messages such as a failed diarization (the job then completes without speakers)',
+      }),
+    ),
     progress: Nullable(ProgressSchema),
     duration_seconds: Nullable(Type.Number()),
     processing_time_seconds: Nullable(Type.Number()),
@@ -107,6 +113,8 @@ export const CreateTranscriptionJson = Type.Object({
   language: LanguageField,
   mode: Type.Optional(ModeField),
   model: Type.Optional(ModelField),
+  diarize: Type.Optional(DiarizeField),
+  diarization_config: Type.Optional(DiarizationConfigSchema),
 });
 
 export const CreateTranscriptionMultipart = Type.Object({
@@ -114,6 +122,8 @@ export const CreateTranscriptionMultipart = Type.Object({
   language: LanguageField,
   mode: Type.Optional(ModeField),
   model: Type.Optional(ModelField),
+  diarize: Type.Optional(DiarizeMultipartField),
+  diarization_config: Type.Optional(DiarizationConfigMultipartField),
 });
 
 /** Multipart text fields as validated after the upload (the file arrives as a stream). */
@@ -121,6 +131,8 @@ export const MultipartTranscriptionFields = Type.Object({
   language: LanguageField,
   mode: Type.Optional(ModeField),
   model: Type.Optional(ModelField),
+  diarize: Type.Optional(DiarizeMultipartField),
+  diarization_config: Type.Optional(DiarizationConfigMultipartField),
 });
 
 export const ListTranscriptionsQuery = Type.Object({

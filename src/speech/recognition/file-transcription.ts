@@ -10,12 +10,13 @@ import type { ModelRegistry } from '../models/model-registry.js';
 import type { CtcRecognizer } from './ctc-recognizer.js';
 import { DETECTION_SECONDS, type LanguageDetection } from './language-detector.js';
 import { transcribeAll } from './transcriber.js';
+import { diarizeTranscript, type DiarizationRequest, type Diarizer, type FileDiarization } from '../diarization/transcript-diarization.js';
 
 export interface FileTranscriptionProgress {
   readonly doneSegments: number;
   /** Estimated from the audio duration; grows if the estimate was short. */
   readonly totalSegments: number;
-  readonly stage: 'decoding' | 'detecting_language' | 'transcribing';
+  readonly stage: 'decoding' | 'detecting_language' | 'transcribing' | 'diarizing';
 }
 
 export interface FileTranscriptionRequest {
@@ -29,6 +30,8 @@ export interface FileTranscriptionRequest {
   readonly onProgress: (progress: FileTranscriptionProgress) => void;
   /** Called once the language is known (detected for `auto`) and the model chosen. */
   readonly onLanguage?: (language: string, model: string) => void;
+  /** Speaker diarization after recognition; absent or null: none (segments keep `speaker: null`). */
+  readonly diarization?: DiarizationRequest | null;
 }
 
 export interface FileTranscription {
@@ -38,6 +41,8 @@ export interface FileTranscription {
   readonly segments: Segment[];
   /** How `auto` was answered; null when the language was given. */
   readonly detection: LanguageDetection | null;
+  /** Speakers (or the warning of a failed diarization) when diarization was requested; null otherwise. */
+  readonly diarization: FileDiarization | null;
 }
 
 /** What a file transcription runs on (held by the Speech façade). */
@@ -50,6 +55,8 @@ export interface FileTranscriptionParts {
   readonly maxInFlightPerJob?: number;
   recognizerFor(model: string): CtcRecognizer;
   detectLanguage(pcm: Float32Array, signal: AbortSignal): Promise<LanguageDetection>;
+  /** Runs diarization off the event loop (required only for requests that ask for it). */
+  readonly diarize?: Diarizer;
 }
 
 const SNIFF_HEAD_BYTES = 64;
@@ -89,7 +96,9 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
     }
     const model = choice.model!;
     request.onLanguage?.(choice.language, model);
-    const { segments, audioMs } = await transcribeAll(pcm, {
+    const kept = request.diarization ? new PcmCollector(probe.durationSeconds) : null;
+    if (kept !== null) pcm = kept.tap(pcm);
+    const { segments, words, audioMs } = await transcribeAll(pcm, {
       recognizer: parts.recognizerFor(model),
       segmenter: parts.segmenter,
       maxInFlight: parts.maxInFlightPerJob,
@@ -98,8 +107,51 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
       onProgress: (p) => request.onProgress({ stage: 'transcribing', doneSegments: p.doneSegments, totalSegments: p.totalSegments }),
     });
     closeHead = null;
-    return { language: choice.language, model, durationSeconds: audioMs / 1000, segments, detection };
+    const result = { language: choice.language, model, durationSeconds: audioMs / 1000, segments, detection, diarization: null };
+    if (kept === null || !request.diarization) return result;
+    if (!parts.diarize) throw new Error('file transcription: diarization requested without a diarizer');
+    request.onProgress({ stage: 'diarizing', doneSegments: segments.length, totalSegments: segments.length });
+    const diarized = await diarizeTranscript(kept.samples(), segments, words, request.diarization, parts.diarize, signal);
+    return { ...result, segments: diarized.segments, diarization: diarized.diarization };
   } finally {
     if (closeHead) await closeHead();
+  }
+}
+
+/**
+ * Keeps a copy of the decoded samples passing through (diarization needs the whole file once
+ * recognition is done): one buffer sized from the probed duration, grown when that was short.
+ */
+class PcmCollector {
+  private buffer: Float32Array;
+  private length = 0;
+
+  constructor(durationSeconds: number | null) {
+    this.buffer = new Float32Array(Math.max(PCM_SAMPLE_RATE, Math.ceil((durationSeconds ?? 60) * PCM_SAMPLE_RATE) + PCM_SAMPLE_RATE));
+  }
+
+  tap(source: AsyncIterable<Float32Array>): AsyncIterable<Float32Array> {
+    const self = this;
+    return (async function* () {
+      for await (const chunk of source) {
+        self.append(chunk);
+        yield chunk;
+      }
+    })();
+  }
+
+  private append(chunk: Float32Array): void {
+    if (this.length + chunk.length > this.buffer.length) {
+      const grown = new Float32Array(Math.max(this.length + chunk.length, Math.ceil(this.buffer.length * 1.5)));
+      grown.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+    }
+    this.buffer.set(chunk, this.length);
+    this.length += chunk.length;
+  }
+
+  /** The samples seen (a view; the collector is done with them). */
+  samples(): Float32Array {
+    return this.buffer.subarray(0, this.length);
   }
 }
