@@ -174,3 +174,20 @@ describe('diarization on the unified API (extension)', () => {
     expect(child.speakers).toEqual({ count: 2, labels: ['SPEAKER_00', 'SPEAKER_01'] });
   });
 });
+
+describe('diarization in the published descriptions', () => {
+  it('OpenAPI declares diarize and diarization_config on every create route, and /llms.txt lists the guide', async () => {
+    const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as any;
+    const resolve = (schema: any): any => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').at(-1)] : schema);
+    for (const path of ['/transcribe', '/v1/transcriptions', '/v1/transcriptions/batch']) {
+      const body = resolve(doc.paths[path].post.requestBody.content['application/json'].schema);
+      expect(Object.keys(body.properties), path).toEqual(expect.arrayContaining(['diarize', 'diarization_config']));
+    }
+    const job = resolve(doc.components.schemas.TranscriptionJob);
+    expect(JSON.stringify(job.properties.speakers)).toContain('Speakers');
+    expect(await (await fetch(`${gw.url}/llms.txt`)).text()).toContain('Speaker diarization');
+    const full = await (await fetch(`${gw.url}/llms-full.txt`)).text();
+    expect(full).toContain('SPEAKER_00');
+    expect(full).toContain('DIARIZATION_TIMEOUT_MS');
+  });
+});
