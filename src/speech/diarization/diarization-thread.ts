@@ -5,7 +5,9 @@ import type { DiarizationOptions, SpeakerTurn } from './diarize.js';
 
 /** What the worker is started with (its workerData); `pcm` is transferred, not copied. */
 export interface DiarizationTask {
+  /** Its whole buffer travels; the samples are its first `samples`. */
   readonly pcm: Float32Array;
+  readonly samples: number;
   readonly options: DiarizationOptions;
   /** The speaker projection (models/diarization/*.json). */
   readonly projectionPath: string;
@@ -50,15 +52,15 @@ function startWorker(task: DiarizationTask): Worker {
 
 /**
  * Runs `diarize` on 16 kHz mono PCM in a worker thread of its own, so the event loop never
- * carries it, under a time limit (the thread is terminated when it is reached). `pcm` is
- * transferred to the thread: the caller must not use it afterwards. Rejects with
+ * carries it, under a time limit (the thread is terminated when it is reached). The buffer of
+ * `pcm` is transferred to the thread: the caller must not use it afterwards. Rejects with
  * DiarizationError (failed or timed out), or the signal's reason when aborted.
  */
 export function diarizeInThread(pcm: Float32Array, options: DiarizationOptions, run: DiarizationRun): Promise<SpeakerTurn[]> {
   run.signal?.throwIfAborted();
-  // A view of part of a buffer cannot be transferred alone: give the thread exactly its samples.
-  const own = pcm.byteOffset === 0 && pcm.byteLength === pcm.buffer.byteLength && pcm.buffer instanceof ArrayBuffer ? pcm : pcm.slice();
-  const worker = startWorker({ pcm: own, options, projectionPath: run.projectionPath, nice: run.nice ?? null });
+  // The buffer is transferred whole (a view at its start needs no copy; any other view is copied).
+  const own = pcm.byteOffset === 0 && pcm.buffer instanceof ArrayBuffer ? new Float32Array(pcm.buffer) : pcm.slice();
+  const worker = startWorker({ pcm: own, samples: pcm.length, options, projectionPath: run.projectionPath, nice: run.nice ?? null });
   return new Promise<SpeakerTurn[]>((resolve, reject) => {
     let settled = false;
     const finish = (outcome: () => void): void => {

@@ -21,7 +21,7 @@ async function main(): Promise<DiarizationWorkerReply> {
     }
   }
   const projection = await loadSpeakerProjection(task.projectionPath);
-  const turns = diarize(task.pcm, task.options, projection);
+  const turns = diarize(task.pcm.subarray(0, task.samples), task.options, projection);
   return { ok: true, turns };
 }
 

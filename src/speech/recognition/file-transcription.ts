@@ -10,7 +10,13 @@ import type { ModelRegistry } from '../models/model-registry.js';
 import type { CtcRecognizer } from './ctc-recognizer.js';
 import { DETECTION_SECONDS, type LanguageDetection } from './language-detector.js';
 import { transcribeAll } from './transcriber.js';
-import { diarizeTranscript, type DiarizationRequest, type Diarizer, type FileDiarization } from '../diarization/transcript-diarization.js';
+import {
+  diarizeTranscript,
+  MAX_DIARIZATION_SECONDS,
+  type DiarizationRequest,
+  type Diarizer,
+  type FileDiarization,
+} from '../diarization/transcript-diarization.js';
 
 export interface FileTranscriptionProgress {
   readonly doneSegments: number;
@@ -96,7 +102,7 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
     }
     const model = choice.model!;
     request.onLanguage?.(choice.language, model);
-    const kept = request.diarization ? new PcmCollector(probe.durationSeconds) : null;
+    const kept = request.diarization ? new PcmCollector(probe.durationSeconds, MAX_DIARIZATION_SECONDS * PCM_SAMPLE_RATE) : null;
     if (kept !== null) pcm = kept.tap(pcm);
     const { segments, words, audioMs } = await transcribeAll(pcm, {
       recognizer: parts.recognizerFor(model),
@@ -121,13 +127,19 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
 /**
  * Keeps a copy of the decoded samples passing through (diarization needs the whole file once
  * recognition is done): one buffer sized from the probed duration, grown when that was short.
+ * Past `maxSamples` (or when memory for them cannot be had) it lets go of them: `samples()` is
+ * then null and only diarization goes without, never the transcription.
  */
 class PcmCollector {
-  private buffer: Float32Array;
+  private buffer: Float32Array | null;
   private length = 0;
 
-  constructor(durationSeconds: number | null) {
-    this.buffer = new Float32Array(Math.max(PCM_SAMPLE_RATE, Math.ceil((durationSeconds ?? 60) * PCM_SAMPLE_RATE) + PCM_SAMPLE_RATE));
+  constructor(
+    durationSeconds: number | null,
+    private readonly maxSamples: number,
+  ) {
+    const expected = Math.ceil((durationSeconds ?? 60) * PCM_SAMPLE_RATE) + PCM_SAMPLE_RATE;
+    this.buffer = expected > maxSamples + PCM_SAMPLE_RATE ? null : this.allocate(expected);
   }
 
   tap(source: AsyncIterable<Float32Array>): AsyncIterable<Float32Array> {
@@ -140,18 +152,33 @@ class PcmCollector {
     })();
   }
 
-  private append(chunk: Float32Array): void {
-    if (this.length + chunk.length > this.buffer.length) {
-      const grown = new Float32Array(Math.max(this.length + chunk.length, Math.ceil(this.buffer.length * 1.5)));
-      grown.set(this.buffer.subarray(0, this.length));
-      this.buffer = grown;
+  private allocate(samples: number): Float32Array | null {
+    try {
+      return new Float32Array(samples);
+    } catch {
+      return null;
     }
-    this.buffer.set(chunk, this.length);
+  }
+
+  private append(chunk: Float32Array): void {
+    if (this.buffer === null) return;
+    const needed = this.length + chunk.length;
+    if (needed > this.maxSamples) {
+      this.buffer = null;
+      return;
+    }
+    if (needed > this.buffer.length) {
+      const grown = this.allocate(Math.min(this.maxSamples, Math.max(needed, Math.ceil(this.buffer.length * 1.5))));
+      grown?.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+      if (grown === null) return;
+    }
+    this.buffer!.set(chunk, this.length);
     this.length += chunk.length;
   }
 
-  /** The samples seen (a view; the collector is done with them). */
-  samples(): Float32Array {
-    return this.buffer.subarray(0, this.length);
+  /** The samples seen (a view at the start of the buffer, which diarization then takes over); null when not kept. */
+  samples(): Float32Array | null {
+    return this.buffer === null ? null : this.buffer.subarray(0, this.length);
   }
 }
