@@ -42,7 +42,11 @@ afterAll(async () => {
 async function jobApi(gateway: TestGateway, body: Record<string, unknown>): Promise<{ job: any; transcript: any }> {
   const key = await gateway.key();
   const headers = { 'content-type': 'application/json', 'x-api-key': key };
-  const submitted = await fetch(`${gateway.url}/transcribe`, { method: 'POST', headers, body: JSON.stringify({ audio_urls: [files.url('two.wav')], language: 'am', ...body }) });
+  const submitted = await fetch(`${gateway.url}/transcribe`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ audio_urls: [files.url('two.wav')], language: 'am', ...body }),
+  });
   expect(submitted.status).toBe(202);
   const { job_id } = (await submitted.json()) as { job_id: string };
   for (let i = 0; i < 1200; i++) {
@@ -105,7 +109,9 @@ describe('diarization on the job API', () => {
     // Labels on segments come first, in order of first appearance; every one of them is listed.
     const onSegments = speakersIn(three.transcript.segments);
     expect(three.transcript.speakers.labels.slice(0, onSegments.length)).toEqual(onSegments);
-    expect(three.transcript.speakers.labels).toEqual(Array.from({ length: three.transcript.speakers.count }, (_, i) => `SPEAKER_${String(i).padStart(2, '0')}`));
+    expect(three.transcript.speakers.labels).toEqual(
+      Array.from({ length: three.transcript.speakers.count }, (_, i) => `SPEAKER_${String(i).padStart(2, '0')}`),
+    );
   });
 
   it('a diarization that times out leaves the job COMPLETED with the plain transcript and a warning', async () => {
@@ -148,10 +154,19 @@ describe('diarization on the unified API (extension)', () => {
 
   it('checks the bounds (400) and takes the multipart form', async () => {
     const client = new JobsClient(gw.url, await gw.key());
-    const inverted = await client.submitUrl({ audio_url: files.url('two.wav'), language: 'am', diarize: true, diarization_config: { min_speakers: 4, max_speakers: 2 } });
+    const inverted = await client.submitUrl({
+      audio_url: files.url('two.wav'),
+      language: 'am',
+      diarize: true,
+      diarization_config: { min_speakers: 4, max_speakers: 2 },
+    });
     expect(inverted.status).toBe(400);
     expect(inverted.body.error).toMatchObject({ code: 'invalid_field_value', param: 'diarization_config' });
-    const upload = await client.submitFile(join(dir, 'two.wav'), { language: 'am', diarize: 'true', diarization_config: '{"min_speakers":1,"max_speakers":1}' });
+    const upload = await client.submitFile(join(dir, 'two.wav'), {
+      language: 'am',
+      diarize: 'true',
+      diarization_config: '{"min_speakers":1,"max_speakers":1}',
+    });
     expect(upload.status).toBe(202);
     const job: Job = await client.waitFor(upload.body.id, undefined, 120_000);
     expect(job.speakers).toEqual({ count: 1, labels: ['SPEAKER_00'] });
