@@ -20,7 +20,7 @@ export const SegmentSchema = named(
 export const ProgressSchema = named(
   'Progress',
   Type.Object({
-    stage: Type.String({ description: 'queued, downloading, decoding, detecting_language, transcribing, completed, failed, cancelled' }),
+    stage: Type.String({ description: 'queued, downloading, decoding, detecting_language, transcribing, diarizing (with diarize), completed, failed, cancelled' }),
     percent: Type.Number({ minimum: 0, maximum: 100 }),
     total_segments: Type.Integer({ description: 'On a batch parent: files' }),
     done_segments: Type.Integer({ description: 'On a batch parent: files in a final state' }),
