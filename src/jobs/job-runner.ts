@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
+import { diarizationOutcomeOptions, diarizationRequestOf } from './job-diarization.js';
 import { jobErrorFrom } from './job-errors.js';
 import type { JobEvents } from './job-events.js';
 import type { JobRecord, JobStore, Progress } from '../platform/db/job-records.js';
@@ -149,6 +150,7 @@ export class JobRunner {
         model: started.requestedModel === '' ? null : started.requestedModel,
         signal: controller.signal,
         ...(channelNamesOf(started) !== null ? { channelNames: channelNamesOf(started)! } : {}),
+        diarization: diarizationRequestOf(started),
         onLanguage: (language, model) => void jobs.update(jobId, { language, model }, ['processing'], held).catch(() => undefined),
         onProgress: (p) => {
           const now = Date.now();
@@ -176,6 +178,9 @@ export class JobRunner {
               .filter((t) => t.length > 0)
               .join(' ');
       const completedAt = new Date();
+      // A diarization that failed or timed out leaves the job completed with its plain transcript and a warning.
+      const diarized = diarizationOutcomeOptions(result.diarization);
+      if (result.diarization?.warning) log.warn({ warning: result.diarization.warning }, 'diarization failed: the job completes without speakers');
       const transcriptKey = `${jobPrefix(started)}/transcript.json`;
       await storage.putBuffer(
         transcriptKey,
@@ -188,6 +193,7 @@ export class JobRunner {
             duration_seconds: result.durationSeconds,
             text,
             segments: result.segments,
+            ...diarized,
             created_at: started.createdAt,
             completed_at: completedAt.toISOString(),
           }),
@@ -207,6 +213,7 @@ export class JobRunner {
           processingTimeSeconds: Math.round((completedAt.getTime() - startedAt.getTime()) / 10) / 100,
           completedAt: completedAt.toISOString(),
           transcriptObject: transcriptKey,
+          ...(result.diarization !== null ? { options: { ...started.options, ...diarized } } : {}),
           progress: { stage: 'completed', percent: 100, total_segments: result.segments.length, done_segments: result.segments.length },
           error: null,
           ...released,

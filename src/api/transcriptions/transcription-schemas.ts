@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { JOB_STATUSES } from '../../platform/db/job-records.js';
 import { named, Nullable } from '../../platform/http/named-schema.js';
 import { cursorListSchema } from '../list-paging.js';
+import { DiarizationConfigMultipartField, DiarizationConfigSchema, DiarizeField, DiarizeMultipartField, SpeakersSchema } from '../diarization-fields.js';
 
 export const SegmentSchema = named(
   'Segment',
@@ -25,7 +26,9 @@ export const SegmentSchema = named(
 export const ProgressSchema = named(
   'Progress',
   Type.Object({
-    stage: Type.String({ description: 'queued, downloading, decoding, detecting_language, transcribing, completed, failed, cancelled' }),
+    stage: Type.String({
+      description: 'queued, downloading, decoding, detecting_language, transcribing, diarizing (with diarize), completed, failed, cancelled',
+    }),
     percent: Type.Number({ minimum: 0, maximum: 100 }),
     total_segments: Type.Integer({ description: 'On a batch parent: files' }),
     done_segments: Type.Integer({ description: 'On a batch parent: files in a final state' }),
@@ -91,7 +94,12 @@ export const TranscriptionJobSchema = named(
     language: Type.String({ description: 'The job language; for auto, the detected language once known' }),
     text: Nullable(Type.String()),
     segments: Nullable(Type.Array(SegmentSchema)),
-    speakers: Type.Null(),
+    speakers: Nullable(SpeakersSchema),
+    warnings: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Only on jobs that asked for diarization: messages such as a failed diarization (the job then completes without speakers)',
+      }),
+    ),
     progress: Nullable(ProgressSchema),
     duration_seconds: Nullable(Type.Number()),
     processing_time_seconds: Nullable(Type.Number()),
@@ -125,6 +133,8 @@ export const CreateTranscriptionJson = Type.Object({
   model: Type.Optional(ModelField),
   channels: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2)], { description: CHANNELS_DESCRIPTION })),
   channel_names: Type.Optional(ChannelNamesField),
+  diarize: Type.Optional(DiarizeField),
+  diarization_config: Type.Optional(DiarizationConfigSchema),
 });
 
 const MultipartChannelsField = Type.Union([Type.Literal('1'), Type.Literal('2')], { description: CHANNELS_DESCRIPTION });
@@ -136,6 +146,8 @@ export const CreateTranscriptionMultipart = Type.Object({
   model: Type.Optional(ModelField),
   channels: Type.Optional(MultipartChannelsField),
   channel_names: Type.Optional(ChannelNamesField),
+  diarize: Type.Optional(DiarizeMultipartField),
+  diarization_config: Type.Optional(DiarizationConfigMultipartField),
 });
 
 /** Multipart text fields as validated after the upload (the file arrives as a stream). */
@@ -145,6 +157,8 @@ export const MultipartTranscriptionFields = Type.Object({
   model: Type.Optional(ModelField),
   channels: Type.Optional(MultipartChannelsField),
   channel_names: Type.Optional(ChannelNamesField),
+  diarize: Type.Optional(DiarizeMultipartField),
+  diarization_config: Type.Optional(DiarizationConfigMultipartField),
 });
 
 export const ListTranscriptionsQuery = Type.Object({
