@@ -34,6 +34,10 @@ export interface GatewayConfig {
     readonly maxWaitMs: number;
     readonly maxQueued: number;
   };
+  /** The speaker projection of diarization (models/diarization/*.json). */
+  readonly diarizationModel: string;
+  /** A file's diarization is stopped after this long; the file completes without speakers. */
+  readonly diarizationTimeoutMs: number;
   readonly ffmpegPath: string | null;
   readonly ffprobePath: string | null;
   /** yt-dlp executable for probing streaming-site pages; null when not installed. */
@@ -212,6 +216,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxWaitMs: v.TRANSLATION_MAX_WAIT_MS,
       maxQueued: v.TRANSLATION_MAX_QUEUED,
     },
+    diarizationModel: v.DIARIZATION_MODEL,
+    diarizationTimeoutMs: v.DIARIZATION_TIMEOUT_MS,
     ffmpegPath: v.FFMPEG_PATH,
     ffprobePath: v.FFPROBE_PATH,
     ytdlpPath: v.YTDLP_PATH,
