@@ -14,7 +14,7 @@ import { createTranslationMetrics, OnnxTranslationEngine, type TranslationEngine
 export async function openTranslation(config: GatewayConfig, logger: Logger, metrics: Registry | null): Promise<TranslationEngine | null> {
   const name = config.translation.model;
   if (name === null) {
-    logger.info('translation is off (TRANSLATION_MODEL is empty)');
+    logger.info('translation is off (TRANSLATION_MODEL=off)');
     return null;
   }
   const folder = join(config.modelsDir, name);

@@ -100,15 +100,22 @@ describe('POST /translate/v1', () => {
 });
 
 describe('without the model', () => {
-  it('the gateway starts and the endpoint answers 500 service_unavailable', async () => {
-    const bare = await startTestGateway({ TRANSLATION_MODEL: 'no-such-model' });
-    try {
-      const bareKey = await bare.key();
-      const response = await translate(bare.url, { key: bareKey, text: 'hello', src_lang: 'en', tgt_lang: 'am' });
-      expect(response.status).toBe(500);
-      expect(await response.json()).toMatchObject({ error: { type: 'server_error', code: 'service_unavailable' } });
-    } finally {
-      await bare.close();
-    }
-  }, 60_000);
+  it.each([
+    ['a missing folder', 'no-such-model'],
+    ['translation switched off', 'off'],
+  ])(
+    'the gateway starts and the endpoint answers 500 service_unavailable (%s)',
+    async (_case, model) => {
+      const bare = await startTestGateway({ MODELS_DIR: REPO_MODELS_DIR, TRANSLATION_MODEL: model });
+      try {
+        const bareKey = await bare.key();
+        const response = await translate(bare.url, { key: bareKey, text: 'hello', src_lang: 'en', tgt_lang: 'am' });
+        expect(response.status).toBe(500);
+        expect(await response.json()).toMatchObject({ error: { type: 'server_error', code: 'service_unavailable' } });
+      } finally {
+        await bare.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -90,8 +90,8 @@ export const CONFIG_TABLE = {
     {
       section: 'speech',
       description:
-        'translation model folder under `MODELS_DIR` serving `POST /translate/v1` (see `docs/translation-models.md`); empty disables translation. A missing or broken folder is logged and the endpoint answers 500 `service_unavailable`',
-      valuesText: 'folder name',
+        'translation model folder under `MODELS_DIR` serving `POST /translate/v1` (see `docs/translation-models.md`); `off` disables translation. A missing or broken folder is logged and the endpoint answers 500 `service_unavailable`',
+      valuesText: 'folder name, or `off`',
     },
     (value, name) =>
       /^[A-Za-z0-9._-]*$/.test(value.trim()) && !value.includes('..') ? null : `${name} must be a folder name under MODELS_DIR, got "${value}"`,

@@ -27,7 +27,7 @@ export interface GatewayConfig {
   readonly inferenceWorkerNice: number | null;
   /** Jobs transcribed at once by this process (they share the batched inference pool). */
   readonly jobWorkers: number;
-  /** The translation model (a folder under modelsDir; null: translation off) and its batching. */
+  /** The translation model (a folder under modelsDir; null: TRANSLATION_MODEL=off) and its batching. */
   readonly translation: {
     readonly model: string | null;
     readonly maxBatch: number;
@@ -211,7 +211,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     inferenceWorkerNice: v.INFERENCE_WORKER_NICE,
     jobWorkers: v.JOB_WORKERS,
     translation: {
-      model: v.TRANSLATION_MODEL.trim() === '' ? null : v.TRANSLATION_MODEL.trim(),
+      model: v.TRANSLATION_MODEL === 'off' ? null : v.TRANSLATION_MODEL,
       maxBatch: v.TRANSLATION_MAX_BATCH,
       maxWaitMs: v.TRANSLATION_MAX_WAIT_MS,
       maxQueued: v.TRANSLATION_MAX_QUEUED,
