@@ -53,6 +53,11 @@ async function main(): Promise<void> {
   };
   try {
     for (let i = 0; i < 8; i++) await once(); // warm-up
+    // The loop's delay with nothing to do, on this machine at this moment (other processes share the cores).
+    const idle = monitorEventLoopDelay({ resolution: 5 });
+    idle.enable();
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    idle.disable();
     const levels: Level[] = [];
     for (const concurrency of [1, 16]) {
       const latencies: number[] = [];
@@ -91,6 +96,7 @@ async function main(): Promise<void> {
       sentence: TWENTY_WORDS,
       direction: 'en-am',
       decoding: 'greedy',
+      idleEventLoopDelayP99Ms: round1(idle.percentile(99) / 1e6),
       levels,
       ratios: {
         throughputBatchedOverSingle: ratio3(batched.sentencesPerSecond, single.sentencesPerSecond),
