@@ -9,10 +9,12 @@
  *
  *   npm run bench:translate [-- requests-per-level=96]
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startTestGateway } from '../test/helpers/test-gateway.js';
-import { REPO_MODELS_DIR, TWENTY_WORDS } from '../test/helpers/translation-model.js';
+import { REPO_MODELS_DIR, TRANSLATION_MODEL_DIR, TWENTY_WORDS } from '../test/helpers/translation-model.js';
 import { publishReport, ratio3 } from './bench-results.js';
 
 const requestsPerLevel = Number(process.argv[2] ?? 96);
@@ -93,6 +95,9 @@ async function main(): Promise<void> {
       cpu: cpus()[0]?.model ?? 'unknown',
       cores: availableParallelism(),
       model: engine.name,
+      modelCheckpointStep:
+        (JSON.parse(readFileSync(join(TRANSLATION_MODEL_DIR, 'manifest.json'), 'utf8')) as { training?: { checkpoint_step?: number } }).training
+          ?.checkpoint_step ?? null,
       sentence: TWENTY_WORDS,
       direction: 'en-am',
       decoding: 'greedy',
