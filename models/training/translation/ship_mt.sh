@@ -14,7 +14,7 @@ $PY prepare_mt.py --data "$DATA" --out "$WORK/data"
 $PY train_mt.py --data "$WORK/data" --out "$WORK/run" --minutes "$MINUTES" 2>&1 | tee "$WORK/train.log"
 $PY export_mt.py --checkpoint "$WORK/run/final.pt" --data "$WORK/data" --out "$MODEL"
 $PY evaluate_mt.py --checkpoint "$WORK/run/final.pt" --data "$WORK/data" --split test --json "$WORK/test-greedy.json"
-$PY evaluate_mt.py --checkpoint "$WORK/run/final.pt" --data "$WORK/data" --split dev --json "$WORK/dev-greedy.json"
+$PY evaluate_mt.py --checkpoint "$WORK/run/final.pt" --data "$WORK/data" --split dev --limit 100 --json "$WORK/dev-greedy.json"
 $PY evaluate_mt.py --checkpoint "$WORK/run/final.pt" --data "$WORK/data" --split test --heldout-out "$MODEL/heldout" --json "$WORK/heldout-greedy.json"
 $PY evaluate_mt.py --checkpoint "$WORK/run/final.pt" --data "$WORK/data" --split test --heldout-out "$MODEL/heldout" --beam 4 --json "$WORK/heldout-beam.json"
 $PY write_mt_card.py --model "$MODEL" --test-greedy "$WORK/test-greedy.json" --heldout-greedy "$WORK/heldout-greedy.json" \

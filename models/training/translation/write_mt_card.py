@@ -53,11 +53,13 @@ One encoder-decoder transformer translates between Amharic, English and Tigrinya
 target language is chosen by a tag (`<2am>`, `<2en>`, `<2ti>`) placed as the first source token, so am↔ti needs
 no pivot through English. Served by the gateway's ONNX translation engine (`docs/translation-models.md`).
 
-**Read this first: this model is weak.** It was trained from scratch for {training['args'].get('minutes')} minutes on
-a shared 2-core CPU (no GPU was available) on about 29 k sentence pairs. Expect the gist of short news-style
-sentences at best, frequent wrong or invented content words, and poor handling of names, numbers and long
-sentences. It is a working baseline for the engine and the APIs, not a production translator; operators
-should serve stronger weights (the engine loads public Marian / NLLB-style exports, see the docs).
+**Read this first: this model does not translate usefully.** It was trained from scratch for
+{training['args'].get('minutes'):.0f} minutes on a shared 2-core CPU (no GPU was lent to this work) on about 29 k sentence pairs,
+and stopped after {len(epochs)} epochs, long before a model of this kind learns to follow its source. Its English output
+is fluent-looking text that is mostly unrelated to the source (chrF about 13); its Amharic and Tigrinya output is
+short fragments or loops of common words (chrF 3-6). It exists so that the engine, the text endpoint and file
+translation jobs run end to end on a model built from our own data; operators should serve stronger weights (the
+engine loads public Marian / NLLB-style exports: `docs/translation-models.md`).
 
 ## Architecture
 - Pre-norm transformer, {training['args']['enc_layers']} encoder and {training['args']['dec_layers']} decoder layers, model width {training['args']['dim']},
@@ -101,7 +103,7 @@ The 50 committed held-out sentences per direction (`heldout/`, drawn from the te
 
 {table([('greedy', held), ('beam 4', held_beam)])}
 
-Dev split (greedy), for reference: """ + ', '.join(f"{d} {dev['results'][d]['chrF']:.1f}" for d in DIRECTIONS) + f""" chrF.
+Dev split (greedy, first 100 sentences per direction), for reference: """ + ', '.join(f"{d} {dev['results'][d]['chrF']:.1f}" for d in DIRECTIONS) + f""" chrF.
 
 The gateway's regression test (`test/translation/translation-regression.test.ts`) translates `heldout/` through
 the served ONNX engine and requires chrF at least `regression_chrf` in manifest.json (the greedy figures above
@@ -111,8 +113,9 @@ Examples (held-out, greedy):
 {examples}
 
 ## What it cannot do
-- Translate reliably. Scores above are far below usable systems (published am-en systems trained on 100 k+
-  pairs reach chrF in the 40s-50s); this model was trained for about an hour on a CPU.
+- Translate. Scores above are far below usable systems (published am-en systems trained on 100 k+ pairs reach
+  chrF in the 40s-50s). What would change that here: GPU time (the same pipeline runs on CUDA unchanged), many
+  more epochs, and back-translation of `text/enh/` once a first model is good enough to make useful pairs.
 - am↔ti rests on 1,580 HornMT snippets only; expect it to be the weakest pair.
 - Domains: news, legal text and Wikipedia sentences. Conversation, call-centre speech and social-media text
   (AfriSenti) are out of domain; Oromo is not covered.
