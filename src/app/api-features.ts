@@ -7,6 +7,7 @@ import { jobApiRoutes } from '../api/job-api/job-api-routes.js';
 import { transcriptionRoutes } from '../api/transcriptions/transcription-routes.js';
 import { DIARIZATION_GUIDE_SECTIONS } from '../api/diarization-guide.js';
 import { captionRoutes } from '../api/transcriptions/caption-routes.js';
+import { TEXT_TRANSLATION_GUIDE } from '../api/translation/text-translation-guide.js';
 import { textTranslationRoutes } from '../api/translation/text-translation-routes.js';
 import { usageRoutes } from '../api/usage/usage-routes.js';
 import type { JobService } from '../jobs/job-service.js';
@@ -115,7 +116,7 @@ export function jobApiFeature(b: Backends, site: GatewaySite, jobs: JobService, 
   };
 }
 
-/** POST /translate/v1: declared, answering that no translation engine is installed. */
-export function textTranslationFeature(): Feature {
-  return { name: 'text translation', routes: textTranslationRoutes(null) };
+/** POST /translate/v1 on the translation engine (null: it answers 500 service_unavailable). */
+export function textTranslationFeature(b: Backends): Feature {
+  return { name: 'text translation', routes: textTranslationRoutes(b.translation), sections: TEXT_TRANSLATION_GUIDE };
 }

@@ -120,7 +120,7 @@ export class Gateway implements GatewaySite {
       transcriptionsFeature(b, this, jobs.service, media),
       media.feature({ jobs: jobs.service }),
       jobApiFeature(b, this, jobs.service, media),
-      textTranslationFeature(),
+      textTranslationFeature(b),
       // First to close: open sessions record their jobs before the runner and the store close.
       streaming,
     ];

@@ -24,8 +24,9 @@ import { OutboundGuard } from '../platform/net/outbound-guard.js';
 import { InProcessJobQueue, type JobQueue } from '../jobs/job-queue.js';
 import { newLeaseOwner } from '../jobs/job-runner.js';
 import { RedisJobQueue } from '../jobs/redis-job-queue.js';
-import { createSpeech, type Speech } from '../speech/speech.js';
+import { createSpeech, type Speech, type TranslationEngine } from '../speech/speech.js';
 import { ClosingStack } from './closing-stack.js';
+import { openTranslation } from './open-translation.js';
 import { loadSigningSecret } from './signing-secret.js';
 
 /** Builds the speech runtime; tests hand in their own, the gateway builds it from the configuration. */
@@ -50,6 +51,8 @@ export interface Backends {
   readonly metrics: Registry | null;
   readonly outbound: OutboundGuard;
   readonly speech: Speech;
+  /** The translation model (TRANSLATION_MODEL); null when off, missing or not loaded. */
+  readonly translation: TranslationEngine | null;
   /** How job ids reach workers; JobService closes it with the shutdown grace, `close()` only makes sure. */
   readonly queue: JobQueue;
   /** Probe results and session tokens: this process's, or shared through Redis. */
@@ -92,6 +95,8 @@ export async function openBackends(config: GatewayConfig, logger: Logger, speech
     const outbound = new OutboundGuard(config.allowPrivateNetwork, config.outboundAllowedCidrs);
     const speech = await speechFactory(config, logger, metrics);
     closing.push('speech', () => speech.close());
+    const translation = await openTranslation(config, logger, metrics);
+    if (translation !== null) closing.push('translation', () => translation.close());
     const owner = newLeaseOwner();
     const leaseMs = config.jobLeaseSeconds * 1000;
     const queue: JobQueue =
@@ -128,6 +133,7 @@ export async function openBackends(config: GatewayConfig, logger: Logger, speech
       metrics,
       outbound,
       speech,
+      translation,
       queue,
       cache,
       authenticator,

@@ -6,9 +6,16 @@ import { TRANSLATION_LANGUAGES, type TranslationEngine, type TranslationLanguage
 
 const Language = Type.Union(TRANSLATION_LANGUAGES.map((l) => Type.Literal(l)));
 
+/** Longest `text` accepted, in characters (Unicode code points); longer texts get 400 `invalid_field_value`. */
+export const TEXT_TRANSLATION_MAX_CHARS = 5000;
+
 const TextTranslationForm = Type.Object({
   key: Type.String({ description: 'The API key (sent in the form, not a header)' }),
-  text: Type.String({ minLength: 1, maxLength: 5000, description: 'At most 5000 characters' }),
+  text: Type.String({
+    minLength: 1,
+    maxLength: TEXT_TRANSLATION_MAX_CHARS,
+    description: `The text to translate: at most ${TEXT_TRANSLATION_MAX_CHARS} characters; split into sentences (. ? ! ። ፧ and line breaks), translated and joined again`,
+  }),
   src_lang: Language,
   tgt_lang: Language,
 });
@@ -24,8 +31,11 @@ export function textTranslationRoutes(engine: TranslationEngine | null): RouteDe
       operationId: 'translateText',
       summary: 'Translate a text between en, am and ti',
       description:
-        'Form-encoded body with `key`, `text`, `src_lang`, `tgt_lang` (any pair of distinct languages). ' +
-        'Errors use the unified envelope. Answers 500 service_unavailable when no translation engine is configured.',
+        'Form-encoded body with `key`, `text`, `src_lang`, `tgt_lang` (any pair of distinct languages among en, am, ti). ' +
+        `\`text\` holds at most ${TEXT_TRANSLATION_MAX_CHARS} characters (400 \`invalid_field_value\`, param \`text\`, beyond). ` +
+        'The text is split into sentences (Ethiopic punctuation kept), translated greedily by the shipped am/en/ti model with the sentences of concurrent requests batched together, and joined again (line breaks kept). ' +
+        'Errors use the unified envelope; requests count against the key rate limits like every endpoint. ' +
+        'Answers 500 `service_unavailable` when no translation model is loaded, 503 `server_overloaded` when the translation queue is full.',
       tags: ['Text translation'],
       surface: 'unified',
       auth: 'form-key',
@@ -39,7 +49,10 @@ export function textTranslationRoutes(engine: TranslationEngine | null): RouteDe
         if (engine === null) {
           throw new ApiError('service_unavailable', { message: 'Text translation is not available on this server: no translation engine is configured.' });
         }
-        const translated = await engine.translate(body.text, body.src_lang as TranslationLanguage, body.tgt_lang as TranslationLanguage, { mode: 'greedy', signal });
+        const translated = await engine.translate(body.text, body.src_lang as TranslationLanguage, body.tgt_lang as TranslationLanguage, {
+          mode: 'greedy',
+          signal,
+        });
         return { status: 200, body: { tgt_text: translated } };
       },
     }),

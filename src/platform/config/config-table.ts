@@ -85,6 +85,23 @@ export const CONFIG_TABLE = {
     description:
       "Linux: inference worker threads (and their onnxruntime threads) run at this nice value with `SCHED_BATCH`, so the event loop wins the CPU over model runs; `off` keeps them at the event loop's priority",
   }),
+  TRANSLATION_MODEL: text(
+    'translate-am-en-ti-v1',
+    {
+      section: 'speech',
+      description:
+        'translation model folder under `MODELS_DIR` serving `POST /translate/v1` (see `docs/translation-models.md`); `off` disables translation. A missing or broken folder is logged and the endpoint answers 500 `service_unavailable`',
+      valuesText: 'folder name, or `off`',
+    },
+    (value, name) =>
+      /^[A-Za-z0-9._-]*$/.test(value.trim()) && !value.includes('..') ? null : `${name} must be a folder name under MODELS_DIR, got "${value}"`,
+  ),
+  TRANSLATION_MAX_BATCH: integer(16, 1, 256, { section: 'speech', description: 'sentences of concurrent translation requests run as one batch' }),
+  TRANSLATION_MAX_WAIT_MS: integer(5, 0, 1000, { section: 'speech', description: 'how long a sentence waits for others to fill its translation batch' }),
+  TRANSLATION_MAX_QUEUED: integer(256, 1, 100_000, {
+    section: 'speech',
+    description: 'sentences waiting for the translation model before new requests are refused (503 `server_overloaded`)',
+  }),
   DIARIZATION_MODEL: path('models/diarization/speaker-lda-v1.json', {
     section: 'speech',
     description:

@@ -27,6 +27,13 @@ export interface GatewayConfig {
   readonly inferenceWorkerNice: number | null;
   /** Jobs transcribed at once by this process (they share the batched inference pool). */
   readonly jobWorkers: number;
+  /** The translation model (a folder under modelsDir; null: TRANSLATION_MODEL=off) and its batching. */
+  readonly translation: {
+    readonly model: string | null;
+    readonly maxBatch: number;
+    readonly maxWaitMs: number;
+    readonly maxQueued: number;
+  };
   /** The speaker projection of diarization (models/diarization/*.json). */
   readonly diarizationModel: string;
   /** A file's diarization is stopped after this long; the file completes without speakers. */
@@ -203,6 +210,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     inferenceWorkers: v.INFERENCE_WORKERS,
     inferenceWorkerNice: v.INFERENCE_WORKER_NICE,
     jobWorkers: v.JOB_WORKERS,
+    translation: {
+      model: v.TRANSLATION_MODEL === 'off' ? null : v.TRANSLATION_MODEL,
+      maxBatch: v.TRANSLATION_MAX_BATCH,
+      maxWaitMs: v.TRANSLATION_MAX_WAIT_MS,
+      maxQueued: v.TRANSLATION_MAX_QUEUED,
+    },
     diarizationModel: v.DIARIZATION_MODEL,
     diarizationTimeoutMs: v.DIARIZATION_TIMEOUT_MS,
     ffmpegPath: v.FFMPEG_PATH,

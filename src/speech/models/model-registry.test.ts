@@ -22,6 +22,8 @@ beforeAll(async () => {
   await mkdir(join(root, 'broken-json'));
   await writeFile(join(root, 'broken-json', 'manifest.json'), '{ nope');
   await mkdir(join(root, 'training')); // no manifest: not a model folder, silently ignored
+  await mkdir(join(root, 'translate-xx-v1')); // a translation model: the translation engine's, silently skipped
+  await writeFile(join(root, 'translate-xx-v1', 'manifest.json'), JSON.stringify({ kind: 'translation', name: 'translate-xx-v1' }));
 });
 
 afterAll(async () => {
@@ -50,6 +52,7 @@ describe('ModelRegistry', () => {
     expect(registry.autoDetect()).toBe(true);
     const problems = registry.problems().map((p) => `${p.dir.split('/').pop()}: ${p.message}`);
     expect(problems).toHaveLength(3);
+    expect(registry.get('translate-xx-v1')).toBeUndefined();
     expect(problems.find((p) => p.startsWith('broken-blank'))).toContain('blank_id 99 is outside the vocabulary (32 tokens)');
     expect(problems.find((p) => p.startsWith('broken-delimiter'))).toContain('word_delimiter "#" is not in the vocabulary');
     expect(problems.find((p) => p.startsWith('broken-json'))).toContain('not valid JSON');

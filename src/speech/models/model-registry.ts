@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ModelSelectionError } from './model-errors.js';
 import { loadModelFolder, type LoadedCtcModel, type LoadedLanguageIdModel, type LoadedModel } from './model-loader.js';
@@ -22,6 +22,16 @@ export interface ModelChoice {
 
 /** Name of the default model of a language when no manifest says `"default": true`. */
 export const conventionalDefault = (language: string): string => `small-${language}-v1`;
+
+/** A translation model's folder (manifest kind "translation"): served by the translation engine, not a speech model. */
+async function isTranslationFolder(folder: string): Promise<boolean> {
+  try {
+    const manifest = JSON.parse(await readFile(join(folder, 'manifest.json'), 'utf8')) as { kind?: unknown };
+    return manifest.kind === 'translation';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * The installed models: one per folder with a manifest.json. Each language gets a default
@@ -85,7 +95,7 @@ export class ModelRegistry {
         (s) => s.isFile(),
         () => false,
       );
-      if (!hasManifest) continue;
+      if (!hasManifest || (await isTranslationFolder(folder))) continue;
       try {
         models.push(await loadModelFolder(folder));
       } catch (error) {

@@ -1,0 +1,25 @@
+import type { DocumentSection } from '../../platform/http/llms-text.js';
+import { TEXT_TRANSLATION_MAX_CHARS } from './text-translation-routes.js';
+
+/** The /llms-full.txt guide to POST /translate/v1. */
+export const TEXT_TRANSLATION_GUIDE: readonly DocumentSection[] = [
+  {
+    title: 'Text translation',
+    body: [
+      '`POST /translate/v1` translates a text between English (`en`), Amharic (`am`) and Tigrinya (`ti`), any pair of distinct languages, with the shipped multilingual model (no pivot through English).',
+      '',
+      'The body is form-encoded (`application/x-www-form-urlencoded`), the API key travels in it:',
+      '',
+      '```',
+      'curl -s $BASE/translate/v1 -d key=$API_KEY --data-urlencode "text=Where is the hospital?" -d src_lang=en -d tgt_lang=am',
+      '{"tgt_text":"..."}',
+      '```',
+      '',
+      `- \`text\`: 1 to ${TEXT_TRANSLATION_MAX_CHARS} characters; beyond, 400 \`invalid_field_value\` with \`param: "text"\`.`,
+      '- The text is cut into sentences at `.` `?` `!` (followed by a space), `።` `፧` and line breaks; each sentence is translated on its own and the translations are joined with one space, line breaks kept. `፣` and `፤` stay inside a sentence.',
+      '- Same `src_lang` and `tgt_lang`, or a language outside en, am, ti: 400 `invalid_field_value`. Missing field: 400 `missing_required_field` with `param`. Unknown key: 401 `invalid_api_key`. Over the rate limit: 429 `rate_limit_exceeded` with `retry_after`.',
+      '- 500 `service_unavailable`: no translation model is loaded on this server. 503 `server_overloaded`: the translation queue is full; retry after `retry_after` seconds.',
+      '- Decoding is greedy for this endpoint (latency); file translation jobs use beam search.',
+    ].join('\n'),
+  },
+];

@@ -1,0 +1,358 @@
+/**
+ * The TranslationEngine of an ONNX encoder-decoder model folder (translation-manifest.ts). On the
+ * main thread it only splits texts into sentences (sentence-splitter.ts), queues them and joins
+ * the answers: sentences of concurrent requests that arrive within `maxWaitMs` are sent as one
+ * batch (sentence-queue.ts) to the translation worker thread (translation-worker.ts), which
+ * tokenises, runs the model and decodes. One batch runs at a time, greedy (text requests) before
+ * beam (file jobs); a beam batch holds maxBatch / beam_size sentences (the same decoder rows).
+ * The queue is bounded per mode: a request that finds `maxQueued` sentences of its mode waiting
+ * is refused with `server_overloaded` (503); a request is admitted whole, however many
+ * sentences it has, while the queue is below the bound.
+ * A worker that dies fails its batch (`model_error`) and is replaced.
+ *
+ * Why its own worker and not the acoustic InferencePool: the pool's requests are PCM rows with
+ * one model run each, while a translation batch is a loop of dependent decoder runs with a cache
+ * between them. The worker is started and prioritised the same way (worker thread, background
+ * nice value, onnxruntime threads inherited).
+ */
+import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { ApiError } from '../../platform/errors/api-error.js';
+import { SentenceQueue } from './sentence-queue.js';
+import { joinSentences, splitSentences, type Sentence } from './sentence-splitter.js';
+import type { TranslateOptions, TranslationEngine, TranslationLanguage, TranslationMode } from './translation-engine.js';
+import { readTranslationManifest, type TranslationManifest } from './translation-manifest.js';
+import type { TranslationObserver } from './translation-metrics.js';
+import type { FromTranslationWorker, ToTranslationWorker, TranslationItem, TranslationWorkerSettings } from './translation-protocol.js';
+
+export interface TranslationEngineOptions {
+  /** Sentences per batch. Default 16. */
+  readonly maxBatch?: number;
+  /** How long a sentence waits for others to fill its batch. Default 5 ms. */
+  readonly maxWaitMs?: number;
+  /** Sentences of a mode waiting before new requests of that mode are refused. Default 256. */
+  readonly maxQueued?: number;
+  /** onnxruntime intra-op threads of the worker. Default: the cores (at least 1). */
+  readonly intraOpThreads?: number;
+  /** Worker thread nice value (SCHED_BATCH); null keeps the process's. Default 10. */
+  readonly workerNice?: number | null;
+  readonly logger?: { warn(details: object, message: string): void } | null;
+  /** Metrics hooks (`createTranslationMetrics`). */
+  readonly observer?: TranslationObserver;
+}
+
+export interface TranslationStats {
+  readonly queued: number;
+  readonly batches: number;
+  /** Sentences per batch -> number of batches. */
+  readonly batchSizes: Readonly<Record<number, number>>;
+  readonly sentences: number;
+  readonly refused: number;
+}
+
+interface Request {
+  readonly outputs: string[];
+  remaining: number;
+  settled: boolean;
+  readonly resolve: (outputs: string[]) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Entry {
+  readonly mode: TranslationMode;
+  readonly enqueuedAt: number;
+  readonly item: TranslationItem;
+  readonly request: Request;
+  readonly index: number;
+}
+
+const require = createRequire(import.meta.url);
+
+/** Under vitest/tsx the sources are `.ts`: the worker boots through tsx's loader (as the inference workers do). */
+function createTranslationWorker(settings: TranslationWorkerSettings): Worker {
+  const self = import.meta.url;
+  const options = { workerData: settings, name: 'translation' };
+  if (self.endsWith('.ts')) {
+    const entry = new URL('./translation-worker.ts', self).href;
+    const tsx = pathToFileURL(require.resolve('tsx/esm/api')).href;
+    const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+    return new Worker(boot, { ...options, eval: true });
+  }
+  return new Worker(new URL('./translation-worker.js', self), options);
+}
+
+export class OnnxTranslationEngine implements TranslationEngine {
+  readonly name: string;
+  readonly languages: readonly TranslationLanguage[];
+  readonly manifest: TranslationManifest;
+  private readonly settings: TranslationWorkerSettings;
+  private readonly queue: SentenceQueue<Entry>;
+  private readonly maxQueued: number;
+  private readonly logger: TranslationEngineOptions['logger'];
+  private readonly observer: TranslationObserver;
+  private worker: Worker | null = null;
+  private running: { readonly id: number; readonly entries: Entry[] } | null = null;
+  private ready = false;
+  private nextId = 1;
+  private timer: NodeJS.Timeout | null = null;
+  private closing = false;
+  private closed: Promise<void> | null = null;
+  private drained: (() => void) | null = null;
+  private readonly counters = { batches: 0, batchSizes: {} as Record<number, number>, sentences: 0, refused: 0 };
+
+  private constructor(manifest: TranslationManifest, options: TranslationEngineOptions) {
+    this.manifest = manifest;
+    this.name = manifest.name;
+    this.languages = manifest.languages;
+    this.settings = {
+      manifest,
+      intraOpThreads: Math.max(1, options.intraOpThreads ?? availableParallelism()),
+      backgroundNice: options.workerNice === undefined ? 10 : options.workerNice,
+    };
+    const maxBatch = Math.max(1, options.maxBatch ?? 16);
+    // A beam batch holds beam_size decoder rows per sentence: as many rows as a greedy batch.
+    this.queue = new SentenceQueue<Entry>({
+      maxBatch: { greedy: maxBatch, beam: Math.max(1, Math.ceil(maxBatch / manifest.decoding.beamSize)) },
+      maxWaitMs: Math.max(0, options.maxWaitMs ?? 5),
+    });
+    this.maxQueued = Math.max(1, options.maxQueued ?? 256);
+    this.logger = options.logger ?? null;
+    this.observer = options.observer ?? {};
+    this.observer.queueDepth?.(() => this.queue.queued);
+  }
+
+  /** Reads the folder's manifest, starts the worker and waits until the model is loaded. */
+  static async open(folder: string, options: TranslationEngineOptions = {}): Promise<OnnxTranslationEngine> {
+    const engine = new OnnxTranslationEngine(readTranslationManifest(folder), options);
+    await engine.spawn();
+    return engine;
+  }
+
+  translate(text: string, source: TranslationLanguage, target: TranslationLanguage, options: TranslateOptions = {}): Promise<string> {
+    return this.translateMany([text], source, target, options).then((out) => out[0]!);
+  }
+
+  async translateMany(texts: readonly string[], source: TranslationLanguage, target: TranslationLanguage, options: TranslateOptions = {}): Promise<string[]> {
+    this.checkPair(source, target);
+    const split: Sentence[][] = texts.map((t) => splitSentences(t));
+    const items: TranslationItem[] = split.flat().map((s) => ({ text: s.text, source, target }));
+    if (items.length === 0) return texts.map(() => '');
+    const outputs = await this.submit(items, options.mode ?? 'greedy', options.signal);
+    let at = 0;
+    return split.map((sentences) => {
+      const joined = joinSentences(sentences, outputs.slice(at, at + sentences.length));
+      at += sentences.length;
+      return joined;
+    });
+  }
+
+  stats(): TranslationStats {
+    return { queued: this.queue.queued, ...this.counters, batchSizes: { ...this.counters.batchSizes } };
+  }
+
+  /** Stops intake, finishes queued and running batches, ends the worker. Idempotent. */
+  close(): Promise<void> {
+    this.closed ??= this.shutdown();
+    return this.closed;
+  }
+
+  private checkPair(source: TranslationLanguage, target: TranslationLanguage): void {
+    for (const [language, param] of [
+      [source, 'src_lang'],
+      [target, 'tgt_lang'],
+    ] as const) {
+      if (!this.languages.includes(language)) {
+        throw new ApiError('invalid_field_value', { message: `The translation model ${this.name} does not cover '${language}'.`, param });
+      }
+    }
+    if (source === target) throw new ApiError('invalid_field_value', { message: "'tgt_lang' must differ from 'src_lang'.", param: 'tgt_lang' });
+  }
+
+  private submit(items: readonly TranslationItem[], mode: TranslationMode, signal: AbortSignal | undefined): Promise<string[]> {
+    if (this.closing) return Promise.reject(new ApiError('service_unavailable', { message: 'The translation service is shutting down.' }));
+    if (this.queue.queuedIn(mode) >= this.maxQueued) {
+      this.counters.refused++;
+      this.observer.onRefused?.({ mode, sentences: items.length });
+      return Promise.reject(
+        new ApiError('server_overloaded', {
+          message: `The translation queue is full (${this.queue.queuedIn(mode)} sentences waiting). Retry later.`,
+          retryAfter: 1,
+        }),
+      );
+    }
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<string[]>((resolve, reject) => {
+      const request: Request = { outputs: new Array<string>(items.length).fill(''), remaining: items.length, settled: false, resolve, reject };
+      const now = performance.now();
+      const entries = items.map((item, index) => ({ mode, enqueuedAt: now, item, request, index }));
+      if (signal) {
+        const onAbort = (): void => {
+          this.queue.remove((e) => e.request === request);
+          this.settle(request, signal.reason);
+          this.checkDrained();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        const done = (): void => signal.removeEventListener('abort', onAbort);
+        const original = { resolve: request.resolve, reject: request.reject };
+        Object.assign(request, {
+          resolve: (o: string[]) => (done(), original.resolve(o)),
+          reject: (e: unknown) => (done(), original.reject(e)),
+        });
+      }
+      this.queue.add(entries);
+      this.dispatch();
+    });
+  }
+
+  private settle(request: Request, error: unknown | null): void {
+    if (request.settled) return;
+    request.settled = true;
+    if (error === null) request.resolve(request.outputs);
+    else request.reject(error);
+  }
+
+  private dispatch(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    if (!this.ready || this.running !== null || this.worker === null) return;
+    const now = performance.now();
+    const decision = this.queue.next(now, this.closing);
+    if (decision === null) return;
+    if ('wakeAt' in decision) {
+      this.timer = setTimeout(() => this.dispatch(), Math.max(0, decision.wakeAt - now));
+      return;
+    }
+    const entries = decision.take.filter((e) => !e.request.settled);
+    if (entries.length === 0) return this.dispatch();
+    const id = this.nextId++;
+    this.running = { id, entries };
+    const message: ToTranslationWorker = { type: 'translate', id, mode: entries[0]!.mode, items: entries.map((e) => e.item) };
+    this.worker.postMessage(message);
+  }
+
+  private spawn(): Promise<void> {
+    const worker = createTranslationWorker(this.settings);
+    this.worker = worker;
+    this.ready = false;
+    return new Promise<void>((resolve, reject) => {
+      let started = false;
+      worker.on('message', (message: FromTranslationWorker) => {
+        switch (message.type) {
+          case 'ready':
+            started = true;
+            this.ready = true;
+            resolve();
+            this.dispatch();
+            break;
+          case 'load-failed':
+            reject(new Error(`translation model ${this.name} did not load: ${message.message}`));
+            void worker.terminate();
+            break;
+          case 'result':
+          case 'failed':
+            this.answered(message);
+            break;
+          case 'closed':
+            break;
+        }
+      });
+      worker.on('error', (error) => {
+        if (!started) reject(error);
+        this.logger?.warn({ err: error }, 'translation worker error');
+      });
+      worker.on('exit', (code) => {
+        if (this.worker !== worker) return;
+        this.ready = false;
+        if (!started) {
+          reject(new Error(`translation worker exited with code ${code} while loading`));
+          return;
+        }
+        if (this.closing) return;
+        this.failRunning(`the translation worker exited with code ${code}`);
+        this.logger?.warn({ code }, 'translation worker exited; starting a new one');
+        setTimeout(() => {
+          if (!this.closing) this.spawn().catch((err: unknown) => this.logger?.warn({ err }, 'translation worker restart failed'));
+        }, 500).unref();
+      });
+    });
+  }
+
+  private answered(message: Extract<FromTranslationWorker, { type: 'result' | 'failed' }>): void {
+    const running = this.running;
+    if (running === null || running.id !== message.id) return;
+    this.running = null;
+    const mode = running.entries[0]!.mode;
+    this.observer.onBatch?.({
+      mode,
+      sentences: running.entries.length,
+      workerMs: message.type === 'result' ? message.workerMs : 0,
+      ok: message.type === 'result',
+    });
+    if (message.type === 'failed') this.failEntries(running.entries, message.message);
+    else {
+      const size = running.entries.length;
+      this.counters.batches++;
+      this.counters.sentences += size;
+      this.counters.batchSizes[size] = (this.counters.batchSizes[size] ?? 0) + 1;
+      running.entries.forEach((entry, i) => {
+        const request = entry.request;
+        if (request.settled) return;
+        request.outputs[entry.index] = message.outputs[i] ?? '';
+        if (--request.remaining === 0) this.settle(request, null);
+      });
+    }
+    this.checkDrained();
+    this.dispatch();
+  }
+
+  private failRunning(reason: string): void {
+    const running = this.running;
+    this.running = null;
+    if (running) this.failEntries(running.entries, reason);
+    this.checkDrained();
+  }
+
+  private failEntries(entries: readonly Entry[], reason: string): void {
+    const error = new ApiError('model_error', { message: `The translation model failed: ${reason}` });
+    for (const entry of entries) {
+      this.queue.remove((e) => e.request === entry.request);
+      this.settle(entry.request, error);
+    }
+  }
+
+  private checkDrained(): void {
+    if (this.drained && this.running === null && this.queue.queued === 0) {
+      const done = this.drained;
+      this.drained = null;
+      done();
+    }
+  }
+
+  private async shutdown(): Promise<void> {
+    this.closing = true;
+    if (this.queue.queued > 0 || this.running !== null) {
+      await new Promise<void>((resolve) => {
+        this.drained = resolve;
+        this.dispatch();
+        this.checkDrained();
+      });
+    }
+    if (this.timer) clearTimeout(this.timer);
+    const worker = this.worker;
+    this.worker = null;
+    if (worker === null) return;
+    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    const kill = setTimeout(() => void worker.terminate(), 5_000);
+    try {
+      worker.postMessage({ type: 'close' } satisfies ToTranslationWorker);
+    } catch {
+      // already gone
+    }
+    await exited;
+    clearTimeout(kill);
+  }
+}

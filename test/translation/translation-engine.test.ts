@@ -1,0 +1,151 @@
+// The translation engine on the shipped model (models/translate-am-en-ti-v1): every direction in
+// both decoding modes, batching against one at a time, sentence joining, long inputs, the
+// bounded queue, and the same model loaded through a Marian-style manifest (source.spm,
+// target.spm, vocab.json).
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OnnxTranslationEngine } from '../../src/speech/speech.js';
+import { joinSentences, splitSentences } from '../../src/speech/translation/sentence-splitter.js';
+import { DIRECTIONS, SAMPLES, TRANSLATION_MODEL_DIR, scriptShare, sentencePiecePieces } from '../helpers/translation-model.js';
+
+let engine: OnnxTranslationEngine;
+beforeAll(async () => {
+  engine = await OnnxTranslationEngine.open(TRANSLATION_MODEL_DIR, { maxBatch: 16, maxWaitMs: 20, workerNice: null });
+}, 120_000);
+afterAll(async () => engine?.close());
+
+describe('every direction, greedy and beam', () => {
+  for (const [source, target] of DIRECTIONS) {
+    it(`${source} -> ${target} gives non-empty ${target === 'en' ? 'Latin' : 'Ethiopic'} text`, async () => {
+      for (const mode of ['greedy', 'beam'] as const) {
+        const outputs = await engine.translateMany(SAMPLES[source], source, target, { mode });
+        expect(outputs).toHaveLength(SAMPLES[source].length);
+        for (const output of outputs) {
+          expect(output.trim().length, `${mode}: ${JSON.stringify(outputs)}`).toBeGreaterThan(0);
+          expect(scriptShare(output, target), `${mode}: ${output}`).toBeGreaterThan(0.8);
+        }
+      }
+    }, 120_000);
+  }
+});
+
+describe('batching', () => {
+  it('gives the same outputs as one sentence at a time', async () => {
+    const texts = [...SAMPLES.en, 'Good morning.', 'The market opens on Monday and closes on Saturday.'];
+    const alone: string[] = [];
+    for (const text of texts) alone.push(await engine.translate(text, 'en', 'am'));
+    const batchesBefore = engine.stats().batches;
+    const together = await Promise.all(texts.map((text) => engine.translate(text, 'en', 'am')));
+    expect(together).toEqual(alone);
+    // Concurrent requests shared batches.
+    expect(engine.stats().batches - batchesBefore).toBeLessThan(texts.length);
+    expect(await engine.translateMany(texts, 'en', 'am')).toEqual(alone);
+  }, 120_000);
+
+  it('gives the same beam-search outputs batched as one sentence at a time', async () => {
+    const texts = [...SAMPLES.ti, 'ሰላም።'];
+    const alone: string[] = [];
+    for (const text of texts) alone.push(await engine.translate(text, 'ti', 'en', { mode: 'beam' }));
+    expect(await Promise.all(texts.map((text) => engine.translate(text, 'ti', 'en', { mode: 'beam' })))).toEqual(alone);
+  }, 120_000);
+});
+
+describe('texts', () => {
+  it('translates sentence by sentence and keeps paragraph breaks', async () => {
+    const [a, b, c] = SAMPLES.am;
+    const input = `${a} ${b}\n\n${c}`;
+    const whole = await engine.translate(input, 'am', 'en');
+    const parts = await engine.translateMany([a!, b!, c!], 'am', 'en');
+    expect(splitSentences(input).map((x) => x.text)).toEqual([a, b, c]);
+    // One space within the paragraph, the blank line kept (empty translations leave no separator).
+    expect(whole).toBe(joinSentences(splitSentences(input), parts));
+    if (parts.every((p) => p.length > 0)) expect(whole).toBe(`${parts[0]} ${parts[1]}\n\n${parts[2]}`);
+  }, 60_000);
+
+  it('answers an empty text with an empty text', async () => {
+    expect(await engine.translate('   ', 'en', 'am')).toBe('');
+  });
+
+  it('cuts a sentence longer than max_input_tokens into chunks and caps the output', async () => {
+    const words = Array.from({ length: 400 }, (_, i) => ['water', 'school', 'market', 'village', 'road'][i % 5]).join(' ');
+    const output = await engine.translate(words, 'en', 'am');
+    expect(output.length).toBeGreaterThan(0);
+    const { max_output_tokens: maxOut } = JSON.parse(readFileSync(join(TRANSLATION_MODEL_DIR, 'manifest.json'), 'utf8')).decoding;
+    // 400 words are more than one chunk; each chunk's output is capped at max_output_tokens pieces.
+    expect(output.split(/\s+/).length).toBeLessThan(4 * maxOut);
+  }, 120_000);
+
+  it('refuses a language the model does not cover, or the same language twice', async () => {
+    await expect(engine.translate('hello', 'en', 'om' as 'am')).rejects.toMatchObject({ code: 'invalid_field_value', param: 'tgt_lang' });
+    await expect(engine.translate('hello', 'en', 'en')).rejects.toMatchObject({ code: 'invalid_field_value' });
+  });
+
+  it('does not let a language token in the text pick the target', async () => {
+    const plain = await engine.translate(SAMPLES.en[1]!, 'en', 'am');
+    expect(await engine.translate(`<2ti> ${SAMPLES.en[1]}`, 'en', 'am')).toBe(plain);
+  }, 60_000);
+});
+
+describe('a bounded queue', () => {
+  it('refuses requests with server_overloaded once maxQueued sentences wait', async () => {
+    const small = await OnnxTranslationEngine.open(TRANSLATION_MODEL_DIR, { maxBatch: 1, maxWaitMs: 0, maxQueued: 2, workerNice: null });
+    try {
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => small.translate(SAMPLES.en[0]!, 'en', 'ti')));
+      const refused = results.filter((r) => r.status === 'rejected');
+      expect(refused.length).toBeGreaterThan(0);
+      for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'server_overloaded', status: 503 });
+      expect(results.some((r) => r.status === 'fulfilled')).toBe(true);
+      expect(small.stats().refused).toBe(refused.length);
+    } finally {
+      await small.close();
+    }
+    await expect(small.translate('hello', 'en', 'am')).rejects.toMatchObject({ code: 'service_unavailable' });
+  }, 120_000);
+});
+
+describe('the public Marian export layout', () => {
+  it('loads the same model from source.spm, target.spm and vocab.json and translates the same', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'marian-layout-'));
+    try {
+      const ours = JSON.parse(readFileSync(join(TRANSLATION_MODEL_DIR, 'manifest.json'), 'utf8'));
+      for (const file of readdirSync(TRANSLATION_MODEL_DIR)) {
+        if (file.endsWith('.onnx') || file.endsWith('.bin') || file.endsWith('.data')) symlinkSync(join(TRANSLATION_MODEL_DIR, file), join(folder, file));
+      }
+      const spm = join(TRANSLATION_MODEL_DIR, ours.tokenizer.model);
+      copyFileSync(spm, join(folder, 'source.spm'));
+      copyFileSync(spm, join(folder, 'target.spm'));
+      const vocab = Object.fromEntries(sentencePiecePieces(readFileSync(spm)).map((piece, id) => [piece, id]));
+      writeFileSync(join(folder, 'vocab.json'), JSON.stringify(vocab));
+      // Written the way an operator describes an Optimum Marian export: default file names, no model field.
+      const manifest = {
+        kind: 'translation',
+        name: 'marian-style-copy',
+        languages: ours.languages,
+        tokenizer: { type: 'sentencepiece', source: 'source.spm', target: 'target.spm', vocab: 'vocab.json' },
+        target_tags: ours.target_tags,
+        target_tag_position: 'source',
+        onnx: { decoder: 'decoder_model.onnx', decoder_with_past: 'decoder_with_past_model.onnx' },
+        special_ids: ours.special_ids,
+        decoding: ours.decoding,
+      };
+      writeFileSync(join(folder, 'manifest.json'), JSON.stringify(manifest));
+      const marian = await OnnxTranslationEngine.open(folder, { workerNice: null });
+      try {
+        expect(marian.name).toBe('marian-style-copy');
+        for (const [source, target] of [
+          ['en', 'am'],
+          ['am', 'en'],
+          ['ti', 'am'],
+        ] as const) {
+          expect(await marian.translateMany(SAMPLES[source], source, target)).toEqual(await engine.translateMany(SAMPLES[source], source, target));
+        }
+      } finally {
+        await marian.close();
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 180_000);
+});

@@ -1,0 +1,38 @@
+// Model regression: chrF of the shipped model on its committed held-out sentences
+// (models/translate-am-en-ti-v1/heldout/<src>-<tgt>.src / .ref) must reach the bound the model's
+// manifest records per direction (`regression_chrf`, measured when the model was trained), with
+// the text endpoint's decoding (greedy). A direction without a bound fails the test.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { corpusChrf, OnnxTranslationEngine } from '../../src/speech/speech.js';
+import { DIRECTIONS, TRANSLATION_MODEL_DIR } from '../helpers/translation-model.js';
+
+const manifest = JSON.parse(readFileSync(join(TRANSLATION_MODEL_DIR, 'manifest.json'), 'utf8')) as { regression_chrf?: Record<string, number> };
+/** One sentence per line (line i of .src goes with line i of .ref); the final newline ends the last line. */
+const lines = (file: string): string[] => readFileSync(file, 'utf8').replace(/\n$/, '').split('\n');
+
+let engine: OnnxTranslationEngine;
+beforeAll(async () => {
+  engine = await OnnxTranslationEngine.open(TRANSLATION_MODEL_DIR, { workerNice: null });
+}, 120_000);
+afterAll(async () => engine?.close());
+
+describe('held-out chrF of the shipped translation model', () => {
+  for (const [source, target] of DIRECTIONS) {
+    const direction = `${source}-${target}`;
+    it(`${direction} reaches regression_chrf.${direction}`, async () => {
+      const bound = manifest.regression_chrf?.[direction];
+      expect(bound, `manifest.json has no regression_chrf.${direction}`).toBeTypeOf('number');
+      const base = join(TRANSLATION_MODEL_DIR, 'heldout', direction);
+      expect(existsSync(`${base}.src`) && existsSync(`${base}.ref`), `${base}.src/.ref`).toBe(true);
+      const sources = lines(`${base}.src`);
+      const references = lines(`${base}.ref`);
+      expect(sources.length).toBe(references.length);
+      expect(sources.length).toBeGreaterThanOrEqual(50);
+      const hypotheses = await engine.translateMany(sources, source, target, { mode: 'greedy' });
+      const chrf = corpusChrf(hypotheses, references);
+      expect(chrf, `${direction} chrF ${chrf.toFixed(2)}`).toBeGreaterThanOrEqual(bound!);
+    }, 300_000);
+  }
+});
