@@ -218,7 +218,7 @@ export class TranslationRunner {
       const failure =
         error instanceof UnitFailure ? error : new UnitFailure('INTERNAL_ERROR', 'An unexpected error stopped this unit; see the server log.');
       if (!(error instanceof UnitFailure)) this.deps.logger.error({ err: error, jobId: job.id, position: unit.position }, 'translation unit failed unexpectedly');
-      await translations.updateUnit(job.id, unit.position, { status: 'failed', error: { code: failure.code, message: failure.message } });
+      await translations.updateUnit(job.id, unit.position, { status: 'failed', error: { code: failure.code, message: failure.message } }, this.deps.owner);
       onUnitDone();
     };
     let doc: SourceDocument;
@@ -236,7 +236,12 @@ export class TranslationRunner {
         const output = renderOutput(doc, translated, unit.targetLanguage);
         const key = await writeOutput(this.deps.io, destinationUri, job, unit.outputName, output.body, output.contentType, signal);
         signal.throwIfAborted();
-        await translations.updateUnit(job.id, unit.position, { status: 'completed', targetObject: key, characters: sourceCharacters(doc), error: null });
+        await translations.updateUnit(
+          job.id,
+          unit.position,
+          { status: 'completed', targetObject: key, characters: sourceCharacters(doc), error: null },
+          this.deps.owner,
+        );
         onUnitDone();
       } catch (error) {
         await fail(unit, error);
@@ -252,7 +257,9 @@ export class TranslationRunner {
       if (attempt > 0) await sleep(this.deps.retryDelayMs * 2 ** (attempt - 1), signal);
       try {
         const out = await engine.translateMany(texts, source as TranslationLanguage, target as TranslationLanguage, { mode: 'beam', signal });
-        if (out.length !== texts.length) throw new Error(`the engine returned ${out.length} translations for ${texts.length} texts`);
+        if (out.length !== texts.length || out.some((t) => typeof t !== 'string')) {
+          throw new Error(`the engine returned ${out.length} translations for ${texts.length} texts`);
+        }
         return out;
       } catch (error) {
         signal.throwIfAborted();

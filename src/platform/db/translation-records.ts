@@ -70,7 +70,11 @@ export interface TranslationStore {
   get(jobId: string): Promise<TranslationJobRecord | null>;
   /** In position order. */
   units(jobId: string): Promise<TranslationUnitRecord[]>;
-  updateUnit(jobId: string, position: number, patch: TranslationUnitPatch): Promise<void>;
+  /**
+   * With `leaseOwner`, only while that process holds the job's lease (a runner that lost its
+   * job to another process writes nothing); returns whether the unit changed.
+   */
+  updateUnit(jobId: string, position: number, patch: TranslationUnitPatch, leaseOwner?: string): Promise<boolean>;
   /** Sets the callback pending with this body, due now; false when it has no callback_url or was scheduled before. */
   scheduleCallback(jobId: string, payload: string, at: string): Promise<boolean>;
   /** Leases up to `limit` pending callbacks due at `now` until `leaseUntil`; concurrent claimers take disjoint sets. */

@@ -102,14 +102,21 @@ export class TranslationRepository implements TranslationStore {
     return rows.map(unitFromRow);
   }
 
-  async updateUnit(jobId: string, position: number, patch: TranslationUnitPatch): Promise<void> {
+  async updateUnit(jobId: string, position: number, patch: TranslationUnitPatch, leaseOwner?: string): Promise<boolean> {
     const sets: string[] = ['updated_at = ?'];
     const values: unknown[] = [new Date().toISOString()];
     if (patch.status !== undefined) sets.push('status = ?') && values.push(patch.status);
     if (patch.targetObject !== undefined) sets.push('target_object = ?') && values.push(patch.targetObject);
     if (patch.error !== undefined) sets.push('error = ?') && values.push(patch.error === null ? null : JSON.stringify(patch.error));
     if (patch.characters !== undefined) sets.push('characters = ?') && values.push(patch.characters);
-    await this.db.run(`UPDATE translation_units SET ${sets.join(', ')} WHERE job_id = ? AND position = ?`, [...values, jobId, position]);
+    const held = leaseOwner === undefined ? '' : " AND EXISTS (SELECT 1 FROM jobs WHERE jobs.id = ? AND jobs.status = 'processing' AND jobs.lease_owner = ?)";
+    const changed = await this.db.run(`UPDATE translation_units SET ${sets.join(', ')} WHERE job_id = ? AND position = ?${held}`, [
+      ...values,
+      jobId,
+      position,
+      ...(leaseOwner === undefined ? [] : [jobId, leaseOwner]),
+    ]);
+    return changed > 0;
   }
 
   async scheduleCallback(jobId: string, payload: string, at: string): Promise<boolean> {
