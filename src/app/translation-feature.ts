@@ -9,6 +9,7 @@ import { TranslationCallbacks } from '../webhooks/translation-callbacks.js';
 import type { GatewaySite } from './api-features.js';
 import type { Feature } from './feature.js';
 import type { Backends } from './open-backends.js';
+import { TRANSLATION_GUIDE_SECTIONS } from './translation-guide.js';
 
 /** The engine file translation uses: the gateway's (TRANSLATION_MODEL), unless the caller of Gateway.start gave one. */
 export type TranslationEngineSource = () => TranslationEngine | null;
@@ -66,6 +67,7 @@ export function translationJobsFeature(b: Backends, site: GatewaySite, parts: { 
   });
   return {
     name: 'file translation',
+    sections: TRANSLATION_GUIDE_SECTIONS,
     routes: translationJobRoutes({
       translations: service,
       jobs: b.store.jobs,

@@ -76,3 +76,11 @@ describe('translation documents', () => {
     ]);
   });
 });
+
+describe('per-unit error codes', () => {
+  it('are codes of the error registry (docs/errors.md lists them)', async () => {
+    const { ERROR_REGISTRY } = await import('../platform/errors/error-registry.js');
+    const { TRANSLATION_UNIT_ERRORS } = await import('../platform/db/translation-records.js');
+    for (const code of TRANSLATION_UNIT_ERRORS) expect(ERROR_REGISTRY[code]).toMatchObject({ type: 'translation_unit_error', status: 200 });
+  });
+});

@@ -1,6 +1,5 @@
 import type { TranslationEngine } from '../../src/speech/speech.js';
 
-// biome-ignore lint/suspicious/noExplicitAny: response bodies in tests
 export type Json = any;
 
 /** A transcript JSON as the job API writes it, with diarization (speakers, types, an empty music segment). */
