@@ -47,7 +47,11 @@ export function translationRunner(
  * signed output downloads, the callbacks (outbox consumer, webhook schedule) and the expiry
  * sweep. Jobs themselves run in the job service's queue (see `translationRunner`).
  */
-export function translationJobsFeature(b: Backends, site: GatewaySite, parts: { readonly outbox: JobOutbox; readonly engine: TranslationEngineSource }): Feature {
+export function translationJobsFeature(
+  b: Backends,
+  site: GatewaySite,
+  parts: { readonly outbox: JobOutbox; readonly engine: TranslationEngineSource },
+): Feature {
   const { config } = b;
   const service = new TranslationJobs({
     jobs: b.store.jobs,

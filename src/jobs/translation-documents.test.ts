@@ -46,11 +46,7 @@ describe('translation documents', () => {
       ...input,
       language: 'en',
       text: 'ONE TWO',
-      segments: [
-        { ...input.segments[0], text: 'ONE' },
-        input.segments[1],
-        { ...input.segments[2], text: 'TWO' },
-      ],
+      segments: [{ ...input.segments[0], text: 'ONE' }, input.segments[1], { ...input.segments[2], text: 'TWO' }],
     });
   });
 

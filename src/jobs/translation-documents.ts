@@ -63,7 +63,11 @@ export function sourceCharacters(doc: SourceDocument): number {
 
 /** The texts the engine translates, in order: non-blank lines of text, or the non-blank segment texts. */
 export function textsToTranslate(doc: SourceDocument): string[] {
-  if (doc.kind === 'text') return doc.text.split(/\r?\n/).filter((line) => line.trim().length > 0).map((line) => line.trim());
+  if (doc.kind === 'text')
+    return doc.text
+      .split(/\r?\n/)
+      .filter((line) => line.trim().length > 0)
+      .map((line) => line.trim());
   return doc.segments.map((s) => (s['text'] as string).trim()).filter((t) => t.length > 0);
 }
 
@@ -109,7 +113,11 @@ export function sourceFileName(uri: string): string {
   } catch {
     path = uri;
   }
-  const last = path.split('/').filter((s) => s.length > 0).pop() ?? '';
+  const last =
+    path
+      .split('/')
+      .filter((s) => s.length > 0)
+      .pop() ?? '';
   try {
     return decodeURIComponent(last);
   } catch {

@@ -9,7 +9,10 @@
  *   the signed URL).
  */
 
-export type SourceLocation = { readonly kind: 'https'; readonly url: string } | { readonly kind: 'media'; readonly uri: string } | { readonly kind: 'svc'; readonly path: string };
+export type SourceLocation =
+  | { readonly kind: 'https'; readonly url: string }
+  | { readonly kind: 'media'; readonly uri: string }
+  | { readonly kind: 'svc'; readonly path: string };
 
 export type DestinationLocation = { readonly kind: 'storage'; readonly path: string } | { readonly kind: 'https'; readonly base: string };
 

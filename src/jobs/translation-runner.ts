@@ -117,7 +117,12 @@ export class TranslationRunner {
       for (const unit of units) if (unit.status === 'pending') byFile.set(unit.sourceUri, [...(byFile.get(unit.sourceUri) ?? []), unit]);
       const groups = [...byFile.values()];
       const reportProgress = (): void => {
-        const progress = { stage: 'translating', percent: Math.min(99, Math.floor((100 * done) / units.length)), total_segments: units.length, done_segments: done };
+        const progress = {
+          stage: 'translating',
+          percent: Math.min(99, Math.floor((100 * done) / units.length)),
+          total_segments: units.length,
+          done_segments: done,
+        };
         void jobs
           .update(jobId, { progress }, ['processing'], held)
           .then((updated) => updated && this.deps.events.emit('progress', updated))
@@ -151,7 +156,11 @@ export class TranslationRunner {
           progress: { stage: allFailed ? 'failed' : 'completed', percent: 100, total_segments: final.length, done_segments: final.length },
           options: { ...job.options, total_characters: characters },
           error: allFailed
-            ? { type: 'server_error', code: 'translation_failed', message: `All ${final.length} unit(s) failed: ${final[0]?.error?.message ?? 'unknown error'}` }
+            ? {
+                type: 'server_error',
+                code: 'translation_failed',
+                message: `All ${final.length} unit(s) failed: ${final[0]?.error?.message ?? 'unknown error'}`,
+              }
             : null,
           ...released,
         },
@@ -187,7 +196,10 @@ export class TranslationRunner {
         if (failed !== null) {
           for (const unit of await translations.units(jobId).catch(() => [])) {
             if (unit.status === 'pending') {
-              await translations.updateUnit(jobId, unit.position, { status: 'failed', error: { code: 'INTERNAL_ERROR', message: 'The job failed unexpectedly.' } });
+              await translations.updateUnit(jobId, unit.position, {
+                status: 'failed',
+                error: { code: 'INTERNAL_ERROR', message: 'The job failed unexpectedly.' },
+              });
             }
           }
           this.deps.events.emit('finished', failed);
@@ -215,9 +227,9 @@ export class TranslationRunner {
     const { translations } = this.deps;
     const fail = async (unit: TranslationUnitRecord, error: unknown): Promise<void> => {
       signal.throwIfAborted();
-      const failure =
-        error instanceof UnitFailure ? error : new UnitFailure('INTERNAL_ERROR', 'An unexpected error stopped this unit; see the server log.');
-      if (!(error instanceof UnitFailure)) this.deps.logger.error({ err: error, jobId: job.id, position: unit.position }, 'translation unit failed unexpectedly');
+      const failure = error instanceof UnitFailure ? error : new UnitFailure('INTERNAL_ERROR', 'An unexpected error stopped this unit; see the server log.');
+      if (!(error instanceof UnitFailure))
+        this.deps.logger.error({ err: error, jobId: job.id, position: unit.position }, 'translation unit failed unexpectedly');
       await translations.updateUnit(job.id, unit.position, { status: 'failed', error: { code: failure.code, message: failure.message } }, this.deps.owner);
       onUnitDone();
     };

@@ -16,7 +16,8 @@ export const isFinalTranslation = (job: JobRecord): boolean => FINAL_STATUSES.in
 /** A unit's error as shown; a unit left pending by a job that ended (e.g. interrupted twice by restarts) shows the job's reason. */
 function unitError(job: JobRecord, unit: TranslationUnitRecord): TranslationUnitError | null {
   if (unit.status === 'failed') return unit.error ?? { code: 'INTERNAL_ERROR', message: 'The unit failed.' };
-  if (unit.status === 'pending' && isFinalTranslation(job)) return { code: 'INTERNAL_ERROR', message: job.error?.message ?? 'The job ended before this unit ran.' };
+  if (unit.status === 'pending' && isFinalTranslation(job))
+    return { code: 'INTERNAL_ERROR', message: job.error?.message ?? 'The job ended before this unit ran.' };
   return null;
 }
 

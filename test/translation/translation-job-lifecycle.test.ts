@@ -44,7 +44,11 @@ const request = (uris: string[], targets: string[]) => ({
 });
 
 async function submit(gw: TestGateway, key: string, body: unknown): Promise<string> {
-  const response = await fetch(`${gw.url}/translate`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  const response = await fetch(`${gw.url}/translate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
   const json = (await response.json()) as Json;
   expect(response.status, JSON.stringify(json)).toBe(202);
   return json.job_id as string;
@@ -96,7 +100,12 @@ describe('file translation job lifecycle', () => {
     const key = await first.key();
     const release = sources.stall('resume-2.txt');
     const id = await submit(first, key, request([sources.url('resume-1.txt'), sources.url('resume-2.txt')], ['am']));
-    await until(async () => ((await get(first, key, `/translate/${id}`)).body.progress.completed_units === 1 ? true : undefined), 20_000, 20, 'first file not done');
+    await until(
+      async () => ((await get(first, key, `/translate/${id}`)).body.progress.completed_units === 1 ? true : undefined),
+      20_000,
+      20,
+      'first file not done',
+    );
     expect((await get(first, key, `/translate/${id}`)).body.status).toBe('PROCESSING');
     await first.close();
     release();
@@ -144,7 +153,12 @@ describe('file translation job lifecycle', () => {
     const id = await submit(dead, key, request([sources.url('a.txt')], ['ti']));
     await until(async () => ((await get(dead, key, `/translate/${id}`)).body.status === 'PROCESSING' ? true : undefined), 20_000, 20, 'not processing');
     const next = await start(env);
-    await until(async () => ((await next.gateway.store.jobs.get(id))?.leaseOwner === next.gateway.backends.owner ? true : undefined), 20_000, 20, 'not taken over');
+    await until(
+      async () => ((await next.gateway.store.jobs.get(id))?.leaseOwner === next.gateway.backends.owner ? true : undefined),
+      20_000,
+      20,
+      'not taken over',
+    );
     release();
     expect((await final(next, key, id)).status).toBe('COMPLETED');
   });

@@ -9,7 +9,10 @@ let key: string;
 let guardedKey: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ RATE_LIMIT_PER_MINUTE: '100000', JOB_SUBMISSIONS_PER_HOUR: '1000', TRANSLATION_MAX_UNITS: '6' }, { translationEngine: TEST_ENGINE });
+  gw = await startTestGateway(
+    { RATE_LIMIT_PER_MINUTE: '100000', JOB_SUBMISSIONS_PER_HOUR: '1000', TRANSLATION_MAX_UNITS: '6' },
+    { translationEngine: TEST_ENGINE },
+  );
   // The operator's default: the outbound guard refuses private and loopback addresses.
   guarded = await startTestGateway({ ALLOW_PRIVATE_NETWORK: 'false', RATE_LIMIT_PER_MINUTE: '100000' }, { translationEngine: TEST_ENGINE });
   key = await gw.key();
@@ -53,7 +56,11 @@ const CASES: [string, unknown, (string | number)[]][] = [
   ['target_languages not an array', { ...valid, target_languages: 'am' }, ['body', 'target_languages']],
   ['input_config missing', without('input_config'), ['body', 'input_config']],
   ['input_config.type missing', { ...valid, input_config: { uris: ['https://files.example.com/a.txt'] } }, ['body', 'input_config', 'type']],
-  ['input_config.type not BLOB_STORAGE', { ...valid, input_config: { type: 'S3', uris: ['https://files.example.com/a.txt'] } }, ['body', 'input_config', 'type']],
+  [
+    'input_config.type not BLOB_STORAGE',
+    { ...valid, input_config: { type: 'S3', uris: ['https://files.example.com/a.txt'] } },
+    ['body', 'input_config', 'type'],
+  ],
   ['uris missing', { ...valid, input_config: { type: 'BLOB_STORAGE' } }, ['body', 'input_config', 'uris']],
   ['uris empty', uris([]), ['body', 'input_config', 'uris']],
   ['more than 100 uris', uris(many(101)), ['body', 'input_config', 'uris']],
@@ -64,9 +71,17 @@ const CASES: [string, unknown, (string | number)[]][] = [
   ['an svc:// uri with dot segments', uris(['svc://out/../../etc/passwd']), ['body', 'input_config', 'uris', 0]],
   ['output_config missing', without('output_config'), ['body', 'output_config']],
   ['destination_uri missing', { ...valid, output_config: {} }, ['body', 'output_config', 'destination_uri']],
-  ['destination_uri of another scheme', { ...valid, output_config: { destination_uri: 'ftp://files.example.com/out/' } }, ['body', 'output_config', 'destination_uri']],
+  [
+    'destination_uri of another scheme',
+    { ...valid, output_config: { destination_uri: 'ftp://files.example.com/out/' } },
+    ['body', 'output_config', 'destination_uri'],
+  ],
   ['destination_uri http://', { ...valid, output_config: { destination_uri: 'http://files.example.com/out/' } }, ['body', 'output_config', 'destination_uri']],
-  ['destination_uri with a query', { ...valid, output_config: { destination_uri: 'https://files.example.com/out/?x=1' } }, ['body', 'output_config', 'destination_uri']],
+  [
+    'destination_uri with a query',
+    { ...valid, output_config: { destination_uri: 'https://files.example.com/out/?x=1' } },
+    ['body', 'output_config', 'destination_uri'],
+  ],
   ['s3:// without S3 storage', { ...valid, output_config: { destination_uri: 's3://bucket/out' } }, ['body', 'output_config', 'destination_uri']],
   ['svc:// without a prefix', { ...valid, output_config: { destination_uri: 'svc://' } }, ['body', 'output_config', 'destination_uri']],
   ['callback_url http://', { ...valid, callback_url: 'http://hooks.example.com/cb' }, ['body', 'callback_url']],

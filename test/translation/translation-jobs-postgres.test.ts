@@ -78,7 +78,14 @@ describe.skipIf(await skipWithout('postgres'))('file translation jobs on Postgre
     );
     expect(status).toMatchObject({ status: 'PARTIAL', progress: { total_units: 6, completed_units: 4, failed_units: 2 } });
     const results = (await get(`/translate/${id}/results`)).body;
-    expect(results.outputs.map((o: Json) => o.error?.code ?? o.status)).toEqual(['COMPLETED', 'COMPLETED', 'COMPLETED', 'COMPLETED', 'DOWNLOAD_ERROR', 'DOWNLOAD_ERROR']);
+    expect(results.outputs.map((o: Json) => o.error?.code ?? o.status)).toEqual([
+      'COMPLETED',
+      'COMPLETED',
+      'COMPLETED',
+      'COMPLETED',
+      'DOWNLOAD_ERROR',
+      'DOWNLOAD_ERROR',
+    ]);
     const transcript = (await (await fetch(results.outputs[2].target_uri)).json()) as Json;
     expect(transcript).toMatchObject({ language: 'am', duration: transcriptFixture.duration, speakers: transcriptFixture.speakers });
     const second = await callbacks.waitFor(2, 15_000);

@@ -161,7 +161,10 @@ describe('file translation jobs', () => {
 
   it('writes outputs to an https:// destination with one PUT each', async () => {
     const before = destination.requests.length;
-    const id = await submitted({ ...request([sources.url('docs/greeting.txt')], ['am', 'ti']), output_config: { destination_uri: `${destination.origin}/bucket/run-1` } });
+    const id = await submitted({
+      ...request([sources.url('docs/greeting.txt')], ['am', 'ti']),
+      output_config: { destination_uri: `${destination.origin}/bucket/run-1` },
+    });
     expect((await finished(id)).status).toBe('COMPLETED');
     const puts = destination.requests.slice(before);
     expect(puts.map((r) => [r.method, r.url]).sort()).toEqual([
@@ -204,7 +207,7 @@ describe('file translation jobs', () => {
       expect(output).toMatchObject({ status: 'FAILED', target_uri: null, error: { code: 'UPLOAD_ERROR' } });
       expect(output.error.message).toContain('HTTP 500');
     }
-    const delivery = await until(async () => callbacks.requests.find((r) => r.url === '/upload-hook') , 15_000, 50, "no callback");
+    const delivery = await until(async () => callbacks.requests.find((r) => r.url === '/upload-hook'), 15_000, 50, 'no callback');
     expect(delivery.headers['x-webhook-signature']).toBeUndefined(); // no callback_secret: unsigned, like a webhook without one
     expect(JSON.parse(delivery.body.toString())).toMatchObject({ job_id: id, status: 'FAILED' });
   });
@@ -234,7 +237,7 @@ describe('file translation jobs', () => {
     const pending = await get(`/translate/${id}/results`);
     expect(pending.status).toBe(409);
     expect(pending.body).toEqual({ detail: 'Job is still in progress' });
-    await until(async () => ((await get(`/translate/${id}`)).body.status === "PROCESSING" ? true : undefined), 15_000, 20, 'never PROCESSING');
+    await until(async () => ((await get(`/translate/${id}`)).body.status === 'PROCESSING' ? true : undefined), 15_000, 20, 'never PROCESSING');
     expect((await get(`/translate/${id}/results`)).status).toBe(409);
     const busy = await fetch(`${gw.url}/translate/${id}`, { method: 'DELETE', headers: { 'x-api-key': key } });
     expect(busy.status).toBe(409);
@@ -260,7 +263,21 @@ describe('file translation jobs', () => {
     await finished(id);
   });
 
-  it('counts jobs against the key\'s concurrent job limit', async () => {
+  it('is described by /openapi.json and /llms.txt', async () => {
+    const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as Json;
+    expect(Object.keys(doc.paths['/translate'])).toEqual(['post']);
+    expect(Object.keys(doc.paths['/translate/{job_id}']).sort()).toEqual(['delete', 'get']);
+    expect(Object.keys(doc.paths['/translate/{job_id}/results'])).toEqual(['get']);
+    expect(doc.paths['/translate'].post.security).toBeDefined();
+    const index = await (await fetch(`${gw.url}/llms.txt`)).text();
+    for (const line of ['POST /translate`', 'GET /translate/{job_id}`', 'GET /translate/{job_id}/results`', 'DELETE /translate/{job_id}`'])
+      expect(index).toContain(line);
+    const full = await (await fetch(`${gw.url}/llms-full.txt`)).text();
+    expect(full).toContain('## File translation jobs');
+    expect(full).toContain('TRANSLATION_ERROR (after 3 retries)');
+  });
+
+  it("counts jobs against the key's concurrent job limit", async () => {
     const limited = await gw.key({ limits: { concurrentJobs: 1 } });
     const release = sources.stall('docs/slow.txt');
     sources.files['docs/slow.txt'] = { body: 'slow text' };

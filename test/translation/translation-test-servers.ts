@@ -12,7 +12,9 @@ export interface SourceFile {
  * A real HTTPS host of source files (certificate from the test CA), with files added at will and
  * paths that stall until released (to hold a job in PROCESSING).
  */
-export async function startSourceServer(files: Record<string, SourceFile> = {}): Promise<
+export async function startSourceServer(
+  files: Record<string, SourceFile> = {},
+): Promise<
   TestServer & { url: (name: string) => string; files: Record<string, SourceFile>; stall: (name: string) => () => void; fetches: (name: string) => number }
 > {
   const stalled = new Map<string, ServerResponse[]>();

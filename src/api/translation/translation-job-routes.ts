@@ -69,7 +69,7 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
       summary: 'Submit a file translation job (plain text or transcript JSON; job API)',
       description:
         'Answers 202 with the job id at once (status PENDING). Units are (file, target language) pairs. Every validation rule answers 422 `{detail: [{loc, msg, type}]}`; ' +
-        'more than TRANSLATION_MAX_UNITS units answers 400. Counts against the key\'s job submissions per hour (shared with POST /transcribe, 429) and its concurrent jobs (429). ' +
+        "more than TRANSLATION_MAX_UNITS units answers 400. Counts against the key's job submissions per hour (shared with POST /transcribe, 429) and its concurrent jobs (429). " +
         'Every URL (sources, https:// destination, callback) passes the outbound guard. Answers 500 service_unavailable when no translation engine is configured.',
       tags: TAGS,
       surface: 'job',
@@ -154,7 +154,8 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
       path: '/translate/{job_id}',
       operationId: 'getTranslationJob',
       summary: 'Status and progress of a file translation job (job API)',
-      description: 'Statuses: PENDING, PROCESSING, COMPLETED, PARTIAL (some units failed), FAILED (all failed). 404 for unknown ids, ids of other accounts and transcription jobs.',
+      description:
+        'Statuses: PENDING, PROCESSING, COMPLETED, PARTIAL (some units failed), FAILED (all failed). 404 for unknown ids, ids of other accounts and transcription jobs.',
       tags: TAGS,
       surface: 'job',
       auth: 'x-api-key',
@@ -186,7 +187,8 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
       },
       handler: async ({ params, principal }) => {
         const { job, units } = await deps.translations.getOwned(params.job_id, principal!.accountId);
-        if (!isFinalTranslation(job)) throw new ApiError('job_in_progress', { message: 'The job is still in progress; results are available once it has finished.' });
+        if (!isFinalTranslation(job))
+          throw new ApiError('job_in_progress', { message: 'The job is still in progress; results are available once it has finished.' });
         const signer = deps.signer();
         return { status: 200, body: translationResultsView(job, units, (unit) => signOutputUrl(signer, job, unit, ttl())) };
       },
@@ -196,7 +198,8 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
       path: '/translate/{job_id}',
       operationId: 'deleteTranslationJob',
       summary: 'Remove a finished file translation job (job API)',
-      description: 'Removes the job metadata; output files in storage stay (signed URLs already issued keep working until they expire). 409 while PENDING or PROCESSING; 404 afterwards.',
+      description:
+        'Removes the job metadata; output files in storage stay (signed URLs already issued keep working until they expire). 409 while PENDING or PROCESSING; 404 afterwards.',
       tags: TAGS,
       surface: 'job',
       auth: 'x-api-key',

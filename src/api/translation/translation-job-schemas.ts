@@ -6,7 +6,10 @@ const Language = Type.Union(TRANSLATION_LANGUAGES.map((l) => Type.Literal(l)));
 const Status = Type.Union(['PENDING', 'PROCESSING', 'COMPLETED', 'PARTIAL', 'FAILED'].map((s) => Type.Literal(s)));
 
 export const SubmitTranslateBody = Type.Object({
-  source_language: Type.Union(TRANSLATION_LANGUAGES.map((l) => Type.Literal(l)), { description: 'am, en or ti' }),
+  source_language: Type.Union(
+    TRANSLATION_LANGUAGES.map((l) => Type.Literal(l)),
+    { description: 'am, en or ti' },
+  ),
   target_languages: Type.Array(Language, { minItems: 1, maxItems: 5, description: '1 to 5 distinct codes, each different from source_language' }),
   input_config: Type.Object({
     type: Type.Literal('BLOB_STORAGE', { description: 'only BLOB_STORAGE' }),
@@ -23,7 +26,9 @@ export const SubmitTranslateBody = Type.Object({
       description: 'svc://<prefix>, s3://<bucket>/<prefix> (FILES_BACKEND=s3) or an https:// prefix receiving one PUT per output',
     }),
   }),
-  callback_url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'https:// URL POSTed the final job payload once the job leaves PROCESSING' })),
+  callback_url: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 2048, description: 'https:// URL POSTed the final job payload once the job leaves PROCESSING' }),
+  ),
   callback_secret: Type.Optional(
     Type.String({ minLength: 16, maxLength: 256, description: 'signs the callback with X-Webhook-Signature (t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">)' }),
   ),
@@ -38,7 +43,10 @@ export const TranslationJobStatusSchema = named(
     status: Status,
     created_at: Type.String({ format: 'date-time' }),
     completed_at: Nullable(Type.String({ format: 'date-time' })),
-    expires_at: Type.String({ format: 'date-time', description: 'when the job metadata is removed once final (TRANSLATION_JOB_EXPIRY_HOURS after submission)' }),
+    expires_at: Type.String({
+      format: 'date-time',
+      description: 'when the job metadata is removed once final (TRANSLATION_JOB_EXPIRY_HOURS after submission)',
+    }),
     progress: Type.Object({ total_units: Type.Integer(), completed_units: Type.Integer(), failed_units: Type.Integer() }),
   }),
 );

@@ -18,13 +18,21 @@ const define = <K extends string>(registry: Record<K, ErrorDefinition>): Record<
 
 export const ERROR_REGISTRY = define({
   // 200: per-unit errors of file translation (`outputs[].error` of GET /translate/{job_id}/results; never an HTTP status)
-  DOWNLOAD_ERROR: { status: 200, type: 'translation_unit_error', message: 'The source could not be fetched (HTTP error, unreachable, refused by the outbound guard, too large).' },
+  DOWNLOAD_ERROR: {
+    status: 200,
+    type: 'translation_unit_error',
+    message: 'The source could not be fetched (HTTP error, unreachable, refused by the outbound guard, too large).',
+  },
   UNSUPPORTED_FORMAT: {
     status: 200,
     type: 'translation_unit_error',
     message: 'The source is not valid UTF-8 text, or a .json source is not transcript JSON (a "segments" array of objects with "text").',
   },
-  TRANSLATION_ERROR: { status: 200, type: 'translation_unit_error', message: 'The translation engine failed on this unit 4 times (the attempt and 3 retries), or none is configured.' },
+  TRANSLATION_ERROR: {
+    status: 200,
+    type: 'translation_unit_error',
+    message: 'The translation engine failed on this unit 4 times (the attempt and 3 retries), or none is configured.',
+  },
   UPLOAD_ERROR: { status: 200, type: 'translation_unit_error', message: 'The output could not be written to the destination.' },
   INTERNAL_ERROR: {
     status: 200,

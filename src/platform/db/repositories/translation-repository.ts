@@ -1,12 +1,6 @@
 import type { JobRecord } from '../job-records.js';
 import type { Row, SqlDatabase } from '../sql/executor.js';
-import type {
-  CallbackPatch,
-  TranslationJobRecord,
-  TranslationStore,
-  TranslationUnitPatch,
-  TranslationUnitRecord,
-} from '../translation-records.js';
+import type { CallbackPatch, TranslationJobRecord, TranslationStore, TranslationUnitPatch, TranslationUnitRecord } from '../translation-records.js';
 import { insertJobRows } from './job-repository.js';
 
 /** Unit rows per INSERT statement (10 parameters each). */
@@ -68,7 +62,17 @@ export class TranslationRepository implements TranslationStore {
            callback_status, callback_payload, callback_attempts, callback_next_at, callback_lease_until, callback_last_error,
            expires_at, created_at, updated_at)
          VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, 0, NULL, NULL, NULL, ?, ?, ?)`,
-        [t.jobId, t.sourceLanguage, JSON.stringify(t.targetLanguages), t.destinationUri, t.callbackUrl, t.callbackSecret, t.expiresAt, t.createdAt, t.updatedAt],
+        [
+          t.jobId,
+          t.sourceLanguage,
+          JSON.stringify(t.targetLanguages),
+          t.destinationUri,
+          t.callbackUrl,
+          t.callbackSecret,
+          t.expiresAt,
+          t.createdAt,
+          t.updatedAt,
+        ],
       );
       for (let start = 0; start < units.length; start += UNIT_CHUNK) {
         const chunk = units.slice(start, start + UNIT_CHUNK);
