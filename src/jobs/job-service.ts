@@ -214,10 +214,10 @@ export class JobService {
     for (const job of jobs) if (job.kind !== 'batch' && job.status === 'queued') await this.deps.queue.enqueue(job.id);
   }
 
-  /** A job visible to this account, or 404. */
+  /** A transcription job visible to this account, or 404 (file translation jobs live under /translate only). */
   async getOwned(id: string, accountId: string): Promise<JobRecord> {
     const job = await this.deps.jobs.get(id);
-    if (job === null || job.accountId !== accountId) throw new ApiError('job_not_found', { message: `No job ${id}.` });
+    if (job === null || job.accountId !== accountId || job.kind === 'translation') throw new ApiError('job_not_found', { message: `No job ${id}.` });
     return job;
   }
 

@@ -25,7 +25,11 @@ afterAll(async () => {
 });
 
 const post = async (body: unknown): Promise<{ status: number; body: Json }> => {
-  const response = await fetch(`${gw.url}/translate`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
+  const response = await fetch(`${gw.url}/translate`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as Json };
 };
 

@@ -257,6 +257,10 @@ describe('file translation jobs', () => {
     const other = await gw.key({ account: 'someone-else' });
     expect((await get(`/translate/${id}`, other)).status).toBe(404);
     expect((await get(`/transcribe/${id}`)).status).toBe(404);
+    const unified = await fetch(`${gw.url}/v1/transcriptions/${id}`, { headers: { authorization: `Bearer ${key}` } });
+    expect(unified.status).toBe(404);
+    const unifiedDelete = await fetch(`${gw.url}/v1/transcriptions/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    expect(unifiedDelete.status).toBe(404);
     expect((await get('/translate/tr_unknown')).body).toEqual({ detail: 'Job not found' });
     expect((await fetch(`${gw.url}/translate/${id}`)).status).toBe(401);
     expect((await get(`/translate/${id}`, 'sk_not_a_key')).status).toBe(403);
