@@ -78,7 +78,6 @@ async function main(): Promise<void> {
     NODE_EXTRA_CA_CERTS: join(REPO_ROOT, 'test', 'fixtures', 'tls', 'ca.pem'),
     RATE_LIMIT_PER_MINUTE: '100000',
     TRANSLATION_UNIT_CONCURRENCY: unitConcurrency,
-    LOG_LEVEL: 'warn',
   };
   const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'bench'], env, 60_000);
   const key = (JSON.parse(created.stdout) as { key: string }).key;
