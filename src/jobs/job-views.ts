@@ -17,11 +17,24 @@ export function transcriptionView(job: JobRecord): Record<string, unknown> {
     duration_seconds: job.durationSeconds,
     processing_time_seconds: job.processingTimeSeconds,
     error: job.status === 'failed' ? job.error : null,
-    metadata: { language: job.requestedLanguage, model: job.requestedModel, ...(job.model ? { resolved_model: job.model } : {}) },
+    metadata: {
+      language: job.requestedLanguage,
+      model: job.requestedModel,
+      ...(job.model ? { resolved_model: job.model } : {}),
+      ...(job.kind === 'websocket' ? sessionMetadata(job.options) : {}),
+    },
     created_at: job.createdAt,
     completed_at: job.completedAt,
     result_url: completed && job.transcriptObject ? `${jobPath(job.id)}/transcript` : null,
     audio_url: job.audioUrl,
     url: jobPath(job.id),
+  };
+}
+
+/** A finished WebSocket session's record: why it ended and how many times it was resumed. */
+function sessionMetadata(options: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return {
+    ...(typeof options['end_reason'] === 'string' ? { end_reason: options['end_reason'] } : {}),
+    ...(typeof options['resumes'] === 'number' ? { resumes: options['resumes'] } : {}),
   };
 }

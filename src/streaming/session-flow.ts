@@ -29,6 +29,11 @@ export class SessionFlow {
     this.#bytes += bytes;
   }
 
+  /** Audio bytes received in the session (chunk_received.total_bytes): the stream's byte offset. */
+  get totalBytes(): number {
+    return this.#totalBytes;
+  }
+
   get unacknowledged(): boolean {
     return this.#messages > 0;
   }

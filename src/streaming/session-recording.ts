@@ -39,7 +39,7 @@ export interface RecordingEnd {
 /** The query parameters worth replaying: everything but the one-time `token`. */
 export function recordableQuery(query: URLSearchParams): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of query) if (name !== 'token') out[name] = value;
+  for (const [name, value] of query) if (name !== 'token' && name !== 'resume_token') out[name] = value;
   return out;
 }
 

@@ -15,6 +15,12 @@ export interface SessionOutcome {
   readonly model: string | null;
   readonly audioSeconds: number;
   readonly error: { type: string; code: string; message: string } | null;
+  /**
+   * Why the session ended: end (END), session_duration_exceeded, idle_timeout, client_closed
+   * (the client closed without END), client_disconnected (the connection dropped and was not
+   * resumed in time), server_shutdown, or the error code of a failure.
+   */
+  readonly endReason: string;
   readonly stats: SessionStatsMessage;
 }
 

@@ -7,6 +7,13 @@
 // upgrade itself is corked. A refused upgrade still completes the WebSocket handshake so that
 // the client sees the spec's close code (4001, 4003, 4029, 1008) after one `error` message;
 // no session, job or audio buffer exists for it.
+//
+// Resuming (docs/streaming.md "Resuming a session"): a session whose connection drops without
+// a close frame (1006) is parked, not finished: it stays live (decoding what it has, holding its
+// connection slot and its share of capacity) in `SessionResumption` (ws-resume.ts) for
+// WS_RESUME_WINDOW_SECONDS. A connection with `resume_token` of the same key attaches to it
+// (taking it over from an older socket that is still open), gets `resumed` and what it missed;
+// when the window ends the session is finished as if the client had left.
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Logger } from 'pino';
@@ -23,16 +30,19 @@ import { newJobId } from '../jobs/job-service.js';
 import { recordingObject } from '../jobs/job-runner.js';
 import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
 import type { ApiKeyStore } from '../platform/db/store-types.js';
-import type { SileroVad, Speech } from '../speech/speech.js';
+import type { Speech } from '../speech/speech.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
 import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
-import { parseSessionQuery, type SessionSettings } from './ws-query.js';
+import { parseResumeQuery, parseSessionQuery } from './ws-query.js';
+import { SessionOutbox } from './session-outbox.js';
+import { SessionResumption } from './ws-resume.js';
+import type { Accepted, LiveSession, SocketData } from './ws-socket-data.js';
 import { RECORDING_CONTENT_TYPE, recordableQuery, SessionRecording } from './session-recording.js';
 import { WsSender } from './ws-sender.js';
-import type { SessionRecords } from './ws-session-record.js';
+import type { OpenedRecord, SessionRecords } from './ws-session-record.js';
 import { errorMessage } from './session-errors.js';
-import { StreamSession } from './ws-session.js';
+import { StreamSession, type SessionOutcome } from './ws-session.js';
 import { logRefusal, SessionLog, sessionLogger } from './ws-session-log.js';
 import type { SessionTokens } from './ws-session-tokens.js';
 import { authenticateUpgrade } from './ws-upgrade-auth.js';
@@ -62,29 +72,11 @@ export interface WsEndpointDeps {
   readonly workers: number;
 }
 
-interface Accepted {
-  /** The session id, also the connection slot it holds. */
-  readonly sessionId: string;
-  readonly principal: Principal;
-  readonly settings: SessionSettings;
-  readonly silero: SileroVad | null;
-  /** The query without `token`, kept for a `record=true` session's recording. */
-  readonly query: Record<string, string>;
-}
-
-interface SocketData {
-  readonly accepted: Accepted | null;
-  readonly refused: ApiError | null;
-  session: StreamSession | null;
-  sender: WsSender<SocketData> | null;
-  recording?: SessionRecording;
-  log?: SessionLog;
-}
-
 export class WsEndpoint {
   private readonly live = new Set<StreamSession>();
   private readonly completions = new Set<Promise<void>>();
   private readonly senders = new Set<WsSender<SocketData>>();
+  private readonly resumption: SessionResumption;
   private readonly ticker: NodeJS.Timeout;
   private readonly metrics: WsMetrics | null;
   private closing = false;
@@ -110,12 +102,29 @@ export class WsEndpoint {
           () => this.overload(),
         )
       : null;
+    this.resumption = new SessionResumption({
+      windowSeconds: deps.config.streaming.resumeWindowSeconds,
+      logger: deps.logger,
+      metrics: this.metrics,
+      newSender: (ws, session) => {
+        const sender = this.sender(ws, () => session);
+        this.senders.add(sender);
+        return sender;
+      },
+      refuse: (ws, error) => this.refuse(ws, error),
+      releaseSlot: (accepted) => this.releaseSlot(accepted),
+    });
     this.ticker = setInterval(() => this.tick(), TICK_MS);
     this.ticker.unref();
   }
 
   get activeSessions(): number {
     return this.live.size;
+  }
+
+  /** Sessions waiting for their client to resume them (they count in activeSessions too). */
+  get parkedSessions(): number {
+    return this.resumption.parkedCount;
   }
 
   /** The capacity estimate now (metrics); `tick` applies its level. */
@@ -145,7 +154,13 @@ export class WsEndpoint {
       message: (ws, message, isBinary) => {
         if (this.metrics) (isBinary ? this.metrics.audioMessages : this.metrics.commandMessages).inc();
         const data = ws.getUserData();
-        if (data.recording && data.session) data.recording.add(message, isBinary, performance.now() - data.session.startedAt);
+        if (data.superseded) return;
+        if (data.recording && data.session) {
+          // After a resume, resent audio the session already has is not recorded twice.
+          const skip = isBinary ? Math.min(data.session.discardingBytes, message.byteLength) : 0;
+          if (skip < message.byteLength || !isBinary)
+            data.recording.add(skip > 0 ? message.slice(skip) : message, isBinary, performance.now() - data.session.startedAt);
+        }
         data.session?.onMessage(message, isBinary);
       },
       drain: (ws) => ws.getUserData().sender?.drain(),
@@ -184,12 +199,15 @@ export class WsEndpoint {
     let keyId: string | null = null;
     const refuse = (error: ApiError): SocketData => {
       logRefusal(this.deps.logger, error, websocketClose(error).code, keyId);
-      return { accepted: null, refused: error, session: null, sender: null };
+      return { accepted: null, refused: error, resume: null, session: null, sender: null };
     };
     try {
       const { authenticator, tokens, keys, speech, config } = this.deps;
       const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
       keyId = principal.key.id;
+      // A resume keeps the session's settings, quota admission and connection slot.
+      const resume = parseResumeQuery(query);
+      if (resume !== null) return { accepted: null, refused: null, resume: { ...resume, principal }, session: null, sender: null };
       const settings = parseSessionQuery(query, { language: config.defaultLanguage }, speech);
       if (settings.record && !principal.hasScope('record')) {
         throw new ApiError('insufficient_scope', { message: "record=true requires an API key with the 'record' scope." });
@@ -208,7 +226,7 @@ export class WsEndpoint {
       if (!taken) {
         return refuse(new ApiError('connection_limit_exceeded', { message: `This API key already has ${limit} open WebSocket sessions (the limit).` }));
       }
-      return { accepted: { sessionId, principal, settings, silero, query: recordableQuery(query) }, refused: null, session: null, sender: null };
+      return { accepted: { sessionId, principal, settings, silero, query: recordableQuery(query) }, refused: null, resume: null, session: null, sender: null };
     } catch (error) {
       if (error instanceof ApiError) return refuse(error);
       this.deps.logger.error({ err: error }, 'WebSocket upgrade failed');
@@ -228,6 +246,7 @@ export class WsEndpoint {
 
   private open(ws: Uws.WebSocket<SocketData>): void {
     const data = ws.getUserData();
+    if (data.resume !== null) return this.resumption.resume(ws, data, data.resume);
     if (data.accepted === null) return this.refuse(ws, data.refused ?? new ApiError('internal_error'));
     // Capacity is checked here, where the count of live sessions is exact (no upgrade in between);
     // the refused socket's connection slot is given back by `closed`.
@@ -239,23 +258,21 @@ export class WsEndpoint {
       logRefusal(this.deps.logger, error, websocketClose(error).code, data.accepted.principal.key.id);
       return this.refuse(ws, error);
     }
-    const { sessionId, principal, settings, silero, query } = data.accepted;
-    const { config, logger, records, speech, storage } = this.deps;
+    const accepted = data.accepted;
+    const { sessionId, principal, settings, silero, query } = accepted;
+    const { config, logger, records, speech } = this.deps;
     const jobId = newJobId();
     const recording = settings.record
       ? new SessionRecording({ session_id: sessionId, job_id: jobId, started_at: new Date().toISOString(), query }, config.limits.wsMaxBufferBytes)
       : null;
-    if (recording) data.recording = recording;
     const log = new SessionLog(sessionLogger(logger, { sessionId, jobId }, principal, settings));
-    data.log = log;
     const opened = records.open(jobId, sessionId, principal, settings);
-    let session: StreamSession | null = null;
+    let live: LiveSession | null = null;
     let transcribedSeconds = 0;
-    const sender = new WsSender(ws, HIGH_WATER_BYTES, config.streaming.maxUnsentBytes, () => {
-      session?.fail(new ApiError('slow_consumer', { message: `More than ${config.streaming.maxUnsentBytes} bytes of server messages are unread.` }));
-      sender.abort(ERROR_REGISTRY.slow_consumer.wsClose!, 'slow_consumer');
-    });
-    session = new StreamSession(sessionId, jobId, settings, sender, {
+    const sender = this.sender(ws, () => live?.session ?? null);
+    // The history of turn messages a resumed client may have missed is bounded like a slow reader's unread messages.
+    const outbox = new SessionOutbox(sender, this.resumption.enabled ? config.streaming.maxUnsentBytes : 0);
+    const session = new StreamSession(sessionId, jobId, settings, outbox, {
       recognizer: speech,
       silero,
       limits: config.limits,
@@ -275,7 +292,8 @@ export class WsEndpoint {
         partialSkipped: () => this.metrics?.partialsSkipped.inc(),
       },
       onComplete: (outcome) => {
-        this.live.delete(session!);
+        this.live.delete(session);
+        if (live) this.resumption.ended(live);
         log.completed(outcome);
         if (this.metrics) {
           const labels = { surface: 'ws', format: settings.format, language: languageLabel(outcome.language) };
@@ -283,43 +301,73 @@ export class WsEndpoint {
           this.metrics.audio.transcribed.inc(labels, transcribedSeconds);
           this.metrics.droppedAudio.inc(outcome.stats.dropped_audio_ms / 1000);
         }
-        // The recording is stored before the job completes: a completed job's recording exists.
-        const stored = recording
-          ? storage
-              .putBuffer(
-                recordingObject({ accountId: principal.accountId, id: jobId }),
-                recording.finish(performance.now() - session!.startedAt),
-                RECORDING_CONTENT_TYPE,
-              )
-              .then(
-                () => undefined,
-                (error: unknown) => logger.error({ err: error, job: jobId }, 'could not store the session recording'),
-              )
-          : Promise.resolve();
-        const done = stored.then(() => records.finish(jobId, principal.key.id, opened, outcome, session!.startedWall));
-        this.completions.add(done);
-        void done.finally(() => this.completions.delete(done));
+        this.record(jobId, principal, opened, recording, session, outcome, live?.resumes ?? 0);
       },
     });
-    data.session = session;
-    data.sender = sender;
+    live = { session, outbox, accepted, log, recording, handle: null, socket: ws, parkedAt: 0, resumes: 0, slotHeld: true };
+    const resume = this.resumption.register(live);
+    Object.assign(data, { session, sender, live, log, ...(recording ? { recording } : {}) });
     this.live.add(session);
     this.senders.add(sender);
-    sender.send(session.readyMessage());
+    sender.send(session.readyMessage(resume));
     log.opened(settings);
+  }
+
+  /** The socket's sender; a slow reader fails the session it carries. */
+  private sender(ws: Uws.WebSocket<SocketData>, session: () => StreamSession | null): WsSender<SocketData> {
+    const { maxUnsentBytes } = this.deps.config.streaming;
+    const sender: WsSender<SocketData> = new WsSender(ws, HIGH_WATER_BYTES, maxUnsentBytes, () => {
+      session()?.fail(new ApiError('slow_consumer', { message: `More than ${maxUnsentBytes} bytes of server messages are unread.` }));
+      sender.abort(ERROR_REGISTRY.slow_consumer.wsClose!, 'slow_consumer');
+    });
+    return sender;
+  }
+
+  /** Stores a `record=true` session's recording, then completes its job (one job however many connections carried it). */
+  private record(
+    jobId: string,
+    principal: Principal,
+    opened: OpenedRecord,
+    recording: SessionRecording | null,
+    session: StreamSession,
+    outcome: SessionOutcome,
+    resumes: number,
+  ): void {
+    const { storage, records, logger } = this.deps;
+    // The recording is stored before the job completes: a completed job's recording exists.
+    const stored = recording
+      ? storage
+          .putBuffer(
+            recordingObject({ accountId: principal.accountId, id: jobId }),
+            recording.finish(performance.now() - session.startedAt),
+            RECORDING_CONTENT_TYPE,
+          )
+          .then(
+            () => undefined,
+            (error: unknown) => logger.error({ err: error, job: jobId }, 'could not store the session recording'),
+          )
+      : Promise.resolve();
+    const done = stored.then(() => records.finish(jobId, principal.key.id, opened, outcome, session.startedWall, resumes));
+    this.completions.add(done);
+    void done.finally(() => this.completions.delete(done));
   }
 
   private closed(data: SocketData, code: number, reason: string): void {
     if (this.metrics) {
       const label = closeCodeLabel(code);
       this.metrics.closes.inc({ code: label });
-      if (data.session) this.metrics.sessionDuration.observe({ code: label }, (performance.now() - data.session.startedAt) / 1000);
+      if (data.session && !data.superseded) this.metrics.sessionDuration.observe({ code: label }, (performance.now() - data.session.startedAt) / 1000);
     }
-    data.log?.socketClosed(code, reason);
     data.sender?.detach();
     if (data.sender) this.senders.delete(data.sender);
-    if (data.accepted !== null) this.releaseSlot(data.accepted);
-    data.session?.onSocketClosed();
+    if (data.superseded) return;
+    const live = data.live;
+    if (live && !this.closing && this.resumption.park(live, code)) return;
+    if (live) live.socket = null;
+    data.log?.socketClosed(code, reason);
+    if (live) this.resumption.releaseLiveSlot(live);
+    else if (data.accepted !== null) this.releaseSlot(data.accepted);
+    data.session?.onSocketClosed(this.closing ? 'server_shutdown' : code === 1006 ? 'client_disconnected' : 'client_closed');
   }
 
   /** Gives the session's connection slot back; with Redis down its lease ends it instead. */
@@ -333,6 +381,7 @@ export class WsEndpoint {
     const now = performance.now();
     this.applyLevel(this.capacity.estimate(now, this.live.size, this.warmSessions(now)));
     for (const session of this.live) session.tick(now);
+    this.resumption.expire(now);
   }
 
   /** Degrades in order: partials off (read by sessions), then larger batches, then refusals (in `open`). */
@@ -354,6 +403,7 @@ export class WsEndpoint {
   async close(graceMs: number): Promise<void> {
     this.closing = true;
     for (const sender of [...this.senders]) sender.abort(1001, 'server shutting down');
+    this.resumption.drain();
     const deadline = Date.now() + graceMs;
     const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));
     // Sessions complete after their sockets' close events (I/O): wait with timers, never a bare

@@ -23,6 +23,11 @@ export const ReadyMessage = Type.Object(
     }),
     vad_type: Type.Union([Type.Literal('energy'), Type.Literal('silero')]),
     partial_results: Type.Boolean(),
+    resume_token: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Extension: reconnect with `resume_token=<this>` within `resume_window_seconds` after the connection drops to continue this session (docs/streaming.md "Resuming a session"); bound to the API key that opened the session. null when resuming is off (WS_RESUME_WINDOW_SECONDS=0)',
+    }),
+    resume_window_seconds: Type.Integer({ description: 'How long a dropped session waits for its client (0: resuming is off)' }),
     limits: Type.Object({
       max_session_seconds: Type.Integer(),
       max_messages_per_second: Type.Integer(),
@@ -49,6 +54,14 @@ export const ChunkReceivedMessage = Type.Object(
   { description: 'After audio messages.' },
 );
 
+const Seq = Type.Optional(
+  Type.Integer({
+    minimum: 1,
+    description:
+      "Always present: 1-based number of this message among the session's turn_detected, transcription and caption messages; pass the last one received as `last_seq` when resuming",
+  }),
+);
+
 const TranscriptFields = {
   text: Type.String(),
   segments: Type.Array(SegmentSchema, { description: 'Segments of this piece; ids count the session' }),
@@ -67,6 +80,7 @@ export const TranscriptionMessage = Type.Object(
     is_final: Type.Boolean({ description: 'true only for the last message of the session (END, session duration, idle timeout)' }),
     turn_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The turn, for automatic transcriptions (opus_raw_16k)' }),
     full_text: Type.Optional(Type.String({ description: 'Final message only: the text of the whole session' })),
+    seq: Seq,
   },
   { description: 'After TRANSCRIBE, after END (is_final true), and per turn in opus_raw_16k mode (automatic; with server_vad a turn_detected comes too).' },
 );
@@ -77,6 +91,7 @@ export const TurnDetectedMessage = Type.Object(
     turn_id: Type.Integer(),
     ...TranscriptFields,
     forced_split: Type.Boolean({ description: 'The turn reached WS_MAX_TURN_MS and was cut' }),
+    seq: Seq,
   },
   {
     description:
@@ -98,10 +113,37 @@ export const CaptionMessage = Type.Object(
       }),
     ),
     text: Type.String({ description: 'The cues rendered in `format`; a WebVTT file is "WEBVTT\n\n" followed by every message\'s text' }),
+    seq: Seq,
   },
   {
     description:
       'captions=webvtt|srt: ready-to-display cues for the text just committed (turn_detected or transcription), under broadcast line and timing rules. A cue is never sent twice nor changed.',
+  },
+);
+
+export const ResumedMessage = Type.Object(
+  {
+    type: Type.Literal('resumed'),
+    session_id: Type.String(),
+    job_id: Type.String(),
+    resume_from_bytes: Type.Integer({
+      minimum: 0,
+      description: 'Audio bytes of the session the server holds: the client continues its audio from this byte offset',
+    }),
+    discard_bytes: Type.Integer({
+      minimum: 0,
+      description:
+        "Bytes at the start of what this connection sends that the server drops as already received (resume_from_bytes minus the query's resume_from_bytes)",
+    }),
+    stream_ms: StreamMs('Audio received so far, in stream time: the session clock continues from here'),
+    last_seq: Type.Integer({ minimum: 0, description: 'seq of the last turn_detected, transcription or caption message of the session (0: none yet)' }),
+    replayed_messages: Type.Integer({ description: "Messages with seq above the query's last_seq sent right after this one" }),
+    missed_messages: Type.Integer({ description: 'Messages above last_seq no longer held (the history is bounded); the job record holds their text' }),
+    detached_ms: Type.Integer({ description: 'How long the session had no connection (0 when this connection took over a live one)' }),
+  },
+  {
+    description:
+      'Extension: the first message on a connection opened with `resume_token`; the messages the client missed (seq above last_seq) follow it, then the session continues.',
   },
 );
 
@@ -205,6 +247,7 @@ export const SERVER_MESSAGES = [
   LagMessage,
   SessionStatsMessage,
   ErrorMessage,
+  ResumedMessage,
 ] as const;
 
 export const ServerMessageSchema = Type.Union([...SERVER_MESSAGES], {
@@ -224,9 +267,13 @@ export type PongMessage = Static<typeof PongMessage>;
 export type LagMessage = Static<typeof LagMessage>;
 export type SessionStatsMessage = Static<typeof SessionStatsMessage>;
 export type ErrorMessage = Static<typeof ErrorMessage>;
+export type ResumedMessage = Static<typeof ResumedMessage>;
 export type ServerMessage = Static<typeof ServerMessageSchema>;
 
 /** Messages a slow reader may miss: they are skipped instead of queued under backpressure. */
+/** Messages numbered by `seq` and re-sent after a resume when the client missed them. */
+export const SEQUENCED_TYPES: ReadonlySet<ServerMessage['type']> = new Set(['turn_detected', 'transcription', 'caption']);
+
 export const DROPPABLE_TYPES: ReadonlySet<ServerMessage['type']> = new Set(['chunk_received', 'partial', 'speech_started', 'lag']);
 
 /** Plain JSON Schema of the union (TypeBox symbols dropped) for docs and clients. */

@@ -5,7 +5,7 @@ import { audioMetrics, rejectionMetrics, type AudioMetrics, type RejectionMetric
 type CounterChild = ReturnType<Counter<'kind'>['labels']>;
 
 /** Close codes the gateway or a well-behaved client uses; any other code a client sends is `other`. */
-const KNOWN_CLOSE_CODES = new Set([1000, 1001, 1005, 1006, 1008, 1009, 1011, 1013, 4001, 4003, 4029]);
+const KNOWN_CLOSE_CODES = new Set([1000, 1001, 1005, 1006, 1008, 1009, 1011, 1013, 4001, 4003, 4004, 4009, 4029]);
 
 export function closeCodeLabel(code: number): string {
   return KNOWN_CLOSE_CODES.has(code) ? String(code) : 'other';
@@ -21,6 +21,8 @@ export class WsMetrics {
   readonly pieceSeconds: Histogram<'kind'>;
   readonly droppedAudio: Counter;
   readonly partialsSkipped: Counter;
+  /** Resumable sessions: parked, resumed, taken_over, expired (window passed unresumed). */
+  readonly resumeEvents: Counter<'event'>;
   readonly audio: AudioMetrics;
   readonly refused: RejectionMetrics;
   /** Bound once: counting a message is on the per-message path. */
@@ -73,6 +75,12 @@ export class WsMetrics {
     this.partialsSkipped = new Counter({
       name: 'gateway_ws_partials_skipped_total',
       help: 'Partial results not computed because the gateway was past its partials threshold (overload)',
+      registers: [registry],
+    });
+    this.resumeEvents = new Counter({
+      name: 'gateway_ws_resume_events_total',
+      help: 'Resumable sessions: parked (connection dropped), resumed (from parked), taken_over (from a connection still open), expired (window passed)',
+      labelNames: ['event'],
       registers: [registry],
     });
     const LEVEL: Record<OverloadLevel, number> = { normal: 0, partials_off: 1, larger_batches: 2, full: 3 };

@@ -73,3 +73,26 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
     record,
   };
 }
+
+/** A connection that resumes a session (`resume_token`); its other query parameters are ignored. */
+export interface ResumeQuery {
+  readonly token: string;
+  /** Byte offset of the stream where this connection's audio starts; null: where the server is. */
+  readonly fromBytes: number | null;
+  /** seq of the last turn_detected, transcription or caption message received; null: the last one sent before the drop. */
+  readonly lastSeq: number | null;
+}
+
+/** `resume_token`, `resume_from_bytes` and `last_seq`, or null when the connection opens a new session. */
+export function parseResumeQuery(query: URLSearchParams): ResumeQuery | null {
+  const token = query.get('resume_token');
+  if (token === null) return null;
+  return { token: token.trim(), fromBytes: count(query, 'resume_from_bytes'), lastSeq: count(query, 'last_seq') };
+}
+
+function count(query: URLSearchParams, name: string): number | null {
+  const raw = query.get(name)?.trim();
+  if (raw === undefined || raw === '') return null;
+  if (!/^\d{1,15}$/.test(raw)) throw new ApiError('invalid_field_value', { message: `${name} must be a non-negative integer.`, param: name });
+  return Number(raw);
+}

@@ -47,6 +47,25 @@ const TranscribeQuery = Type.Object({
     }),
   ),
   token: Type.Optional(Type.String({ description: 'Session token from POST /v1/ws/tokens, for clients that cannot send headers (browsers)' })),
+  resume_token: Type.Optional(
+    Type.String({
+      description:
+        'Extension: resume the session of this `ready.resume_token` after its connection dropped (within WS_RESUME_WINDOW_SECONDS, same API key); the other parameters are then ignored and the first message is `resumed`',
+    }),
+  ),
+  resume_from_bytes: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description:
+        "With resume_token: byte offset of the session's audio stream where this connection's audio begins (e.g. the last chunk_received.total_bytes); bytes the server already has are dropped. Default: the server's offset (wait for `resumed`)",
+    }),
+  ),
+  last_seq: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: 'With resume_token: seq of the last turn_detected, transcription or caption message received; the later ones are sent again after `resumed`',
+    }),
+  ),
 });
 
 export function wsRoutes(deps: { tokens: SessionTokens; streaming: StreamingSettings }): RouteDefinition[] {
@@ -60,7 +79,8 @@ export function wsRoutes(deps: { tokens: SessionTokens; streaming: StreamingSett
         'Upgrade with `Authorization: Bearer <API_KEY>` (or `?token=` from POST /v1/ws/tokens). The server answers 101 and sends `ready`; ' +
         'the client streams audio as binary messages and the commands FORMAT:<format>, TRANSCRIBE, END, CLEAR, PING as text. ' +
         'Server messages: see GET /v1/ws/schema and /llms-full.txt. Close codes: 1000 normal or idle, 1008 bad query or slow reader, ' +
-        '1009 buffer or message size, 1013 server at capacity (retry after `retry_after` s), 4001 missing key, 4003 invalid key (or scope, IP, origin), 4029 rate or connection limit. ' +
+        "1009 buffer or message size, 1013 server at capacity (retry after `retry_after` s), 4001 missing key, 4003 invalid key (or scope, IP, origin; another key's resume token), " +
+        '4004 unknown or expired resume token, 4009 the session was resumed on a newer connection, 4029 rate or connection limit. ' +
         'A plain GET without the upgrade answers 426.',
       tags: TAGS,
       surface: 'unified',

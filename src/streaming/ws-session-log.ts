@@ -44,6 +44,16 @@ export class SessionLog {
     );
   }
 
+  /** The connection dropped without a close frame: the session waits for its client to resume it. */
+  parked(code: number, windowSeconds: number): void {
+    this.logger.info({ code, windowSeconds }, 'WebSocket session parked');
+  }
+
+  /** A new connection carries the session on (never the token). */
+  resumed(figures: { detachedMs: number; tookOver: boolean; discardBytes: number; replayed: number; missed: number }): void {
+    this.logger.info(figures, 'WebSocket session resumed');
+  }
+
   socketClosed(code: number, reason: string): void {
     if (this.#closed !== null) return;
     this.#closed = { code, reason };

@@ -1,6 +1,8 @@
 // Each streaming session is a transcription job (kind `websocket`, listed with
 // source=websocket): inserted `processing` when the session opens, completed (or failed, on a
 // limit breach) with its text and segments when it ends. Audio seconds count in the key's usage.
+// A resumed session stays one job: the record is finished once, when the session ends, with
+// why it ended (`options.end_reason`) and how many times it was resumed (`options.resumes`).
 import type { Logger } from 'pino';
 import type { Principal } from '../platform/auth/principal.js';
 import { buildJob } from '../jobs/job-service.js';
@@ -10,6 +12,12 @@ import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
 import type { SessionOutcome } from './ws-session.js';
 import type { SessionSettings } from './ws-query.js';
 
+/** The inserted record: `finish` waits for the insert and keeps the options. */
+export interface OpenedRecord {
+  readonly inserted: Promise<void>;
+  readonly options: Readonly<Record<string, unknown>>;
+}
+
 export class SessionRecords {
   constructor(
     private readonly jobs: JobStore,
@@ -18,7 +26,7 @@ export class SessionRecords {
   ) {}
 
   /** Inserts the job; `finish` waits for this. */
-  open(jobId: string, sessionId: string, principal: Principal, settings: SessionSettings): Promise<void> {
+  open(jobId: string, sessionId: string, principal: Principal, settings: SessionSettings): OpenedRecord {
     const now = new Date().toISOString();
     const job = {
       ...buildJob({
@@ -42,15 +50,16 @@ export class SessionRecords {
       startedAt: now,
       progress: { stage: 'streaming', percent: 0, total_segments: 0, done_segments: 0 },
     };
-    return this.jobs.insert([job]).catch((error: unknown) => {
+    const inserted = this.jobs.insert([job]).catch((error: unknown) => {
       this.logger.error({ err: error, job: jobId }, 'could not record the streaming session as a job');
     });
+    return { inserted, options: job.options };
   }
 
-  async finish(jobId: string, keyId: string, opened: Promise<void>, outcome: SessionOutcome, startedWall: number): Promise<void> {
+  async finish(jobId: string, keyId: string, opened: OpenedRecord, outcome: SessionOutcome, startedWall: number, resumes = 0): Promise<void> {
     // Usage first (synchronous): the key's next upgrade already sees these minutes.
     if (outcome.audioSeconds > 0) this.usage.record(keyId, { audioSeconds: outcome.audioSeconds });
-    await opened;
+    await opened.inserted;
     const now = Date.now();
     const n = outcome.segments.length;
     try {
@@ -64,6 +73,7 @@ export class SessionRecords {
         processingTimeSeconds: Math.round((now - startedWall) / 10) / 100,
         progress: { stage: outcome.status, percent: 100, total_segments: n, done_segments: n },
         error: outcome.error,
+        options: { ...opened.options, end_reason: outcome.endReason, resumes },
         completedAt: new Date(now).toISOString(),
         updatedAt: new Date(now).toISOString(),
       });

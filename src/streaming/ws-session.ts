@@ -15,6 +15,10 @@
 //   plus the queued pieces, and both count against the buffer limit (1009 beyond).
 // - States: open -> ending (END, duration, idle: the final piece is cut) -> done; open ->
 //   closing (limit breach, client gone) -> done. `done` once the last piece is recognised.
+// - Resuming (docs/streaming.md "Resuming a session"): the endpoint may keep an `open` session
+//   without a socket (its sink, a SessionOutbox, holds what it sends) and attach another one;
+//   the session only learns where the resent audio starts (`resumeFrom`) and drops the bytes
+//   it already has, so stream time and the byte offset continue.
 //
 // Over 400 lines because it is one state machine: every handler below reads and moves the
 // same state (open/ending/closing/done, the cutter, the queue); the parts without that state
@@ -72,6 +76,12 @@ export class StreamSession {
 
   private state: 'open' | 'ending' | 'closing' | 'done' = 'open';
   private closeAfterFinal: { code: number; reason: string } = { code: 1000, reason: 'end' };
+  /** Why the session ended when its socket went away (client_closed, client_disconnected, server_shutdown). */
+  private socketEndReason = 'client_closed';
+  /** END, session duration or idle timeout began the end (closeAfterFinal says which). */
+  private endRequested = false;
+  /** Bytes at the start of the resumed audio that the session already has. */
+  private discardBytes = 0;
   private failure: ApiError | null = null;
 
   constructor(
@@ -106,7 +116,7 @@ export class StreamSession {
     return this.settings.serverVad || this.frontEnd.format === 'opus_raw_16k';
   }
 
-  readyMessage(): ServerMessage {
+  readyMessage(resume: { token: string; windowSeconds: number } | null = null): ServerMessage {
     const { limits, streaming } = this.deps;
     return {
       type: 'ready',
@@ -119,6 +129,8 @@ export class StreamSession {
       turn_detection: this.turnDetection ? 'server_vad' : 'none',
       vad_type: this.settings.vadType,
       partial_results: this.settings.partialResults,
+      resume_token: resume?.token ?? null,
+      resume_window_seconds: resume?.windowSeconds ?? 0,
       limits: {
         max_session_seconds: limits.wsSessionSeconds,
         max_messages_per_second: limits.wsMessagesPerSecond,
@@ -147,13 +159,17 @@ export class StreamSession {
     }
     const breach = this.rate.admit(isBinary ? data.byteLength : 0, now);
     if (breach !== null) return this.fail(new ApiError(breach));
-    if (isBinary) this.onAudio(data, now);
-    else this.onCommand(data);
+    if (!isBinary) return this.onCommand(data);
+    if (this.discardBytes === 0) return this.onAudio(data, data.byteLength, now);
+    // Resumed: audio the session already has is dropped.
+    const dropped = Math.min(this.discardBytes, data.byteLength);
+    this.discardBytes -= dropped;
+    if (dropped < data.byteLength) this.onAudio(new Uint8Array(data, dropped), data.byteLength - dropped, now);
   }
 
-  private onAudio(data: ArrayBuffer, now: number): void {
+  private onAudio(data: ArrayBuffer | Uint8Array, bytes: number, now: number): void {
     const status = this.frontEnd.push(data);
-    this.flow.received(data.byteLength);
+    this.flow.received(bytes);
     this.statistics.noteArrival(this.frontEnd.writePosition, now);
     if (status === NativeStatus.BufferFull) return this.fail(new ApiError('buffer_limit_exceeded'));
     if (status !== NativeStatus.Ok) this.reportAudioProblem(status);
@@ -405,7 +421,8 @@ export class StreamSession {
 
   private maybePartial(now: number): void {
     const open = this.cutter.openTurn;
-    if (!this.settings.partialResults || open === null || !this.pieces.idle) return;
+    // No partials for a session without a socket (parked): nobody would read them.
+    if (!this.settings.partialResults || open === null || !this.pieces.idle || !this.sink.open) return;
     if (now - this.lastPartialAt < this.deps.streaming.partialIntervalMs) return;
     if (this.deps.partialsAllowed?.() === false) {
       this.lastPartialAt = now;
@@ -443,6 +460,7 @@ export class StreamSession {
   async beginEnd(code: number, reason: string): Promise<void> {
     if (this.state !== 'open') return;
     this.state = 'ending';
+    this.endRequested = true;
     this.closeAfterFinal = { code, reason };
     if (this.flow.unacknowledged) this.sendAck(performance.now(), true);
     this.frontEnd.flush();
@@ -483,9 +501,47 @@ export class StreamSession {
     }
   }
 
-  /** The socket closed (client went away, or after our close frame). */
-  onSocketClosed(): void {
+  /** Audio bytes received so far: the byte offset of the client's audio stream. */
+  get receivedBytes(): number {
+    return this.flow.totalBytes;
+  }
+
+  /** Bytes still to drop from the resumed audio (already received before the drop). */
+  get discardingBytes(): number {
+    return this.discardBytes;
+  }
+
+  /** Decoded audio received so far, stream ms. */
+  get streamMs(): number {
+    return toMs(this.frontEnd.writePosition);
+  }
+
+  /** Whether a new connection may carry this session on (not ending, failed or done). */
+  get resumable(): boolean {
+    return this.state === 'open';
+  }
+
+  /**
+   * A new connection carries the session on; its audio starts at byte `offset` of the stream
+   * (null: at receivedBytes). Returns the bytes it will drop as already received, or null when
+   * `offset` is beyond what the session has (the audio in between is missing).
+   */
+  resumeFrom(offset: number | null): number | null {
+    const received = this.receivedBytes;
+    if (offset !== null && offset > received) return null;
+    this.discardBytes = offset === null ? 0 : received - offset;
+    this.lastClientMessageAt = performance.now();
+    return this.discardBytes;
+  }
+
+  /**
+   * The socket closed (client went away, or after our close frame). `reason` names why for the
+   * job record when this ends an open session: client_closed, client_disconnected (the
+   * connection dropped and was not resumed) or server_shutdown.
+   */
+  onSocketClosed(reason = 'client_closed'): void {
     if (this.state === 'done' || this.state === 'closing') return;
+    if (this.state === 'open') this.socketEndReason = reason;
     if (this.state === 'open') {
       // Client left without END: its untranscribed audio still goes into the job record.
       this.state = 'closing';
@@ -502,6 +558,7 @@ export class StreamSession {
   private complete(): void {
     if (this.state === 'done') return;
     const wasEnding = this.state === 'ending';
+    const endReason = this.failure !== null ? this.failure.code : this.endRequested ? this.closeAfterFinal.reason : this.socketEndReason;
     this.state = 'done';
     const stats = this.stats();
     if (wasEnding && this.sink.open) {
@@ -520,6 +577,7 @@ export class StreamSession {
       model: this.model,
       audioSeconds,
       error: failure === null ? null : { type: ERROR_REGISTRY[failure.code].type, code: failure.code, message: failure.message },
+      endReason,
       stats,
     });
   }

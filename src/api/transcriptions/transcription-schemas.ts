@@ -37,8 +37,15 @@ export const JobMetadataSchema = named(
       language: Type.String({ description: 'The language asked for' }),
       model: Type.String({ description: 'The model asked for; empty when the default was used' }),
       resolved_model: Type.Optional(Type.String({ description: 'The model that ran' })),
+      end_reason: Type.Optional(
+        Type.String({
+          description:
+            'WebSocket sessions, once ended: end, client_closed, client_disconnected (the connection dropped and was not resumed in time), session_duration_exceeded, idle_timeout, server_shutdown, or the error code that ended it',
+        }),
+      ),
+      resumes: Type.Optional(Type.Integer({ description: 'WebSocket sessions, once ended: how many times a new connection resumed the session' })),
     },
-    { description: 'metadata of a single job or a batch child' },
+    { description: 'metadata of a single job or a batch child (and of a WebSocket session)' },
   ),
 );
 

@@ -256,6 +256,11 @@ export const CONFIG_TABLE = {
     description: 'server messages a client may leave unread before it is closed (1008)',
   }),
   WS_LAG_WARNING_MS: integer(3_000, 100, 600_000, { section: 'streaming', description: 'a `lag` message is sent while a piece waits longer than this' }),
+  WS_RESUME_WINDOW_SECONDS: integer(60, 0, 3600, {
+    section: 'streaming',
+    description:
+      'how long a session whose connection dropped (no close frame) waits, still decoding, for its client to reconnect with `resume_token` (docs/streaming.md "Resuming a session"); its connection slot and capacity stay held; `0` turns resuming off',
+  }),
 
   WS_MAX_SESSIONS: integer(0, 0, 1_000_000, {
     section: 'overload',

@@ -110,6 +110,8 @@ export interface StreamingSettings {
   readonly maxUnsentBytes: number;
   /** A `lag` message is sent when untranscribed speech exceeds this, ms. */
   readonly lagWarningMs: number;
+  /** How long a session whose connection dropped waits for its client to resume it, seconds (0: off). */
+  readonly resumeWindowSeconds: number;
 }
 
 export interface Limits {
@@ -260,6 +262,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       tokenTtlSeconds: v.WS_TOKEN_TTL_SECONDS,
       maxUnsentBytes: v.WS_MAX_UNSENT_BYTES,
       lagWarningMs: v.WS_LAG_WARNING_MS,
+      resumeWindowSeconds: v.WS_RESUME_WINDOW_SECONDS,
     },
     overload: {
       wsMaxSessions: v.WS_MAX_SESSIONS,

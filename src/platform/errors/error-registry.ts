@@ -274,6 +274,30 @@ export const ERROR_REGISTRY = define({
     message: 'The WebSocket session token is invalid, expired or already used.',
     wsClose: 4003,
   },
+  resume_token_invalid: {
+    status: 404,
+    type: 'not_found_error',
+    message: 'The resume token is unknown, or its session has ended (finished, or its resume window passed). Start a new session.',
+    wsClose: 4004,
+  },
+  resume_token_forbidden: {
+    status: 403,
+    type: 'permission_error',
+    message: 'The resume token belongs to a session of another API key.',
+    wsClose: 4003,
+  },
+  resume_offset_unavailable: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'resume_from_bytes is beyond the audio the server holds for this session.',
+    wsClose: 1008,
+  },
+  session_resumed_elsewhere: {
+    status: 409,
+    type: 'conflict_error',
+    message: 'The session was resumed on a newer connection.',
+    wsClose: 4009,
+  },
   buffer_limit_exceeded: {
     status: 413,
     type: 'invalid_request_error',

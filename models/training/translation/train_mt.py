@@ -1,0 +1,155 @@
+"""Trains the multilingual translation model (target tag as the first source token) on CPU or GPU.
+
+Seeded; batches are built from length buckets (few pad tokens); Adam with warm-up and inverse-square-root
+decay; label smoothing. Training stops after --minutes of wall time or --epochs, whichever comes first, and
+writes a checkpoint (model config + weights + step) every --save-minutes and at the end.
+Usage: train_mt.py --data /work/mtdata --out /work/mtrun [--minutes 60]
+"""
+import argparse
+import json
+import math
+import os
+import random
+import time
+
+import sentencepiece as spm
+import torch
+import torch.nn.functional as F
+
+from mt_model import Seq2Seq
+
+TAGS = {'am': '<2am>', 'en': '<2en>', 'ti': '<2ti>'}
+
+
+def encode_corpus(sp, path, max_tokens):
+    tag_ids = {l: sp.piece_to_id(t) for l, t in TAGS.items()}
+    rows = []
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            la, lb, a, b = line.rstrip('\n').split('\t')
+            src = [tag_ids[lb]] + sp.encode(a)[: max_tokens - 2] + [sp.eos_id()]
+            tgt = [sp.bos_id()] + sp.encode(b)[: max_tokens - 2] + [sp.eos_id()]
+            rows.append((src, tgt))
+    return rows
+
+
+def batches(rows, max_batch_tokens, rng):
+    """Length-bucketed batches whose padded size stays under max_batch_tokens; shuffled order."""
+    order = sorted(range(len(rows)), key=lambda i: (len(rows[i][0]) + len(rows[i][1]), rng.random()))
+    out, cur, longest = [], [], 0
+    for i in order:
+        n = max(len(rows[i][0]), len(rows[i][1]))
+        if cur and max(longest, n) * (len(cur) + 1) > max_batch_tokens:
+            out.append(cur)
+            cur, longest = [], 0
+        cur.append(i)
+        longest = max(longest, n)
+    if cur:
+        out.append(cur)
+    rng.shuffle(out)
+    return out
+
+
+def collate(rows, idx, pad):
+    src_len = max(len(rows[i][0]) for i in idx)
+    tgt_len = max(len(rows[i][1]) for i in idx)
+    src = torch.full((len(idx), src_len), pad, dtype=torch.long)
+    tgt = torch.full((len(idx), tgt_len), pad, dtype=torch.long)
+    for j, i in enumerate(idx):
+        s, t = rows[i]
+        src[j, : len(s)] = torch.tensor(s)
+        tgt[j, : len(t)] = torch.tensor(t)
+    return src, (src != pad).long(), tgt
+
+
+def loss_of(model, src, mask, tgt, pad, smoothing):
+    logits = model(src, mask, tgt[:, :-1])
+    gold = tgt[:, 1:]
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), gold.reshape(-1), ignore_index=pad, label_smoothing=smoothing)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--data', required=True)
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--minutes', type=float, default=60)
+    ap.add_argument('--epochs', type=int, default=100)
+    ap.add_argument('--save-minutes', type=float, default=5)
+    ap.add_argument('--dim', type=int, default=192)
+    ap.add_argument('--heads', type=int, default=4)
+    ap.add_argument('--hidden', type=int, default=768)
+    ap.add_argument('--enc-layers', type=int, default=3)
+    ap.add_argument('--dec-layers', type=int, default=2)
+    ap.add_argument('--dropout', type=float, default=0.1)
+    ap.add_argument('--lr', type=float, default=1e-3)
+    ap.add_argument('--warmup', type=int, default=400)
+    ap.add_argument('--batch-tokens', type=int, default=3000)
+    ap.add_argument('--max-tokens', type=int, default=128)
+    ap.add_argument('--smoothing', type=float, default=0.1)
+    ap.add_argument('--threads', type=int, default=2)
+    ap.add_argument('--seed', type=int, default=20261124)
+    ap.add_argument('--resume', default=None)
+    args = ap.parse_args()
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    rng = random.Random(args.seed)
+    os.makedirs(args.out, exist_ok=True)
+    device = 'cuda' if torch.cuda.is_available() else 'cpu'
+
+    sp = spm.SentencePieceProcessor(model_file=os.path.join(args.data, 'spm.model'))
+    rows = encode_corpus(sp, os.path.join(args.data, 'train.tsv'), args.max_tokens)
+    pad = sp.pad_id()
+    model = Seq2Seq(sp.get_piece_size(), dim=args.dim, heads=args.heads, hidden=args.hidden, enc_layers=args.enc_layers,
+                    dec_layers=args.dec_layers, dropout=args.dropout, pad_id=pad).to(device)
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
+    step = 0
+    if args.resume:
+        state = torch.load(args.resume, map_location=device)
+        model.load_state_dict(state['model'])
+        opt.load_state_dict(state['optimizer'])
+        step = state['step']
+    schedule = lambda s: min((s + 1) / args.warmup, math.sqrt(args.warmup / (s + 1)))
+    params = sum(p.numel() for p in model.parameters())
+    print(json.dumps({'params': params, 'examples': len(rows), 'device': device, **vars(args)}), flush=True)
+
+    def save(tag):
+        state = {'config': model.config, 'model': model.state_dict(), 'optimizer': opt.state_dict(), 'step': step, 'args': vars(args)}
+        tmp = os.path.join(args.out, f'{tag}.pt.tmp')
+        torch.save(state, tmp)
+        os.replace(tmp, os.path.join(args.out, f'{tag}.pt'))
+
+    start = last_save = time.time()
+    done = False
+    for epoch in range(args.epochs):
+        model.train()
+        total, tokens = 0.0, 0
+        for idx in batches(rows, args.batch_tokens, rng):
+            src, mask, tgt = (t.to(device) for t in collate(rows, idx, pad))
+            for g in opt.param_groups:
+                g['lr'] = args.lr * schedule(step)
+            loss = loss_of(model, src, mask, tgt, pad, args.smoothing)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            step += 1
+            n = int((tgt[:, 1:] != pad).sum())
+            total, tokens = total + float(loss) * n, tokens + n
+            if step % 50 == 0:
+                print(json.dumps({'epoch': epoch, 'step': step, 'loss': round(total / tokens, 4), 'lr': round(args.lr * schedule(step), 6),
+                                  'minutes': round((time.time() - start) / 60, 1)}), flush=True)
+            if time.time() - last_save > args.save_minutes * 60:
+                save('last')
+                last_save = time.time()
+            if time.time() - start > args.minutes * 60:
+                done = True
+                break
+        print(json.dumps({'epoch_end': epoch, 'step': step, 'train_loss': round(total / max(tokens, 1), 4)}), flush=True)
+        save('last')
+        if done:
+            break
+    save('final')
+
+
+if __name__ == '__main__':
+    main()
