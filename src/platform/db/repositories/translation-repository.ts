@@ -133,15 +133,9 @@ export class TranslationRepository implements TranslationStore {
   }
 
   async claimDueCallbacks(now: string, leaseUntil: string, limit: number): Promise<TranslationJobRecord[]> {
-    // The outer conditions repeat the inner ones: a row another process leased in between fails them (PostgreSQL re-checks them on the locked row).
-    const due = "callback_status = 'pending' AND callback_next_at <= ? AND (callback_lease_until IS NULL OR callback_lease_until <= ?)";
-    const rows = await this.db.query(
-      `UPDATE translation_jobs SET callback_lease_until = ?, updated_at = ?
-       WHERE job_id IN (SELECT job_id FROM translation_jobs WHERE ${due} ORDER BY callback_next_at, job_id LIMIT ?) AND ${due}
-       RETURNING *`,
-      [leaseUntil, now, now, now, limit, now, now],
-    );
-    return rows.map(jobFromRow);
+    const { sql, values } = this.db.dialect.claimDueCallbacks(now, leaseUntil, limit);
+    const rows = await this.db.query(sql, values);
+    return rows.map(jobFromRow).sort((a, b) => (a.callbackNextAt ?? '').localeCompare(b.callbackNextAt ?? '') || a.jobId.localeCompare(b.jobId));
   }
 
   async updateCallback(jobId: string, patch: CallbackPatch, leaseUntil: string): Promise<boolean> {
