@@ -4,11 +4,12 @@
  * separated by pauses of 0.2-1.2 s or overlapping by up to 0.5 s (one turn in eight), over a
  * noise floor 35 dB below the speech. Seeded, so a run is reproducible.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
 import type { LabelledTurn } from '../src/speech/diarization/diarization-error-rate.js';
+import { floatToPcm16, wavOf } from '../test/helpers/fixtures.js';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 
 export const ALFFA_DIR = join(process.env['SHARED_DATA_DIR'] ?? '/work/shared/data', 'alffa-am-train/flac');
@@ -119,4 +120,10 @@ export function conversationSet(groups: readonly string[], counts: readonly numb
     }
   }
   return out;
+}
+
+/** Writes a conversation as a 16 kHz mono 16-bit WAV file (what the APIs are given in tests and benchmarks); returns the path. */
+export function writeConversationWav(path: string, conversation: Pick<Conversation, 'pcm'>): string {
+  writeFileSync(path, wavOf(floatToPcm16(conversation.pcm)));
+  return path;
 }

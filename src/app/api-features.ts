@@ -5,6 +5,7 @@ import { adminKeyRoutes } from '../api/admin-keys/admin-key-routes.js';
 import { discoveryRoutes } from '../api/discovery/discovery-routes.js';
 import { jobApiRoutes } from '../api/job-api/job-api-routes.js';
 import { transcriptionRoutes } from '../api/transcriptions/transcription-routes.js';
+import { DIARIZATION_GUIDE_SECTIONS } from '../api/diarization-guide.js';
 import { captionRoutes } from '../api/transcriptions/caption-routes.js';
 import { textTranslationRoutes } from '../api/translation/text-translation-routes.js';
 import { usageRoutes } from '../api/usage/usage-routes.js';
@@ -81,6 +82,7 @@ export function transcriptionsFeature(b: Backends, site: GatewaySite, jobs: JobS
   const { speech } = b;
   return {
     name: 'transcriptions',
+    sections: DIARIZATION_GUIDE_SECTIONS,
     routes: [
       ...transcriptionRoutes({
         jobs,

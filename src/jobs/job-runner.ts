@@ -3,10 +3,11 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
+import { diarizationOutcomeOptions, diarizationRequestOf } from './job-diarization.js';
 import { jobErrorFrom } from './job-errors.js';
 import type { JobEvents } from './job-events.js';
 import type { JobRecord, JobStore, Progress } from '../platform/db/job-records.js';
-import type { Speech } from '../speech/speech.js';
+import { speakerLines, type Speech } from '../speech/speech.js';
 
 /** Puts a job's audio into storage (downloading an audio_url, resolving an upload). Returns the key and size. */
 export type AudioFetcher = (job: JobRecord, signal: AbortSignal) => Promise<{ key: string; size: number }>;
@@ -148,6 +149,8 @@ export class JobRunner {
         language: started.requestedLanguage,
         model: started.requestedModel === '' ? null : started.requestedModel,
         signal: controller.signal,
+        ...(channelNamesOf(started) !== null ? { channelNames: channelNamesOf(started)! } : {}),
+        diarization: diarizationRequestOf(started),
         onLanguage: (language, model) => void jobs.update(jobId, { language, model }, ['processing'], held).catch(() => undefined),
         onProgress: (p) => {
           const now = Date.now();
@@ -166,11 +169,18 @@ export class JobRunner {
         },
       });
       controller.signal.throwIfAborted();
-      const text = result.segments
-        .map((s) => s.text)
-        .filter((t) => t.length > 0)
-        .join(' ');
+      // channels=2: one `speaker: text` line per change of speaker.
+      const text =
+        channelNamesOf(started) !== null
+          ? speakerLines(result.segments)
+          : result.segments
+              .map((s) => s.text)
+              .filter((t) => t.length > 0)
+              .join(' ');
       const completedAt = new Date();
+      // A diarization that failed or timed out leaves the job completed with its plain transcript and a warning.
+      const diarized = diarizationOutcomeOptions(result.diarization);
+      if (result.diarization?.warning) log.warn({ warning: result.diarization.warning }, 'diarization failed: the job completes without speakers');
       const transcriptKey = `${jobPrefix(started)}/transcript.json`;
       await storage.putBuffer(
         transcriptKey,
@@ -183,6 +193,7 @@ export class JobRunner {
             duration_seconds: result.durationSeconds,
             text,
             segments: result.segments,
+            ...diarized,
             created_at: started.createdAt,
             completed_at: completedAt.toISOString(),
           }),
@@ -202,6 +213,7 @@ export class JobRunner {
           processingTimeSeconds: Math.round((completedAt.getTime() - startedAt.getTime()) / 10) / 100,
           completedAt: completedAt.toISOString(),
           transcriptObject: transcriptKey,
+          ...(result.diarization !== null ? { options: { ...started.options, ...diarized } } : {}),
           progress: { stage: 'completed', percent: 100, total_segments: result.segments.length, done_segments: result.segments.length },
           error: null,
           ...released,
@@ -256,6 +268,12 @@ export class JobRunner {
   private async cleanUpIfDeleted(job: JobRecord): Promise<void> {
     if ((await this.deps.jobs.get(job.id)) === null) await this.deps.storage.deletePrefix(jobPrefix(job)).catch(() => undefined);
   }
+}
+
+/** channels=2 jobs keep their speaker names in options (`channel_names`); null for the others. */
+export function channelNamesOf(job: JobRecord): readonly string[] | null {
+  const names = job.options['channel_names'];
+  return job.options['channels'] === 2 && Array.isArray(names) ? (names as string[]) : null;
 }
 
 const emptyProgress: Progress = { stage: 'failed', percent: 0, total_segments: 0, done_segments: 0 };

@@ -1,4 +1,5 @@
 import type { JobRecord } from '../platform/db/job-records.js';
+import { diarizationRequested, jobSpeakers, jobWarnings } from './job-diarization.js';
 
 export const jobPath = (id: string): string => `/v1/transcriptions/${id}`;
 
@@ -12,7 +13,9 @@ export function transcriptionView(job: JobRecord): Record<string, unknown> {
     language: job.language,
     text: completed ? (job.text ?? '') : null,
     segments: completed ? (job.segments ?? []) : null,
-    speakers: null,
+    // Diarization (asked for with `diarize`): the speakers once completed, and its warnings.
+    speakers: completed ? jobSpeakers(job) : null,
+    ...(diarizationRequested(job) ? { warnings: jobWarnings(job) } : {}),
     progress: job.progress,
     duration_seconds: job.durationSeconds,
     processing_time_seconds: job.processingTimeSeconds,

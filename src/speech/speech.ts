@@ -30,6 +30,7 @@ import { transcribeFile, type FileTranscription, type FileTranscriptionRequest }
 import { transcribeAll } from './recognition/transcriber.js';
 import { createLanguageDetector, type LanguageDetection, type LanguageDetector } from './recognition/language-detector.js';
 import { SileroVad } from './vad/silero-vad.js';
+import { diarizeInThread } from './diarization/diarization-thread.js';
 
 // Value types callers outside src/speech use (re-exported: this module is their one import).
 export type { AudioContainer } from './audio/audio-format.js';
@@ -37,12 +38,33 @@ export type { LanguageInfo, ModelInfo } from './models/model-info.js';
 export type { FileTranscription, FileTranscriptionProgress, FileTranscriptionRequest } from './recognition/file-transcription.js';
 export type { InferenceCost, TimedWord } from './recognition/ctc-recognizer.js';
 export type { PoolStats } from './inference/inference-pool.js';
-export { AUDIO_FORMATS, FORMAT_SAMPLE_RATE, isAudioFormat, type AudioFormat } from './native/audio-format.js';
-export type { EndpointEvent } from './native/endpoint-event.js';
+export {
+  AUDIO_FORMATS,
+  FORMAT_SAMPLE_RATE,
+  isAudioFormat,
+  isStreamFormat,
+  MULTICHANNEL_FORMATS,
+  STREAM_FORMAT_SAMPLE_RATE,
+  STREAM_FORMATS,
+  type AudioFormat,
+  type StreamFormat,
+} from './native/audio-format.js';
+export { ENDPOINT_PADDING_MS, type EndpointEvent } from './native/endpoint-event.js';
 export { describeNativeStatus, NativeStatus } from './native/native-status.js';
 export { StreamFrontEnd } from './native/stream-front-end.js';
+export { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, mergeChannelSegments, parseChannelNames, speakerLines } from './recognition/channel-segments.js';
+export { frontEndFormatFor, isPassthrough, StreamInput, type InputProblem } from './native/stream-input.js';
 export type { SileroVad, SileroVadStream } from './vad/silero-vad.js';
-export { TRANSLATION_LANGUAGES, type TranslateOptions, type TranslationEngine, type TranslationLanguage, type TranslationMode } from './translation/translation-engine.js';
+export { DIARIZATION_BACKENDS, MAX_SPEAKERS, type DiarizationBackend } from './diarization/diarize.js';
+export type { SpeakerSummary } from './diarization/speaker-assignment.js';
+export type { DiarizationRequest, FileDiarization } from './diarization/transcript-diarization.js';
+export {
+  TRANSLATION_LANGUAGES,
+  type TranslateOptions,
+  type TranslationEngine,
+  type TranslationLanguage,
+  type TranslationMode,
+} from './translation/translation-engine.js';
 
 export interface SpeechLogger extends PoolLogger {
   error(details: object, message: string): void;
@@ -75,6 +97,10 @@ export interface SpeechOptions {
   readonly decodingPlanner?: DecodingPlanner;
   /** Open the default models and the language-id model in every worker at start. Default true. */
   readonly preload?: boolean;
+  /** The speaker projection diarization uses (DIARIZATION_MODEL). Default models/diarization/speaker-lda-v1.json under the working folder. */
+  readonly diarizationModel?: string;
+  /** A file's diarization is abandoned after this long (DIARIZATION_TIMEOUT_MS). Default 5 minutes. */
+  readonly diarizationTimeoutMs?: number;
 }
 
 /** A live-stream piece's recognition; word times in stream milliseconds. */
@@ -115,6 +141,8 @@ export interface DetectedLanguage extends LanguageDetection {
 }
 
 const DEFAULT_MAX_AUDIO_BYTES = 500 * 1024 * 1024;
+const DEFAULT_DIARIZATION_MODEL = 'models/diarization/speaker-lda-v1.json';
+const DEFAULT_DIARIZATION_TIMEOUT_MS = 300_000;
 /** How long a live piece waits out a full pool queue before the session gets `service_unavailable`. */
 const STREAM_BUSY_RETRY_MS = 5_000;
 /** The shared Silero VAD: streams per inference call and per-stream queue bound (windows). */
@@ -177,6 +205,9 @@ export class Speech {
     for (const model of registry.all()) pool.register(speech.poolSpec(model));
     if (options.preload ?? true) await speech.preload();
     const models = speech.models();
+    const projection = options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL;
+    if (!existsSync(projection))
+      options.logger?.warn({ diarizationModel: projection }, 'speaker projection not found: diarization requests will complete with a warning');
     if (models.length === 0) options.logger?.warn({ modelsDir: options.modelsDir }, 'no speech models found: transcription requests will be refused');
     else options.logger?.info({ models: models.map((m) => m.name), device: pool.deviceReport() }, 'speech models ready');
     return speech;
@@ -231,12 +262,18 @@ export class Speech {
     return sniffAudioFormat(head);
   }
 
-  /** Reads a stored file's container (ffprobe) and throws invalid_audio_format if it is not decodable audio. */
-  async verifyAudio(path: string, signal?: AbortSignal): Promise<void> {
-    await probeAudio(path, { ffprobePath: this.tools.ffprobe, timeoutMs: 20_000, ...(signal ? { signal } : {}) });
+  /** Reads a stored file's container (ffprobe) and throws invalid_audio_format if it is not decodable audio; returns its channel count. */
+  async verifyAudio(path: string, signal?: AbortSignal): Promise<{ channels: number }> {
+    const probe = await probeAudio(path, { ffprobePath: this.tools.ffprobe, timeoutMs: 20_000, ...(signal ? { signal } : {}) });
+    return { channels: probe.channels };
   }
 
-  /** Transcribes a stored audio file (recognition/file-transcription.ts: the errors it throws). */
+  /**
+   * Transcribes a stored audio file (recognition/file-transcription.ts: the errors it throws).
+   * With `request.diarization`, the file is then diarized in a worker thread of its own, under
+   * the diarization time limit, and the segments carry speakers; a diarization that fails or
+   * times out never fails the transcription: `diarization.warning` says why there are no speakers.
+   */
   transcribe(request: FileTranscriptionRequest): Promise<FileTranscription> {
     return transcribeFile(
       {
@@ -248,6 +285,13 @@ export class Speech {
         maxInFlightPerJob: this.options.maxInFlightPerJob,
         recognizerFor: (model) => this.recognizerFor(model),
         detectLanguage: (pcm, signal) => this.languageDetector().detect(pcm, signal),
+        diarize: (pcm, options, signal) =>
+          diarizeInThread(pcm, options, {
+            projectionPath: this.options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL,
+            timeoutMs: this.options.diarizationTimeoutMs ?? DEFAULT_DIARIZATION_TIMEOUT_MS,
+            nice: this.options.workerNice === undefined ? 10 : this.options.workerNice,
+            signal,
+          }),
       },
       request,
     );
@@ -401,7 +445,7 @@ async function* once(pcm: Float32Array): AsyncGenerator<Float32Array> {
 
 /**
  * The gateway's speech service on the configured models (MODELS_DIR, INFERENCE_*, FFMPEG_PATH,
- * FFPROBE_PATH, the audio size limit).
+ * FFPROBE_PATH, the audio size limit, DIARIZATION_*).
  */
 export function createSpeech(config: GatewayConfig, logger: SpeechLogger, metrics: Registry | null = null): Promise<Speech> {
   return Speech.create({
@@ -412,6 +456,8 @@ export function createSpeech(config: GatewayConfig, logger: SpeechLogger, metric
     ffmpegPath: config.ffmpegPath,
     ffprobePath: config.ffprobePath,
     maxAudioBytes: config.limits.maxAudioBytes,
+    diarizationModel: config.diarizationModel,
+    diarizationTimeoutMs: config.diarizationTimeoutMs,
     metrics,
     logger,
   });

@@ -15,6 +15,8 @@ export class SessionStats {
   turns = 0;
   transcriptions = 0;
   maxLagMs = 0;
+  /** channels=2: overlaps reported and their total length (null in a mono session: not reported). */
+  overlaps: { count: number; ms: number } | null = null;
 
   /** A turn or transcription answered `latencyMs` after its last sample arrived. */
   addLatency(latencyMs: number): void {
@@ -57,6 +59,7 @@ export class SessionStats {
       max_lag_ms: this.maxLagMs,
       dropped_audio_ms: audio.droppedAudioMs,
       dropped_messages: audio.droppedMessages,
+      ...(this.overlaps !== null ? { overlaps: this.overlaps.count, overlap_ms: this.overlaps.ms } : {}),
     };
   }
 }

@@ -1,29 +1,42 @@
 // The text of one streaming session: committed segments (the job record's), the texts that
-// make `full_text`, and the last partial of the open turn (for stable/unstable words).
-// Committed text never changes; a partial only describes the open turn.
+// make `full_text`, and the last partial of each channel's open turn (for stable/unstable
+// words). Committed text never changes; a partial only describes its channel's open turn.
+//
+// Multi-channel sessions (channels=2): every segment carries its `channel` and `speaker`; the
+// record's segments are in time order (start, then channel) and renumbered, and the full text
+// is one `speaker: text` line per change of speaker in that order.
 import type { Segment } from '../platform/db/job-records.js';
+import { speakerLines } from '../speech/speech.js';
 import type { PartialMessage } from './ws-messages.js';
 
 const SAMPLES_PER_MS = 16;
 const toMs = (samples: number): number => Math.round(samples / SAMPLES_PER_MS);
 
+export interface SegmentLabel {
+  readonly channel: number;
+  readonly speaker: string;
+}
+
 export class SessionTranscript {
   readonly segments: Segment[] = [];
   readonly #texts: string[] = [];
-  #lastPartial: { turnId: number; words: string[] } | null = null;
+  readonly #lastPartial = new Map<number, { turnId: number; words: string[] }>();
 
-  /** A new turn opened or the open one closed: the next partial starts afresh. */
-  resetPartial(): void {
-    this.#lastPartial = null;
+  constructor(private readonly multichannel = false) {}
+
+  /** A new turn opened or the open one closed on `channel`: its next partial starts afresh. */
+  resetPartial(channel = 0): void {
+    this.#lastPartial.delete(channel);
   }
 
   /** The partial message for the open turn's interim text; `stable_text` is what two partials in a row agree on. */
-  partial(turnId: number, span: { start: number; end: number }, text: string): PartialMessage {
+  partial(turnId: number, span: { start: number; end: number }, text: string, channel = 0): PartialMessage {
     const words = text.length > 0 ? text.split(/\s+/) : [];
-    const previous = this.#lastPartial?.turnId === turnId ? this.#lastPartial.words : [];
+    const last = this.#lastPartial.get(channel);
+    const previous = last?.turnId === turnId ? last.words : [];
     let agree = 0;
     while (agree < words.length && agree < previous.length && words[agree] === previous[agree]) agree++;
-    this.#lastPartial = { turnId, words };
+    this.#lastPartial.set(channel, { turnId, words });
     return {
       type: 'partial',
       turn_id: turnId,
@@ -36,17 +49,33 @@ export class SessionTranscript {
   }
 
   /** Commits a piece's text (nothing for empty text); returns the piece's segments. */
-  commit(span: { start: number; end: number }, text: string, confidence: number | null): Segment[] {
+  commit(span: { start: number; end: number }, text: string, confidence: number | null, label?: SegmentLabel): Segment[] {
     if (text.length === 0) return [];
     const startMs = toMs(span.start);
     const endMs = toMs(span.end);
-    const segment: Segment = { id: this.segments.length, start_ms: startMs, end_ms: endMs, duration_ms: endMs - startMs, text, speaker: null, confidence };
+    const segment: Segment = {
+      id: this.segments.length,
+      start_ms: startMs,
+      end_ms: endMs,
+      duration_ms: endMs - startMs,
+      text,
+      speaker: label?.speaker ?? null,
+      confidence,
+      ...(label !== undefined ? { channel: label.channel } : {}),
+    };
     this.segments.push(segment);
     this.#texts.push(text);
     return [segment];
   }
 
+  /** The segments as the job record keeps them: commit order (mono) or time order, renumbered (multi-channel). */
+  get recordSegments(): Segment[] {
+    if (!this.multichannel) return this.segments;
+    return [...this.segments].sort((a, b) => a.start_ms - b.start_ms || (a.channel ?? 0) - (b.channel ?? 0)).map((segment, id) => ({ ...segment, id }));
+  }
+
   get fullText(): string {
-    return this.#texts.join(' ');
+    if (!this.multichannel) return this.#texts.join(' ');
+    return speakerLines(this.recordSegments);
   }
 }

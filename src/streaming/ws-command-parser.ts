@@ -1,9 +1,9 @@
 // Client text commands of GET /v1/ws/transcribe: FORMAT:<format>, TRANSCRIBE, END, CLEAR, PING.
 // Keywords are matched case-insensitively after trimming whitespace; formats are lowercased.
-import { AUDIO_FORMATS, isAudioFormat, type AudioFormat } from '../speech/speech.js';
+import { isStreamFormat, STREAM_FORMATS, type StreamFormat } from '../speech/speech.js';
 
 export type ClientCommand =
-  | { readonly kind: 'format'; readonly format: AudioFormat }
+  | { readonly kind: 'format'; readonly format: StreamFormat }
   | { readonly kind: 'transcribe' }
   | { readonly kind: 'end' }
   | { readonly kind: 'clear' }
@@ -28,11 +28,11 @@ export function parseCommand(text: string): ClientCommand {
   }
   if (upper.startsWith('FORMAT:')) {
     const format = trimmed.slice('FORMAT:'.length).trim().toLowerCase();
-    if (!isAudioFormat(format)) {
+    if (!isStreamFormat(format)) {
       return {
         kind: 'invalid',
         code: 'invalid_field_value',
-        message: `Unknown format '${format.slice(0, 40)}'. Formats: ${AUDIO_FORMATS.join(', ')}.`,
+        message: `Unknown format '${format.slice(0, 40)}'. Formats: ${STREAM_FORMATS.join(', ')}.`,
       };
     }
     return { kind: 'format', format };

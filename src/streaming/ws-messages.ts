@@ -9,6 +9,12 @@ import { SegmentSchema } from '../api/transcriptions/transcription-schemas.js';
 
 const StreamMs = (description: string) => Type.Integer({ minimum: 0, description });
 
+/** channels=2 only: which channel a message is about (absent in a mono session). */
+const ChannelFields = {
+  channel: Type.Optional(Type.Integer({ minimum: 0, description: 'channels=2 only: the 0-based channel (turn ids count per channel)' })),
+  speaker: Type.Optional(Type.String({ description: "channels=2 only: the channel's name from channel_names (default agent, customer)" })),
+};
+
 export const ReadyMessage = Type.Object(
   {
     type: Type.Literal('ready'),
@@ -23,6 +29,8 @@ export const ReadyMessage = Type.Object(
     }),
     vad_type: Type.Union([Type.Literal('energy'), Type.Literal('silero')]),
     partial_results: Type.Boolean(),
+    channels: Type.Optional(Type.Integer({ description: 'channels=2 only: audio channels, each with its own VAD and turns' })),
+    channel_names: Type.Optional(Type.Array(Type.String(), { description: 'channels=2 only: the speaker name of each channel' })),
     resume_token: Type.Union([Type.String(), Type.Null()], {
       description:
         'Extension: reconnect with `resume_token=<this>` within `resume_window_seconds` after the connection drops to continue this session (docs/streaming.md "Resuming a session"); bound to the API key that opened the session. null when resuming is off (WS_RESUME_WINDOW_SECONDS=0)',
@@ -79,10 +87,19 @@ export const TranscriptionMessage = Type.Object(
     ...TranscriptFields,
     is_final: Type.Boolean({ description: 'true only for the last message of the session (END, session duration, idle timeout)' }),
     turn_id: Type.Union([Type.Integer(), Type.Null()], { description: 'The turn, for automatic transcriptions (opus_raw_16k)' }),
-    full_text: Type.Optional(Type.String({ description: 'Final message only: the text of the whole session' })),
+    full_text: Type.Optional(
+      Type.String({
+        description: "Final message only: the text of the whole session (channels=2: one 'speaker: text' line per change of speaker, in time order)",
+      }),
+    ),
+    ...ChannelFields,
     seq: Seq,
   },
-  { description: 'After TRANSCRIBE, after END (is_final true), and per turn in opus_raw_16k mode (automatic; with server_vad a turn_detected comes too).' },
+  {
+    description:
+      'After TRANSCRIBE, after END (is_final true), and per turn in opus_raw_16k mode (automatic; with server_vad a turn_detected comes too). ' +
+      'channels=2: one per channel, each with `channel`; after END is_final (and full_text) is on the last of them.',
+  },
 );
 
 export const TurnDetectedMessage = Type.Object(
@@ -91,6 +108,7 @@ export const TurnDetectedMessage = Type.Object(
     turn_id: Type.Integer(),
     ...TranscriptFields,
     forced_split: Type.Boolean({ description: 'The turn reached WS_MAX_TURN_MS and was cut' }),
+    ...ChannelFields,
     seq: Seq,
   },
   {
@@ -152,6 +170,7 @@ export const SpeechStartedMessage = Type.Object(
     type: Type.Literal('speech_started'),
     turn_id: Type.Integer(),
     start_ms: StreamMs('Where the turn starts (padding included)'),
+    ...ChannelFields,
   },
   { description: 'server_vad: a turn opened (not part of the spec; may be dropped under backpressure).' },
 );
@@ -165,10 +184,43 @@ export const PartialMessage = Type.Object(
     text: Type.String({ description: 'stable_text + unstable_text' }),
     stable_text: Type.String({ description: 'Words two consecutive partials of this turn agree on' }),
     unstable_text: Type.String({ description: 'The tail that may still change' }),
+    ...ChannelFields,
   },
   {
     description:
       'partial_results=true: interim text of the open turn. Only this turn may change; the turn_detected message replaces it. ' + 'Dropped under backpressure.',
+  },
+);
+
+export const BargeInMessage = Type.Object(
+  {
+    type: Type.Literal('barge_in'),
+    channel: Type.Integer({ description: 'The channel that started speaking' }),
+    speaker: Type.String(),
+    turn_id: Type.Integer({ description: 'Its new turn (the speech_started turn of that channel)' }),
+    interrupted_channel: Type.Integer({ description: 'The channel whose turn was open' }),
+    interrupted_speaker: Type.String(),
+    interrupted_turn_id: Type.Union([Type.Integer(), Type.Null()]),
+    at_ms: StreamMs('Where the new speech starts (the VAD onset, unpadded)'),
+  },
+  {
+    description:
+      "channels=2 with server_vad: a channel's speech started while another channel's turn was open (it had not been silent for WS_ENDPOINT_SILENCE_MS). Sent at once; the `overlap` that follows (once both spans ended) gives the exact overlap, and none comes when the first speaker had in fact stopped before.",
+  },
+);
+
+export const OverlapMessage = Type.Object(
+  {
+    type: Type.Literal('overlap'),
+    start_ms: StreamMs('Where both channels are first in speech'),
+    end_ms: StreamMs('Where one of them stops'),
+    duration_ms: Type.Integer({ minimum: 1 }),
+    channels: Type.Array(Type.Integer(), { description: 'The two channels, lower first' }),
+    speakers: Type.Array(Type.String(), { description: 'Their names, in the same order' }),
+  },
+  {
+    description:
+      'channels=2 with server_vad: both channels were in speech over [start_ms, end_ms) (VAD speech spans, unpadded). Sent once both spans have ended; a forced split may report one overlap in two adjacent parts.',
   },
 );
 
@@ -215,6 +267,8 @@ export const SessionStatsMessage = Type.Object(
     max_lag_ms: Type.Integer({ description: 'Worst lag seen: age of the oldest unanswered piece, or audio not yet analysed by the VAD' }),
     dropped_audio_ms: Type.Integer({ description: 'Audio that could not be buffered or analysed' }),
     dropped_messages: Type.Integer({ description: 'Droppable messages (partial, chunk_received) skipped under backpressure' }),
+    overlaps: Type.Optional(Type.Integer({ description: 'channels=2 only: overlap messages sent' })),
+    overlap_ms: Type.Optional(Type.Integer({ description: 'channels=2 only: their total length' })),
   },
   { description: 'Per-session figures, sent right before the server closes the session normally.' },
 );
@@ -242,6 +296,8 @@ export const SERVER_MESSAGES = [
   CaptionMessage,
   SpeechStartedMessage,
   PartialMessage,
+  BargeInMessage,
+  OverlapMessage,
   FormatChangedMessage,
   PongMessage,
   LagMessage,
@@ -262,6 +318,8 @@ export type TurnDetectedMessage = Static<typeof TurnDetectedMessage>;
 export type CaptionMessage = Static<typeof CaptionMessage>;
 export type SpeechStartedMessage = Static<typeof SpeechStartedMessage>;
 export type PartialMessage = Static<typeof PartialMessage>;
+export type BargeInMessage = Static<typeof BargeInMessage>;
+export type OverlapMessage = Static<typeof OverlapMessage>;
 export type FormatChangedMessage = Static<typeof FormatChangedMessage>;
 export type PongMessage = Static<typeof PongMessage>;
 export type LagMessage = Static<typeof LagMessage>;

@@ -1,7 +1,16 @@
 // Query parameters of GET /v1/ws/transcribe, checked before a session starts.
 import type { CaptionFormat } from '../jobs/caption-formats.js';
 import { ApiError } from '../platform/errors/api-error.js';
-import { AUDIO_FORMATS, isAudioFormat, type AudioFormat, type Speech } from '../speech/speech.js';
+import {
+  CHANNEL_NAMES_RULE,
+  DEFAULT_CHANNEL_NAMES,
+  isStreamFormat,
+  parseChannelNames,
+  MULTICHANNEL_FORMATS,
+  STREAM_FORMATS,
+  type Speech,
+  type StreamFormat,
+} from '../speech/speech.js';
 
 export type VadType = 'energy' | 'silero';
 
@@ -10,7 +19,11 @@ export interface SessionSettings {
   /** null for `auto`: detected from the first piece of speech. */
   readonly model: string | null;
   readonly requestedModel: string;
-  readonly format: AudioFormat;
+  readonly format: StreamFormat;
+  /** `channels=2`: one VAD and turn stream per channel of interleaved audio (call-centre stereo). */
+  readonly channels: 1 | 2;
+  /** `channel_names`: the speaker name of each channel (default agent, customer); empty for mono. */
+  readonly channelNames: readonly string[];
   /** turn_detection=server_vad was asked for. */
   readonly serverVad: boolean;
   readonly vadType: VadType;
@@ -26,8 +39,8 @@ const CAPTION_QUERY_VALUES: Record<string, CaptionFormat | null> = { '': null, w
 const BOOLEAN: Record<string, boolean> = { true: true, '1': true, yes: true, false: false, '0': false, no: false };
 
 /**
- * Reads language (or the deprecated `lang`), model, format, turn_detection, vad_type,
- * partial_results, captions and record. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
+ * Reads language (or the deprecated `lang`), model, format, channels, channel_names,
+ * turn_detection, vad_type, partial_results, captions and record. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
  * closes the session with 1008 after an `error` message.
  */
 export function parseSessionQuery(query: URLSearchParams, defaults: { language: string }, speech: Pick<Speech, 'resolveModel'>): SessionSettings {
@@ -36,9 +49,26 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
   const choice = speech.resolveModel(language, modelParam);
 
   const formatRaw = (query.get('format') ?? 'pcm_s16le').trim().toLowerCase();
-  if (!isAudioFormat(formatRaw)) {
-    throw new ApiError('invalid_field_value', { message: `format must be one of ${AUDIO_FORMATS.join(', ')}.`, param: 'format' });
+  if (!isStreamFormat(formatRaw)) {
+    throw new ApiError('invalid_field_value', { message: `format must be one of ${STREAM_FORMATS.join(', ')}.`, param: 'format' });
   }
+  const channelsRaw = (query.get('channels') ?? '1').trim();
+  if (channelsRaw !== '1' && channelsRaw !== '2') {
+    throw new ApiError('invalid_field_value', { message: 'channels must be 1 or 2.', param: 'channels' });
+  }
+  const channels = channelsRaw === '2' ? 2 : 1;
+  if (channels === 2 && !MULTICHANNEL_FORMATS.includes(formatRaw)) {
+    throw new ApiError('invalid_field_value', {
+      message: `channels=2 needs a format that keeps channels apart: ${MULTICHANNEL_FORMATS.join(', ')} (${formatRaw} carries one channel).`,
+      param: 'channels',
+    });
+  }
+  const namesRaw = query.get('channel_names');
+  if (namesRaw !== null && channels === 1) {
+    throw new ApiError('invalid_field_value', { message: 'channel_names needs channels=2.', param: 'channel_names' });
+  }
+  const channelNames = channels === 1 ? [] : namesRaw === null ? [...DEFAULT_CHANNEL_NAMES] : parseChannelNames(namesRaw);
+  if (channelNames === null) throw new ApiError('invalid_field_value', { message: `channel_names must be ${CHANNEL_NAMES_RULE}.`, param: 'channel_names' });
   const turnRaw = query.get('turn_detection');
   if (turnRaw !== null && turnRaw !== '' && turnRaw !== 'server_vad' && turnRaw !== 'none') {
     throw new ApiError('invalid_field_value', { message: "turn_detection must be 'server_vad' (or 'none').", param: 'turn_detection' });
@@ -66,6 +96,8 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
     model: choice.model,
     requestedModel: modelParam ?? '',
     format: formatRaw,
+    channels,
+    channelNames,
     serverVad: turnRaw === 'server_vad',
     vadType: vadRaw,
     partialResults,

@@ -3,7 +3,7 @@ import type { StreamingSettings } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { defineRoute, type RouteDefinition } from '../platform/http/route-types.js';
 import { named } from '../platform/http/named-schema.js';
-import { AUDIO_FORMATS } from '../speech/speech.js';
+import { MULTICHANNEL_FORMATS, STREAM_FORMATS } from '../speech/speech.js';
 import { serverMessageJsonSchema } from './ws-messages.js';
 import type { SessionTokens } from './ws-session-tokens.js';
 import { WS_PATH } from './ws-endpoint.js';
@@ -29,9 +29,17 @@ const TranscribeQuery = Type.Object({
   vad_type: Type.Optional(Type.Union([Type.Literal('energy'), Type.Literal('silero')], { description: 'default energy' })),
   format: Type.Optional(
     Type.Union(
-      AUDIO_FORMATS.map((f) => Type.Literal(f)),
-      { description: 'default pcm_s16le' },
+      STREAM_FORMATS.map((f) => Type.Literal(f)),
+      { description: 'default pcm_s16le; pcm_s16le_8k and mulaw_8k (8 kHz telephone audio, G.711 mu-law) are upsampled to 16 kHz' },
     ),
+  ),
+  channels: Type.Optional(
+    Type.Union([Type.Literal(1), Type.Literal(2)], {
+      description: `2: stereo (call-centre recording; format ${MULTICHANNEL_FORMATS.join(', ')}: interleaved frames, a stereo WAV, WebM with a stereo Opus track); one VAD and turn stream per channel, messages carry \`channel\` and \`speaker\`, \`barge_in\` and \`overlap\` messages when both speak (extension); default 1`,
+    }),
+  ),
+  channel_names: Type.Optional(
+    Type.String({ description: 'channels=2: the two speaker names, comma-separated (letters, digits, _ . -); default agent,customer' }),
   ),
   partial_results: Type.Optional(Type.Boolean({ description: 'Interim `partial` messages while a turn is open (extension); default false' })),
   captions: Type.Optional(

@@ -41,6 +41,7 @@ export class SessionRecords {
           format: settings.format,
           turn_detection: settings.serverVad ? 'server_vad' : 'none',
           vad_type: settings.vadType,
+          ...(settings.channels > 1 ? { channels: settings.channels, channel_names: [...settings.channelNames] } : {}),
           // Storage key of the message timeline, written when the session ends.
           ...(settings.record ? { recording: recordingObject({ accountId: principal.accountId, id: jobId }) } : {}),
         },

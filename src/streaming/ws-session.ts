@@ -20,25 +20,45 @@
 //   the session only learns where the resent audio starts (`resumeFrom`) and drops the bytes
 //   it already has, so stream time and the byte offset continue.
 //
+// - Channels: a mono session has one SessionChannel (front end, Silero feed, turn cutter, piece
+//   queue); channels=2 has two, fed with the de-interleaved audio (StreamInput), each with its
+//   own VAD, turns and recognition queue. Messages about a channel carry `channel` and
+//   `speaker` (never in a mono session); OverlapTracker turns both channels' speech spans into
+//   `barge_in` and `overlap` messages. Positions are the same on every channel.
+//
 // Over 400 lines because it is one state machine: every handler below reads and moves the
-// same state (open/ending/closing/done, the cutter, the queue); the parts without that state
-// live beside it: turn-cutter, piece-queue, session-transcript, session-flow, session-stats,
-// silero-feed, session-errors.
+// same state (open/ending/closing/done, the channels' cutters and queues); the parts without
+// that state live beside it: session-channel, turn-cutter, piece-queue, session-transcript,
+// session-flow, session-stats, silero-feed, session-errors, overlap-tracker.
 import { performance } from 'node:perf_hooks';
 import { BROADCAST_CAPTION_RULES, buildCaptionCues } from '../jobs/caption-cues.js';
 import { renderCaptionCues } from '../jobs/caption-formats.js';
 import type { Segment } from '../platform/db/job-records.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
-import { describeNativeStatus, FORMAT_SAMPLE_RATE, NativeStatus, StreamFrontEnd, type EndpointEvent, type InferenceCost } from '../speech/speech.js';
-import { PieceQueue, type Piece } from './piece-queue.js';
+import {
+  describeNativeStatus,
+  ENDPOINT_PADDING_MS,
+  frontEndFormatFor,
+  isPassthrough,
+  MULTICHANNEL_FORMATS,
+  NativeStatus,
+  STREAM_FORMAT_SAMPLE_RATE,
+  StreamInput,
+  type EndpointEvent,
+  type InferenceCost,
+  type InputProblem,
+  type StreamFormat,
+} from '../speech/speech.js';
+import { OverlapTracker } from './overlap-tracker.js';
+import type { Piece } from './piece-queue.js';
+import { SessionChannel } from './session-channel.js';
 import { closeReason, errorMessage, toApiError } from './session-errors.js';
 import { SessionFlow } from './session-flow.js';
 import { SessionStats } from './session-stats.js';
 import { SessionTranscript } from './session-transcript.js';
-import { SileroFeed } from './silero-feed.js';
 import type { SessionDeps } from './session-types.js';
-import { cutterOptionsFor, TurnCutter, type CutPiece } from './turn-cutter.js';
+import type { CutPiece } from './turn-cutter.js';
 import { parseCommand, MAX_COMMAND_BYTES } from './ws-command-parser.js';
 import { RateWindow } from './ws-limits.js';
 import type { ServerMessage, SessionStatsMessage } from './ws-messages.js';
@@ -54,25 +74,24 @@ const MIN_PARTIAL_MS = 400;
 export class StreamSession {
   readonly startedAt = performance.now();
   readonly startedWall = Date.now();
-  private readonly frontEnd: StreamFrontEnd;
-  private readonly silero: SileroFeed | null;
+  private readonly channels: readonly SessionChannel[];
+  /** De-interleaving and 8 kHz decoding; null while the audio goes to the one front end as is. */
+  private input: StreamInput | null;
+  private format: StreamFormat;
+  private inputProblemReported = false;
+  private readonly overlaps: OverlapTracker | null;
   private readonly rate: RateWindow;
-  private readonly events: EndpointEvent[] = [];
-  private readonly cutter: TurnCutter;
-  private readonly pieces = new PieceQueue();
   private readonly statistics = new SessionStats();
 
   private language: string;
   private model: string | null;
-  private readonly transcript = new SessionTranscript();
+  private readonly transcript: SessionTranscript;
   private readonly flow: SessionFlow;
-  private lastPartialAt = 0;
   /** Caption cues sent so far, and where the last one ended (stream ms). */
   private captionCues = 0;
   private lastCueEndMs: number | null = null;
 
   private lastClientMessageAt = performance.now();
-  private badStreamReported = false;
 
   private state: 'open' | 'ending' | 'closing' | 'done' = 'open';
   private closeAfterFinal: { code: number; reason: string } = { code: 1000, reason: 'end' };
@@ -96,24 +115,39 @@ export class StreamSession {
     this.model = settings.model;
     this.rate = new RateWindow(limits.wsMessagesPerSecond, limits.wsBytesPerSecond);
     this.flow = new SessionFlow(streaming.lagWarningMs);
-    this.cutter = new TurnCutter(cutterOptionsFor(settings.vadType));
+    const count = settings.channels;
+    this.format = settings.format;
+    this.input = isPassthrough(settings.format, count) ? null : new StreamInput(settings.format, count);
+    this.transcript = new SessionTranscript(count > 1);
+    this.overlaps = count > 1 ? new OverlapTracker(count) : null;
+    if (count > 1) this.statistics.overlaps = { count: 0, ms: 0 };
     const endpointing = { minSilenceMs: streaming.endpointSilenceMs, maxSpeechMs: streaming.maxTurnMs };
-    this.frontEnd = new StreamFrontEnd({
-      format: settings.format,
-      maxBufferBytes: limits.wsMaxBufferBytes,
-      initialBufferSeconds: 4,
-      energyVad: settings.vadType === 'energy',
-      endpointing,
-    });
-    this.silero =
-      settings.vadType === 'silero' && deps.silero !== null
-        ? new SileroFeed(deps.silero.openStream({ endpointing, onEvent: (event) => this.onVadEvent(event) }), deps.silero.maxQueuedWindowsPerStream)
-        : null;
+    const channels: SessionChannel[] = [];
+    for (let index = 0; index < count; index++) {
+      const channel: SessionChannel = new SessionChannel({
+        index,
+        name: count > 1 ? settings.channelNames[index]! : null,
+        format: frontEndFormatFor(settings.format, count),
+        vadType: settings.vadType,
+        // The buffer limit is the session's: each channel holds its share.
+        maxBufferBytes: Math.floor(limits.wsMaxBufferBytes / count),
+        endpointing,
+        silero: deps.silero,
+        onVadEvent: (event) => this.onVadEvent(channel, event),
+      });
+      channels.push(channel);
+    }
+    this.channels = channels;
   }
 
   /** turn_detection=server_vad, or the opus_raw_16k format (always automatic). */
   private get turnDetection(): boolean {
-    return this.settings.serverVad || this.frontEnd.format === 'opus_raw_16k';
+    return this.settings.serverVad || this.format === 'opus_raw_16k';
+  }
+
+  /** Where audio has arrived (the same on every channel). */
+  private get writePosition(): number {
+    return this.channels[0]!.frontEnd.writePosition;
   }
 
   readyMessage(resume: { token: string; windowSeconds: number } | null = null): ServerMessage {
@@ -122,13 +156,14 @@ export class StreamSession {
       type: 'ready',
       session_id: this.id,
       job_id: this.jobId,
-      format: this.frontEnd.format,
-      sample_rate: FORMAT_SAMPLE_RATE[this.frontEnd.format],
+      format: this.format,
+      sample_rate: STREAM_FORMAT_SAMPLE_RATE[this.format],
       language: this.language,
       model: this.model,
       turn_detection: this.turnDetection ? 'server_vad' : 'none',
       vad_type: this.settings.vadType,
       partial_results: this.settings.partialResults,
+      ...(this.channels.length > 1 ? { channels: this.channels.length, channel_names: this.channels.map((channel) => channel.name!) } : {}),
       resume_token: resume?.token ?? null,
       resume_window_seconds: resume?.windowSeconds ?? 0,
       limits: {
@@ -168,25 +203,45 @@ export class StreamSession {
   }
 
   private onAudio(data: ArrayBuffer | Uint8Array, bytes: number, now: number): void {
-    const status = this.frontEnd.push(data);
+    const statuses = this.decode(data);
     this.flow.received(bytes);
-    this.statistics.noteArrival(this.frontEnd.writePosition, now);
-    if (status === NativeStatus.BufferFull) return this.fail(new ApiError('buffer_limit_exceeded'));
-    if (status !== NativeStatus.Ok) this.reportAudioProblem(status);
-    else this.badStreamReported = false;
+    this.statistics.noteArrival(this.writePosition, now);
+    if (!Array.isArray(statuses)) this.reportInputProblem(statuses);
+    else {
+      for (const channel of this.channels) {
+        const status = statuses[channel.index]!;
+        if (status === NativeStatus.BufferFull) return this.fail(new ApiError('buffer_limit_exceeded'));
+        if (status !== NativeStatus.Ok) this.reportAudioProblem(channel, status);
+        else channel.badStreamReported = false;
+      }
+    }
     this.afterAppend();
     if (this.state !== 'open') return;
     this.sendAck(now, false);
   }
 
-  private reportAudioProblem(status: NativeStatus): void {
+  /** One binary message into the front end(s): each channel's status, or what StreamInput could not read. */
+  private decode(data: ArrayBuffer | Uint8Array): NativeStatus[] | InputProblem {
+    if (this.input === null) return [this.channels[0]!.frontEnd.push(data)];
+    const parts = this.input.split(data);
+    if (!Array.isArray(parts)) return parts;
+    return this.channels.map((channel) => (parts[channel.index]!.length > 0 ? channel.frontEnd.push(parts[channel.index]!) : NativeStatus.Ok));
+  }
+
+  private reportAudioProblem(channel: SessionChannel, status: NativeStatus): void {
     const info = describeNativeStatus(status);
     // A broken container fails every later push: say so once, until FORMAT resets it.
     if (info.kind === 'bad_stream') {
-      if (this.badStreamReported) return;
-      this.badStreamReported = true;
+      if (channel.badStreamReported) return;
+      channel.badStreamReported = true;
     }
-    this.sendError(new ApiError('invalid_audio_data', { message: `${capitalize(info.message)} (format ${this.frontEnd.format}).` }), null);
+    this.sendError(new ApiError('invalid_audio_data', { message: `${capitalize(info.message)} (format ${this.format}).` }), null);
+  }
+
+  private reportInputProblem(problem: InputProblem): void {
+    if (problem.sticky && this.inputProblemReported) return;
+    this.inputProblemReported = problem.sticky;
+    this.sendError(new ApiError('invalid_audio_data', { message: `${capitalize(problem.problem)} (format ${this.format}).` }), null);
   }
 
   private onCommand(data: ArrayBuffer): void {
@@ -203,7 +258,7 @@ export class StreamSession {
         this.sink.send({ type: 'pong', server_time: new Date().toISOString() });
         return;
       case 'transcribe':
-        this.cutBuffer('transcribe');
+        this.cutBuffers('transcribe');
         return;
       case 'clear':
         this.clear();
@@ -211,88 +266,169 @@ export class StreamSession {
       case 'end':
         void this.beginEnd(1000, 'end');
         return;
-      case 'format': {
-        const status = this.frontEnd.setFormat(command.format);
-        this.badStreamReported = false;
-        this.afterAppend();
-        if (status !== NativeStatus.Ok) this.reportAudioProblem(status);
-        this.sink.send({ type: 'format_changed', format: command.format, sample_rate: FORMAT_SAMPLE_RATE[command.format] });
+      case 'format':
+        this.setFormat(command.format);
         return;
-      }
       case 'invalid':
         this.sendError(new ApiError(command.code, { message: command.message, ...(command.code === 'invalid_field_value' ? { param: 'format' } : {}) }), null);
         return;
     }
   }
 
-  /** After the front end appended audio (push, flush, format change): VAD events and trimming. */
-  private afterAppend(): void {
-    if (this.silero !== null) this.feedSilero();
-    if (this.frontEnd.pendingEvents > 0) {
-      this.events.length = 0;
-      this.frontEnd.takeEvents(this.events);
-      if (this.turnDetection) for (const event of this.events) this.onVadEvent(event);
+  /**
+   * FORMAT: the old format's tail goes to the front ends, which then read the new one. With
+   * channels=2 only the formats that can be split per channel are accepted.
+   */
+  private setFormat(format: StreamFormat): void {
+    const count = this.channels.length;
+    if (count > 1 && !MULTICHANNEL_FORMATS.includes(format)) {
+      const message = `channels=2 needs a format that keeps channels apart: ${MULTICHANNEL_FORMATS.join(', ')}; the format stays ${this.format}.`;
+      this.sendError(new ApiError('invalid_field_value', { message, param: 'format' }), null);
+      return;
     }
-    this.trimSilence();
+    if (this.input !== null) {
+      const tails = this.input.setFormat(format);
+      for (const channel of this.channels) if (tails[channel.index]!.length > 0) channel.frontEnd.push(tails[channel.index]!);
+      if (isPassthrough(format, count)) {
+        this.input.close();
+        this.input = null;
+      }
+    } else if (!isPassthrough(format, count)) {
+      this.input = new StreamInput(format, count);
+    }
+    this.format = format;
+    this.inputProblemReported = false;
+    const statuses = this.channels.map((channel) => {
+      channel.badStreamReported = false;
+      return channel.frontEnd.setFormat(frontEndFormatFor(format, count));
+    });
+    this.afterAppend();
+    for (const channel of this.channels) if (statuses[channel.index] !== NativeStatus.Ok) this.reportAudioProblem(channel, statuses[channel.index]!);
+    this.sink.send({ type: 'format_changed', format, sample_rate: STREAM_FORMAT_SAMPLE_RATE[format] });
   }
 
-  private feedSilero(): void {
-    if (!this.turnDetection) this.silero!.skipTo(this.frontEnd.writePosition);
-    else this.silero!.feed(this.frontEnd);
+  /** After the front ends appended audio (push, flush, format change): VAD events and trimming. */
+  private afterAppend(): void {
+    for (const channel of this.channels) {
+      if (channel.silero !== null) this.feedSilero(channel);
+      if (channel.frontEnd.pendingEvents > 0) {
+        channel.events.length = 0;
+        channel.frontEnd.takeEvents(channel.events);
+        if (this.turnDetection) for (const event of channel.events) this.onVadEvent(channel, event);
+      }
+      this.trimSilence(channel);
+    }
+  }
+
+  private feedSilero(channel: SessionChannel): void {
+    if (!this.turnDetection) channel.silero!.skipTo(channel.frontEnd.writePosition);
+    else channel.silero!.feed(channel.frontEnd);
   }
 
   /** Drops old silence while no turn is open (turn-detection mode only). */
-  private trimSilence(): void {
+  private trimSilence(channel: SessionChannel): void {
     if (!this.turnDetection || this.state === 'done') return;
     // Only audio the VAD has judged (Silero answers asynchronously) may be trimmed as silence.
-    const analysed = this.silero !== null ? this.silero.analysed : this.frontEnd.writePosition;
-    const until = this.cutter.trim(analysed);
-    if (until !== null) this.frontEnd.discardUntil(until);
+    const analysed = channel.silero !== null ? channel.silero.analysed : channel.frontEnd.writePosition;
+    const until = channel.cutter.trim(analysed);
+    if (until !== null) channel.frontEnd.discardUntil(until);
   }
 
-  private onVadEvent(event: EndpointEvent): void {
+  private onVadEvent(channel: SessionChannel, event: EndpointEvent): void {
     if (this.state === 'done' || this.state === 'closing') return;
-    const step = this.cutter.onEvent(event, this.frontEnd.writePosition);
-    this.transcript.resetPartial();
+    const step = channel.cutter.onEvent(event, channel.frontEnd.writePosition);
+    this.transcript.resetPartial(channel.index);
     if (step.type === 'speech_started') {
-      this.lastPartialAt = performance.now();
-      this.sink.send({ type: 'speech_started', turn_id: step.turnId, start_ms: toMs(step.start) });
+      channel.lastPartialAt = performance.now();
+      this.sink.send({ type: 'speech_started', turn_id: step.turnId, start_ms: toMs(step.start), ...channel.label });
     } else if (step.type === 'piece') {
-      this.queuePiece(step.piece);
+      this.queuePiece(channel, step.piece);
+    }
+    if (this.overlaps !== null) this.trackOverlap(channel, event, step.type === 'speech_started' ? step.turnId : null);
+  }
+
+  /**
+   * channels=2: barge-ins when a channel starts speaking, overlaps once both spans ended
+   * (overlap-tracker.ts), on the speech itself: the endpointer's padding is taken off its
+   * positions (none after a forced split, which ends where it cuts).
+   */
+  private trackOverlap(channel: SessionChannel, event: EndpointEvent, turnId: number | null): void {
+    const before = ENDPOINT_PADDING_MS.before * SAMPLES_PER_MS;
+    if (event.type === 'speech_start') {
+      const onset = event.position + before;
+      const interrupted = this.overlaps!.speechStart(channel.index, onset);
+      if (turnId === null) return;
+      for (const { channel: other } of interrupted) {
+        const them = this.channels[other]!;
+        this.sink.send({
+          type: 'barge_in',
+          channel: channel.index,
+          speaker: channel.name!,
+          turn_id: turnId,
+          interrupted_channel: other,
+          interrupted_speaker: them.name!,
+          interrupted_turn_id: them.cutter.openTurn?.id ?? null,
+          at_ms: toMs(onset),
+        });
+      }
+      return;
+    }
+    const end = event.forcedSplit ? event.position : event.position - ENDPOINT_PADDING_MS.after * SAMPLES_PER_MS;
+    for (const overlap of this.overlaps!.speechEnd(channel.index, event.turnStart + before, end)) {
+      const [startMs, endMs] = [toMs(overlap.start), toMs(overlap.end)];
+      if (endMs <= startMs) continue;
+      this.statistics.overlaps!.count++;
+      this.statistics.overlaps!.ms += endMs - startMs;
+      this.sink.send({
+        type: 'overlap',
+        start_ms: startMs,
+        end_ms: endMs,
+        duration_ms: endMs - startMs,
+        channels: [...overlap.channels],
+        speakers: overlap.channels.map((index) => this.channels[index]!.name!),
+      });
     }
   }
 
   /** TRANSCRIBE / END: everything not yet handed to recognition. */
-  private cutBuffer(kind: 'transcribe' | 'final'): void {
-    const piece = this.cutter.cutBuffer(kind, this.frontEnd.writePosition);
-    if (piece !== null) this.queuePiece(piece);
+  private cutBuffer(channel: SessionChannel, kind: 'transcribe' | 'final'): void {
+    const piece = channel.cutter.cutBuffer(kind, channel.frontEnd.writePosition);
+    if (piece !== null) this.queuePiece(channel, piece);
+  }
+
+  private cutBuffers(kind: 'transcribe' | 'final'): void {
+    for (const channel of this.channels) this.cutBuffer(channel, kind);
   }
 
   /** Copies a cut span out of the ring, lets the ring discard it, and queues it. */
-  private queuePiece(cut: CutPiece): void {
+  private queuePiece(channel: SessionChannel, cut: CutPiece): void {
+    const { frontEnd, pieces } = channel;
     const audio = new Float32Array(cut.end - cut.start);
-    if (audio.length > 0) this.frontEnd.peek(cut.start, audio);
-    this.frontEnd.discardUntil(this.cutter.committed);
-    const automatic = cut.kind === 'turn' && this.frontEnd.format === 'opus_raw_16k';
-    this.pieces.push({ ...cut, audio, cutAt: performance.now(), automatic });
-    const held = this.frontEnd.buffered + this.pieces.heldSamples;
-    if (held > this.frontEnd.maxBufferSamples && cut.kind !== 'final') return this.fail(new ApiError('buffer_limit_exceeded'));
-    this.pump();
+    if (audio.length > 0) frontEnd.peek(cut.start, audio);
+    frontEnd.discardUntil(channel.cutter.committed);
+    const automatic = cut.kind === 'turn' && this.format === 'opus_raw_16k';
+    pieces.push({ ...cut, audio, cutAt: performance.now(), automatic });
+    const held = frontEnd.buffered + pieces.heldSamples;
+    if (held > frontEnd.maxBufferSamples && cut.kind !== 'final') return this.fail(new ApiError('buffer_limit_exceeded'));
+    this.pump(channel);
   }
 
   private clear(): void {
-    this.frontEnd.clear();
-    const position = this.frontEnd.writePosition;
-    this.cutter.clear(position);
-    this.transcript.resetPartial();
-    this.silero?.reset(position);
+    for (const channel of this.channels) {
+      channel.frontEnd.clear();
+      const position = channel.frontEnd.writePosition;
+      channel.cutter.clear(position);
+      this.transcript.resetPartial(channel.index);
+      channel.silero?.reset(position);
+    }
+    this.overlaps?.clear(this.writePosition);
   }
 
   // ---- recognition -----------------------------------------------------------------
 
-  private pump(): void {
-    const piece = this.pieces.next();
-    if (piece !== null) void this.run(piece);
+  private pump(channel: SessionChannel): void {
+    const piece = channel.pieces.next();
+    if (piece !== null) void this.run(channel, piece);
   }
 
   /**
@@ -300,7 +436,7 @@ export class StreamSession {
    * final piece is decoded from its whole (padded) audio the way REST decodes a file, so its
    * text equals the REST text for that audio. Text sent in turn_detected never changes.
    */
-  private async run(piece: Piece): Promise<void> {
+  private async run(channel: SessionChannel, piece: Piece): Promise<void> {
     let recognition: { text: string; confidence: number | null; inference: InferenceCost | null } | null = null;
     let error: ApiError | null = null;
     try {
@@ -320,23 +456,24 @@ export class StreamSession {
       error = toApiError(caught);
       this.deps.logger.warn({ err: caught, session: this.id }, 'streaming recognition failed');
     }
-    this.pieces.settle();
+    channel.pieces.settle();
     this.deps.observe?.piece?.(piece.kind, performance.now() - piece.cutAt, piece.audio.length / (SAMPLES_PER_MS * 1000), recognition?.inference ?? null);
     if (error !== null && piece.kind !== 'final' && piece.kind !== 'partial') this.sendError(error, null);
-    this.deliver(piece, recognition?.text.trim() ?? '', recognition?.confidence ?? null);
+    this.deliver(channel, piece, recognition?.text.trim() ?? '', recognition?.confidence ?? null);
     if (piece.kind === 'final') {
-      this.complete();
+      channel.finished = true;
+      this.completeWhenAllFinished();
       return;
     }
-    this.pump();
+    this.pump(channel);
   }
 
-  private deliver(piece: Piece, text: string, confidence: number | null): void {
+  private deliver(channel: SessionChannel, piece: Piece, text: string, confidence: number | null): void {
     const now = performance.now();
     if (piece.kind === 'partial') {
-      const open = this.cutter.openTurn;
+      const open = channel.cutter.openTurn;
       if (open === null || open.id !== piece.turnId || this.state !== 'open') return;
-      this.sink.send(this.transcript.partial(open.id, piece, text));
+      this.sink.send({ ...this.transcript.partial(open.id, piece, text, channel.index), ...channel.label });
       return;
     }
     // A turn with no words (noise, a cough, a click the VAD took for speech) is dropped: no
@@ -346,7 +483,7 @@ export class StreamSession {
       this.deps.logger.debug({ turnId: piece.turnId, startMs: toMs(piece.start), endMs: toMs(piece.end) }, 'turn without words dropped');
       return;
     }
-    const segments = this.transcript.commit(piece, text, confidence);
+    const segments = this.transcript.commit(piece, text, confidence, channel.name === null ? undefined : { channel: channel.index, speaker: channel.name });
     this.sendCaptions(segments);
     const latency = Math.max(0, Math.round(now - this.statistics.arrivalOf(piece.end, now)));
     const processing = Math.round(now - piece.cutAt);
@@ -364,18 +501,21 @@ export class StreamSession {
     if (piece.kind === 'turn') {
       this.statistics.turns++;
       this.deps.observe?.turnLatency?.(latency);
-      if (this.settings.serverVad) this.sink.send({ type: 'turn_detected', turn_id: piece.turnId!, ...common, forced_split: piece.forcedSplit });
+      if (this.settings.serverVad)
+        this.sink.send({ type: 'turn_detected', turn_id: piece.turnId!, ...common, forced_split: piece.forcedSplit, ...channel.label });
       // opus_raw_16k transcribes turns automatically (spec), with or without server_vad.
       if (!piece.automatic) return;
     }
     this.statistics.transcriptions++;
-    const final = piece.kind === 'final';
+    // channels=2: every channel ends with its own final piece; the last one is the session's final.
+    const final = piece.kind === 'final' && this.channels.every((other) => other === channel || other.finished);
     this.sink.send({
       type: 'transcription',
       ...common,
       is_final: final,
       turn_id: piece.turnId,
       ...(final ? { full_text: this.transcript.fullText } : {}),
+      ...channel.label,
     });
   }
 
@@ -399,9 +539,11 @@ export class StreamSession {
 
   tick(now: number): void {
     if (this.state === 'done') return;
-    if (this.silero !== null && this.silero.fed < this.frontEnd.writePosition && this.state !== 'closing') {
-      this.feedSilero();
-      this.trimSilence();
+    for (const channel of this.channels) {
+      if (channel.silero !== null && channel.silero.fed < channel.frontEnd.writePosition && this.state !== 'closing') {
+        this.feedSilero(channel);
+        this.trimSilence(channel);
+      }
     }
     if (this.state === 'open') {
       const { limits } = this.deps;
@@ -414,43 +556,57 @@ export class StreamSession {
         return;
       }
       if (this.flow.unacknowledged) this.sendAck(now, false);
-      this.maybePartial(now);
+      for (const channel of this.channels) this.maybePartial(channel, now);
     }
     this.reportLag(now);
   }
 
-  private maybePartial(now: number): void {
-    const open = this.cutter.openTurn;
+  private maybePartial(channel: SessionChannel, now: number): void {
+    const open = channel.cutter.openTurn;
     // No partials for a session without a socket (parked): nobody would read them.
-    if (!this.settings.partialResults || open === null || !this.pieces.idle || !this.sink.open) return;
-    if (now - this.lastPartialAt < this.deps.streaming.partialIntervalMs) return;
+    if (!this.settings.partialResults || open === null || !channel.pieces.idle || !this.sink.open) return;
+    if (now - channel.lastPartialAt < this.deps.streaming.partialIntervalMs) return;
     if (this.deps.partialsAllowed?.() === false) {
-      this.lastPartialAt = now;
+      channel.lastPartialAt = now;
       this.deps.observe?.partialSkipped?.();
       return;
     }
-    const end = this.frontEnd.writePosition;
+    const end = channel.frontEnd.writePosition;
     const start = Math.max(open.start, end - this.deps.streaming.maxTurnMs * SAMPLES_PER_MS);
     if (end - start < MIN_PARTIAL_MS * SAMPLES_PER_MS) return;
-    this.lastPartialAt = now;
+    channel.lastPartialAt = now;
     const audio = new Float32Array(end - start);
-    this.frontEnd.peek(start, audio);
+    channel.frontEnd.peek(start, audio);
     const piece: Piece = { kind: 'partial', turnId: open.id, start, end, audio, cutAt: now, forcedSplit: false };
-    if (this.pieces.startPartial(piece)) void this.run(piece);
+    if (channel.pieces.startPartial(piece)) void this.run(channel, piece);
   }
 
-  /** How far behind the server is: age of the oldest unanswered piece, or audio the VAD has not analysed. */
+  /** How far behind the server is: age of the oldest unanswered piece, or audio the VAD has not analysed (worst channel). */
   private reportLag(now: number): void {
-    const oldest = this.pieces.oldest;
-    const oldestMs = oldest ? Math.round(now - oldest.cutAt) : 0;
-    const vadBehindMs = this.silero !== null && this.state !== 'done' ? toMs(this.silero.behindSamples(this.frontEnd.writePosition)) : 0;
+    let oldestMs = 0;
+    let vadBehindMs = 0;
+    let pendingSamples = 0;
+    let pendingPieces = 0;
+    for (const { pieces, silero, frontEnd } of this.channels) {
+      const oldest = pieces.oldest;
+      if (oldest) oldestMs = Math.max(oldestMs, Math.round(now - oldest.cutAt));
+      if (silero !== null && this.state !== 'done') vadBehindMs = Math.max(vadBehindMs, toMs(silero.behindSamples(frontEnd.writePosition)));
+      pendingSamples += pieces.pendingSamples;
+      pendingPieces += pieces.count;
+    }
     this.statistics.noteLag(Math.max(oldestMs, vadBehindMs));
-    const lag = this.flow.lag(now, { oldestMs, vadBehindMs, pendingSamples: this.pieces.pendingSamples, pendingPieces: this.pieces.count });
+    const lag = this.flow.lag(now, { oldestMs, vadBehindMs, pendingSamples, pendingPieces });
     if (lag !== null) this.sink.send(lag);
   }
 
   private sendAck(now: number, force: boolean): void {
-    const ack = this.flow.ack(now, { write: this.frontEnd.writePosition, committed: this.cutter.committed, pendingSamples: this.pieces.pendingSamples }, force);
+    let committed = Number.POSITIVE_INFINITY;
+    let pendingSamples = 0;
+    for (const { cutter, pieces } of this.channels) {
+      committed = Math.min(committed, cutter.committed);
+      pendingSamples += pieces.pendingSamples;
+    }
+    const ack = this.flow.ack(now, { write: this.writePosition, committed, pendingSamples }, force);
     if (ack !== null) this.sink.send(ack);
   }
 
@@ -463,22 +619,33 @@ export class StreamSession {
     this.endRequested = true;
     this.closeAfterFinal = { code, reason };
     if (this.flow.unacknowledged) this.sendAck(performance.now(), true);
-    this.frontEnd.flush();
-    this.statistics.noteArrival(this.frontEnd.writePosition, performance.now());
+    this.flushFrontEnds();
+    this.statistics.noteArrival(this.writePosition, performance.now());
     this.afterAppend();
-    if (this.silero !== null && this.turnDetection) {
+    const silero = this.channels.filter((channel) => channel.silero !== null);
+    if (silero.length > 0 && this.turnDetection) {
       try {
-        while (this.silero.fed < this.frontEnd.writePosition && !this.done) {
-          this.feedSilero();
+        while (silero.some((channel) => channel.silero!.fed < channel.frontEnd.writePosition) && !this.done) {
+          for (const channel of silero) this.feedSilero(channel);
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
-        if (!this.done) await this.silero.stream.finish();
+        if (!this.done) await Promise.all(silero.map((channel) => channel.silero!.stream.finish()));
       } catch (error) {
         this.deps.logger.warn({ err: error, session: this.id }, 'Silero VAD did not finish');
       }
     }
     if (this.done) return;
-    this.cutBuffer('final');
+    this.cutBuffers('final');
+  }
+
+  /** End of the stream: StreamInput's resampler tails, then each front end's own. */
+  private flushFrontEnds(): void {
+    const tails = this.input?.flush() ?? [];
+    for (const channel of this.channels) {
+      const tail = tails[channel.index];
+      if (tail !== undefined && tail.length > 0) channel.frontEnd.push(tail);
+      channel.frontEnd.flush();
+    }
   }
 
   /** A limit breach or bad input that ends the session: error message, close with the registry's code. */
@@ -489,16 +656,20 @@ export class StreamSession {
     this.sendError(error, code);
     this.state = 'closing';
     this.sink.close(code, closeReason(error));
-    this.pieces.dropQueued();
-    const inFlight = this.pieces.inFlight;
-    if (inFlight === null || inFlight.kind === 'partial') this.complete();
-    // else: complete() runs when the piece in flight settles (an empty final piece queued
-    // here, unless the one in flight is the final piece itself)
-    else if (inFlight.kind !== 'final') {
-      this.cutter.cutBuffer('final', this.cutter.committed);
-      const at = this.cutter.committed;
-      this.pieces.push({ kind: 'final', turnId: null, start: at, end: at, audio: new Float32Array(0), cutAt: performance.now(), forcedSplit: false });
+    for (const channel of this.channels) {
+      const { pieces, cutter } = channel;
+      pieces.dropQueued();
+      const inFlight = pieces.inFlight;
+      if (inFlight === null || inFlight.kind === 'partial') channel.finished = true;
+      // else: the channel finishes when the piece in flight settles (an empty final piece queued
+      // here, unless the one in flight is the final piece itself)
+      else if (inFlight.kind !== 'final') {
+        cutter.cutBuffer('final', cutter.committed);
+        const at = cutter.committed;
+        pieces.push({ kind: 'final', turnId: null, start: at, end: at, audio: new Float32Array(0), cutAt: performance.now(), forcedSplit: false });
+      }
     }
+    this.completeWhenAllFinished();
   }
 
   /** Audio bytes received so far: the byte offset of the client's audio stream. */
@@ -513,7 +684,7 @@ export class StreamSession {
 
   /** Decoded audio received so far, stream ms. */
   get streamMs(): number {
-    return toMs(this.frontEnd.writePosition);
+    return toMs(this.writePosition);
   }
 
   /** Whether a new connection may carry this session on (not ending, failed or done). */
@@ -545,14 +716,21 @@ export class StreamSession {
     if (this.state === 'open') {
       // Client left without END: its untranscribed audio still goes into the job record.
       this.state = 'closing';
-      this.frontEnd.flush();
-      this.events.length = 0;
-      this.frontEnd.takeEvents(this.events);
-      this.cutBuffer('final');
+      this.flushFrontEnds();
+      for (const channel of this.channels) {
+        channel.events.length = 0;
+        channel.frontEnd.takeEvents(channel.events);
+      }
+      this.cutBuffers('final');
       return;
     }
     // 'ending': the final piece is queued or in flight; complete() follows it.
     this.state = 'closing';
+  }
+
+  /** The session is over once every channel's last piece settled. */
+  private completeWhenAllFinished(): void {
+    if (this.channels.every((channel) => channel.finished)) this.complete();
   }
 
   private complete(): void {
@@ -565,14 +743,17 @@ export class StreamSession {
       this.sink.send(stats);
       this.sink.close(this.closeAfterFinal.code, this.closeAfterFinal.reason);
     }
-    this.silero?.stream.close();
-    const audioSeconds = this.frontEnd.writePosition / 16_000;
-    this.frontEnd.close();
+    const audioSeconds = this.writePosition / 16_000;
+    for (const channel of this.channels) {
+      channel.silero?.stream.close();
+      channel.frontEnd.close();
+    }
+    this.input?.close();
     const failure = this.failure;
     this.deps.onComplete({
       status: failure === null ? 'completed' : 'failed',
       text: this.transcript.fullText,
-      segments: this.transcript.segments,
+      segments: this.transcript.recordSegments,
       language: this.language,
       model: this.model,
       audioSeconds,
@@ -583,10 +764,12 @@ export class StreamSession {
   }
 
   stats(): SessionStatsMessage {
-    const closed = this.frontEnd.closed;
+    const closed = this.channels[0]!.frontEnd.closed;
+    let dropped = 0;
+    for (const { frontEnd, silero } of this.channels) dropped += (closed ? 0 : frontEnd.droppedTotal) + (silero?.droppedSamples ?? 0);
     return this.statistics.message({
-      audioMs: toMs(closed ? 0 : this.frontEnd.writePosition),
-      droppedAudioMs: toMs((closed ? 0 : this.frontEnd.droppedTotal) + (this.silero?.droppedSamples ?? 0)),
+      audioMs: toMs(closed ? 0 : this.writePosition),
+      droppedAudioMs: toMs(dropped),
       droppedMessages: this.sink.droppedMessages,
     });
   }

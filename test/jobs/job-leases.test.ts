@@ -33,7 +33,7 @@ class HeldEngine implements Pick<Speech, 'transcribe'> {
       this.releases.push(resolve);
       request.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
     });
-    return { language: 'am', model: 'test-model', durationSeconds: 1.5, segments: [], detection: null };
+    return { language: 'am', model: 'test-model', durationSeconds: 1.5, segments: [], detection: null, diarization: null };
   }
 
   release(): void {

@@ -16,6 +16,8 @@ import { BatchCreatedSchema, BatchMultipartFields, CreateBatchJson, CreateBatchM
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
 import { MODEL_CHOICE_RESPONSES } from '../transcriptions/transcription-schemas.js';
+import { diarizationJobOptions } from '../../jobs/job-diarization.js';
+import { checkDiarizationConfig, multipartDiarization } from '../diarization-fields.js';
 
 export interface BatchRouteDeps {
   readonly jobs: JobService;
@@ -72,7 +74,8 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
         '`metadata.batch_mode` true, `metadata.total_count`). Poll GET /v1/transcriptions/{id} until the parent is completed or failed; ' +
         '`metadata.jobs[]` maps each file (`url` = the submitted URL, or the file name of a multipart part) to its child job. ' +
         'One bad file never fails the batch: it fails alone (see `metadata.failed_count`); the parent fails only when no file completed. ' +
-        'Children share the per-key concurrency limit with single jobs and wait their turn in the queue.',
+        'Children share the per-key concurrency limit with single jobs and wait their turn in the queue. ' +
+        'Extension: `diarize` and `diarization_config` (as on POST /v1/transcriptions) apply to every file; each child carries its own `speakers` and segment `speaker`s.',
       tags: ['Transcriptions'],
       surface: 'unified',
       auth: 'bearer',
@@ -99,6 +102,8 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
           }
           const resolved = deps.speech.resolveModel(body.language ?? deps.defaultLanguage, body.model);
           body.audio_urls.forEach(checkBatchUrl);
+          checkDiarizationConfig(body.diarization_config);
+          const diarization = diarizationJobOptions(body.diarize, body.diarization_config);
           await jobs.admitParent(principal, 'unified');
           const parent = buildJob({
             principal,
@@ -116,6 +121,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
               requestedModel: body.model ?? '',
               audioUrl: url,
               position: index,
+              options: diarization,
             }),
           );
           await submit(parent, children);
@@ -133,8 +139,14 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
         const parts = form.files;
         try {
           if (parts.length === 0) throw new ApiError('missing_required_field', { message: "Send at least one file as a 'files' part.", param: 'files' });
-          const fields = validateInput<{ language?: string; model?: string }>(BatchMultipartFields, form.fields, 'body');
+          const fields = validateInput<{ language?: string; model?: string; diarize?: string; diarization_config?: string }>(
+            BatchMultipartFields,
+            form.fields,
+            'body',
+          );
           const resolved = deps.speech.resolveModel(fields.language ?? deps.defaultLanguage, fields.model);
+          const asked = multipartDiarization(fields);
+          const diarization = diarizationJobOptions(asked.diarize, asked.config);
           await jobs.admitParent(principal, 'unified');
           const parent = buildJob({
             id: parentId,
@@ -154,6 +166,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
               requestedModel: fields.model ?? '',
               audio: 'stored' in part ? { ...part.stored, filename: part.filename } : null,
               position: index,
+              options: diarization,
             });
             if ('stored' in part) return child;
             const now = new Date().toISOString();

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { named } from '../../platform/http/named-schema.js';
 import { TranscriptionJobSchema } from '../transcriptions/transcription-schemas.js';
+import { DiarizationConfigMultipartField, DiarizationConfigSchema, DiarizeField, DiarizeMultipartField } from '../diarization-fields.js';
 
 const LanguageField = Type.String({ description: 'am, om, ti or auto; default DEFAULT_LANGUAGE', examples: ['am'] });
 const ModelField = Type.String({ description: 'A model of the given language (applies to every file); needs an explicit language' });
@@ -12,18 +13,24 @@ export const CreateBatchJson = Type.Object({
   }),
   language: Type.Optional(LanguageField),
   model: Type.Optional(ModelField),
+  diarize: Type.Optional(DiarizeField),
+  diarization_config: Type.Optional(DiarizationConfigSchema),
 });
 
 export const CreateBatchMultipart = Type.Object({
   files: Type.Array(Type.String({ format: 'binary' }), { description: 'One part named `files` per audio file; at most BATCH_MAX_FILES (100)' }),
   language: Type.Optional(LanguageField),
   model: Type.Optional(ModelField),
+  diarize: Type.Optional(DiarizeMultipartField),
+  diarization_config: Type.Optional(DiarizationConfigMultipartField),
 });
 
 /** Multipart text fields, validated once the files are stored. */
 export const BatchMultipartFields = Type.Object({
   language: Type.Optional(LanguageField),
   model: Type.Optional(ModelField),
+  diarize: Type.Optional(DiarizeMultipartField),
+  diarization_config: Type.Optional(DiarizationConfigMultipartField),
 });
 
 export const BatchCreatedSchema = named(

@@ -6,12 +6,14 @@ import { defineRoute, type RouteDefinition } from '../../platform/http/route-typ
 import type { RateLimiter } from '../../platform/limits/rate-limiter.js';
 import { countChildren } from '../../jobs/batch-aggregator.js';
 import { buildJob, type JobService } from '../../jobs/job-service.js';
+import { diarizationJobOptions, diarizationRequested, jobSpeakers, jobWarnings } from '../../jobs/job-diarization.js';
 import { FINAL_STATUSES, type JobRecord } from '../../platform/db/job-records.js';
 import type { Speech } from '../../speech/speech.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { SubmitTranscribeBody, SubmitTranscribeResponse, TranscribeJobStatusSchema } from './job-api-schemas.js';
 import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
 import { SignedUrlQuery } from '../signed-urls.js';
+import { boundsInverted } from '../diarization-fields.js';
 
 export interface JobApiDeps {
   readonly jobs: JobService;
@@ -28,8 +30,6 @@ export interface JobApiDeps {
 export const JOB_API_TRANSCRIPT_TTL_SECONDS = 15 * 60;
 const TAGS = ['Job API'];
 
-const DIARIZATION_UNAVAILABLE = 'Speaker diarization is not available on this server: the transcript has no speaker labels.';
-
 export function jobApiStatus(parent: JobRecord, children: readonly JobRecord[]): string {
   if (!FINAL_STATUSES.includes(parent.status)) return parent.status === 'queued' ? 'PENDING' : 'PROCESSING';
   const counts = countChildren(children);
@@ -39,9 +39,13 @@ export function jobApiStatus(parent: JobRecord, children: readonly JobRecord[]):
 
 const seconds = (ms: number): string => (ms / 1000).toFixed(2);
 
-/** The job API's transcript JSON for one file. */
+/**
+ * The job API's transcript JSON for one file. With diarization asked for, every segment has
+ * `speaker` (null on non-speech) and the transcript `speakers` and `warnings`; a failed
+ * diarization shows as `speakers: {count: 0, labels: []}`, null speakers and its warning.
+ */
 export function jobApiTranscript(parent: JobRecord, child: JobRecord): Record<string, unknown> {
-  const diarize = parent.options['diarize'] === true;
+  const diarize = diarizationRequested(parent);
   return {
     job_id: parent.id,
     status: 'COMPLETED',
@@ -54,9 +58,9 @@ export function jobApiTranscript(parent: JobRecord, child: JobRecord): Record<st
       end_time: seconds(s.end_ms),
       type: 'speech',
       text: s.text,
-      ...(diarize ? { speaker: null } : {}),
+      ...(diarize ? { speaker: s.speaker } : {}),
     })),
-    ...(diarize ? { warnings: [DIARIZATION_UNAVAILABLE] } : {}),
+    ...(diarize ? { speakers: jobSpeakers(child) ?? { count: 0, labels: [] }, warnings: jobWarnings(child) } : {}),
   };
 }
 
@@ -72,7 +76,8 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       summary: 'Submit a job of one or more audio URLs (job API)',
       description:
         'Answers 202 with the job id at once. At most BATCH_MAX_FILES files per job (400 beyond), JOB_SUBMISSIONS_PER_HOUR submissions per hour per key (429). ' +
-        'Diarization: this server has no diarization engine; with `diarize: true` the job still completes with a plain transcript and a message in `warnings`, as the API defines for a failed diarization.',
+        'Diarization (`diarize: true`, `diarization_config`; docs/diarization.md): after recognition each file is diarized; transcript segments carry `speaker` (`SPEAKER_NN` by first appearance, null on non-speech; a segment spanning a speaker change is split at word times) and the transcript `speakers: {count, labels}`. ' +
+        'A diarization that fails or runs past DIARIZATION_TIMEOUT_MS never fails the file: it completes with its plain transcript and a message in `warnings`.',
       tags: TAGS,
       surface: 'job',
       auth: 'x-api-key',
@@ -81,7 +86,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       responses: { 202: { description: 'Submitted', schema: SubmitTranscribeResponse } },
       handler: async ({ body, principal }) => {
         const config = body.diarization_config;
-        if (config?.min_speakers != null && config.max_speakers != null && config.min_speakers > config.max_speakers) {
+        if (boundsInverted(config)) {
           throw new ApiError('validation_error', {
             issues: [{ loc: ['body', 'diarization_config'], msg: 'min_speakers must not exceed max_speakers', type: 'value_error' }],
           });
@@ -134,8 +139,19 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
           requestedModel: '',
           options: { diarize: body.diarize ?? false, ...(config ? { diarization_config: config } : {}), total_count: body.audio_urls.length },
         });
+        const diarization = diarizationJobOptions(body.diarize, config);
         const children = body.audio_urls.map((url, position) =>
-          buildJob({ principal: principal!, kind: 'batch_child', api: 'job_api', parentId: parent.id, position, language, requestedModel: '', audioUrl: url }),
+          buildJob({
+            principal: principal!,
+            kind: 'batch_child',
+            api: 'job_api',
+            parentId: parent.id,
+            position,
+            language,
+            requestedModel: '',
+            audioUrl: url,
+            options: diarization,
+          }),
         );
         await jobs.submit([parent, ...children]);
         return { status: 202, body: { job_id: parent.id, status: 'pending', message: `Job submitted with ${children.length} file(s).` } };

@@ -1,19 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import { named, Nullable } from '../../platform/http/named-schema.js';
-
-export const DiarizationConfigSchema = Type.Object(
-  {
-    backend: Type.Optional(Type.Union([Type.Literal('backend_a'), Type.Literal('backend_b')], { default: 'backend_a' })),
-    min_speakers: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 20 }), Type.Null()])),
-    max_speakers: Type.Optional(Type.Union([Type.Integer({ minimum: 1, maximum: 20 }), Type.Null()])),
-  },
-  { additionalProperties: false },
-);
+import { DiarizationConfigSchema, DiarizeField } from '../diarization-fields.js';
 
 export const SubmitTranscribeBody = Type.Object({
   audio_urls: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Public or pre-signed URLs; one job may hold several files' }),
   language: Type.String({ description: 'am, om, ti, or auto' }),
-  diarize: Type.Optional(Type.Boolean({ default: false })),
+  diarize: Type.Optional(DiarizeField),
   diarization_config: Type.Optional(DiarizationConfigSchema),
 });
 

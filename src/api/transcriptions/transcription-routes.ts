@@ -11,6 +11,7 @@ import { jobPrefix } from '../../jobs/job-runner.js';
 import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
 import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
+import { channelOptions, checkChannelCount } from './channel-options.js';
 import type { Speech } from '../../speech/speech.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
@@ -18,6 +19,8 @@ import { cursorPageBody, listLimit, readPage } from '../list-paging.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { serveStoredObject } from '../../platform/http/serve-object.js';
 import { headCapture } from '../../media/audio-check.js';
+import { diarizationJobOptions } from '../../jobs/job-diarization.js';
+import { checkDiarizationConfig, multipartDiarization } from '../diarization-fields.js';
 import {
   CreateTranscriptionJson,
   CreateTranscriptionMultipart,
@@ -108,7 +111,7 @@ export function storeAudioUpload(
   file: { filename: string; mimeType: string; stream: NodeJS.ReadableStream },
   field: string,
   log?: Logger,
-): Promise<{ key: string; size: number; filename: string | null }> {
+): Promise<{ key: string; size: number; filename: string | null; channels: number }> {
   const capture = headCapture();
   return (async () => {
     // pipeline (not pipe): an error of the upload stream (e.g. payload_too_large) reaches storage.put.
@@ -128,8 +131,9 @@ export function storeAudioUpload(
       await refuse('is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WEBM, AAC).');
     }
     const local = await deps.storage.localPath(key);
+    let channels = 0;
     try {
-      await deps.speech.verifyAudio(local.path);
+      ({ channels } = await deps.speech.verifyAudio(local.path));
     } catch (error) {
       if ((error as { code?: string }).code === 'invalid_audio_format') {
         // The message is in user terms; the tool's own words (with server paths) go to the log only.
@@ -140,7 +144,7 @@ export function storeAudioUpload(
     } finally {
       await local.release();
     }
-    return { key, size: stored.size, filename: file.filename || null };
+    return { key, size: stored.size, filename: file.filename || null, channels };
   })();
 }
 
@@ -167,7 +171,9 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       description:
         'JSON with `audio_url`, or multipart with `file`. `mode=async` (default) answers 202 at once with the queued job; ' +
         '`mode=sync` waits up to SYNC_WAIT_SECONDS and answers 202 with the job as it then is: usually final (`completed` or `failed`), else still `queued` or `processing` (poll it by id). ' +
-        'Rules: `model` with `language=auto` → 400 INVALID_FIELD; an unknown model → 422 UNSUPPORTED_MODEL; a language without models → 422 UNSUPPORTED_LANGUAGE; without `model` the language default is used.',
+        'Rules: `model` with `language=auto` → 400 INVALID_FIELD; an unknown model → 422 UNSUPPORTED_MODEL; a language without models → 422 UNSUPPORTED_LANGUAGE; without `model` the language default is used. ' +
+        'Extension: `diarize: true` (with an optional `diarization_config`: `backend`, `min_speakers`, `max_speakers`, 1-20) diarizes the file after recognition: segments get `speaker` (SPEAKER_NN by first appearance, null on non-speech; a segment spanning a speaker change is split at word times) and the job `speakers: {count, labels}`; ' +
+        'a diarization that fails or times out leaves the job completed with `speakers: null` and a message in `warnings` (docs/diarization.md). In multipart, send `diarize=true` and `diarization_config` as JSON text.',
       tags: TAGS,
       surface: 'unified',
       auth: 'bearer',
@@ -184,7 +190,9 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         if (ctx.bodyKind === 'json') {
           const body = ctx.body;
           const resolved = deps.speech.resolveModel(body.language, body.model);
+          const options = channelOptions(body.channels, body.channel_names);
           checkAudioUrl(body.audio_url, deps.guard, 'audio_url', deps.isGatewayReference);
+          checkDiarizationConfig(body.diarization_config);
           await jobs.admit(principal);
           const job = buildJob({
             principal,
@@ -193,6 +201,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
             requestedModel: body.model ?? '',
             mode: body.mode ?? 'async',
             audioUrl: body.audio_url,
+            options: { ...options, ...diarizationJobOptions(body.diarize, body.diarization_config) },
           });
           await jobs.submit([job]);
           return answerCreated(job.id, job.mode, ctx.signal);
@@ -214,8 +223,19 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         const stored = form.files[0];
         try {
           if (stored === undefined) throw new ApiError('missing_required_field', { message: "Missing required field 'file'.", param: 'file' });
-          const fields = validateInput<{ language: string; mode?: 'async' | 'sync'; model?: string }>(MultipartTranscriptionFields, form.fields, 'body');
+          const fields = validateInput<{
+            language: string;
+            mode?: 'async' | 'sync';
+            model?: string;
+            channels?: '1' | '2';
+            channel_names?: string;
+            diarize?: string;
+            diarization_config?: string;
+          }>(MultipartTranscriptionFields, form.fields, 'body');
           const resolved = deps.speech.resolveModel(fields.language, fields.model);
+          const options = channelOptions(fields.channels, fields.channel_names);
+          checkChannelCount(options, stored.channels);
+          const diarization = multipartDiarization(fields);
           await jobs.admit(principal);
           const job = buildJob({
             id,
@@ -225,6 +245,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
             requestedModel: fields.model ?? '',
             mode: fields.mode ?? 'async',
             audio: stored,
+            options: { ...options, ...diarizationJobOptions(diarization.diarize, diarization.config) },
           });
           await jobs.submit([job]);
           return await answerCreated(job.id, job.mode, ctx.signal);

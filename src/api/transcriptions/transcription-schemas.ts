@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { JOB_STATUSES } from '../../platform/db/job-records.js';
 import { named, Nullable } from '../../platform/http/named-schema.js';
 import { cursorListSchema } from '../list-paging.js';
+import { DiarizationConfigMultipartField, DiarizationConfigSchema, DiarizeField, DiarizeMultipartField, SpeakersSchema } from '../diarization-fields.js';
 
 export const SegmentSchema = named(
   'Segment',
@@ -13,13 +14,21 @@ export const SegmentSchema = named(
     text: Type.String(),
     speaker: Nullable(Type.String()),
     confidence: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    channel: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'Multi-channel audio (channels=2) only: the 0-based channel; `speaker` is its name (default agent for 0, customer for 1)',
+      }),
+    ),
   }),
 );
 
 export const ProgressSchema = named(
   'Progress',
   Type.Object({
-    stage: Type.String({ description: 'queued, downloading, decoding, detecting_language, transcribing, completed, failed, cancelled' }),
+    stage: Type.String({
+      description: 'queued, downloading, decoding, detecting_language, transcribing, diarizing (with diarize), completed, failed, cancelled',
+    }),
     percent: Type.Number({ minimum: 0, maximum: 100 }),
     total_segments: Type.Integer({ description: 'On a batch parent: files' }),
     done_segments: Type.Integer({ description: 'On a batch parent: files in a final state' }),
@@ -85,7 +94,12 @@ export const TranscriptionJobSchema = named(
     language: Type.String({ description: 'The job language; for auto, the detected language once known' }),
     text: Nullable(Type.String()),
     segments: Nullable(Type.Array(SegmentSchema)),
-    speakers: Type.Null(),
+    speakers: Nullable(SpeakersSchema),
+    warnings: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Only on jobs that asked for diarization: messages such as a failed diarization (the job then completes without speakers)',
+      }),
+    ),
     progress: Nullable(ProgressSchema),
     duration_seconds: Nullable(Type.Number()),
     processing_time_seconds: Nullable(Type.Number()),
@@ -108,19 +122,32 @@ const ModeField = Type.Union([Type.Literal('async'), Type.Literal('sync')], {
   description: 'sync waits up to SYNC_WAIT_SECONDS for the result and may still answer queued or processing',
 });
 const ModelField = Type.String({ description: 'A model of the given language; needs an explicit language (not auto)' });
+const CHANNELS_DESCRIPTION =
+  '2: a stereo call recording with one speaker per channel (extension): each channel is transcribed on its own, segments carry `channel` and `speaker` and are merged in time order, `text` is one `speaker: text` line per change of speaker; a file with one channel is refused (400 invalid_field_value, param channels). Default 1 (channels mixed).';
+const ChannelNamesField = Type.String({ description: 'channels=2: the two speaker names, comma-separated (letters, digits, _ . -); default agent,customer' });
 
 export const CreateTranscriptionJson = Type.Object({
   audio_url: Type.String({ minLength: 1, description: 'http(s) URL of the audio, or a file_url / svc:// URI from the upload endpoints' }),
   language: LanguageField,
   mode: Type.Optional(ModeField),
   model: Type.Optional(ModelField),
+  channels: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2)], { description: CHANNELS_DESCRIPTION })),
+  channel_names: Type.Optional(ChannelNamesField),
+  diarize: Type.Optional(DiarizeField),
+  diarization_config: Type.Optional(DiarizationConfigSchema),
 });
+
+const MultipartChannelsField = Type.Union([Type.Literal('1'), Type.Literal('2')], { description: CHANNELS_DESCRIPTION });
 
 export const CreateTranscriptionMultipart = Type.Object({
   file: Type.String({ format: 'binary', description: 'The audio: MP3, WAV, M4A, FLAC, OGG, WEBM or AAC, up to 500 MB' }),
   language: LanguageField,
   mode: Type.Optional(ModeField),
   model: Type.Optional(ModelField),
+  channels: Type.Optional(MultipartChannelsField),
+  channel_names: Type.Optional(ChannelNamesField),
+  diarize: Type.Optional(DiarizeMultipartField),
+  diarization_config: Type.Optional(DiarizationConfigMultipartField),
 });
 
 /** Multipart text fields as validated after the upload (the file arrives as a stream). */
@@ -128,6 +155,10 @@ export const MultipartTranscriptionFields = Type.Object({
   language: LanguageField,
   mode: Type.Optional(ModeField),
   model: Type.Optional(ModelField),
+  channels: Type.Optional(MultipartChannelsField),
+  channel_names: Type.Optional(ChannelNamesField),
+  diarize: Type.Optional(DiarizeMultipartField),
+  diarization_config: Type.Optional(DiarizationConfigMultipartField),
 });
 
 export const ListTranscriptionsQuery = Type.Object({

@@ -85,6 +85,15 @@ export const CONFIG_TABLE = {
     description:
       "Linux: inference worker threads (and their onnxruntime threads) run at this nice value with `SCHED_BATCH`, so the event loop wins the CPU over model runs; `off` keeps them at the event loop's priority",
   }),
+  DIARIZATION_MODEL: path('models/diarization/speaker-lda-v1.json', {
+    section: 'speech',
+    description:
+      'the speaker projection speaker diarization uses (`docs/diarization.md`); when it is missing, diarized jobs complete with a warning and no speakers',
+  }),
+  DIARIZATION_TIMEOUT_MS: integer(300_000, 1, 3_600_000, {
+    section: 'speech',
+    description: "a file's diarization (its own worker thread) is stopped after this long; the file then completes with its plain transcript and a warning",
+  }),
   JOB_WORKERS: integer(4, 1, 256, { section: 'speech', description: 'jobs transcribed at once by this process (they share the batched inference pool)' }),
   FFMPEG_PATH: optionalText({ section: 'speech', description: 'use a system ffmpeg instead', defaultText: 'bundled binary', valuesText: 'path' }),
   FFPROBE_PATH: optionalText({ section: 'speech', description: 'use a system ffprobe instead', defaultText: 'bundled binary', valuesText: 'path' }),

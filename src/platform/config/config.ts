@@ -27,6 +27,10 @@ export interface GatewayConfig {
   readonly inferenceWorkerNice: number | null;
   /** Jobs transcribed at once by this process (they share the batched inference pool). */
   readonly jobWorkers: number;
+  /** The speaker projection of diarization (models/diarization/*.json). */
+  readonly diarizationModel: string;
+  /** A file's diarization is stopped after this long; the file completes without speakers. */
+  readonly diarizationTimeoutMs: number;
   readonly ffmpegPath: string | null;
   readonly ffprobePath: string | null;
   /** yt-dlp executable for probing streaming-site pages; null when not installed. */
@@ -206,6 +210,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     inferenceWorkers: v.INFERENCE_WORKERS,
     inferenceWorkerNice: v.INFERENCE_WORKER_NICE,
     jobWorkers: v.JOB_WORKERS,
+    diarizationModel: v.DIARIZATION_MODEL,
+    diarizationTimeoutMs: v.DIARIZATION_TIMEOUT_MS,
     ffmpegPath: v.FFMPEG_PATH,
     ffprobePath: v.FFPROBE_PATH,
     ytdlpPath: v.YTDLP_PATH,

@@ -22,6 +22,8 @@ export interface Segment {
   readonly text: string;
   readonly speaker: string | null;
   readonly confidence: number | null;
+  /** Multi-channel audio (channels=2): the 0-based channel the text was spoken on; `speaker` is its name. */
+  readonly channel?: number;
 }
 
 export interface Progress {

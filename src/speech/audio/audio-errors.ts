@@ -13,6 +13,19 @@ export class InvalidAudioError extends Error {
   }
 }
 
+/** channels=2 asked of a file with fewer channels (400 invalid_field_value, param `channels`). */
+export class ChannelCountError extends Error {
+  readonly code = 'invalid_field_value' as const;
+  readonly param = 'channels';
+  constructor(
+    readonly wanted: number,
+    readonly found: number,
+  ) {
+    super(`channels=${wanted} needs audio with ${wanted} channels (a stereo call recording); the file has ${found} channel${found === 1 ? '' : 's'}.`);
+    this.name = 'ChannelCountError';
+  }
+}
+
 export class AudioTooLargeError extends Error {
   readonly code = 'file_too_large' as const;
   constructor(

@@ -14,12 +14,15 @@ export interface DecodeOptions {
   /** Refuse a stream input once it exceeds this many bytes (a path is checked by the caller). */
   readonly maxInputBytes?: number;
   readonly signal?: AbortSignal;
+  /** Decode this 0-based channel alone (ffmpeg pan filter) instead of the mix of all channels. */
+  readonly channel?: number;
 }
 
 if (endianness() !== 'LE') throw new Error('pcm-decoder reads f32le output directly and needs a little-endian host');
 
 /**
- * Decodes any container ffmpeg reads to 16 kHz mono float32 PCM, streaming: yields chunks of
+ * Decodes any container ffmpeg reads to 16 kHz mono float32 PCM (all channels mixed, or one
+ * channel with `channel`), streaming: yields chunks of
  * `chunkSamples` as ffmpeg produces them, never the whole file. Pull-driven: when the consumer
  * stops pulling, ffmpeg's stdout pipe fills and ffmpeg waits, so memory stays at a few chunks.
  *
@@ -35,7 +38,8 @@ export async function* decodeToPcm(input: string | Readable, options: DecodeOpti
   const source = typeof input === 'string' ? `file:${input}` : 'pipe:0';
   const args = ['-hide_banner', '-nostats', '-loglevel', 'error', '-threads', '1'];
   if (typeof input === 'string') args.push('-nostdin');
-  args.push('-i', source, '-map', '0:a:0', '-vn', '-sn', '-dn', '-ac', '1', '-ar', String(PCM_SAMPLE_RATE), '-f', 'f32le', '-c:a', 'pcm_f32le', 'pipe:1');
+  const mono = options.channel === undefined ? ['-ac', '1'] : ['-af', `pan=mono|c0=c${options.channel}`];
+  args.push('-i', source, '-map', '0:a:0', '-vn', '-sn', '-dn', ...mono, '-ar', String(PCM_SAMPLE_RATE), '-f', 'f32le', '-c:a', 'pcm_f32le', 'pipe:1');
   // The signal kills ffmpeg; the loop below then ends and reports the signal's reason.
   const child = spawnStreaming(options.ffmpegPath, args, {
     name: 'ffmpeg',

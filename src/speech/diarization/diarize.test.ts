@@ -68,6 +68,14 @@ describe('diarize', () => {
     }
   });
 
+  it('keeps at least min_speakers speakers, short-turn merging included', () => {
+    const { pcm } = twoSpeakerConversation();
+    for (const backend of ['backend_a', 'backend_b'] as const) {
+      const turns = diarize(pcm, { backend, minSpeakers: 3, maxSpeakers: null }, projection);
+      expect(new Set(turns.map((t) => t.speaker)).size, backend).toBeGreaterThanOrEqual(3);
+    }
+  });
+
   it('never gives a speaker to silence and keeps within max_speakers', () => {
     const { pcm } = twoSpeakerConversation();
     const turns = diarize(pcm, { backend: 'backend_a', minSpeakers: null, maxSpeakers: 1 }, projection);

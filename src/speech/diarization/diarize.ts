@@ -73,7 +73,10 @@ export function diarize(
   let labels = windows.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
   for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels);
   const frameLabels = labelFrames(features.frames, speech, windows, labels);
+  const unsmoothed = frameLabels.slice();
   smooth(frameLabels, parameters.minTurnFrames);
+  // Merging short runs must not take the speaker count below min_speakers: keep the raw labels then.
+  if (options.minSpeakers !== null && speakerCount(frameLabels) < Math.min(options.minSpeakers, speakerCount(unsmoothed))) return toTurns(unsmoothed);
   return toTurns(frameLabels);
 }
 
@@ -231,6 +234,10 @@ function smooth(labels: Int32Array, minFrames: number): void {
       run.label = target.label;
     }
   }
+}
+
+function speakerCount(labels: Int32Array): number {
+  return new Set(labels.filter((label) => label >= 0)).size;
 }
 
 function toTurns(labels: Int32Array): SpeakerTurn[] {

@@ -43,9 +43,23 @@ describe('assignSpeakers', () => {
     ]);
   });
 
-  it('gives null to a segment outside every turn and keeps it', () => {
+  it('gives null to a segment outside every turn and keeps it; the speaker of the turn still counts', () => {
     const { segments, speakers } = assignSpeakers([segment(0, 5000, 6000, '')], [[]], [{ startMs: 0, endMs: 1000, speaker: 0 }]);
     expect(segments[0]!.speaker).toBeNull();
-    expect(speakers.count).toBe(0);
+    expect(speakers).toEqual({ count: 1, labels: ['SPEAKER_00'] });
+  });
+
+  it('counts speakers whose turns hold no segment after those that do, by first turn', () => {
+    const { segments, speakers } = assignSpeakers(
+      [segment(0, 3000, 4000, 'ሰላም')],
+      [[word('ሰላም', 3100, 3900)]],
+      [
+        { startMs: 0, endMs: 500, speaker: 0 },
+        { startMs: 1000, endMs: 1500, speaker: 1 },
+        { startMs: 3000, endMs: 4000, speaker: 2 },
+      ],
+    );
+    expect(segments.map((s) => s.speaker)).toEqual(['SPEAKER_00']);
+    expect(speakers).toEqual({ count: 3, labels: ['SPEAKER_00', 'SPEAKER_01', 'SPEAKER_02'] });
   });
 });

@@ -20,8 +20,8 @@ export const speakerLabel = (n: number): string => `SPEAKER_${String(n).padStart
  * Puts speaker turns onto transcript segments. Each word takes the speaker it overlaps most
  * (the nearest turn when it overlaps none); a segment whose words change speaker is split at
  * those word boundaries, so every segment has one speaker. Labels are renumbered by first
- * appearance in the transcript; segments with no words and no overlap get `speaker: null`
- * (non-speech). Ids are renumbered from 0.
+ * appearance in the transcript (speakers with turns but no segment after them, by first turn);
+ * segments with no words and no overlap get `speaker: null` (non-speech). Ids are renumbered from 0.
  */
 export function assignSpeakers(
   segments: readonly Segment[],
@@ -73,6 +73,9 @@ export function assignSpeakers(
       from = i;
     }
   });
+  // Speakers the diarization found whose turns hold no transcript segment still count (the
+  // speaker bounds apply to what is reported): they are numbered last, in order of their first turn.
+  for (const turn of [...turns].sort((a, b) => a.startMs - b.startMs)) label(turn.speaker);
   const labels = [...numbering.values()].sort((a, b) => a - b).map(speakerLabel);
   return { segments: out, speakers: { count: labels.length, labels } };
 }

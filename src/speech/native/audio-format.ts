@@ -27,3 +27,20 @@ export function isAudioFormat(value: string): value is AudioFormat {
 export function audioFormatCode(format: AudioFormat): number {
   return CODES[format];
 }
+
+/**
+ * The formats a WebSocket client may declare: the native ones, and 8 kHz telephone audio
+ * (16-bit PCM and G.711 mu-law) that stream-input.ts decodes and upsamples to 16 kHz before
+ * the front end sees it.
+ */
+export const STREAM_FORMATS = [...AUDIO_FORMATS, 'pcm_s16le_8k', 'mulaw_8k'] as const;
+export type StreamFormat = (typeof STREAM_FORMATS)[number];
+
+export const STREAM_FORMAT_SAMPLE_RATE: Record<StreamFormat, number> = { ...FORMAT_SAMPLE_RATE, pcm_s16le_8k: 8000, mulaw_8k: 8000 };
+
+/** Formats that can be split per channel (channels=2): interleaved frames, WAV, and WebM with a stereo Opus track. */
+export const MULTICHANNEL_FORMATS: readonly StreamFormat[] = ['pcm_s16le', 'pcm_s16le_48k', 'wav', 'pcm_s16le_8k', 'mulaw_8k', 'webm_opus'];
+
+export function isStreamFormat(value: string): value is StreamFormat {
+  return (STREAM_FORMATS as readonly string[]).includes(value);
+}

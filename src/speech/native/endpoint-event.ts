@@ -16,6 +16,13 @@ export interface EndpointEvent {
 
 export const EVENT_STRIDE = 4;
 
+/**
+ * The endpointer's own padding around speech (native/src/dsp/endpointer.h pre_pad_ms and
+ * post_pad_ms defaults, which the streaming sessions use): a speech_start position is the
+ * onset minus `beforeMs`, a speech_end position the last speech plus `afterMs`.
+ */
+export const ENDPOINT_PADDING_MS = { before: 200, after: 300 } as const;
+
 export function decodeEvents(raw: Float64Array, count: number, into: EndpointEvent[]): EndpointEvent[] {
   for (let i = 0; i < count; i++) {
     const o = i * EVENT_STRIDE;

@@ -1,21 +1,29 @@
 import { stat } from 'node:fs/promises';
 import type { Segment } from '../../platform/db/job-records.js';
-import { AudioTooLargeError, InvalidAudioError } from '../audio/audio-errors.js';
+import { AudioTooLargeError, ChannelCountError, InvalidAudioError } from '../audio/audio-errors.js';
 import { sniffAudioFormat } from '../audio/audio-format.js';
 import { probeAudio } from '../audio/audio-probe.js';
 import type { SegmenterOptions } from '../audio/pause-segmenter.js';
 import { readHead, splitHead } from '../audio/pcm-head.js';
 import { decodeToPcm, PCM_SAMPLE_RATE } from '../audio/pcm-decoder.js';
 import type { ModelRegistry } from '../models/model-registry.js';
+import { mergeChannelSegments } from './channel-segments.js';
 import type { CtcRecognizer } from './ctc-recognizer.js';
 import { DETECTION_SECONDS, type LanguageDetection } from './language-detector.js';
 import { transcribeAll } from './transcriber.js';
+import {
+  diarizeTranscript,
+  MAX_DIARIZATION_SECONDS,
+  type DiarizationRequest,
+  type Diarizer,
+  type FileDiarization,
+} from '../diarization/transcript-diarization.js';
 
 export interface FileTranscriptionProgress {
   readonly doneSegments: number;
   /** Estimated from the audio duration; grows if the estimate was short. */
   readonly totalSegments: number;
-  readonly stage: 'decoding' | 'detecting_language' | 'transcribing';
+  readonly stage: 'decoding' | 'detecting_language' | 'transcribing' | 'diarizing';
 }
 
 export interface FileTranscriptionRequest {
@@ -29,6 +37,14 @@ export interface FileTranscriptionRequest {
   readonly onProgress: (progress: FileTranscriptionProgress) => void;
   /** Called once the language is known (detected for `auto`) and the model chosen. */
   readonly onLanguage?: (language: string, model: string) => void;
+  /**
+   * channels=2: the speaker name of each channel. Each channel is decoded and transcribed on its
+   * own and the segments merged in time order with `channel` and `speaker`; a file with fewer
+   * channels is refused (ChannelCountError). Absent: all channels mixed to one.
+   */
+  readonly channelNames?: readonly string[];
+  /** Speaker diarization after recognition; absent or null: none (segments keep `speaker: null`). With channelNames the channels name the speakers and diarization is not run (a warning says so). */
+  readonly diarization?: DiarizationRequest | null;
 }
 
 export interface FileTranscription {
@@ -38,6 +54,8 @@ export interface FileTranscription {
   readonly segments: Segment[];
   /** How `auto` was answered; null when the language was given. */
   readonly detection: LanguageDetection | null;
+  /** Speakers (or the warning of a failed diarization) when diarization was requested; null otherwise. */
+  readonly diarization: FileDiarization | null;
 }
 
 /** What a file transcription runs on (held by the Speech façade). */
@@ -48,17 +66,21 @@ export interface FileTranscriptionParts {
   readonly maxAudioBytes: number;
   readonly segmenter?: SegmenterOptions;
   readonly maxInFlightPerJob?: number;
+  /** Runs diarization off the event loop (required only for requests that ask for it). */
+  readonly diarize?: Diarizer;
   recognizerFor(model: string): CtcRecognizer;
   detectLanguage(pcm: Float32Array, signal: AbortSignal): Promise<LanguageDetection>;
 }
 
 const SNIFF_HEAD_BYTES = 64;
+const CHANNELS_NAME_SPEAKERS = 'Diarization was not run: with channels=2 each channel is one speaker (segments carry `channel` and `speaker`).';
 
 /**
  * Transcribes a stored audio file: size and container checks, ffprobe for the duration, ffmpeg
  * decoding to 16 kHz PCM, language detection on the first seconds for `auto` (the file is
  * decoded once), then pause-cut pieces through the batched pool. Throws errors with registry
  * codes: AudioTooLargeError (`file_too_large`), InvalidAudioError (`invalid_audio_format`),
+ * ChannelCountError (`invalid_field_value`, channels=2 on a mono file),
  * ModelSelectionError (`INVALID_FIELD`, `UNSUPPORTED_*`), ModelRunError (`model_error`),
  * InferenceBusyError (`service_unavailable`, after retrying for a minute); the signal's reason
  * when aborted.
@@ -75,7 +97,10 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
   }
   request.onProgress({ stage: 'decoding', doneSegments: 0, totalSegments: 0 });
   const probe = await probeAudio(audioPath, { ffprobePath: parts.ffprobe, signal });
-  let pcm: AsyncIterable<Float32Array> = decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal });
+  const names = request.channelNames ?? null;
+  if (names !== null && probe.channels < names.length) throw new ChannelCountError(names.length, probe.channels);
+  // channels=2: language detection (auto) listens to channel 0.
+  let pcm: AsyncIterable<Float32Array> = decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal, ...(names !== null ? { channel: 0 } : {}) });
   let detection: LanguageDetection | null = null;
   let closeHead: (() => Promise<void>) | null = null;
   try {
@@ -89,17 +114,123 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
     }
     const model = choice.model!;
     request.onLanguage?.(choice.language, model);
-    const { segments, audioMs } = await transcribeAll(pcm, {
+    const options = {
       recognizer: parts.recognizerFor(model),
       segmenter: parts.segmenter,
       maxInFlight: parts.maxInFlightPerJob,
       durationMs: probe.durationSeconds !== null ? probe.durationSeconds * 1000 : null,
       signal,
-      onProgress: (p) => request.onProgress({ stage: 'transcribing', doneSegments: p.doneSegments, totalSegments: p.totalSegments }),
-    });
+    };
+    if (names === null) {
+      const kept = request.diarization ? new PcmCollector(probe.durationSeconds, MAX_DIARIZATION_SECONDS * PCM_SAMPLE_RATE) : null;
+      if (kept !== null) pcm = kept.tap(pcm);
+      const { segments, words, audioMs } = await transcribeAll(pcm, {
+        ...options,
+        onProgress: (p) => request.onProgress({ stage: 'transcribing', doneSegments: p.doneSegments, totalSegments: p.totalSegments }),
+      });
+      closeHead = null;
+      const result = { language: choice.language, model, durationSeconds: audioMs / 1000, segments, detection, diarization: null };
+      if (kept === null || !request.diarization) return result;
+      if (!parts.diarize) throw new Error('file transcription: diarization requested without a diarizer');
+      request.onProgress({ stage: 'diarizing', doneSegments: segments.length, totalSegments: segments.length });
+      const diarized = await diarizeTranscript(kept.samples(), segments, words, request.diarization, parts.diarize, signal);
+      return { ...result, segments: diarized.segments, diarization: diarized.diarization };
+    }
+    // One pass per channel, at the same time (their pieces meet in the pool's batches); progress
+    // adds up. The first failure stops the other channel (its decoder is killed).
+    const progress = names.map(() => ({ done: 0, total: 0 }));
+    const both = new AbortController();
+    const stop = (): void => both.abort(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    let results: Awaited<ReturnType<typeof transcribeAll>>[];
+    try {
+      results = await Promise.all(
+        names.map((_, channel) =>
+          transcribeAll(channel === 0 ? pcm : decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal: both.signal, channel }), {
+            ...options,
+            signal: both.signal,
+            onProgress: (p) => {
+              progress[channel] = { done: p.doneSegments, total: p.totalSegments };
+              const sum = (key: 'done' | 'total'): number => progress.reduce((total, one) => total + one[key], 0);
+              request.onProgress({ stage: 'transcribing', doneSegments: sum('done'), totalSegments: sum('total') });
+            },
+          }).catch((error: unknown) => {
+            both.abort(error);
+            throw error;
+          }),
+        ),
+      );
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
     closeHead = null;
-    return { language: choice.language, model, durationSeconds: audioMs / 1000, segments, detection };
+    const audioMs = Math.max(...results.map((result) => result.audioMs));
+    const segments = mergeChannelSegments(
+      results.map((result) => result.segments),
+      names,
+    );
+    const diarization = request.diarization ? { speakers: null, warning: CHANNELS_NAME_SPEAKERS } : null;
+    return { language: choice.language, model, durationSeconds: audioMs / 1000, segments, detection, diarization };
   } finally {
     if (closeHead) await closeHead();
+  }
+}
+
+/**
+ * Keeps a copy of the decoded samples passing through (diarization needs the whole file once
+ * recognition is done): one buffer sized from the probed duration, grown when that was short.
+ * Past `maxSamples` (or when memory for them cannot be had) it lets go of them: `samples()` is
+ * then null and only diarization goes without, never the transcription.
+ */
+class PcmCollector {
+  private buffer: Float32Array | null;
+  private length = 0;
+
+  constructor(
+    durationSeconds: number | null,
+    private readonly maxSamples: number,
+  ) {
+    const expected = Math.ceil((durationSeconds ?? 60) * PCM_SAMPLE_RATE) + PCM_SAMPLE_RATE;
+    this.buffer = expected > maxSamples + PCM_SAMPLE_RATE ? null : this.allocate(expected);
+  }
+
+  tap(source: AsyncIterable<Float32Array>): AsyncIterable<Float32Array> {
+    const self = this;
+    return (async function* () {
+      for await (const chunk of source) {
+        self.append(chunk);
+        yield chunk;
+      }
+    })();
+  }
+
+  private allocate(samples: number): Float32Array | null {
+    try {
+      return new Float32Array(samples);
+    } catch {
+      return null;
+    }
+  }
+
+  private append(chunk: Float32Array): void {
+    if (this.buffer === null) return;
+    const needed = this.length + chunk.length;
+    if (needed > this.maxSamples) {
+      this.buffer = null;
+      return;
+    }
+    if (needed > this.buffer.length) {
+      const grown = this.allocate(Math.min(this.maxSamples, Math.max(needed, Math.ceil(this.buffer.length * 1.5))));
+      grown?.set(this.buffer.subarray(0, this.length));
+      this.buffer = grown;
+      if (grown === null) return;
+    }
+    this.buffer!.set(chunk, this.length);
+    this.length += chunk.length;
+  }
+
+  /** The samples seen (a view at the start of the buffer, which diarization then takes over); null when not kept. */
+  samples(): Float32Array | null {
+    return this.buffer === null ? null : this.buffer.subarray(0, this.length);
   }
 }

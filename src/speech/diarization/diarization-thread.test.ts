@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { DiarizationError, diarizeInThread } from './diarization-thread.js';
+
+const projectionPath = new URL('../../../models/diarization/speaker-lda-v1.json', import.meta.url).pathname;
+const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null } as const;
+
+/** Two tones of different pitch taking turns, 2 s each, 0.5 s of silence between. */
+function tones(): Float32Array {
+  const pcm = new Float32Array(16_000 * 10);
+  for (let turn = 0; turn < 4; turn++) {
+    const f = turn % 2 === 0 ? 180 : 420;
+    const start = Math.round(16_000 * (0.5 + turn * 2.5));
+    for (let i = 0; i < 32_000; i++) pcm[start + i] = 0.3 * Math.sin((2 * Math.PI * f * i) / 16_000) + 0.1 * Math.sin((2 * Math.PI * 3 * f * i) / 16_000);
+  }
+  return pcm;
+}
+
+describe('diarizeInThread', () => {
+  it('runs diarize in a worker thread and answers its turns (a view of part of a buffer included)', async () => {
+    const padded = new Float32Array(16_000 * 12);
+    padded.set(tones());
+    const turns = await diarizeInThread(padded.subarray(0, 16_000 * 10), options, { projectionPath, timeoutMs: 60_000 });
+    expect(turns.map((t) => t.speaker)).toEqual([0, 1, 0, 1]);
+    turns.forEach((t, i) => {
+      expect(Math.abs(t.startMs - (500 + i * 2500))).toBeLessThan(50);
+      expect(Math.abs(t.endMs - (2500 + i * 2500))).toBeLessThan(50);
+    });
+  });
+
+  it('ends the thread and rejects with a timed-out DiarizationError at the time limit', async () => {
+    const error = await diarizeInThread(tones(), options, { projectionPath, timeoutMs: 1 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(DiarizationError);
+    expect((error as DiarizationError).timedOut).toBe(true);
+  });
+
+  it('rejects with a DiarizationError when the projection cannot be read, and with the reason when aborted', async () => {
+    await expect(diarizeInThread(tones(), options, { projectionPath: '/nonexistent/projection.json', timeoutMs: 60_000 })).rejects.toThrow(
+      /Speaker diarization failed: .*ENOENT/,
+    );
+    const controller = new AbortController();
+    const running = diarizeInThread(tones(), options, { projectionPath, timeoutMs: 60_000, signal: controller.signal });
+    controller.abort(new Error('job cancelled'));
+    await expect(running).rejects.toThrow('job cancelled');
+  });
+});

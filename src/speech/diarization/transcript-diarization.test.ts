@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { Segment } from '../../platform/db/job-records.js';
+import { DiarizationError } from './diarization-thread.js';
+import { diarizeTranscript, type DiarizationRequest } from './transcript-diarization.js';
+
+const segments: Segment[] = [{ id: 0, start_ms: 0, end_ms: 4000, duration_ms: 4000, text: 'አንድ ሁለት', speaker: null, confidence: 0.9 }];
+const words = [
+  [
+    { text: 'አንድ', start_ms: 100, end_ms: 1500 },
+    { text: 'ሁለት', start_ms: 2500, end_ms: 3800 },
+  ],
+];
+const request: DiarizationRequest = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null };
+const pcm = new Float32Array(16_000 * 4);
+
+describe('diarizeTranscript', () => {
+  it('puts the turns onto the segments and reports the speakers', async () => {
+    const out = await diarizeTranscript(
+      pcm,
+      segments,
+      words,
+      request,
+      async () => [
+        { startMs: 0, endMs: 2000, speaker: 0 },
+        { startMs: 2000, endMs: 4000, speaker: 1 },
+      ],
+      new AbortController().signal,
+    );
+    expect(out.segments.map((s) => [s.text, s.speaker])).toEqual([
+      ['አንድ', 'SPEAKER_00'],
+      ['ሁለት', 'SPEAKER_01'],
+    ]);
+    expect(out.diarization).toEqual({ speakers: { count: 2, labels: ['SPEAKER_00', 'SPEAKER_01'] }, warning: null });
+  });
+
+  it('turns a failure or timeout into a warning and keeps the plain segments', async () => {
+    const out = await diarizeTranscript(
+      pcm,
+      segments,
+      words,
+      request,
+      async () => {
+        throw new DiarizationError('Speaker diarization timed out after 5 ms.', true);
+      },
+      new AbortController().signal,
+    );
+    expect(out.segments).toBe(segments);
+    expect(out.diarization).toEqual({ speakers: null, warning: 'Speaker diarization timed out after 5 ms. The transcript has no speaker labels.' });
+  });
+
+  it('warns without running when the samples were not kept (too long)', async () => {
+    let ran = false;
+    const out = await diarizeTranscript(
+      null,
+      segments,
+      words,
+      request,
+      async () => {
+        ran = true;
+        return [];
+      },
+      new AbortController().signal,
+    );
+    expect(ran).toBe(false);
+    expect(out.diarization.warning).toMatch(/at most 3 hours/);
+  });
+
+  it('rethrows when the job was stopped', async () => {
+    const controller = new AbortController();
+    const stopped = diarizeTranscript(
+      pcm,
+      segments,
+      words,
+      request,
+      async () => {
+        controller.abort(new Error('cancelled'));
+        throw controller.signal.reason;
+      },
+      controller.signal,
+    );
+    await expect(stopped).rejects.toThrow('cancelled');
+  });
+});

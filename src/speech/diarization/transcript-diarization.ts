@@ -1,0 +1,54 @@
+import type { Segment } from '../../platform/db/job-records.js';
+import type { DiarizationBackend, DiarizationOptions, SpeakerTurn } from './diarize.js';
+import { assignSpeakers, type AssignableWord, type SpeakerSummary } from './speaker-assignment.js';
+
+/** The longest audio kept for diarization (its 16 kHz samples stay in memory: about 230 MB an hour). */
+export const MAX_DIARIZATION_SECONDS = 3 * 3600;
+
+/** Diarization as a caller asks for it (the APIs' `diarization_config`). */
+export interface DiarizationRequest {
+  readonly backend: DiarizationBackend;
+  /** 1-20; null: the clustering decides. */
+  readonly minSpeakers: number | null;
+  readonly maxSpeakers: number | null;
+}
+
+/** What became of a requested diarization: speakers, or (never both) the warning saying why there are none. */
+export interface FileDiarization {
+  readonly speakers: SpeakerSummary | null;
+  readonly warning: string | null;
+}
+
+/** Runs the diarization core on a whole file's PCM (off the event loop) and answers its speaker turns. */
+export type Diarizer = (pcm: Float32Array, options: DiarizationOptions, signal: AbortSignal) => Promise<SpeakerTurn[]>;
+
+/**
+ * Diarizes a transcribed file and puts the speakers onto its segments (split at word times where
+ * the speaker changes, `SPEAKER_NN` by first appearance, null on segments without speech). The
+ * failure rule: a diarization that fails or times out leaves the segments as they were and
+ * answers a warning instead of throwing; only an abort (the job's signal) is rethrown. `pcm`
+ * null: the samples were not kept (longer than MAX_DIARIZATION_SECONDS): a warning too.
+ */
+export async function diarizeTranscript(
+  pcm: Float32Array | null,
+  segments: Segment[],
+  words: readonly (readonly AssignableWord[])[],
+  request: DiarizationRequest,
+  diarizer: Diarizer,
+  signal: AbortSignal,
+): Promise<{ segments: Segment[]; diarization: FileDiarization }> {
+  if (pcm === null) {
+    const warning = `Speaker diarization takes at most ${MAX_DIARIZATION_SECONDS / 3600} hours of audio. The transcript has no speaker labels.`;
+    return { segments, diarization: { speakers: null, warning } };
+  }
+  try {
+    const turns = await diarizer(pcm, { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers }, signal);
+    const assigned = assignSpeakers(segments, words, turns);
+    return { segments: assigned.segments, diarization: { speakers: assigned.speakers, warning: null } };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
+    return { segments, diarization: { speakers: null, warning: `${sentence} The transcript has no speaker labels.` } };
+  }
+}
