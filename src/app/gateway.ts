@@ -130,7 +130,7 @@ export class Gateway implements GatewaySite {
       transcriptionsFeature(b, this, jobs.service, media),
       media.feature({ jobs: jobs.service }),
       jobApiFeature(b, this, jobs.service, media),
-      translationJobsFeature(b, this, { outbox, engine }),
+      translationJobsFeature(b, this, { outbox, engine, jobs: jobs.service }),
       textTranslationFeature(),
       // First to close: open sessions record their jobs before the runner and the store close.
       streaming,

@@ -3,6 +3,7 @@ import { signOutputUrl, translationJobRoutes } from '../api/translation/translat
 import type { StoredAudioResolver } from '../jobs/audio-fetcher.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
+import type { JobService } from '../jobs/job-service.js';
 import { TranslationJobs } from '../jobs/translation-jobs.js';
 import { TranslationRunner } from '../jobs/translation-runner.js';
 import { TranslationCallbacks } from '../webhooks/translation-callbacks.js';
@@ -50,7 +51,7 @@ export function translationRunner(
 export function translationJobsFeature(
   b: Backends,
   site: GatewaySite,
-  parts: { readonly outbox: JobOutbox; readonly engine: TranslationEngineSource },
+  parts: { readonly outbox: JobOutbox; readonly engine: TranslationEngineSource; readonly jobs: JobService },
 ): Feature {
   const { config } = b;
   const service = new TranslationJobs({
@@ -82,6 +83,7 @@ export function translationJobsFeature(
       limits: config.limits,
       s3Bucket: config.files.s3?.bucket ?? null,
       engineAvailable: () => parts.engine() !== null,
+      admitBacklog: () => parts.jobs.admitBacklog(),
     }),
     start: () => {
       service.start();

@@ -29,6 +29,8 @@ export interface TranslationJobRouteDeps {
   readonly s3Bucket: string | null;
   /** Whether a translation engine is configured (POST /translate answers 500 service_unavailable without one). */
   readonly engineAvailable: () => boolean;
+  /** The job queue's overload admission (503 server_overloaded past JOB_MAX_QUEUE_WAIT_SECONDS), shared with transcription jobs. */
+  readonly admitBacklog: () => void;
 }
 
 const TAGS = ['File translation'];
@@ -114,6 +116,7 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
         if (!deps.engineAvailable()) {
           throw new ApiError('service_unavailable', { message: 'File translation is not available on this server: no translation engine is configured.' });
         }
+        deps.admitBacklog();
         const key = principal!.key;
         const submissions = await deps.limiter.consume(`jobsubmit:${key.id}`, [{ window: 'hour', limit: deps.limits.jobSubmissionsPerHour }]);
         if (!submissions.allowed) {
