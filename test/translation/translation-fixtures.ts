@@ -1,4 +1,12 @@
-import type { TranslationEngine } from '../../src/speech/speech.js';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../helpers/fixtures.js';
+
+/**
+ * The repository's models/ folder: a gateway on it boots the translation engine of
+ * TRANSLATION_MODEL (translate-am-en-ti-v1) the way a default deployment does, so these tests
+ * translate with the real engine.
+ */
+export const REPO_MODELS_DIR = join(REPO_ROOT, 'models');
 
 export type Json = any;
 
@@ -15,13 +23,4 @@ export const transcriptFixture = {
     { id: 2, start_time: '4.00', end_time: '9.50', type: 'female', text: 'Thank you for coming.', speaker: 'SPEAKER_01' },
   ],
   speakers: { count: 2, labels: ['SPEAKER_00', 'SPEAKER_01'] },
-};
-
-/** DEVELOPMENT ONLY, until the ONNX engine lands on main: marks each text with its target. */
-export const TEST_ENGINE: TranslationEngine = {
-  name: 'dev',
-  languages: ['en', 'am', 'ti'],
-  translate: async (text, _s, t) => `[${t}] ${text}`,
-  translateMany: async (texts, _s, t) => texts.map((text) => `[${t}] ${text}`),
-  close: async () => undefined,
 };

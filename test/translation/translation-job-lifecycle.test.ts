@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TranslationEngine } from '../../src/speech/speech.js';
 import { until } from '../helpers/polling.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { TEST_ENGINE, type Json } from './translation-fixtures.js';
+import { REPO_MODELS_DIR, type Json } from './translation-fixtures.js';
 import { startSourceServer } from './translation-test-servers.js';
 
 /** Engine failures, restarts mid-job and expiry of file translation jobs. */
@@ -30,8 +30,12 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-async function start(env: Record<string, string> = {}, engine: TranslationEngine = TEST_ENGINE): Promise<TestGateway> {
-  const gw = await startTestGateway({ RATE_LIMIT_PER_MINUTE: '100000', TRANSLATION_RETRY_DELAY_MS: '10', ...env }, { translationEngine: engine });
+/** A gateway on its normal boot (the engine of TRANSLATION_MODEL in the repository's models/), or with `engine` instead. */
+async function start(env: Record<string, string> = {}, engine?: TranslationEngine): Promise<TestGateway> {
+  const gw = await startTestGateway(
+    { MODELS_DIR: REPO_MODELS_DIR, RATE_LIMIT_PER_MINUTE: '100000', TRANSLATION_RETRY_DELAY_MS: '10', ...env },
+    engine ? { translationEngine: engine } : {},
+  );
   open.push(gw);
   return gw;
 }
@@ -73,8 +77,14 @@ const final = (gw: TestGateway, key: string, id: string): Promise<Json> =>
 describe('file translation job lifecycle', () => {
   it('fails a unit with TRANSLATION_ERROR after 3 retries of a failing engine', async () => {
     let calls = 0;
+    // Test-only: an engine that always throws, the one way to provoke TRANSLATION_ERROR on purpose.
     const failing: TranslationEngine = {
-      ...TEST_ENGINE,
+      name: 'failing',
+      languages: ['en', 'am', 'ti'],
+      translate: async () => {
+        throw new Error('engine unavailable (test)');
+      },
+      close: async () => undefined,
       translateMany: async () => {
         calls++;
         throw new Error('engine unavailable (test)');

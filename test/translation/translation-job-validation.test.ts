@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { TEST_ENGINE, type Json } from './translation-fixtures.js';
+import { REPO_MODELS_DIR, type Json } from './translation-fixtures.js';
 
 /** Every validation rule of POST /translate: 422 `{detail: [{loc, msg, type}]}`, naming the field. */
 let gw: TestGateway;
@@ -9,12 +9,9 @@ let key: string;
 let guardedKey: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway(
-    { RATE_LIMIT_PER_MINUTE: '100000', JOB_SUBMISSIONS_PER_HOUR: '1000', TRANSLATION_MAX_UNITS: '6' },
-    { translationEngine: TEST_ENGINE },
-  );
+  gw = await startTestGateway({ MODELS_DIR: REPO_MODELS_DIR, RATE_LIMIT_PER_MINUTE: '100000', JOB_SUBMISSIONS_PER_HOUR: '1000', TRANSLATION_MAX_UNITS: '6' });
   // The operator's default: the outbound guard refuses private and loopback addresses.
-  guarded = await startTestGateway({ ALLOW_PRIVATE_NETWORK: 'false', RATE_LIMIT_PER_MINUTE: '100000' }, { translationEngine: TEST_ENGINE });
+  guarded = await startTestGateway({ MODELS_DIR: REPO_MODELS_DIR, ALLOW_PRIVATE_NETWORK: 'false', RATE_LIMIT_PER_MINUTE: '100000' });
   key = await gw.key();
   guardedKey = await guarded.key();
 });

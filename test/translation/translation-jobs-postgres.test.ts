@@ -4,7 +4,7 @@ import { createTestSchema, skipWithout, type TestSchema } from '../helpers/distr
 import { until } from '../helpers/polling.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
-import { TEST_ENGINE, transcriptFixture, type Json } from './translation-fixtures.js';
+import { REPO_MODELS_DIR, transcriptFixture, type Json } from './translation-fixtures.js';
 import { startSourceServer } from './translation-test-servers.js';
 
 /**
@@ -27,17 +27,15 @@ describe.skipIf(await skipWithout('postgres'))('file translation jobs on Postgre
       'pg/talk.json': { body: JSON.stringify(transcriptFixture), type: 'application/json' },
     });
     callbacks = await startTestServer({ tls: true, respond: (req, res) => res.writeHead(req.headers['x-webhook-attempt'] === '1' ? 500 : 204).end() });
-    gw = await startTestGateway(
-      {
-        STORE_BACKEND: 'postgres',
-        DATABASE_URL: schema.url,
-        SIGNING_SECRET: 'a-signing-secret-of-at-least-32-characters!',
-        RATE_LIMIT_PER_MINUTE: '100000',
-        WEBHOOK_RETRY_SCHEDULE: '1',
-        TRANSLATION_JOB_EXPIRY_HOURS: '0.001',
-      },
-      { translationEngine: TEST_ENGINE },
-    );
+    gw = await startTestGateway({
+      MODELS_DIR: REPO_MODELS_DIR,
+      STORE_BACKEND: 'postgres',
+      DATABASE_URL: schema.url,
+      SIGNING_SECRET: 'a-signing-secret-of-at-least-32-characters!',
+      RATE_LIMIT_PER_MINUTE: '100000',
+      WEBHOOK_RETRY_SCHEDULE: '1',
+      TRANSLATION_JOB_EXPIRY_HOURS: '0.001',
+    });
     key = await gw.key();
   });
 
