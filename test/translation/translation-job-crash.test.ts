@@ -90,7 +90,7 @@ const final = (base: string, key: string, id: string): Promise<Json> =>
   );
 
 describe('file translation jobs across crashes (kill -9)', () => {
-  it('resumes a job whose gateway was killed mid-job: finished units are kept, the rest run in the new process', async () => {
+  it('resumes a job whose gateway was killed mid-job: finished units are kept, the rest run in the new process', { timeout: 180_000 }, async () => {
     const dataDir = join(scratch, 'once');
     const key = await createKey(dataDir);
     const first = await start(dataDir);
@@ -116,14 +116,16 @@ describe('file translation jobs across crashes (kill -9)', () => {
     }
   });
 
-  it('fails a job whose gateway was killed twice, with the reason', async () => {
+  it('fails a job whose gateway was killed twice, with the reason', { timeout: 180_000 }, async () => {
     const dataDir = join(scratch, 'twice');
     const key = await createKey(dataDir);
     const release = sources.stall('crash/third.txt');
     try {
       const first = await start(dataDir);
       const id = await submit(first.url, key, [sources.url('crash/third.txt')]);
-      await until(async () => ((await get(first.url, key, `/translate/${id}`)).status === 'PROCESSING' ? true : undefined), 60_000, 50, 'not processing');
+      // PROCESSING is set when the job is claimed, a moment before its download starts: wait for the download.
+      await until(async () => (sources.fetches('crash/third.txt') >= 1 ? true : undefined), 60_000, 50, 'not downloading');
+      expect((await get(first.url, key, `/translate/${id}`)).status).toBe('PROCESSING');
       await kill(first);
       const second = await start(dataDir);
       await until(async () => (sources.fetches('crash/third.txt') >= 2 ? true : undefined), 60_000, 50, 'not resumed');
