@@ -112,7 +112,8 @@ export class Gateway implements GatewaySite {
       cache: b.cache,
       metrics: b.metrics,
     });
-    // File translation uses the gateway's engine (TRANSLATION_MODEL) unless Gateway.start was given one.
+    // File translation uses the gateway's engine (TRANSLATION_MODEL, `Backends.translation` once the ONNX engine is
+    // merged; until then the read finds none) unless Gateway.start was given one.
     const engine = (): TranslationEngine | null => this.translationOverride ?? (b as { readonly translation?: TranslationEngine | null }).translation ?? null;
     const translation = translationRunner(b, { events, engine, resolveStored: media.library.resolveStored });
     const jobs = jobsFeature(b, { events, outbox, resolveStored: media.library.resolveStored, translationRunner: translation });
