@@ -40,7 +40,16 @@ export function renderErrorDocs(registry: Readonly<Record<string, ErrorDefinitio
     `${entries.length} codes.`,
   ];
   for (const status of statuses) {
-    lines.push('', `## ${status}`, '', '| code | type | message | WebSocket close | job API |', '| --- | --- | --- | --- | --- |');
+    const heading =
+      status === 200
+        ? [
+            '## Per-unit errors of file translation',
+            '',
+            'Not HTTP statuses: `GET /translate/{job_id}/results` answers 200 and reports each failed unit as',
+            '`outputs[].error` = `{"code", "message"}` with one of these codes (the message says more).',
+          ]
+        : [`## ${status}`];
+    lines.push('', ...heading, '', '| code | type | message | WebSocket close | job API |', '| --- | --- | --- | --- | --- |');
     for (const [code, def] of entries) {
       if (def.status !== status) continue;
       const ws = def.wsClose === undefined ? '' : String(def.wsClose);

@@ -31,6 +31,8 @@ import { MediaFeatures } from './media-features.js';
 import { openBackends, type Backends, type SpeechFactory } from './open-backends.js';
 import { packageVersion } from './package-version.js';
 import { streamingFeature } from './streaming-feature.js';
+import { translationJobsFeature, translationRunner } from './translation-feature.js';
+import type { TranslationEngine } from '../speech/speech.js';
 
 export const API_VERSION = '4.0.0';
 
@@ -41,6 +43,8 @@ export interface GatewayOptions {
   readonly speech?: SpeechFactory;
   /** Check every JSON response against its declared schema (tests). */
   readonly validateResponses?: boolean;
+  /** The engine file translation jobs use instead of the gateway's own (tests provoking engine failures). */
+  readonly translationEngine?: TranslationEngine;
 }
 
 /**
@@ -68,13 +72,16 @@ export class Gateway implements GatewaySite {
   /** The WebSocket endpoint (GET /v1/ws/transcribe); set once the features are built. */
   streaming: WsEndpoint | null = null;
 
-  private constructor(readonly backends: Backends) {
+  private constructor(
+    readonly backends: Backends,
+    private readonly translationOverride: TranslationEngine | null = null,
+  ) {
     this.extraClosers = new ClosingStack(backends.logger);
   }
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     const logger = options.logger ?? createLogger(options.config.logLevel);
-    const gateway = new Gateway(await openBackends(options.config, logger, options.speech));
+    const gateway = new Gateway(await openBackends(options.config, logger, options.speech), options.translationEngine ?? null);
     try {
       gateway.mount(gateway.buildFeatures(), options.validateResponses ?? false);
       for (const feature of gateway.features) await feature.start?.();
@@ -105,7 +112,10 @@ export class Gateway implements GatewaySite {
       cache: b.cache,
       metrics: b.metrics,
     });
-    const jobs = jobsFeature(b, { events, outbox, resolveStored: media.library.resolveStored });
+    // File translation uses the gateway's engine (TRANSLATION_MODEL, `Backends.translation`) unless Gateway.start was given one.
+    const engine = (): TranslationEngine | null => this.translationOverride ?? b.translation;
+    const translation = translationRunner(b, { events, engine, resolveStored: media.library.resolveStored });
+    const jobs = jobsFeature(b, { events, outbox, resolveStored: media.library.resolveStored, translationRunner: translation });
     const streaming = streamingFeature(b, jobs.service);
     this.media = media;
     this.jobService = jobs.service;
@@ -120,6 +130,7 @@ export class Gateway implements GatewaySite {
       transcriptionsFeature(b, this, jobs.service, media),
       media.feature({ jobs: jobs.service }),
       jobApiFeature(b, this, jobs.service, media),
+      translationJobsFeature(b, this, { outbox, engine, jobs: jobs.service }),
       textTranslationFeature(b),
       // First to close: open sessions record their jobs before the runner and the store close.
       streaming,

@@ -1,6 +1,7 @@
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
 import { JobRunner } from '../jobs/job-runner.js';
+import type { TranslationRunner } from '../jobs/translation-runner.js';
 import { JobMetrics } from '../jobs/job-metrics.js';
 import { JobService } from '../jobs/job-service.js';
 import { JobSweeper } from '../jobs/job-sweeper.js';
@@ -22,7 +23,13 @@ export interface JobsFeature extends Feature {
  */
 export function jobsFeature(
   b: Backends,
-  parts: { readonly events: JobEvents; readonly outbox: JobOutbox; readonly resolveStored: StoredAudioResolver },
+  parts: {
+    readonly events: JobEvents;
+    readonly outbox: JobOutbox;
+    readonly resolveStored: StoredAudioResolver;
+    /** Runs file translation jobs from the same queue. */
+    readonly translationRunner?: TranslationRunner;
+  },
 ): JobsFeature {
   const { config, store, storage, logger, leaseMs } = b;
   const runner = new JobRunner({
@@ -46,6 +53,7 @@ export function jobsFeature(
     jobs: store.jobs,
     queue: b.queue,
     runner,
+    ...(parts.translationRunner ? { translationRunner: parts.translationRunner } : {}),
     events: parts.events,
     storage,
     usage: store.usage,

@@ -4,10 +4,11 @@ import { audioMetrics, formatLabel, languageLabel } from '../platform/metrics/sh
 import type { JobEvents } from './job-events.js';
 import type { JobQueue } from './job-queue.js';
 
-/** Where a job's audio came from: an upload, an audio_url, or a file of a batch. Bounded. */
+/** Where a job's audio came from: an upload, an audio_url, or a file of a batch (`translation` for file translation jobs). Bounded. */
 export function jobSource(job: Pick<JobRecord, 'kind' | 'audioUrl'>): string {
   if (job.kind === 'batch_child') return 'batch';
   if (job.kind === 'websocket') return 'websocket';
+  if (job.kind === 'translation') return 'translation';
   return job.audioUrl !== null ? 'url' : 'upload';
 }
 

@@ -11,6 +11,7 @@ import type { JobEvents } from './job-events.js';
 import { JobBacklog } from './job-backlog.js';
 import type { JobQueue } from './job-queue.js';
 import { jobPrefix, type JobRunner } from './job-runner.js';
+import type { TranslationRunner } from './translation-runner.js';
 import { FINAL_STATUSES, RUNNABLE_KINDS, type JobApi, type JobKind, type JobRecord, type JobStore } from '../platform/db/job-records.js';
 
 export const MAX_ATTEMPTS = 2;
@@ -89,6 +90,8 @@ export class JobService {
       readonly jobs: JobStore;
       readonly queue: JobQueue;
       readonly runner: JobRunner;
+      /** Runs `translation` jobs (file translation); without it they stay queued. */
+      readonly translationRunner?: Pick<TranslationRunner, 'run' | 'stop' | 'stopAll'>;
       readonly events: JobEvents;
       readonly storage: FileStorage;
       readonly usage: UsageStore;
@@ -211,10 +214,10 @@ export class JobService {
     for (const job of jobs) if (job.kind !== 'batch' && job.status === 'queued') await this.deps.queue.enqueue(job.id);
   }
 
-  /** A job visible to this account, or 404. */
+  /** A transcription job visible to this account, or 404 (file translation jobs live under /translate only). */
   async getOwned(id: string, accountId: string): Promise<JobRecord> {
     const job = await this.deps.jobs.get(id);
-    if (job === null || job.accountId !== accountId) throw new ApiError('job_not_found', { message: `No job ${id}.` });
+    if (job === null || job.accountId !== accountId || job.kind === 'translation') throw new ApiError('job_not_found', { message: `No job ${id}.` });
     return job;
   }
 
@@ -374,7 +377,9 @@ export class JobService {
       const job = await this.deps.jobs.get(id);
       if (job === null || job.status !== 'queued' || !RUNNABLE_KINDS.includes(job.kind)) return this.unpark(id);
       const limit = await this.deps.concurrencyLimit(job.keyId);
-      const outcome = await this.deps.runner.run(id, limit);
+      const runner = job.kind === 'translation' ? this.deps.translationRunner : this.deps.runner;
+      if (runner === undefined) return;
+      const outcome = await runner.run(id, limit);
       if (outcome === 'busy') return { retryAfterMs: this.park(job.keyId, id) };
       this.unpark(id);
       if (outcome === 'returned') return { retryAfterMs: 0 };
@@ -418,7 +423,7 @@ export class JobService {
   async close(graceMs: number): Promise<void> {
     const finished = await this.deps.queue.close(graceMs);
     if (!finished) {
-      const stopped = this.deps.runner.stopAll('shutdown');
+      const stopped = [...this.deps.runner.stopAll('shutdown'), ...(this.deps.translationRunner?.stopAll('shutdown') ?? [])];
       this.deps.logger.info({ jobs: stopped }, 'returning unfinished jobs to the queue');
       await this.deps.queue.close(5_000);
     }

@@ -5,6 +5,7 @@ import { Gateway } from '../../src/app/gateway.js';
 import type { CreateKeyInput } from '../../src/platform/auth/key-service.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { createLogger, type Logger } from '../../src/platform/logging/logger.js';
+import type { TranslationEngine } from '../../src/speech/speech.js';
 import { fixturePath } from './fixtures.js';
 import { startS3 } from './s3-server.js';
 
@@ -28,6 +29,8 @@ export interface TestGatewayOptions {
   readonly dataDirPrefix?: string;
   /** The gateway's logger (tests that read log lines); silent by default. */
   readonly logger?: Logger;
+  /** An engine file translation jobs use instead of the gateway's own (tests provoking engine failures). */
+  readonly translationEngine?: TranslationEngine;
 }
 
 /**
@@ -53,7 +56,12 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     ...env,
   });
   const logger = options.logger ?? createLogger(env['LOG_LEVEL'] ?? 'silent');
-  const gateway = await Gateway.start({ config, logger, validateResponses: options.validateResponses ?? true }).catch(async (error: unknown) => {
+  const gateway = await Gateway.start({
+    config,
+    logger,
+    validateResponses: options.validateResponses ?? true,
+    ...(options.translationEngine ? { translationEngine: options.translationEngine } : {}),
+  }).catch(async (error: unknown) => {
     await s3?.close();
     throw error;
   });

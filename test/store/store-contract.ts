@@ -4,6 +4,7 @@ import type { JobRecord } from '../../src/platform/db/job-records.js';
 import type { MediaRecord } from '../../src/platform/db/media-records.js';
 import { InvalidCursorError } from '../../src/platform/db/cursor.js';
 import type { NewApiKey, Store } from '../../src/platform/db/store-types.js';
+import type { TranslationJobRecord, TranslationUnitRecord } from '../../src/platform/db/translation-records.js';
 import type { DeliveryRecord, WebhookRecord } from '../../src/platform/db/webhook-records.js';
 import { deliveryRecord } from '../helpers/delivery-records.js';
 
@@ -598,6 +599,147 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
         expect((await other.webhooks.getDelivery(d2.id))!.status).toBe('pending');
         await store.webhooks.recordSuccess(active.id, at(4));
         expect(await other.webhooks.get(active.id)).toMatchObject({ consecutiveFailures: 0, lastSuccessAt: at(4), lastDeliveryAt: at(4) });
+      });
+    });
+
+    describe('translation jobs', () => {
+      const translation = (jobId: string, overrides: Partial<TranslationJobRecord> = {}): TranslationJobRecord => ({
+        jobId,
+        sourceLanguage: 'en',
+        targetLanguages: ['am', 'ti'],
+        destinationUri: 'svc://out/run',
+        callbackUrl: 'https://example.com/cb',
+        callbackSecret: 'a-secret-of-sixteen+',
+        callbackStatus: null,
+        callbackPayload: null,
+        callbackAttempts: 0,
+        callbackNextAt: null,
+        callbackLeaseUntil: null,
+        callbackLastError: null,
+        expiresAt: at(3600),
+        createdAt: at(0),
+        updatedAt: at(0),
+        ...overrides,
+      });
+      const units = (jobId: string, count: number): TranslationUnitRecord[] =>
+        Array.from({ length: count }, (_, position) => ({
+          jobId,
+          position,
+          sourceUri: `https://example.com/${Math.floor(position / 2)}.txt`,
+          targetLanguage: position % 2 === 0 ? 'am' : 'ti',
+          outputName: `${Math.floor(position / 2)}.${position % 2 === 0 ? 'am' : 'ti'}.txt`,
+          status: 'pending',
+          targetObject: null,
+          error: null,
+          characters: 0,
+          updatedAt: at(0),
+        }));
+      async function created(s: Store, overrides: Partial<TranslationJobRecord> = {}, count = 4): Promise<JobRecord> {
+        const j = job({ kind: 'translation', api: 'job_api', audioUrl: null, options: { target_languages: ['am', 'ti'] } });
+        await s.translations.create(j, translation(j.id, overrides), units(j.id, count));
+        return j;
+      }
+
+      it('creates the job, its request and its units in one transaction and reads them back unchanged', async () => {
+        const j = await created(store, {}, 250);
+        expect(await other.jobs.get(j.id)).toEqual({ ...j });
+        expect(await other.translations.get(j.id)).toEqual(translation(j.id));
+        expect(await other.translations.units(j.id)).toEqual(units(j.id, 250));
+        expect(await other.translations.get(uid('tr'))).toBeNull();
+        // A failing unit row rolls the whole job back.
+        const broken = job({ kind: 'translation', api: 'job_api' });
+        const duplicate = [...units(broken.id, 2), units(broken.id, 1)[0]!];
+        await expect(store.translations.create(broken, translation(broken.id), duplicate)).rejects.toThrow();
+        expect(await other.jobs.get(broken.id)).toBeNull();
+      });
+
+      it('writes a unit under the job lease only, when asked to', async () => {
+        const j = await created(store);
+        expect(await store.translations.updateUnit(j.id, 0, { status: 'completed', characters: 12 }, 'owner-a')).toBe(false);
+        await store.jobs.claim(j.id, claimRequest('owner-a'));
+        expect(await other.translations.updateUnit(j.id, 0, { status: 'failed', error: { code: 'DOWNLOAD_ERROR', message: 'x' } }, 'owner-b')).toBe(false);
+        expect(await other.translations.updateUnit(j.id, 0, { status: 'completed', targetObject: 'a/b.txt', characters: 12, error: null }, 'owner-a')).toBe(
+          true,
+        );
+        expect(await store.translations.updateUnit(j.id, 1, { status: 'failed', error: { code: 'UPLOAD_ERROR', message: 'HTTP 500' } })).toBe(true);
+        const [u0, u1] = await store.translations.units(j.id);
+        expect(u0).toMatchObject({ status: 'completed', targetObject: 'a/b.txt', characters: 12, error: null });
+        expect(u1).toMatchObject({ status: 'failed', error: { code: 'UPLOAD_ERROR', message: 'HTTP 500' } });
+      });
+
+      it('schedules a callback once, hands concurrent claimers disjoint callbacks and records attempts under the lease', async () => {
+        const own = await makeBackend();
+        const [s, t] = await Promise.all([own.open(), own.open()]);
+        try {
+          expect(await s.translations.nextCallbackAt()).toBeNull();
+          const silent = await created(s, { callbackUrl: null });
+          expect(await s.translations.scheduleCallback(silent.id, '{}', at(0))).toBe(false);
+          const jobs = await Promise.all(Array.from({ length: 12 }, () => created(s)));
+          for (const [i, j] of jobs.entries()) expect(await s.translations.scheduleCallback(j.id, `{"n":${i}}`, at(i))).toBe(true);
+          expect(await t.translations.scheduleCallback(jobs[0]!.id, '{"again":1}', at(0))).toBe(false);
+          expect(await s.translations.nextCallbackAt()).toBe(at(0));
+          const batches = await Promise.all(Array.from({ length: 6 }, (_, i) => (i % 2 === 0 ? s : t).translations.claimDueCallbacks(at(100), at(140), 3)));
+          const claimed = batches.flat().map((c) => c.jobId);
+          expect(new Set(claimed).size).toBe(claimed.length);
+          expect(claimed.length).toBe(12);
+          expect(await s.translations.claimDueCallbacks(at(100), at(140), 50)).toEqual([]);
+          const first = batches.flat().find((c) => c.jobId === jobs[0]!.id)!;
+          expect(first).toMatchObject({
+            callbackStatus: 'pending',
+            callbackPayload: '{"n":0}',
+            callbackLeaseUntil: at(140),
+            callbackSecret: 'a-secret-of-sixteen+',
+          });
+          expect(await t.translations.updateCallback(jobs[0]!.id, { callbackAttempts: 1, callbackNextAt: at(160), callbackLeaseUntil: null }, at(999))).toBe(
+            false,
+          );
+          for (const j of jobs.slice(1)) {
+            expect(await t.translations.updateCallback(j.id, { callbackStatus: 'succeeded', callbackAttempts: 1, callbackLeaseUntil: null }, at(140))).toBe(
+              true,
+            );
+          }
+          expect(await s.translations.nextCallbackAt()).toBe(at(140)); // jobs[0] is leased until then
+          expect(
+            await t.translations.updateCallback(
+              jobs[0]!.id,
+              { callbackAttempts: 1, callbackNextAt: at(160), callbackLeaseUntil: null, callbackLastError: 'HTTP 500' },
+              at(140),
+            ),
+          ).toBe(true);
+          expect(await s.translations.nextCallbackAt()).toBe(at(160));
+          expect(await s.translations.claimDueCallbacks(at(150), at(190), 5)).toEqual([]);
+          expect((await s.translations.claimDueCallbacks(at(160), at(200), 5)).map((c) => [c.jobId, c.callbackAttempts, c.callbackLastError])).toEqual([
+            [jobs[0]!.id, 1, 'HTTP 500'],
+          ]);
+          // A holder that died: once its lease ends the callback is due again.
+          expect((await t.translations.claimDueCallbacks(at(201), at(240), 5)).map((c) => c.jobId)).toEqual([jobs[0]!.id]);
+        } finally {
+          await s.close();
+          await t.close();
+          await own.destroy();
+        }
+      });
+
+      it('finds final jobs past their expiry and deletes their rows with the job', async () => {
+        const own = await makeBackend();
+        const s = await own.open();
+        try {
+          const running = await created(s, { expiresAt: at(10) });
+          const done = await created(s, { expiresAt: at(10) });
+          const later = await created(s, { expiresAt: at(50) });
+          for (const j of [done, later]) await s.jobs.update(j.id, { status: 'completed', completedAt: at(5) });
+          expect(await s.translations.findExpired(at(9), 10)).toEqual([]);
+          expect(await s.translations.findExpired(at(20), 10)).toEqual([done.id]);
+          expect(await s.translations.findExpired(at(60), 10)).toEqual([done.id, later.id]);
+          await s.jobs.delete([done.id]);
+          expect(await s.translations.get(done.id)).toBeNull();
+          expect(await s.translations.units(done.id)).toEqual([]);
+          expect(await s.translations.findExpired(at(60), 10)).toEqual([later.id]);
+          expect(await s.translations.get(running.id)).not.toBeNull();
+        } finally {
+          await s.close();
+          await own.destroy();
+        }
       });
     });
   });

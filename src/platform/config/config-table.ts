@@ -235,6 +235,27 @@ export const CONFIG_TABLE = {
     section: 'limits',
     description: 'direct uploads never finalized are deleted this long after their upload URL was issued',
   }),
+  TRANSLATION_JOB_EXPIRY_HOURS: decimal(48, 0.0003, 168, {
+    section: 'limits',
+    description: 'a finished file translation job (`POST /translate`) is removed this long after submission (its output files stay)',
+  }),
+  TRANSLATION_OUTPUT_URL_TTL_SECONDS: integer(DAY, 10, 7 * DAY, {
+    section: 'limits',
+    description: 'signed URLs of file translation outputs (`outputs[].target_uri`)',
+  }),
+  TRANSLATION_MAX_UNITS: integer(500, 1, 500, {
+    section: 'limits',
+    description: 'files × target languages per file translation job (400 beyond)',
+  }),
+  TRANSLATION_MAX_SOURCE_BYTES: bytes(10 * MB, 1024, 1e9, { section: 'limits', description: 'one source file of a file translation job' }),
+  TRANSLATION_UNIT_CONCURRENCY: integer(4, 1, 64, {
+    section: 'limits',
+    description: 'units of one file translation job downloaded, translated and written at once',
+  }),
+  TRANSLATION_RETRY_DELAY_MS: integer(500, 0, 60_000, {
+    section: 'limits',
+    description: 'first wait before retrying a failed translation of a unit (doubling; 3 retries)',
+  }),
   WS_MAX_CONNECTIONS_PER_KEY: integer(5, 1, 100_000, { section: 'limits', description: 'concurrent WebSocket sessions per key' }),
   WS_MAX_SESSION_SECONDS: integer(1800, 1, DAY, { section: 'limits', description: 'WebSocket session length' }),
   WS_MAX_MESSAGES_PER_SECOND: integer(100, 1, 1_000_000, { section: 'limits', description: 'messages per second per connection' }),

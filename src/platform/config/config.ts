@@ -149,6 +149,13 @@ export interface Limits {
   readonly webhookDisableAfterFailures: number;
   /** Direct uploads never finalized are deleted this long after their upload URL was issued. */
   readonly uploadRetentionSeconds: number;
+  /** File translation jobs: expiry after submission (hours), output URL lifetime, units per job, source size, unit concurrency, retry delay. */
+  readonly translationJobExpiryHours: number;
+  readonly translationOutputUrlTtlSeconds: number;
+  readonly translationMaxUnits: number;
+  readonly translationMaxSourceBytes: number;
+  readonly translationUnitConcurrency: number;
+  readonly translationRetryDelayMs: number;
   readonly wsConnectionsPerKey: number;
   readonly wsSessionSeconds: number;
   readonly wsMessagesPerSecond: number;
@@ -253,6 +260,12 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       webhookRetryScheduleSeconds: v.WEBHOOK_RETRY_SCHEDULE,
       webhookDisableAfterFailures: v.WEBHOOK_DISABLE_AFTER_FAILURES,
       uploadRetentionSeconds: v.UPLOAD_RETENTION_SECONDS,
+      translationJobExpiryHours: v.TRANSLATION_JOB_EXPIRY_HOURS,
+      translationOutputUrlTtlSeconds: v.TRANSLATION_OUTPUT_URL_TTL_SECONDS,
+      translationMaxUnits: v.TRANSLATION_MAX_UNITS,
+      translationMaxSourceBytes: v.TRANSLATION_MAX_SOURCE_BYTES,
+      translationUnitConcurrency: v.TRANSLATION_UNIT_CONCURRENCY,
+      translationRetryDelayMs: v.TRANSLATION_RETRY_DELAY_MS,
       wsConnectionsPerKey: v.WS_MAX_CONNECTIONS_PER_KEY,
       wsSessionSeconds: v.WS_MAX_SESSION_SECONDS,
       wsMessagesPerSecond: v.WS_MAX_MESSAGES_PER_SECOND,

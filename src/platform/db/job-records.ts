@@ -7,8 +7,9 @@ export const FINAL_STATUSES: readonly JobStatus[] = ['completed', 'failed', 'can
  * - `batch`: a batch parent (one per batch request; never transcribes itself)
  * - `batch_child`: one file of a batch
  * - `websocket`: a streaming session's record
+ * - `translation`: a file translation job of the job API (its units in `translation_units`)
  */
-export type JobKind = 'single' | 'batch' | 'batch_child' | 'websocket';
+export type JobKind = 'single' | 'batch' | 'batch_child' | 'websocket' | 'translation';
 
 /** Which API created the job; the job API renders the same records its own way. */
 export type JobApi = 'unified' | 'job_api';
@@ -103,8 +104,11 @@ export interface JobListFilter {
   readonly limit: number;
 }
 
-/** The kinds the job runner transcribes (batch parents aggregate, WebSocket records belong to their session). */
-export const RUNNABLE_KINDS: readonly JobKind[] = ['single', 'batch_child'];
+/**
+ * The kinds the job queue runs (batch parents aggregate, WebSocket records belong to their
+ * session): `single` and `batch_child` transcribe, `translation` translates its units.
+ */
+export const RUNNABLE_KINDS: readonly JobKind[] = ['single', 'batch_child', 'translation'];
 
 /** Extra conditions of a conditional update. */
 export interface UpdateCondition {
@@ -162,7 +166,7 @@ export interface JobStore {
   delete(ids: readonly string[]): Promise<void>;
   /** Jobs of a key that are queued or processing (batch parents excluded). */
   countActive(keyId: string): Promise<number>;
-  /** Batch parents of a key, of one API, that are not final yet. */
+  /** Batch parents (and translation jobs) of a key, of one API, that are not final yet. */
   countActiveParents(keyId: string, api: JobApi): Promise<number>;
   /** Final jobs whose 'finished' event has not been fully recorded, oldest first. */
   findEventsPending(): Promise<JobRecord[]>;

@@ -1,6 +1,7 @@
 import type { ApiKeyRecord, KeyLimitOverrides, Scope } from '../auth/principal.js';
 import type { JobStore } from './job-records.js';
 import type { MediaStore } from './media-records.js';
+import type { TranslationStore } from './translation-records.js';
 import type { WebhookStore } from './webhook-records.js';
 
 export interface Account {
@@ -69,6 +70,7 @@ export interface Store {
   readonly jobs: JobStore;
   readonly media: MediaStore;
   readonly webhooks: WebhookStore;
+  readonly translations: TranslationStore;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

@@ -17,6 +17,28 @@ export interface ErrorDefinition {
 const define = <K extends string>(registry: Record<K, ErrorDefinition>): Record<K, ErrorDefinition> => registry;
 
 export const ERROR_REGISTRY = define({
+  // 200: per-unit errors of file translation (`outputs[].error` of GET /translate/{job_id}/results; never an HTTP status)
+  DOWNLOAD_ERROR: {
+    status: 200,
+    type: 'translation_unit_error',
+    message: 'The source could not be fetched (HTTP error, unreachable, refused by the outbound guard, too large).',
+  },
+  UNSUPPORTED_FORMAT: {
+    status: 200,
+    type: 'translation_unit_error',
+    message: 'The source is not valid UTF-8 text, or a .json source is not transcript JSON (a "segments" array of objects with "text").',
+  },
+  TRANSLATION_ERROR: {
+    status: 200,
+    type: 'translation_unit_error',
+    message: 'The translation engine failed on this unit 4 times (the attempt and 3 retries), or none is configured.',
+  },
+  UPLOAD_ERROR: { status: 200, type: 'translation_unit_error', message: 'The output could not be written to the destination.' },
+  INTERNAL_ERROR: {
+    status: 200,
+    type: 'translation_unit_error',
+    message: 'An unexpected error stopped the unit, or the job ended before it ran (e.g. interrupted by server restarts twice).',
+  },
   // 400
   missing_required_field: { status: 400, type: 'invalid_request_error', message: 'A required field is missing.' },
   invalid_field_value: { status: 400, type: 'invalid_request_error', message: 'A field has an invalid value.', wsClose: 1008 },

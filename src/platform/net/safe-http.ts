@@ -13,7 +13,7 @@ export function isRequestTimeout(error: unknown): boolean {
 }
 
 export interface SafeRequestOptions {
-  readonly method?: 'GET' | 'HEAD' | 'POST';
+  readonly method?: 'GET' | 'HEAD' | 'POST' | 'PUT';
   readonly headers?: OutgoingHttpHeaders;
   readonly body?: string | Buffer;
   /** Whole exchange, from connect to the end of the response headers. */

@@ -23,4 +23,15 @@ export const POSTGRES_DIALECT: SqlDialect = {
           RETURNING webhook_deliveries.*`,
     values: [now, now, limit, leaseUntil, now],
   }),
+  claimDueCallbacks: (now, leaseUntil, limit) => ({
+    sql: `WITH due AS (
+            SELECT job_id FROM translation_jobs
+            WHERE callback_status = 'pending' AND callback_next_at <= ? AND (callback_lease_until IS NULL OR callback_lease_until <= ?)
+            ORDER BY callback_next_at, job_id LIMIT ?
+            FOR UPDATE SKIP LOCKED)
+          UPDATE translation_jobs SET callback_lease_until = ?, updated_at = ?
+          FROM due WHERE translation_jobs.job_id = due.job_id
+          RETURNING translation_jobs.*`,
+    values: [now, now, limit, leaseUntil, now],
+  }),
 };

@@ -50,21 +50,23 @@ function setClause(patch: JobPatch, values: unknown[]): string {
   return sets.join(', ');
 }
 
+/** INSERTs job rows through `sql` (a transaction of another repository included), in chunks. */
+export async function insertJobRows(sql: Pick<SqlDatabase, 'run'>, jobs: readonly JobRecord[]): Promise<void> {
+  for (let start = 0; start < jobs.length; start += INSERT_CHUNK) {
+    const chunk = jobs.slice(start, start + INSERT_CHUNK);
+    const values = chunk.flatMap((job) => JOB_COLUMNS.map(([field, , kind]) => toColumn(kind, job[field])));
+    await sql.run(`INSERT INTO jobs (${COLUMN_LIST}) VALUES ${chunk.map(() => ROW_MARKS).join(', ')}`, values);
+  }
+}
+
 export class JobRepository implements JobStore {
   constructor(private readonly db: SqlDatabase) {}
 
   /** All or none: the rows of a batch go in together. */
   async insert(jobs: readonly JobRecord[]): Promise<void> {
     if (jobs.length === 0) return;
-    const write = async (sql: Pick<SqlDatabase, 'run'>) => {
-      for (let start = 0; start < jobs.length; start += INSERT_CHUNK) {
-        const chunk = jobs.slice(start, start + INSERT_CHUNK);
-        const values = chunk.flatMap((job) => JOB_COLUMNS.map(([field, , kind]) => toColumn(kind, job[field])));
-        await sql.run(`INSERT INTO jobs (${COLUMN_LIST}) VALUES ${chunk.map(() => ROW_MARKS).join(', ')}`, values);
-      }
-    };
-    if (jobs.length <= INSERT_CHUNK) await write(this.db);
-    else await this.db.transaction(write);
+    if (jobs.length <= INSERT_CHUNK) await insertJobRows(this.db, jobs);
+    else await this.db.transaction((tx) => insertJobRows(tx, jobs));
   }
 
   async get(id: string): Promise<JobRecord | null> {
@@ -179,7 +181,7 @@ export class JobRepository implements JobStore {
 
   async countActiveParents(keyId: string, api: JobRecord['api']): Promise<number> {
     const row = await this.db.one<{ n: number }>(
-      "SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND api = ? AND kind = 'batch' AND status IN ('queued', 'processing')",
+      "SELECT COUNT(*) AS n FROM jobs WHERE key_id = ? AND api = ? AND kind IN ('batch', 'translation') AND status IN ('queued', 'processing')",
       [keyId, api],
     );
     return row!.n;

@@ -2,11 +2,13 @@ import type { JobStore } from '../job-records.js';
 import type { MediaStore } from '../media-records.js';
 import type { SqlDatabase } from '../sql/executor.js';
 import type { AccountStore, ApiKeyStore, Store, StoreHealth, UsageStore } from '../store-types.js';
+import type { TranslationStore } from '../translation-records.js';
 import type { WebhookStore } from '../webhook-records.js';
 import { AccountRepository } from './account-repository.js';
 import { JobRepository } from './job-repository.js';
 import { KeyRepository } from './key-repository.js';
 import { MediaRepository } from './media-repository.js';
+import { TranslationRepository } from './translation-repository.js';
 import { UsageRepository } from './usage-repository.js';
 import { WebhookRepository } from './webhook-repository.js';
 
@@ -18,6 +20,7 @@ export abstract class SqlStore<Executor extends SqlDatabase = SqlDatabase> imple
   readonly jobs: JobStore;
   readonly media: MediaStore;
   readonly webhooks: WebhookStore;
+  readonly translations: TranslationStore;
 
   constructor(protected readonly sql: Executor) {
     this.accounts = new AccountRepository(sql);
@@ -26,6 +29,7 @@ export abstract class SqlStore<Executor extends SqlDatabase = SqlDatabase> imple
     this.jobs = new JobRepository(sql);
     this.media = new MediaRepository(sql);
     this.webhooks = new WebhookRepository(sql);
+    this.translations = new TranslationRepository(sql);
   }
 
   abstract health(): Promise<StoreHealth>;

@@ -54,4 +54,6 @@ export interface SqlDialect {
    * returning the leased rows: concurrent claimers must take disjoint sets.
    */
   claimDueDeliveries(now: string, leaseUntil: string, limit: number): Statement;
+  /** The same for pending callbacks of file translation jobs (`translation_jobs`). */
+  claimDueCallbacks(now: string, leaseUntil: string, limit: number): Statement;
 }

@@ -20,4 +20,13 @@ export const SQLITE_DIALECT: SqlDialect = {
           RETURNING *`,
     values: [leaseUntil, now, now, now, limit],
   }),
+  claimDueCallbacks: (now, leaseUntil, limit) => ({
+    sql: `UPDATE translation_jobs SET callback_lease_until = ?, updated_at = ?
+          WHERE job_id IN (
+            SELECT job_id FROM translation_jobs
+            WHERE callback_status = 'pending' AND callback_next_at <= ? AND (callback_lease_until IS NULL OR callback_lease_until <= ?)
+            ORDER BY callback_next_at, job_id LIMIT ?)
+          RETURNING *`,
+    values: [leaseUntil, now, now, now, limit],
+  }),
 };

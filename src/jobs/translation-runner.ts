@@ -1,0 +1,288 @@
+import type { Logger } from 'pino';
+import type { JobRecord, JobStore } from '../platform/db/job-records.js';
+import type { TranslationStore, TranslationUnitRecord } from '../platform/db/translation-records.js';
+import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
+import type { TranslationEngine, TranslationLanguage } from '../speech/speech.js';
+import type { JobEvents } from './job-events.js';
+import type { RunOutcome } from './job-runner.js';
+import { decodeText, parseSource, renderOutput, sourceCharacters, textsToTranslate, UnitFailure, type SourceDocument } from './translation-documents.js';
+import { fetchSource, writeOutput, type TranslationIoDeps } from './translation-io.js';
+
+/** Retries of a unit's translation after its first attempt failed (the spec's Limits table). */
+export const TRANSLATION_RETRIES = 3;
+
+type StopReason = 'deleted' | 'shutdown' | 'lost';
+
+export interface TranslationRunnerDeps {
+  readonly jobs: JobStore;
+  readonly translations: TranslationStore;
+  readonly io: TranslationIoDeps;
+  /** The engine (null: none configured; every unit then fails with TRANSLATION_ERROR). */
+  readonly engine: () => TranslationEngine | null;
+  readonly events: JobEvents;
+  readonly usage: UsageRecorder;
+  readonly logger: Logger;
+  readonly owner: string;
+  readonly leaseMs: number;
+  /** Files of a job worked on at once. */
+  readonly concurrency: number;
+  /** Wait before the first retry of a failed translation, doubled for each further one. */
+  readonly retryDelayMs: number;
+}
+
+const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+
+/**
+ * Runs one file translation job per call, like JobRunner runs a transcription: a claim under
+ * the key's running-jobs limit with a lease (renewed while it runs), then every pending unit:
+ * download each file once, check it is UTF-8 text or transcript JSON, translate it into each
+ * target (beam mode; 3 retries), write the output. Each unit's outcome is stored as it ends, so
+ * a job interrupted by a restart resumes with the units still pending. Shutdown puts the job
+ * back in the queue; the job ends COMPLETED (stored `completed`, every unit done), PARTIAL
+ * (`completed`, some failed) or FAILED (`failed`, none done).
+ */
+export class TranslationRunner {
+  private readonly running = new Map<string, AbortController>();
+  private renewTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: TranslationRunnerDeps) {}
+
+  get runningCount(): number {
+    return this.running.size;
+  }
+
+  stop(jobId: string, reason: StopReason): boolean {
+    const controller = this.running.get(jobId);
+    if (controller === undefined) return false;
+    controller.abort(reason);
+    return true;
+  }
+
+  stopAll(reason: StopReason): string[] {
+    const ids = [...this.running.keys()];
+    for (const id of ids) this.stop(id, reason);
+    return ids;
+  }
+
+  private async renewLeases(): Promise<void> {
+    const ids = [...this.running.keys()];
+    if (ids.length === 0) return;
+    try {
+      const held = new Set(await this.deps.jobs.renewLeases(this.deps.owner, ids, new Date(Date.now() + this.deps.leaseMs).toISOString()));
+      for (const id of ids) if (!held.has(id)) this.stop(id, 'lost');
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not renew translation job leases');
+    }
+  }
+
+  async run(jobId: string, maxRunningForKey: number = Number.MAX_SAFE_INTEGER): Promise<RunOutcome> {
+    const { jobs, translations, logger, owner } = this.deps;
+    const queued = await jobs.get(jobId);
+    if (queued === null || queued.status !== 'queued') return 'not_queued';
+    const startedAt = new Date();
+    const claim = await jobs.claim(jobId, {
+      owner,
+      leaseUntil: new Date(startedAt.getTime() + this.deps.leaseMs).toISOString(),
+      maxRunningForKey,
+      patch: { startedAt: queued.startedAt ?? startedAt.toISOString(), progress: { ...(queued.progress ?? zero), stage: 'translating' } },
+    });
+    if (claim.outcome !== 'claimed') return claim.outcome;
+    const job = claim.job;
+    const held = { leaseOwner: owner };
+    const released = { leaseOwner: null, leaseUntil: null };
+    const controller = new AbortController();
+    this.running.set(jobId, controller);
+    this.renewTimer ??= setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.deps.leaseMs / 3)));
+    this.renewTimer.unref();
+    const log = logger.child({ jobId });
+    log.info({ attempt: job.attempts }, 'translation job started');
+    try {
+      const translation = await translations.get(jobId);
+      const units = await translations.units(jobId);
+      if (translation === null || units.length === 0) throw new Error('the job has no translation request stored');
+      let done = units.filter((u) => u.status !== 'pending').length;
+      const byFile = new Map<string, TranslationUnitRecord[]>();
+      for (const unit of units) if (unit.status === 'pending') byFile.set(unit.sourceUri, [...(byFile.get(unit.sourceUri) ?? []), unit]);
+      const groups = [...byFile.values()];
+      const reportProgress = (): void => {
+        const progress = {
+          stage: 'translating',
+          percent: Math.min(99, Math.floor((100 * done) / units.length)),
+          total_segments: units.length,
+          done_segments: done,
+        };
+        void jobs
+          .update(jobId, { progress }, ['processing'], held)
+          .then((updated) => updated && this.deps.events.emit('progress', updated))
+          .catch(() => undefined);
+      };
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < groups.length) {
+          controller.signal.throwIfAborted();
+          const group = groups[next++]!;
+          await this.runFile(job, translation.sourceLanguage, translation.destinationUri, group, controller.signal, () => {
+            done++;
+            reportProgress();
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(this.deps.concurrency, Math.max(1, groups.length)) }, worker));
+      controller.signal.throwIfAborted();
+      const final = await translations.units(jobId);
+      const succeeded = final.filter((u) => u.status === 'completed');
+      const characters = succeeded.reduce((sum, u) => sum + u.characters, 0);
+      const completedAt = new Date();
+      const allFailed = succeeded.length === 0;
+      const finished = await jobs.update(
+        jobId,
+        {
+          status: allFailed ? 'failed' : 'completed',
+          eventsPending: true,
+          completedAt: completedAt.toISOString(),
+          processingTimeSeconds: Math.round((completedAt.getTime() - Date.parse(job.startedAt ?? startedAt.toISOString())) / 10) / 100,
+          progress: { stage: allFailed ? 'failed' : 'completed', percent: 100, total_segments: final.length, done_segments: final.length },
+          options: { ...job.options, total_characters: characters },
+          error: allFailed
+            ? {
+                type: 'server_error',
+                code: 'translation_failed',
+                message: `All ${final.length} unit(s) failed: ${final[0]?.error?.message ?? 'unknown error'}`,
+              }
+            : null,
+          ...released,
+        },
+        ['processing'],
+        held,
+      );
+      if (finished !== null) {
+        this.deps.usage.record(finished.keyId, { jobs: 1 });
+        this.deps.events.emit('finished', finished);
+        log.info({ units: final.length, failed: final.length - succeeded.length, characters }, 'translation job finished');
+      }
+    } catch (error) {
+      const reason = controller.signal.aborted ? (controller.signal.reason as StopReason) : null;
+      if (reason === 'shutdown') {
+        const returned = await jobs.update(jobId, { status: 'queued', attempts: job.attempts - 1, ...released }, ['processing'], held);
+        log.info('translation job returned to the queue for shutdown');
+        if (returned !== null) return 'returned';
+      } else if (reason === null) {
+        log.error({ err: error }, 'translation job failed');
+        const failed = await jobs.update(
+          jobId,
+          {
+            status: 'failed',
+            eventsPending: true,
+            completedAt: new Date().toISOString(),
+            error: { type: 'server_error', code: 'internal_error', message: 'The translation job failed unexpectedly.' },
+            progress: { ...(job.progress ?? zero), stage: 'failed' },
+            ...released,
+          },
+          ['processing'],
+          held,
+        );
+        if (failed !== null) {
+          for (const unit of await translations.units(jobId).catch(() => [])) {
+            if (unit.status === 'pending') {
+              await translations.updateUnit(jobId, unit.position, {
+                status: 'failed',
+                error: { code: 'INTERNAL_ERROR', message: 'The job failed unexpectedly.' },
+              });
+            }
+          }
+          this.deps.events.emit('finished', failed);
+        }
+      }
+    } finally {
+      this.running.delete(jobId);
+      if (this.running.size === 0 && this.renewTimer !== null) {
+        clearInterval(this.renewTimer);
+        this.renewTimer = null;
+      }
+    }
+    return 'finished';
+  }
+
+  /** One source file and its pending units (one per target). */
+  private async runFile(
+    job: JobRecord,
+    source: string,
+    destinationUri: string,
+    units: readonly TranslationUnitRecord[],
+    signal: AbortSignal,
+    onUnitDone: () => void,
+  ): Promise<void> {
+    const { translations } = this.deps;
+    const fail = async (unit: TranslationUnitRecord, error: unknown): Promise<void> => {
+      signal.throwIfAborted();
+      const failure = error instanceof UnitFailure ? error : new UnitFailure('INTERNAL_ERROR', 'An unexpected error stopped this unit; see the server log.');
+      if (!(error instanceof UnitFailure))
+        this.deps.logger.error({ err: error, jobId: job.id, position: unit.position }, 'translation unit failed unexpectedly');
+      await translations.updateUnit(job.id, unit.position, { status: 'failed', error: { code: failure.code, message: failure.message } }, this.deps.owner);
+      onUnitDone();
+    };
+    let doc: SourceDocument;
+    try {
+      const bytes = await fetchSource(this.deps.io, units[0]!.sourceUri, job.accountId, signal);
+      doc = parseSource(units[0]!.outputName, decodeText(bytes));
+    } catch (error) {
+      for (const unit of units) await fail(unit, error);
+      return;
+    }
+    for (const unit of units) {
+      try {
+        const texts = textsToTranslate(doc);
+        const translated = texts.length === 0 ? [] : await this.translateWithRetries(texts, source, unit.targetLanguage, signal);
+        const output = renderOutput(doc, translated, unit.targetLanguage);
+        const key = await writeOutput(this.deps.io, destinationUri, job, unit.outputName, output.body, output.contentType, signal);
+        signal.throwIfAborted();
+        await translations.updateUnit(
+          job.id,
+          unit.position,
+          { status: 'completed', targetObject: key, characters: sourceCharacters(doc), error: null },
+          this.deps.owner,
+        );
+        onUnitDone();
+      } catch (error) {
+        await fail(unit, error);
+      }
+    }
+  }
+
+  private async translateWithRetries(texts: string[], source: string, target: string, signal: AbortSignal): Promise<string[]> {
+    const engine = this.deps.engine();
+    if (engine === null) throw new UnitFailure('TRANSLATION_ERROR', 'No translation engine is configured on this server.');
+    let lastError: unknown;
+    for (let attempt = 0; attempt <= TRANSLATION_RETRIES; attempt++) {
+      if (attempt > 0) await sleep(this.deps.retryDelayMs * 2 ** (attempt - 1), signal);
+      try {
+        const out = await engine.translateMany(texts, source as TranslationLanguage, target as TranslationLanguage, { mode: 'beam', signal });
+        if (out.length !== texts.length || out.some((t) => typeof t !== 'string')) {
+          throw new Error(`the engine returned ${out.length} translations for ${texts.length} texts`);
+        }
+        return out;
+      } catch (error) {
+        signal.throwIfAborted();
+        lastError = error;
+      }
+    }
+    throw new UnitFailure(
+      'TRANSLATION_ERROR',
+      `Translation failed after ${TRANSLATION_RETRIES} retries: ${(lastError as Error)?.message ?? String(lastError)}`.slice(0, 500),
+    );
+  }
+}
+
+const zero = { stage: 'queued', percent: 0, total_segments: 0, done_segments: 0 };
