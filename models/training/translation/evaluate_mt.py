@@ -1,7 +1,7 @@
 """Scores a translation checkpoint on the held-out document splits: chrF (n=6, beta=2) and BLEU per direction.
 
 chrF follows sacrebleu 2.x: whitespace removed, per-order character n-gram statistics summed over the corpus,
-one F-beta per order, averaged over the orders present. BLEU: corpus BLEU-4 with brevity penalty on
+precision and recall averaged over the orders present, then one F-beta. BLEU: corpus BLEU-4 with brevity penalty on
 whitespace tokens after splitting punctuation (13a-like). The gateway's TypeScript scorers
 (src/speech/translation) implement the same definitions.
 Usage: evaluate_mt.py --checkpoint final.pt --data /work/mtdata --split test [--beam 4] [--limit N] [--heldout-out DIR]
@@ -35,14 +35,16 @@ def chrf(hyps, refs, order=6, beta=2.0):
             stats[n - 1][0] += sum(hc.values())
             stats[n - 1][1] += sum(rc.values())
             stats[n - 1][2] += sum((hc & rc).values())
-    eps, factor, score, effective = 1e-16, beta ** 2, 0.0, 0
+    eps, factor, avg_prec, avg_rec, effective = 1e-16, beta ** 2, 0.0, 0.0, 0
     for n_hyp, n_ref, n_match in stats:
-        prec = n_match / n_hyp if n_hyp > 0 else eps
-        rec = n_match / n_ref if n_ref > 0 else eps
-        denom = factor * prec + rec
-        score += (1 + factor) * prec * rec / denom if denom > 0 else eps
+        avg_prec += n_match / n_hyp if n_hyp > 0 else eps
+        avg_rec += n_match / n_ref if n_ref > 0 else eps
         effective += 1 if n_hyp > 0 and n_ref > 0 else 0
-    return 100 * score / effective if effective else 0.0
+    if effective == 0:
+        return 0.0
+    avg_prec, avg_rec = avg_prec / effective, avg_rec / effective
+    denom = factor * avg_prec + avg_rec
+    return 100 * (1 + factor) * avg_prec * avg_rec / denom if denom > 0 else 0.0
 
 
 def bleu_tokens(text):
