@@ -5,6 +5,7 @@ import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
 import { diarizationOutcomeOptions, diarizationRequestOf } from './job-diarization.js';
 import { jobErrorFrom } from './job-errors.js';
+import { LeasedRuns, type StopReason } from './leased-runs.js';
 import type { JobEvents } from './job-events.js';
 import type { JobRecord, JobStore, Progress } from '../platform/db/job-records.js';
 import { speakerLines, type Speech } from '../speech/speech.js';
@@ -19,7 +20,6 @@ export const recordingObject = (job: Pick<JobRecord, 'accountId' | 'id'>): strin
 const PROGRESS_INTERVAL_MS = 1000;
 
 /** `lost`: the lease renewal found the job no longer ours (cancelled, deleted or taken over elsewhere). */
-type StopReason = 'cancelled' | 'deleted' | 'shutdown' | 'lost';
 
 /**
  * What became of a job handed to `run`: `not_queued` (someone else has it, or it is final or
@@ -40,8 +40,7 @@ export const newLeaseOwner = (): string => `${hostname()}/${process.pid}/${rando
  * only cleans up after itself.
  */
 export class JobRunner {
-  private readonly running = new Map<string, AbortController>();
-  private renewTimer: NodeJS.Timeout | null = null;
+  private readonly runs: LeasedRuns;
 
   constructor(
     private readonly deps: {
@@ -57,56 +56,25 @@ export class JobRunner {
       /** How long a claim holds without renewal (JOB_LEASE_SECONDS). */
       readonly leaseMs: number;
     },
-  ) {}
+  ) {
+    this.runs = new LeasedRuns({ jobs: deps.jobs, logger: deps.logger, owner: deps.owner, leaseMs: deps.leaseMs, label: 'job' });
+  }
 
   get owner(): string {
     return this.deps.owner;
   }
 
   get runningCount(): number {
-    return this.running.size;
+    return this.runs.size;
   }
 
   /** Stops a running job; the caller has already recorded why (cancelled, deleted) or will (shutdown). */
   stop(jobId: string, reason: StopReason): boolean {
-    const controller = this.running.get(jobId);
-    if (controller === undefined) return false;
-    controller.abort(reason);
-    return true;
+    return this.runs.stop(jobId, reason);
   }
 
   stopAll(reason: StopReason): string[] {
-    const ids = [...this.running.keys()];
-    for (const id of ids) this.stop(id, reason);
-    return ids;
-  }
-
-  /** Extends the leases of the jobs running here; a job found no longer ours is stopped. */
-  private async renewLeases(): Promise<void> {
-    const ids = [...this.running.keys()];
-    if (ids.length === 0) return;
-    let held: string[];
-    try {
-      held = await this.deps.jobs.renewLeases(this.deps.owner, ids, new Date(Date.now() + this.deps.leaseMs).toISOString());
-    } catch (error) {
-      // The lease runs on; if the store stays unreachable, another process takes the job over later.
-      this.deps.logger.warn({ err: error }, 'could not renew job leases');
-      return;
-    }
-    const kept = new Set(held);
-    for (const id of ids) if (!kept.has(id)) this.stop(id, 'lost');
-  }
-
-  private startRenewing(): void {
-    if (this.renewTimer !== null) return;
-    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.deps.leaseMs / 3)));
-    this.renewTimer.unref();
-  }
-
-  private stopRenewingWhenIdle(): void {
-    if (this.running.size > 0 || this.renewTimer === null) return;
-    clearInterval(this.renewTimer);
-    this.renewTimer = null;
+    return this.runs.stopAll(reason);
   }
 
   /** Claims and runs the job; `maxRunningForKey` is its key's running-jobs limit across every process. */
@@ -129,8 +97,7 @@ export class JobRunner {
     const held = { leaseOwner: owner };
     const released = { leaseOwner: null, leaseUntil: null };
     const controller = new AbortController();
-    this.running.set(jobId, controller);
-    this.startRenewing();
+    this.runs.add(jobId, controller);
     const log = logger.child({ jobId });
     log.info({ attempt: started.attempts }, 'job started');
     let release: (() => Promise<void>) | null = null;
@@ -258,8 +225,7 @@ export class JobRunner {
         if (failed !== null) events.emit('finished', failed);
       }
     } finally {
-      this.running.delete(jobId);
-      this.stopRenewingWhenIdle();
+      this.runs.remove(jobId);
       await release?.().catch(() => undefined);
     }
     return 'finished';

@@ -4,6 +4,7 @@ import type { TranslationStore, TranslationUnitRecord } from '../platform/db/tra
 import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
 import type { TranslationEngine, TranslationLanguage } from '../speech/speech.js';
 import type { JobEvents } from './job-events.js';
+import { LeasedRuns } from './leased-runs.js';
 import type { RunOutcome } from './job-runner.js';
 import { decodeText, parseSource, renderOutput, sourceCharacters, textsToTranslate, UnitFailure, type SourceDocument } from './translation-documents.js';
 import { fetchSource, writeOutput, type TranslationIoDeps } from './translation-io.js';
@@ -54,37 +55,22 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  * (`completed`, some failed) or FAILED (`failed`, none done).
  */
 export class TranslationRunner {
-  private readonly running = new Map<string, AbortController>();
-  private renewTimer: NodeJS.Timeout | null = null;
+  private readonly runs: LeasedRuns;
 
-  constructor(private readonly deps: TranslationRunnerDeps) {}
+  constructor(private readonly deps: TranslationRunnerDeps) {
+    this.runs = new LeasedRuns({ jobs: deps.jobs, logger: deps.logger, owner: deps.owner, leaseMs: deps.leaseMs, label: 'translation job' });
+  }
 
   get runningCount(): number {
-    return this.running.size;
+    return this.runs.size;
   }
 
   stop(jobId: string, reason: StopReason): boolean {
-    const controller = this.running.get(jobId);
-    if (controller === undefined) return false;
-    controller.abort(reason);
-    return true;
+    return this.runs.stop(jobId, reason);
   }
 
   stopAll(reason: StopReason): string[] {
-    const ids = [...this.running.keys()];
-    for (const id of ids) this.stop(id, reason);
-    return ids;
-  }
-
-  private async renewLeases(): Promise<void> {
-    const ids = [...this.running.keys()];
-    if (ids.length === 0) return;
-    try {
-      const held = new Set(await this.deps.jobs.renewLeases(this.deps.owner, ids, new Date(Date.now() + this.deps.leaseMs).toISOString()));
-      for (const id of ids) if (!held.has(id)) this.stop(id, 'lost');
-    } catch (error) {
-      this.deps.logger.warn({ err: error }, 'could not renew translation job leases');
-    }
+    return this.runs.stopAll(reason);
   }
 
   async run(jobId: string, maxRunningForKey: number = Number.MAX_SAFE_INTEGER): Promise<RunOutcome> {
@@ -103,9 +89,7 @@ export class TranslationRunner {
     const held = { leaseOwner: owner };
     const released = { leaseOwner: null, leaseUntil: null };
     const controller = new AbortController();
-    this.running.set(jobId, controller);
-    this.renewTimer ??= setInterval(() => void this.renewLeases(), Math.max(50, Math.floor(this.deps.leaseMs / 3)));
-    this.renewTimer.unref();
+    this.runs.add(jobId, controller);
     const log = logger.child({ jobId });
     log.info({ attempt: job.attempts }, 'translation job started');
     try {
@@ -206,11 +190,7 @@ export class TranslationRunner {
         }
       }
     } finally {
-      this.running.delete(jobId);
-      if (this.running.size === 0 && this.renewTimer !== null) {
-        clearInterval(this.renewTimer);
-        this.renewTimer = null;
-      }
+      this.runs.remove(jobId);
     }
     return 'finished';
   }
