@@ -48,22 +48,36 @@ export function floatToPcm16(samples: Float32Array): Buffer {
   return out;
 }
 
-/** The 44-byte header of a mono 16-bit PCM WAV file whose `data` chunk holds `dataBytes` bytes. */
-export function wavHeader(dataBytes: number, rate = 16_000): Buffer {
+/**
+ * The 44-byte header of a 16-bit PCM WAV file (mono unless told) whose `data` chunk holds `dataBytes`
+ * bytes; `dataBytes: 'stream'` writes 0xffffffff sizes, as a live WAV stream whose data runs to the end.
+ */
+export function wavHeader(dataBytes: number | 'stream', rate = 16_000, channels = 1): Buffer {
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + dataBytes, 4);
+  header.writeUInt32LE(dataBytes === 'stream' ? 0xffffffff : 36 + dataBytes, 4);
   header.write('WAVEfmt ', 8, 'ascii');
   header.writeUInt32LE(16, 16);
   header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(1, 22);
+  header.writeUInt16LE(channels, 22);
   header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2, 28);
-  header.writeUInt16LE(2, 32);
+  header.writeUInt32LE(rate * 2 * channels, 28);
+  header.writeUInt16LE(2 * channels, 32);
   header.writeUInt16LE(16, 34);
   header.write('data', 36, 'ascii');
-  header.writeUInt32LE(dataBytes, 40);
+  header.writeUInt32LE(dataBytes === 'stream' ? 0xffffffff : dataBytes, 40);
   return header;
+}
+
+/** Interleaves two mono 16-bit PCM buffers into stereo frames, the shorter padded with silence. */
+export function interleaveStereo(left: Buffer, right: Buffer): Buffer {
+  const frames = Math.max(left.length, right.length) / 2;
+  const out = Buffer.alloc(frames * 4);
+  for (let i = 0; i < frames; i++) {
+    out.writeInt16LE(2 * i < left.length ? left.readInt16LE(2 * i) : 0, 4 * i);
+    out.writeInt16LE(2 * i < right.length ? right.readInt16LE(2 * i) : 0, 4 * i + 2);
+  }
+  return out;
 }
 
 /** A mono 16-bit WAV file (16 kHz unless told) of PCM bytes. */

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editDistance, scoringForm } from '../../src/speech/text/character-error-rate.js';
 import { runFfmpeg, startFileServer } from '../helpers/audio-files.js';
-import { wavData, wavOf } from '../helpers/fixtures.js';
+import { interleaveStereo, wavData, wavHeader, wavOf } from '../helpers/fixtures.js';
 import { JobsClient } from '../helpers/jobs-client.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
@@ -32,19 +32,8 @@ const silence = (ms: number): Buffer => Buffer.alloc(ms * 32);
 
 /** A 16 kHz 16-bit stereo WAV file of two mono channels (the shorter padded with silence). */
 function stereoWav(left: Buffer, right: Buffer): Buffer {
-  const frames = Math.max(left.length, right.length) / 2;
-  const data = Buffer.alloc(frames * 4);
-  for (let i = 0; i < frames; i++) {
-    data.writeInt16LE(2 * i < left.length ? left.readInt16LE(2 * i) : 0, 4 * i);
-    data.writeInt16LE(2 * i < right.length ? right.readInt16LE(2 * i) : 0, 4 * i + 2);
-  }
-  const header = wavOf(Buffer.alloc(0)).subarray(0, 44);
-  header.writeUInt32LE(36 + data.length, 4);
-  header.writeUInt16LE(2, 22);
-  header.writeUInt32LE(16_000 * 4, 28);
-  header.writeUInt16LE(4, 32);
-  header.writeUInt32LE(data.length, 40);
-  return Buffer.concat([header, data]);
+  const data = interleaveStereo(left, right);
+  return Buffer.concat([wavHeader(data.length, 16_000, 2), data]);
 }
 
 function cer(reference: string, hypothesis: string): number {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editDistance, scoringForm } from '../../src/speech/text/character-error-rate.js';
 import { speechFrames } from '../../bench/speech-onset.js';
 import { runFfmpeg } from '../helpers/audio-files.js';
-import { pcm16ToFloat, wavOf } from '../helpers/fixtures.js';
+import { interleaveStereo, pcm16ToFloat, wavHeader, wavOf } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { oddSplits, silence } from './ws-audio.js';
 import { chunks, connect, connectReady, paced, wavPcm, wsUrl, type StreamClient } from './ws-client.js';
@@ -36,35 +36,6 @@ function cer(referenceText: string, hypothesis: string): number {
   return editDistance(ref, scoringForm(hypothesis, 'am')) / ref.length;
 }
 
-/** Interleaves mono 16-bit channels (padded with silence to the longest) into stereo frames. */
-function interleave(left: Buffer, right: Buffer): Buffer {
-  const frames = Math.max(left.length, right.length) / 2;
-  const out = Buffer.alloc(frames * 4);
-  for (let i = 0; i < frames; i++) {
-    out.writeInt16LE(2 * i < left.length ? left.readInt16LE(2 * i) : 0, 4 * i);
-    out.writeInt16LE(2 * i < right.length ? right.readInt16LE(2 * i) : 0, 4 * i + 2);
-  }
-  return out;
-}
-
-/** The header of a 16-bit PCM WAV stream of `channels` channels whose data runs to the end. */
-function streamingWavHeader(channels: number, rate: number): Buffer {
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(0xffffffff, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20);
-  header.writeUInt16LE(channels, 22);
-  header.writeUInt32LE(rate, 24);
-  header.writeUInt32LE(rate * 2 * channels, 28);
-  header.writeUInt16LE(2 * channels, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(0xffffffff, 40);
-  return header;
-}
-
 /** A clip from its speech onset on, and where its last speech frame ends (ms into the result). */
 function fromOnset(clip: string): { pcm: Buffer; speechEndMs: number } {
   const pcm = clipPcm(clip);
@@ -86,7 +57,7 @@ function call(): { stereo: Buffer; channels: [Buffer, Buffer]; agentStartMs: num
   const longest = Math.max(left.length, right.length);
   const pad = (pcm: Buffer): Buffer => Buffer.concat([pcm, Buffer.alloc(longest - pcm.length), silence(1_500)]);
   return {
-    stereo: interleave(pad(left), pad(right)),
+    stereo: interleaveStereo(pad(left), pad(right)),
     channels: [pad(left), pad(right)],
     agentStartMs: 500,
     customerStartMs: 3_500,
@@ -211,7 +182,7 @@ describe('channels=2 (call-centre stereo)', () => {
 
   it('channel_names names the speakers; a stereo WAV stream is split the same way', async () => {
     const { stereo } = call();
-    const wav = Buffer.concat([streamingWavHeader(2, 16_000), stereo]);
+    const wav = Buffer.concat([wavHeader('stream', 16_000, 2), stereo]);
     const client = await connectReady(
       wsUrl(gw.url, { turn_detection: 'server_vad', language: 'am', channels: '2', format: 'wav', channel_names: 'operator,caller' }),
       bearer(key),
@@ -286,7 +257,7 @@ describe('channels=2 (call-centre stereo)', () => {
     }
 
     const client = await connectReady(wsUrl(gw.url, { language: 'am', channels: '2', format: 'wav' }), bearer(key));
-    client.send(Buffer.concat([streamingWavHeader(1, 16_000), silence(200)]));
+    client.send(Buffer.concat([wavHeader('stream', 16_000, 1), silence(200)]));
     const error = await client.waitFor('error');
     expect(error).toMatchObject({ close_code: null, error: { code: 'invalid_audio_data' } });
     expect(error.error.message).toContain('channels=2');
@@ -295,7 +266,7 @@ describe('channels=2 (call-centre stereo)', () => {
     expect(formatError.error).toMatchObject({ param: 'format' });
     client.send('FORMAT:pcm_s16le');
     await client.waitFor('format_changed');
-    client.send(interleave(silence(500), silence(500)));
+    client.send(interleaveStereo(silence(500), silence(500)));
     await finish(client);
     // Reported once, not per message.
     expect(client.ofType('error').filter((m) => m.error.code === 'invalid_audio_data')).toHaveLength(1);
