@@ -8,7 +8,7 @@
  * (energy and Silero VAD) and without it (manual mode, END only; not for raw Opus, whose turns are
  * always detected), each as recorded and trimmed so that speech starts at sample 0
  * (bench/speech-onset.ts), and sends the same PCM (as WAV) to REST; for the Opus formats also the
- * same encoded audio (the WebM file; the raw frames decoded by libopus, as WAV), which tells the
+ * same encoded audio (the WebM file, uploaded as is; the raw frames decoded by libopus, as WAV), which tells the
  * codec's loss from the turn path's. Prints the CER of each path (ALFFA scoring form:
  * homophones merged, spaces and punctuation removed; corpus level), the difference to REST on
  * the same audio, utterances whose first word REST keeps and the stream loses, and empty

@@ -68,11 +68,17 @@ export function nativeFixture(name: string): Buffer {
 }
 
 /** The REST text of 16 kHz PCM16 sent as a WAV upload in sync mode (the reference a live turn is held to). */
-export async function restText(baseUrl: string, headers: Record<string, string>, pcm: Buffer, language = 'am'): Promise<string> {
+export async function restText(
+  baseUrl: string,
+  headers: Record<string, string>,
+  pcm: Buffer,
+  language = 'am',
+  file: { bytes: Buffer; name: string } = { bytes: wavOf(pcm), name: 'clip.wav' },
+): Promise<string> {
   const form = new FormData();
   form.append('language', language);
   form.append('mode', 'sync');
-  form.append('file', new Blob([wavOf(pcm)]), 'clip.wav');
+  form.append('file', new Blob([file.bytes]), file.name);
   const response = await fetch(`${baseUrl}/v1/transcriptions`, { method: 'POST', headers, body: form });
   const body = (await response.json()) as { status: string; text: string };
   if (body.status !== 'completed') throw new Error(`REST transcription ended ${body.status}`);

@@ -3,6 +3,7 @@
 // messages as MediaRecorder streams it) and as raw 16 kHz Opus (one 20 ms packet per message),
 // with server_vad and either VAD. REST of the same PCM is the reference: the stream's text starts
 // with REST's first word (on these clips the codec leaves it intact) and no turn_detected is empty.
+// An upload of the very WebM bytes that were streamed reads exactly as the stream (one decoder).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -20,6 +21,8 @@ const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
 const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
 // One real recording (ALFFA, held-out speaker) and one synthetic sentence.
 const CLIPS = ['alffa_spk_heldout-tr_10780_tr02103.wav', 'synth_am_test_clean-am-clean-00002.wav'];
+// The six real recordings: ffmpeg's decode of the same WebM reads differently on some of them.
+const UPLOAD_CLIPS = ['10778_tr02101', '10779_tr02102', '10780_tr02103', '10827_tr09101', '10828_tr09102', '10829_tr09103'].map((id) => `alffa_spk_heldout-tr_${id}.wav`);
 
 /** 16 kHz PCM of a committed clip, from its speech onset on. */
 function trimmed(file: string): Buffer {
@@ -67,4 +70,20 @@ describe('live turns on Opus streams that start in speech at sample 0', () => {
       }
     }, 180_000);
   }
+});
+
+describe('an upload of a streamed WebM/Opus file', () => {
+  it('reads exactly as the live stream of the same bytes (manual turns, one native decoder)', async () => {
+    for (const clip of UPLOAD_CLIPS) {
+      const webm = webmOpusOf(trimmed(clip));
+      const uploaded = await restText(suite.gw.url, bearer(suite.key), Buffer.alloc(0), 'am', { bytes: webm, name: 'clip.webm' });
+      const client = connect(wsUrl(suite.gw.url, { format: 'webm_opus', language: 'am' }), bearer(suite.key));
+      await client.waitFor('ready');
+      await paced(client, chunks(webm, 1_000), 0);
+      client.send('END');
+      const final = await client.waitFor('transcription', (m) => m.is_final, 60_000);
+      expect(uploaded.length, clip).toBeGreaterThan(0);
+      expect(final.full_text, clip).toBe(uploaded);
+    }
+  }, 120_000);
 });

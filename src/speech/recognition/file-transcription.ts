@@ -6,6 +6,7 @@ import { probeAudio } from '../audio/audio-probe.js';
 import type { SegmenterOptions } from '../audio/pause-segmenter.js';
 import { readHead, splitHead } from '../audio/pcm-head.js';
 import { decodeToPcm, PCM_SAMPLE_RATE } from '../audio/pcm-decoder.js';
+import { decodesNatively, decodeWebmOpus } from '../audio/webm-opus-decoder.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { mergeChannelSegments } from './channel-segments.js';
 import type { CtcRecognizer } from './ctc-recognizer.js';
@@ -100,7 +101,10 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
   const names = request.channelNames ?? null;
   if (names !== null && probe.channels < names.length) throw new ChannelCountError(names.length, probe.channels);
   // channels=2: language detection (auto) listens to channel 0.
-  let pcm: AsyncIterable<Float32Array> = decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal, ...(names !== null ? { channel: 0 } : {}) });
+  let pcm: AsyncIterable<Float32Array> =
+    names === null && decodesNatively(probe)
+      ? nativeThenFfmpeg(audioPath, parts.ffmpeg, signal)
+      : decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal, ...(names !== null ? { channel: 0 } : {}) });
   let detection: LanguageDetection | null = null;
   let closeHead: (() => Promise<void>) | null = null;
   try {
@@ -233,4 +237,22 @@ class PcmCollector {
   samples(): Float32Array | null {
     return this.buffer === null ? null : this.buffer.subarray(0, this.length);
   }
+}
+
+/**
+ * Mono WebM/Opus by the live path's native decoder (see webm-opus-decoder.ts); a file the native
+ * demuxer refuses before yielding any audio (a Matroska feature it does not read) goes to ffmpeg.
+ */
+async function* nativeThenFfmpeg(audioPath: string, ffmpegPath: string, signal: AbortSignal): AsyncGenerator<Float32Array, void, undefined> {
+  let yielded = false;
+  try {
+    for await (const chunk of decodeWebmOpus(audioPath, { signal })) {
+      yielded = true;
+      yield chunk;
+    }
+    return;
+  } catch (error) {
+    if (yielded || !(error instanceof InvalidAudioError)) throw error;
+  }
+  yield* decodeToPcm(audioPath, { ffmpegPath, signal });
 }
