@@ -31,8 +31,10 @@ struct WebmRecorder : gw::WebmFrameSink {
     tracks.push_back(t);
     return gw::Status::kOk;
   }
-  gw::Status OnFrame(const uint8_t* d, size_t n) override {
+  std::vector<uint64_t> discards;  // discard_ns of each frame
+  gw::Status OnFrame(const uint8_t* d, size_t n, uint64_t discard_ns) override {
     frames.emplace_back(d, d + n);
+    discards.push_back(discard_ns);
     return gw::Status::kOk;
   }
 };

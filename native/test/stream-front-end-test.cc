@@ -178,6 +178,22 @@ GW_TEST(FrontEndWebmOpusBothDecodeRates) {
   }
 }
 
+GW_TEST(FrontEndWebmDiscardPaddingTrimsTheEnd) {
+  const auto x = Tone(700.0, 48000, 48000, 0.3);
+  const auto packets = EncodeOpus(x, 48000, 20, 64000);
+  WebmOptions o;
+  o.block_groups = true;
+  o.discard_padding_ns = 12500000;  // 12.5 ms: 200 samples at 16 kHz, 600 at 48 kHz
+  const auto webm = MakeWebm(packets, o);
+  for (int rate : {16000, 48000}) {
+    auto fe = Make(AudioFormat::kWebmOpus, 25000000, rate);
+    GW_CHECK_STATUS(PushSplit(fe.get(), webm, 3), Status::kOk);
+    GW_CHECK_STATUS(fe->Flush(), Status::kOk);
+    // 50 packets of 20 ms, minus the pre-skip (104 samples at 16 kHz) and the padding (200).
+    GW_CHECK_EQ(Drain(fe.get()).size(), 16000u - 104u - 200u);
+  }
+}
+
 GW_TEST(FrontEndBufferFullKeepsAcceptedAudio) {
   auto fe = Make(AudioFormat::kPcmS16le, 1000);
   std::vector<uint8_t> bytes(1600, 0x11);

@@ -111,6 +111,41 @@ GW_TEST(WebmSkipsVideoBlocksAndReadsBlockGroups) {
   ExpectFrames(o, 25);
 }
 
+GW_TEST(WebmDiscardPaddingReachesTheLastFrameOnly) {
+  std::mt19937 rng(7);
+  const auto packets = FakePackets(23, &rng);
+  for (int lacing : {0, 1}) {
+    WebmOptions o;
+    o.block_groups = true;
+    o.lacing = lacing;
+    o.discard_padding_ns = 6500000;  // 6.5 ms
+    const Bytes stream = MakeWebm(packets, o);
+    for (size_t max_chunk : {stream.size(), size_t{1}, size_t{97}}) {
+      WebmDemuxer d;
+      Recorder r;
+      GW_CHECK_STATUS(Feed(&d, &r, stream, [&]() -> size_t { return max_chunk; }), Status::kOk);
+      GW_CHECK_EQ(r.frames.size(), packets.size());
+      size_t with_padding = 0;
+      for (uint64_t v : r.discards) with_padding += v != 0;
+      GW_CHECK_EQ(with_padding, 1u);
+      if (!r.discards.empty()) GW_CHECK_EQ(r.discards.back(), 6500000u);
+    }
+  }
+  // A negative DiscardPadding (not end padding) is ignored.
+  WebmOptions negative;
+  negative.block_groups = true;
+  negative.discard_padding_ns = -2500000;
+  Recorder n;
+  GW_CHECK_STATUS(ParseAll(MakeWebm(packets, negative), &n), Status::kOk);
+  for (uint64_t v : n.discards) GW_CHECK_EQ(v, 0u);
+  // SimpleBlocks and BlockGroups without DiscardPadding carry none.
+  WebmOptions plain;
+  plain.block_groups = true;
+  Recorder r;
+  GW_CHECK_STATUS(ParseAll(MakeWebm(packets, plain), &r), Status::kOk);
+  for (uint64_t v : r.discards) GW_CHECK_EQ(v, 0u);
+}
+
 GW_TEST(WebmStereoTrack) {
   WebmOptions o;
   o.channels = 2;

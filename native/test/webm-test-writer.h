@@ -62,6 +62,18 @@ inline Bytes UintElement(uint32_t id, uint64_t v) {
   return Element(id, p);
 }
 
+// A signed integer element in the fewest bytes that keep its sign (two's complement).
+inline Bytes SintElement(uint32_t id, int64_t v) {
+  Bytes p;
+  for (;;) {
+    p.insert(p.begin(), static_cast<uint8_t>(v));
+    const bool sign = (p.front() & 0x80) != 0;
+    v >>= 8;  // arithmetic shift
+    if ((v == 0 && !sign) || (v == -1 && sign)) break;
+  }
+  return Element(id, p);
+}
+
 inline Bytes StringElement(uint32_t id, const std::string& s) {
   return Element(id, Bytes(s.begin(), s.end()));
 }
@@ -104,6 +116,7 @@ struct WebmOptions {
   bool video_track = false;             // adds a video track and interleaves (large) video blocks
   size_t video_keyframe_bytes = 40000;  // larger than the demuxer's default block buffer
   bool block_groups = false;            // Block inside BlockGroup instead of SimpleBlock
+  int64_t discard_padding_ns = 0;       // block_groups: DiscardPadding after the last Block
   std::string doc_type = "webm";
   std::string codec = "A_OPUS";
   int channels = 1;
@@ -218,7 +231,11 @@ inline Bytes MakeWebm(const std::vector<Bytes>& packets, const WebmOptions& o = 
         ++at;
       }
       if (o.block_groups) {
-        Append(&cluster, Element(0xA0, Element(0xA1, body)));
+        Bytes group = Element(0xA1, body);
+        if (o.discard_padding_ns != 0 && at == packets.size()) {
+          Append(&group, SintElement(0x75A2, o.discard_padding_ns));
+        }
+        Append(&cluster, Element(0xA0, group));
       } else {
         Append(&cluster, Element(0xA3, body));
       }

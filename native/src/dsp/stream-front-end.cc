@@ -228,7 +228,7 @@ Status StreamFrontEnd::OnAudioTrack(const WebmAudioTrack& track) {
   return Status::kOk;
 }
 
-Status StreamFrontEnd::OnFrame(const uint8_t* data, size_t len) {
+Status StreamFrontEnd::OnFrame(const uint8_t* data, size_t len, uint64_t discard_ns) {
   const bool at48 = config_.webm_decode_rate == 48000;
   OpusFrameDecoder* dec = at48 ? opus48_.get() : opus16_.get();
   size_t samples = 0;
@@ -239,6 +239,12 @@ Status StreamFrontEnd::OnFrame(const uint8_t* data, size_t len) {
   pre_skip_left_ -= skip;
   out += skip;
   samples -= skip;
+  // End padding of the last packet (DiscardPadding), rounded to the nearest sample.
+  const uint64_t padding =
+      (std::min<uint64_t>(discard_ns, 1000000000u) * static_cast<uint64_t>(dec->sample_rate()) +
+       500000000u) /
+      1000000000u;
+  samples -= static_cast<size_t>(std::min<uint64_t>(padding, samples));
   if (at48) {
     ResampleAndEmit(resampler48_.get(), out, samples);
   } else {

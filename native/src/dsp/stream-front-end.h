@@ -123,7 +123,7 @@ class StreamFrontEnd final : private WebmFrameSink, private WavSampleSink {
 
   // WebmFrameSink / WavSampleSink
   Status OnAudioTrack(const WebmAudioTrack& track) override;
-  Status OnFrame(const uint8_t* data, size_t len) override;
+  Status OnFrame(const uint8_t* data, size_t len, uint64_t discard_ns) override;
   Status OnFormat(const WavFormat& format) override;
   Status OnSamples(const float* mono, size_t n) override;
 

@@ -32,6 +32,7 @@ constexpr uint32_t kSimpleBlock = 0xA3;
 constexpr uint32_t kBlockGroup = 0xA0;
 constexpr uint32_t kBlock = 0xA1;
 constexpr uint32_t kEncryptedBlock = 0xAF;
+constexpr uint32_t kDiscardPadding = 0x75A2;
 constexpr uint32_t kCues = 0x1C53BB6B;
 constexpr uint32_t kAttachments = 0x1941A469;
 constexpr uint32_t kChapters = 0x1043A770;
@@ -72,6 +73,9 @@ bool IsReadLeaf(uint32_t parent, uint32_t id, size_t* max_size) {
     case kAudio:
       if (id == kSamplingFrequency) return *max_size = 8, true;
       if (id == kChannels) return *max_size = 8, true;
+      return false;
+    case kBlockGroup:
+      if (id == kDiscardPadding) return *max_size = 8, true;
       return false;
     default:
       return false;
@@ -125,7 +129,8 @@ int ReadVint(const uint8_t* p, size_t n, uint64_t* value) {
 }  // namespace
 
 WebmDemuxer::WebmDemuxer(size_t max_block_bytes)
-    : block_buffer_(std::max<size_t>(max_block_bytes, kMaxCodecPrivate)) {}
+    : block_buffer_(std::max<size_t>(max_block_bytes, kMaxCodecPrivate)),
+      held_block_(block_buffer_.size()) {}
 
 void WebmDemuxer::Reset() {
   state_ = State::kId;
@@ -138,6 +143,9 @@ void WebmDemuxer::Reset() {
   audio_ = WebmAudioTrack{};
   entry_ = WebmAudioTrack{};
   frames_ = 0;
+  has_held_ = false;
+  held_len_ = 0;
+  discard_ns_ = 0;
 }
 
 Status WebmDemuxer::Fail(Status s) {
@@ -145,9 +153,10 @@ Status WebmDemuxer::Fail(Status s) {
   return s;
 }
 
-void WebmDemuxer::Emit(WebmFrameSink* sink, const uint8_t* p, size_t n, Status* sink_status) {
+void WebmDemuxer::Emit(WebmFrameSink* sink, const uint8_t* p, size_t n, uint64_t discard_ns,
+                       Status* sink_status) {
   ++frames_;
-  const Status s = sink->OnFrame(p, n);
+  const Status s = sink->OnFrame(p, n, discard_ns);
   if (s != Status::kOk && *sink_status == Status::kOk) *sink_status = s;
 }
 
@@ -162,6 +171,10 @@ Status WebmDemuxer::EndMaster(const Level& level, WebmFrameSink* sink, Status* s
     audio_ = entry_;
     const Status s = sink->OnAudioTrack(audio_);
     if (s != Status::kOk && *sink_status == Status::kOk) *sink_status = s;
+  } else if (level.id == kBlockGroup && has_held_) {
+    has_held_ = false;
+    const Status s = ParseBlock(held_block_.data(), held_len_, discard_ns_, sink, sink_status);
+    if (s != Status::kOk) return Fail(s);
   }
   return Status::kOk;
 }
@@ -238,6 +251,14 @@ Status WebmDemuxer::OnLeaf(uint32_t id, const uint8_t* p, size_t n) {
         return Status::kWebmInvalid;
       }
       return Status::kOk;
+    case kDiscardPadding: {
+      // A signed integer (ns); only padding at the end (positive) is meaningful.
+      if (n == 0) return Status::kOk;
+      int64_t v = (p[0] & 0x80) ? -1 : 0;
+      for (size_t i = 0; i < n; ++i) v = static_cast<int64_t>(static_cast<uint64_t>(v) << 8) | p[i];
+      discard_ns_ = v > 0 ? static_cast<uint64_t>(v) : 0;
+      return Status::kOk;
+    }
     case kChannels:
       if (!entry_.has_opus_head) {
         const uint64_t c = ReadUint(p, n);
@@ -249,7 +270,7 @@ Status WebmDemuxer::OnLeaf(uint32_t id, const uint8_t* p, size_t n) {
   }
 }
 
-Status WebmDemuxer::ParseBlock(const uint8_t* p, size_t n, WebmFrameSink* sink,
+Status WebmDemuxer::ParseBlock(const uint8_t* p, size_t n, uint64_t discard_ns, WebmFrameSink* sink,
                                Status* sink_status) {
   // p: timecode (2), flags (1), then frames; the track number was read already.
   if (n < 3) return Status::kWebmInvalid;
@@ -257,7 +278,7 @@ Status WebmDemuxer::ParseBlock(const uint8_t* p, size_t n, WebmFrameSink* sink,
   const uint8_t* data = p + 3;
   size_t len = n - 3;
   if (lacing == 0) {
-    Emit(sink, data, len, sink_status);
+    Emit(sink, data, len, discard_ns, sink_status);
     return Status::kOk;
   }
   if (len < 1) return Status::kWebmInvalidLacing;
@@ -304,7 +325,7 @@ Status WebmDemuxer::ParseBlock(const uint8_t* p, size_t n, WebmFrameSink* sink,
   if (at > len || total > len - at) return Status::kWebmInvalidLacing;
   lace_sizes_[count - 1] = static_cast<uint32_t>(len - at - total);
   for (size_t k = 0; k < count; ++k) {
-    Emit(sink, data + at, lace_sizes_[k], sink_status);
+    Emit(sink, data + at, lace_sizes_[k], k + 1 == count ? discard_ns : 0, sink_status);
     at += lace_sizes_[k];
   }
   return Status::kOk;
@@ -312,7 +333,14 @@ Status WebmDemuxer::ParseBlock(const uint8_t* p, size_t n, WebmFrameSink* sink,
 
 Status WebmDemuxer::Finish(WebmFrameSink* sink, const uint8_t* p, size_t n, Status* sink_status) {
   if (collect_kind_ == Collect::kBlockBody) {
-    const Status s = ParseBlock(p, n, sink, sink_status);
+    if (parent_id() == kBlockGroup) {
+      // Held until the group ends (its DiscardPadding may follow the Block).
+      std::memcpy(held_block_.data(), p, n);
+      held_len_ = n;
+      has_held_ = true;
+      return Status::kOk;
+    }
+    const Status s = ParseBlock(p, n, 0, sink, sink_status);
     return s == Status::kOk ? s : Fail(s);
   }
   const Status s = OnLeaf(collect_id_, p, n);
@@ -353,6 +381,10 @@ Status WebmDemuxer::OnHeader(WebmFrameSink* sink) {
   if (IsMaster(parent, id_)) {
     if (depth_ >= kMaxDepth) return Fail(Status::kWebmInvalid);
     stack_[depth_++] = Level{id_, end, size_unknown_};
+    if (id_ == kBlockGroup) {
+      has_held_ = false;
+      discard_ns_ = 0;
+    }
     if (id_ == kTrackEntry) {
       entry_ = WebmAudioTrack{};
       entry_type_ = 0;

@@ -9,6 +9,9 @@
 // - Xiph, fixed-size and EBML lacing are supported.
 // - A new EBML header after a Segment starts a new stream (a client that restarted its
 //   recorder on the same socket); the sink receives OnAudioTrack again.
+// - A Block inside a BlockGroup is held until the group ends, so that the group's
+//   DiscardPadding (the encoder's padding at the end of a file's last packet) reaches the sink
+//   with the block's last frame; SimpleBlocks (what MediaRecorder streams) go out at once.
 // - Structural errors are sticky: once Push() returns one, later calls return it again
 //   until Reset(). Errors from the sink (a bad Opus packet, a full buffer) are not.
 //
@@ -39,8 +42,9 @@ class WebmFrameSink {
  public:
   virtual ~WebmFrameSink() = default;
   virtual Status OnAudioTrack(const WebmAudioTrack& track) = 0;
-  // One Opus packet, valid only during the call.
-  virtual Status OnFrame(const uint8_t* data, size_t len) = 0;
+  // One Opus packet, valid only during the call. `discard_ns`: how much of the end of its decoded
+  // audio is padding to drop (a BlockGroup's DiscardPadding, on the group's last frame); else 0.
+  virtual Status OnFrame(const uint8_t* data, size_t len, uint64_t discard_ns) = 0;
 };
 
 class WebmDemuxer {
@@ -75,8 +79,10 @@ class WebmDemuxer {
   void PopFinished(uint64_t at, WebmFrameSink* sink, Status* sink_status);
   Status EndMaster(const Level& level, WebmFrameSink* sink, Status* sink_status);
   Status OnLeaf(uint32_t id, const uint8_t* p, size_t n);
-  Status ParseBlock(const uint8_t* p, size_t n, WebmFrameSink* sink, Status* sink_status);
-  void Emit(WebmFrameSink* sink, const uint8_t* p, size_t n, Status* sink_status);
+  Status ParseBlock(const uint8_t* p, size_t n, uint64_t discard_ns, WebmFrameSink* sink,
+                    Status* sink_status);
+  void Emit(WebmFrameSink* sink, const uint8_t* p, size_t n, uint64_t discard_ns,
+            Status* sink_status);
   Status Finish(WebmFrameSink* sink, const uint8_t* p, size_t n, Status* sink_status);
   // Shifts the next bytes of a big-endian ID or size into *value until `len` are read (true)
   // or the chunk ends (false: the field continues in the next push).
@@ -85,6 +91,12 @@ class WebmDemuxer {
   uint32_t parent_id() const { return depth_ == 0 ? 0 : stack_[depth_ - 1].id; }
 
   std::vector<uint8_t> block_buffer_;
+  // The Block of the BlockGroup being read (same capacity as block_buffer_), emitted when the
+  // group ends with the group's DiscardPadding.
+  std::vector<uint8_t> held_block_;
+  size_t held_len_ = 0;
+  bool has_held_ = false;
+  uint64_t discard_ns_ = 0;
   State state_ = State::kId;
   Status failure_ = Status::kOk;
   uint64_t pos_ = 0;  // bytes consumed since Reset()

@@ -11,10 +11,12 @@ namespace gwnapi {
 namespace {
 
 // Copies each frame into the arrays of the current push call (set before, cleared after).
+// DiscardPadding is not passed on: the stereo decoder this serves keeps a file's last packet
+// whole (at most one packet of encoder padding at the very end).
 class CopySink final : public gw::WebmFrameSink {
  public:
   gw::Status OnAudioTrack(const gw::WebmAudioTrack&) override { return gw::Status::kOk; }
-  gw::Status OnFrame(const uint8_t* data, size_t len) override {
+  gw::Status OnFrame(const uint8_t* data, size_t len, uint64_t /*discard_ns*/) override {
     if (frames == frame_cap || used + len > bytes_cap) {
       overflow = true;
       return gw::Status::kInvalidArgument;
