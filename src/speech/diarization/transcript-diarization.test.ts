@@ -20,17 +20,67 @@ describe('diarizeTranscript', () => {
       segments,
       words,
       request,
-      async () => [
-        { startMs: 0, endMs: 2000, speaker: 0 },
-        { startMs: 2000, endMs: 4000, speaker: 1 },
-      ],
+      async () => ({
+        turns: [
+          { startMs: 0, endMs: 2000, speaker: 0 },
+          { startMs: 2000, endMs: 4000, speaker: 1 },
+        ],
+        types: null,
+        typesWarning: null,
+      }),
       new AbortController().signal,
     );
-    expect(out.segments.map((s) => [s.text, s.speaker])).toEqual([
-      ['አንድ', 'SPEAKER_00'],
-      ['ሁለት', 'SPEAKER_01'],
+    expect(out.segments.map((s) => [s.text, s.speaker, s.type])).toEqual([
+      ['አንድ', 'SPEAKER_00', 'speech'],
+      ['ሁለት', 'SPEAKER_01', 'speech'],
     ]);
     expect(out.diarization).toEqual({ speakers: { count: 2, labels: ['SPEAKER_00', 'SPEAKER_01'] }, warning: null });
+  });
+
+  it('types the segments by their speakers and adds the music no segment covers', async () => {
+    const long: Segment[] = [{ ...segments[0]!, end_ms: 4000 }];
+    const out = await diarizeTranscript(
+      new Float32Array(16_000 * 8),
+      long,
+      words,
+      request,
+      async () => ({
+        turns: [
+          { startMs: 0, endMs: 2000, speaker: 0 },
+          { startMs: 2000, endMs: 4000, speaker: 1 },
+        ],
+        types: {
+          music: [{ startMs: 4200, endMs: 8000 }],
+          speakers: [
+            { speaker: 0, type: 'male', pFemale: 0.05, medianF0: 110, voicedFrames: 120 },
+            { speaker: 1, type: 'female', pFemale: 0.95, medianF0: 210, voicedFrames: 100 },
+          ],
+        },
+        typesWarning: null,
+      }),
+      new AbortController().signal,
+    );
+    expect(out.segments.map((s) => [s.id, s.start_ms, s.end_ms, s.text, s.speaker, s.type])).toEqual([
+      [0, 0, 2500, 'አንድ', 'SPEAKER_00', 'male'],
+      [1, 2500, 4000, 'ሁለት', 'SPEAKER_01', 'female'],
+      [2, 4200, 8000, '', null, 'music'],
+    ]);
+  });
+
+  it('keeps the speakers when only the segment types failed, with a warning', async () => {
+    const out = await diarizeTranscript(
+      pcm,
+      segments,
+      words,
+      request,
+      async () => ({ turns: [{ startMs: 0, endMs: 4000, speaker: 0 }], types: null, typesWarning: 'Segment types were not classified: ENOENT' }),
+      new AbortController().signal,
+    );
+    expect(out.segments.map((s) => [s.speaker, s.type])).toEqual([['SPEAKER_00', 'speech']]);
+    expect(out.diarization).toEqual({
+      speakers: { count: 1, labels: ['SPEAKER_00'] },
+      warning: 'Segment types were not classified: ENOENT. Segments are typed `speech`.',
+    });
   });
 
   it('turns a failure or timeout into a warning and keeps the plain segments', async () => {
@@ -57,7 +107,7 @@ describe('diarizeTranscript', () => {
       request,
       async () => {
         ran = true;
-        return [];
+        return { turns: [], types: null, typesWarning: null };
       },
       new AbortController().signal,
     );

@@ -1,5 +1,7 @@
 import type { Segment } from '../../platform/db/job-records.js';
-import type { DiarizationBackend, DiarizationOptions, SpeakerTurn } from './diarize.js';
+import type { DiarizedAudio } from './diarization-thread.js';
+import type { DiarizationBackend, DiarizationOptions } from './diarize.js';
+import { typeSegments } from './segment-typing.js';
 import { assignSpeakers, type AssignableWord, type SpeakerSummary } from './speaker-assignment.js';
 
 /** The longest audio kept for diarization (its 16 kHz samples stay in memory: about 230 MB an hour). */
@@ -13,14 +15,17 @@ export interface DiarizationRequest {
   readonly maxSpeakers: number | null;
 }
 
-/** What became of a requested diarization: speakers, or (never both) the warning saying why there are none. */
+/**
+ * What became of a requested diarization: speakers, or the warning saying why there are none;
+ * with speakers, a warning says the segment types could not be classified (they stay `speech`).
+ */
 export interface FileDiarization {
   readonly speakers: SpeakerSummary | null;
   readonly warning: string | null;
 }
 
-/** Runs the diarization core on a whole file's PCM (off the event loop) and answers its speaker turns. */
-export type Diarizer = (pcm: Float32Array, options: DiarizationOptions, signal: AbortSignal) => Promise<SpeakerTurn[]>;
+/** Runs the diarization core on a whole file's PCM (off the event loop) and answers its speaker turns and segment types. */
+export type Diarizer = (pcm: Float32Array, options: DiarizationOptions, signal: AbortSignal) => Promise<DiarizedAudio>;
 
 /**
  * Diarizes a transcribed file and puts the speakers onto its segments (split at word times where
@@ -42,13 +47,20 @@ export async function diarizeTranscript(
     return { segments, diarization: { speakers: null, warning } };
   }
   try {
-    const turns = await diarizer(pcm, { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers }, signal);
+    const { turns, types, typesWarning } = await diarizer(
+      pcm,
+      { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers },
+      signal,
+    );
     const assigned = assignSpeakers(segments, words, turns);
-    return { segments: assigned.segments, diarization: { speakers: assigned.speakers, warning: null } };
+    const typed = types === null ? assigned.segments.map((s) => ({ ...s, type: 'speech' as const })) : typeSegments(assigned.segments, turns, types);
+    const warning = typesWarning === null ? null : `${sentenceOf(typesWarning)} Segments are typed \`speech\`.`;
+    return { segments: typed, diarization: { speakers: assigned.speakers, warning } };
   } catch (error) {
     if (signal.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
-    return { segments, diarization: { speakers: null, warning: `${sentence} The transcript has no speaker labels.` } };
+    return { segments, diarization: { speakers: null, warning: `${sentenceOf(reason)} The transcript has no speaker labels.` } };
   }
 }
+
+const sentenceOf = (reason: string): string => (/[.!?]$/.test(reason) ? reason : `${reason}.`);

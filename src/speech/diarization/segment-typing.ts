@@ -1,0 +1,79 @@
+import type { Segment } from '../../platform/db/job-records.js';
+import type { SpeakerTurn } from './diarize.js';
+import type { MusicRegion } from './music-detector.js';
+import type { AudioTypes, SegmentType } from './segment-type.js';
+
+/** Music left between transcript segments shorter than this does not become a segment of its own (ms). */
+export const MIN_MUSIC_SEGMENT_MS = 1000;
+/** A transcript segment at least this share inside music is typed `music` (and loses its speaker). */
+const MUSIC_SHARE = 0.5;
+
+function overlapMs(startMs: number, endMs: number, spans: readonly { readonly startMs: number; readonly endMs: number }[]): number {
+  let total = 0;
+  for (const span of spans) total += Math.max(0, Math.min(endMs, span.endMs) - Math.max(startMs, span.startMs));
+  return total;
+}
+
+/** The diarization speaker overlapping [startMs, endMs) most; null when no turn overlaps. */
+function dominantSpeaker(startMs: number, endMs: number, turns: readonly SpeakerTurn[]): number | null {
+  const shares = new Map<number, number>();
+  for (const turn of turns) {
+    const shared = Math.min(endMs, turn.endMs) - Math.max(startMs, turn.startMs);
+    if (shared > 0) shares.set(turn.speaker, (shares.get(turn.speaker) ?? 0) + shared);
+  }
+  let best: number | null = null;
+  let most = 0;
+  for (const [speaker, ms] of shares) {
+    if (ms > most) {
+      most = ms;
+      best = speaker;
+    }
+  }
+  return best;
+}
+
+/** The parts of `region` no segment covers, each at least MIN_MUSIC_SEGMENT_MS long. */
+function uncovered(region: MusicRegion, segments: readonly Segment[]): MusicRegion[] {
+  let pieces: MusicRegion[] = [region];
+  for (const segment of segments) {
+    if (segment.end_ms <= region.startMs || segment.start_ms >= region.endMs) continue;
+    pieces = pieces.flatMap((p) => {
+      const out: MusicRegion[] = [];
+      if (segment.start_ms > p.startMs) out.push({ startMs: p.startMs, endMs: Math.min(p.endMs, segment.start_ms) });
+      if (segment.end_ms < p.endMs) out.push({ startMs: Math.max(p.startMs, segment.end_ms), endMs: p.endMs });
+      return out.filter((o) => o.endMs > o.startMs);
+    });
+  }
+  return pieces.filter((p) => p.endMs - p.startMs >= MIN_MUSIC_SEGMENT_MS);
+}
+
+/**
+ * Gives every segment its `type`: a segment mostly inside detected music is `music` (speaker
+ * null, its recognised text kept); a segment with a speaker takes that speaker's voice (`male`,
+ * `female`, or `speech` when unsure), found through the diarization turn overlapping it most;
+ * anything else is `speech`. Music that no segment covers becomes segments of its own
+ * (`type: "music"`, `text: ""`, `speaker: null`). Segments come back in time order, ids from 0.
+ */
+export function typeSegments(segments: readonly Segment[], turns: readonly SpeakerTurn[], types: AudioTypes): Segment[] {
+  const voices = new Map<number, SegmentType>(types.speakers.map((s) => [s.speaker, s.type]));
+  const typed: Segment[] = segments.map((segment) => {
+    const length = Math.max(1, segment.end_ms - segment.start_ms);
+    if (overlapMs(segment.start_ms, segment.end_ms, types.music) / length >= MUSIC_SHARE) return { ...segment, speaker: null, type: 'music' };
+    if (segment.speaker === null) return { ...segment, type: 'speech' };
+    const speaker = dominantSpeaker(segment.start_ms, segment.end_ms, turns);
+    return { ...segment, type: (speaker === null ? undefined : voices.get(speaker)) ?? 'speech' };
+  });
+  const music: Segment[] = types.music.flatMap((region) =>
+    uncovered(region, segments).map((p) => ({
+      id: 0,
+      start_ms: p.startMs,
+      end_ms: p.endMs,
+      duration_ms: p.endMs - p.startMs,
+      text: '',
+      speaker: null,
+      confidence: null,
+      type: 'music' as const,
+    })),
+  );
+  return [...typed, ...music].sort((a, b) => a.start_ms - b.start_ms).map((s, id) => ({ ...s, id }));
+}
