@@ -1,22 +1,23 @@
 /**
  * Pitch (F0) of 16 kHz mono PCM every 10 ms by YIN (de Cheveigné & Kawahara 2002) on the signal
- * decimated to 8 kHz: difference function over a 32 ms window, cumulative mean normalisation,
+ * decimated to 4 kHz (two half-band stages; F0 up to 500 Hz): difference function over a 32 ms window, cumulative mean normalisation,
  * the first dip under the threshold (then its local minimum), parabolic interpolation. A frame is
  * voiced when such a dip exists and the frame is not silent. Besides F0 each frame carries its
  * periodicity (1 - the normalised difference at the chosen lag, or at the deepest dip when
  * unvoiced), its log energy and its zero-crossing rate: the features the segment typing reads.
  *
  * Allocation: the decimated signal, one difference buffer and the four output arrays; nothing per
- * frame. Cost about 4 ms of CPU per audio second (bench/segment-types.ts).
+ * frame. Cost: bench/segment-types.ts (`pitchTrackAlone`).
  */
 
 export const PITCH_SAMPLE_RATE = 16_000;
 /** One frame every 10 ms. */
 export const PITCH_HOP_MS = 10;
-const RATE = 8_000;
+const RATE = 4_000;
 const HOP = (RATE * PITCH_HOP_MS) / 1000;
-/** Integration window of the difference function: 32 ms at 8 kHz. */
-const WINDOW = 256;
+/** Integration window of the difference function: 32 ms at 4 kHz. */
+const WINDOW = 128;
+const DECIMATION = PITCH_SAMPLE_RATE / RATE;
 
 export interface PitchOptions {
   /** Lowest F0 searched (Hz); default 60. */
@@ -41,7 +42,7 @@ export interface PitchTrack {
   readonly zeroCrossings: Float32Array;
 }
 
-/** Halves the rate: a 7-tap low-pass (half-band shape, zero at 8 kHz) then every second sample. */
+/** Halves the rate: a 7-tap low-pass (half-band shape, zero at the old Nyquist) then every second sample. */
 function decimate(pcm: Float32Array): Float32Array {
   const out = new Float32Array(pcm.length >> 1);
   const n = pcm.length;
@@ -69,8 +70,8 @@ export function trackPitch(pcm: Float32Array, options: PitchOptions = {}): Pitch
   const silence = (options.silenceRms ?? 1e-3) ** 2;
   const minLag = Math.max(2, Math.floor(RATE / maxHz));
   const maxLag = Math.ceil(RATE / minHz);
-  const x = decimate(pcm);
-  const frames = Math.max(0, Math.floor((pcm.length - 1) / (2 * HOP)) + 1);
+  const x = decimate(decimate(pcm));
+  const frames = Math.max(0, Math.floor((pcm.length - 1) / (DECIMATION * HOP)) + 1);
   const f0 = new Float32Array(frames);
   const periodicity = new Float32Array(frames);
   const logEnergy = new Float32Array(frames);
@@ -80,8 +81,8 @@ export function trackPitch(pcm: Float32Array, options: PitchOptions = {}): Pitch
   for (let t = 0; t < frames; t++) {
     const start = t * HOP;
     // Energy and zero crossings on the 16 kHz samples of the 32 ms window.
-    const from16 = 2 * start;
-    const to16 = Math.min(pcm.length, from16 + 2 * WINDOW);
+    const from16 = DECIMATION * start;
+    const to16 = Math.min(pcm.length, from16 + DECIMATION * WINDOW);
     let energy = 0;
     let crossings = 0;
     for (let i = from16; i < to16; i++) {

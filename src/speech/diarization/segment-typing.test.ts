@@ -49,8 +49,8 @@ describe('typeSegments', () => {
     expect(out.map((s) => [s.id, s.start_ms, s.end_ms, s.text, s.speaker, s.type])).toEqual([
       [0, 0, 3000, 'a', 'SPEAKER_00', 'female'],
       [1, 6000, 7000, '', null, 'music'],
-      // A segment inside the music is music and has no speaker; its text stays.
-      [2, 7000, 8000, 'x', null, 'music'],
+      // A segment inside the music is music: no speaker, and the recogniser's text on it is dropped.
+      [2, 7000, 8000, '', null, 'music'],
       [3, 8000, 12_000, '', null, 'music'],
       [4, 12_000, 14_000, 'c', 'SPEAKER_02', 'speech'],
     ]);

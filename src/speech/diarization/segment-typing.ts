@@ -5,7 +5,7 @@ import type { AudioTypes, SegmentType } from './segment-type.js';
 
 /** Music left between transcript segments shorter than this does not become a segment of its own (ms). */
 export const MIN_MUSIC_SEGMENT_MS = 1000;
-/** A transcript segment at least this share inside music is typed `music` (and loses its speaker). */
+/** A transcript segment at least this share inside music is typed `music` (its text and speaker dropped). */
 const MUSIC_SHARE = 0.5;
 
 function overlapMs(startMs: number, endMs: number, spans: readonly { readonly startMs: number; readonly endMs: number }[]): number {
@@ -48,8 +48,9 @@ function uncovered(region: MusicRegion, segments: readonly Segment[]): MusicRegi
 }
 
 /**
- * Gives every segment its `type`: a segment mostly inside detected music is `music` (speaker
- * null, its recognised text kept); a segment with a speaker takes that speaker's voice (`male`,
+ * Gives every segment its `type`: a segment mostly inside detected music is `music`, with
+ * speaker null and text "" (what the recogniser made of music is noise; the price is the speech
+ * the detector mistakes for music, see docs/diarization.md); a segment with a speaker takes that speaker's voice (`male`,
  * `female`, or `speech` when unsure), found through the diarization turn overlapping it most;
  * anything else is `speech`. Music that no segment covers becomes segments of its own
  * (`type: "music"`, `text: ""`, `speaker: null`). Segments come back in time order, ids from 0.
@@ -58,7 +59,8 @@ export function typeSegments(segments: readonly Segment[], turns: readonly Speak
   const voices = new Map<number, SegmentType>(types.speakers.map((s) => [s.speaker, s.type]));
   const typed: Segment[] = segments.map((segment) => {
     const length = Math.max(1, segment.end_ms - segment.start_ms);
-    if (overlapMs(segment.start_ms, segment.end_ms, types.music) / length >= MUSIC_SHARE) return { ...segment, speaker: null, type: 'music' };
+    if (overlapMs(segment.start_ms, segment.end_ms, types.music) / length >= MUSIC_SHARE)
+      return { ...segment, text: '', speaker: null, confidence: null, type: 'music' };
     if (segment.speaker === null) return { ...segment, type: 'speech' };
     const speaker = dominantSpeaker(segment.start_ms, segment.end_ms, turns);
     return { ...segment, type: (speaker === null ? undefined : voices.get(speaker)) ?? 'speech' };
