@@ -1,7 +1,7 @@
 /**
  * Fits the segment-type model (models/segment-types/segment-types-v1.json): the voice model
- * (P(female) from F0 statistics) and the music model (P(music) per 2 s window), both logistic
- * regressions, on seeded data that the figures never see (bench/segment-type-data.ts: FIT_VOICES,
+ * (P(female) from F0 statistics, a logistic regression) and the music model (P(music) per 2 s
+ * window, a network with one hidden layer of 12 units), on seeded data that the figures never see (bench/segment-type-data.ts: FIT_VOICES,
  * FIT_TEXTS, music seeds 1-999, ALFFA DEV_GROUPS). Features come from the gateway's own code.
  *
  *   nice -n 10 npx tsx models/training/segment_types.ts
@@ -11,7 +11,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { DEV_GROUPS, groupClips, loadGroupClips } from '../../bench/diarization-conversations.js';
 import { FIT_TEXTS, FIT_VOICES, joinWithPauses, mixUnder, voiceClips } from '../../bench/segment-type-data.js';
-import { fitLogisticModel, logisticModelJson, logisticProbability } from '../../src/speech/diarization/logistic-model.js';
+import {
+  fitLogisticModel,
+  fitTinyNetwork,
+  logisticModelJson,
+  logisticProbability,
+  networkProbability,
+  tinyNetworkJson,
+} from '../../src/speech/diarization/small-classifiers.js';
 import {
   activeGate,
   MUSIC_FEATURES,
@@ -106,12 +113,15 @@ const perKind = new Map<string, number>();
 for (const k of kinds) perKind.set(k, (perKind.get(k) ?? 0) + 1);
 const speechKinds = perKind.size - 1;
 const weights = kinds.map((k, i) => (musicLabels[i] === 1 ? 0.5 : 0.5 / speechKinds) * (musicLabels.length / perKind.get(k)!));
-const music = fitLogisticModel(MUSIC_FEATURES, musicRows, musicLabels, { l2: 1e-3, steps: 3000, weights });
-const byKind: Record<string, { windows: number; calledMusic: number }> = {};
+// A logistic regression for comparison, and the shipped model: a network with one hidden layer of 12 tanh units.
+const linear = fitLogisticModel(MUSIC_FEATURES, musicRows, musicLabels, { l2: 1e-3, steps: 3000, weights });
+const music = fitTinyNetwork(MUSIC_FEATURES, musicRows, musicLabels, { hidden: 12, seed: 5, l2: 1e-3, steps: 2000, rate: 0.02, weights });
+const byKind: Record<string, { windows: number; calledMusic: number; calledMusicByLogistic: number }> = {};
 musicRows.forEach((x, i) => {
-  const k = (byKind[kinds[i]!] ??= { windows: 0, calledMusic: 0 });
+  const k = (byKind[kinds[i]!] ??= { windows: 0, calledMusic: 0, calledMusicByLogistic: 0 });
   k.windows++;
-  if (logisticProbability(music, x) >= MUSIC_THRESHOLD) k.calledMusic++;
+  if (networkProbability(music, x) >= MUSIC_THRESHOLD) k.calledMusic++;
+  if (logisticProbability(linear, x) >= MUSIC_THRESHOLD) k.calledMusicByLogistic++;
 });
 console.log('music fit windows by kind', byKind);
 
@@ -119,7 +129,7 @@ mkdirSync('models/segment-types', { recursive: true });
 const model = {
   name: 'segment-types-v1',
   voice: logisticModelJson(voice),
-  music: logisticModelJson(music),
+  music: tinyNetworkJson(music),
   voice_band: VOICE_BAND,
   music_threshold: MUSIC_THRESHOLD,
   min_voiced_frames: MIN_VOICED_FRAMES,

@@ -1,13 +1,12 @@
 /**
  * Music (without speech) from the pitch track: features over 2 s windows every 0.5 s that tell
- * music from speech, a logistic model on them (models/segment-types/, trained by
+ * music from speech, a small network on them (models/segment-types/, trained by
  * models/training/segment_types.ts on the project's own synthesised music and on speech), a
  * probability per 10 ms frame from the windows covering it, and regions of at least
  * MIN_MUSIC_MS. Speech over background music is meant to read as speech (the model is trained
  * with such mixes labelled speech).
  */
 import { LogMelExtractor } from '../features/log-mel-features.js';
-import { type LogisticModel, logisticProbability } from './logistic-model.js';
 import { type PitchTrack, trackPitch } from './pitch-track.js';
 
 /** Window of the music features, in 10 ms frames (2 s), and its hop (0.5 s). */
@@ -218,8 +217,8 @@ export function activeGate(track: PitchTrack): number {
   return Math.max(Math.log(1e-7), Math.min(quiet, loud));
 }
 
-/** P(music) per 10 ms frame: the mean over the windows covering it (0 where no window counts). */
-export function musicProbabilities(frames: TypingFrames, model: LogisticModel): Float32Array {
+/** P(music) per 10 ms frame: the mean of `score` (P(music) of a window's features) over the windows covering it (0 where no window counts). */
+export function musicProbabilities(frames: TypingFrames, score: (features: Float64Array) => number): Float32Array {
   const gate = activeGate(frames.track);
   const sum = new Float32Array(frames.frames);
   const count = new Uint16Array(frames.frames);
@@ -227,7 +226,7 @@ export function musicProbabilities(frames: TypingFrames, model: LogisticModel): 
   const envelope = new Float64Array(MUSIC_WINDOW_FRAMES);
   for (let start = 0; start + MUSIC_WINDOW_FRAMES <= frames.frames; start += MUSIC_HOP_FRAMES) {
     const x = musicWindowFeatures(frames, start, gate, features, envelope);
-    const p = x === null ? 0 : logisticProbability(model, x);
+    const p = x === null ? 0 : score(x);
     for (let t = start; t < start + MUSIC_WINDOW_FRAMES; t++) {
       sum[t]! += p;
       count[t]!++;

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { SegmentType } from '../../platform/db/job-records.js';
-import { type LogisticModel, logisticProbability, parseLogisticModel } from './logistic-model.js';
+import { type LogisticModel, logisticProbability, networkProbability, parseLogisticModel, parseTinyNetwork, type TinyNetwork } from './small-classifiers.js';
 import { MUSIC_FEATURES, type MusicRegion, musicProbabilities, musicRegions, type TypingFrames } from './music-detector.js';
 import { PITCH_HOP_MS, type PitchTrack } from './pitch-track.js';
 
@@ -17,7 +17,8 @@ export const VOICE_FEATURES = ['medianLogF0', 'p10LogF0', 'p90LogF0'] as const;
 export interface SegmentTypeModel {
   readonly name: string;
   readonly voice: LogisticModel;
-  readonly music: LogisticModel;
+  /** P(music) of a 2 s window's MUSIC_FEATURES. */
+  readonly music: TinyNetwork;
   /** P(female) at or below `male` is male, at or above `female` is female; between: speech. */
   readonly voiceBand: { readonly male: number; readonly female: number };
   /** A frame is music at P(music) >= this. */
@@ -44,7 +45,7 @@ export function parseSegmentTypeModel(raw: unknown): SegmentTypeModel {
   return {
     name: typeof r['name'] === 'string' ? r['name'] : 'segment-types',
     voice: parseLogisticModel(r['voice'], VOICE_FEATURES, 'segment type model voice'),
-    music: parseLogisticModel(r['music'], MUSIC_FEATURES, 'segment type model music'),
+    music: parseTinyNetwork(r['music'], MUSIC_FEATURES, 'segment type model music'),
     voiceBand: { male, female },
     musicThreshold,
     minVoicedFrames,
@@ -53,7 +54,11 @@ export function parseSegmentTypeModel(raw: unknown): SegmentTypeModel {
 
 /** Music regions of a tracked file. */
 export function detectMusic(frames: TypingFrames, model: SegmentTypeModel): MusicRegion[] {
-  return musicRegions(musicProbabilities(frames, model.music), model.musicThreshold, PITCH_HOP_MS);
+  return musicRegions(
+    musicProbabilities(frames, (x) => networkProbability(model.music, x)),
+    model.musicThreshold,
+    PITCH_HOP_MS,
+  );
 }
 
 /** [0, durationMs) less the music regions: the spans diarization may give speakers. */
