@@ -31,7 +31,7 @@ export const MUSIC_FEATURES = [
   'bandModulationMax',
 ] as const;
 
-/** Log-mel bands of the typing frames (25 ms every 10 ms, 60-7600 Hz) and their grouping for the band modulation. */
+/** Log-mel bands of the typing frames (16 ms every 10 ms, 60-7600 Hz) and their grouping for the band modulation. */
 export const TYPING_MEL_BANDS = 24;
 const MODULATION_GROUPS = 4;
 
@@ -41,6 +41,10 @@ export interface TypingFrames {
   readonly track: PitchTrack;
   /** [frames][TYPING_MEL_BANDS] natural-log mel energies. */
   readonly mel: Float32Array;
+  /** Per frame: its mean square (the exponential of the track's log energy). */
+  readonly energy: Float32Array;
+  /** [frames][MODULATION_GROUPS]: the square root of each mel-band group's summed energy. */
+  readonly groupAmplitude: Float32Array;
 }
 
 let extractor: LogMelExtractor | null = null;
@@ -50,8 +54,8 @@ export function typingFrames(pcm: Float32Array): TypingFrames {
   extractor ??= new LogMelExtractor({
     kind: 'log_mel',
     sampleRate: 16_000,
-    nFft: 512,
-    winLength: 400,
+    nFft: 256,
+    winLength: 256,
     hopLength: 160,
     nMels: TYPING_MEL_BANDS,
     fMin: 60,
@@ -66,7 +70,19 @@ export function typingFrames(pcm: Float32Array): TypingFrames {
   });
   const track = trackPitch(pcm);
   const mel = pcm.length === 0 ? new Float32Array(0) : extractor.compute(pcm);
-  return { frames: Math.min(track.frames, mel.length / TYPING_MEL_BANDS), track, mel };
+  const frames = Math.min(track.frames, mel.length / TYPING_MEL_BANDS);
+  const energy = new Float32Array(frames);
+  const groupAmplitude = new Float32Array(frames * MODULATION_GROUPS);
+  const perGroup = TYPING_MEL_BANDS / MODULATION_GROUPS;
+  for (let t = 0; t < frames; t++) {
+    energy[t] = Math.exp(track.logEnergy[t]!);
+    for (let g = 0; g < MODULATION_GROUPS; g++) {
+      let e = 0;
+      for (let b = g * perGroup; b < (g + 1) * perGroup; b++) e += Math.exp(mel[t * TYPING_MEL_BANDS + b]!);
+      groupAmplitude[t * MODULATION_GROUPS + g] = Math.sqrt(e);
+    }
+  }
+  return { frames, track, mel, energy, groupAmplitude };
 }
 
 /** cos and sin of 2 pi k t / MUSIC_WINDOW_FRAMES for the modulation bins (k = 1..40: 0.5-20 Hz), built once. */
@@ -120,7 +136,7 @@ export interface MusicRegion {
 
 /** The model's input for one window (MUSIC_FEATURES order), written into `out`; null when the window is mostly silent. */
 export function musicWindowFeatures(frames: TypingFrames, start: number, activeGate: number, out: Float64Array, envelope: Float64Array): Float64Array | null {
-  const { track, mel } = frames;
+  const { track, mel, energy, groupAmplitude } = frames;
   const end = start + MUSIC_WINDOW_FRAMES;
   if (end > frames.frames) return null;
   const n = MUSIC_WINDOW_FRAMES;
@@ -131,7 +147,7 @@ export function musicWindowFeatures(frames: TypingFrames, start: number, activeG
   for (let t = start; t < end; t++) {
     const e = track.logEnergy[t]!;
     if (e > activeGate) active++;
-    meanEnergy += Math.exp(e);
+    meanEnergy += energy[t]!;
     meanLog += e;
     meanZcr += track.zeroCrossings[t]!;
   }
@@ -150,7 +166,7 @@ export function musicWindowFeatures(frames: TypingFrames, start: number, activeG
   let runs = 0;
   for (let t = start; t < end; t++) {
     const e = track.logEnergy[t]!;
-    if (Math.exp(e) < 0.5 * meanEnergy) low++;
+    if (energy[t]! < 0.5 * meanEnergy) low++;
     logVariance += (e - meanLog) ** 2;
     zcrVariance += (track.zeroCrossings[t]! - meanZcr) ** 2;
     periodic += track.periodicity[t]!;
@@ -168,18 +184,13 @@ export function musicWindowFeatures(frames: TypingFrames, start: number, activeG
     if (semitones > 1.5) jumps++;
   }
   // Modulation of the amplitude envelope: share of its power at 3-6 Hz (syllable rate) within 0.5-20 Hz.
-  for (let t = start; t < end; t++) envelope[t - start] = Math.exp(0.5 * track.logEnergy[t]!);
+  for (let t = start; t < end; t++) envelope[t - start] = Math.sqrt(energy[t]!);
   const modulation = modulationShare(envelope);
   // The same in four groups of mel bands (speech over music still beats at the syllable rate in its bands).
-  const perGroup = TYPING_MEL_BANDS / MODULATION_GROUPS;
   let groupSum = 0;
   let groupMax = 0;
   for (let g = 0; g < MODULATION_GROUPS; g++) {
-    for (let t = start; t < end; t++) {
-      let e = 0;
-      for (let b = g * perGroup; b < (g + 1) * perGroup; b++) e += Math.exp(mel[t * TYPING_MEL_BANDS + b]!);
-      envelope[t - start] = Math.sqrt(e);
-    }
+    for (let t = start; t < end; t++) envelope[t - start] = groupAmplitude[t * MODULATION_GROUPS + g]!;
     const share = modulationShare(envelope);
     groupSum += share;
     groupMax = Math.max(groupMax, share);

@@ -18,6 +18,8 @@ const HOP = (RATE * PITCH_HOP_MS) / 1000;
 /** Integration window of the difference function: 32 ms at 4 kHz. */
 const WINDOW = 128;
 const DECIMATION = PITCH_SAMPLE_RATE / RATE;
+/** The sliding difference function is recomputed in full every this many frames (rounding stays bounded). */
+const REFRESH = 32;
 
 export interface PitchOptions {
   /** Lowest F0 searched (Hz); default 60. */
@@ -77,6 +79,8 @@ export function trackPitch(pcm: Float32Array, options: PitchOptions = {}): Pitch
   const logEnergy = new Float32Array(frames);
   const zeroCrossings = new Float32Array(frames);
   const diff = new Float64Array(maxLag + 2);
+  const raw = new Float64Array(maxLag + 2);
+  let rawStart = -1;
   const span = WINDOW + maxLag + 1;
   for (let t = 0; t < frames; t++) {
     const start = t * HOP;
@@ -95,15 +99,34 @@ export function trackPitch(pcm: Float32Array, options: PitchOptions = {}): Pitch
     logEnergy[t] = Math.log(Math.max(energy, 1e-10));
     zeroCrossings[t] = crossings / count;
     if (start + span > x.length) continue; // the file's last 50 ms: too short a window for the lags
-    // Difference function d(tau) for tau in [1, maxLag + 1], then the cumulative mean normalisation.
-    for (let tau = 1; tau <= maxLag + 1; tau++) {
-      let sum = 0;
-      for (let j = start; j < start + WINDOW; j++) {
-        const d = x[j]! - x[j + tau]!;
-        sum += d * d;
+    // Difference function d(tau) for tau in [1, maxLag + 1]: slid from the previous frame (the hop
+    // leaving, the hop entering), computed afresh every REFRESH frames and after a gap.
+    if (rawStart === start - HOP && t % REFRESH !== 0) {
+      for (let tau = 1; tau <= maxLag + 1; tau++) {
+        let change = 0;
+        for (let j = start + WINDOW - HOP; j < start + WINDOW; j++) {
+          const d = x[j]! - x[j + tau]!;
+          change += d * d;
+        }
+        for (let j = start - HOP; j < start; j++) {
+          const d = x[j]! - x[j + tau]!;
+          change -= d * d;
+        }
+        raw[tau] = Math.max(0, raw[tau]! + change);
       }
-      diff[tau] = sum;
+    } else {
+      for (let tau = 1; tau <= maxLag + 1; tau++) {
+        let sum = 0;
+        for (let j = start; j < start + WINDOW; j++) {
+          const d = x[j]! - x[j + tau]!;
+          sum += d * d;
+        }
+        raw[tau] = sum;
+      }
     }
+    rawStart = start;
+    // The cumulative mean normalisation.
+    for (let tau = 1; tau <= maxLag + 1; tau++) diff[tau] = raw[tau]!;
     let running = 0;
     diff[0] = 1;
     for (let tau = 1; tau <= maxLag + 1; tau++) {
