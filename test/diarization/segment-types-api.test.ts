@@ -133,4 +133,14 @@ describe('segment types on the unified API (extension)', () => {
     const plain: Job = await client.waitFor((await client.submitUrl({ audio_url: files.url('types.flac'), language: 'am' })).body.id, undefined, 120_000);
     for (const s of plain.segments) expect(s).not.toHaveProperty('type');
   });
+
+  it('OpenAPI describes Segment.type with its four values', async () => {
+    const doc = (await (await fetch(`${gw.url}/openapi.json`)).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> };
+    };
+    const segment = doc.components.schemas['Segment']!;
+    const type = JSON.stringify(segment.properties['type']);
+    for (const value of ['speech', 'male', 'female', 'music']) expect(type).toContain(`"${value}"`);
+    expect(segment.required ?? []).not.toContain('type');
+  });
 });

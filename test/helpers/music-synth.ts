@@ -5,7 +5,7 @@
  * note, rests), a chord pad (triads changing each bar), a bass line, and drums (kick, snare,
  * hi-hat patterns). Each part plays one of several timbres: additive sine, sawtooth, square,
  * organ drawbars, bowed strings with vibrato, decaying piano-like partials, Karplus-Strong pluck
- * and a two-operator FM bell. Output: 16 kHz mono Float32 samples at a random loudness.
+ * and a two-operator FM bell. Output: 16 kHz mono Float32 samples at a random loudness (peaks under 1).
  */
 import { seededRandom } from './seeded-random.js';
 
@@ -184,11 +184,16 @@ export function synthesiseMusic(seed: number, seconds: number, parts?: readonly 
       if (pattern !== 'shuffle' || n % 3 !== 1) addDrum(out, at, 'hat', 0.15, random);
     }
   }
-  // A random loudness: RMS from -32 to -14 dBFS.
+  // A random loudness: RMS from -32 to -14 dBFS, less where that would take a peak over 0.99.
   let energy = 0;
-  for (const v of out) energy += v * v;
+  let peak = 0;
+  for (const v of out) {
+    energy += v * v;
+    peak = Math.max(peak, Math.abs(v));
+  }
   const rms = Math.sqrt(energy / Math.max(1, out.length));
   const target = 10 ** ((-32 + random() * 18) / 20);
-  if (rms > 0) for (let i = 0; i < out.length; i++) out[i]! *= target / rms;
+  const gain = rms > 0 ? Math.min(target / rms, 0.99 / peak) : 0;
+  for (let i = 0; i < out.length; i++) out[i]! *= gain;
   return { pcm: out, tempo, parts: playing, timbres };
 }
