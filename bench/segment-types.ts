@@ -7,6 +7,9 @@
  * - music: files of held-out speech (ALFFA test groups, held-out espeak voices), synthesised music
  *   of unseen seeds alone, and speech over music 10-20 dB down: time precision / recall of `music`
  *   against the music-alone spans, and how much speech, alone or over music, is called music;
+ * - end to end: conversations of 2-3 held-out espeak voices (a man and a woman at least) with a
+ *   stretch of music, through diarization with types as the diarization thread runs it: the share
+ *   of male / female / music time typed right;
  * - cost: CPU time of the typing (pitch track, log-mel, music windows, voices) per audio second.
  *
  *   nice -n 10 npx tsx bench/segment-types.ts   → bench/results/segment-types.json
@@ -17,6 +20,8 @@ import { HELD_OUT_TEXTS, HELD_OUT_VOICES, joinWithPauses, mixUnder, voiceClips }
 import { loadSegmentTypeModel, classifySpeakers, classifyVoice, detectMusic } from '../src/speech/diarization/segment-type.js';
 import { typingFrames } from '../src/speech/diarization/music-detector.js';
 import { trackPitch } from '../src/speech/diarization/pitch-track.js';
+import { loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
+import { diarizeWithTypes } from '../src/speech/diarization/typed-diarization.js';
 import { synthesiseMusic } from '../test/helpers/music-synth.js';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 
@@ -107,7 +112,13 @@ interface Tally {
   calledRightMs: number;
 }
 const tally = (): Tally => ({ musicMs: 0, musicCalledMs: 0, speechMs: 0, speechCalledMs: 0, mixedMs: 0, mixedCalledMs: 0, calledMs: 0, calledRightMs: 0 });
-const tallies: Record<string, Tally> = { mixedFiles: tally(), speechOnlyFiles: tally(), musicOnlyFiles: tally() };
+const tallies: Record<string, Tally> = {
+  mixedFilesAlffa: tally(),
+  mixedFilesEspeak: tally(),
+  speechOnlyFilesAlffa: tally(),
+  speechOnlyFilesEspeak: tally(),
+  musicOnlyFiles: tally(),
+};
 let typingMs = 0;
 let audioMs = 0;
 type Span = { startMs: number; endMs: number; kind: 'music' | 'speech' | 'mixed' };
@@ -154,14 +165,14 @@ for (let i = 0; i < 24; i++) {
   const tail = synthesiseMusic(30_001 + i, 4 + random() * 2).pcm;
   const pieces = [a, music, b, under, tail];
   const { pcm, starts } = joinWithPauses(pieces, 0.4, i);
-  score(pcm, spansOf(starts, pieces, ['speech', 'music', 'speech', 'mixed', 'music']), tallies['mixedFiles']!);
+  score(pcm, spansOf(starts, pieces, ['speech', 'music', 'speech', 'mixed', 'music']), tallies[i % 2 === 0 ? 'mixedFilesAlffa' : 'mixedFilesEspeak']!);
 }
 for (let i = 0; i < 12; i++) {
   const pieces = [0, 1, 2].map(
     () => (i % 2 === 0 ? realSpeech : espeakSpeech)[Math.floor(random() * (i % 2 === 0 ? realSpeech.length : espeakSpeech.length))]!,
   );
   const { pcm, starts } = joinWithPauses(pieces, 0.3 + random() * 0.5, 100 + i);
-  score(pcm, spansOf(starts, pieces, ['speech', 'speech', 'speech']), tallies['speechOnlyFiles']!);
+  score(pcm, spansOf(starts, pieces, ['speech', 'speech', 'speech']), tallies[i % 2 === 0 ? 'speechOnlyFilesAlffa' : 'speechOnlyFilesEspeak']!);
 }
 for (let i = 0; i < 12; i++) {
   const pieces = [synthesiseMusic(40_001 + i, 10 + random() * 10).pcm];
@@ -184,11 +195,93 @@ const all = Object.values(tallies).reduce((sum, t) => {
 const music = {
   what: 'time share; music seeds 10001+ (fit: 1-999); speech: ALFFA test groups and held-out espeak voices; speech over music 10-20 dB down; music regions need 2 s',
   all: summarise(all),
-  mixedFiles: summarise(tallies['mixedFiles']!),
-  speechOnlyFiles: summarise(tallies['speechOnlyFiles']!),
-  musicOnlyFiles: summarise(tallies['musicOnlyFiles']!),
+  ...Object.fromEntries(Object.entries(tallies).map(([k, t]) => [k, summarise(t)])),
 };
 console.log(JSON.stringify(music, null, 1));
+
+// --- End to end: conversations with music through diarization with types -------------------------
+console.log('end to end: conversations');
+const projection = await loadSpeakerProjection('models/diarization/speaker-lda-v1.json');
+const LABELS = ['male', 'female', 'music'] as const;
+const emptyConfusion = (): Record<string, Record<string, number>> =>
+  Object.fromEntries(LABELS.map((l) => [l, { male: 0, female: 0, speech: 0, music: 0, none: 0 }]));
+const confusion = emptyConfusion();
+/** The same with every turn typed by its speaker's pooled voice alone (for comparison). */
+const perSpeakerOnly = emptyConfusion();
+/** Per held-out voice: its frames in conversations and how they were typed. */
+const byVoice: Record<string, Record<string, number>> = {};
+let conversations = 0;
+for (let i = 0; i < 12; i++) {
+  const males = HELD_OUT_VOICES.filter((v) => v.gender === 'male');
+  const females = HELD_OUT_VOICES.filter((v) => v.gender === 'female');
+  const chosen = [males[Math.floor(random() * males.length)]!, females[Math.floor(random() * females.length)]!];
+  if (i % 3 === 2) {
+    const third = HELD_OUT_VOICES.filter((v) => !chosen.includes(v));
+    chosen.push(third[Math.floor(random() * third.length)]!);
+  }
+  const pieces: { pcm: Float32Array; label: (typeof LABELS)[number]; voice?: string }[] = [];
+  for (let turn = 0; turn < 8; turn++) {
+    if (turn === 4) pieces.push({ pcm: synthesiseMusic(50_001 + i, 5 + random() * 5).pcm, label: 'music' });
+    const voice = chosen[turn < chosen.length ? turn : Math.floor(random() * chosen.length)]!;
+    const own = clips.filter((c) => c.voice.variant === voice.variant);
+    pieces.push({ pcm: own[Math.floor(random() * own.length)]!.pcm, label: voice.gender, voice: voice.variant });
+  }
+  const { pcm, starts } = joinWithPauses(
+    pieces.map((p) => p.pcm),
+    0.2 + random() * 0.6,
+    300 + i,
+  );
+  const { turns, types } = diarizeWithTypes(pcm, { backend: 'backend_a', minSpeakers: null, maxSpeakers: null }, projection, model);
+  const typeOf = new Map(types!.speakers.map((s) => [s.speaker, s.type]));
+  const frames = Math.ceil(pcm.length / 160);
+  const hyp: string[] = new Array(frames).fill('none');
+  const pooledHyp: string[] = new Array(frames).fill('none');
+  for (const t of types!.turns) for (let f = Math.floor(t.startMs / 10); f < Math.min(frames, t.endMs / 10); f++) hyp[f] = t.type;
+  for (const t of turns) for (let f = Math.floor(t.startMs / 10); f < Math.min(frames, t.endMs / 10); f++) pooledHyp[f] = typeOf.get(t.speaker) ?? 'speech';
+  for (const r of types!.music) {
+    for (let f = Math.floor(r.startMs / 10); f < Math.min(frames, r.endMs / 10); f++) {
+      hyp[f] = 'music';
+      pooledHyp[f] = 'music';
+    }
+  }
+  pieces.forEach((piece, k) => {
+    for (let f = Math.floor(starts[k]! / 160); f < Math.floor((starts[k]! + piece.pcm.length) / 160); f++) {
+      confusion[piece.label]![hyp[f]!]! += 1;
+      perSpeakerOnly[piece.label]![pooledHyp[f]!]! += 1;
+      if (piece.voice !== undefined) {
+        const row = (byVoice[piece.voice] ??= {});
+        row[hyp[f]!] = (row[hyp[f]!] ?? 0) + 1;
+      }
+    }
+  });
+  conversations++;
+}
+const rightShare = (label: string, table = confusion): number => {
+  const row = table[label]!;
+  return ratio(
+    row[label]!,
+    Object.values(row).reduce((a, b) => a + b, 0),
+  );
+};
+const endToEnd = {
+  what: 'share of reference time (10 ms frames of each piece, its pauses included) typed as the reference; diarization backend_a, speaker count found; rows: reference, columns: typed (none: no speaker turn there)',
+  conversations,
+  confusionFrames: confusion,
+  maleTypedMale: rightShare('male'),
+  femaleTypedFemale: rightShare('female'),
+  musicTypedMusic: rightShare('music'),
+  byVoice,
+  perSpeakerOnly: {
+    confusionFrames: perSpeakerOnly,
+    maleTypedMale: rightShare('male', perSpeakerOnly),
+    femaleTypedFemale: rightShare('female', perSpeakerOnly),
+  },
+  overall: ratio(
+    LABELS.reduce((sum, l) => sum + confusion[l]![l]!, 0),
+    LABELS.reduce((sum, l) => sum + Object.values(confusion[l]!).reduce((a, b) => a + b, 0), 0),
+  ),
+};
+console.log(JSON.stringify(endToEnd));
 
 // --- Cost ----------------------------------------------------------------------------------------
 const cost = {
@@ -223,6 +316,7 @@ writeFileSync(
       voice,
       alffaGroups: alffa,
       music,
+      endToEnd,
       cost: { ...cost, pitchTrackAlone: pitchOnly },
       wallSeconds: Math.round((Date.now() - started) / 1000),
     },

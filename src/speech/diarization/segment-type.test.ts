@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { synthesiseMusic } from '../../../test/helpers/music-synth.js';
 import { typingFrames } from './music-detector.js';
 import { trackPitch } from './pitch-track.js';
-import { classifySpeakers, classifyVoice, detectMusic, outsideRegions, parseSegmentTypeModel, voiceFeatures } from './segment-type.js';
+import { classifySpeakers, classifyVoice, detectMusic, outsideRegions, parseSegmentTypeModel, typeTurns, voiceFeatures } from './segment-type.js';
 
 const model = parseSegmentTypeModel(JSON.parse(readFileSync(new URL('../../../models/segment-types/segment-types-v1.json', import.meta.url), 'utf8')));
 
@@ -73,5 +73,26 @@ describe('music detection', () => {
 
   it('refuses a model file with a bad band', () => {
     expect(() => parseSegmentTypeModel({ voice_band: { male: 0.8, female: 0.2 } })).toThrow(/voice_band/);
+  });
+});
+
+describe('typeTurns', () => {
+  it('gives a long turn its own voice and a short or unsure one its speaker voice', () => {
+    // One cluster holding a man (3 s) and a woman (3 s), and a 0.5 s turn of the woman.
+    const pcm = new Float32Array(16_000 * 7);
+    pcm.set(voice(105, 3), 0);
+    pcm.set(voice(225, 3), 48_000);
+    pcm.set(voice(225, 0.5), 104_000);
+    const turns = [
+      { startMs: 0, endMs: 3000, speaker: 0 },
+      { startMs: 3000, endMs: 6000, speaker: 0 },
+      { startMs: 6500, endMs: 7000, speaker: 1 },
+    ];
+    const track = trackPitch(pcm);
+    const speakers = [
+      { speaker: 0, type: 'speech' as const, pFemale: 0.5, medianF0: 150, voicedFrames: 600 },
+      { speaker: 1, type: 'male' as const, pFemale: 0.1, medianF0: 100, voicedFrames: 50 },
+    ];
+    expect(typeTurns(track, turns, [], speakers, model).map((t) => t.type)).toEqual(['male', 'female', 'male']);
   });
 });

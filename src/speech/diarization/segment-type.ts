@@ -148,8 +148,41 @@ export function classifySpeakers(
   }));
 }
 
-/** What the audio says about segment types: its music regions and each speaker's voice. */
+/** A speaker turn with its type. */
+export interface TypedTurn {
+  readonly startMs: number;
+  readonly endMs: number;
+  readonly speaker: number;
+  readonly type: SegmentType;
+}
+
+/** Voiced frames (10 ms) a turn needs for a voice decision of its own (1 s). */
+export const MIN_TURN_VOICED_FRAMES = 100;
+
+/**
+ * Each turn's type: its own voice decision when it holds at least MIN_TURN_VOICED_FRAMES voiced
+ * frames and that decision is sure, else its speaker's (pooled over all the speaker's turns). A
+ * turn long enough to judge on its own survives a clustering that put a man and a woman in one
+ * speaker; short turns lean on the speaker.
+ */
+export function typeTurns(
+  track: PitchTrack,
+  turns: readonly { readonly startMs: number; readonly endMs: number; readonly speaker: number }[],
+  music: readonly MusicRegion[],
+  speakers: readonly SpeakerVoice[],
+  model: SegmentTypeModel,
+): TypedTurn[] {
+  const pooled = new Map(speakers.map((s) => [s.speaker, s.type]));
+  return turns.map((turn) => {
+    const f0 = voicedF0Within(track, [turn], music);
+    const own = f0.length >= MIN_TURN_VOICED_FRAMES ? classifyVoice(f0, model).type : 'speech';
+    return { startMs: turn.startMs, endMs: turn.endMs, speaker: turn.speaker, type: own !== 'speech' ? own : (pooled.get(turn.speaker) ?? 'speech') };
+  });
+}
+
+/** What the audio says about segment types: its music regions, each speaker's voice and each turn's type. */
 export interface AudioTypes {
   readonly music: MusicRegion[];
   readonly speakers: SpeakerVoice[];
+  readonly turns: TypedTurn[];
 }

@@ -12,11 +12,6 @@ const segment = (id: number, start: number, end: number, text: string, speaker: 
   speaker,
   confidence: 0.8,
 });
-const turns = [
-  { startMs: 0, endMs: 3000, speaker: 0 },
-  { startMs: 3000, endMs: 6000, speaker: 1 },
-  { startMs: 12_000, endMs: 14_000, speaker: 2 },
-];
 const types: AudioTypes = {
   music: [{ startMs: 6000, endMs: 12_000 }],
   speakers: [
@@ -24,13 +19,17 @@ const types: AudioTypes = {
     { speaker: 1, type: 'male', pFemale: 0.1, medianF0: 100, voicedFrames: 200 },
     { speaker: 2, type: 'speech', pFemale: 0.5, medianF0: 150, voicedFrames: 100 },
   ],
+  turns: [
+    { startMs: 0, endMs: 3000, speaker: 0, type: 'female' },
+    { startMs: 3000, endMs: 6000, speaker: 1, type: 'male' },
+    { startMs: 12_000, endMs: 14_000, speaker: 2, type: 'speech' },
+  ],
 };
 
 describe('typeSegments', () => {
-  it('types segments by the voice of the speaker overlapping them most, and unsure voices as speech', () => {
+  it('types segments by the turn overlapping them most, and unsure voices as speech', () => {
     const out = typeSegments(
       [segment(0, 0, 2900, 'a', 'SPEAKER_00'), segment(1, 2900, 6000, 'b', 'SPEAKER_01'), segment(2, 12_000, 14_000, 'c', 'SPEAKER_02')],
-      turns,
       types,
     );
     expect(out.filter((s) => s.text !== '').map((s) => [s.text, s.type])).toEqual([
@@ -43,7 +42,6 @@ describe('typeSegments', () => {
   it('adds the music no segment covers as segments of its own, in time order with new ids', () => {
     const out = typeSegments(
       [segment(0, 0, 3000, 'a', 'SPEAKER_00'), segment(1, 7000, 8000, 'x', 'SPEAKER_01'), segment(2, 12_000, 14_000, 'c', 'SPEAKER_02')],
-      turns,
       types,
     );
     expect(out.map((s) => [s.id, s.start_ms, s.end_ms, s.text, s.speaker, s.type])).toEqual([
@@ -57,7 +55,7 @@ describe('typeSegments', () => {
   });
 
   it('leaves out music pieces shorter than a second between segments, and types speakerless segments speech', () => {
-    const out = typeSegments([segment(0, 0, 6500, 'a', null), segment(1, 6500, 11_500, 'y', 'SPEAKER_00')], turns, types);
+    const out = typeSegments([segment(0, 0, 6500, 'a', null), segment(1, 6500, 11_500, 'y', 'SPEAKER_00')], types);
     // 11.5-12 s of music is left uncovered: too short to be a segment.
     expect(out.map((s) => [s.start_ms, s.end_ms, s.speaker, s.type])).toEqual([
       [0, 6500, null, 'speech'],

@@ -1,5 +1,4 @@
 import type { Segment } from '../../platform/db/job-records.js';
-import type { SpeakerTurn } from './diarize.js';
 import type { MusicRegion } from './music-detector.js';
 import type { AudioTypes, SegmentType } from './segment-type.js';
 
@@ -14,19 +13,15 @@ function overlapMs(startMs: number, endMs: number, spans: readonly { readonly st
   return total;
 }
 
-/** The diarization speaker overlapping [startMs, endMs) most; null when no turn overlaps. */
-function dominantSpeaker(startMs: number, endMs: number, turns: readonly SpeakerTurn[]): number | null {
-  const shares = new Map<number, number>();
+/** The type of the typed turn overlapping [startMs, endMs) most; null when no turn overlaps. */
+function dominantType(startMs: number, endMs: number, turns: AudioTypes['turns']): SegmentType | null {
+  let best: SegmentType | null = null;
+  let most = 0;
   for (const turn of turns) {
     const shared = Math.min(endMs, turn.endMs) - Math.max(startMs, turn.startMs);
-    if (shared > 0) shares.set(turn.speaker, (shares.get(turn.speaker) ?? 0) + shared);
-  }
-  let best: number | null = null;
-  let most = 0;
-  for (const [speaker, ms] of shares) {
-    if (ms > most) {
-      most = ms;
-      best = speaker;
+    if (shared > most) {
+      most = shared;
+      best = turn.type;
     }
   }
   return best;
@@ -50,20 +45,18 @@ function uncovered(region: MusicRegion, segments: readonly Segment[]): MusicRegi
 /**
  * Gives every segment its `type`: a segment mostly inside detected music is `music`, with
  * speaker null and text "" (what the recogniser made of music is noise; the price is the speech
- * the detector mistakes for music, see docs/diarization.md); a segment with a speaker takes that speaker's voice (`male`,
- * `female`, or `speech` when unsure), found through the diarization turn overlapping it most;
- * anything else is `speech`. Music that no segment covers becomes segments of its own
+ * the detector mistakes for music, see docs/diarization.md); a segment with a speaker takes the
+ * type of the turn overlapping it most (segment-type.ts typeTurns: the turn's own voice when it
+ * is long enough to judge, else its speaker's; `speech` when unsure); anything else is `speech`. Music that no segment covers becomes segments of its own
  * (`type: "music"`, `text: ""`, `speaker: null`). Segments come back in time order, ids from 0.
  */
-export function typeSegments(segments: readonly Segment[], turns: readonly SpeakerTurn[], types: AudioTypes): Segment[] {
-  const voices = new Map<number, SegmentType>(types.speakers.map((s) => [s.speaker, s.type]));
+export function typeSegments(segments: readonly Segment[], types: AudioTypes): Segment[] {
   const typed: Segment[] = segments.map((segment) => {
     const length = Math.max(1, segment.end_ms - segment.start_ms);
     if (overlapMs(segment.start_ms, segment.end_ms, types.music) / length >= MUSIC_SHARE)
       return { ...segment, text: '', speaker: null, confidence: null, type: 'music' };
     if (segment.speaker === null) return { ...segment, type: 'speech' };
-    const speaker = dominantSpeaker(segment.start_ms, segment.end_ms, turns);
-    return { ...segment, type: (speaker === null ? undefined : voices.get(speaker)) ?? 'speech' };
+    return { ...segment, type: dominantType(segment.start_ms, segment.end_ms, types.turns) ?? 'speech' };
   });
   const music: Segment[] = types.music.flatMap((region) =>
     uncovered(region, segments).map((p) => ({

@@ -55,6 +55,10 @@ describe('diarizeTranscript', () => {
             { speaker: 0, type: 'male', pFemale: 0.05, medianF0: 110, voicedFrames: 120 },
             { speaker: 1, type: 'female', pFemale: 0.95, medianF0: 210, voicedFrames: 100 },
           ],
+          turns: [
+            { startMs: 0, endMs: 2000, speaker: 0, type: 'male' },
+            { startMs: 2000, endMs: 4000, speaker: 1, type: 'female' },
+          ],
         },
         typesWarning: null,
       }),

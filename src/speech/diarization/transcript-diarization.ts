@@ -53,7 +53,7 @@ export async function diarizeTranscript(
       signal,
     );
     const assigned = assignSpeakers(segments, words, turns);
-    const typed = types === null ? assigned.segments.map((s) => ({ ...s, type: 'speech' as const })) : typeSegments(assigned.segments, turns, types);
+    const typed = types === null ? assigned.segments.map((s) => ({ ...s, type: 'speech' as const })) : typeSegments(assigned.segments, types);
     const warning = typesWarning === null ? null : `${sentenceOf(typesWarning)} Segments are typed \`speech\`.`;
     return { segments: typed, diarization: { speakers: assigned.speakers, warning } };
   } catch (error) {

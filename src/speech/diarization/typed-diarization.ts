@@ -1,7 +1,7 @@
 import type { DiarizationOptions, SpeakerTurn } from './diarize.js';
 import { diarize } from './diarize.js';
 import { typingFrames } from './music-detector.js';
-import { type AudioTypes, classifySpeakers, detectMusic, outsideRegions, type SegmentTypeModel } from './segment-type.js';
+import { type AudioTypes, classifySpeakers, detectMusic, outsideRegions, type SegmentTypeModel, typeTurns } from './segment-type.js';
 import type { SpeakerProjection } from './speaker-projection.js';
 
 type Span = AudioTypes['music'][number];
@@ -23,7 +23,7 @@ function withoutMusic(speech: DiarizationOptions['speech'], outside: readonly Sp
 /**
  * Diarization with segment types, as the diarization thread runs it: music regions first (left out
  * of the clustering: music is nobody's speech), `diarize` on the rest, then each speaker's voice
- * from all its turns. `model` null, or a typing that throws (`typesWarning` says why): turns only.
+ * from all its turns and each turn's type (its own voice when long enough, else its speaker's). `model` null, or a typing that throws (`typesWarning` says why): turns only.
  */
 export function diarizeWithTypes(
   pcm: Float32Array,
@@ -43,5 +43,7 @@ export function diarizeWithTypes(
   const durationMs = (pcm.length / 16_000) * 1000;
   const spans = typing.music.length > 0 ? { ...options, speech: withoutMusic(options.speech, outsideRegions(typing.music, durationMs)) } : options;
   const turns = diarize(pcm, spans, projection);
-  return { turns, types: { music: typing.music, speakers: classifySpeakers(typing.frames.track, turns, typing.music, model) }, typesWarning: null };
+  const speakers = classifySpeakers(typing.frames.track, turns, typing.music, model);
+  const typedTurns = typeTurns(typing.frames.track, turns, typing.music, speakers, model);
+  return { turns, types: { music: typing.music, speakers, turns: typedTurns }, typesWarning: null };
 }
