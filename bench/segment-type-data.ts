@@ -5,9 +5,9 @@
  *   reading HornMT sentences in am, om and ti (ti through ESPEAK_DATA_PATH, see the data README),
  *   at a random espeak pitch (-p 35-65) and speed. FIT_VOICES / FIT_TEXTS are for fitting,
  *   HELD_OUT_VOICES / HELD_OUT_TEXTS (other variants, other sentences) for the figures;
- * - music: test/helpers/music-synth.ts, seeds 1-999 for fitting, 10001+ for the figures;
+ * - music: test/helpers/music-synth.ts, seeds under 2,000 for fitting, 10001+ for the figures;
  * - real speech: ALFFA speaker groups (no gender labels: only used as speech vs music, and for the
- *   per-group F0 report), DEV_GROUPS for fitting, TEST_GROUPS for the figures.
+ *   per-group F0 report), FIT_SPEECH_GROUPS for fitting, TEST_GROUPS for the figures.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -17,6 +17,12 @@ import { seededRandom } from '../test/helpers/seeded-random.js';
 
 const DATA = process.env['SHARED_DATA_DIR'] ?? '/work/shared/data';
 const TI_DATA = join(DATA, 'espeak-ng-data-ti');
+
+/**
+ * ALFFA speaker groups whose speech the music model is fitted on: every group outside the
+ * diarization's TEST_GROUPS (bench/diarization-conversations.ts) with ten or more utterances.
+ */
+export const FIT_SPEECH_GROUPS = ['020', '021', '031', '041', '051', '097', '098', '099', '100', '110'];
 
 export type Gender = 'male' | 'female';
 export interface Voice {

@@ -193,7 +193,7 @@ const all = Object.values(tallies).reduce((sum, t) => {
   return sum;
 }, tally());
 const music = {
-  what: 'time share; music seeds 10001+ (fit: 1-999); speech: ALFFA test groups and held-out espeak voices; speech over music 10-20 dB down; music regions need 2 s',
+  what: 'time share; music seeds 10001+ (fit: under 2000); speech: ALFFA test groups and held-out espeak voices; speech over music 10-20 dB down; music regions need 2 s',
   all: summarise(all),
   ...Object.fromEntries(Object.entries(tallies).map(([k, t]) => [k, summarise(t)])),
 };

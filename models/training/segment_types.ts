@@ -2,15 +2,15 @@
  * Fits the segment-type model (models/segment-types/segment-types-v1.json): the voice model
  * (P(female) from F0 statistics, a logistic regression) and the music model (P(music) per 2 s
  * window, a network with one hidden layer of 12 units), on seeded data that the figures never see (bench/segment-type-data.ts: FIT_VOICES,
- * FIT_TEXTS, music seeds 1-999, ALFFA DEV_GROUPS). Features come from the gateway's own code.
+ * FIT_TEXTS, music seeds under 2,000, ALFFA FIT_SPEECH_GROUPS). Features come from the gateway's own code.
  *
  *   nice -n 10 npx tsx models/training/segment_types.ts
  *
  * writes the model JSON and models/training/results/segment-types-fit.json (fit-set accuracies).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { DEV_GROUPS, groupClips, loadGroupClips } from '../../bench/diarization-conversations.js';
-import { FIT_TEXTS, FIT_VOICES, joinWithPauses, mixUnder, voiceClips } from '../../bench/segment-type-data.js';
+import { groupClips, loadGroupClips } from '../../bench/diarization-conversations.js';
+import { FIT_SPEECH_GROUPS, FIT_TEXTS, FIT_VOICES, joinWithPauses, mixUnder, voiceClips } from '../../bench/segment-type-data.js';
 import {
   fitLogisticModel,
   fitTinyNetwork,
@@ -83,14 +83,17 @@ for (let i = 0; i + 3 <= clips.length; i += 3) {
   examples.push({ pcm: speech, music: false, kind: 'espeak' });
   if ((i / 3) % 2 === 0) examples.push({ pcm: mixUnder(speech, synthesiseMusic(100 + i, 12).pcm, -8 - random() * 12), music: false, kind: 'espeak+music' });
 }
-console.log('real speech: decoding ALFFA development groups');
-await loadGroupClips(DEV_GROUPS, 12);
-for (const group of DEV_GROUPS) {
+console.log('real speech: decoding ALFFA fitting groups');
+await loadGroupClips(FIT_SPEECH_GROUPS, 12);
+for (const group of FIT_SPEECH_GROUPS) {
   const utterances = groupClips(group, 12);
   for (let i = 0; i + 3 <= utterances.length; i += 3) {
     const speech = joinWithPauses(utterances.slice(i, i + 3), 0.3 + random() * 0.4, i).pcm;
     examples.push({ pcm: speech, music: false, kind: 'alffa' });
-    examples.push({ pcm: mixUnder(speech, synthesiseMusic(500 + Number(group) + i, 30).pcm, -8 - random() * 12), music: false, kind: 'alffa+music' });
+    // Two mixes, with different music at different levels.
+    for (const k of [0, 1]) {
+      examples.push({ pcm: mixUnder(speech, synthesiseMusic(500 + 10 * Number(group) + i + k * 5, 30).pcm, -8 - random() * 12), music: false, kind: 'alffa+music' });
+    }
   }
 }
 const musicRows: Float64Array[] = [];
