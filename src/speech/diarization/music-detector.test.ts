@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { synthesiseMusic } from '../../../test/helpers/music-synth.js';
-import { activeGate, MUSIC_FEATURES, MUSIC_WINDOW_FRAMES, musicRegions, musicWindowFeatures, typingFrames } from './music-detector.js';
+import {
+  activeGate,
+  MUSIC_FEATURES,
+  MUSIC_WINDOW_FRAMES,
+  musicRegions,
+  musicWindowFeatures,
+  TYPING_MEL_BANDS,
+  typingFrames,
+  typingMelExtractor,
+} from './music-detector.js';
 
 const feature = (name: (typeof MUSIC_FEATURES)[number]): number => MUSIC_FEATURES.indexOf(name);
 
@@ -43,6 +52,25 @@ describe('music features', () => {
     expect(
       musicWindowFeatures(frames, 200, activeGate(frames.track), new Float64Array(MUSIC_FEATURES.length), new Float64Array(MUSIC_WINDOW_FRAMES)),
     ).toBeNull();
+  });
+});
+
+describe('typingFrames', () => {
+  it('computes the spectrogram a minute at a time with the same frames as the whole file at once', () => {
+    const pcm = new Float32Array(16_000 * 130 + 77);
+    const piece = synthesiseMusic(8, 10).pcm;
+    for (let at = 0; at < pcm.length; at += piece.length) pcm.set(piece.subarray(0, Math.min(piece.length, pcm.length - at)), at);
+    const frames = typingFrames(pcm);
+    const mel = typingMelExtractor().compute(pcm);
+    expect(frames.frames).toBe(mel.length / TYPING_MEL_BANDS);
+    for (const t of [1, 5999, 6000, 6001, 11_999, 12_000, 12_003, frames.frames - 1]) {
+      let rise = 0;
+      for (let b = 0; b < TYPING_MEL_BANDS; b++) rise += Math.max(0, mel[t * TYPING_MEL_BANDS + b]! - mel[(t - 1) * TYPING_MEL_BANDS + b]!);
+      expect(frames.flux[t]).toBeCloseTo(rise, 3);
+      let low = 0;
+      for (let b = 0; b < TYPING_MEL_BANDS / 4; b++) low += Math.exp(mel[t * TYPING_MEL_BANDS + b]!);
+      expect(frames.groupAmplitude[t * 4]! / Math.sqrt(low)).toBeCloseTo(1, 4);
+    }
   });
 });
 

@@ -34,13 +34,15 @@ export const MUSIC_FEATURES = [
 /** Log-mel bands of the typing frames (16 ms every 10 ms, 60-7600 Hz) and their grouping for the band modulation. */
 export const TYPING_MEL_BANDS = 24;
 const MODULATION_GROUPS = 4;
+/** The log-mel spectrogram is computed this many frames (a minute) at a time. */
+const MEL_CHUNK_FRAMES = 6000;
 
-/** What the segment typing reads of a file: its pitch track and a log-mel spectrogram, both every 10 ms. */
+/** What the segment typing reads of a file, every 10 ms: its pitch track and what the music features need of a log-mel spectrogram. */
 export interface TypingFrames {
   readonly frames: number;
   readonly track: PitchTrack;
-  /** [frames][TYPING_MEL_BANDS] natural-log mel energies. */
-  readonly mel: Float32Array;
+  /** Per frame: the sum over the TYPING_MEL_BANDS log-mel bands of their rise from the frame before (0 on the first). */
+  readonly flux: Float32Array;
   /** Per frame: its mean square (the exponential of the track's log energy). */
   readonly energy: Float32Array;
   /** [frames][MODULATION_GROUPS]: the square root of each mel-band group's summed energy. */
@@ -49,8 +51,8 @@ export interface TypingFrames {
 
 let extractor: LogMelExtractor | null = null;
 
-/** The pitch track and log-mel frames of 16 kHz mono PCM. */
-export function typingFrames(pcm: Float32Array): TypingFrames {
+/** The log-mel extractor of the typing frames (16 ms windows every 10 ms, TYPING_MEL_BANDS bands, 60-7600 Hz), built once. */
+export function typingMelExtractor(): LogMelExtractor {
   extractor ??= new LogMelExtractor({
     kind: 'log_mel',
     sampleRate: 16_000,
@@ -68,21 +70,44 @@ export function typingFrames(pcm: Float32Array): TypingFrames {
     logFloor: 1e-10,
     normalize: 'none',
   });
+  return extractor;
+}
+
+/** The pitch track and log-mel frames of 16 kHz mono PCM. */
+export function typingFrames(pcm: Float32Array): TypingFrames {
+  const extractor = typingMelExtractor();
   const track = trackPitch(pcm);
-  const mel = pcm.length === 0 ? new Float32Array(0) : extractor.compute(pcm);
-  const frames = Math.min(track.frames, mel.length / TYPING_MEL_BANDS);
+  const hop = 160;
+  const frames = pcm.length === 0 ? 0 : Math.min(track.frames, extractor.frameCount(pcm.length));
   const energy = new Float32Array(frames);
+  const flux = new Float32Array(frames);
   const groupAmplitude = new Float32Array(frames * MODULATION_GROUPS);
   const perGroup = TYPING_MEL_BANDS / MODULATION_GROUPS;
-  for (let t = 0; t < frames; t++) {
-    energy[t] = Math.exp(track.logEnergy[t]!);
-    for (let g = 0; g < MODULATION_GROUPS; g++) {
-      let e = 0;
-      for (let b = g * perGroup; b < (g + 1) * perGroup; b++) e += Math.exp(mel[t * TYPING_MEL_BANDS + b]!);
-      groupAmplitude[t * MODULATION_GROUPS + g] = Math.sqrt(e);
+  const previous = new Float32Array(TYPING_MEL_BANDS);
+  for (let t = 0; t < frames; t++) energy[t] = Math.exp(track.logEnergy[t]!);
+  // The spectrogram a minute at a time (a few frames of context each side, so every frame is the
+  // one the whole-file computation gives): memory stays small on hours of audio.
+  for (let chunk = 0; chunk < frames; chunk += MEL_CHUNK_FRAMES) {
+    const lo = Math.max(0, chunk - 3);
+    const hi = chunk + MEL_CHUNK_FRAMES + 3;
+    const mel = extractor.compute(hi * hop >= pcm.length ? pcm.subarray(lo * hop) : pcm.subarray(lo * hop, hi * hop));
+    for (let t = chunk; t < Math.min(frames, chunk + MEL_CHUNK_FRAMES); t++) {
+      const row = (t - lo) * TYPING_MEL_BANDS;
+      let rise = 0;
+      for (let b = 0; b < TYPING_MEL_BANDS; b++) {
+        const v = mel[row + b]!;
+        if (t > 0) rise += Math.max(0, v - previous[b]!);
+        previous[b] = v;
+      }
+      flux[t] = rise;
+      for (let g = 0; g < MODULATION_GROUPS; g++) {
+        let e = 0;
+        for (let b = g * perGroup; b < (g + 1) * perGroup; b++) e += Math.exp(mel[row + b]!);
+        groupAmplitude[t * MODULATION_GROUPS + g] = Math.sqrt(e);
+      }
     }
   }
-  return { frames, track, mel, energy, groupAmplitude };
+  return { frames, track, flux, energy, groupAmplitude };
 }
 
 /** cos and sin of 2 pi k t / MUSIC_WINDOW_FRAMES for the modulation bins (k = 1..40: 0.5-20 Hz), built once. */
@@ -136,7 +161,7 @@ export interface MusicRegion {
 
 /** The model's input for one window (MUSIC_FEATURES order), written into `out`; null when the window is mostly silent. */
 export function musicWindowFeatures(frames: TypingFrames, start: number, activeGate: number, out: Float64Array, envelope: Float64Array): Float64Array | null {
-  const { track, mel, energy, groupAmplitude } = frames;
+  const { track, flux: rises, energy, groupAmplitude } = frames;
   const end = start + MUSIC_WINDOW_FRAMES;
   if (end > frames.frames) return null;
   const n = MUSIC_WINDOW_FRAMES;
@@ -197,9 +222,7 @@ export function musicWindowFeatures(frames: TypingFrames, start: number, activeG
   }
   // Spectral flux: mean positive change of the log-mel bands from frame to frame.
   let flux = 0;
-  for (let t = Math.max(1, start); t < end; t++) {
-    for (let b = 0; b < TYPING_MEL_BANDS; b++) flux += Math.max(0, mel[t * TYPING_MEL_BANDS + b]! - mel[(t - 1) * TYPING_MEL_BANDS + b]!);
-  }
+  for (let t = Math.max(1, start); t < end; t++) flux += rises[t]!;
   out[0] = low / n;
   out[1] = voiced / n;
   out[2] = pairs > 0 ? steady / pairs : 0;

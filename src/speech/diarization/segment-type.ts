@@ -108,17 +108,31 @@ export function classifyVoice(f0: ArrayLike<number>, model: SegmentTypeModel): V
   return { type, pFemale: p, medianF0: 2 ** x[0]!, voicedFrames: f0.length };
 }
 
-/** The voiced F0 values of the frames inside `spans` and outside `music`. */
-export function voicedF0Within(track: PitchTrack, spans: readonly MusicRegion[], music: readonly MusicRegion[]): Float64Array {
-  const inside = new Uint8Array(track.frames);
-  for (const span of spans) inside.fill(1, Math.max(0, Math.floor(span.startMs / PITCH_HOP_MS)), Math.min(track.frames, Math.ceil(span.endMs / PITCH_HOP_MS)));
+/** 1 on the frames inside music regions. */
+export function musicMask(track: PitchTrack, music: readonly MusicRegion[]): Uint8Array {
+  const mask = new Uint8Array(track.frames);
   for (const region of music)
-    inside.fill(0, Math.max(0, Math.floor(region.startMs / PITCH_HOP_MS)), Math.min(track.frames, Math.ceil(region.endMs / PITCH_HOP_MS)));
+    mask.fill(1, Math.max(0, Math.floor(region.startMs / PITCH_HOP_MS)), Math.min(track.frames, Math.ceil(region.endMs / PITCH_HOP_MS)));
+  return mask;
+}
+
+/** The voiced F0 values of the frames inside `spans` (which do not overlap) and outside the music of `mask`; visits only the spans' frames. */
+export function voicedF0Within(track: PitchTrack, spans: readonly MusicRegion[], mask: Uint8Array): Float64Array {
+  const range = (span: MusicRegion): [number, number] => [
+    Math.max(0, Math.floor(span.startMs / PITCH_HOP_MS)),
+    Math.min(track.frames, Math.ceil(span.endMs / PITCH_HOP_MS)),
+  ];
   let n = 0;
-  for (let t = 0; t < track.frames; t++) if (inside[t] === 1 && track.f0[t]! > 0) n++;
+  for (const span of spans) {
+    const [from, to] = range(span);
+    for (let t = from; t < to; t++) if (mask[t] === 0 && track.f0[t]! > 0) n++;
+  }
   const out = new Float64Array(n);
   n = 0;
-  for (let t = 0; t < track.frames; t++) if (inside[t] === 1 && track.f0[t]! > 0) out[n++] = track.f0[t]!;
+  for (const span of spans) {
+    const [from, to] = range(span);
+    for (let t = from; t < to; t++) if (mask[t] === 0 && track.f0[t]! > 0) out[n++] = track.f0[t]!;
+  }
   return out;
 }
 
@@ -135,13 +149,14 @@ export function classifySpeakers(
   model: SegmentTypeModel,
 ): SpeakerVoice[] {
   const speakers = [...new Set(turns.map((t) => t.speaker))].sort((a, b) => a - b);
+  const mask = musicMask(track, music);
   return speakers.map((speaker) => ({
     speaker,
     ...classifyVoice(
       voicedF0Within(
         track,
         turns.filter((t) => t.speaker === speaker),
-        music,
+        mask,
       ),
       model,
     ),
@@ -173,8 +188,9 @@ export function typeTurns(
   model: SegmentTypeModel,
 ): TypedTurn[] {
   const pooled = new Map(speakers.map((s) => [s.speaker, s.type]));
+  const mask = musicMask(track, music);
   return turns.map((turn) => {
-    const f0 = voicedF0Within(track, [turn], music);
+    const f0 = voicedF0Within(track, [turn], mask);
     const own = f0.length >= MIN_TURN_VOICED_FRAMES ? classifyVoice(f0, model).type : 'speech';
     return { startMs: turn.startMs, endMs: turn.endMs, speaker: turn.speaker, type: own !== 'speech' ? own : (pooled.get(turn.speaker) ?? 'speech') };
   });
