@@ -92,7 +92,11 @@ for (const group of FIT_SPEECH_GROUPS) {
     examples.push({ pcm: speech, music: false, kind: 'alffa' });
     // Two mixes, with different music at different levels.
     for (const k of [0, 1]) {
-      examples.push({ pcm: mixUnder(speech, synthesiseMusic(500 + 10 * Number(group) + i + k * 5, 30).pcm, -8 - random() * 12), music: false, kind: 'alffa+music' });
+      examples.push({
+        pcm: mixUnder(speech, synthesiseMusic(500 + 10 * Number(group) + i + k * 5, 30).pcm, -8 - random() * 12),
+        music: false,
+        kind: 'alffa+music',
+      });
     }
   }
 }
