@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Segment } from '../../platform/db/job-records.js';
 import { DiarizationError } from './diarization-thread.js';
-import { diarizeTranscript, type DiarizationRequest } from './transcript-diarization.js';
+import { diarizeTranscript, type DiarizationRequest, renumberSpeakers } from './transcript-diarization.js';
 
 const segments: Segment[] = [{ id: 0, start_ms: 0, end_ms: 4000, duration_ms: 4000, text: 'አንድ ሁለት', speaker: null, confidence: 0.9 }];
 const words = [
@@ -133,5 +133,25 @@ describe('diarizeTranscript', () => {
       controller.signal,
     );
     await expect(stopped).rejects.toThrow('cancelled');
+  });
+});
+
+describe('renumberSpeakers', () => {
+  it('numbers by first appearance again once music segments have lost their speaker', () => {
+    const seg = (id: number, speaker: string | null): Segment => ({
+      id,
+      start_ms: id * 1000,
+      end_ms: id * 1000 + 900,
+      duration_ms: 900,
+      text: '',
+      speaker,
+      confidence: null,
+    });
+    const out = renumberSpeakers([seg(0, null), seg(1, 'SPEAKER_01'), seg(2, 'SPEAKER_02'), seg(3, 'SPEAKER_01')], {
+      count: 3,
+      labels: ['SPEAKER_00', 'SPEAKER_01', 'SPEAKER_02'],
+    });
+    expect(out.segments.map((s) => s.speaker)).toEqual([null, 'SPEAKER_00', 'SPEAKER_01', 'SPEAKER_00']);
+    expect(out.speakers).toEqual({ count: 3, labels: ['SPEAKER_00', 'SPEAKER_01', 'SPEAKER_02'] });
   });
 });

@@ -2,7 +2,7 @@ import type { Segment } from '../../platform/db/job-records.js';
 import type { DiarizedAudio } from './diarization-thread.js';
 import type { DiarizationBackend, DiarizationOptions } from './diarize.js';
 import { typeSegments } from './segment-typing.js';
-import { assignSpeakers, type AssignableWord, type SpeakerSummary } from './speaker-assignment.js';
+import { assignSpeakers, type AssignableWord, type SpeakerSummary, speakerLabel } from './speaker-assignment.js';
 
 /** The longest audio kept for diarization (its 16 kHz samples stay in memory: about 230 MB an hour). */
 export const MAX_DIARIZATION_SECONDS = 3 * 3600;
@@ -29,7 +29,10 @@ export type Diarizer = (pcm: Float32Array, options: DiarizationOptions, signal: 
 
 /**
  * Diarizes a transcribed file and puts the speakers onto its segments (split at word times where
- * the speaker changes, `SPEAKER_NN` by first appearance, null on segments without speech). The
+ * the speaker changes, `SPEAKER_NN` by first appearance, null on segments without speech) and,
+ * when the diarizer classified them, their types (segment-typing.ts: `male`, `female`, `speech`,
+ * `music`; music that no segment covers becomes segments of its own; without types every segment
+ * is `speech`). The
  * failure rule: a diarization that fails or times out leaves the segments as they were and
  * answers a warning instead of throwing; only an abort (the job's signal) is rethrown. `pcm`
  * null: the samples were not kept (longer than MAX_DIARIZATION_SECONDS): a warning too.
@@ -53,14 +56,33 @@ export async function diarizeTranscript(
       signal,
     );
     const assigned = assignSpeakers(segments, words, turns);
-    const typed = types === null ? assigned.segments.map((s) => ({ ...s, type: 'speech' as const })) : typeSegments(assigned.segments, types);
-    const warning = typesWarning === null ? null : `${sentenceOf(typesWarning)} Segments are typed \`speech\`.`;
-    return { segments: typed, diarization: { speakers: assigned.speakers, warning } };
+    if (types === null) {
+      const warning = typesWarning === null ? null : `${sentenceOf(typesWarning)} Segments are typed \`speech\`.`;
+      return { segments: assigned.segments.map((s) => ({ ...s, type: 'speech' as const })), diarization: { speakers: assigned.speakers, warning } };
+    }
+    // Segments typed music lose their speaker: number the speakers again by first appearance.
+    const typed = renumberSpeakers(typeSegments(assigned.segments, types), assigned.speakers);
+    return { segments: typed.segments, diarization: { speakers: typed.speakers, warning: null } };
   } catch (error) {
     if (signal.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     return { segments, diarization: { speakers: null, warning: `${sentenceOf(reason)} The transcript has no speaker labels.` } };
   }
+}
+
+/**
+ * `SPEAKER_NN` again in order of first appearance on the segments, then the speakers without a
+ * segment in their old order (the count stays).
+ */
+export function renumberSpeakers(segments: readonly Segment[], speakers: SpeakerSummary): { segments: Segment[]; speakers: SpeakerSummary } {
+  const order: string[] = [];
+  for (const s of segments) if (s.speaker !== null && !order.includes(s.speaker)) order.push(s.speaker);
+  for (const label of speakers.labels) if (!order.includes(label)) order.push(label);
+  const renamed = new Map(order.map((label, i) => [label, speakerLabel(i)]));
+  return {
+    segments: segments.map((s) => (s.speaker === null ? s : { ...s, speaker: renamed.get(s.speaker)! })),
+    speakers: { count: speakers.count, labels: order.map((_, i) => speakerLabel(i)) },
+  };
 }
 
 const sentenceOf = (reason: string): string => (/[.!?]$/.test(reason) ? reason : `${reason}.`);
