@@ -20,8 +20,8 @@ unsure), "music" (music without speech; music no segment covers becomes segments
 Without \`diarize\` nothing changes (job API segments are all "speech").
 A diarization that fails or runs past DIARIZATION_TIMEOUT_MS never fails the job: it completes with the plain
 transcript (speakers null, \`{count: 0, labels: []}\` on the job API) and a message in \`warnings\`.
-Accuracy is modest (DER 37-54% on synthetic 2-4 speaker conversations; docs/diarization.md); cost about 1.3-1.4x
-the plain processing time. Live WebSocket sessions are not diarized.
+Accuracy is modest (DER 37-54% on synthetic 2-4 speaker conversations; docs/diarization.md); cost about 1.6-1.7x
+the plain processing time with segment types (1.3-1.4x before them). Live WebSocket sessions are not diarized.
 `,
   },
 ];
