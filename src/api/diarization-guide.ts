@@ -14,11 +14,14 @@ bounds); in multipart send \`diarize=true\` and \`diarization_config\` as JSON t
 Result: every segment has \`speaker\` = "SPEAKER_00", "SPEAKER_01", ... (zero-padded, numbered by first appearance;
 null for a segment without speech); a segment during which the speaker changes is split at word times. The job API
 transcript JSON carries \`speakers: {count, labels}\` and \`warnings\` (empty when diarization worked); a unified job
-carries \`speakers\` ({count, labels}; null without diarize) and \`warnings\`. Without \`diarize\` nothing changes.
+carries \`speakers\` ({count, labels}; null without diarize) and \`warnings\`. Diarized segments also carry
+\`type\`: "male" / "female" (the speaker's voice, from its pitch over all its speech), "speech" (not classified or
+unsure), "music" (music without speech; music no segment covers becomes segments with text "" and speaker null).
+Without \`diarize\` nothing changes (job API segments are all "speech").
 A diarization that fails or runs past DIARIZATION_TIMEOUT_MS never fails the job: it completes with the plain
 transcript (speakers null, \`{count: 0, labels: []}\` on the job API) and a message in \`warnings\`.
-Accuracy is modest (DER 37-54% on synthetic 2-4 speaker conversations; docs/diarization.md); cost about 1.3-1.4x
-the plain processing time. Live WebSocket sessions are not diarized.
+Accuracy is modest (DER 37-54% on synthetic 2-4 speaker conversations; docs/diarization.md); cost about 1.6-1.7x
+the plain processing time with segment types (1.3-1.4x before them). Live WebSocket sessions are not diarized.
 `,
   },
 ];

@@ -104,6 +104,8 @@ export interface SpeechOptions {
   readonly preload?: boolean;
   /** The speaker projection diarization uses (DIARIZATION_MODEL). Default models/diarization/speaker-lda-v1.json under the working folder. */
   readonly diarizationModel?: string;
+  /** The segment-type model of diarized files (SEGMENT_TYPE_MODEL). Default models/segment-types/segment-types-v1.json under the working folder; null: no segment types (all `speech`). */
+  readonly segmentTypeModel?: string | null;
   /** A file's diarization is abandoned after this long (DIARIZATION_TIMEOUT_MS). Default 5 minutes. */
   readonly diarizationTimeoutMs?: number;
 }
@@ -147,6 +149,7 @@ export interface DetectedLanguage extends LanguageDetection {
 
 const DEFAULT_MAX_AUDIO_BYTES = 500 * 1024 * 1024;
 const DEFAULT_DIARIZATION_MODEL = 'models/diarization/speaker-lda-v1.json';
+const DEFAULT_SEGMENT_TYPE_MODEL = 'models/segment-types/segment-types-v1.json';
 const DEFAULT_DIARIZATION_TIMEOUT_MS = 300_000;
 /** How long a live piece waits out a full pool queue before the session gets `service_unavailable`. */
 const STREAM_BUSY_RETRY_MS = 5_000;
@@ -213,6 +216,9 @@ export class Speech {
     const projection = options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL;
     if (!existsSync(projection))
       options.logger?.warn({ diarizationModel: projection }, 'speaker projection not found: diarization requests will complete with a warning');
+    const typeModel = options.segmentTypeModel === undefined ? DEFAULT_SEGMENT_TYPE_MODEL : options.segmentTypeModel;
+    if (typeModel !== null && !existsSync(typeModel))
+      options.logger?.warn({ segmentTypeModel: typeModel }, 'segment-type model not found: diarized segments will be typed speech, with a warning');
     if (models.length === 0) options.logger?.warn({ modelsDir: options.modelsDir }, 'no speech models found: transcription requests will be refused');
     else options.logger?.info({ models: models.map((m) => m.name), device: pool.deviceReport() }, 'speech models ready');
     return speech;
@@ -293,6 +299,7 @@ export class Speech {
         diarize: (pcm, options, signal) =>
           diarizeInThread(pcm, options, {
             projectionPath: this.options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL,
+            typeModelPath: this.options.segmentTypeModel === undefined ? DEFAULT_SEGMENT_TYPE_MODEL : this.options.segmentTypeModel,
             timeoutMs: this.options.diarizationTimeoutMs ?? DEFAULT_DIARIZATION_TIMEOUT_MS,
             nice: this.options.workerNice === undefined ? 10 : this.options.workerNice,
             signal,
@@ -462,6 +469,7 @@ export function createSpeech(config: GatewayConfig, logger: SpeechLogger, metric
     ffprobePath: config.ffprobePath,
     maxAudioBytes: config.limits.maxAudioBytes,
     diarizationModel: config.diarizationModel,
+    segmentTypeModel: config.segmentTypeModel,
     diarizationTimeoutMs: config.diarizationTimeoutMs,
     metrics,
     logger,

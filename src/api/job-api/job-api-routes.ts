@@ -41,7 +41,8 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(2);
 
 /**
  * The job API's transcript JSON for one file. With diarization asked for, every segment has
- * `speaker` (null on non-speech) and the transcript `speakers` and `warnings`; a failed
+ * `speaker` (null on non-speech) and its classified `type` (`male`, `female`, `speech`, `music`;
+ * `speech` without diarization), and the transcript `speakers` and `warnings`; a failed
  * diarization shows as `speakers: {count: 0, labels: []}`, null speakers and its warning.
  */
 export function jobApiTranscript(parent: JobRecord, child: JobRecord): Record<string, unknown> {
@@ -56,7 +57,7 @@ export function jobApiTranscript(parent: JobRecord, child: JobRecord): Record<st
       id: s.id,
       start_time: seconds(s.start_ms),
       end_time: seconds(s.end_ms),
-      type: 'speech',
+      type: s.type ?? 'speech',
       text: s.text,
       ...(diarize ? { speaker: s.speaker } : {}),
     })),
@@ -76,7 +77,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       summary: 'Submit a job of one or more audio URLs (job API)',
       description:
         'Answers 202 with the job id at once. At most BATCH_MAX_FILES files per job (400 beyond), JOB_SUBMISSIONS_PER_HOUR submissions per hour per key (429). ' +
-        'Diarization (`diarize: true`, `diarization_config`; docs/diarization.md): after recognition each file is diarized; transcript segments carry `speaker` (`SPEAKER_NN` by first appearance, null on non-speech; a segment spanning a speaker change is split at word times) and the transcript `speakers: {count, labels}`. ' +
+        "Diarization (`diarize: true`, `diarization_config`; docs/diarization.md): after recognition each file is diarized; transcript segments carry `speaker` (`SPEAKER_NN` by first appearance, null on non-speech; a segment spanning a speaker change is split at word times) and the transcript `speakers: {count, labels}`; segment `type` is then classified: `male` / `female` (the speaker's voice, by pitch), `speech` (voice not classified or unsure), `music` (music without speech; regions no segment covers become segments with empty text and null speaker). Without diarization every segment is `speech`. " +
         'A diarization that fails or runs past DIARIZATION_TIMEOUT_MS never fails the file: it completes with its plain transcript and a message in `warnings`.',
       tags: TAGS,
       surface: 'job',

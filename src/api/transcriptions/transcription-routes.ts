@@ -172,7 +172,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         'JSON with `audio_url`, or multipart with `file`. `mode=async` (default) answers 202 at once with the queued job; ' +
         '`mode=sync` waits up to SYNC_WAIT_SECONDS and answers 202 with the job as it then is: usually final (`completed` or `failed`), else still `queued` or `processing` (poll it by id). ' +
         'Rules: `model` with `language=auto` → 400 INVALID_FIELD; an unknown model → 422 UNSUPPORTED_MODEL; a language without models → 422 UNSUPPORTED_LANGUAGE; without `model` the language default is used. ' +
-        'Extension: `diarize: true` (with an optional `diarization_config`: `backend`, `min_speakers`, `max_speakers`, 1-20) diarizes the file after recognition: segments get `speaker` (SPEAKER_NN by first appearance, null on non-speech; a segment spanning a speaker change is split at word times) and the job `speakers: {count, labels}`; ' +
+        'Extension: `diarize: true` (with an optional `diarization_config`: `backend`, `min_speakers`, `max_speakers`, 1-20) diarizes the file after recognition: segments get `speaker` (SPEAKER_NN by first appearance, null on non-speech; a segment spanning a speaker change is split at word times) and `type` (`male`, `female`, `speech`, `music`: music without speech becomes segments with empty text and null speaker), and the job `speakers: {count, labels}`; ' +
         'a diarization that fails or times out leaves the job completed with `speakers: null` and a message in `warnings` (docs/diarization.md). In multipart, send `diarize=true` and `diarization_config` as JSON text.',
       tags: TAGS,
       surface: 'unified',

@@ -20,6 +20,12 @@ export const SegmentSchema = named(
         description: 'Multi-channel audio (channels=2) only: the 0-based channel; `speaker` is its name (default agent for 0, customer for 1)',
       }),
     ),
+    type: Type.Optional(
+      Type.Union([Type.Literal('speech'), Type.Literal('male'), Type.Literal('female'), Type.Literal('music')], {
+        description:
+          "Extension, diarized files only (`diarize: true`): `male` / `female` (the speaker's voice, from pitch), `speech` (voice not classified or unsure), `music` (music without speech; such a segment has empty text and speaker null). See docs/diarization.md",
+      }),
+    ),
   }),
 );
 

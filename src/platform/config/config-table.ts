@@ -107,6 +107,11 @@ export const CONFIG_TABLE = {
     description:
       'the speaker projection speaker diarization uses (`docs/diarization.md`); when it is missing, diarized jobs complete with a warning and no speakers',
   }),
+  SEGMENT_TYPE_MODEL: path('models/segment-types/segment-types-v1.json', {
+    section: 'speech',
+    description:
+      'the segment-type model (music detection and male / female voice; `docs/diarization.md`) used on diarized files; when it is missing, diarized jobs complete with a warning and `speech` segments',
+  }),
   DIARIZATION_TIMEOUT_MS: integer(300_000, 1, 3_600_000, {
     section: 'speech',
     description: "a file's diarization (its own worker thread) is stopped after this long; the file then completes with its plain transcript and a warning",

@@ -36,6 +36,8 @@ export interface GatewayConfig {
   };
   /** The speaker projection of diarization (models/diarization/*.json). */
   readonly diarizationModel: string;
+  /** The segment-type model (models/segment-types/*.json) used on diarized files. */
+  readonly segmentTypeModel: string;
   /** A file's diarization is stopped after this long; the file completes without speakers. */
   readonly diarizationTimeoutMs: number;
   readonly ffmpegPath: string | null;
@@ -224,6 +226,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxQueued: v.TRANSLATION_MAX_QUEUED,
     },
     diarizationModel: v.DIARIZATION_MODEL,
+    segmentTypeModel: v.SEGMENT_TYPE_MODEL,
     diarizationTimeoutMs: v.DIARIZATION_TIMEOUT_MS,
     ffmpegPath: v.FFMPEG_PATH,
     ffprobePath: v.FFPROBE_PATH,

@@ -14,6 +14,9 @@ export type JobKind = 'single' | 'batch' | 'batch_child' | 'websocket' | 'transl
 /** Which API created the job; the job API renders the same records its own way. */
 export type JobApi = 'unified' | 'job_api';
 
+/** A segment's kind (the job API's `type`): `male` / `female` speech, `speech` when the voice is not classified or unsure, `music` without speech. */
+export type SegmentType = 'speech' | 'male' | 'female' | 'music';
+
 export interface Segment {
   readonly id: number;
   readonly start_ms: number;
@@ -24,6 +27,8 @@ export interface Segment {
   readonly confidence: number | null;
   /** Multi-channel audio (channels=2): the 0-based channel the text was spoken on; `speaker` is its name. */
   readonly channel?: number;
+  /** Set when the file was diarized (docs/diarization.md, segment types); absent: `speech`. */
+  readonly type?: SegmentType;
 }
 
 export interface Progress {

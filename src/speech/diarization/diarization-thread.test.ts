@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DiarizationError, diarizeInThread } from './diarization-thread.js';
 
 const projectionPath = new URL('../../../models/diarization/speaker-lda-v1.json', import.meta.url).pathname;
+const typeModelPath = new URL('../../../models/segment-types/segment-types-v1.json', import.meta.url).pathname;
 const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null } as const;
 
 /** Two tones of different pitch taking turns, 2 s each, 0.5 s of silence between. */
@@ -19,12 +20,28 @@ describe('diarizeInThread', () => {
   it('runs diarize in a worker thread and answers its turns (a view of part of a buffer included)', async () => {
     const padded = new Float32Array(16_000 * 12);
     padded.set(tones());
-    const turns = await diarizeInThread(padded.subarray(0, 16_000 * 10), options, { projectionPath, timeoutMs: 60_000 });
+    const { turns, types, typesWarning } = await diarizeInThread(padded.subarray(0, 16_000 * 10), options, { projectionPath, timeoutMs: 60_000 });
+    expect(types).toBeNull();
+    expect(typesWarning).toBeNull();
     expect(turns.map((t) => t.speaker)).toEqual([0, 1, 0, 1]);
     turns.forEach((t, i) => {
       expect(Math.abs(t.startMs - (500 + i * 2500))).toBeLessThan(50);
       expect(Math.abs(t.endMs - (2500 + i * 2500))).toBeLessThan(50);
     });
+  });
+
+  it('with a type model, answers the segment types too; a missing type model is a warning, not a failure', async () => {
+    // Steady tones held for 2 s are music to the detector: diarization then gives them no speaker.
+    const typed = await diarizeInThread(tones(), options, { projectionPath, typeModelPath, timeoutMs: 60_000 });
+    expect(typed.typesWarning).toBeNull();
+    expect(typed.types!.music.length).toBeGreaterThan(0);
+    const musicMs = typed.types!.music.reduce((sum, r) => sum + r.endMs - r.startMs, 0);
+    expect(musicMs).toBeGreaterThan(6000);
+    expect(typed.turns.every((t) => typed.types!.music.every((r) => t.endMs <= r.startMs || t.startMs >= r.endMs))).toBe(true);
+    const missing = await diarizeInThread(tones(), options, { projectionPath, typeModelPath: '/nonexistent/types.json', timeoutMs: 60_000 });
+    expect(missing.turns.length).toBe(4);
+    expect(missing.types).toBeNull();
+    expect(missing.typesWarning).toMatch(/Segment types were not classified: .*ENOENT/);
   });
 
   it('ends the thread and rejects with a timed-out DiarizationError at the time limit', async () => {

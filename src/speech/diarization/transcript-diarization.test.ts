@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Segment } from '../../platform/db/job-records.js';
 import { DiarizationError } from './diarization-thread.js';
-import { diarizeTranscript, type DiarizationRequest } from './transcript-diarization.js';
+import { diarizeTranscript, type DiarizationRequest, renumberSpeakers } from './transcript-diarization.js';
 
 const segments: Segment[] = [{ id: 0, start_ms: 0, end_ms: 4000, duration_ms: 4000, text: 'አንድ ሁለት', speaker: null, confidence: 0.9 }];
 const words = [
@@ -20,17 +20,71 @@ describe('diarizeTranscript', () => {
       segments,
       words,
       request,
-      async () => [
-        { startMs: 0, endMs: 2000, speaker: 0 },
-        { startMs: 2000, endMs: 4000, speaker: 1 },
-      ],
+      async () => ({
+        turns: [
+          { startMs: 0, endMs: 2000, speaker: 0 },
+          { startMs: 2000, endMs: 4000, speaker: 1 },
+        ],
+        types: null,
+        typesWarning: null,
+      }),
       new AbortController().signal,
     );
-    expect(out.segments.map((s) => [s.text, s.speaker])).toEqual([
-      ['አንድ', 'SPEAKER_00'],
-      ['ሁለት', 'SPEAKER_01'],
+    expect(out.segments.map((s) => [s.text, s.speaker, s.type])).toEqual([
+      ['አንድ', 'SPEAKER_00', 'speech'],
+      ['ሁለት', 'SPEAKER_01', 'speech'],
     ]);
     expect(out.diarization).toEqual({ speakers: { count: 2, labels: ['SPEAKER_00', 'SPEAKER_01'] }, warning: null });
+  });
+
+  it('types the segments by their speakers and adds the music no segment covers', async () => {
+    const long: Segment[] = [{ ...segments[0]!, end_ms: 4000 }];
+    const out = await diarizeTranscript(
+      new Float32Array(16_000 * 8),
+      long,
+      words,
+      request,
+      async () => ({
+        turns: [
+          { startMs: 0, endMs: 2000, speaker: 0 },
+          { startMs: 2000, endMs: 4000, speaker: 1 },
+        ],
+        types: {
+          music: [{ startMs: 4200, endMs: 8000 }],
+          speakers: [
+            { speaker: 0, type: 'male', pFemale: 0.05, medianF0: 110, voicedFrames: 120 },
+            { speaker: 1, type: 'female', pFemale: 0.95, medianF0: 210, voicedFrames: 100 },
+          ],
+          turns: [
+            { startMs: 0, endMs: 2000, speaker: 0, type: 'male' },
+            { startMs: 2000, endMs: 4000, speaker: 1, type: 'female' },
+          ],
+        },
+        typesWarning: null,
+      }),
+      new AbortController().signal,
+    );
+    expect(out.segments.map((s) => [s.id, s.start_ms, s.end_ms, s.text, s.speaker, s.type])).toEqual([
+      [0, 0, 2500, 'አንድ', 'SPEAKER_00', 'male'],
+      [1, 2500, 4000, 'ሁለት', 'SPEAKER_01', 'female'],
+      [2, 4200, 8000, '', null, 'music'],
+    ]);
+  });
+
+  it('keeps the speakers when only the segment types failed, with a warning', async () => {
+    const out = await diarizeTranscript(
+      pcm,
+      segments,
+      words,
+      request,
+      async () => ({ turns: [{ startMs: 0, endMs: 4000, speaker: 0 }], types: null, typesWarning: 'Segment types were not classified: ENOENT' }),
+      new AbortController().signal,
+    );
+    expect(out.segments.map((s) => [s.speaker, s.type])).toEqual([['SPEAKER_00', 'speech']]);
+    expect(out.diarization).toEqual({
+      speakers: { count: 1, labels: ['SPEAKER_00'] },
+      warning: 'Segment types were not classified: ENOENT. Segments are typed `speech`.',
+    });
   });
 
   it('turns a failure or timeout into a warning and keeps the plain segments', async () => {
@@ -57,7 +111,7 @@ describe('diarizeTranscript', () => {
       request,
       async () => {
         ran = true;
-        return [];
+        return { turns: [], types: null, typesWarning: null };
       },
       new AbortController().signal,
     );
@@ -79,5 +133,25 @@ describe('diarizeTranscript', () => {
       controller.signal,
     );
     await expect(stopped).rejects.toThrow('cancelled');
+  });
+});
+
+describe('renumberSpeakers', () => {
+  it('numbers by first appearance again once music segments have lost their speaker', () => {
+    const seg = (id: number, speaker: string | null): Segment => ({
+      id,
+      start_ms: id * 1000,
+      end_ms: id * 1000 + 900,
+      duration_ms: 900,
+      text: '',
+      speaker,
+      confidence: null,
+    });
+    const out = renumberSpeakers([seg(0, null), seg(1, 'SPEAKER_01'), seg(2, 'SPEAKER_02'), seg(3, 'SPEAKER_01')], {
+      count: 3,
+      labels: ['SPEAKER_00', 'SPEAKER_01', 'SPEAKER_02'],
+    });
+    expect(out.segments.map((s) => s.speaker)).toEqual([null, 'SPEAKER_00', 'SPEAKER_01', 'SPEAKER_00']);
+    expect(out.speakers).toEqual({ count: 3, labels: ['SPEAKER_00', 'SPEAKER_01', 'SPEAKER_02'] });
   });
 });

@@ -1,6 +1,8 @@
 import type { Segment } from '../../platform/db/job-records.js';
-import type { DiarizationBackend, DiarizationOptions, SpeakerTurn } from './diarize.js';
-import { assignSpeakers, type AssignableWord, type SpeakerSummary } from './speaker-assignment.js';
+import type { DiarizedAudio } from './diarization-thread.js';
+import type { DiarizationBackend, DiarizationOptions } from './diarize.js';
+import { typeSegments } from './segment-typing.js';
+import { assignSpeakers, type AssignableWord, type SpeakerSummary, speakerLabel } from './speaker-assignment.js';
 
 /** The longest audio kept for diarization (its 16 kHz samples stay in memory: about 230 MB an hour). */
 export const MAX_DIARIZATION_SECONDS = 3 * 3600;
@@ -13,18 +15,24 @@ export interface DiarizationRequest {
   readonly maxSpeakers: number | null;
 }
 
-/** What became of a requested diarization: speakers, or (never both) the warning saying why there are none. */
+/**
+ * What became of a requested diarization: speakers, or the warning saying why there are none;
+ * with speakers, a warning says the segment types could not be classified (they stay `speech`).
+ */
 export interface FileDiarization {
   readonly speakers: SpeakerSummary | null;
   readonly warning: string | null;
 }
 
-/** Runs the diarization core on a whole file's PCM (off the event loop) and answers its speaker turns. */
-export type Diarizer = (pcm: Float32Array, options: DiarizationOptions, signal: AbortSignal) => Promise<SpeakerTurn[]>;
+/** Runs the diarization core on a whole file's PCM (off the event loop) and answers its speaker turns and segment types. */
+export type Diarizer = (pcm: Float32Array, options: DiarizationOptions, signal: AbortSignal) => Promise<DiarizedAudio>;
 
 /**
  * Diarizes a transcribed file and puts the speakers onto its segments (split at word times where
- * the speaker changes, `SPEAKER_NN` by first appearance, null on segments without speech). The
+ * the speaker changes, `SPEAKER_NN` by first appearance, null on segments without speech) and,
+ * when the diarizer classified them, their types (segment-typing.ts: `male`, `female`, `speech`,
+ * `music`; music that no segment covers becomes segments of its own; without types every segment
+ * is `speech`). The
  * failure rule: a diarization that fails or times out leaves the segments as they were and
  * answers a warning instead of throwing; only an abort (the job's signal) is rethrown. `pcm`
  * null: the samples were not kept (longer than MAX_DIARIZATION_SECONDS): a warning too.
@@ -42,13 +50,39 @@ export async function diarizeTranscript(
     return { segments, diarization: { speakers: null, warning } };
   }
   try {
-    const turns = await diarizer(pcm, { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers }, signal);
+    const { turns, types, typesWarning } = await diarizer(
+      pcm,
+      { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers },
+      signal,
+    );
     const assigned = assignSpeakers(segments, words, turns);
-    return { segments: assigned.segments, diarization: { speakers: assigned.speakers, warning: null } };
+    if (types === null) {
+      const warning = typesWarning === null ? null : `${sentenceOf(typesWarning)} Segments are typed \`speech\`.`;
+      return { segments: assigned.segments.map((s) => ({ ...s, type: 'speech' as const })), diarization: { speakers: assigned.speakers, warning } };
+    }
+    // Segments typed music lose their speaker: number the speakers again by first appearance.
+    const typed = renumberSpeakers(typeSegments(assigned.segments, types), assigned.speakers);
+    return { segments: typed.segments, diarization: { speakers: typed.speakers, warning: null } };
   } catch (error) {
     if (signal.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    const sentence = /[.!?]$/.test(reason) ? reason : `${reason}.`;
-    return { segments, diarization: { speakers: null, warning: `${sentence} The transcript has no speaker labels.` } };
+    return { segments, diarization: { speakers: null, warning: `${sentenceOf(reason)} The transcript has no speaker labels.` } };
   }
 }
+
+/**
+ * `SPEAKER_NN` again in order of first appearance on the segments, then the speakers without a
+ * segment in their old order (the count stays).
+ */
+export function renumberSpeakers(segments: readonly Segment[], speakers: SpeakerSummary): { segments: Segment[]; speakers: SpeakerSummary } {
+  const order: string[] = [];
+  for (const s of segments) if (s.speaker !== null && !order.includes(s.speaker)) order.push(s.speaker);
+  for (const label of speakers.labels) if (!order.includes(label)) order.push(label);
+  const renamed = new Map(order.map((label, i) => [label, speakerLabel(i)]));
+  return {
+    segments: segments.map((s) => (s.speaker === null ? s : { ...s, speaker: renamed.get(s.speaker)! })),
+    speakers: { count: speakers.count, labels: order.map((_, i) => speakerLabel(i)) },
+  };
+}
+
+const sentenceOf = (reason: string): string => (/[.!?]$/.test(reason) ? reason : `${reason}.`);
