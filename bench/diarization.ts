@@ -7,7 +7,7 @@
  *   npx tsx bench/diarization.ts [--tune] [--per-count 3] [--projection FILE|identity] [--only-tune]
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { BACKENDS, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/speech/diarization/diarize.js';
+import { BACKENDS, type BackendParameters, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/speech/diarization/diarize.js';
 import { diarizationErrorRate } from '../src/speech/diarization/diarization-error-rate.js';
 import { MFCC_COEFFICIENTS } from '../src/speech/diarization/speaker-features.js';
 import { identityProjection, loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
@@ -29,6 +29,9 @@ interface Figures {
   secondsPerAudioSecond: number;
 }
 
+/** `--params '{"pcaDims":4}'` overrides backend parameters (both backends) for development runs. */
+const overrides = JSON.parse(option('--params') ?? '{}') as Partial<BackendParameters>;
+
 function evaluate(set: readonly Conversation[], backend: DiarizationBackend, threshold?: number, knownCount = false): Figures {
   // Milliseconds summed over the set, of each part of the error and of the reference speech.
   const ms = { missedMs: 0, falseAlarmMs: 0, confusionMs: 0, referenceMs: 0 };
@@ -37,7 +40,7 @@ function evaluate(set: readonly Conversation[], backend: DiarizationBackend, thr
   let audioSeconds = 0;
   for (const c of set) {
     const started = process.hrtime.bigint();
-    const parameters = threshold === undefined ? BACKENDS[backend] : { ...BACKENDS[backend], threshold };
+    const parameters = { ...BACKENDS[backend], ...overrides, ...(threshold === undefined ? {} : { threshold }) };
     const bound = knownCount ? c.speakers : null;
     const turns = diarize(c.pcm, { backend, minSpeakers: bound, maxSpeakers: bound }, projection, parameters);
     seconds += Number(process.hrtime.bigint() - started) / 1e9;
@@ -64,11 +67,15 @@ await loadGroupClips([...DEV_GROUPS, ...TEST_GROUPS], 12);
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 const results: Record<string, unknown> = { perCount, projection: projection.name, devGroups: DEV_GROUPS, testGroups: TEST_GROUPS };
 
+const thresholds = (option('--thresholds') ?? '-0.1,0,0.1,0.2,0.3,0.4,0.5').split(',').map(Number);
+const tuneBackends = DIARIZATION_BACKENDS.filter((b) => (option('--backend') ?? b) === b);
 if (args.includes('--tune')) {
   const dev = conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
-  for (const backend of DIARIZATION_BACKENDS) {
-    const sweep: Record<string, Figures> = {};
-    for (const threshold of [-0.1, 0, 0.1, 0.2, 0.3, 0.4, 0.5]) {
+  for (const backend of tuneBackends) {
+    const known = evaluate(dev, backend, undefined, true);
+    console.log(`${backend} count given: DER ${pct(known.der)}`);
+    const sweep: Record<string, Figures> = { countGiven: known };
+    for (const threshold of thresholds) {
       sweep[threshold] = evaluate(dev, backend, threshold);
       console.log(`${backend} threshold ${threshold}: DER ${pct(sweep[threshold]!.der)} count ${pct(sweep[threshold]!.countAccuracy)}`);
     }

@@ -1,6 +1,9 @@
 import { addInto, clusterEmbeddings, clusterInBlocks, dot, normalize, numberByFirstAppearance } from './speaker-clustering.js';
 import { MFCC_COEFFICIENTS, SPEAKER_FRAME_MS, speakerFrames, type SpeakerFrames } from './speaker-features.js';
-import type { SpeakerProjection } from './speaker-projection.js';
+import { accumulateFrame, extractIvector, type IvectorExtractor } from './speaker-ivectors.js';
+import { symmetricEigen } from './speaker-linear-algebra.js';
+import { type ResegmentationParameters, resegmentFrames } from './speaker-resegmentation.js';
+import type { LinearSpeakerProjection, SpeakerProjection } from './speaker-projection.js';
 
 export const DIARIZATION_BACKENDS = ['backend_a', 'backend_b'] as const;
 export type DiarizationBackend = (typeof DIARIZATION_BACKENDS)[number];
@@ -32,6 +35,10 @@ export interface BackendParameters {
   readonly minTurnFrames: number;
   /** Rounds of nearest-centroid relabelling of the windows after clustering. */
   readonly refinements: number;
+  /** I-vector models: frame-level re-segmentation after the clustering (iterations 0: none). */
+  readonly resegmentation: ResegmentationParameters;
+  /** I-vector models: the file's principal directions of i-vectors kept (the speaker differences within the file). */
+  readonly pcaDims: number;
 }
 
 /**
@@ -42,9 +49,11 @@ export interface BackendParameters {
  * Thresholds were tuned on synthetic conversations of the development speaker groups
  * (bench/diarization.ts; figures in docs/diarization.md).
  */
+const RESEGMENTATION: ResegmentationParameters = { iterations: 2, switchPenalty: 30, relevance: 16, topComponents: 5 };
+
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { windowFrames: 150, hopFrames: 25, threshold: 0.1, blockSize: 1200, minTurnFrames: 30, refinements: 2 },
-  backend_b: { windowFrames: 300, hopFrames: 100, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1 },
+  backend_a: { windowFrames: 150, hopFrames: 25, threshold: 0.1, blockSize: 1200, minTurnFrames: 30, refinements: 2, pcaDims: 5, resegmentation: RESEGMENTATION },
+  backend_b: { windowFrames: 300, hopFrames: 100, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1, pcaDims: 5, resegmentation: RESEGMENTATION },
 };
 
 export const MAX_SPEAKERS = 20;
@@ -64,7 +73,7 @@ export function diarize(
   parameters: BackendParameters = BACKENDS[options.backend],
 ): SpeakerTurn[] {
   const features = speakerFrames(pcm);
-  const speech = speechMask(features, options.speech);
+  const speech = energySpeechMask(features, options.speech);
   const windows = embedWindows(features, speech, parameters, projection);
   if (windows.length === 0) return [];
   const maxClusters = Math.min(options.maxSpeakers ?? MAX_SPEAKERS, MAX_SPEAKERS, windows.length);
@@ -72,7 +81,12 @@ export function diarize(
   const embeddings = windows.map((w) => w.embedding);
   let labels = windows.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
   for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels);
-  const frameLabels = labelFrames(features.frames, speech, windows, labels);
+  let frameLabels = labelFrames(features.frames, speech, windows, labels);
+  if (projection.kind === 'ivector' && parameters.resegmentation.iterations > 0) {
+    const resegmented = resegmentFrames(projection, centredFrames(features, speech), frameLabels, parameters.resegmentation);
+    // Re-segmentation may empty a speaker; under min_speakers the clustering's labels stand.
+    if (options.minSpeakers === null || speakerCount(resegmented) >= Math.min(options.minSpeakers, speakerCount(frameLabels))) frameLabels = resegmented;
+  }
   const unsmoothed = frameLabels.slice();
   smooth(frameLabels, parameters.minTurnFrames);
   // Merging short runs must not take the speaker count below min_speakers: keep the raw labels then.
@@ -86,8 +100,8 @@ interface EmbeddedWindow {
   readonly embedding: Float32Array;
 }
 
-/** Speech frames: inside the given spans, or (without spans) 12 dB over the quietest tenth. */
-function speechMask(features: SpeakerFrames, spans: DiarizationOptions['speech']): Uint8Array {
+/** Speech frames: inside the given spans (when given) and 12 dB over the quietest tenth of the frames. */
+export function energySpeechMask(features: SpeakerFrames, spans?: DiarizationOptions['speech']): Uint8Array {
   const mask = new Uint8Array(features.frames);
   if (spans !== undefined) {
     for (const span of spans) {
@@ -107,6 +121,7 @@ function speechMask(features: SpeakerFrames, spans: DiarizationOptions['speech']
 }
 
 function embedWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters, projection: SpeakerProjection): EmbeddedWindow[] {
+  if (projection.kind === 'ivector') return ivectorWindows(features, speech, p, projection);
   const windows: EmbeddedWindow[] = [];
   const last = Math.max(0, features.frames - p.windowFrames);
   for (let start = 0; start <= last; start += p.hopFrames) {
@@ -152,7 +167,7 @@ export function windowStatistics(features: SpeakerFrames, speech: Uint8Array | n
   return out;
 }
 
-function project(stats: Float32Array, centre: Float32Array, projection: SpeakerProjection): Float32Array {
+function project(stats: Float32Array, centre: Float32Array, projection: LinearSpeakerProjection): Float32Array {
   const { inputDim, outputDim, matrix } = projection;
   const out = new Float32Array(outputDim);
   for (let i = 0; i < inputDim; i++) {
@@ -160,6 +175,93 @@ function project(stats: Float32Array, centre: Float32Array, projection: SpeakerP
     for (let o = 0; o < outputDim; o++) out[o]! += x * matrix[i * outputDim + o]!;
   }
   return normalize(out);
+}
+
+/**
+ * I-vectors of sliding windows over the speech frames (MFCCs centred on the file's speech mean),
+ * from running Baum-Welch statistics of `hopFrames` blocks (each frame's posteriors are computed
+ * once), then centred on the file's mean i-vector and projected onto the file's `pcaDims` principal
+ * directions: what varies most within one recording is who speaks.
+ */
+/** The MFCCs minus their mean over the file's speech frames (what the UBM was trained on). */
+export function centredFrames(features: SpeakerFrames, speech: Uint8Array): Float32Array {
+  const D = MFCC_COEFFICIENTS;
+  const centre = new Float64Array(D);
+  let speechFrames = 0;
+  for (let t = 0; t < features.frames; t++) {
+    if (speech[t] === 0) continue;
+    speechFrames++;
+    for (let d = 0; d < D; d++) centre[d]! += features.mfcc[t * D + d]!;
+  }
+  const out = Float32Array.from(features.mfcc);
+  if (speechFrames === 0) return out;
+  for (let t = 0; t < features.frames; t++) for (let d = 0; d < D; d++) out[t * D + d]! -= centre[d]! / speechFrames;
+  return out;
+}
+
+function ivectorWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters, model: IvectorExtractor): EmbeddedWindow[] {
+  const { components: C, featureDim: D, rank: R } = model;
+  if (D !== MFCC_COEFFICIENTS) throw new Error(`speaker model: expects ${D} features per frame, the front end gives ${MFCC_COEFFICIENTS}`);
+  const centred = centredFrames(features, speech);
+  const blocksPerWindow = Math.max(1, Math.round(p.windowFrames / p.hopFrames));
+  const blockCount = Math.ceil(features.frames / p.hopFrames);
+  // A ring of the last blocks' statistics, so memory does not grow with the length.
+  const ringN = Array.from({ length: blocksPerWindow }, () => new Float64Array(C));
+  const ringF = Array.from({ length: blocksPerWindow }, () => new Float64Array(C * D));
+  const ringFrames = new Int32Array(blocksPerWindow);
+  const x = new Float64Array(D);
+  const scratch = new Float64Array(C);
+  const raw: { startFrame: number; endFrame: number; ivector: Float64Array }[] = [];
+  for (let block = 0; block < blockCount; block++) {
+    const slot = block % blocksPerWindow;
+    const n = ringN[slot]!.fill(0);
+    const f = ringF[slot]!.fill(0);
+    let frames = 0;
+    const end = Math.min(features.frames, (block + 1) * p.hopFrames);
+    for (let t = block * p.hopFrames; t < end; t++) {
+      if (speech[t] === 0) continue;
+      for (let d = 0; d < D; d++) x[d] = centred[t * D + d]!;
+      accumulateFrame(model, x, n, f, scratch);
+      frames++;
+    }
+    ringFrames[slot] = frames;
+    const first = block - blocksPerWindow + 1;
+    if (first < 0 && block !== blockCount - 1) continue;
+    let windowFrames = 0;
+    for (const k of ringFrames) windowFrames += k;
+    if (windowFrames < p.windowFrames / 3) continue;
+    const sumN = new Float64Array(C);
+    const sumF = new Float64Array(C * D);
+    for (let k = 0; k < blocksPerWindow; k++) {
+      for (let c = 0; c < C; c++) sumN[c]! += ringN[k]![c]!;
+      for (let i = 0; i < C * D; i++) sumF[i]! += ringF[k]![i]!;
+    }
+    const startFrame = Math.max(0, first) * p.hopFrames;
+    raw.push({ startFrame, endFrame: end, ivector: extractIvector(model, sumN, sumF) });
+  }
+  if (raw.length === 0) return [];
+  const mean = new Float64Array(R);
+  for (const w of raw) for (let r = 0; r < R; r++) mean[r]! += w.ivector[r]! / raw.length;
+  const covariance = new Float64Array(R * R);
+  for (const w of raw) {
+    for (let r = 0; r < R; r++) w.ivector[r]! -= mean[r]!;
+    for (let r = 0; r < R; r++) {
+      const a = w.ivector[r]!;
+      for (let s = r; s < R; s++) covariance[r * R + s]! += a * w.ivector[s]!;
+    }
+  }
+  for (let r = 0; r < R; r++) for (let s = 0; s < r; s++) covariance[r * R + s] = covariance[s * R + r]!;
+  const { vectors } = symmetricEigen(covariance, R);
+  const k = Math.min(p.pcaDims, R);
+  return raw.map((w) => {
+    const out = new Float32Array(k);
+    for (let j = 0; j < k; j++) {
+      let s = 0;
+      for (let r = 0; r < R; r++) s += w.ivector[r]! * vectors[r * R + j]!;
+      out[j] = s;
+    }
+    return { startFrame: w.startFrame, endFrame: w.endFrame, embedding: normalize(out) };
+  });
 }
 
 /** Each window moves to its nearest centroid; empty clusters vanish; labels renumbered by first appearance. */
