@@ -17,7 +17,7 @@ const args = process.argv.slice(2);
 const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const perCount = Number(option('--per-count') ?? 3) || 3;
 /** The shipped projection by default; `--projection identity` measures the untrained statistics. */
-const projectionPath = option('--projection') ?? new URL('../models/diarization/speaker-lda-v1.json', import.meta.url).pathname;
+const projectionPath = option('--projection') ?? new URL('../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname;
 const projection = projectionPath === 'identity' ? identityProjection(2 * MFCC_COEFFICIENTS) : await loadSpeakerProjection(projectionPath);
 
 interface Figures {
@@ -73,7 +73,7 @@ if (args.includes('--tune')) {
   const dev = conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
   for (const backend of tuneBackends) {
     const known = evaluate(dev, backend, undefined, true);
-    console.log(`${backend} count given: DER ${pct(known.der)}`);
+    console.log(`${backend} count given: DER ${pct(known.der)} (missed ${pct(known.missed)}, false alarm ${pct(known.falseAlarm)}, confusion ${pct(known.confusion)})`);
     const sweep: Record<string, Figures> = { countGiven: known };
     for (const threshold of thresholds) {
       sweep[threshold] = evaluate(dev, backend, threshold);

@@ -28,6 +28,7 @@ p.add_argument('--t-iters', type=int, default=8)
 p.add_argument('--window', type=int, default=150)
 p.add_argument('--hop', type=int, default=50)
 p.add_argument('--name', default='speaker-ivector-v1')
+p.add_argument('--deltas', action='store_true')
 args = p.parse_args()
 rng = np.random.default_rng(0)
 t0 = time.time()
@@ -36,6 +37,17 @@ meta = json.load(open(args.frames + '.json'))
 D = meta['dim']
 X_all = np.fromfile(args.frames + '.bin', dtype=np.float32).reshape(-1, D).astype(np.float64)
 utts = meta['utterances']
+if args.deltas:
+    # Regression deltas over ±2 frames within each utterance (edges repeated), appended.
+    dX = np.zeros_like(X_all)
+    for u in utts:
+        Xu = X_all[u['start']:u['start'] + u['frames']]
+        if len(Xu) == 0:
+            continue
+        P = np.concatenate([Xu[:1], Xu[:1], Xu, Xu[-1:], Xu[-1:]])
+        dX[u['start']:u['start'] + u['frames']] = ((P[3:-1] - P[1:-3]) + 2 * (P[4:] - P[:-4])) / 10
+    X_all = np.concatenate([X_all, dX], 1)
+    D = 2 * D
 groups_of = lambda spec: sorted({u['group'] for u in utts}) if spec == 'all' else spec.split(',')
 ubm_groups = set(groups_of(args.ubm_groups))
 lda_groups = [g for g in groups_of(args.lda_groups)] if args.lda_groups else []
@@ -230,7 +242,8 @@ model = {
     # [C][D][R], in the UBM-whitened space (statistics divided by the component's deviation).
     'total_variability': [[[round(float(v), 6) for v in r] for r in c] for c in T],
     'ivector_mean': [round(float(v), 6) for v in ivec_mean],
-    'projection': None if P is None else [[round(float(v), 7) for v in row] for row in P],
 }
+if P is not None:
+    model['projection'] = [[round(float(v), 7) for v in row] for row in P]
 json.dump(model, open(args.out, 'w'))
 print(f'wrote {args.out} ({time.time() - t0:.0f} s)')

@@ -102,7 +102,7 @@ export interface SpeechOptions {
   readonly decodingPlanner?: DecodingPlanner;
   /** Open the default models and the language-id model in every worker at start. Default true. */
   readonly preload?: boolean;
-  /** The speaker projection diarization uses (DIARIZATION_MODEL). Default models/diarization/speaker-lda-v1.json under the working folder. */
+  /** The speaker projection diarization uses (DIARIZATION_MODEL). Default models/diarization/speaker-ivector-v1.json under the working folder. */
   readonly diarizationModel?: string;
   /** A file's diarization is abandoned after this long (DIARIZATION_TIMEOUT_MS). Default 5 minutes. */
   readonly diarizationTimeoutMs?: number;
@@ -146,7 +146,7 @@ export interface DetectedLanguage extends LanguageDetection {
 }
 
 const DEFAULT_MAX_AUDIO_BYTES = 500 * 1024 * 1024;
-const DEFAULT_DIARIZATION_MODEL = 'models/diarization/speaker-lda-v1.json';
+const DEFAULT_DIARIZATION_MODEL = 'models/diarization/speaker-ivector-v1.json';
 const DEFAULT_DIARIZATION_TIMEOUT_MS = 300_000;
 /** How long a live piece waits out a full pool queue before the session gets `service_unavailable`. */
 const STREAM_BUSY_RETRY_MS = 5_000;

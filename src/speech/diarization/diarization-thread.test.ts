@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DiarizationError, diarizeInThread } from './diarization-thread.js';
 
-const projectionPath = new URL('../../../models/diarization/speaker-lda-v1.json', import.meta.url).pathname;
+const projectionPath = new URL('../../../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname;
 const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null } as const;
 
 /** Two tones of different pitch taking turns, 2 s each, 0.5 s of silence between. */

@@ -1,8 +1,7 @@
-import { addInto, clusterEmbeddings, clusterInBlocks, dot, normalize, numberByFirstAppearance } from './speaker-clustering.js';
+import { addInto, clusterEmbeddings, clusterInBlocks, dot, eigengapCount, normalize, numberByFirstAppearance, viterbi } from './speaker-clustering.js';
 import { MFCC_COEFFICIENTS, SPEAKER_FRAME_MS, speakerFrames, type SpeakerFrames } from './speaker-features.js';
 import { accumulateFrame, extractIvector, type IvectorExtractor } from './speaker-ivectors.js';
 import { symmetricEigen } from './speaker-linear-algebra.js';
-import { type ResegmentationParameters, resegmentFrames } from './speaker-resegmentation.js';
 import type { LinearSpeakerProjection, SpeakerProjection } from './speaker-projection.js';
 
 export const DIARIZATION_BACKENDS = ['backend_a', 'backend_b'] as const;
@@ -33,37 +32,44 @@ export interface BackendParameters {
   readonly blockSize: number;
   /** Runs of a speaker shorter than this are given to their neighbours. */
   readonly minTurnFrames: number;
-  /** Rounds of nearest-centroid relabelling of the windows after clustering. */
+  /** Rounds of re-segmentation of the windows against the cluster centroids after clustering. */
   readonly refinements: number;
-  /** I-vector models: frame-level re-segmentation after the clustering (iterations 0: none). */
-  readonly resegmentation: ResegmentationParameters;
+  /** Cosine similarity a change of speaker between consecutive windows costs in re-segmentation (0: nearest centroid). */
+  readonly switchCost: number;
+  /** Above 0: the speaker count is the eigengap's (eigengapCount, keeping this share of neighbours), not the threshold's. */
+  readonly eigengapNeighbours: number;
+  /** Quiet stretches up to this long inside speech (pauses between words) take the speaker around them. */
+  readonly pauseFrames: number;
   /** I-vector models: the file's principal directions of i-vectors kept (the speaker differences within the file). */
   readonly pcaDims: number;
 }
 
 /**
- * - backend_a (conversations, interviews): 1.5 s windows every 0.25 s, single-stage clustering up to
- *   1,200 windows (about 5 minutes of speech), two rounds of centroid re-segmentation, 0.3 s turns.
- * - backend_b (long-form, batch at scale): 3 s windows every 1 s, clustering in blocks of 300
- *   windows, so time and memory grow linearly with the audio; 1 s turns.
- * Thresholds were tuned on synthetic conversations of the development speaker groups
- * (bench/diarization.ts; figures in docs/diarization.md).
+ * Both: 3 s windows every 0.5 s, i-vectors on the file's 12 principal directions, the speaker
+ * count by the eigengap (10% neighbours), pauses up to 0.3 s bridged.
+ * - backend_a (conversations, interviews): single-stage clustering up to 1,200 windows (about 10
+ *   minutes of speech), two rounds of Viterbi re-segmentation, 0.3 s turns.
+ * - backend_b (long-form, batch at scale): clustering in blocks of 300 windows, so time and memory
+ *   grow linearly with the audio; one round of re-segmentation, 1 s turns.
+ * Tuned on synthetic conversations of the development speaker groups (bench/diarization.ts
+ * --tune; figures in docs/diarization.md).
  */
-const RESEGMENTATION: ResegmentationParameters = { iterations: 2, switchPenalty: 30, relevance: 16, topComponents: 5 };
-
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { windowFrames: 150, hopFrames: 25, threshold: 0.1, blockSize: 1200, minTurnFrames: 30, refinements: 2, pcaDims: 5, resegmentation: RESEGMENTATION },
-  backend_b: { windowFrames: 300, hopFrames: 100, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1, pcaDims: 5, resegmentation: RESEGMENTATION },
+  backend_a: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 1200, minTurnFrames: 30, refinements: 2, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, eigengapNeighbours: 0.1 },
+  backend_b: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, eigengapNeighbours: 0.1 },
 };
 
 export const MAX_SPEAKERS = 20;
+/** The quantile of frame energies taken as the noise floor (12 dB over it is speech); low, since conversations have few pauses. */
+const SPEECH_FLOOR_QUANTILE = 0.05;
 
 /**
- * Who spoke when, from 16 kHz mono PCM: MFCC statistics per window (mean and standard deviation
- * of c1-c20 over the window's speech frames), centred on the file's mean and projected by the
- * speaker projection (a linear discriminant trained on other speakers), cosine
- * agglomerative clustering under the speaker bounds, nearest-centroid re-segmentation, a label per
- * speech frame from the windows covering it, and short runs merged into their neighbours.
+ * Who spoke when, from 16 kHz mono PCM: an embedding per window (with the i-vector model: the
+ * i-vector of the window's speech frames on the file's principal directions; with a linear
+ * projection: projected MFCC means and deviations), the speaker count by the eigengap (or a
+ * threshold) within the speaker bounds, cosine agglomerative clustering, Viterbi re-segmentation
+ * of the windows against the clusters' centroids, a label per speech frame from the windows
+ * covering it, short pauses bridged and short runs merged into their neighbours.
  * Synchronous and CPU-bound: call it from a worker (the inference pool), not the event loop.
  */
 export function diarize(
@@ -77,16 +83,16 @@ export function diarize(
   const windows = embedWindows(features, speech, parameters, projection);
   if (windows.length === 0) return [];
   const maxClusters = Math.min(options.maxSpeakers ?? MAX_SPEAKERS, MAX_SPEAKERS, windows.length);
-  const bounds = { threshold: parameters.threshold, minClusters: Math.min(options.minSpeakers ?? 1, maxClusters), maxClusters };
   const embeddings = windows.map((w) => w.embedding);
-  let labels = windows.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
-  for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels);
-  let frameLabels = labelFrames(features.frames, speech, windows, labels);
-  if (projection.kind === 'ivector' && parameters.resegmentation.iterations > 0) {
-    const resegmented = resegmentFrames(projection, centredFrames(features, speech), frameLabels, parameters.resegmentation);
-    // Re-segmentation may empty a speaker; under min_speakers the clustering's labels stand.
-    if (options.minSpeakers === null || speakerCount(resegmented) >= Math.min(options.minSpeakers, speakerCount(frameLabels))) frameLabels = resegmented;
+  let bounds = { threshold: parameters.threshold, minClusters: Math.min(options.minSpeakers ?? 1, maxClusters), maxClusters };
+  if (parameters.eigengapNeighbours > 0 && bounds.minClusters < bounds.maxClusters) {
+    const count = eigengapCount(embeddings, bounds, parameters.eigengapNeighbours);
+    bounds = { ...bounds, minClusters: count, maxClusters: count };
   }
+  let labels = windows.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
+  for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels, parameters.switchCost);
+  const frameLabels = labelFrames(features.frames, speech, windows, labels);
+  fillPauses(frameLabels, parameters.pauseFrames);
   const unsmoothed = frameLabels.slice();
   smooth(frameLabels, parameters.minTurnFrames);
   // Merging short runs must not take the speaker count below min_speakers: keep the raw labels then.
@@ -111,7 +117,7 @@ export function energySpeechMask(features: SpeakerFrames, spans?: DiarizationOpt
     }
   }
   const sorted = Float32Array.from(features.logEnergy).sort();
-  const floor = sorted[Math.floor(sorted.length * 0.1)] ?? 0;
+  const floor = sorted[Math.floor(sorted.length * SPEECH_FLOOR_QUANTILE)] ?? 0;
   const gate = floor + Math.log(10 ** 1.2);
   for (let t = 0; t < features.frames; t++) {
     const loud = features.logEnergy[t]! > gate;
@@ -264,31 +270,31 @@ function ivectorWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendP
   });
 }
 
-/** Each window moves to its nearest centroid; empty clusters vanish; labels renumbered by first appearance. */
-function relabel(embeddings: readonly Float32Array[], labels: readonly number[]): number[] {
-  const k = Math.max(...labels) + 1;
+/**
+ * Each window moves to its nearest centroid, or (switchCost > 0) the windows take the best
+ * sequence of centroids by cosine similarity where each change of speaker costs `switchCost`
+ * (Viterbi, linear in the windows); empty clusters vanish; labels renumbered by first appearance.
+ */
+function relabel(embeddings: readonly Float32Array[], labels: readonly number[], switchCost: number): number[] {
+  let k = 0;
+  for (const label of labels) if (label + 1 > k) k = label + 1;
   if (k <= 1) return [...labels];
   const centroids = Array.from({ length: k }, () => new Float32Array(embeddings[0]!.length));
   labels.forEach((label, i) => addInto(centroids[label]!, embeddings[i]!));
   for (const c of centroids) normalize(c);
-  const moved = embeddings.map((e) => {
-    let arg = 0;
-    let top = Number.NEGATIVE_INFINITY;
+  const score = new Float64Array(embeddings.length * k);
+  embeddings.forEach((e, i) => {
     centroids.forEach((c, j) => {
-      const s = dot(e, c);
-      if (s > top) {
-        top = s;
-        arg = j;
-      }
+      score[i * k + j] = dot(e, c);
     });
-    return arg;
   });
-  return numberByFirstAppearance(moved);
+  return numberByFirstAppearance(Array.from(viterbi(score, embeddings.length, k, switchCost)));
 }
 
 /** Speech frames take the vote of the windows covering them, nearer window centres weighing more; -1 is no speaker. */
 function labelFrames(frames: number, speech: Uint8Array, windows: readonly EmbeddedWindow[], labels: readonly number[]): Int32Array {
-  const k = Math.max(...labels) + 1;
+  let k = 0;
+  for (const label of labels) if (label + 1 > k) k = label + 1;
   const votes = new Float32Array(frames * k);
   windows.forEach((w, i) => {
     const centre = (w.startFrame + w.endFrame) / 2;
@@ -335,6 +341,28 @@ function smooth(labels: Int32Array, minFrames: number): void {
       for (let t = run.start; t < run.end; t++) if (labels[t]! >= 0) labels[t] = target.label;
       run.label = target.label;
     }
+  }
+}
+
+/**
+ * Runs of -1 (no speech) of at most `maxFrames` between two speech frames are filled: with the
+ * speaker on both sides, or split at their middle between two different speakers. In place.
+ */
+export function fillPauses(labels: Int32Array, maxFrames: number): void {
+  let t = 0;
+  while (t < labels.length) {
+    if (labels[t]! >= 0) {
+      t++;
+      continue;
+    }
+    let end = t;
+    while (end < labels.length && labels[end]! < 0) end++;
+    if (t > 0 && end < labels.length && end - t <= maxFrames) {
+      const middle = t + Math.ceil((end - t) / 2);
+      labels.fill(labels[t - 1]!, t, middle);
+      labels.fill(labels[end]!, middle, end);
+    }
+    t = end;
   }
 }
 

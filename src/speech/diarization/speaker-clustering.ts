@@ -1,3 +1,5 @@
+import { symmetricEigenvalues } from './speaker-linear-algebra.js';
+
 /**
  * Agglomerative clustering of unit-length embeddings with average linkage on cosine similarity.
  * Merging stops when the closest pair is less similar than `threshold`, but always continues
@@ -112,6 +114,88 @@ export function clusterInBlocks(embeddings: readonly Float32Array[], bounds: Clu
   for (const c of centroids) normalize(c);
   const fragmentLabels = clusterEmbeddings(centroids, bounds, weights);
   return numberByFirstAppearance(Array.from(fragmentOf, (fragment) => fragmentLabels[fragment]!));
+}
+
+/**
+ * Best label sequence for per-frame scores [m][k] where staying costs nothing and any change
+ * costs `penalty`: O(m·k) time, a back-pointer per frame and state.
+ */
+export function viterbi(score: Float64Array, m: number, k: number, penalty: number): Int32Array {
+  const back = new Int32Array(m * k);
+  let prev = new Float64Array(k);
+  let next = new Float64Array(k);
+  for (let s = 0; s < k; s++) prev[s] = score[s]!;
+  for (let i = 1; i < m; i++) {
+    let bestState = 0;
+    for (let s = 1; s < k; s++) if (prev[s]! > prev[bestState]!) bestState = s;
+    const switched = prev[bestState]! - penalty;
+    for (let s = 0; s < k; s++) {
+      if (prev[s]! >= switched) {
+        next[s] = prev[s]! + score[i * k + s]!;
+        back[i * k + s] = s;
+      } else {
+        next[s] = switched + score[i * k + s]!;
+        back[i * k + s] = bestState;
+      }
+    }
+    [prev, next] = [next, prev];
+  }
+  const path = new Int32Array(m);
+  let state = 0;
+  for (let s = 1; s < k; s++) if (prev[s]! > prev[state]!) state = s;
+  for (let i = m - 1; i >= 0; i--) {
+    path[i] = state;
+    state = back[i * k + state]!;
+  }
+  return path;
+}
+
+/**
+ * The number of speakers by the eigengap of a pruned affinity (spectral clustering's count): up
+ * to `maxPoints` embeddings spread evenly over the file, cosine affinities of which each row keeps
+ * its nearest `neighbours` share (binarised, symmetrised), the normalised Laplacian's eigenvalues
+ * λ1 ≤ λ2 ≤ ..., and the k within [minClusters, maxClusters] with the largest λ(k+1) - λk.
+ * Constant cost in the length (the sample is bounded).
+ */
+export function eigengapCount(embeddings: readonly Float32Array[], bounds: Pick<ClusterBounds, 'minClusters' | 'maxClusters'>, neighbours: number, maxPoints = 300): number {
+  const lo = Math.max(1, bounds.minClusters);
+  const step = Math.max(1, embeddings.length / maxPoints);
+  const points: Float32Array[] = [];
+  for (let at = 0; Math.floor(at) < embeddings.length; at += step) points.push(embeddings[Math.floor(at)]!);
+  const n = points.length;
+  const hi = Math.min(bounds.maxClusters, n - 1);
+  if (hi <= lo) return Math.max(lo, Math.min(bounds.maxClusters, n));
+  const keep = Math.max(2, Math.round(neighbours * n));
+  const a = new Float64Array(n * n);
+  const row = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) row[j] = dot(points[i]!, points[j]!);
+    const cut = Float64Array.from(row).sort()[n - keep]!;
+    for (let j = 0; j < n; j++) if (row[j]! >= cut) a[i * n + j] = 1;
+  }
+  const degree = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    for (let j = i; j < n; j++) {
+      const s = (a[i * n + j]! + a[j * n + i]!) / 2;
+      a[i * n + j] = s;
+      a[j * n + i] = s;
+    }
+  }
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) degree[i]! += a[i * n + j]!;
+  // Normalised Laplacian I - D^-1/2 A D^-1/2; eigenvalues ascending are 1 - (those of the normalised affinity, descending).
+  const m = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) m[i * n + j] = a[i * n + j]! / Math.sqrt(degree[i]! * degree[j]!);
+  const affinity = symmetricEigenvalues(m, n);
+  let best = lo;
+  let gap = Number.NEGATIVE_INFINITY;
+  for (let k = lo; k <= hi; k++) {
+    const g = affinity[k - 1]! - affinity[k]!;
+    if (g > gap) {
+      gap = g;
+      best = k;
+    }
+  }
+  return best;
 }
 
 /** Any cluster ids renumbered 0, 1, ... in order of first appearance. */
