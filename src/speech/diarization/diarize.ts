@@ -36,8 +36,8 @@ export interface BackendParameters {
   readonly refinements: number;
   /** Cosine similarity a change of speaker between consecutive windows costs in re-segmentation (0: nearest centroid). */
   readonly switchCost: number;
-  /** Above 0: the speaker count is the eigengap's (eigengapCount, keeping this share of neighbours), not the threshold's. */
-  readonly eigengapNeighbours: number;
+  /** Non-empty: the speaker count is the eigengap's (eigengapCount with these neighbour shares), not the threshold's. */
+  readonly eigengapNeighbours: readonly number[];
   /** Quiet stretches up to this long inside speech (pauses between words) take the speaker around them. */
   readonly pauseFrames: number;
   /** I-vector models: the file's principal directions of i-vectors kept (the speaker differences within the file). */
@@ -46,7 +46,7 @@ export interface BackendParameters {
 
 /**
  * Both: 3 s windows every 0.5 s, i-vectors on the file's 12 principal directions, the speaker
- * count by the eigengap (10% neighbours), pauses up to 0.3 s bridged.
+ * count by the eigengap (pruning auto-tuned per file), pauses up to 0.3 s bridged.
  * - backend_a (conversations, interviews): single-stage clustering up to 1,200 windows (about 10
  *   minutes of speech), two rounds of Viterbi re-segmentation, 0.3 s turns.
  * - backend_b (long-form, batch at scale): clustering in blocks of 300 windows, so time and memory
@@ -54,9 +54,12 @@ export interface BackendParameters {
  * Tuned on synthetic conversations of the development speaker groups (bench/diarization.ts
  * --tune; figures in docs/diarization.md).
  */
+/** Neighbour shares the eigengap count tries (the best ratio of share to gap wins). */
+const EIGENGAP_SHARES = [0.05, 0.075, 0.1, 0.125, 0.15, 0.2];
+
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 1200, minTurnFrames: 30, refinements: 2, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, eigengapNeighbours: 0.1 },
-  backend_b: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, eigengapNeighbours: 0.1 },
+  backend_a: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 1200, minTurnFrames: 30, refinements: 2, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, eigengapNeighbours: EIGENGAP_SHARES },
+  backend_b: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, eigengapNeighbours: EIGENGAP_SHARES },
 };
 
 export const MAX_SPEAKERS = 20;
@@ -85,7 +88,7 @@ export function diarize(
   const maxClusters = Math.min(options.maxSpeakers ?? MAX_SPEAKERS, MAX_SPEAKERS, windows.length);
   const embeddings = windows.map((w) => w.embedding);
   let bounds = { threshold: parameters.threshold, minClusters: Math.min(options.minSpeakers ?? 1, maxClusters), maxClusters };
-  if (parameters.eigengapNeighbours > 0 && bounds.minClusters < bounds.maxClusters) {
+  if (parameters.eigengapNeighbours.length > 0 && bounds.minClusters < bounds.maxClusters) {
     const count = eigengapCount(embeddings, bounds, parameters.eigengapNeighbours);
     bounds = { ...bounds, minClusters: count, maxClusters: count };
   }

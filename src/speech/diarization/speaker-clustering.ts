@@ -153,11 +153,18 @@ export function viterbi(score: Float64Array, m: number, k: number, penalty: numb
 /**
  * The number of speakers by the eigengap of a pruned affinity (spectral clustering's count): up
  * to `maxPoints` embeddings spread evenly over the file, cosine affinities of which each row keeps
- * its nearest `neighbours` share (binarised, symmetrised), the normalised Laplacian's eigenvalues
- * λ1 ≤ λ2 ≤ ..., and the k within [minClusters, maxClusters] with the largest λ(k+1) - λk.
- * Constant cost in the length (the sample is bounded).
+ * its nearest `neighbours` share (binarised, symmetrised), the normalised affinity's eigenvalues
+ * μ1 ≥ μ2 ≥ ... (one minus the normalised Laplacian's), and the k within [minClusters,
+ * maxClusters] with the largest gap μk - μ(k+1). Several shares: each is tried and the one with
+ * the smallest share / largest gap wins (the auto-tuned pruning of NME spectral clustering, Park
+ * et al. 2020). Constant cost in the length (the sample is bounded).
  */
-export function eigengapCount(embeddings: readonly Float32Array[], bounds: Pick<ClusterBounds, 'minClusters' | 'maxClusters'>, neighbours: number, maxPoints = 300): number {
+export function eigengapCount(
+  embeddings: readonly Float32Array[],
+  bounds: Pick<ClusterBounds, 'minClusters' | 'maxClusters'>,
+  neighbours: number | readonly number[],
+  maxPoints = 300,
+): number {
   const lo = Math.max(1, bounds.minClusters);
   const step = Math.max(1, embeddings.length / maxPoints);
   const points: Float32Array[] = [];
@@ -165,15 +172,28 @@ export function eigengapCount(embeddings: readonly Float32Array[], bounds: Pick<
   const n = points.length;
   const hi = Math.min(bounds.maxClusters, n - 1);
   if (hi <= lo) return Math.max(lo, Math.min(bounds.maxClusters, n));
-  const keep = Math.max(2, Math.round(neighbours * n));
+  const similarity = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) similarity[i * n + j] = dot(points[i]!, points[j]!);
+  let answer = lo;
+  let bestRatio = Number.POSITIVE_INFINITY;
+  for (const share of typeof neighbours === 'number' ? [neighbours] : neighbours) {
+    const { count, gap } = largestEigengap(similarity, n, Math.max(2, Math.round(share * n)), lo, hi);
+    const ratio = share / Math.max(gap, 1e-9);
+    if (ratio < bestRatio) {
+      bestRatio = ratio;
+      answer = count;
+    }
+  }
+  return answer;
+}
+
+function largestEigengap(similarity: Float64Array, n: number, keep: number, lo: number, hi: number): { count: number; gap: number } {
   const a = new Float64Array(n * n);
-  const row = new Float64Array(n);
   for (let i = 0; i < n; i++) {
-    for (let j = 0; j < n; j++) row[j] = dot(points[i]!, points[j]!);
+    const row = similarity.subarray(i * n, (i + 1) * n);
     const cut = Float64Array.from(row).sort()[n - keep]!;
     for (let j = 0; j < n; j++) if (row[j]! >= cut) a[i * n + j] = 1;
   }
-  const degree = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     for (let j = i; j < n; j++) {
       const s = (a[i * n + j]! + a[j * n + i]!) / 2;
@@ -181,21 +201,20 @@ export function eigengapCount(embeddings: readonly Float32Array[], bounds: Pick<
       a[j * n + i] = s;
     }
   }
+  const degree = new Float64Array(n);
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) degree[i]! += a[i * n + j]!;
-  // Normalised Laplacian I - D^-1/2 A D^-1/2; eigenvalues ascending are 1 - (those of the normalised affinity, descending).
-  const m = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) m[i * n + j] = a[i * n + j]! / Math.sqrt(degree[i]! * degree[j]!);
-  const affinity = symmetricEigenvalues(m, n);
-  let best = lo;
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) a[i * n + j]! /= Math.sqrt(degree[i]! * degree[j]!);
+  const values = symmetricEigenvalues(a, n);
+  let count = lo;
   let gap = Number.NEGATIVE_INFINITY;
   for (let k = lo; k <= hi; k++) {
-    const g = affinity[k - 1]! - affinity[k]!;
+    const g = values[k - 1]! - values[k]!;
     if (g > gap) {
       gap = g;
-      best = k;
+      count = k;
     }
   }
-  return best;
+  return { count, gap };
 }
 
 /** Any cluster ids renumbered 0, 1, ... in order of first appearance. */
