@@ -26,6 +26,8 @@ interface Figures {
   falseAlarm: number;
   confusion: number;
   countAccuracy: number;
+  /** Conversations by speakers found minus speakers there ("-1", "0", "+2", ...). */
+  countErrors: Record<string, number>;
   secondsPerAudioSecond: number;
 }
 
@@ -36,6 +38,7 @@ function evaluate(set: readonly Conversation[], backend: DiarizationBackend, thr
   // Milliseconds summed over the set, of each part of the error and of the reference speech.
   const ms = { missedMs: 0, falseAlarmMs: 0, confusionMs: 0, referenceMs: 0 };
   let countsRight = 0;
+  const countErrors: Record<string, number> = {};
   let seconds = 0;
   let audioSeconds = 0;
   for (const c of set) {
@@ -50,7 +53,10 @@ function evaluate(set: readonly Conversation[], backend: DiarizationBackend, thr
       turns.map((t) => ({ ...t, speaker: String(t.speaker) })),
     );
     for (const key of Object.keys(ms) as (keyof typeof ms)[]) ms[key] += score[key];
-    if (new Set(turns.map((t) => t.speaker)).size === c.speakers) countsRight++;
+    const found = new Set(turns.map((t) => t.speaker)).size;
+    if (found === c.speakers) countsRight++;
+    const key = found - c.speakers > 0 ? `+${found - c.speakers}` : String(found - c.speakers);
+    countErrors[key] = (countErrors[key] ?? 0) + 1;
   }
   return {
     der: (ms.missedMs + ms.falseAlarmMs + ms.confusionMs) / ms.referenceMs,
@@ -58,6 +64,7 @@ function evaluate(set: readonly Conversation[], backend: DiarizationBackend, thr
     falseAlarm: ms.falseAlarmMs / ms.referenceMs,
     confusion: ms.confusionMs / ms.referenceMs,
     countAccuracy: countsRight / set.length,
+    countErrors,
     secondsPerAudioSecond: seconds / audioSeconds,
   };
 }
@@ -77,7 +84,7 @@ if (args.includes('--tune')) {
     const sweep: Record<string, Figures> = { countGiven: known };
     for (const threshold of thresholds) {
       sweep[threshold] = evaluate(dev, backend, threshold);
-      console.log(`${backend} threshold ${threshold}: DER ${pct(sweep[threshold]!.der)} count ${pct(sweep[threshold]!.countAccuracy)}`);
+      console.log(`${backend} threshold ${threshold}: DER ${pct(sweep[threshold]!.der)} count ${pct(sweep[threshold]!.countAccuracy)} ${JSON.stringify(sweep[threshold]!.countErrors)}`);
     }
     results[`tune_${backend}`] = sweep;
   }

@@ -38,6 +38,8 @@ export interface BackendParameters {
   readonly switchCost: number;
   /** Non-empty: the speaker count is the eigengap's (eigengapCount with these neighbour shares), not the threshold's. */
   readonly eigengapNeighbours: readonly number[];
+  /** Clusters holding fewer than this share of the windows join their nearest cluster (never below min_speakers). */
+  readonly minClusterShare: number;
   /** Quiet stretches up to this long inside speech (pauses between words) take the speaker around them. */
   readonly pauseFrames: number;
   /** I-vector models: the file's principal directions of i-vectors kept (the speaker differences within the file). */
@@ -58,8 +60,8 @@ export interface BackendParameters {
 const EIGENGAP_SHARES = [0.05, 0.075, 0.1, 0.125, 0.15, 0.2];
 
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 1200, minTurnFrames: 30, refinements: 2, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, eigengapNeighbours: EIGENGAP_SHARES },
-  backend_b: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, eigengapNeighbours: EIGENGAP_SHARES },
+  backend_a: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 1200, minTurnFrames: 30, refinements: 2, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, minClusterShare: 0.06, eigengapNeighbours: EIGENGAP_SHARES },
+  backend_b: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, minClusterShare: 0.06, eigengapNeighbours: EIGENGAP_SHARES },
 };
 
 export const MAX_SPEAKERS = 20;
@@ -83,7 +85,14 @@ export function diarize(
 ): SpeakerTurn[] {
   const features = speakerFrames(pcm);
   const speech = energySpeechMask(features, options.speech);
-  const windows = embedWindows(features, speech, parameters, projection);
+  // I-vector models: the long windows' i-vectors on the file's principal directions (what varies
+  // most within one recording is who speaks); a linear projection: projected MFCC statistics.
+  let windows: EmbeddedWindow[];
+  if (projection.kind === 'ivector') {
+    const raw = ivectorWindows(centredFrames(features, speech), speech, features.frames, parameters.windowFrames, parameters.hopFrames, projection);
+    if (raw.length === 0) return [];
+    windows = projectIvectors(raw, principalDirections(raw, projection.rank), projection.rank, parameters.pcaDims);
+  } else windows = embedWindows(features, speech, parameters, projection);
   if (windows.length === 0) return [];
   const maxClusters = Math.min(options.maxSpeakers ?? MAX_SPEAKERS, MAX_SPEAKERS, windows.length);
   const embeddings = windows.map((w) => w.embedding);
@@ -93,6 +102,7 @@ export function diarize(
     bounds = { ...bounds, minClusters: count, maxClusters: count };
   }
   let labels = windows.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
+  labels = mergeSmallClusters(embeddings, labels, parameters.minClusterShare, Math.min(options.minSpeakers ?? 1, maxClusters));
   for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels, parameters.switchCost);
   const frameLabels = labelFrames(features.frames, speech, windows, labels);
   fillPauses(frameLabels, parameters.pauseFrames);
@@ -129,8 +139,7 @@ export function energySpeechMask(features: SpeakerFrames, spans?: DiarizationOpt
   return mask;
 }
 
-function embedWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters, projection: SpeakerProjection): EmbeddedWindow[] {
-  if (projection.kind === 'ivector') return ivectorWindows(features, speech, p, projection);
+function embedWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters, projection: LinearSpeakerProjection): EmbeddedWindow[] {
   const windows: EmbeddedWindow[] = [];
   const last = Math.max(0, features.frames - p.windowFrames);
   for (let start = 0; start <= last; start += p.hopFrames) {
@@ -186,12 +195,6 @@ function project(stats: Float32Array, centre: Float32Array, projection: LinearSp
   return normalize(out);
 }
 
-/**
- * I-vectors of sliding windows over the speech frames (MFCCs centred on the file's speech mean),
- * from running Baum-Welch statistics of `hopFrames` blocks (each frame's posteriors are computed
- * once), then centred on the file's mean i-vector and projected onto the file's `pcaDims` principal
- * directions: what varies most within one recording is who speaks.
- */
 /** The MFCCs minus their mean over the file's speech frames (what the UBM was trained on). */
 export function centredFrames(features: SpeakerFrames, speech: Uint8Array): Float32Array {
   const D = MFCC_COEFFICIENTS;
@@ -208,69 +211,131 @@ export function centredFrames(features: SpeakerFrames, speech: Uint8Array): Floa
   return out;
 }
 
-function ivectorWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters, model: IvectorExtractor): EmbeddedWindow[] {
-  const { components: C, featureDim: D, rank: R } = model;
+interface RawIvector {
+  readonly startFrame: number;
+  readonly endFrame: number;
+  readonly ivector: Float64Array;
+}
+
+/**
+ * I-vectors of sliding windows (`windowFrames` every `hopFrames`) over the speech frames of
+ * `centred` (MFCCs centred on the file's speech mean), from running Baum-Welch statistics of
+ * `hopFrames` blocks: each frame's posteriors are computed once, and a ring of the last blocks
+ * keeps memory constant in the length. Windows with fewer than a third of their frames speech are left out.
+ */
+function ivectorWindows(centred: Float32Array, speech: Uint8Array, frames: number, windowFrames: number, hopFrames: number, model: IvectorExtractor): RawIvector[] {
+  const { components: C, featureDim: D } = model;
   if (D !== MFCC_COEFFICIENTS) throw new Error(`speaker model: expects ${D} features per frame, the front end gives ${MFCC_COEFFICIENTS}`);
-  const centred = centredFrames(features, speech);
-  const blocksPerWindow = Math.max(1, Math.round(p.windowFrames / p.hopFrames));
-  const blockCount = Math.ceil(features.frames / p.hopFrames);
-  // A ring of the last blocks' statistics, so memory does not grow with the length.
+  const blocksPerWindow = Math.max(1, Math.round(windowFrames / hopFrames));
+  const blockCount = Math.ceil(frames / hopFrames);
   const ringN = Array.from({ length: blocksPerWindow }, () => new Float64Array(C));
   const ringF = Array.from({ length: blocksPerWindow }, () => new Float64Array(C * D));
   const ringFrames = new Int32Array(blocksPerWindow);
   const x = new Float64Array(D);
   const scratch = new Float64Array(C);
-  const raw: { startFrame: number; endFrame: number; ivector: Float64Array }[] = [];
+  const out: RawIvector[] = [];
   for (let block = 0; block < blockCount; block++) {
     const slot = block % blocksPerWindow;
     const n = ringN[slot]!.fill(0);
     const f = ringF[slot]!.fill(0);
-    let frames = 0;
-    const end = Math.min(features.frames, (block + 1) * p.hopFrames);
-    for (let t = block * p.hopFrames; t < end; t++) {
+    let speechFrames = 0;
+    const end = Math.min(frames, (block + 1) * hopFrames);
+    for (let t = block * hopFrames; t < end; t++) {
       if (speech[t] === 0) continue;
       for (let d = 0; d < D; d++) x[d] = centred[t * D + d]!;
       accumulateFrame(model, x, n, f, scratch);
-      frames++;
+      speechFrames++;
     }
-    ringFrames[slot] = frames;
+    ringFrames[slot] = speechFrames;
     const first = block - blocksPerWindow + 1;
     if (first < 0 && block !== blockCount - 1) continue;
-    let windowFrames = 0;
-    for (const k of ringFrames) windowFrames += k;
-    if (windowFrames < p.windowFrames / 3) continue;
+    let windowSpeech = 0;
+    for (const k of ringFrames) windowSpeech += k;
+    if (windowSpeech < windowFrames / 3) continue;
     const sumN = new Float64Array(C);
     const sumF = new Float64Array(C * D);
     for (let k = 0; k < blocksPerWindow; k++) {
       for (let c = 0; c < C; c++) sumN[c]! += ringN[k]![c]!;
       for (let i = 0; i < C * D; i++) sumF[i]! += ringF[k]![i]!;
     }
-    const startFrame = Math.max(0, first) * p.hopFrames;
-    raw.push({ startFrame, endFrame: end, ivector: extractIvector(model, sumN, sumF) });
+    out.push({ startFrame: Math.max(0, first) * hopFrames, endFrame: end, ivector: extractIvector(model, sumN, sumF) });
   }
-  if (raw.length === 0) return [];
-  const mean = new Float64Array(R);
-  for (const w of raw) for (let r = 0; r < R; r++) mean[r]! += w.ivector[r]! / raw.length;
-  const covariance = new Float64Array(R * R);
+  return out;
+}
+
+/** The file's principal directions of i-vectors (eigenvectors of their covariance, in columns, largest first). */
+function principalDirections(raw: readonly RawIvector[], rank: number): Float64Array {
+  const mean = meanIvector(raw, rank);
+  const covariance = new Float64Array(rank * rank);
+  const centred = new Float64Array(rank);
   for (const w of raw) {
-    for (let r = 0; r < R; r++) w.ivector[r]! -= mean[r]!;
-    for (let r = 0; r < R; r++) {
-      const a = w.ivector[r]!;
-      for (let s = r; s < R; s++) covariance[r * R + s]! += a * w.ivector[s]!;
+    for (let r = 0; r < rank; r++) centred[r] = w.ivector[r]! - mean[r]!;
+    for (let r = 0; r < rank; r++) {
+      const a = centred[r]!;
+      for (let q = r; q < rank; q++) covariance[r * rank + q]! += a * centred[q]!;
     }
   }
-  for (let r = 0; r < R; r++) for (let s = 0; s < r; s++) covariance[r * R + s] = covariance[s * R + r]!;
-  const { vectors } = symmetricEigen(covariance, R);
-  const k = Math.min(p.pcaDims, R);
+  for (let r = 0; r < rank; r++) for (let q = 0; q < r; q++) covariance[r * rank + q] = covariance[q * rank + r]!;
+  return symmetricEigen(covariance, rank).vectors;
+}
+
+function meanIvector(raw: readonly RawIvector[], rank: number): Float64Array {
+  const mean = new Float64Array(rank);
+  for (const w of raw) for (let r = 0; r < rank; r++) mean[r]! += w.ivector[r]! / raw.length;
+  return mean;
+}
+
+/** Windows' i-vectors centred on their mean, on the first `dims` principal directions, unit length. */
+function projectIvectors(raw: readonly RawIvector[], directions: Float64Array, rank: number, dims: number): EmbeddedWindow[] {
+  const mean = meanIvector(raw, rank);
+  const k = Math.min(dims, rank);
   return raw.map((w) => {
     const out = new Float32Array(k);
     for (let j = 0; j < k; j++) {
       let s = 0;
-      for (let r = 0; r < R; r++) s += w.ivector[r]! * vectors[r * R + j]!;
+      for (let r = 0; r < rank; r++) s += (w.ivector[r]! - mean[r]!) * directions[r * rank + j]!;
       out[j] = s;
     }
     return { startFrame: w.startFrame, endFrame: w.endFrame, embedding: normalize(out) };
   });
+}
+
+/**
+ * The smallest cluster, while it holds fewer than `minShare` of the windows and more than
+ * `minClusters` clusters remain, is merged into the cluster whose centroid is most similar to its own.
+ */
+export function mergeSmallClusters(embeddings: readonly Float32Array[], labels: readonly number[], minShare: number, minClusters: number): number[] {
+  const out = [...labels];
+  for (;;) {
+    const sizes = new Map<number, number>();
+    for (const label of out) sizes.set(label, (sizes.get(label) ?? 0) + 1);
+    if (sizes.size <= Math.max(1, minClusters)) break;
+    let smallest = -1;
+    for (const [label, size] of sizes) if (smallest < 0 || size < sizes.get(smallest)!) smallest = label;
+    if (sizes.get(smallest)! >= minShare * out.length) break;
+    const centroids = new Map<number, Float32Array>();
+    out.forEach((label, i) => {
+      let c = centroids.get(label);
+      if (c === undefined) {
+        c = new Float32Array(embeddings[i]!.length);
+        centroids.set(label, c);
+      }
+      addInto(c, embeddings[i]!);
+    });
+    for (const c of centroids.values()) normalize(c);
+    let target = -1;
+    let top = Number.NEGATIVE_INFINITY;
+    for (const [label, c] of centroids) {
+      if (label === smallest) continue;
+      const s = dot(c, centroids.get(smallest)!);
+      if (s > top) {
+        top = s;
+        target = label;
+      }
+    }
+    for (let i = 0; i < out.length; i++) if (out[i] === smallest) out[i] = target;
+  }
+  return numberByFirstAppearance(out);
 }
 
 /**
