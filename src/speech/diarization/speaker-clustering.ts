@@ -159,6 +159,9 @@ export function viterbi(score: Float64Array, m: number, k: number, penalty: numb
  * the smallest share / largest gap wins (the auto-tuned pruning of NME spectral clustering, Park
  * et al. 2020). Constant cost in the length (the sample is bounded).
  */
+/** Fewest neighbours an embedding keeps in the pruned affinity (short files would fall apart into islands with fewer). */
+const MIN_NEIGHBOURS = 10;
+
 export function eigengapCount(
   embeddings: readonly Float32Array[],
   bounds: Pick<ClusterBounds, 'minClusters' | 'maxClusters'>,
@@ -177,7 +180,7 @@ export function eigengapCount(
   let answer = lo;
   let bestRatio = Number.POSITIVE_INFINITY;
   for (const share of typeof neighbours === 'number' ? [neighbours] : neighbours) {
-    const { count, gap } = largestEigengap(similarity, n, Math.max(2, Math.round(share * n)), lo, hi);
+    const { count, gap } = largestEigengap(similarity, n, Math.max(MIN_NEIGHBOURS, Math.round(share * n)), lo, hi);
     const ratio = share / Math.max(gap, 1e-9);
     if (ratio < bestRatio) {
       bestRatio = ratio;
