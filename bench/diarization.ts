@@ -1,10 +1,12 @@
 /**
  * Diarization on synthetic conversations of real ALFFA speakers (bench/diarization-conversations.ts):
  * DER (no collar, overlap scored, optimal mapping) per backend, speaker-count accuracy and the
- * diarization time per audio second; `--tune` sweeps the clustering threshold on the development
- * speaker groups only. Writes bench/results/diarization.json.
+ * diarization time per audio second; `--tune` measures the development speaker groups only (with
+ * the count given, and at each `--thresholds` value). Writes bench/results/diarization.json.
  *
  *   npx tsx bench/diarization.ts [--tune] [--per-count 3] [--projection FILE|identity] [--only-tune]
+ *     [--params JSON] [--thresholds LIST] [--backend NAME] [--out NAME.json]
+ * `--params` overrides backend parameters (development runs); `--out` names the results file.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { BACKENDS, type BackendParameters, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/speech/diarization/diarize.js';
@@ -104,4 +106,4 @@ for (const backend of DIARIZATION_BACKENDS) {
     }
 }
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL('./results/diarization.json', import.meta.url), `${JSON.stringify({ measuredAt: new Date().toISOString(), ...results }, null, 2)}\n`);
+writeFileSync(new URL(`./results/${option('--out') ?? 'diarization.json'}`, import.meta.url), `${JSON.stringify({ measuredAt: new Date().toISOString(), ...results }, null, 2)}\n`);

@@ -38,6 +38,8 @@ export interface BackendParameters {
   readonly switchCost: number;
   /** Non-empty: the speaker count is the eigengap's (eigengapCount with these neighbour shares), not the threshold's. */
   readonly eigengapNeighbours: readonly number[];
+  /** At most this many windows (spread evenly) enter the eigengap; its cost is cubic in them. */
+  readonly eigengapPoints: number;
   /** Clusters holding fewer than this share of the windows join their nearest cluster (never below min_speakers). */
   readonly minClusterShare: number;
   /** Quiet stretches up to this long inside speech (pauses between words) take the speaker around them. */
@@ -57,11 +59,11 @@ export interface BackendParameters {
  * --tune; figures in docs/diarization.md).
  */
 /** Neighbour shares the eigengap count tries (the best ratio of share to gap wins). */
-const EIGENGAP_SHARES = [0.05, 0.075, 0.1, 0.125, 0.15, 0.2];
+const EIGENGAP_SHARES = [0.05, 0.1, 0.15, 0.2];
 
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 1200, minTurnFrames: 30, refinements: 2, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, minClusterShare: 0.06, eigengapNeighbours: EIGENGAP_SHARES },
-  backend_b: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, minClusterShare: 0.06, eigengapNeighbours: EIGENGAP_SHARES },
+  backend_a: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 1200, minTurnFrames: 30, refinements: 2, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, minClusterShare: 0.06, eigengapNeighbours: EIGENGAP_SHARES, eigengapPoints: 200 },
+  backend_b: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, minClusterShare: 0.06, eigengapNeighbours: EIGENGAP_SHARES, eigengapPoints: 200 },
 };
 
 export const MAX_SPEAKERS = 20;
@@ -98,7 +100,7 @@ export function diarize(
   const embeddings = windows.map((w) => w.embedding);
   let bounds = { threshold: parameters.threshold, minClusters: Math.min(options.minSpeakers ?? 1, maxClusters), maxClusters };
   if (parameters.eigengapNeighbours.length > 0 && bounds.minClusters < bounds.maxClusters) {
-    const count = eigengapCount(embeddings, bounds, parameters.eigengapNeighbours);
+    const count = eigengapCount(embeddings, bounds, parameters.eigengapNeighbours, parameters.eigengapPoints);
     bounds = { ...bounds, minClusters: count, maxClusters: count };
   }
   let labels = windows.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
