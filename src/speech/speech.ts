@@ -102,7 +102,7 @@ export interface SpeechOptions {
   readonly decodingPlanner?: DecodingPlanner;
   /** Open the default models and the language-id model in every worker at start. Default true. */
   readonly preload?: boolean;
-  /** The speaker projection diarization uses (DIARIZATION_MODEL). Default models/diarization/speaker-ivector-v1.json under the working folder. */
+  /** The speaker model diarization uses (DIARIZATION_MODEL). Default models/diarization/speaker-ivector-v1.json under the working folder. */
   readonly diarizationModel?: string;
   /** A file's diarization is abandoned after this long (DIARIZATION_TIMEOUT_MS). Default 5 minutes. */
   readonly diarizationTimeoutMs?: number;

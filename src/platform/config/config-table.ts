@@ -105,7 +105,7 @@ export const CONFIG_TABLE = {
   DIARIZATION_MODEL: path('models/diarization/speaker-ivector-v1.json', {
     section: 'speech',
     description:
-      'the speaker projection speaker diarization uses (`docs/diarization.md`); when it is missing, diarized jobs complete with a warning and no speakers',
+      'the speaker model speaker diarization uses (`models/diarization/README.md`); when it is missing, diarized jobs complete with a warning and no speakers',
   }),
   DIARIZATION_TIMEOUT_MS: integer(300_000, 1, 3_600_000, {
     section: 'speech',
