@@ -82,11 +82,15 @@ if (args.includes('--tune')) {
   const dev = conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
   for (const backend of tuneBackends) {
     const known = evaluate(dev, backend, undefined, true);
-    console.log(`${backend} count given: DER ${pct(known.der)} (missed ${pct(known.missed)}, false alarm ${pct(known.falseAlarm)}, confusion ${pct(known.confusion)})`);
+    console.log(
+      `${backend} count given: DER ${pct(known.der)} (missed ${pct(known.missed)}, false alarm ${pct(known.falseAlarm)}, confusion ${pct(known.confusion)})`,
+    );
     const sweep: Record<string, Figures> = { countGiven: known };
     for (const threshold of thresholds) {
       sweep[threshold] = evaluate(dev, backend, threshold);
-      console.log(`${backend} threshold ${threshold}: DER ${pct(sweep[threshold]!.der)} count ${pct(sweep[threshold]!.countAccuracy)} ${JSON.stringify(sweep[threshold]!.countErrors)}`);
+      console.log(
+        `${backend} threshold ${threshold}: DER ${pct(sweep[threshold]!.der)} count ${pct(sweep[threshold]!.countAccuracy)} ${JSON.stringify(sweep[threshold]!.countErrors)}`,
+      );
     }
     results[`tune_${backend}`] = sweep;
   }
@@ -106,4 +110,7 @@ for (const backend of DIARIZATION_BACKENDS) {
     }
 }
 mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
-writeFileSync(new URL(`./results/${option('--out') ?? 'diarization.json'}`, import.meta.url), `${JSON.stringify({ measuredAt: new Date().toISOString(), ...results }, null, 2)}\n`);
+writeFileSync(
+  new URL(`./results/${option('--out') ?? 'diarization.json'}`, import.meta.url),
+  `${JSON.stringify({ measuredAt: new Date().toISOString(), ...results }, null, 2)}\n`,
+);

@@ -62,8 +62,34 @@ export interface BackendParameters {
 const EIGENGAP_SHARES = [0.05, 0.1, 0.15, 0.2];
 
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 1200, minTurnFrames: 30, refinements: 2, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, minClusterShare: 0.06, eigengapNeighbours: EIGENGAP_SHARES, eigengapPoints: 200 },
-  backend_b: { windowFrames: 300, hopFrames: 50, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1, pcaDims: 12, pauseFrames: 30, switchCost: 0.5, minClusterShare: 0.06, eigengapNeighbours: EIGENGAP_SHARES, eigengapPoints: 200 },
+  backend_a: {
+    windowFrames: 300,
+    hopFrames: 50,
+    threshold: 0,
+    blockSize: 1200,
+    minTurnFrames: 30,
+    refinements: 2,
+    pcaDims: 12,
+    pauseFrames: 30,
+    switchCost: 0.5,
+    minClusterShare: 0.1,
+    eigengapNeighbours: EIGENGAP_SHARES,
+    eigengapPoints: 200,
+  },
+  backend_b: {
+    windowFrames: 300,
+    hopFrames: 50,
+    threshold: 0,
+    blockSize: 300,
+    minTurnFrames: 100,
+    refinements: 1,
+    pcaDims: 12,
+    pauseFrames: 30,
+    switchCost: 0.5,
+    minClusterShare: 0.1,
+    eigengapNeighbours: EIGENGAP_SHARES,
+    eigengapPoints: 200,
+  },
 };
 
 export const MAX_SPEAKERS = 20;
@@ -225,7 +251,14 @@ interface RawIvector {
  * `hopFrames` blocks: each frame's posteriors are computed once, and a ring of the last blocks
  * keeps memory constant in the length. Windows with fewer than a third of their frames speech are left out.
  */
-function ivectorWindows(centred: Float32Array, speech: Uint8Array, frames: number, windowFrames: number, hopFrames: number, model: IvectorExtractor): RawIvector[] {
+function ivectorWindows(
+  centred: Float32Array,
+  speech: Uint8Array,
+  frames: number,
+  windowFrames: number,
+  hopFrames: number,
+  model: IvectorExtractor,
+): RawIvector[] {
   const { components: C, featureDim: D } = model;
   if (D !== MFCC_COEFFICIENTS) throw new Error(`speaker model: expects ${D} features per frame, the front end gives ${MFCC_COEFFICIENTS}`);
   const blocksPerWindow = Math.max(1, Math.round(windowFrames / hopFrames));

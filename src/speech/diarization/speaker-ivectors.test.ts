@@ -13,7 +13,10 @@ const model = ivectorExtractor(
     [1, 1],
     [4, 4],
   ],
-  [[[1], [0]], [[0], [2]]],
+  [
+    [[1], [0]],
+    [[0], [2]],
+  ],
 );
 
 describe('ivector extractor', () => {

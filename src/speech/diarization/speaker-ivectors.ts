@@ -52,7 +52,8 @@ export function ivectorExtractor(
     for (let d = 0; d < featureDim; d++) {
       const m = Number(means[c]![d]);
       const v = Number(variances[c]![d]);
-      if (!(v > 0) || variances[c]!.length !== featureDim || means[c]!.length !== featureDim) throw new Error('speaker model: variances must be positive, one per feature');
+      if (!(v > 0) || variances[c]!.length !== featureDim || means[c]!.length !== featureDim)
+        throw new Error('speaker model: variances must be positive, one per feature');
       g -= 0.5 * (Math.log(2 * Math.PI * v) + (m * m) / v);
       meanOverVar[c * featureDim + d] = m / v;
       inverseVariance[c * featureDim + d] = 1 / v;
