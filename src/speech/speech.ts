@@ -102,7 +102,7 @@ export interface SpeechOptions {
   readonly decodingPlanner?: DecodingPlanner;
   /** Open the default models and the language-id model in every worker at start. Default true. */
   readonly preload?: boolean;
-  /** The speaker projection diarization uses (DIARIZATION_MODEL). Default models/diarization/speaker-lda-v1.json under the working folder. */
+  /** The speaker model diarization uses (DIARIZATION_MODEL). Default models/diarization/speaker-ivector-v1.json under the working folder. */
   readonly diarizationModel?: string;
   /** The segment-type model of diarized files (SEGMENT_TYPE_MODEL). Default models/segment-types/segment-types-v1.json under the working folder; null: no segment types (all `speech`). */
   readonly segmentTypeModel?: string | null;
@@ -148,7 +148,7 @@ export interface DetectedLanguage extends LanguageDetection {
 }
 
 const DEFAULT_MAX_AUDIO_BYTES = 500 * 1024 * 1024;
-const DEFAULT_DIARIZATION_MODEL = 'models/diarization/speaker-lda-v1.json';
+const DEFAULT_DIARIZATION_MODEL = 'models/diarization/speaker-ivector-v1.json';
 const DEFAULT_SEGMENT_TYPE_MODEL = 'models/segment-types/segment-types-v1.json';
 const DEFAULT_DIARIZATION_TIMEOUT_MS = 300_000;
 /** How long a live piece waits out a full pool queue before the session gets `service_unavailable`. */

@@ -102,10 +102,10 @@ export const CONFIG_TABLE = {
     section: 'speech',
     description: 'sentences waiting for the translation model before new requests are refused (503 `server_overloaded`)',
   }),
-  DIARIZATION_MODEL: path('models/diarization/speaker-lda-v1.json', {
+  DIARIZATION_MODEL: path('models/diarization/speaker-ivector-v1.json', {
     section: 'speech',
     description:
-      'the speaker projection speaker diarization uses (`docs/diarization.md`); when it is missing, diarized jobs complete with a warning and no speakers',
+      'the speaker model speaker diarization uses (`models/diarization/README.md`); when it is missing, diarized jobs complete with a warning and no speakers',
   }),
   SEGMENT_TYPE_MODEL: path('models/segment-types/segment-types-v1.json', {
     section: 'speech',

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { diarize } from './diarize.js';
 import { DiarizationError, diarizeInThread } from './diarization-thread.js';
+import { loadSpeakerProjection } from './speaker-projection.js';
 
-const projectionPath = new URL('../../../models/diarization/speaker-lda-v1.json', import.meta.url).pathname;
+const projectionPath = new URL('../../../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname;
 const typeModelPath = new URL('../../../models/segment-types/segment-types-v1.json', import.meta.url).pathname;
 const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null } as const;
 
@@ -23,11 +25,12 @@ describe('diarizeInThread', () => {
     const { turns, types, typesWarning } = await diarizeInThread(padded.subarray(0, 16_000 * 10), options, { projectionPath, timeoutMs: 60_000 });
     expect(types).toBeNull();
     expect(typesWarning).toBeNull();
-    expect(turns.map((t) => t.speaker)).toEqual([0, 1, 0, 1]);
-    turns.forEach((t, i) => {
-      expect(Math.abs(t.startMs - (500 + i * 2500))).toBeLessThan(50);
-      expect(Math.abs(t.endMs - (2500 + i * 2500))).toBeLessThan(50);
-    });
+    // The same turns as diarize on this thread (the samples arrived whole), covering the tones;
+    // accuracy on speech is bench/diarization.ts's business.
+    expect(turns).toEqual(diarize(tones(), options, await loadSpeakerProjection(projectionPath)));
+    expect(turns.length).toBeGreaterThan(0);
+    expect(Math.abs(turns[0]!.startMs - 500)).toBeLessThan(50);
+    expect(Math.abs(turns.at(-1)!.endMs - 10_000)).toBeLessThan(50);
   });
 
   it('with a type model, answers the segment types too; a missing type model is a warning, not a failure', async () => {
@@ -39,7 +42,7 @@ describe('diarizeInThread', () => {
     expect(musicMs).toBeGreaterThan(6000);
     expect(typed.turns.every((t) => typed.types!.music.every((r) => t.endMs <= r.startMs || t.startMs >= r.endMs))).toBe(true);
     const missing = await diarizeInThread(tones(), options, { projectionPath, typeModelPath: '/nonexistent/types.json', timeoutMs: 60_000 });
-    expect(missing.turns.length).toBe(4);
+    expect(missing.turns).toEqual(diarize(tones(), options, await loadSpeakerProjection(projectionPath)));
     expect(missing.types).toBeNull();
     expect(missing.typesWarning).toMatch(/Segment types were not classified: .*ENOENT/);
   });

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { diarize } from './diarize.js';
+import { diarize, fillPauses, mergeSmallClusters } from './diarize.js';
 import { diarizationErrorRate } from './diarization-error-rate.js';
 import { clusterEmbeddings } from './speaker-clustering.js';
 import { loadSpeakerProjection } from './speaker-projection.js';
 
 const FIXTURES = new URL('../../../test/fixtures/heldout/', import.meta.url);
-const projection = await loadSpeakerProjection(new URL('../../../models/diarization/speaker-lda-v1.json', import.meta.url).pathname);
+const projection = await loadSpeakerProjection(new URL('../../../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname);
 
 /** 16-bit mono WAV (the fixtures' format) to float samples. */
 function readWav(name: string): Float32Array {
@@ -48,6 +48,34 @@ describe('clusterEmbeddings', () => {
   it('honours the speaker bounds over the threshold', () => {
     expect(new Set(clusterEmbeddings(points, { threshold: 0.5, minClusters: 1, maxClusters: 2 })).size).toBe(2);
     expect(new Set(clusterEmbeddings(points, { threshold: -1, minClusters: 4, maxClusters: 20 })).size).toBe(4);
+  });
+});
+
+describe('fillPauses', () => {
+  it('fills short pauses inside speech, splitting them between two speakers, and leaves long ones and the edges', () => {
+    const labels = Int32Array.from([-1, 0, 0, -1, -1, 0, -1, -1, -1, -1, 1, -1, -1, -1, 2, -1]);
+    fillPauses(labels, 3);
+    expect(Array.from(labels)).toEqual([-1, 0, 0, 0, 0, 0, -1, -1, -1, -1, 1, 1, 1, 2, 2, -1]);
+  });
+});
+
+describe('mergeSmallClusters', () => {
+  const unit = (...v: number[]) => {
+    const n = Math.hypot(...v);
+    return Float32Array.from(v, (x) => x / n);
+  };
+  // Cluster 0 (8 windows) near x, cluster 1 (8) near y, cluster 2 (1 window) nearer y than x.
+  const embeddings = [...Array.from({ length: 8 }, () => unit(1, 0.1)), ...Array.from({ length: 8 }, () => unit(0.1, 1)), unit(0.3, 1)];
+  const labels = [...Array(8).fill(0), ...Array(8).fill(1), 2];
+
+  it('merges a cluster under the share into its most similar cluster', () => {
+    expect(mergeSmallClusters(embeddings, labels, 0.1, 1)).toEqual([...Array(8).fill(0), ...Array(9).fill(1)]);
+  });
+
+  it('keeps clusters at or over the share, and never goes below the minimum', () => {
+    expect(mergeSmallClusters(embeddings, labels, 0.05, 1)).toEqual(labels);
+    expect(mergeSmallClusters(embeddings, labels, 0.6, 2)).toEqual([...Array(8).fill(0), ...Array(9).fill(1)]);
+    expect(mergeSmallClusters(embeddings, labels, 0.1, 3)).toEqual(labels);
   });
 });
 

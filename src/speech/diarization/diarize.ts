@@ -1,6 +1,8 @@
-import { addInto, clusterEmbeddings, clusterInBlocks, dot, normalize, numberByFirstAppearance } from './speaker-clustering.js';
+import { addInto, clusterEmbeddings, clusterInBlocks, dot, eigengapCount, normalize, numberByFirstAppearance, viterbi } from './speaker-clustering.js';
 import { MFCC_COEFFICIENTS, SPEAKER_FRAME_MS, speakerFrames, type SpeakerFrames } from './speaker-features.js';
-import type { SpeakerProjection } from './speaker-projection.js';
+import { accumulateFrame, extractIvector, type IvectorExtractor } from './speaker-ivectors.js';
+import { symmetricEigen } from './speaker-linear-algebra.js';
+import type { LinearSpeakerProjection, SpeakerProjection } from './speaker-projection.js';
 
 export const DIARIZATION_BACKENDS = ['backend_a', 'backend_b'] as const;
 export type DiarizationBackend = (typeof DIARIZATION_BACKENDS)[number];
@@ -30,31 +32,77 @@ export interface BackendParameters {
   readonly blockSize: number;
   /** Runs of a speaker shorter than this are given to their neighbours. */
   readonly minTurnFrames: number;
-  /** Rounds of nearest-centroid relabelling of the windows after clustering. */
+  /** Rounds of re-segmentation of the windows against the cluster centroids after clustering. */
   readonly refinements: number;
+  /** Cosine similarity a change of speaker between consecutive windows costs in re-segmentation (0: nearest centroid). */
+  readonly switchCost: number;
+  /** Non-empty: the speaker count is the eigengap's (eigengapCount with these neighbour shares), not the threshold's. */
+  readonly eigengapNeighbours: readonly number[];
+  /** At most this many windows (spread evenly) enter the eigengap; its cost is cubic in them. */
+  readonly eigengapPoints: number;
+  /** Clusters holding fewer than this share of the windows join their nearest cluster (never below min_speakers). */
+  readonly minClusterShare: number;
+  /** Quiet stretches up to this long inside speech (pauses between words) take the speaker around them. */
+  readonly pauseFrames: number;
+  /** I-vector models: the file's principal directions of i-vectors kept (the speaker differences within the file). */
+  readonly pcaDims: number;
 }
 
 /**
- * - backend_a (conversations, interviews): 1.5 s windows every 0.25 s, single-stage clustering up to
- *   1,200 windows (about 5 minutes of speech), two rounds of centroid re-segmentation, 0.3 s turns.
- * - backend_b (long-form, batch at scale): 3 s windows every 1 s, clustering in blocks of 300
- *   windows, so time and memory grow linearly with the audio; 1 s turns.
- * Thresholds were tuned on synthetic conversations of the development speaker groups
- * (bench/diarization.ts; figures in docs/diarization.md).
+ * Both: 3 s windows every 0.5 s, i-vectors on the file's 12 principal directions, the speaker
+ * count by the eigengap (pruning auto-tuned per file), pauses up to 0.3 s bridged.
+ * - backend_a (conversations, interviews): single-stage clustering up to 1,200 windows (about 10
+ *   minutes of speech), two rounds of Viterbi re-segmentation, 0.3 s turns.
+ * - backend_b (long-form, batch at scale): clustering in blocks of 300 windows, so time and memory
+ *   grow linearly with the audio; one round of re-segmentation, 1 s turns.
+ * Tuned on synthetic conversations of the development speaker groups (bench/diarization.ts
+ * --tune; figures in docs/diarization.md).
  */
+/** Neighbour shares the eigengap count tries (the best ratio of share to gap wins). */
+const EIGENGAP_SHARES = [0.05, 0.1, 0.15, 0.2];
+
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { windowFrames: 150, hopFrames: 25, threshold: 0.1, blockSize: 1200, minTurnFrames: 30, refinements: 2 },
-  backend_b: { windowFrames: 300, hopFrames: 100, threshold: 0, blockSize: 300, minTurnFrames: 100, refinements: 1 },
+  backend_a: {
+    windowFrames: 300,
+    hopFrames: 50,
+    threshold: 0,
+    blockSize: 1200,
+    minTurnFrames: 30,
+    refinements: 2,
+    pcaDims: 12,
+    pauseFrames: 30,
+    switchCost: 0.5,
+    minClusterShare: 0.1,
+    eigengapNeighbours: EIGENGAP_SHARES,
+    eigengapPoints: 200,
+  },
+  backend_b: {
+    windowFrames: 300,
+    hopFrames: 50,
+    threshold: 0,
+    blockSize: 300,
+    minTurnFrames: 100,
+    refinements: 1,
+    pcaDims: 12,
+    pauseFrames: 30,
+    switchCost: 0.5,
+    minClusterShare: 0.1,
+    eigengapNeighbours: EIGENGAP_SHARES,
+    eigengapPoints: 200,
+  },
 };
 
 export const MAX_SPEAKERS = 20;
+/** The quantile of frame energies taken as the noise floor (12 dB over it is speech); low, since conversations have few pauses. */
+const SPEECH_FLOOR_QUANTILE = 0.05;
 
 /**
- * Who spoke when, from 16 kHz mono PCM: MFCC statistics per window (mean and standard deviation
- * of c1-c20 over the window's speech frames), centred on the file's mean and projected by the
- * speaker projection (a linear discriminant trained on other speakers), cosine
- * agglomerative clustering under the speaker bounds, nearest-centroid re-segmentation, a label per
- * speech frame from the windows covering it, and short runs merged into their neighbours.
+ * Who spoke when, from 16 kHz mono PCM: an embedding per window (with the i-vector model: the
+ * i-vector of the window's speech frames on the file's principal directions; with a linear
+ * projection: projected MFCC means and deviations), the speaker count by the eigengap (or a
+ * threshold) within the speaker bounds, cosine agglomerative clustering, Viterbi re-segmentation
+ * of the windows against the clusters' centroids, a label per speech frame from the windows
+ * covering it, short pauses bridged and short runs merged into their neighbours.
  * Synchronous and CPU-bound: call it from a worker (the inference pool), not the event loop.
  */
 export function diarize(
@@ -64,15 +112,28 @@ export function diarize(
   parameters: BackendParameters = BACKENDS[options.backend],
 ): SpeakerTurn[] {
   const features = speakerFrames(pcm);
-  const speech = speechMask(features, options.speech);
-  const windows = embedWindows(features, speech, parameters, projection);
+  const speech = energySpeechMask(features, options.speech);
+  // I-vector models: the long windows' i-vectors on the file's principal directions (what varies
+  // most within one recording is who speaks); a linear projection: projected MFCC statistics.
+  let windows: EmbeddedWindow[];
+  if (projection.kind === 'ivector') {
+    const raw = ivectorWindows(centredFrames(features, speech), speech, features.frames, parameters.windowFrames, parameters.hopFrames, projection);
+    if (raw.length === 0) return [];
+    windows = projectIvectors(raw, principalDirections(raw, projection.rank), projection.rank, parameters.pcaDims);
+  } else windows = embedWindows(features, speech, parameters, projection);
   if (windows.length === 0) return [];
   const maxClusters = Math.min(options.maxSpeakers ?? MAX_SPEAKERS, MAX_SPEAKERS, windows.length);
-  const bounds = { threshold: parameters.threshold, minClusters: Math.min(options.minSpeakers ?? 1, maxClusters), maxClusters };
   const embeddings = windows.map((w) => w.embedding);
+  let bounds = { threshold: parameters.threshold, minClusters: Math.min(options.minSpeakers ?? 1, maxClusters), maxClusters };
+  if (parameters.eigengapNeighbours.length > 0 && bounds.minClusters < bounds.maxClusters) {
+    const count = eigengapCount(embeddings, bounds, parameters.eigengapNeighbours, parameters.eigengapPoints);
+    bounds = { ...bounds, minClusters: count, maxClusters: count };
+  }
   let labels = windows.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
-  for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels);
+  labels = mergeSmallClusters(embeddings, labels, parameters.minClusterShare, Math.min(options.minSpeakers ?? 1, maxClusters));
+  for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels, parameters.switchCost);
   const frameLabels = labelFrames(features.frames, speech, windows, labels);
+  fillPauses(frameLabels, parameters.pauseFrames);
   const unsmoothed = frameLabels.slice();
   smooth(frameLabels, parameters.minTurnFrames);
   // Merging short runs must not take the speaker count below min_speakers: keep the raw labels then.
@@ -86,8 +147,8 @@ interface EmbeddedWindow {
   readonly embedding: Float32Array;
 }
 
-/** Speech frames: inside the given spans, or (without spans) 12 dB over the quietest tenth. */
-function speechMask(features: SpeakerFrames, spans: DiarizationOptions['speech']): Uint8Array {
+/** Speech frames: inside the given spans (when given) and 12 dB over the quietest tenth of the frames. */
+export function energySpeechMask(features: SpeakerFrames, spans?: DiarizationOptions['speech']): Uint8Array {
   const mask = new Uint8Array(features.frames);
   if (spans !== undefined) {
     for (const span of spans) {
@@ -97,7 +158,7 @@ function speechMask(features: SpeakerFrames, spans: DiarizationOptions['speech']
     }
   }
   const sorted = Float32Array.from(features.logEnergy).sort();
-  const floor = sorted[Math.floor(sorted.length * 0.1)] ?? 0;
+  const floor = sorted[Math.floor(sorted.length * SPEECH_FLOOR_QUANTILE)] ?? 0;
   const gate = floor + Math.log(10 ** 1.2);
   for (let t = 0; t < features.frames; t++) {
     const loud = features.logEnergy[t]! > gate;
@@ -106,7 +167,7 @@ function speechMask(features: SpeakerFrames, spans: DiarizationOptions['speech']
   return mask;
 }
 
-function embedWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters, projection: SpeakerProjection): EmbeddedWindow[] {
+function embedWindows(features: SpeakerFrames, speech: Uint8Array, p: BackendParameters, projection: LinearSpeakerProjection): EmbeddedWindow[] {
   const windows: EmbeddedWindow[] = [];
   const last = Math.max(0, features.frames - p.windowFrames);
   for (let start = 0; start <= last; start += p.hopFrames) {
@@ -152,7 +213,7 @@ export function windowStatistics(features: SpeakerFrames, speech: Uint8Array | n
   return out;
 }
 
-function project(stats: Float32Array, centre: Float32Array, projection: SpeakerProjection): Float32Array {
+function project(stats: Float32Array, centre: Float32Array, projection: LinearSpeakerProjection): Float32Array {
   const { inputDim, outputDim, matrix } = projection;
   const out = new Float32Array(outputDim);
   for (let i = 0; i < inputDim; i++) {
@@ -162,31 +223,181 @@ function project(stats: Float32Array, centre: Float32Array, projection: SpeakerP
   return normalize(out);
 }
 
-/** Each window moves to its nearest centroid; empty clusters vanish; labels renumbered by first appearance. */
-function relabel(embeddings: readonly Float32Array[], labels: readonly number[]): number[] {
-  const k = Math.max(...labels) + 1;
+/** The MFCCs minus their mean over the file's speech frames (what the UBM was trained on). */
+export function centredFrames(features: SpeakerFrames, speech: Uint8Array): Float32Array {
+  const D = MFCC_COEFFICIENTS;
+  const centre = new Float64Array(D);
+  let speechFrames = 0;
+  for (let t = 0; t < features.frames; t++) {
+    if (speech[t] === 0) continue;
+    speechFrames++;
+    for (let d = 0; d < D; d++) centre[d]! += features.mfcc[t * D + d]!;
+  }
+  const out = Float32Array.from(features.mfcc);
+  if (speechFrames === 0) return out;
+  for (let t = 0; t < features.frames; t++) for (let d = 0; d < D; d++) out[t * D + d]! -= centre[d]! / speechFrames;
+  return out;
+}
+
+interface RawIvector {
+  readonly startFrame: number;
+  readonly endFrame: number;
+  readonly ivector: Float64Array;
+}
+
+/**
+ * I-vectors of sliding windows (`windowFrames` every `hopFrames`) over the speech frames of
+ * `centred` (MFCCs centred on the file's speech mean), from running Baum-Welch statistics of
+ * `hopFrames` blocks: each frame's posteriors are computed once, and a ring of the last blocks
+ * keeps memory constant in the length. Windows with fewer than a third of their frames speech are left out.
+ */
+function ivectorWindows(
+  centred: Float32Array,
+  speech: Uint8Array,
+  frames: number,
+  windowFrames: number,
+  hopFrames: number,
+  model: IvectorExtractor,
+): RawIvector[] {
+  const { components: C, featureDim: D } = model;
+  if (D !== MFCC_COEFFICIENTS) throw new Error(`speaker model: expects ${D} features per frame, the front end gives ${MFCC_COEFFICIENTS}`);
+  const blocksPerWindow = Math.max(1, Math.round(windowFrames / hopFrames));
+  const blockCount = Math.ceil(frames / hopFrames);
+  const ringN = Array.from({ length: blocksPerWindow }, () => new Float64Array(C));
+  const ringF = Array.from({ length: blocksPerWindow }, () => new Float64Array(C * D));
+  const ringFrames = new Int32Array(blocksPerWindow);
+  const x = new Float64Array(D);
+  const scratch = new Float64Array(C);
+  const out: RawIvector[] = [];
+  for (let block = 0; block < blockCount; block++) {
+    const slot = block % blocksPerWindow;
+    const n = ringN[slot]!.fill(0);
+    const f = ringF[slot]!.fill(0);
+    let speechFrames = 0;
+    const end = Math.min(frames, (block + 1) * hopFrames);
+    for (let t = block * hopFrames; t < end; t++) {
+      if (speech[t] === 0) continue;
+      for (let d = 0; d < D; d++) x[d] = centred[t * D + d]!;
+      accumulateFrame(model, x, n, f, scratch);
+      speechFrames++;
+    }
+    ringFrames[slot] = speechFrames;
+    const first = block - blocksPerWindow + 1;
+    if (first < 0 && block !== blockCount - 1) continue;
+    let windowSpeech = 0;
+    for (const k of ringFrames) windowSpeech += k;
+    if (windowSpeech < windowFrames / 3) continue;
+    const sumN = new Float64Array(C);
+    const sumF = new Float64Array(C * D);
+    for (let k = 0; k < blocksPerWindow; k++) {
+      for (let c = 0; c < C; c++) sumN[c]! += ringN[k]![c]!;
+      for (let i = 0; i < C * D; i++) sumF[i]! += ringF[k]![i]!;
+    }
+    out.push({ startFrame: Math.max(0, first) * hopFrames, endFrame: end, ivector: extractIvector(model, sumN, sumF) });
+  }
+  return out;
+}
+
+/** The file's principal directions of i-vectors (eigenvectors of their covariance, in columns, largest first). */
+function principalDirections(raw: readonly RawIvector[], rank: number): Float64Array {
+  const mean = meanIvector(raw, rank);
+  const covariance = new Float64Array(rank * rank);
+  const centred = new Float64Array(rank);
+  for (const w of raw) {
+    for (let r = 0; r < rank; r++) centred[r] = w.ivector[r]! - mean[r]!;
+    for (let r = 0; r < rank; r++) {
+      const a = centred[r]!;
+      for (let q = r; q < rank; q++) covariance[r * rank + q]! += a * centred[q]!;
+    }
+  }
+  for (let r = 0; r < rank; r++) for (let q = 0; q < r; q++) covariance[r * rank + q] = covariance[q * rank + r]!;
+  return symmetricEigen(covariance, rank).vectors;
+}
+
+function meanIvector(raw: readonly RawIvector[], rank: number): Float64Array {
+  const mean = new Float64Array(rank);
+  for (const w of raw) for (let r = 0; r < rank; r++) mean[r]! += w.ivector[r]! / raw.length;
+  return mean;
+}
+
+/** Windows' i-vectors centred on their mean, on the first `dims` principal directions, unit length. */
+function projectIvectors(raw: readonly RawIvector[], directions: Float64Array, rank: number, dims: number): EmbeddedWindow[] {
+  const mean = meanIvector(raw, rank);
+  const k = Math.min(dims, rank);
+  return raw.map((w) => {
+    const out = new Float32Array(k);
+    for (let j = 0; j < k; j++) {
+      let s = 0;
+      for (let r = 0; r < rank; r++) s += (w.ivector[r]! - mean[r]!) * directions[r * rank + j]!;
+      out[j] = s;
+    }
+    return { startFrame: w.startFrame, endFrame: w.endFrame, embedding: normalize(out) };
+  });
+}
+
+/**
+ * The smallest cluster, while it holds fewer than `minShare` of the windows and more than
+ * `minClusters` clusters remain, is merged into the cluster whose centroid is most similar to its own.
+ */
+export function mergeSmallClusters(embeddings: readonly Float32Array[], labels: readonly number[], minShare: number, minClusters: number): number[] {
+  const out = [...labels];
+  for (;;) {
+    const sizes = new Map<number, number>();
+    for (const label of out) sizes.set(label, (sizes.get(label) ?? 0) + 1);
+    if (sizes.size <= Math.max(1, minClusters)) break;
+    let smallest = -1;
+    for (const [label, size] of sizes) if (smallest < 0 || size < sizes.get(smallest)!) smallest = label;
+    if (sizes.get(smallest)! >= minShare * out.length) break;
+    const centroids = new Map<number, Float32Array>();
+    out.forEach((label, i) => {
+      let c = centroids.get(label);
+      if (c === undefined) {
+        c = new Float32Array(embeddings[i]!.length);
+        centroids.set(label, c);
+      }
+      addInto(c, embeddings[i]!);
+    });
+    for (const c of centroids.values()) normalize(c);
+    let target = -1;
+    let top = Number.NEGATIVE_INFINITY;
+    for (const [label, c] of centroids) {
+      if (label === smallest) continue;
+      const s = dot(c, centroids.get(smallest)!);
+      if (s > top) {
+        top = s;
+        target = label;
+      }
+    }
+    for (let i = 0; i < out.length; i++) if (out[i] === smallest) out[i] = target;
+  }
+  return numberByFirstAppearance(out);
+}
+
+/**
+ * Each window moves to its nearest centroid, or (switchCost > 0) the windows take the best
+ * sequence of centroids by cosine similarity where each change of speaker costs `switchCost`
+ * (Viterbi, linear in the windows); empty clusters vanish; labels renumbered by first appearance.
+ */
+function relabel(embeddings: readonly Float32Array[], labels: readonly number[], switchCost: number): number[] {
+  let k = 0;
+  for (const label of labels) if (label + 1 > k) k = label + 1;
   if (k <= 1) return [...labels];
   const centroids = Array.from({ length: k }, () => new Float32Array(embeddings[0]!.length));
   labels.forEach((label, i) => addInto(centroids[label]!, embeddings[i]!));
   for (const c of centroids) normalize(c);
-  const moved = embeddings.map((e) => {
-    let arg = 0;
-    let top = Number.NEGATIVE_INFINITY;
+  const score = new Float64Array(embeddings.length * k);
+  embeddings.forEach((e, i) => {
     centroids.forEach((c, j) => {
-      const s = dot(e, c);
-      if (s > top) {
-        top = s;
-        arg = j;
-      }
+      score[i * k + j] = dot(e, c);
     });
-    return arg;
   });
-  return numberByFirstAppearance(moved);
+  return numberByFirstAppearance(Array.from(viterbi(score, embeddings.length, k, switchCost)));
 }
 
 /** Speech frames take the vote of the windows covering them, nearer window centres weighing more; -1 is no speaker. */
 function labelFrames(frames: number, speech: Uint8Array, windows: readonly EmbeddedWindow[], labels: readonly number[]): Int32Array {
-  const k = Math.max(...labels) + 1;
+  let k = 0;
+  for (const label of labels) if (label + 1 > k) k = label + 1;
   const votes = new Float32Array(frames * k);
   windows.forEach((w, i) => {
     const centre = (w.startFrame + w.endFrame) / 2;
@@ -233,6 +444,28 @@ function smooth(labels: Int32Array, minFrames: number): void {
       for (let t = run.start; t < run.end; t++) if (labels[t]! >= 0) labels[t] = target.label;
       run.label = target.label;
     }
+  }
+}
+
+/**
+ * Runs of -1 (no speech) of at most `maxFrames` between two speech frames are filled: with the
+ * speaker on both sides, or split at their middle between two different speakers. In place.
+ */
+export function fillPauses(labels: Int32Array, maxFrames: number): void {
+  let t = 0;
+  while (t < labels.length) {
+    if (labels[t]! >= 0) {
+      t++;
+      continue;
+    }
+    let end = t;
+    while (end < labels.length && labels[end]! < 0) end++;
+    if (t > 0 && end < labels.length && end - t <= maxFrames) {
+      const middle = t + Math.ceil((end - t) / 2);
+      labels.fill(labels[t - 1]!, t, middle);
+      labels.fill(labels[end]!, middle, end);
+    }
+    t = end;
   }
 }
 

@@ -1,3 +1,5 @@
+import { symmetricEigenvalues } from './speaker-linear-algebra.js';
+
 /**
  * Agglomerative clustering of unit-length embeddings with average linkage on cosine similarity.
  * Merging stops when the closest pair is less similar than `threshold`, but always continues
@@ -112,6 +114,110 @@ export function clusterInBlocks(embeddings: readonly Float32Array[], bounds: Clu
   for (const c of centroids) normalize(c);
   const fragmentLabels = clusterEmbeddings(centroids, bounds, weights);
   return numberByFirstAppearance(Array.from(fragmentOf, (fragment) => fragmentLabels[fragment]!));
+}
+
+/**
+ * Best label sequence for per-frame scores [m][k] where staying costs nothing and any change
+ * costs `penalty`: O(m·k) time, a back-pointer per frame and state.
+ */
+export function viterbi(score: Float64Array, m: number, k: number, penalty: number): Int32Array {
+  const back = new Int32Array(m * k);
+  let prev = new Float64Array(k);
+  let next = new Float64Array(k);
+  for (let s = 0; s < k; s++) prev[s] = score[s]!;
+  for (let i = 1; i < m; i++) {
+    let bestState = 0;
+    for (let s = 1; s < k; s++) if (prev[s]! > prev[bestState]!) bestState = s;
+    const switched = prev[bestState]! - penalty;
+    for (let s = 0; s < k; s++) {
+      if (prev[s]! >= switched) {
+        next[s] = prev[s]! + score[i * k + s]!;
+        back[i * k + s] = s;
+      } else {
+        next[s] = switched + score[i * k + s]!;
+        back[i * k + s] = bestState;
+      }
+    }
+    [prev, next] = [next, prev];
+  }
+  const path = new Int32Array(m);
+  let state = 0;
+  for (let s = 1; s < k; s++) if (prev[s]! > prev[state]!) state = s;
+  for (let i = m - 1; i >= 0; i--) {
+    path[i] = state;
+    state = back[i * k + state]!;
+  }
+  return path;
+}
+
+/**
+ * The number of speakers by the eigengap of a pruned affinity (spectral clustering's count): up
+ * to `maxPoints` embeddings spread evenly over the file, cosine affinities of which each row keeps
+ * its nearest `neighbours` share (binarised, symmetrised), the normalised affinity's eigenvalues
+ * μ1 ≥ μ2 ≥ ... (one minus the normalised Laplacian's), and the k within [minClusters,
+ * maxClusters] with the largest gap μk - μ(k+1). Several shares: each is tried and the one with
+ * the smallest share / largest gap wins (the auto-tuned pruning of NME spectral clustering, Park
+ * et al. 2020). Constant cost in the length (the sample is bounded).
+ */
+/** Fewest neighbours an embedding keeps in the pruned affinity (short files would fall apart into islands with fewer). */
+const MIN_NEIGHBOURS = 10;
+
+export function eigengapCount(
+  embeddings: readonly Float32Array[],
+  bounds: Pick<ClusterBounds, 'minClusters' | 'maxClusters'>,
+  neighbours: number | readonly number[],
+  maxPoints = 300,
+): number {
+  const lo = Math.max(1, bounds.minClusters);
+  const step = Math.max(1, embeddings.length / maxPoints);
+  const points: Float32Array[] = [];
+  for (let at = 0; Math.floor(at) < embeddings.length; at += step) points.push(embeddings[Math.floor(at)]!);
+  const n = points.length;
+  const hi = Math.min(bounds.maxClusters, n - 1);
+  if (hi <= lo) return Math.max(lo, Math.min(bounds.maxClusters, n));
+  const similarity = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) similarity[i * n + j] = dot(points[i]!, points[j]!);
+  let answer = lo;
+  let bestRatio = Number.POSITIVE_INFINITY;
+  for (const share of typeof neighbours === 'number' ? [neighbours] : neighbours) {
+    const { count, gap } = largestEigengap(similarity, n, Math.max(MIN_NEIGHBOURS, Math.round(share * n)), lo, hi);
+    const ratio = share / Math.max(gap, 1e-9);
+    if (ratio < bestRatio) {
+      bestRatio = ratio;
+      answer = count;
+    }
+  }
+  return answer;
+}
+
+function largestEigengap(similarity: Float64Array, n: number, keep: number, lo: number, hi: number): { count: number; gap: number } {
+  const a = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    const row = similarity.subarray(i * n, (i + 1) * n);
+    const cut = Float64Array.from(row).sort()[n - keep]!;
+    for (let j = 0; j < n; j++) if (row[j]! >= cut) a[i * n + j] = 1;
+  }
+  for (let i = 0; i < n; i++) {
+    for (let j = i; j < n; j++) {
+      const s = (a[i * n + j]! + a[j * n + i]!) / 2;
+      a[i * n + j] = s;
+      a[j * n + i] = s;
+    }
+  }
+  const degree = new Float64Array(n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) degree[i]! += a[i * n + j]!;
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) a[i * n + j]! /= Math.sqrt(degree[i]! * degree[j]!);
+  const values = symmetricEigenvalues(a, n);
+  let count = lo;
+  let gap = Number.NEGATIVE_INFINITY;
+  for (let k = lo; k <= hi; k++) {
+    const g = values[k - 1]! - values[k]!;
+    if (g > gap) {
+      gap = g;
+      count = k;
+    }
+  }
+  return { count, gap };
 }
 
 /** Any cluster ids renumbered 0, 1, ... in order of first appearance. */

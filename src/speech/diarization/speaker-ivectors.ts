@@ -1,0 +1,129 @@
+/**
+ * I-vectors for diarization: a diagonal GMM-UBM over MFCC frames and a total-variability matrix
+ * (both trained without speaker labels by models/training/speaker_ivector.py). Each window's
+ * Baum-Welch statistics (zeroth order per component, first order centred on the component's mean
+ * and divided by its deviation) give its i-vector, the posterior mean w = L⁻¹ Σ_c T_cᵀ F_c with
+ * L = I + Σ_c N_c T_cᵀ T_c.
+ */
+import { solvePositiveDefinite } from './speaker-linear-algebra.js';
+
+export interface IvectorExtractor {
+  readonly kind: 'ivector';
+  readonly name: string;
+  /** MFCCs per frame. */
+  readonly featureDim: number;
+  readonly components: number;
+  readonly rank: number;
+  /** log w_c - ½ Σ_d (log 2π σ²_cd + μ²_cd / σ²_cd), per component. */
+  readonly gconst: Float64Array;
+  /** μ_cd / σ²_cd and 1 / σ²_cd, [C][D]. */
+  readonly meanOverVar: Float64Array;
+  readonly inverseVariance: Float64Array;
+  readonly means: Float64Array;
+  readonly inverseDeviation: Float64Array;
+  /** [C][D][R] in the whitened space. */
+  readonly t: Float64Array;
+  /** T_cᵀ T_c, [C][R][R]. */
+  readonly tt: Float64Array;
+}
+
+/** Builds the extractor's tables from the model file's arrays. */
+export function ivectorExtractor(
+  name: string,
+  weights: readonly number[],
+  means: readonly (readonly number[])[],
+  variances: readonly (readonly number[])[],
+  t: readonly (readonly (readonly number[])[])[],
+): IvectorExtractor {
+  const components = weights.length;
+  const featureDim = means[0]?.length ?? 0;
+  const rank = t[0]?.[0]?.length ?? 0;
+  if (components === 0 || featureDim === 0 || rank === 0 || means.length !== components || variances.length !== components || t.length !== components) {
+    throw new Error('speaker model: ubm_weights, ubm_means, ubm_variances and total_variability must agree in size');
+  }
+  const gconst = new Float64Array(components);
+  const meanOverVar = new Float64Array(components * featureDim);
+  const inverseVariance = new Float64Array(components * featureDim);
+  const flatMeans = new Float64Array(components * featureDim);
+  const inverseDeviation = new Float64Array(components * featureDim);
+  const flatT = new Float64Array(components * featureDim * rank);
+  for (let c = 0; c < components; c++) {
+    let g = Math.log(weights[c]!);
+    for (let d = 0; d < featureDim; d++) {
+      const m = Number(means[c]![d]);
+      const v = Number(variances[c]![d]);
+      if (!(v > 0) || variances[c]!.length !== featureDim || means[c]!.length !== featureDim)
+        throw new Error('speaker model: variances must be positive, one per feature');
+      g -= 0.5 * (Math.log(2 * Math.PI * v) + (m * m) / v);
+      meanOverVar[c * featureDim + d] = m / v;
+      inverseVariance[c * featureDim + d] = 1 / v;
+      flatMeans[c * featureDim + d] = m;
+      inverseDeviation[c * featureDim + d] = 1 / Math.sqrt(v);
+      const row = t[c]![d];
+      if (row === undefined || row.length !== rank) throw new Error('speaker model: total_variability must be [components][features][rank]');
+      for (let r = 0; r < rank; r++) flatT[(c * featureDim + d) * rank + r] = Number(row[r]);
+    }
+    gconst[c] = g;
+  }
+  const tt = new Float64Array(components * rank * rank);
+  for (let c = 0; c < components; c++) {
+    for (let d = 0; d < featureDim; d++) {
+      const base = (c * featureDim + d) * rank;
+      for (let r = 0; r < rank; r++) {
+        const x = flatT[base + r]!;
+        for (let s = 0; s < rank; s++) tt[(c * rank + r) * rank + s]! += x * flatT[base + s]!;
+      }
+    }
+  }
+  return { kind: 'ivector', name, featureDim, components, rank, gconst, meanOverVar, inverseVariance, means: flatMeans, inverseDeviation, t: flatT, tt };
+}
+
+/**
+ * Adds frame `x`'s statistics to `n` ([C]) and `f` ([C][D], centred and whitened). Posteriors
+ * under 1e-4 are skipped (they change nothing measurable and cost most of the time).
+ */
+export function accumulateFrame(model: IvectorExtractor, x: Float32Array | Float64Array, n: Float64Array, f: Float64Array, scratch: Float64Array): void {
+  const { components: C, featureDim: D } = model;
+  let top = Number.NEGATIVE_INFINITY;
+  for (let c = 0; c < C; c++) {
+    let s = model.gconst[c]!;
+    for (let d = 0; d < D; d++) {
+      const v = x[d]!;
+      s += v * model.meanOverVar[c * D + d]! - 0.5 * v * v * model.inverseVariance[c * D + d]!;
+    }
+    scratch[c] = s;
+    if (s > top) top = s;
+  }
+  let total = 0;
+  for (let c = 0; c < C; c++) {
+    const p = Math.exp(scratch[c]! - top);
+    scratch[c] = p;
+    total += p;
+  }
+  for (let c = 0; c < C; c++) {
+    const g = scratch[c]! / total;
+    if (g < 1e-4) continue;
+    n[c]! += g;
+    for (let d = 0; d < D; d++) f[c * D + d]! += g * (x[d]! - model.means[c * D + d]!) * model.inverseDeviation[c * D + d]!;
+  }
+}
+
+/** The i-vector (posterior mean) of a window's statistics. */
+export function extractIvector(model: IvectorExtractor, n: Float64Array, f: Float64Array): Float64Array {
+  const { components: C, featureDim: D, rank: R } = model;
+  const l = new Float64Array(R * R);
+  for (let i = 0; i < R; i++) l[i * R + i] = 1;
+  const b = new Float64Array(R);
+  for (let c = 0; c < C; c++) {
+    const nc = n[c]!;
+    if (nc < 1e-6) continue;
+    const base = c * R * R;
+    for (let k = 0; k < R * R; k++) l[k]! += nc * model.tt[base + k]!;
+    for (let d = 0; d < D; d++) {
+      const fcd = f[c * D + d]!;
+      const row = (c * D + d) * R;
+      for (let r = 0; r < R; r++) b[r]! += model.t[row + r]! * fcd;
+    }
+  }
+  return solvePositiveDefinite(l, b, R);
+}
