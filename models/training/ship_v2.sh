@@ -7,7 +7,7 @@ set -e
 export OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 R=models/training/results
 M=models/small-am-v2
-DESC="Compact convolutional CTC model for Amharic, trained from scratch on the ALFFA speaker-split train groups only (perturbed real speech + at most 40% espeak-ng synthetic per batch), 75 min on one CPU core; CTC prefix beam search with a character 7-gram LM of Amharic news"
+DESC="Compact convolutional CTC model for Amharic, trained from scratch on the ALFFA speaker-split train groups only (perturbed real speech + at most 40% espeak-ng synthetic per batch), 72 min on one CPU core; CTC prefix beam search with a character 7-gram LM of Amharic news"
 # 1. ONNX + vocab + manifest (greedy until step 4)
 /usr/bin/python3 models/training/export.py --run small-am-v2 --checkpoint best --out $M --description "$DESC" 2>&1 | grep -v -i warn
 # 2. greedy CER + RTF through the gateway runtime: held-out speaker groups and the synthetic sets
