@@ -9,6 +9,9 @@ switched on after the warm-up, batches bounded by total frames.
 
 --synth-max-share caps the share of synthetic utterances (sets named synth_*) in every batch:
 surplus synthetic utterances of a batch sit that epoch out (the next epoch draws new batches).
+--bootstrap-steps N leaves the first N batches of the first (shortest-first) epoch uncapped: the
+short synthetic clips that lead that epoch are what gets a CTC model off the blank plateau
+quickly on a CPU (without them small-am-v2's first try sat on it for 1,000 steps).
 --select SET keeps best.pt, the checkpoint with the lowest greedy CER on SET (all of it), so a
 run is chosen on held-out speakers only.
 
@@ -167,6 +170,7 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--synth-max-share", type=float, default=1.0, help="most synthetic utterances per batch (share)")
+    ap.add_argument("--bootstrap-steps", type=int, default=0, help="first-epoch batches exempt from --synth-max-share")
     ap.add_argument("--select", default=None, help="valid set whose greedy CER picks best.pt")
     ap.add_argument("--init", default=None, help="start from work/runs/<run>/checkpoint.pt (same vocabulary and shape)")
     a = ap.parse_args()
@@ -229,6 +233,7 @@ def main():
     audio_seconds = 0.0
     best = {"cer": float("inf"), "step": None}
     mix = {"utts": 0, "synth_utts": 0, "secs": 0.0, "synth_secs": 0.0, "max_share": 0.0}
+    boot = {"utts": 0, "synth_utts": 0, "secs": 0.0, "synth_secs": 0.0, "max_share": 0.0}
 
     def save(tag):
         torch.save({"state": model.state_dict(), "config": model.config, "tokens": tokens, "lang": a.lang,
@@ -239,7 +244,8 @@ def main():
     while not done:
         epoch_batches = batches(lengths, a.max_frames, rng, sort_first=(epoch == 0))
         if a.synth_max_share < 1.0:
-            epoch_batches = cap_synthetic(epoch_batches, synth, a.synth_max_share, rng)
+            free = a.bootstrap_steps if epoch == 0 else 0
+            epoch_batches = epoch_batches[:free] + cap_synthetic(epoch_batches[free:], synth, a.synth_max_share, rng)
         for idx in epoch_batches:
             elapsed = time.time() - t_train
             if elapsed >= budget:
@@ -261,11 +267,12 @@ def main():
             opt.step()
             audio_seconds += float(xl.sum()) / 100
             ns = int(synth[idx].sum())
-            mix["utts"] += len(idx)
-            mix["synth_utts"] += ns
-            mix["secs"] += float(xl.sum()) / 100
-            mix["synth_secs"] += float(lengths[idx][synth[idx]].sum()) / 100
-            mix["max_share"] = max(mix["max_share"], ns / len(idx))
+            acc = boot if epoch == 0 and step < a.bootstrap_steps else mix
+            acc["utts"] += len(idx)
+            acc["synth_utts"] += ns
+            acc["secs"] += float(xl.sum()) / 100
+            acc["synth_secs"] += float(lengths[idx][synth[idx]].sum()) / 100
+            acc["max_share"] = max(acc["max_share"], ns / len(idx))
             step += 1
             if step % 25 == 0:
                 note(event="step", step=step, epoch=epoch, loss=round(float(loss), 3), lr=round(lr, 6),
@@ -289,9 +296,11 @@ def main():
             best = {"cer": c, "step": step}
             save("best")
             note(event="best", set=v, step=step, cer=round(c, 4))
-    note(event="mix", synthetic_utterance_share=round(mix["synth_utts"] / max(mix["utts"], 1), 3),
-         synthetic_audio_share=round(mix["synth_secs"] / max(mix["secs"], 1e-9), 3),
-         max_synthetic_share_in_a_batch=round(mix["max_share"], 3))
+    for tag, m in (("mix", mix), ("mix_bootstrap", boot)):
+        note(event=tag, steps=a.bootstrap_steps if tag == "mix_bootstrap" else step - a.bootstrap_steps,
+             synthetic_utterance_share=round(m["synth_utts"] / max(m["utts"], 1), 3),
+             synthetic_audio_share=round(m["synth_secs"] / max(m["secs"], 1e-9), 3),
+             max_synthetic_share_in_a_batch=round(m["max_share"], 3))
     note(event="done", steps=step, epochs=epoch, train_minutes=round((time.time() - t_train) / 60, 2),
          best_step=best["step"], best_cer=None if best["step"] is None else round(best["cer"], 4))
 

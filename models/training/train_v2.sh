@@ -14,5 +14,6 @@ mkdir -p $L
 $P models/training/train.py --name small-am-v2 --lang am \
   --sets alffa_spk_train,alffa_spk_train_aug,synth_am_train_spk --synth-max-share 0.4 \
   --valid alffa_spk_val,synth_am_test_clean --select alffa_spk_val \
-  --dim 288 --blocks 12 --kernel 13 --dropout 0.05 --lr 0.003 --warmup 300 --max-frames 8000 \
-  --minutes 72 --checkpoint-minutes 6 --seed 1 --threads 1 > $L/small-am-v2.log 2>&1
+  --bootstrap-steps 150 \
+  --dim 256 --blocks 10 --kernel 13 --dropout 0 --lr 0.003 --warmup 300 --max-frames 8000 \
+  --minutes 68 --checkpoint-minutes 6 --seed 1 --threads 1 > $L/small-am-v2.log 2>&1
