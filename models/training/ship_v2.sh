@@ -29,3 +29,14 @@ nice -n 10 npx tsx models/training/held-out-decoding.ts --model models/small-am-
 # 6. as served (beam + LM from the manifest): CER and RTF on one core
 nice -n 10 npx tsx models/training/evaluate.ts --model $M --decoding manifest --set alffa_spk_val --set alffa_spk_test \
   --set synth_am_test_clean --out $R/small-am-v2-served.json
+# 7. the model card (figures from the JSON above; only --about and --limits are written by hand)
+/usr/bin/python3 models/training/write_card.py --model $M --run small-am-v2 --eval $R/small-am-v2.json \
+  --heldout "small-am-v2=$R/small-am-v2-spk-heldout.json" \
+  --heldout "small-am-v2=$R/small-am-v2-spk-heldout-v1-unseen.json" \
+  --heldout "small-am-v2=$R/small-am-v2-spk-heldout-new-sentences.json" \
+  --heldout "small-am-v1 (its manifest: beam 16, alpha 0.4, beta 2.5, tuned on 091)=$R/small-am-v1-spk-heldout-v1-unseen.json" \
+  --served $R/small-am-v2-served.json \
+  --reproduce "$(printf '%s\n' '/usr/bin/python3 models/training/speaker_split.py   # splits/ (committed)' \
+     'sh models/training/train_v2.sh    # prepare_data.py --split speaker, then train.py (68 min, one core)' \
+     'sh models/training/ship_v2.sh     # export best.pt, evaluate, tune on val, manifest, card')" \
+  --about "$(cat models/training/cards/small-am-v2-about.md)" --limits "$(cat models/training/cards/small-am-v2-limits.md)"
