@@ -54,22 +54,24 @@ def heldout_section(specs, served_path):
              "weight alpha, per-character bonus beta, beam) were tuned on the validation groups only; test",
              "figures are untuned. `new-sentences` keeps the held-out utterances whose sentence no training",
              "speaker reads (ALFFA speakers read overlapping sentence lists).", "",
-             "| model | subset | set (groups) | utterances | greedy | beam, no LM | beam + LM | LM's share of the gain |",
+             "| model | subset | set (groups) | utterances | greedy | beam, no LM | beam + LM | gain: beam alone / the LM (points) |",
              "|---|---|---|---|---|---|---|---|"]
+    notes = []
     for spec in specs:
         label, _, path = spec.partition("=")
         r = json.load(open(path, encoding="utf-8"))
         for name, s in r["sets"].items():
             f = {x["decoder"].split(" ")[0] if "LM" not in x["decoder"] else "lm": x for x in s["figures"]}
             g, b, l = f["greedy"]["cer"], f["beam"]["cer"], f["lm"]["cer"] if "lm" in f else None
-            share = f"{(b - l) / (g - l):.0%} ({(b - l) * 100:.1f} of {(g - l) * 100:.1f} points)" if l is not None and g > l else "-"
-            lines.append(f"| {label} | {r['subset']} | {name} ({', '.join(s['groups'])}) | {s['utterances']} | {g * 100:.1f}% | "
-                         f"{b * 100:.1f}% | {'**%.1f%%**' % (l * 100) if l is not None else '-'} | {share} |")
+            gain = f"{(g - b) * 100:+.1f} / {(b - l) * 100:+.1f}" if l is not None else "-"
+            lines.append(f"| {label.split(' (')[0]} | {r['subset']} | {name} ({', '.join(s['groups'])}) | {s['utterances']} | {g * 100:.1f}% | "
+                         f"{b * 100:.1f}% | {'**%.1f%%**' % (l * 100) if l is not None else '-'} | {gain} |")
         w = r["weights"]
-        lines.append("")
-        lines.append(f"- {label}: beam {w['beam']}, alpha {w['alpha']}, beta {w['beta']} ({w['tuned_on']}); LM "
+        notes.append(f"- {label}, {r['subset']}: beam {w['beam']}, alpha {w['alpha']}, beta {w['beta']} ({w['tuned_on']}); LM "
                      f"`{os.path.basename(r['lm']['file']) if r.get('lm') else '-'}`; `{r['command']}`")
-        lines.append("")
+    lines.append("")
+    lines += notes
+    lines.append("")
     if served_path:
         sv = json.load(open(served_path, encoding="utf-8"))
         d = sv.get("decoding", {})
@@ -121,6 +123,14 @@ def main():
              for n, r in ev["sets"].items() if 'sentence_marks' in r and lang == "ti"]
     marks_line = ("Sentence marks (greedy output vs references): " + "; ".join(marks) + ".\n") if marks else ""
     heldout = heldout_section(a.heldout, a.served)
+    if man["decoding"]["default"] == "beam":
+        lm = man.get("lm")
+        decoding_line = (f"decoded by CTC prefix beam search ({man['decoding']['beam_width']})"
+                         + (f" with the character {lm['order']}-gram LM `{lm['file']}` (alpha {lm['alpha']}, beta {lm['beta']}; manifest)" if lm else ""))
+    else:
+        decoding_line = "decoding `greedy` by default"
+    if man.get("lm") and lang == "am":
+        sources.append(SOURCES["enh"])
     if a.reproduce:
         reproduce = a.reproduce
     else:
@@ -159,7 +169,7 @@ frequency masks, time masks) on every batch after the warm-up. Synthetic utteran
 | parameters | {exp['params']:,} |
 | ONNX size | {onnx_bytes / 1e6:.2f} MB (float32, opset 13) |
 | input | `features` float32 [batch, time, 80] log-mel computed by the gateway from `manifest.json` (`input` block), `lengths` int64 [batch] |
-| output | `logits` float32 [batch, frames, {exp['vocab_size']}], `out_lengths` int64 [batch]; decoding `greedy` by default |
+| output | `logits` float32 [batch, frames, {exp['vocab_size']}], `out_lengths` int64 [batch]; {decoding_line} |
 | training | {exp['train_minutes'] + ev.get('earlier_train_minutes', 0):g} min{' (%g + %g min continuation from its checkpoint)' % (ev['earlier_train_minutes'], exp['train_minutes']) if 'earlier_train_minutes' in ev else ''} on one CPU thread (`torch.set_num_threads(1)`, `nice -n 10`) of a shared 2-core x86-64 VM, no GPU; {exp['step'] + ev.get('earlier_steps', 0)} steps, {exp['epoch']}{' (+ the first run)' if 'earlier_steps' in ev else ''} full passes over {exp['hours']} h of (repeated) training audio; seed {args['seed']} |
 | real-time factor | **{ev['rtf']:.3f}** on one core (onnxruntime-node, 1 intra-op thread, features included, one request at a time) |
 
