@@ -68,9 +68,10 @@ export function nativeFixture(name: string): Buffer {
 }
 
 /** The REST text of 16 kHz PCM16 sent as a WAV upload in sync mode (the reference a live turn is held to). */
-export async function restText(baseUrl: string, headers: Record<string, string>, pcm: Buffer, language = 'am'): Promise<string> {
+export async function restText(baseUrl: string, headers: Record<string, string>, pcm: Buffer, language = 'am', model?: string): Promise<string> {
   const form = new FormData();
   form.append('language', language);
+  if (model !== undefined) form.append('model', model);
   form.append('mode', 'sync');
   form.append('file', new Blob([wavOf(pcm)]), 'clip.wav');
   const response = await fetch(`${baseUrl}/v1/transcriptions`, { method: 'POST', headers, body: form });
