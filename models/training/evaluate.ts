@@ -6,53 +6,42 @@
  * (wall time of recognize() over audio duration, one request at a time: one core busy at a time).
  *
  * Usage: npx tsx models/training/evaluate.ts --model models/small-am-v1 --set alffa_val \
- *          [--set synth_am_test_clean ...] [--out file.json] [--limit N]
+ *          [--set synth_am_test_clean ...] [--out file.json] [--limit N] [--decoding manifest]
+ * --decoding manifest decodes as the gateway serves the model (the manifest's default: beam
+ * search with its LM where it names one) instead of greedy; the JSON records which.
  * A set is models/training/work/<set>.tsv (id TAB reference) + work/audio/<set>/<id>.wav.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CtcRecognizer } from '../../src/speech/recognition/ctc-recognizer.js';
+import { greedyPlanner, manifestDecodingPlanner } from '../../src/speech/inference/decoding-planner.js';
 import { InferencePool } from '../../src/speech/inference/inference-pool.js';
 import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
 import { loadModelFolder, type LoadedCtcModel } from '../../src/speech/models/model-loader.js';
+import { readWav } from './wav-file.js';
 
 const WORK = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'work');
 
-/** 16-bit PCM mono WAV (as prepare_data.py writes) to float samples. */
-export function readWav(path: string): Float32Array {
-  const buf = readFileSync(path);
-  let at = 12;
-  while (at + 8 <= buf.length) {
-    const id = buf.toString('ascii', at, at + 4);
-    const size = buf.readUInt32LE(at + 4);
-    if (id === 'data') {
-      const n = Math.floor(Math.min(size, buf.length - at - 8) / 2);
-      const out = new Float32Array(n);
-      for (let i = 0; i < n; i++) out[i] = buf.readInt16LE(at + 8 + 2 * i) / 32768;
-      return out;
-    }
-    at += 8 + size + (size & 1);
-  }
-  throw new Error(`${path}: no data chunk`);
-}
-
-function args(): { model: string; sets: string[]; out: string | null; limit: number; examples: number } {
+function args(): { model: string; sets: string[]; out: string | null; limit: number; examples: number; decoding: string } {
   const a = process.argv.slice(2);
   let model = '';
   const sets: string[] = [];
   let out: string | null = null;
   let limit = Infinity;
   let examples = 3;
+  let decoding = 'greedy';
   for (let i = 0; i < a.length; i++) {
     if (a[i] === '--model') model = a[++i]!;
     else if (a[i] === '--set') sets.push(a[++i]!);
     else if (a[i] === '--out') out = a[++i]!;
     else if (a[i] === '--limit') limit = Number(a[++i]);
     else if (a[i] === '--examples') examples = Number(a[++i]);
+    else if (a[i] === '--decoding') decoding = a[++i]!;
     else throw new Error(`unknown argument ${a[i]}`);
   }
   if (!model || sets.length === 0) throw new Error('usage: evaluate.ts --model <dir> --set <name> [--set ...] [--out file] [--limit N]');
-  return { model, sets, out, limit, examples };
+  if (decoding !== 'greedy' && decoding !== 'manifest') throw new Error('--decoding greedy|manifest');
+  return { model, sets, out, limit, examples, decoding };
 }
 
 async function main(): Promise<void> {
@@ -60,8 +49,9 @@ async function main(): Promise<void> {
   const model = (await loadModelFolder(opts.model)) as LoadedCtcModel;
   if (model.kind !== 'ctc') throw new Error('not a CTC model');
   const pool = await InferencePool.start({ workers: 1, intraOpThreads: 1, maxBatchSize: 1 });
-  const recognizer = new CtcRecognizer(pool, model);
-  const results: Record<string, unknown> = { model: model.name, language: model.language, sets: {} };
+  const planner = opts.decoding === 'manifest' ? manifestDecodingPlanner({ has: () => true }) : greedyPlanner;
+  const recognizer = new CtcRecognizer(pool, model, planner);
+  const results: Record<string, unknown> = { model: model.name, language: model.language, decoding: recognizer.decoding, sets: {} };
   try {
     await recognizer.recognize(new Float32Array(16000)); // opens the session before timing
     let totalAudio = 0;

@@ -12,11 +12,12 @@
  * by a grid search on the `val` set only; every other set is then decoded with those values
  * (an untuned figure). Without --tune, --alpha/--beta/--beam (default: the manifest's) are used.
  * --subset v1-unseen keeps only the groups small-am-v1 never trained on (091 in val, 021 in
- * test: see speaker_split.py).
+ * test: see speaker_split.py). --subset new-sentences keeps only the utterances whose sentence no
+ * utterance of the train groups reads (ALFFA speakers read overlapping sentence lists).
  *
  *   npx tsx models/training/held-out-decoding.ts --model models/small-am-v1 \
  *     [--lm models/lm/am-char-7gram.bin] [--tune] [--alpha A --beta B --beam W] \
- *     [--sets val,test] [--subset v1-unseen] [--out models/training/results/x.json]
+ *     [--sets val,test] [--subset v1-unseen|new-sentences] [--out models/training/results/x.json]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -76,7 +77,7 @@ async function main(): Promise<void> {
   const modelDir = opt('model');
   if (!modelDir)
     throw new Error(
-      'usage: held-out-decoding.ts --model DIR [--lm FILE] [--tune] [--alpha A --beta B --beam W] [--sets val,test] [--subset v1-unseen] [--out FILE]',
+      'usage: held-out-decoding.ts --model DIR [--lm FILE] [--tune] [--alpha A --beta B --beam W] [--sets val,test] [--subset v1-unseen|new-sentences] [--out FILE]',
     );
   const dataDir = opt('data') ?? process.env.DATA_DIR ?? '/work/shared/data';
   const model = await loadModelFolder(modelDir);
@@ -89,12 +90,20 @@ async function main(): Promise<void> {
   const texts = parseKaldiText(readFileSync(join(dataDir, 'alffa-am-train/text'), 'utf8'));
   const subset = opt('subset');
   const setNames = (opt('sets') ?? 'val,test').split(',');
+  const trainSentences = new Set(
+    readFileSync(join(HERE, 'splits', 'alffa-spk-train.txt'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((id) => texts.get(id)),
+  );
   const sets = new Map<string, Utterance[]>();
   for (const name of setNames) {
     let ids = readFileSync(join(HERE, 'splits', `alffa-spk-${name}.txt`), 'utf8')
       .split('\n')
       .filter(Boolean);
     if (subset === 'v1-unseen') ids = ids.filter((id) => groupOf(id) === V1_UNSEEN[name]);
+    else if (subset === 'new-sentences') ids = ids.filter((id) => !trainSentences.has(texts.get(id)));
+    else if (subset !== undefined) throw new Error(`--subset ${subset}: v1-unseen or new-sentences`);
     sets.set(name, await ctcUtterances(model, texts, ids, (id) => join(dataDir, 'alffa-am-train/flac', `${id}.flac`)));
   }
   const language = model.language;

@@ -12,16 +12,28 @@
   synthetic held-out sets from HornMT lines 1900..2029 (text never trained on):
     `synth_<lang>_test_clean` (default voice, no augmentation) and `synth_<lang>_test_aug`.
 
+With --split speaker (small-am-v2 onwards) the ALFFA split is by speaker group instead
+(splits/alffa-spk-{train,val,test}.txt, made by speaker_split.py; whole groups held out):
+  `alffa_spk_train` (clean), `alffa_spk_train_aug` (--real-copies - 1 perturbed copies of every
+    training utterance: speed 0.9/1.1 by resampling, vocal tract length perturbation by warping
+    the mel filterbank's frequency axis (alpha 0.9..1.1), tempo by resampling the feature frames
+    (0.9..1.1, pitch kept), reverberation, additive noise, 8 kHz telephone band, Opus round trips),
+  `alffa_spk_val` / `alffa_spk_test` (held-out groups, audio kept), and `synth_am_train_spk`, whose
+    text leaves out every transcript of the val and test groups. The synthetic held-out sets are
+    the same as without --split (same seed, same HornMT lines).
+
 Held-out sets also keep their audio as 16-bit WAV (work/audio/<set>/<id>.wav) and a
 <set>.tsv (id, reference) so that evaluate.ts can run them through the gateway's runtime.
 
 Usage: nice -n 10 /usr/bin/python3 models/training/prepare_data.py --lang am --seed 1
+       nice -n 10 /usr/bin/python3 models/training/prepare_data.py --lang am --seed 1 --split speaker
 """
 import argparse
 import io
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import wave
@@ -31,8 +43,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import (LogMel, SAMPLE_RATE, normalize_ethiopic, normalize_oromo,  # noqa: E402
-                    words_to_target, SENTENCE_END, COMMA)
+from common import (FEATURES, LogMel, SAMPLE_RATE, mel_filterbank, normalize_ethiopic,  # noqa: E402
+                    normalize_oromo, words_to_target, SENTENCE_END, COMMA)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(HERE, "work")
@@ -41,6 +53,10 @@ TI_DATA = os.path.join(DATA, "espeak-ng-data-ti")
 HORN = {"am": "amh", "om": "orm", "ti": "tir"}
 HORN_TRAIN_LINES = 1900  # lines 0..1899 train; 1900.. held out
 ALFFA_VAL = 100
+SPLITS = os.path.join(HERE, "splits")
+# ffmpeg: FFMPEG_PATH, one on PATH, or the one the gateway ships (@ffmpeg-installer/ffmpeg)
+FFMPEG = (os.environ.get("FFMPEG_PATH") or shutil.which("ffmpeg")
+          or os.path.join(HERE, "..", "..", "node_modules", "@ffmpeg-installer", "linux-x64", "ffmpeg"))
 
 torch.set_num_threads(1)
 FEAT = LogMel()
@@ -108,7 +124,7 @@ def fft_convolve(x, h):
     return np.fft.irfft(np.fft.rfft(x, size) * np.fft.rfft(h, size), size)[:len(x)]
 
 
-def augment(x, rng):
+def augment(x, rng, telephone_p=0.15, opus_p=0.06, snr=(5, 30)):
     x = x.astype(np.float64)
     # leading / trailing silence
     x = np.concatenate([np.zeros(int(rng.uniform(0, 0.3) * SAMPLE_RATE)), x, np.zeros(int(rng.uniform(0, 0.3) * SAMPLE_RATE))])
@@ -119,29 +135,29 @@ def augment(x, rng):
         h[0] = 1.0 / rng.uniform(0.2, 0.6)
         y = fft_convolve(x, h)
         x = y * (np.max(np.abs(x)) / (np.max(np.abs(y)) + 1e-9))
-    if rng.random() < 0.15:  # 8 kHz telephone band: 300..3400 Hz, then 8 kHz sampling
+    if rng.random() < telephone_p:  # 8 kHz telephone band: 300..3400 Hz, then 8 kHz sampling
         spec = np.fft.rfft(x)
         f = np.fft.rfftfreq(len(x), 1 / SAMPLE_RATE)
         spec[(f < 300) | (f > 3400)] = 0
         x = np.fft.irfft(spec, n=len(x))
         x = resample(resample(x.astype(np.float32), SAMPLE_RATE, 8000), 8000, SAMPLE_RATE).astype(np.float64)
     if rng.random() < 0.5:  # additive noise
-        snr = rng.uniform(5, 30)
+        snr = rng.uniform(*snr)
         noise = colored_noise(len(x), rng, rng.choice(["white", "pink", "brown"]))
         power = np.mean(x ** 2) + 1e-12
         x = x + noise * np.sqrt(power / 10 ** (snr / 10))
     x = x / (np.max(np.abs(x)) + 1e-9) * rng.uniform(0.1, 0.95)
     x = x.astype(np.float32)
-    if rng.random() < 0.06:  # low-bitrate Opus round trip
+    if rng.random() < opus_p:  # low-bitrate Opus round trip
         x = opus_round_trip(x, int(rng.choice([6, 8, 12, 16])))
     return x
 
 
 def opus_round_trip(x, kbps):
     pcm = (np.clip(x, -1, 1) * 32767).astype(np.int16).tobytes()
-    enc = subprocess.run(["ffmpeg", "-v", "error", "-f", "s16le", "-ar", "16000", "-ac", "1", "-i", "pipe:0",
+    enc = subprocess.run([FFMPEG, "-v", "error", "-f", "s16le", "-ar", "16000", "-ac", "1", "-i", "pipe:0",
                           "-c:a", "libopus", "-b:a", f"{kbps}k", "-f", "ogg", "pipe:1"], input=pcm, capture_output=True, check=True).stdout
-    dec = subprocess.run(["ffmpeg", "-v", "error", "-i", "pipe:0", "-f", "s16le", "-ar", "16000", "-ac", "1", "pipe:1"],
+    dec = subprocess.run([FFMPEG, "-v", "error", "-i", "pipe:0", "-f", "s16le", "-ar", "16000", "-ac", "1", "pipe:1"],
                          input=enc, capture_output=True, check=True).stdout
     y = np.frombuffer(dec, dtype=np.int16).astype(np.float32) / 32768.0
     return y if len(y) > 0 else x
@@ -174,6 +190,76 @@ def save_set(name, items, keep_audio):
     print(f"{name}: {len(ids)} utterances, {secs / 60:.1f} min", flush=True)
 
 
+# ---------------------------------------------------------------- perturbation of real speech
+
+def vtlp_filterbank(alpha, p=FEATURES):
+    """The mel filterbank read through a vocal-tract-length warp of the frequency axis (Jaitly &
+    Hinton 2013): spectrum frequency f counts as f * alpha up to a boundary, then a straight line
+    that maps Nyquist to Nyquist. [n_mels, bins] float64."""
+    bins = p["n_fft"] // 2 + 1
+    nyq = p["sample_rate"] / 2
+    f = nyq * np.arange(bins, dtype=np.float64) / (bins - 1)
+    f_hi = 4800.0
+    cut = f_hi * min(alpha, 1.0) / alpha
+    warped = np.where(f <= cut, f * alpha, nyq - (nyq - f_hi * min(alpha, 1.0)) / (nyq - cut) * (nyq - f))
+    base = mel_filterbank(p)
+    # the filter weight a bin gets is the unwarped filter's weight at the bin's warped frequency
+    return np.stack([np.interp(warped, f, base[m]) for m in range(base.shape[0])])
+
+
+def tempo_frames(feat, rate):
+    """Tempo perturbation in the feature domain: resamples the frame sequence by linear
+    interpolation (rate > 1 is faster speech, fewer frames); pitch and spectra are kept."""
+    n = feat.shape[0]
+    m = max(2, int(round(n / rate)))
+    pos = np.linspace(0, n - 1, m)
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, n - 1)
+    w = (pos - lo)[:, None]
+    return ((1 - w) * feat[lo] + w * feat[hi]).astype(np.float32)
+
+
+def perturbed_copy(pcm, k, rng):
+    """Copy k (>= 1) of a real utterance: speed (resampling: tempo and pitch), VTLP, tempo,
+    channel (reverberation, noise, telephone band, Opus). Returns features [T, n_mels]."""
+    speed = [0.9, 1.1, 1.0, 0.9, 1.1, 1.0][(k - 1) % 6]
+    x = resample(pcm, SAMPLE_RATE, int(round(SAMPLE_RATE / speed))) if speed != 1.0 else pcm
+    if rng.random() < 0.7:
+        x = augment(x, rng, telephone_p=0.2, opus_p=0.2, snr=(8, 30))
+    ext = LogMel()
+    ext.bank = torch.from_numpy(vtlp_filterbank(float(rng.uniform(0.9, 1.1))))
+    feat = ext(x)
+    if rng.random() < 0.5:
+        feat = tempo_frames(feat, float(rng.uniform(0.9, 1.1)))
+    return feat
+
+
+def speaker_split_sets(seed, copies):
+    """ALFFA by speaker group (splits/): train (clean + perturbed copies), val and test groups."""
+    text = {}
+    for line in open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8"):
+        parts = line.strip().split(None, 1)
+        if len(parts) == 2:
+            text[parts[0]] = " ".join(parts[1].split())
+    ids = {k: [u for u in open(os.path.join(SPLITS, f"alffa-spk-{k}.txt")).read().split()] for k in ("train", "val", "test")}
+    for k in ("val", "test"):
+        save_set(f"alffa_spk_{k}", [(u, text[u], decode_flac(u)) for u in ids[k]], True)
+    train = [(u, text[u], decode_flac(u)) for u in ids["train"]]
+    save_set("alffa_spk_train", train, False)
+    rng = np.random.default_rng(seed + 1000)
+    feats, texts, out_ids, secs = [], [], [], 0.0
+    for k in range(1, copies):
+        for u, t, pcm in train:
+            f = perturbed_copy(pcm, k, rng)
+            feats.append(torch.from_numpy(f).to(torch.float16))
+            texts.append(t)
+            out_ids.append(f"{u}-p{k}")
+            secs += f.shape[0] / 100
+    torch.save({"feats": feats, "texts": texts, "ids": out_ids}, os.path.join(WORK, "alffa_spk_train_aug.pt"))
+    print(f"alffa_spk_train_aug: {len(out_ids)} utterances, {secs / 60:.1f} min", flush=True)
+    return {text[u] for u in ids["val"] + ids["test"]}
+
+
 # ---------------------------------------------------------------- ALFFA
 
 def alffa_items():
@@ -187,8 +273,12 @@ def alffa_items():
 
 
 def decode_flac(uid):
-    raw = subprocess.run(["flac", "-d", "-s", "-c", "--force-raw-format", "--endian=little", "--sign=signed",
-                          os.path.join(DATA, "alffa-am-train", "flac", uid + ".flac")], capture_output=True, check=True).stdout
+    path = os.path.join(DATA, "alffa-am-train", "flac", uid + ".flac")
+    if shutil.which("flac"):
+        cmd = ["flac", "-d", "-s", "-c", "--force-raw-format", "--endian=little", "--sign=signed", path]
+    else:  # the same 16-bit samples through ffmpeg
+        cmd = [FFMPEG, "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-ar", "16000", "pipe:1"]
+    raw = subprocess.run(cmd, capture_output=True, check=True).stdout
     return np.frombuffer(raw, dtype=np.int16).astype(np.float32) / 32768.0
 
 
@@ -242,15 +332,17 @@ def fragment(run, rng, max_words):
     return piece or None
 
 
-def synth_sets(lang, seed, n_train, n_test):
+def synth_sets(lang, seed, n_train, n_test, exclude=None, train_name=None):
     rng = np.random.default_rng(seed)
     keep_punct = lang == "ti"
     horn = lines_of(os.path.join(DATA, "text", "hornmt", HORN[lang] + ".txt"))
     train_lines = horn[:HORN_TRAIN_LINES] + lines_of(os.path.join(DATA, "text", "afrisenti", HORN[lang] + ".txt"))
     test_lines = horn[HORN_TRAIN_LINES:]
     if lang == "am":
-        _, val = alffa_items()
-        val_texts = {t for _, _, t in val}
+        if exclude is None:
+            _, val = alffa_items()
+            exclude = {t for _, _, t in val}
+        val_texts = exclude
         alffa_all = [" ".join(l.split()[1:]) if l.startswith("tr_") else l.strip()
                      for l in open(os.path.join(DATA, "alffa-am-train", "all-train-transcripts.txt"), encoding="utf-8")]
         alffa_all = [t for t in alffa_all if t and t not in val_texts]
@@ -283,7 +375,7 @@ def synth_sets(lang, seed, n_train, n_test):
 
     save_set(f"synth_{lang}_test_clean", make(test_lines, n_test, False, f"{lang}-clean-"), True)
     save_set(f"synth_{lang}_test_aug", make(test_lines, n_test, True, f"{lang}-aug-"), True)
-    save_set(f"synth_{lang}_train", make(train_lines, n_train, True, f"{lang}-train-"), False)
+    save_set(train_name or f"synth_{lang}_train", make(train_lines, n_train, True, f"{lang}-train-"), False)
 
 
 def main():
@@ -292,9 +384,16 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--synth-train", type=int, default=3000)
     ap.add_argument("--synth-test", type=int, default=60)
+    ap.add_argument("--split", choices=["id", "speaker"], default="id",
+                    help="ALFFA split: the v1 id range, or whole speaker groups (splits/)")
+    ap.add_argument("--real-copies", type=int, default=6, help="--split speaker: clean + perturbed copies")
     a = ap.parse_args()
     os.makedirs(WORK, exist_ok=True)
     random.seed(a.seed)
+    if a.lang == "am" and a.split == "speaker":
+        held_out_texts = speaker_split_sets(a.seed, a.real_copies)
+        synth_sets("am", a.seed, a.synth_train, a.synth_test, exclude=held_out_texts, train_name="synth_am_train_spk")
+        return
     if a.lang == "am":
         train, val = alffa_items()
         save_set("alffa_val", [(uid, text, decode_flac(uid)) for _, uid, text in val], True)

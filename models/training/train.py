@@ -7,6 +7,14 @@ syllable / Latin letter) units, a linear learning-rate warm-up then cosine decay
 box, the first epoch sorted shortest-first (then length-bucketed random batches), SpecAugment
 switched on after the warm-up, batches bounded by total frames.
 
+--synth-max-share caps the share of synthetic utterances (sets named synth_*) in every batch:
+surplus synthetic utterances of a batch sit that epoch out (the next epoch draws new batches).
+--bootstrap-steps N leaves the first N batches of the first (shortest-first) epoch uncapped: the
+short synthetic clips that lead that epoch are what gets a CTC model off the blank plateau
+quickly on a CPU (without them small-am-v2's first try sat on it for 1,000 steps).
+--select SET keeps best.pt, the checkpoint with the lowest greedy CER on SET (all of it), so a
+run is chosen on held-out speakers only.
+
 Seeded (torch, numpy, random); the number of steps depends on the time box and machine speed,
 and the log prints it. Writes work/runs/<name>/{checkpoint.pt,log.jsonl} (a checkpoint every
 --checkpoint-minutes and at the end).
@@ -61,6 +69,22 @@ def greedy(logits, length, tokens):
             out.append(" " if tokens[i] == SPACE else tokens[i])
         prev = i
     return "".join(out).strip()
+
+
+def cap_synthetic(batch_list, is_synth, share, rng):
+    """Drops the surplus synthetic utterances of each batch so that at most `share` of its
+    utterances are synthetic (at least one real utterance kept; all-synthetic batches go)."""
+    out = []
+    for b in batch_list:
+        real = [j for j in b if not is_synth[j]]
+        if not real:
+            continue
+        synth = [j for j in b if is_synth[j]]
+        room = int(share * len(real) / (1 - share)) if share < 1 else len(synth)
+        if len(synth) > room:
+            synth = [synth[k] for k in sorted(rng.choice(len(synth), room, replace=False))]
+        out.append(real + synth)
+    return out
 
 
 def batches(lengths, max_frames, rng, sort_first):
@@ -145,6 +169,9 @@ def main():
     ap.add_argument("--checkpoint-minutes", type=float, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--synth-max-share", type=float, default=1.0, help="most synthetic utterances per batch (share)")
+    ap.add_argument("--bootstrap-steps", type=int, default=0, help="first-epoch batches exempt from --synth-max-share")
+    ap.add_argument("--select", default=None, help="valid set whose greedy CER picks best.pt")
     ap.add_argument("--init", default=None, help="start from work/runs/<run>/checkpoint.pt (same vocabulary and shape)")
     a = ap.parse_args()
 
@@ -164,13 +191,14 @@ def main():
         log.flush()
 
     t0 = time.time()
-    feats, texts = [], []
+    feats, texts, synth = [], [], []
     for spec in a.sets.split(","):
         name, _, rep = spec.partition(":")
         d = load(name)
         for _ in range(int(rep or 1)):
             feats += d["feats"]
             texts += [target_text(t, a.strip_punct) for t in d["texts"]]
+            synth += [name.startswith("synth_")] * len(d["feats"])
     chars = sorted({ch for t in texts for ch in t if ch != " "})
     tokens = [BLANK, SPACE] + chars
     index = {t: i for i, t in enumerate(tokens)}
@@ -180,6 +208,7 @@ def main():
     keep = [i for i in range(len(feats)) if 0 < len(targets[i]) and 2 * len(targets[i]) + 1 <= out_lengths[i]]
     feats = [feats[i] for i in keep]
     targets = [targets[i] for i in keep]
+    synth = np.array([synth[i] for i in keep], dtype=bool)
     lengths = lengths[keep]
     valid = {}
     for v in (a.valid.split(",") if a.valid else []):
@@ -202,6 +231,9 @@ def main():
     budget = a.minutes * 60
     step, epoch, last_ckpt, done = 0, 0, time.time(), False
     audio_seconds = 0.0
+    best = {"cer": float("inf"), "step": None}
+    mix = {"utts": 0, "synth_utts": 0, "secs": 0.0, "synth_secs": 0.0, "max_share": 0.0}
+    boot = {"utts": 0, "synth_utts": 0, "secs": 0.0, "synth_secs": 0.0, "max_share": 0.0}
 
     def save(tag):
         torch.save({"state": model.state_dict(), "config": model.config, "tokens": tokens, "lang": a.lang,
@@ -210,7 +242,11 @@ def main():
 
     t_train = time.time()
     while not done:
-        for idx in batches(lengths, a.max_frames, rng, sort_first=(epoch == 0)):
+        epoch_batches = batches(lengths, a.max_frames, rng, sort_first=(epoch == 0))
+        if a.synth_max_share < 1.0:
+            free = a.bootstrap_steps if epoch == 0 else 0
+            epoch_batches = epoch_batches[:free] + cap_synthetic(epoch_batches[free:], synth, a.synth_max_share, rng)
+        for idx in epoch_batches:
             elapsed = time.time() - t_train
             if elapsed >= budget:
                 done = True
@@ -230,6 +266,13 @@ def main():
             torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
             opt.step()
             audio_seconds += float(xl.sum()) / 100
+            ns = int(synth[idx].sum())
+            acc = boot if epoch == 0 and step < a.bootstrap_steps else mix
+            acc["utts"] += len(idx)
+            acc["synth_utts"] += ns
+            acc["secs"] += float(xl.sum()) / 100
+            acc["synth_secs"] += float(lengths[idx][synth[idx]].sum()) / 100
+            acc["max_share"] = max(acc["max_share"], ns / len(idx))
             step += 1
             if step % 25 == 0:
                 note(event="step", step=step, epoch=epoch, loss=round(float(loss), 3), lr=round(lr, 6),
@@ -238,14 +281,28 @@ def main():
                 last_ckpt = time.time()
                 save("checkpoint")
                 for v, d in valid.items():
-                    c, hyps = evaluate(model, d, tokens, a.lang)
+                    c, hyps = evaluate(model, d, tokens, a.lang, limit=1000 if v == a.select else 40)
                     note(event="valid", set=v, step=step, cer=round(c, 4), example=hyps[0][:80], ref=d["texts"][0][:80])
+                    if v == a.select and c < best["cer"]:
+                        best = {"cer": c, "step": step}
+                        save("best")
+                        note(event="best", set=v, step=step, cer=round(c, 4))
         epoch += 1
     save("checkpoint")
     for v, d in valid.items():
         c, hyps = evaluate(model, d, tokens, a.lang, limit=1000)
         note(event="final", set=v, step=step, cer=round(c, 4), example=hyps[0][:80], ref=d["texts"][0][:80])
-    note(event="done", steps=step, epochs=epoch, train_minutes=round((time.time() - t_train) / 60, 2))
+        if v == a.select and c < best["cer"]:
+            best = {"cer": c, "step": step}
+            save("best")
+            note(event="best", set=v, step=step, cer=round(c, 4))
+    for tag, m in (("mix", mix), ("mix_bootstrap", boot)):
+        note(event=tag, steps=a.bootstrap_steps if tag == "mix_bootstrap" else step - a.bootstrap_steps,
+             synthetic_utterance_share=round(m["synth_utts"] / max(m["utts"], 1), 3),
+             synthetic_audio_share=round(m["synth_secs"] / max(m["secs"], 1e-9), 3),
+             max_synthetic_share_in_a_batch=round(m["max_share"], 3))
+    note(event="done", steps=step, epochs=epoch, train_minutes=round((time.time() - t_train) / 60, 2),
+         best_step=best["step"], best_cer=None if best["step"] is None else round(best["cer"], 4))
 
 
 if __name__ == "__main__":

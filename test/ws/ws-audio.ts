@@ -72,11 +72,12 @@ export async function restText(
   baseUrl: string,
   headers: Record<string, string>,
   pcm: Buffer,
-  language = 'am',
-  file: { bytes: Buffer; name: string } = { bytes: wavOf(pcm), name: 'clip.wav' },
+  options: { language?: string; model?: string; file?: { bytes: Buffer; name: string } } = {},
 ): Promise<string> {
+  const { language = 'am', model, file = { bytes: wavOf(pcm), name: 'clip.wav' } } = options;
   const form = new FormData();
   form.append('language', language);
+  if (model !== undefined) form.append('model', model);
   form.append('mode', 'sync');
   form.append('file', new Blob([file.bytes]), file.name);
   const response = await fetch(`${baseUrl}/v1/transcriptions`, { method: 'POST', headers, body: form });

@@ -313,7 +313,7 @@ describe('8 kHz telephone audio', () => {
     const restMean: Record<string, number> = { pcm_s16le_8k: 0, mulaw_8k: 0 };
     const clips = readFileSync(join(HELDOUT, 'heldout.tsv'), 'utf8')
       .split('\n')
-      .filter((line) => line.startsWith('alffa_'))
+      .filter((line) => line.split('\t')[2] === 'alffa_spk_heldout')
       .map((line) => line.split('\t')[0]!);
     expect(clips).toHaveLength(6);
     for (const clip of clips) {
