@@ -107,6 +107,18 @@ describe('TurnCutter padding', () => {
     expect(cutter.onEvent(end(35_000, 45_000), 45_000)).toMatchObject({ piece: { start: 33_200, end: 45_000 } });
   });
 
+  it('a short gap before a padded start joins the turn (an onset placed late at the stream start keeps the audio before it)', () => {
+    const joining = new TurnCutter({ keepBeforeTurnSamples: 32_000, preRollSamples: 4_800, postRollSamples: 3_200, joinGapSamples: 16_000 });
+    // Onset at 1.1 s: 7,100 samples after the pre-roll, under the 1 s gap: the turn starts at 0.
+    expect(joining.onEvent(start(17_600))).toEqual({ type: 'speech_started', turnId: 1, start: 0 });
+    expect(joining.onEvent(end(17_600, 40_000), 50_000)).toMatchObject({ piece: { start: 0, end: 43_200 } });
+    // 1.5 s of silence after the padded end (43,200) and the next pre-roll: cut, as before.
+    expect(joining.onEvent(start(72_000))).toMatchObject({ start: 67_200 });
+    expect(joining.onEvent(end(72_000, 80_000), 90_000)).toMatchObject({ piece: { start: 67_200 } });
+    // A gap of 0.5 s to the previous turn's end joins.
+    expect(joining.onEvent(start(96_000))).toMatchObject({ start: 83_200 });
+  });
+
   it('a forced split gets no post-roll, so the next turn starts exactly there', () => {
     const cutter = padded();
     cutter.onEvent(start(16_000));

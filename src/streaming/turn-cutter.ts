@@ -12,6 +12,9 @@
 //   `committed`, so turns never overlap) and up to `postRollSamples` after (only audio that
 //   has arrived: never beyond `write`; none after a forced split, whose next turn starts
 //   there). Speech the VAD scored just under its threshold at a turn's edges stays inside it.
+// - A gap shorter than `joinGapSamples` between `committed` and a padded turn start is not cut
+//   off as silence: the turn starts at `committed` (a stream's first turn whose onset the VAD
+//   placed late, while it was still learning the stream, keeps the audio before it).
 // - TRANSCRIBE cuts everything not yet committed; an open turn continues after it.
 // - The `final` piece is cut once; nothing is cut after it.
 import type { EndpointEvent } from '../speech/speech.js';
@@ -39,6 +42,8 @@ export interface TurnCutterOptions {
   readonly preRollSamples?: number;
   /** Extra audio after each turn's end, as far as it has arrived (default 0). */
   readonly postRollSamples?: number;
+  /** A shorter gap before a padded turn start joins the turn (default 0). */
+  readonly joinGapSamples?: number;
 }
 
 const NONE: CutterStep = { type: 'none' };
@@ -57,6 +62,12 @@ const KEEP_BEFORE_TURN_MS = { energy: 2_000, silero: 4_000 } as const;
  */
 const PRE_ROLL_MS = 700;
 const POST_ROLL_MS = 200;
+/**
+ * Gaps under 1 s before a padded turn start are not silence worth cutting. Measured: Silero placed
+ * the onset of one held-out recording that starts in speech (tr_10667) 1.1 s in, so its first turn
+ * began at 444 ms with the 700 ms pre-roll and the audio before it was outside every turn.
+ */
+const JOIN_GAP_MS = 1_000;
 
 /** The live sessions' cutter settings for a VAD. */
 export function cutterOptionsFor(vadType: 'energy' | 'silero'): TurnCutterOptions {
@@ -64,6 +75,7 @@ export function cutterOptionsFor(vadType: 'energy' | 'silero'): TurnCutterOption
     keepBeforeTurnSamples: KEEP_BEFORE_TURN_MS[vadType] * SAMPLES_PER_MS,
     preRollSamples: PRE_ROLL_MS * SAMPLES_PER_MS,
     postRollSamples: POST_ROLL_MS * SAMPLES_PER_MS,
+    joinGapSamples: JOIN_GAP_MS * SAMPLES_PER_MS,
   };
 }
 
@@ -75,10 +87,12 @@ export class TurnCutter {
 
   readonly #preRoll: number;
   readonly #postRoll: number;
+  readonly #joinGap: number;
 
   constructor(private readonly options: TurnCutterOptions) {
     this.#preRoll = options.preRollSamples ?? 0;
     this.#postRoll = options.postRollSamples ?? 0;
+    this.#joinGap = options.joinGapSamples ?? 0;
   }
 
   /** Position up to which audio is handed to recognition, cleared or judged silence. */
@@ -102,16 +116,22 @@ export class TurnCutter {
   onEvent(event: EndpointEvent, write: number = event.position): CutterStep {
     if (this.#finalCut) return NONE;
     if (event.type === 'speech_start') {
-      const start = Math.max(event.position - this.#preRoll, this.#committed);
+      const start = this.#paddedStart(event.position);
       this.#open = { id: ++this.#turnCounter, start };
       return { type: 'speech_started', turnId: this.#open.id, start };
     }
     const turnId = this.#open?.id ?? ++this.#turnCounter;
-    const start = Math.max(event.turnStart - this.#preRoll, this.#committed);
+    const start = this.#paddedStart(event.turnStart);
     this.#open = null;
     const end = event.forcedSplit ? event.position : Math.max(event.position, Math.min(event.position + this.#postRoll, write));
     if (end <= start) return NONE;
     return { type: 'piece', piece: this.#cut('turn', turnId, start, end, event.forcedSplit) };
+  }
+
+  /** A turn's first sample: the onset less the pre-roll, never before `committed`, and `committed` itself when the gap to it is short. */
+  #paddedStart(onset: number): number {
+    const start = Math.max(onset - this.#preRoll, this.#committed);
+    return start - this.#committed < this.#joinGap ? this.#committed : start;
   }
 
   /**
