@@ -2,7 +2,8 @@
  * Live accuracy: do live turns read as well as a file upload of the same audio (issue 11)?
  *
  * Streams real read speech (ALFFA Amharic, 20 utterances spread over the `alffa_val` split,
- * the 100 highest ids, which the shipped models did not train on) through the WebSocket as 16 kHz
+ * the 100 highest ids, which small-am-v1 did not train on; small-am-v2 holds out the speaker groups 021
+ * and 091 that most of them come from) through the WebSocket as 16 kHz
  * PCM, as WebM/Opus (48 kHz, 32 kbit/s, 1,000-byte messages, as MediaRecorder streams it) and as
  * raw 16 kHz Opus (one 20 ms packet per message; bench/stream-encodings.ts), with turn detection
  * (energy and Silero VAD) and without it (manual mode, END only; not for raw Opus, whose turns are
