@@ -312,14 +312,14 @@ export class Speech {
   // --- Live streams -------------------------------------------------------------------------
 
   /**
-   * Recognises one piece of a live stream (a turn, a TRANSCRIBE buffer, a partial) at
-   * `interactive` priority: pieces of every stream and REST job are batched together. The pool
+   * Recognises a partial result of a live stream at `partial` priority: behind every stream's
+   * turns and finals, ahead of REST jobs; pieces of every stream are batched together. The pool
    * reads `pcm` until the promise settles: the caller must not change it before then.
    */
   async recognizePiece(pcm: Float32Array, options: PieceOptions): Promise<PieceRecognition> {
     const result = await this.recognizerFor(options.model).recognize(pcm, {
       startMs: options.startMs,
-      priority: 'interactive',
+      priority: 'partial',
       busyRetryMs: STREAM_BUSY_RETRY_MS,
       ...(options.signal ? { signal: options.signal } : {}),
     });
@@ -334,7 +334,7 @@ export class Speech {
   /**
    * A piece decoded exactly as REST decodes a file with the same audio (pause segmenter, then
    * one model run per segment), so a turn's final text equals the REST text for that audio.
-   * Same priority and `pcm` lifetime as recognizePiece.
+   * `interactive` priority (ahead of partials); same `pcm` lifetime as recognizePiece.
    */
   async transcribePiece(pcm: Float32Array, options: PieceOptions): Promise<PieceTranscription> {
     let inference: { workerMs: number; batchSize: 1; queueWaitMs: number } | null = null;

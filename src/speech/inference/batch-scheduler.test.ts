@@ -80,6 +80,31 @@ describe('batch scheduler', () => {
     expect(names('a')).toEqual(['i1', 'b1']);
   });
 
+  it("puts turns and finals ahead of other streams' partials, and partials ahead of REST work", () => {
+    const { clock, scheduler, add, names } = setup({ a: 3, b: 4 });
+    add('a', 'p1', 'partial');
+    add('a', 'p2', 'partial');
+    add('a', 'b1', 'batch');
+    add('a', 'f1', 'interactive');
+    add('a', 'p3', 'partial');
+    // Partials wait as interactive requests do (2 ms), not as batch work.
+    expect(scheduler.next(clock.now)).toEqual({ model: 'a' }); // 5 requests: a full batch of 3
+    expect(names('a')).toEqual(['f1', 'p1', 'p2']);
+    clock.advance(2);
+    expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
+    expect(names('a')).toEqual(['p3', 'b1']);
+    // Across models: a due queue headed by a final goes before an older one headed by a partial.
+    add('b', 'bp', 'partial');
+    clock.advance(5);
+    add('a', 'af', 'interactive');
+    clock.advance(2);
+    expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
+    expect(names('a')).toEqual(['af']);
+    expect(scheduler.next(clock.now)).toEqual({ model: 'b' });
+    expect(scheduler.remove('b', { name: 'x', priority: 'partial', length: 1, enqueuedAt: 0 })).toBe(false);
+    expect(names('b')).toEqual(['bp']);
+  });
+
   it('prefers a due interactive queue over an older due batch queue, then the oldest head', () => {
     const { clock, scheduler, add, names } = setup({ a: 4, b: 4, c: 4 });
     add('a', 'a1', 'batch');

@@ -3,18 +3,24 @@
 // the tests), so every decision is reproducible.
 //
 // Rules (InferencePool's documented behaviour):
-// - Requests queue per model, `interactive` (live streams) apart from `batch` (REST jobs).
+// - Requests queue per model, `interactive` (live streams' turns and finals), `partial` (live
+//   streams' partial results) and `batch` (REST jobs) apart.
 // - A model's queue is due when its oldest waiting request (interactive first) has waited its
 //   priority's `maxWaitMs`, when it holds a full batch, or always while the pool is flushing
 //   (closing).
-// - Of the due queues, one whose head is interactive goes before one whose head is batch work;
-//   at equal priority the older head goes first (ties: the model registered first).
-// - A batch takes interactive requests first, then batch ones, in arrival order, up to the
+// - Of the due queues, the one whose head has the highest priority goes first (interactive, then
+//   partial, then batch); at equal priority the older head goes first (ties: the model registered
+//   first). Partials wait as interactive requests do.
+// - A batch takes interactive requests first, then partials, then batch ones, each in arrival
+//   order (so a turn's final never waits behind other streams' partials), up to the
 //   model's row limit and while the padded size (rows x longest row) stays within
 //   `maxBatchElements` (a first request always fits).
 
-/** Live-stream chunks are `interactive` and go before `batch` work (REST jobs). */
-export type InferencePriority = 'interactive' | 'batch';
+/** Live streams' turns and finals are `interactive`, their partial results `partial`; both go before `batch` work (REST jobs), finals first. */
+export type InferencePriority = 'interactive' | 'partial' | 'batch';
+
+/** Lower goes first. */
+const RANK: Readonly<Record<InferencePriority, number>> = { interactive: 0, partial: 1, batch: 2 };
 
 export interface QueuedRequest {
   /** Valid time steps of the request's input: its row's width in a padded batch. */
@@ -40,6 +46,7 @@ interface ModelQueue<R> {
   /** Rows per batch for this model. */
   readonly limit: number;
   readonly interactive: R[];
+  readonly partial: R[];
   readonly batch: R[];
 }
 
@@ -75,7 +82,7 @@ export class BatchScheduler<R extends QueuedRequest> {
 
   /** Adds a model's queue (once; later calls keep the first limit). */
   addModel(model: string, limit: number): void {
-    if (!this.queues.has(model)) this.queues.set(model, { limit: Math.max(1, limit), interactive: [], batch: [] });
+    if (!this.queues.has(model)) this.queues.set(model, { limit: Math.max(1, limit), interactive: [], partial: [], batch: [] });
   }
 
   hasModel(model: string): boolean {
@@ -83,8 +90,7 @@ export class BatchScheduler<R extends QueuedRequest> {
   }
 
   enqueue(model: string, request: R): void {
-    const queue = this.queue(model);
-    (request.priority === 'interactive' ? queue.interactive : queue.batch).push(request);
+    this.queue(model)[request.priority].push(request);
     this.count++;
   }
 
@@ -92,7 +98,7 @@ export class BatchScheduler<R extends QueuedRequest> {
   remove(model: string, request: R): boolean {
     const queue = this.queues.get(model);
     if (!queue) return false;
-    const list = request.priority === 'interactive' ? queue.interactive : queue.batch;
+    const list = queue[request.priority];
     const at = list.indexOf(request);
     if (at < 0) return false;
     list.splice(at, 1);
@@ -105,17 +111,17 @@ export class BatchScheduler<R extends QueuedRequest> {
     let best: { model: string; priority: InferencePriority; age: number } | null = null;
     let wakeAt = Number.POSITIVE_INFINITY;
     for (const [model, queue] of this.queues) {
-      const head = queue.interactive[0] ?? queue.batch[0];
+      const head = queue.interactive[0] ?? queue.partial[0] ?? queue.batch[0];
       if (!head) continue;
       const priority = head.priority;
-      const count = queue.interactive.length + queue.batch.length;
-      const wait = priority === 'interactive' ? this.settings.interactiveMaxWaitMs : this.settings.maxWaitMs;
+      const count = queue.interactive.length + queue.partial.length + queue.batch.length;
+      const wait = priority === 'batch' ? this.settings.maxWaitMs : this.settings.interactiveMaxWaitMs;
       const age = now - head.enqueuedAt;
       if (!(flush || count >= queue.limit || age >= wait)) {
         wakeAt = Math.min(wakeAt, head.enqueuedAt + wait);
         continue;
       }
-      const better = best === null || (priority === 'interactive' && best.priority === 'batch') || (priority === best.priority && age > best.age);
+      const better = best === null || RANK[priority] < RANK[best.priority] || (priority === best.priority && age > best.age);
       if (better) best = { model, priority, age };
     }
     if (best !== null) return { model: best.model };
@@ -127,7 +133,7 @@ export class BatchScheduler<R extends QueuedRequest> {
     const queue = this.queue(model);
     const requests: R[] = [];
     let longest = 0;
-    for (const list of [queue.interactive, queue.batch]) {
+    for (const list of [queue.interactive, queue.partial, queue.batch]) {
       while (list.length > 0 && requests.length < queue.limit) {
         const next = list[0]!;
         const widest = Math.max(longest, next.length);
