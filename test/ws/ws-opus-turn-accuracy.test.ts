@@ -48,11 +48,7 @@ function encoded(pcm: Buffer, format: Format): { messages: Buffer[]; upload: { b
   return { messages: frames, upload: { bytes: wavOf(decodeOpusFrames(frames)), name: 'clip.wav' } };
 }
 
-async function live(
-  messages: Buffer[],
-  format: Format,
-  vad: 'energy' | 'silero',
-): Promise<{ text: string; turns: Array<{ text: string; start_ms: number }> }> {
+async function live(messages: Buffer[], format: Format, vad: 'energy' | 'silero'): Promise<{ text: string; turns: Array<{ text: string; start_ms: number }> }> {
   const client = connect(wsUrl(suite.gw.url, { format, turn_detection: 'server_vad', vad_type: vad, language: 'am' }), bearer(suite.key));
   await client.waitFor('ready');
   await paced(client, messages, 0);
