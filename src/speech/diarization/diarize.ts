@@ -12,7 +12,7 @@ export interface DiarizationOptions {
   /** 1-20; null lets the threshold decide. */
   readonly minSpeakers: number | null;
   readonly maxSpeakers: number | null;
-  /** Speech spans in ms; frames outside them are never given a speaker. Energy decides when absent. */
+  /** Speech spans in ms (the Silero VAD's): they replace the energy gate, and frames outside them are never given a speaker. The energy gate decides when absent. */
   readonly speech?: readonly { readonly startMs: number; readonly endMs: number }[];
 }
 
@@ -147,23 +147,25 @@ interface EmbeddedWindow {
   readonly embedding: Float32Array;
 }
 
-/** Speech frames: inside the given spans (when given) and 12 dB over the quietest tenth of the frames. */
+/**
+ * Speech frames: the frames inside the given spans (a VAD's speech, music removed) when given,
+ * whatever their level (so a quiet speaker is not lost); without spans, the frames 12 dB over
+ * the file's noise floor (its quietest 5 % of frames).
+ */
 export function energySpeechMask(features: SpeakerFrames, spans?: DiarizationOptions['speech']): Uint8Array {
   const mask = new Uint8Array(features.frames);
   if (spans !== undefined) {
     for (const span of spans) {
       const from = Math.max(0, Math.floor(span.startMs / SPEAKER_FRAME_MS));
       const to = Math.min(features.frames, Math.ceil(span.endMs / SPEAKER_FRAME_MS));
-      mask.fill(1, from, to);
+      if (to > from) mask.fill(1, from, to);
     }
+    return mask;
   }
   const sorted = Float32Array.from(features.logEnergy).sort();
   const floor = sorted[Math.floor(sorted.length * SPEECH_FLOOR_QUANTILE)] ?? 0;
   const gate = floor + Math.log(10 ** 1.2);
-  for (let t = 0; t < features.frames; t++) {
-    const loud = features.logEnergy[t]! > gate;
-    mask[t] = spans === undefined ? (loud ? 1 : 0) : mask[t]! & (loud ? 1 : 0);
-  }
+  for (let t = 0; t < features.frames; t++) mask[t] = features.logEnergy[t]! > gate ? 1 : 0;
   return mask;
 }
 
