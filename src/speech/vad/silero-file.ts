@@ -142,7 +142,7 @@ export function speechSpans(probabilities: Float32Array, options: SpeechSpanOpti
 export const DIARIZATION_SPEECH_SPANS: SpeechSpanOptions = {
   threshold: 0.5,
   negativeThreshold: 0.35,
-  minSilenceMs: 100,
+  minSilenceMs: 300,
   minSpeechMs: 250,
-  padMs: 30,
+  padMs: 200,
 };
