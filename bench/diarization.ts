@@ -5,19 +5,18 @@
  * the count given, and at each `--thresholds` value). Writes bench/results/diarization.json.
  *
  *   npx tsx bench/diarization.ts [--tune] [--per-count 3] [--projection FILE|identity] [--only-tune]
- *     [--params JSON] [--thresholds LIST] [--backend NAME] [--out NAME.json] [--vad silero|energy|union]
+ *     [--params JSON] [--thresholds LIST] [--backend NAME] [--out NAME.json] [--vad silero|energy]
  *     [--vad-params JSON] [--tune-vad [--vad-thresholds LIST] [--vad-pads LIST] [--vad-silences LIST]]
  * `--params` overrides backend parameters (development runs); `--out` names the results file.
  * `--vad silero` (the default, what the API does) gives diarize the speech spans of the shipped
  * Silero VAD (src/speech/vad/silero-file.ts, DIARIZATION_SPEECH_SPANS, `--vad-params` overrides
- * them); `--vad energy` leaves speech to diarize's energy gate; `--vad union` (an experiment, not
- * what the API does) gives the union of Silero's spans and the energy gate's speech frames. `--tune-vad` sweeps the span
+ * them), which diarize adds to its energy gate's speech; `--vad energy` leaves speech to the energy gate alone. `--tune-vad` sweeps the span
  * settings on the development groups (count not given) and stops.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { BACKENDS, type BackendParameters, diarize, energySpeechMask, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/speech/diarization/diarize.js';
+import { BACKENDS, type BackendParameters, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/speech/diarization/diarize.js';
 import { diarizationErrorRate } from '../src/speech/diarization/diarization-error-rate.js';
-import { MFCC_COEFFICIENTS, SPEAKER_FRAME_MS, speakerFrames } from '../src/speech/diarization/speaker-features.js';
+import { MFCC_COEFFICIENTS } from '../src/speech/diarization/speaker-features.js';
 import { identityProjection, loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
 import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans, type SpeechSpanOptions } from '../src/speech/vad/silero-file.js';
 import { SileroVad } from '../src/speech/vad/silero-vad.js';
@@ -31,7 +30,7 @@ const projectionPath = option('--projection') ?? new URL('../models/diarization/
 const projection = projectionPath === 'identity' ? identityProjection(2 * MFCC_COEFFICIENTS) : await loadSpeakerProjection(projectionPath);
 
 const vadKind = option('--vad') ?? 'silero';
-if (vadKind !== 'silero' && vadKind !== 'energy' && vadKind !== 'union') throw new Error('--vad is silero, energy or union');
+if (vadKind !== 'silero' && vadKind !== 'energy') throw new Error('--vad is silero or energy');
 const spanOptions: SpeechSpanOptions = { ...DIARIZATION_SPEECH_SPANS, ...(JSON.parse(option('--vad-params') ?? '{}') as Partial<SpeechSpanOptions>) };
 /** The Silero VAD as the gateway starts it (Speech.sileroVad: maxBatch 64, 128 windows a stream). */
 const vad = vadKind !== 'energy' || args.includes('--tune-vad') ? await SileroVad.create({ maxBatch: 64, maxQueuedWindowsPerStream: 128 }) : null;
@@ -42,29 +41,12 @@ async function prepare(set: readonly Conversation[]): Promise<void> {
   for (const c of set) if (!probabilityCache.has(c.pcm)) probabilityCache.set(c.pcm, await sileroProbabilities(vad, c.pcm));
 }
 let vadSeconds = 0;
-/** The spans diarize is given: Silero's (with `spans`' settings), or none (the energy gate). */
+/** The spans diarize is given: Silero's (with `spans`' settings), or none (the energy gate alone). */
 function speechOf(c: Conversation, spans: SpeechSpanOptions | null): { startMs: number; endMs: number }[] | undefined {
   if (spans === null) return undefined;
   const probabilities = probabilityCache.get(c.pcm);
   if (probabilities === undefined) throw new Error('conversation not prepared');
-  const silero = speechSpans(probabilities, spans, (c.pcm.length / 16_000) * 1000);
-  return vadKind === 'union' ? unionWithEnergy(c.pcm, silero) : silero;
-}
-
-/** Experiment (`--vad union`): Silero's spans joined with the energy gate's speech frames. */
-function unionWithEnergy(pcm: Float32Array, spans: readonly { startMs: number; endMs: number }[]): { startMs: number; endMs: number }[] {
-  const features = speakerFrames(pcm);
-  const mask = energySpeechMask(features);
-  for (const span of spans) mask.fill(1, Math.floor(span.startMs / SPEAKER_FRAME_MS), Math.min(mask.length, Math.ceil(span.endMs / SPEAKER_FRAME_MS)));
-  const out: { startMs: number; endMs: number }[] = [];
-  for (let t = 0; t < mask.length; t++) {
-    if (mask[t] === 0) continue;
-    let end = t;
-    while (end < mask.length && mask[end] === 1) end++;
-    out.push({ startMs: t * SPEAKER_FRAME_MS, endMs: end * SPEAKER_FRAME_MS });
-    t = end;
-  }
-  return out;
+  return speechSpans(probabilities, spans, (c.pcm.length / 16_000) * 1000);
 }
 
 interface Figures {
