@@ -8,10 +8,10 @@
 import { SILERO_SAMPLE_RATE, SILERO_WINDOW } from './silero-model.js';
 import type { SileroVad } from './silero-vad.js';
 
-/** Windows of a lane's warm-up (0.5 s) and the shortest lane (about 30 s). */
+/** Windows of a lane's warm-up (0.5 s), the shortest lane (about 5 s) and the most lanes (the shared VAD's batch). */
 const WARMUP_WINDOWS = 16;
-const MIN_LANE_WINDOWS = 940;
-const MAX_LANES = 16;
+const MIN_LANE_WINDOWS = 160;
+const MAX_LANES = 64;
 /** Windows fed per call of a lane. */
 const CHUNK_WINDOWS = 32;
 /** How often a waiting file checks whether the VAD has failed or closed. */
@@ -21,7 +21,7 @@ export const SILERO_WINDOW_MS = (SILERO_WINDOW / SILERO_SAMPLE_RATE) * 1000;
 
 export interface SileroFileOptions {
   readonly signal?: AbortSignal;
-  /** Most lanes (streams) the file is split into; default 16. */
+  /** Most lanes (streams) the file is split into; default 64. */
   readonly maxLanes?: number;
 }
 
