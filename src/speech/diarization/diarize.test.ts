@@ -127,7 +127,11 @@ function quietSpeakerConversation(): { pcm: Float32Array; reference: { startMs: 
 }
 
 /** Milliseconds of `speaker`'s reference turns that some turn covers. */
-function coveredMs(reference: readonly { startMs: number; endMs: number; speaker: string }[], speaker: string, turns: readonly { startMs: number; endMs: number }[]): number {
+function coveredMs(
+  reference: readonly { startMs: number; endMs: number; speaker: string }[],
+  speaker: string,
+  turns: readonly { startMs: number; endMs: number }[],
+): number {
   let ms = 0;
   for (const r of reference.filter((t) => t.speaker === speaker))
     for (const t of turns) ms += Math.max(0, Math.min(r.endMs, t.endMs) - Math.max(r.startMs, t.startMs));

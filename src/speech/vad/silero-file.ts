@@ -106,7 +106,11 @@ export interface SpeechSpanOptions {
 }
 
 /** Spans in ms from window probabilities (hysteresis, short silences bridged, short spans dropped, padded), as Silero's get_speech_timestamps does. */
-export function speechSpans(probabilities: Float32Array, options: SpeechSpanOptions, durationMs = probabilities.length * SILERO_WINDOW_MS): { startMs: number; endMs: number }[] {
+export function speechSpans(
+  probabilities: Float32Array,
+  options: SpeechSpanOptions,
+  durationMs = probabilities.length * SILERO_WINDOW_MS,
+): { startMs: number; endMs: number }[] {
   const raw: { startMs: number; endMs: number }[] = [];
   let start = -1;
   for (let i = 0; i < probabilities.length; i++) {
@@ -136,8 +140,8 @@ export function speechSpans(probabilities: Float32Array, options: SpeechSpanOpti
 }
 
 /**
- * The spans diarization runs on (tuned on the development speaker groups' synthetic
- * conversations: bench/diarization.ts --tune-vad; docs/diarization.md).
+ * The spans diarization adds to its energy gate (chosen on the development speaker groups'
+ * synthetic conversations only: bench/diarization.ts --tune-vad; figures in docs/diarization.md).
  */
 export const DIARIZATION_SPEECH_SPANS: SpeechSpanOptions = {
   threshold: 0.5,
