@@ -5,14 +5,21 @@
  * the count given, and at each `--thresholds` value). Writes bench/results/diarization.json.
  *
  *   npx tsx bench/diarization.ts [--tune] [--per-count 3] [--projection FILE|identity] [--only-tune]
- *     [--params JSON] [--thresholds LIST] [--backend NAME] [--out NAME.json]
+ *     [--params JSON] [--thresholds LIST] [--backend NAME] [--out NAME.json] [--vad silero|energy]
+ *     [--vad-params JSON] [--tune-vad [--vad-thresholds LIST] [--vad-pads LIST] [--vad-silences LIST]]
  * `--params` overrides backend parameters (development runs); `--out` names the results file.
+ * `--vad silero` (the default, what the API does) gives diarize the speech spans of the shipped
+ * Silero VAD (src/speech/vad/silero-file.ts, DIARIZATION_SPEECH_SPANS, `--vad-params` overrides
+ * them), which diarize adds to its energy gate's speech; `--vad energy` leaves speech to the energy gate alone. `--tune-vad` sweeps the span
+ * settings on the development groups (count not given) and stops.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { BACKENDS, type BackendParameters, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/speech/diarization/diarize.js';
 import { diarizationErrorRate } from '../src/speech/diarization/diarization-error-rate.js';
 import { MFCC_COEFFICIENTS } from '../src/speech/diarization/speaker-features.js';
 import { identityProjection, loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
+import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans, type SpeechSpanOptions } from '../src/speech/vad/silero-file.js';
+import { SileroVad } from '../src/speech/vad/silero-vad.js';
 import { conversationSet, DEV_GROUPS, loadGroupClips, TEST_GROUPS, type Conversation } from './diarization-conversations.js';
 
 const args = process.argv.slice(2);
@@ -21,6 +28,26 @@ const perCount = Number(option('--per-count') ?? 3) || 3;
 /** The shipped projection by default; `--projection identity` measures the untrained statistics. */
 const projectionPath = option('--projection') ?? new URL('../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname;
 const projection = projectionPath === 'identity' ? identityProjection(2 * MFCC_COEFFICIENTS) : await loadSpeakerProjection(projectionPath);
+
+const vadKind = option('--vad') ?? 'silero';
+if (vadKind !== 'silero' && vadKind !== 'energy') throw new Error('--vad is silero or energy');
+const spanOptions: SpeechSpanOptions = { ...DIARIZATION_SPEECH_SPANS, ...(JSON.parse(option('--vad-params') ?? '{}') as Partial<SpeechSpanOptions>) };
+/** The Silero VAD as the gateway starts it (Speech.sileroVad: maxBatch 64, 128 windows a stream). */
+const vad = vadKind !== 'energy' || args.includes('--tune-vad') ? await SileroVad.create({ maxBatch: 64, maxQueuedWindowsPerStream: 128 }) : null;
+const probabilityCache = new Map<Float32Array, Float32Array>();
+/** Silero's window probabilities of every conversation of a set (once each). */
+async function prepare(set: readonly Conversation[]): Promise<void> {
+  if (vad === null) return;
+  for (const c of set) if (!probabilityCache.has(c.pcm)) probabilityCache.set(c.pcm, await sileroProbabilities(vad, c.pcm));
+}
+let vadSeconds = 0;
+/** The spans diarize is given: Silero's (with `spans`' settings), or none (the energy gate alone). */
+function speechOf(c: Conversation, spans: SpeechSpanOptions | null): { startMs: number; endMs: number }[] | undefined {
+  if (spans === null) return undefined;
+  const probabilities = probabilityCache.get(c.pcm);
+  if (probabilities === undefined) throw new Error('conversation not prepared');
+  return speechSpans(probabilities, spans, (c.pcm.length / 16_000) * 1000);
+}
 
 interface Figures {
   der: number;
@@ -36,7 +63,13 @@ interface Figures {
 /** `--params '{"pcaDims":4}'` overrides backend parameters (both backends) for development runs. */
 const overrides = JSON.parse(option('--params') ?? '{}') as Partial<BackendParameters>;
 
-function evaluate(set: readonly Conversation[], backend: DiarizationBackend, threshold?: number, knownCount = false): Figures {
+function evaluate(
+  set: readonly Conversation[],
+  backend: DiarizationBackend,
+  threshold?: number,
+  knownCount = false,
+  spans: SpeechSpanOptions | null = vadKind !== 'energy' ? spanOptions : null,
+): Figures {
   // Milliseconds summed over the set, of each part of the error and of the reference speech.
   const ms = { missedMs: 0, falseAlarmMs: 0, confusionMs: 0, referenceMs: 0 };
   let countsRight = 0;
@@ -47,7 +80,8 @@ function evaluate(set: readonly Conversation[], backend: DiarizationBackend, thr
     const started = process.hrtime.bigint();
     const parameters = { ...BACKENDS[backend], ...overrides, ...(threshold === undefined ? {} : { threshold }) };
     const bound = knownCount ? c.speakers : null;
-    const turns = diarize(c.pcm, { backend, minSpeakers: bound, maxSpeakers: bound }, projection, parameters);
+    const speech = speechOf(c, spans);
+    const turns = diarize(c.pcm, { backend, minSpeakers: bound, maxSpeakers: bound, ...(speech ? { speech } : {}) }, projection, parameters);
     seconds += Number(process.hrtime.bigint() - started) / 1e9;
     audioSeconds += c.pcm.length / 16_000;
     const score = diarizationErrorRate(
@@ -74,12 +108,52 @@ function evaluate(set: readonly Conversation[], backend: DiarizationBackend, thr
 await loadGroupClips([...DEV_GROUPS, ...TEST_GROUPS], 12);
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
-const results: Record<string, unknown> = { perCount, projection: projection.name, devGroups: DEV_GROUPS, testGroups: TEST_GROUPS };
+const results: Record<string, unknown> = {
+  perCount,
+  projection: projection.name,
+  devGroups: DEV_GROUPS,
+  testGroups: TEST_GROUPS,
+  vad: vadKind,
+  ...(vadKind === 'silero' ? { speechSpans: spanOptions } : {}),
+};
+
+if (args.includes('--tune-vad')) {
+  const dev = conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
+  const started = process.hrtime.bigint();
+  await prepare(dev);
+  vadSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const audio = dev.reduce((sum, c) => sum + c.pcm.length / 16_000, 0);
+  console.log(`Silero on ${dev.length} development conversations: ${(vadSeconds / audio).toFixed(4)} s per audio second (wall)`);
+  const grid: SpeechSpanOptions[] = [];
+  const list = (name: string, fallback: string): number[] => (option(name) ?? fallback).split(',').map(Number);
+  for (const threshold of list('--vad-thresholds', '0.2,0.35,0.5'))
+    for (const padMs of list('--vad-pads', '30,100,200'))
+      for (const minSilenceMs of list('--vad-silences', '100,300'))
+        grid.push({ threshold, negativeThreshold: Math.max(0.05, threshold - 0.15), minSilenceMs, minSpeechMs: 250, padMs });
+  const sweep: Record<string, unknown>[] = [];
+  const energy = Object.fromEntries(DIARIZATION_BACKENDS.map((b) => [b, evaluate(dev, b, undefined, false, null)]));
+  console.log(`energy gate: ${DIARIZATION_BACKENDS.map((b) => `${b} DER ${pct(energy[b]!.der)} (missed ${pct(energy[b]!.missed)})`).join(', ')}`);
+  for (const spans of grid) {
+    const f = Object.fromEntries(DIARIZATION_BACKENDS.map((b) => [b, evaluate(dev, b, undefined, false, spans)]));
+    sweep.push({ spans, ...f });
+    console.log(
+      `${JSON.stringify(spans)}: ${DIARIZATION_BACKENDS.map((b) => `${b} DER ${pct(f[b]!.der)} (missed ${pct(f[b]!.missed)}, FA ${pct(f[b]!.falseAlarm)}, conf ${pct(f[b]!.confusion)}, count ${pct(f[b]!.countAccuracy)})`).join(', ')}`,
+    );
+  }
+  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+  writeFileSync(
+    new URL(`./results/${option('--out') ?? 'diarization-vad-tuning.json'}`, import.meta.url),
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), perCount, devGroups: DEV_GROUPS, energy, sweep }, null, 2)}\n`,
+  );
+  await vad?.close();
+  process.exit(0);
+}
 
 const thresholds = (option('--thresholds') ?? '-0.1,0,0.1,0.2,0.3,0.4,0.5').split(',').map(Number);
 const tuneBackends = DIARIZATION_BACKENDS.filter((b) => (option('--backend') ?? b) === b);
 if (args.includes('--tune')) {
   const dev = conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
+  await prepare(dev);
   for (const backend of tuneBackends) {
     const known = evaluate(dev, backend, undefined, true);
     console.log(
@@ -96,8 +170,21 @@ if (args.includes('--tune')) {
   }
 }
 
-if (args.includes('--only-tune')) process.exit(0);
+if (args.includes('--only-tune')) {
+  await vad?.close();
+  process.exit(0);
+}
 const sets = { '2-4': conversationSet(TEST_GROUPS, [2, 3, 4], perCount, 1000), '5-6': conversationSet(TEST_GROUPS, [5, 6], perCount, 2000) };
+{
+  const started = process.hrtime.bigint();
+  for (const set of Object.values(sets)) await prepare(set);
+  vadSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const audio = Object.values(sets).reduce((sum, set) => sum + set.reduce((s, c) => s + c.pcm.length / 16_000, 0), 0);
+  if (vad !== null) {
+    results['sileroSecondsPerAudioSecond'] = vadSeconds / audio;
+    console.log(`Silero spans: ${(vadSeconds / audio).toFixed(4)} s per audio second (wall, worker thread)`);
+  }
+}
 for (const backend of DIARIZATION_BACKENDS) {
   for (const [name, set] of Object.entries(sets))
     for (const known of [false, true]) {
@@ -114,3 +201,4 @@ writeFileSync(
   new URL(`./results/${option('--out') ?? 'diarization.json'}`, import.meta.url),
   `${JSON.stringify({ measuredAt: new Date().toISOString(), ...results }, null, 2)}\n`,
 );
+await vad?.close();

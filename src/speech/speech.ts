@@ -30,6 +30,8 @@ import { transcribeFile, type FileTranscription, type FileTranscriptionRequest }
 import { transcribeAll } from './recognition/transcriber.js';
 import { createLanguageDetector, type LanguageDetection, type LanguageDetector } from './recognition/language-detector.js';
 import { SileroVad } from './vad/silero-vad.js';
+import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans } from './vad/silero-file.js';
+import type { SpeechSpan } from './diarization/diarize.js';
 import { diarizeInThread } from './diarization/diarization-thread.js';
 
 // Value types callers outside src/speech use (re-exported: this module is their one import).
@@ -296,6 +298,7 @@ export class Speech {
         maxInFlightPerJob: this.options.maxInFlightPerJob,
         recognizerFor: (model) => this.recognizerFor(model),
         detectLanguage: (pcm, signal) => this.languageDetector().detect(pcm, signal),
+        speechSpans: (pcm, signal) => this.speechSpans(pcm, signal),
         diarize: (pcm, options, signal) =>
           diarizeInThread(pcm, options, {
             projectionPath: this.options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL,
@@ -377,6 +380,23 @@ export class Speech {
       throw new ApiError('service_unavailable', { message: 'vad_type=silero is unavailable on this server; use vad_type=energy.', param: 'vad_type' });
     });
     return this.silero;
+  }
+
+  /**
+   * A file's speech spans for diarization by the shared Silero VAD (its worker thread; the file's
+   * lanes batched with the live streams' windows): null when Silero is not installed or fails
+   * (logged; diarization then uses its energy gate alone), never an error but the signal's reason.
+   */
+  private async speechSpans(pcm: Float32Array, signal: AbortSignal): Promise<readonly SpeechSpan[] | null> {
+    if (!this.sileroPresent) return null;
+    try {
+      const probabilities = await sileroProbabilities(await this.sileroVad(), pcm, { signal });
+      return speechSpans(probabilities, DIARIZATION_SPEECH_SPANS, (pcm.length / 16_000) * 1000);
+    } catch (error) {
+      if (signal.aborted) throw error;
+      this.options.logger?.warn({ err: error }, 'Silero speech spans failed: diarization uses the energy gate alone');
+      return null;
+    }
   }
 
   // --- Health -------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { diarize, fillPauses, mergeSmallClusters } from './diarize.js';
+import { diarize, energySpeechMask, fillPauses, mergeSmallClusters } from './diarize.js';
+import { speakerFrames } from './speaker-features.js';
 import { diarizationErrorRate } from './diarization-error-rate.js';
 import { clusterEmbeddings } from './speaker-clustering.js';
 import { loadSpeakerProjection } from './speaker-projection.js';
@@ -110,5 +111,63 @@ describe('diarize', () => {
     expect(new Set(turns.map((t) => t.speaker))).toEqual(new Set([0]));
     expect(turns.every((t) => t.startMs >= 400)).toBe(true);
     expect(diarize(new Float32Array(16_000), { backend: 'backend_a', minSpeakers: null, maxSpeakers: null }, projection)).toEqual([]);
+  });
+});
+
+/** The two-speaker conversation with speaker B 40 dB quieter, over a noise floor B hardly rises above (seeded noise). */
+function quietSpeakerConversation(): { pcm: Float32Array; reference: { startMs: number; endMs: number; speaker: string }[] } {
+  const { pcm, reference } = twoSpeakerConversation();
+  for (const turn of reference) if (turn.speaker === 'B') for (let i = turn.startMs * 16; i < turn.endMs * 16; i++) pcm[i]! *= 0.01;
+  let seed = 7;
+  for (let i = 0; i < pcm.length; i++) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    pcm[i]! += 0.002 * (seed / 1073741824 - 1);
+  }
+  return { pcm, reference };
+}
+
+/** Milliseconds of `speaker`'s reference turns that some turn covers. */
+function coveredMs(
+  reference: readonly { startMs: number; endMs: number; speaker: string }[],
+  speaker: string,
+  turns: readonly { startMs: number; endMs: number }[],
+): number {
+  let ms = 0;
+  for (const r of reference.filter((t) => t.speaker === speaker))
+    for (const t of turns) ms += Math.max(0, Math.min(r.endMs, t.endMs) - Math.max(r.startMs, t.startMs));
+  return ms;
+}
+
+describe('speech spans', () => {
+  it('a quiet speaker the energy gate misses gets a speaker of its own inside the given spans', () => {
+    const { pcm, reference } = quietSpeakerConversation();
+    const quietMs = reference.filter((t) => t.speaker === 'B').reduce((sum, t) => sum + t.endMs - t.startMs, 0);
+    const speech = reference.map((t) => ({ startMs: t.startMs, endMs: t.endMs }));
+    for (const backend of ['backend_a', 'backend_b'] as const) {
+      const gated = diarize(pcm, { backend, minSpeakers: null, maxSpeakers: null }, projection);
+      expect(coveredMs(reference, 'B', gated), backend).toBeLessThan(0.3 * quietMs);
+      const spanned = diarize(pcm, { backend, minSpeakers: 2, maxSpeakers: 2, speech }, projection);
+      expect(coveredMs(reference, 'B', spanned), backend).toBeGreaterThan(0.9 * quietMs);
+      // B's speech takes a speaker other than A's.
+      const score = diarizationErrorRate(
+        reference,
+        spanned.map((t) => ({ ...t, speaker: String(t.speaker) })),
+      );
+      expect(score.confusionMs / score.referenceMs, backend).toBeLessThan(0.2);
+    }
+  });
+
+  it('adds the spans to the energy gate and keeps speech inside `within`', () => {
+    const { pcm } = quietSpeakerConversation();
+    const features = speakerFrames(pcm);
+    const gate = energySpeechMask(features);
+    const spans = [{ startMs: 100, endMs: 300 }];
+    const withSpans = energySpeechMask(features, spans);
+    for (let t = 0; t < features.frames; t++) expect(withSpans[t], `frame ${t}`).toBe(t >= 10 && t < 30 ? 1 : gate[t]);
+    const within = energySpeechMask(features, spans, [{ startMs: 0, endMs: 200 }]);
+    expect(Array.from(within.slice(0, 10))).toEqual(Array.from(gate.slice(0, 10)));
+    expect(within.slice(10, 20).every((v) => v === 1)).toBe(true);
+    expect(within.slice(20).every((v) => v === 0)).toBe(true);
+    expect(gate.slice(20).some((v) => v === 1)).toBe(true);
   });
 });

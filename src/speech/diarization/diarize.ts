@@ -12,8 +12,18 @@ export interface DiarizationOptions {
   /** 1-20; null lets the threshold decide. */
   readonly minSpeakers: number | null;
   readonly maxSpeakers: number | null;
-  /** Speech spans in ms; frames outside them are never given a speaker. Energy decides when absent. */
-  readonly speech?: readonly { readonly startMs: number; readonly endMs: number }[];
+  /**
+   * Speech spans in ms from a VAD (the Silero VAD's): their frames are speech whatever their level
+   * (a quiet speaker the energy gate misses), added to the energy gate's speech. Absent: the energy gate alone.
+   */
+  readonly speech?: readonly SpeechSpan[];
+  /** Regions in ms speech is confined to (the audio outside music); frames outside them are never given a speaker. Absent: all the audio. */
+  readonly within?: readonly SpeechSpan[];
+}
+
+export interface SpeechSpan {
+  readonly startMs: number;
+  readonly endMs: number;
 }
 
 /** A stretch of one speaker; `speaker` is 0.. in order of first appearance. */
@@ -112,7 +122,7 @@ export function diarize(
   parameters: BackendParameters = BACKENDS[options.backend],
 ): SpeakerTurn[] {
   const features = speakerFrames(pcm);
-  const speech = energySpeechMask(features, options.speech);
+  const speech = energySpeechMask(features, options.speech, options.within);
   // I-vector models: the long windows' i-vectors on the file's principal directions (what varies
   // most within one recording is who speaks); a linear projection: projected MFCC statistics.
   let windows: EmbeddedWindow[];
@@ -147,22 +157,31 @@ interface EmbeddedWindow {
   readonly embedding: Float32Array;
 }
 
-/** Speech frames: inside the given spans (when given) and 12 dB over the quietest tenth of the frames. */
-export function energySpeechMask(features: SpeakerFrames, spans?: DiarizationOptions['speech']): Uint8Array {
+/**
+ * Speech frames: the frames 12 dB over the file's noise floor (its quietest 5 % of frames), plus
+ * the frames inside the VAD's `speech` spans whatever their level, then only those inside
+ * `within` (when given: the audio outside music).
+ */
+export function energySpeechMask(features: SpeakerFrames, speech?: readonly SpeechSpan[], within?: readonly SpeechSpan[]): Uint8Array {
   const mask = new Uint8Array(features.frames);
-  if (spans !== undefined) {
-    for (const span of spans) {
-      const from = Math.max(0, Math.floor(span.startMs / SPEAKER_FRAME_MS));
-      const to = Math.min(features.frames, Math.ceil(span.endMs / SPEAKER_FRAME_MS));
-      mask.fill(1, from, to);
-    }
-  }
   const sorted = Float32Array.from(features.logEnergy).sort();
   const floor = sorted[Math.floor(sorted.length * SPEECH_FLOOR_QUANTILE)] ?? 0;
   const gate = floor + Math.log(10 ** 1.2);
-  for (let t = 0; t < features.frames; t++) {
-    const loud = features.logEnergy[t]! > gate;
-    mask[t] = spans === undefined ? (loud ? 1 : 0) : mask[t]! & (loud ? 1 : 0);
+  for (let t = 0; t < features.frames; t++) mask[t] = features.logEnergy[t]! > gate ? 1 : 0;
+  if (speech !== undefined) fillSpans(mask, speech, 1);
+  if (within !== undefined) {
+    const inside = fillSpans(new Uint8Array(features.frames), within, 1);
+    for (let t = 0; t < features.frames; t++) mask[t]! &= inside[t]!;
+  }
+  return mask;
+}
+
+/** Sets the frames of `spans` (ms) in `mask` to `value`; returns the mask. */
+function fillSpans(mask: Uint8Array, spans: readonly SpeechSpan[], value: number): Uint8Array {
+  for (const span of spans) {
+    const from = Math.max(0, Math.floor(span.startMs / SPEAKER_FRAME_MS));
+    const to = Math.min(mask.length, Math.ceil(span.endMs / SPEAKER_FRAME_MS));
+    if (to > from) mask.fill(value, from, to);
   }
   return mask;
 }

@@ -37,6 +37,18 @@ describe('diarizeTranscript', () => {
     expect(out.diarization).toEqual({ speakers: { count: 2, labels: ['SPEAKER_00', 'SPEAKER_01'] }, warning: null });
   });
 
+  it("hands the VAD's speech spans to the diarizer, and none when there are none", async () => {
+    const seen: unknown[] = [];
+    const diarizer = async (_pcm: Float32Array, options: { speech?: unknown }) => {
+      seen.push(options.speech);
+      return { turns: [{ startMs: 0, endMs: 4000, speaker: 0 }], types: null, typesWarning: null };
+    };
+    const spans = [{ startMs: 100, endMs: 3800 }];
+    await diarizeTranscript(pcm, segments, words, request, diarizer, new AbortController().signal, spans);
+    await diarizeTranscript(pcm, segments, words, request, diarizer, new AbortController().signal, null);
+    expect(seen).toEqual([spans, undefined]);
+  });
+
   it('types the segments by their speakers and adds the music no segment covers', async () => {
     const long: Segment[] = [{ ...segments[0]!, end_ms: 4000 }];
     const out = await diarizeTranscript(

@@ -1,6 +1,6 @@
 import type { Segment } from '../../platform/db/job-records.js';
 import type { DiarizedAudio } from './diarization-thread.js';
-import type { DiarizationBackend, DiarizationOptions } from './diarize.js';
+import type { DiarizationBackend, DiarizationOptions, SpeechSpan } from './diarize.js';
 import { typeSegments } from './segment-typing.js';
 import { assignSpeakers, type AssignableWord, type SpeakerSummary, speakerLabel } from './speaker-assignment.js';
 
@@ -35,7 +35,8 @@ export type Diarizer = (pcm: Float32Array, options: DiarizationOptions, signal: 
  * is `speech`). The
  * failure rule: a diarization that fails or times out leaves the segments as they were and
  * answers a warning instead of throwing; only an abort (the job's signal) is rethrown. `pcm`
- * null: the samples were not kept (longer than MAX_DIARIZATION_SECONDS): a warning too.
+ * null: the samples were not kept (longer than MAX_DIARIZATION_SECONDS): a warning too. `speech`:
+ * the VAD's speech spans (ms), added to the diarizer's energy gate; null: the energy gate alone.
  */
 export async function diarizeTranscript(
   pcm: Float32Array | null,
@@ -44,6 +45,7 @@ export async function diarizeTranscript(
   request: DiarizationRequest,
   diarizer: Diarizer,
   signal: AbortSignal,
+  speech: readonly SpeechSpan[] | null = null,
 ): Promise<{ segments: Segment[]; diarization: FileDiarization }> {
   if (pcm === null) {
     const warning = `Speaker diarization takes at most ${MAX_DIARIZATION_SECONDS / 3600} hours of audio. The transcript has no speaker labels.`;
@@ -52,7 +54,12 @@ export async function diarizeTranscript(
   try {
     const { turns, types, typesWarning } = await diarizer(
       pcm,
-      { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers },
+      {
+        backend: request.backend,
+        minSpeakers: request.minSpeakers,
+        maxSpeakers: request.maxSpeakers,
+        ...(speech !== null ? { speech } : {}),
+      },
       signal,
     );
     const assigned = assignSpeakers(segments, words, turns);

@@ -4,22 +4,6 @@ import { typingFrames } from './music-detector.js';
 import { type AudioTypes, classifySpeakers, detectMusic, outsideRegions, type SegmentTypeModel, typeTurns } from './segment-type.js';
 import type { SpeakerProjection } from './speaker-projection.js';
 
-type Span = AudioTypes['music'][number];
-
-/** The caller's speech spans (all the audio when absent) cut to the spans outside music. */
-function withoutMusic(speech: DiarizationOptions['speech'], outside: readonly Span[]): Span[] {
-  if (speech === undefined) return [...outside];
-  const out: Span[] = [];
-  for (const a of speech) {
-    for (const b of outside) {
-      const startMs = Math.max(a.startMs, b.startMs);
-      const endMs = Math.min(a.endMs, b.endMs);
-      if (endMs > startMs) out.push({ startMs, endMs });
-    }
-  }
-  return out;
-}
-
 /**
  * Diarization with segment types, as the diarization thread runs it: music regions first (left out
  * of the clustering: music is nobody's speech), `diarize` on the rest, then each speaker's voice
@@ -32,7 +16,7 @@ export function diarizeWithTypes(
   model: SegmentTypeModel | null,
 ): { turns: SpeakerTurn[]; types: AudioTypes | null; typesWarning: string | null } {
   if (model === null) return { turns: diarize(pcm, options, projection), types: null, typesWarning: null };
-  let typing: { frames: ReturnType<typeof typingFrames>; music: Span[] };
+  let typing: { frames: ReturnType<typeof typingFrames>; music: AudioTypes['music'][number][] };
   try {
     const frames = typingFrames(pcm);
     typing = { frames, music: detectMusic(frames, model) };
@@ -41,7 +25,8 @@ export function diarizeWithTypes(
     return { turns: diarize(pcm, options, projection), types: null, typesWarning };
   }
   const durationMs = (pcm.length / 16_000) * 1000;
-  const spans = typing.music.length > 0 ? { ...options, speech: withoutMusic(options.speech, outsideRegions(typing.music, durationMs)) } : options;
+  // Music is nobody's speech: the speech (energy and the VAD's spans alike) is confined to the audio outside it.
+  const spans = typing.music.length > 0 ? { ...options, within: outsideRegions(typing.music, durationMs) } : options;
   const turns = diarize(pcm, spans, projection);
   const speakers = classifySpeakers(typing.frames.track, turns, typing.music, model);
   const typedTurns = typeTurns(typing.frames.track, turns, typing.music, speakers, model);

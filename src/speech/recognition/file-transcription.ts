@@ -19,6 +19,7 @@ import {
   type Diarizer,
   type FileDiarization,
 } from '../diarization/transcript-diarization.js';
+import type { SpeechSpan } from '../diarization/diarize.js';
 
 export interface FileTranscriptionProgress {
   readonly doneSegments: number;
@@ -69,6 +70,12 @@ export interface FileTranscriptionParts {
   readonly maxInFlightPerJob?: number;
   /** Runs diarization off the event loop (required only for requests that ask for it). */
   readonly diarize?: Diarizer;
+  /**
+   * The speech spans (ms) of a file's PCM by the Silero VAD (off the event loop), which diarization
+   * adds to its energy gate's speech; null when Silero is unavailable or failed (the energy gate
+   * alone then). Rejects only with the signal's reason. Absent: the energy gate alone.
+   */
+  readonly speechSpans?: (pcm: Float32Array, signal: AbortSignal) => Promise<readonly SpeechSpan[] | null>;
   recognizerFor(model: string): CtcRecognizer;
   detectLanguage(pcm: Float32Array, signal: AbortSignal): Promise<LanguageDetection>;
 }
@@ -137,7 +144,10 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
       if (kept === null || !request.diarization) return result;
       if (!parts.diarize) throw new Error('file transcription: diarization requested without a diarizer');
       request.onProgress({ stage: 'diarizing', doneSegments: segments.length, totalSegments: segments.length });
-      const diarized = await diarizeTranscript(kept.samples(), segments, words, request.diarization, parts.diarize, signal);
+      const samples = kept.samples();
+      // Before the diarizer takes the samples' buffer over.
+      const speech = samples !== null && parts.speechSpans ? await parts.speechSpans(samples, signal) : null;
+      const diarized = await diarizeTranscript(samples, segments, words, request.diarization, parts.diarize, signal, speech);
       return { ...result, segments: diarized.segments, diarization: diarized.diarization };
     }
     // One pass per channel, at the same time (their pieces meet in the pool's batches); progress

@@ -348,6 +348,8 @@ export class SileroVadStream {
     if (this.#closed || epoch !== this.#epoch) return;
     this.#resultPosition += SILERO_WINDOW;
     this.#onProbability?.(probability, this.#resultPosition);
+    // The callback may close the stream (an offline file's last window): nothing more to do then.
+    if (this.#closed) return;
     this.#probability[0] = probability;
     const before = this.#events.length;
     this.#endpointer.process(this.#probability, this.#events);
