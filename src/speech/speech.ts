@@ -110,6 +110,8 @@ export interface SpeechOptions {
   readonly segmentTypeModel?: string | null;
   /** A file's diarization is abandoned after this long (DIARIZATION_TIMEOUT_MS). Default 5 minutes. */
   readonly diarizationTimeoutMs?: number;
+  /** Where diarization looks for speech (DIARIZATION_SPEECH_DETECTION): Silero spans joined with the energy gate (default) or the gate alone. */
+  readonly diarizationSpeechDetection?: 'energy' | 'silero';
 }
 
 /** A live-stream piece's recognition; word times in stream milliseconds. */
@@ -298,7 +300,9 @@ export class Speech {
         maxInFlightPerJob: this.options.maxInFlightPerJob,
         recognizerFor: (model) => this.recognizerFor(model),
         detectLanguage: (pcm, signal) => this.languageDetector().detect(pcm, signal),
-        speechSpans: (pcm, signal) => this.speechSpans(pcm, signal),
+        ...(this.options.diarizationSpeechDetection === 'silero'
+          ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => this.speechSpans(pcm, signal) }
+          : {}),
         diarize: (pcm, options, signal) =>
           diarizeInThread(pcm, options, {
             projectionPath: this.options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL,
@@ -491,6 +495,7 @@ export function createSpeech(config: GatewayConfig, logger: SpeechLogger, metric
     diarizationModel: config.diarizationModel,
     segmentTypeModel: config.segmentTypeModel,
     diarizationTimeoutMs: config.diarizationTimeoutMs,
+    diarizationSpeechDetection: config.diarizationSpeechDetection,
     metrics,
     logger,
   });

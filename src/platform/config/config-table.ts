@@ -112,6 +112,11 @@ export const CONFIG_TABLE = {
     description:
       'the segment-type model (music detection and male / female voice; `docs/diarization.md`) used on diarized files; when it is missing, diarized jobs complete with a warning and `speech` segments',
   }),
+  DIARIZATION_SPEECH_DETECTION: oneOf('silero', ['silero', 'energy'], {
+    section: 'speech',
+    description:
+      "where diarization looks for speech: `silero` (Silero speech spans joined with the file's energy gate: quiet speakers found, DER about 4 points lower) or `energy` (the gate alone: about 0.3 s less per minute of audio; `docs/diarization.md`)",
+  }),
   DIARIZATION_TIMEOUT_MS: integer(300_000, 1, 3_600_000, {
     section: 'speech',
     description: "a file's diarization (its own worker thread) is stopped after this long; the file then completes with its plain transcript and a warning",

@@ -40,6 +40,7 @@ export interface GatewayConfig {
   readonly segmentTypeModel: string;
   /** A file's diarization is stopped after this long; the file completes without speakers. */
   readonly diarizationTimeoutMs: number;
+  readonly diarizationSpeechDetection: 'energy' | 'silero';
   readonly ffmpegPath: string | null;
   readonly ffprobePath: string | null;
   /** yt-dlp executable for probing streaming-site pages; null when not installed. */
@@ -228,6 +229,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     diarizationModel: v.DIARIZATION_MODEL,
     segmentTypeModel: v.SEGMENT_TYPE_MODEL,
     diarizationTimeoutMs: v.DIARIZATION_TIMEOUT_MS,
+    diarizationSpeechDetection: v.DIARIZATION_SPEECH_DETECTION,
     ffmpegPath: v.FFMPEG_PATH,
     ffprobePath: v.FFPROBE_PATH,
     ytdlpPath: v.YTDLP_PATH,
