@@ -82,6 +82,6 @@ export async function restText(
   form.append('file', new Blob([file.bytes]), file.name);
   const response = await fetch(`${baseUrl}/v1/transcriptions`, { method: 'POST', headers, body: form });
   const body = (await response.json()) as { status: string; text: string };
-  if (body.status !== 'completed') throw new Error(`REST transcription ended ${body.status}`);
+  if (body.status !== 'completed') throw new Error(`REST transcription ended ${body.status} (HTTP ${response.status}: ${JSON.stringify(body).slice(0, 200)})`);
   return body.text;
 }

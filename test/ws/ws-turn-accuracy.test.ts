@@ -43,7 +43,7 @@ let gw: TestGateway;
 let key: string;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ MODELS_DIR, DEFAULT_LANGUAGE: 'am' });
+  gw = await startTestGateway({ MODELS_DIR, DEFAULT_LANGUAGE: 'am', RATE_LIMIT_PER_MINUTE: '100000' });
   key = await gw.key({ scopes: ['write'] });
 }, 120_000);
 afterAll(async () => gw?.close());
