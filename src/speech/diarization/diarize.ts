@@ -71,35 +71,22 @@ export interface BackendParameters {
 /** Neighbour shares the eigengap count tries (the best ratio of share to gap wins). */
 const EIGENGAP_SHARES = [0.05, 0.1, 0.15, 0.2];
 
+/** What both backends share (the comment above); they differ in clustering blocks, re-segmentation and turn length. */
+const SHARED_PARAMETERS = {
+  windowFrames: 300,
+  hopFrames: 50,
+  threshold: 0,
+  pcaDims: 12,
+  pauseFrames: 30,
+  switchCost: 0.5,
+  minClusterShare: 0.1,
+  eigengapNeighbours: EIGENGAP_SHARES,
+  eigengapPoints: 200,
+} as const;
+
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: {
-    windowFrames: 300,
-    hopFrames: 50,
-    threshold: 0,
-    blockSize: 1200,
-    minTurnFrames: 30,
-    refinements: 2,
-    pcaDims: 12,
-    pauseFrames: 30,
-    switchCost: 0.5,
-    minClusterShare: 0.1,
-    eigengapNeighbours: EIGENGAP_SHARES,
-    eigengapPoints: 200,
-  },
-  backend_b: {
-    windowFrames: 300,
-    hopFrames: 50,
-    threshold: 0,
-    blockSize: 300,
-    minTurnFrames: 100,
-    refinements: 1,
-    pcaDims: 12,
-    pauseFrames: 30,
-    switchCost: 0.5,
-    minClusterShare: 0.1,
-    eigengapNeighbours: EIGENGAP_SHARES,
-    eigengapPoints: 200,
-  },
+  backend_a: { ...SHARED_PARAMETERS, blockSize: 1200, minTurnFrames: 30, refinements: 2 },
+  backend_b: { ...SHARED_PARAMETERS, blockSize: 300, minTurnFrames: 100, refinements: 1 },
 };
 
 export const MAX_SPEAKERS = 20;

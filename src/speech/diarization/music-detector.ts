@@ -6,8 +6,9 @@
  * MIN_MUSIC_MS. Speech over background music is meant to read as speech (the model is trained
  * with such mixes labelled speech).
  */
-import { LogMelExtractor } from '../features/log-mel-features.js';
+import type { LogMelExtractor } from '../features/log-mel-features.js';
 import { type PitchTrack, trackPitch } from './pitch-track.js';
+import { diarizationMelExtractor } from './speaker-features.js';
 
 /** Window of the music features, in 10 ms frames (2 s), and its hop (0.5 s). */
 export const MUSIC_WINDOW_FRAMES = 200;
@@ -53,23 +54,7 @@ let extractor: LogMelExtractor | null = null;
 
 /** The log-mel extractor of the typing frames (16 ms windows every 10 ms, TYPING_MEL_BANDS bands, 60-7600 Hz), built once. */
 export function typingMelExtractor(): LogMelExtractor {
-  extractor ??= new LogMelExtractor({
-    kind: 'log_mel',
-    sampleRate: 16_000,
-    nFft: 256,
-    winLength: 256,
-    hopLength: 160,
-    nMels: TYPING_MEL_BANDS,
-    fMin: 60,
-    fMax: 7600,
-    window: 'hann',
-    melScale: 'htk',
-    melNorm: 'none',
-    center: true,
-    power: 2,
-    logFloor: 1e-10,
-    normalize: 'none',
-  });
+  extractor ??= diarizationMelExtractor(256, 256, TYPING_MEL_BANDS);
   return extractor;
 }
 
