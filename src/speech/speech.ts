@@ -306,8 +306,12 @@ export class Speech {
         ...(this.options.diarizationSpeechDetection === 'silero'
           ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => this.speechSpans(pcm, signal) }
           : {}),
-        diarize: (pcm, options, signal) =>
-          this.diarizationThreadsFor().run(pcm, options, { timeoutMs: this.options.diarizationTimeoutMs ?? DEFAULT_DIARIZATION_TIMEOUT_MS, signal }),
+        diarize: (pcm, options, signal, speech) =>
+          this.diarizationThreadsFor().run(pcm, options, {
+            timeoutMs: this.options.diarizationTimeoutMs ?? DEFAULT_DIARIZATION_TIMEOUT_MS,
+            signal,
+            ...(speech !== undefined ? { speech } : {}),
+          }),
       },
       request,
     );

@@ -86,6 +86,27 @@ describe('DiarizationThreads', () => {
     }
   });
 
+  it('types the audio while the speech spans are still coming, then clusters with them as options.speech would', async () => {
+    const threads = new DiarizationThreads({ projectionPath, typeModelPath });
+    try {
+      const speech = [
+        { startMs: 500, endMs: 2500 },
+        { startMs: 5500, endMs: 7500 },
+      ];
+      const direct = await threads.run(tones(), { ...options, speech }, { timeoutMs: 60_000 });
+      let deliver: (spans: typeof speech) => void = () => undefined;
+      const later = threads.run(tones(), options, { timeoutMs: 60_000, speech: new Promise((resolve) => (deliver = resolve)) });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      deliver(speech);
+      expect(await later).toEqual(direct);
+      // Spans that fail to come (null or a rejection) are none: the energy gate alone.
+      const none = await threads.run(tones(), options, { timeoutMs: 60_000, speech: Promise.reject(new Error('VAD failed')) });
+      expect(none).toEqual(await threads.run(tones(), options, { timeoutMs: 60_000 }));
+    } finally {
+      await threads.close();
+    }
+  });
+
   it('a waiting file aborted leaves the queue; a timed-out file ends its thread and the next gets a fresh one', async () => {
     const threads = new DiarizationThreads({ projectionPath, maxQueued: 1 });
     try {

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { DiarizationOptions, SpeakerTurn } from './diarize.js';
+import type { DiarizationOptions, SpeakerTurn, SpeechSpan } from './diarize.js';
 import type { AudioTypes } from './segment-type.js';
 
 /** What a diarization thread is started with (its workerData): the models it loads once and keeps. */
@@ -19,10 +19,20 @@ export interface DiarizationThreadSetup {
  * copied, the caller may still read it) or its buffer transferred; the samples are its first `samples`.
  */
 export interface DiarizationTask {
+  readonly type: 'task';
   readonly id: number;
   readonly pcm: Float32Array;
   readonly samples: number;
   readonly options: DiarizationOptions;
+  /** The VAD's speech spans follow in a DiarizationSpeech message: the thread types the audio meanwhile and waits for them before the clustering. */
+  readonly speechFollows: boolean;
+}
+
+/** The speech spans of the task `id` (added to its options.speech; null: none). */
+export interface DiarizationSpeech {
+  readonly type: 'speech';
+  readonly id: number;
+  readonly speech: readonly SpeechSpan[] | null;
 }
 
 /** What the diarization thread found: speaker turns and, unless that failed (`typesWarning` says why) or was not asked, segment types. */
@@ -63,6 +73,12 @@ export interface DiarizationRun {
   readonly timeoutMs: number;
   /** Takes the file out of the queue, or ends its thread; the call rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * The VAD's speech spans still being computed (options.speech once they come; null or a
+   * rejection: none): the thread computes the segment-typing frames and the music meanwhile, which
+   * do not need them, and waits for them before the clustering.
+   */
+  readonly speech?: Promise<readonly SpeechSpan[] | null>;
 }
 
 /** Starts a worker: compiled JavaScript in production, the TypeScript source under tsx/vitest. */
@@ -213,8 +229,21 @@ export class DiarizationThreads {
     const shared = pcm.buffer instanceof SharedArrayBuffer;
     // A view at the start of an ArrayBuffer travels whole, transferred; any other view is copied.
     const own = shared ? pcm : pcm.byteOffset === 0 && pcm.buffer instanceof ArrayBuffer ? new Float32Array(pcm.buffer) : pcm.slice();
-    const task: DiarizationTask = { id: pending.id, pcm: own, samples: pcm.length, options: pending.options };
+    const speech = pending.run.speech;
+    const task: DiarizationTask = {
+      type: 'task',
+      id: pending.id,
+      pcm: own,
+      samples: pcm.length,
+      options: pending.options,
+      speechFollows: speech !== undefined,
+    };
     thread.worker.postMessage(task, shared ? [] : [own.buffer as ArrayBuffer]);
+    speech
+      ?.catch(() => null)
+      .then((spans) => {
+        if (thread.current === pending) thread.worker.postMessage({ type: 'speech', id: pending.id, speech: spans } satisfies DiarizationSpeech);
+      });
   }
 
   /** An idle thread does not hold the process open and ends after idleMs. */

@@ -3,16 +3,19 @@
  * re-segmentation; tens of milliseconds to seconds of CPU, see bench/diarization.ts) off the event
  * loop, one file after another, and posts each file's speaker turns back, with the segment types
  * when a type model is given (typed-diarization.ts: music regions first, left out of diarization,
- * then each speaker's voice; bench/segment-types.ts). The models are read on the first file and
+ * then each speaker's voice; bench/segment-types.ts). When the VAD's speech spans are still being
+ * computed, the typing (which does not need them) runs first and the clustering waits for them
+ * (a DiarizationSpeech message). The models are read on the first file and
  * kept for the next ones (a model that could not be read is tried again on the next file).
  * Started, ended on timeout, abort or idleness by diarization-thread.ts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { setThreadBackground } from '../native/thread-priority.js';
-import type { DiarizationTask, DiarizationThreadSetup, DiarizationWorkerReply } from './diarization-thread.js';
+import type { SpeechSpan } from './diarize.js';
+import type { DiarizationSpeech, DiarizationTask, DiarizationThreadSetup, DiarizationWorkerReply } from './diarization-thread.js';
 import { loadSegmentTypeModel, type SegmentTypeModel } from './segment-type.js';
 import { loadSpeakerProjection, type SpeakerProjection } from './speaker-projection.js';
-import { diarizeWithTypes } from './typed-diarization.js';
+import { diarizeTyped, typeAudio } from './typed-diarization.js';
 
 const setup = workerData as DiarizationThreadSetup;
 
@@ -40,11 +43,41 @@ async function diarizeTask(task: DiarizationTask): Promise<DiarizationWorkerRepl
       typesWarning = `Segment types were not classified: ${messageOf(error)}`;
     }
   }
-  const result = diarizeWithTypes(task.pcm.subarray(0, task.samples), task.options, projection, typeModel);
+  const pcm = task.pcm.subarray(0, task.samples);
+  const typed = typeAudio(pcm, typeModel);
+  const speech = task.speechFollows ? await speechOf(task.id) : null;
+  const options = speech !== null ? { ...task.options, speech } : task.options;
+  const result = diarizeTyped(pcm, options, projection, typeModel, typed);
   return { id: task.id, ok: true, turns: result.turns, types: result.types, typesWarning: typesWarning ?? result.typesWarning };
 }
 
-parentPort!.on('message', (task: DiarizationTask) => {
+/** Speech spans that came before their task asked for them, and the task waiting for its spans. */
+const speechCame = new Map<number, readonly SpeechSpan[] | null>();
+let speechWaiter: { readonly id: number; readonly resolve: (speech: readonly SpeechSpan[] | null) => void } | null = null;
+
+function speechOf(id: number): Promise<readonly SpeechSpan[] | null> {
+  if (speechCame.has(id)) {
+    const speech = speechCame.get(id)!;
+    speechCame.delete(id);
+    return Promise.resolve(speech);
+  }
+  return new Promise((resolve) => {
+    speechWaiter = { id, resolve };
+  });
+}
+
+parentPort!.on('message', (message: DiarizationTask | DiarizationSpeech) => {
+  if (message.type === 'speech') {
+    if (speechWaiter?.id === message.id) {
+      const waiter = speechWaiter;
+      speechWaiter = null;
+      waiter.resolve(message.speech);
+    } else speechCame.set(message.id, message.speech);
+    return;
+  }
+  const task = message;
+  // Spans of an earlier task that ended before it asked for them.
+  speechCame.clear();
   diarizeTask(task).then(
     (reply) => parentPort!.postMessage(reply),
     (error: unknown) => parentPort!.postMessage({ id: task.id, ok: false, message: messageOf(error) } satisfies DiarizationWorkerReply),

@@ -24,8 +24,18 @@ export interface FileDiarization {
   readonly warning: string | null;
 }
 
-/** Runs the diarization core on a whole file's PCM (off the event loop) and answers its speaker turns and segment types. */
-export type Diarizer = (pcm: Float32Array, options: DiarizationOptions, signal: AbortSignal) => Promise<DiarizedAudio>;
+/**
+ * Runs the diarization core on a whole file's PCM (off the event loop) and answers its speaker
+ * turns and segment types. `speech`: the VAD's speech spans, still being computed: the diarizer
+ * adds them to `options.speech` when they come (null or a rejection: none), and may do meanwhile
+ * what does not need them.
+ */
+export type Diarizer = (
+  pcm: Float32Array,
+  options: DiarizationOptions,
+  signal: AbortSignal,
+  speech?: Promise<readonly SpeechSpan[] | null>,
+) => Promise<DiarizedAudio>;
 
 /** What diarizing a file's audio gave: the diarizer's answer, or the warning saying why there are no speakers. */
 export type AudioDiarization = { readonly audio: DiarizedAudio; readonly warning: null } | { readonly audio: null; readonly warning: string };
@@ -51,14 +61,15 @@ export async function diarizeTranscript(
  * rule: a diarization that fails or times out answers a warning instead of throwing; only an abort
  * (the signal) is rethrown. `pcm` null: the samples were not kept (longer than
  * MAX_DIARIZATION_SECONDS): a warning too. `speech`: the VAD's speech spans (ms), added to the
- * diarizer's energy gate; null: the energy gate alone.
+ * diarizer's energy gate, or a promise of them (handed to the diarizer, which starts meanwhile);
+ * null: the energy gate alone.
  */
 export async function diarizeAudio(
   pcm: Float32Array | null,
   request: DiarizationRequest,
   diarizer: Diarizer,
   signal: AbortSignal,
-  speech: readonly SpeechSpan[] | null = null,
+  speech: readonly SpeechSpan[] | null | Promise<readonly SpeechSpan[] | null> = null,
 ): Promise<AudioDiarization> {
   if (pcm === null) {
     return {
@@ -67,8 +78,12 @@ export async function diarizeAudio(
     };
   }
   try {
-    const options = { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers, ...(speech !== null ? { speech } : {}) };
-    return { audio: await diarizer(pcm, options, signal), warning: null };
+    const options = { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers };
+    if (speech instanceof Promise) {
+      speech.catch(() => undefined); // an abort: the diarizer rejects with it
+      return { audio: await diarizer(pcm, options, signal, speech), warning: null };
+    }
+    return { audio: await diarizer(pcm, speech !== null ? { ...options, speech } : options, signal), warning: null };
   } catch (error) {
     if (signal.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);

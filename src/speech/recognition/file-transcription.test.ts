@@ -88,6 +88,19 @@ describe('transcribeFile with diarization', () => {
     expect(stages).toEqual(['decoding', 'transcribing']);
   });
 
+  it('hands the diarizer the Silero spans as they are being computed', async () => {
+    const spans = [{ startMs: 0, endMs: 1000 }];
+    let handed: Promise<unknown> | undefined;
+    const withSpans: Diarizer = async (pcm, options, signal, speech) => {
+      handed = speech;
+      return diarizer([], 1)(pcm, options, signal);
+    };
+    const speechSpans = () => new Promise<typeof spans>((resolve) => setTimeout(() => resolve(spans), 100));
+    const out = await transcribeFile({ ...parts([], withSpans), speechSpans }, base(new AbortController().signal, []));
+    expect(out.diarization!.speakers!.count).toBe(1);
+    expect(await handed).toEqual(spans);
+  });
+
   it("reports the diarizing stage when diarization outlasts recognition, and a diarizer's failure is a warning", async () => {
     const log: string[] = [];
     const stages: FileTranscriptionProgress['stage'][] = [];

@@ -214,8 +214,8 @@ interface RunningDiarization {
 }
 
 /**
- * Once the whole file is decoded (`samples`; null: not kept): the Silero speech spans, then the
- * diarizer (its thread), under the job's signal. A diarization failure or timeout is a warning
+ * Once the whole file is decoded (`samples`; null: not kept): the Silero speech spans and the
+ * diarizer (its thread, which types the audio while the spans come), under the job's signal. A diarization failure or timeout is a warning
  * in the result, as diarizeAudio says.
  */
 function startDiarization(
@@ -233,7 +233,8 @@ function startDiarization(
   const result = (async () => {
     const pcm = await samples;
     controller.signal.throwIfAborted();
-    const speech = pcm !== null && speechSpans ? await speechSpans(pcm, controller.signal) : null;
+    // The spans (the shared VAD's thread) and the diarization thread's typing run at the same time.
+    const speech = pcm !== null && speechSpans ? speechSpans(pcm, controller.signal) : null;
     return diarizeAudio(pcm, request, diarizer, controller.signal, speech);
   })().finally(() => {
     settled = true;
