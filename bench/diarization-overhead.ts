@@ -5,7 +5,15 @@
  * speakers, `--per-count` of each). In each of `--rounds` rounds every file runs plain, with
  * backend_a and with backend_b, one job at a time, the order rotating from file to file, after a
  * warm-up job; a backend's ratio is its processing time summed over files and rounds divided by
- * the plain one (the spec's bound: 1.8). Writes bench/results/diarization-overhead.json.
+ * the plain one (the spec's bound: 1.8). Beside the wall-clock ratio, the CPU each job cost: the
+ * bench process's process.cpuUsage() (user + system) from submission to completion, which covers
+ * the gateway running in this process and all its threads (inference workers, the Silero VAD,
+ * the diarization thread, the event loop; also the bench's own polling and file server, alike for
+ * every job) but not the ffmpeg/ffprobe subprocesses (decoding, the same for plain and diarized
+ * jobs); its ratio per backend is the diarized CPU summed over files and rounds divided by the
+ * plain one. Diarization runs beside recognition (recognition/file-transcription.ts), so the wall
+ * ratio can be well under the CPU ratio on a machine with idle cores.
+ * Writes bench/results/diarization-overhead.json.
  *
  *   npm run bench:diarization-overhead [-- --per-count 2 --rounds 3]
  */
@@ -23,10 +31,13 @@ const option = (name: string): string | undefined => (args.includes(name) ? args
 const perCount = Number(option('--per-count') ?? 2) || 2;
 const rounds = Number(option('--rounds') ?? 3) || 3;
 const MODES = ['plain', 'backend_a', 'backend_b'] as const;
+const round3 = (v: number): number => Math.round(v * 1000) / 1000;
 type Mode = (typeof MODES)[number];
 
 interface Outcome {
   readonly processingSeconds: number;
+  /** This process's CPU (user + system, s) from submission to completion. */
+  readonly cpuSeconds: number;
   readonly durationSeconds: number;
   readonly speakers: number | null;
   readonly warnings: string[];
@@ -34,6 +45,7 @@ interface Outcome {
 
 async function runJob(gw: TestGateway, key: string, url: string, mode: Mode): Promise<Outcome> {
   const headers = { 'content-type': 'application/json', 'x-api-key': key };
+  const cpuBefore = process.cpuUsage();
   const body = { audio_urls: [url], language: 'am', ...(mode === 'plain' ? {} : { diarize: true, diarization_config: { backend: mode } }) };
   const submitted = await fetch(`${gw.url}/transcribe`, { method: 'POST', headers, body: JSON.stringify(body) });
   if (submitted.status !== 202) throw new Error(`submit: ${submitted.status} ${await submitted.text()}`);
@@ -41,9 +53,11 @@ async function runJob(gw: TestGateway, key: string, url: string, mode: Mode): Pr
   for (;;) {
     const job = (await (await fetch(`${gw.url}/transcribe/${job_id}`, { headers })).json()) as any;
     if (job.status === 'COMPLETED') {
+      const cpu = process.cpuUsage(cpuBefore);
       const transcript = (await (await fetch(job.transcript_urls[0])).json()) as any;
       return {
         processingSeconds: job.results[0].processing_time,
+        cpuSeconds: (cpu.user + cpu.system) / 1e6,
         durationSeconds: job.results[0].duration,
         speakers: transcript.speakers?.count ?? null,
         warnings: transcript.warnings ?? [],
@@ -66,6 +80,7 @@ try {
   const key = await gw.key();
   await runJob(gw, key, files.url(`${set[0]!.name}.wav`), 'backend_a'); // warm-up: models, LM, worker start
   const seconds: Record<Mode, number> = { plain: 0, backend_a: 0, backend_b: 0 };
+  const cpuSeconds: Record<Mode, number> = { plain: 0, backend_a: 0, backend_b: 0 };
   const rows: Record<string, unknown>[] = [];
   let audioSeconds = 0;
   for (let round = 0; round < rounds; round++) {
@@ -78,6 +93,7 @@ try {
         const outcome = outcomes.get(mode)!;
         if (outcome.warnings.length > 0) throw new Error(`${c.name} ${mode}: diarization failed: ${outcome.warnings.join(' ')}`);
         seconds[mode] += outcome.processingSeconds;
+        cpuSeconds[mode] += outcome.cpuSeconds;
       }
       const plain = outcomes.get('plain')!;
       audioSeconds += plain.durationSeconds;
@@ -87,22 +103,39 @@ try {
         speakers: c.speakers,
         audioSeconds: plain.durationSeconds,
         plainSeconds: plain.processingSeconds,
-        backend_a: { seconds: outcomes.get('backend_a')!.processingSeconds, speakersFound: outcomes.get('backend_a')!.speakers },
-        backend_b: { seconds: outcomes.get('backend_b')!.processingSeconds, speakersFound: outcomes.get('backend_b')!.speakers },
+        plainCpuSeconds: round3(plain.cpuSeconds),
+        ...Object.fromEntries(
+          (['backend_a', 'backend_b'] as const).map((mode) => {
+            const outcome = outcomes.get(mode)!;
+            return [mode, { seconds: outcome.processingSeconds, cpuSeconds: round3(outcome.cpuSeconds), speakersFound: outcome.speakers }];
+          }),
+        ),
       };
       rows.push(row);
       console.error(JSON.stringify(row));
     }
   }
   publishReport('diarization-overhead', {
-    what: 'job processing time (job API processing_time) of the same files plain and with diarize: true per backend, one job at a time, shipped models',
+    what: 'job processing time (job API processing_time) and CPU of the same files plain and with diarize: true per backend, one job at a time, shipped models',
+    cpuMeasure:
+      'process.cpuUsage() (user + system) of the bench process from submission to completion: the in-process gateway and all its threads (inference workers, Silero VAD, diarization thread); ffmpeg/ffprobe subprocesses (decoding) not counted',
     cpus: `${availableParallelism()} x ${cpus()[0]?.model ?? 'unknown'}`,
     files: set.length,
     rounds,
     audioSeconds: Math.round(audioSeconds * 10) / 10,
     plainSeconds: Math.round(seconds.plain * 100) / 100,
-    backend_a: { seconds: Math.round(seconds.backend_a * 100) / 100, ratio: ratio3(seconds.backend_a, seconds.plain) },
-    backend_b: { seconds: Math.round(seconds.backend_b * 100) / 100, ratio: ratio3(seconds.backend_b, seconds.plain) },
+    plainCpuSeconds: Math.round(cpuSeconds.plain * 100) / 100,
+    ...Object.fromEntries(
+      (['backend_a', 'backend_b'] as const).map((mode) => [
+        mode,
+        {
+          seconds: Math.round(seconds[mode] * 100) / 100,
+          ratio: ratio3(seconds[mode], seconds.plain),
+          cpuSeconds: Math.round(cpuSeconds[mode] * 100) / 100,
+          cpuRatio: ratio3(cpuSeconds[mode], cpuSeconds.plain),
+        },
+      ]),
+    ),
     bound: 1.8,
     rows,
   });

@@ -8,6 +8,7 @@
 // the workers and stops Silero (after the WebSocket sessions are done).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { availableParallelism } from 'node:os';
 import type { Registry } from 'prom-client';
 import type { Segment } from '../platform/db/job-records.js';
 import type { GatewayConfig } from '../platform/config/config.js';
@@ -32,7 +33,7 @@ import { createLanguageDetector, type LanguageDetection, type LanguageDetector }
 import { SileroVad } from './vad/silero-vad.js';
 import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans } from './vad/silero-file.js';
 import type { SpeechSpan } from './diarization/diarize.js';
-import { diarizeInThread } from './diarization/diarization-thread.js';
+import { DiarizationThreads } from './diarization/diarization-thread.js';
 
 // Value types callers outside src/speech use (re-exported: this module is their one import).
 export type { AudioContainer } from './audio/audio-format.js';
@@ -186,6 +187,7 @@ export class Speech {
   private readonly loadProblems: ModelProblem[] = [];
   private silero: Promise<SileroVad> | null = null;
   private readonly sileroPresent = sileroAvailable();
+  private diarizationThreads: DiarizationThreads | null = null;
 
   private constructor(
     private readonly registry: ModelRegistry,
@@ -285,8 +287,9 @@ export class Speech {
 
   /**
    * Transcribes a stored audio file (recognition/file-transcription.ts: the errors it throws).
-   * With `request.diarization`, the file is then diarized in a worker thread of its own, under
-   * the diarization time limit, and the segments carry speakers; a diarization that fails or
+   * With `request.diarization`, the file is diarized beside its recognition once it is decoded
+   * (Silero speech spans, then a diarization thread, under the diarization time limit) and the
+   * segments carry speakers; a diarization that fails or
    * times out never fails the transcription: `diarization.warning` says why there are no speakers.
    */
   transcribe(request: FileTranscriptionRequest): Promise<FileTranscription> {
@@ -303,13 +306,11 @@ export class Speech {
         ...(this.options.diarizationSpeechDetection === 'silero'
           ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => this.speechSpans(pcm, signal) }
           : {}),
-        diarize: (pcm, options, signal) =>
-          diarizeInThread(pcm, options, {
-            projectionPath: this.options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL,
-            typeModelPath: this.options.segmentTypeModel === undefined ? DEFAULT_SEGMENT_TYPE_MODEL : this.options.segmentTypeModel,
+        diarize: (pcm, options, signal, speech) =>
+          this.diarizationThreadsFor().run(pcm, options, {
             timeoutMs: this.options.diarizationTimeoutMs ?? DEFAULT_DIARIZATION_TIMEOUT_MS,
-            nice: this.options.workerNice === undefined ? 10 : this.options.workerNice,
             signal,
+            ...(speech !== undefined ? { speech } : {}),
           }),
       },
       request,
@@ -423,11 +424,14 @@ export class Speech {
     return this.pool.stats();
   }
 
-  /** Finishes queued inference, releases the sessions, ends the workers and stops Silero. */
+  /** Finishes queued inference, releases the sessions, ends the workers, the diarization threads and Silero. */
   async close(): Promise<void> {
     const silero = this.silero;
     this.silero = null;
+    const diarization = this.diarizationThreads;
+    this.diarizationThreads = null;
     try {
+      await diarization?.close();
       await this.pool.close();
     } finally {
       if (silero !== null) await (await silero.catch(() => null))?.close();
@@ -435,6 +439,22 @@ export class Speech {
   }
 
   // --- Internal -----------------------------------------------------------------------------
+
+  /**
+   * The diarization threads (started on the first diarized file): long-lived, they load the speaker
+   * projection and the segment-type model once and serve files one after another (one thread per
+   * four cores, at least one; the rest wait), ending when idle.
+   */
+  private diarizationThreadsFor(): DiarizationThreads {
+    this.diarizationThreads ??= new DiarizationThreads({
+      projectionPath: this.options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL,
+      typeModelPath: this.options.segmentTypeModel === undefined ? DEFAULT_SEGMENT_TYPE_MODEL : this.options.segmentTypeModel,
+      nice: this.options.workerNice === undefined ? 10 : this.options.workerNice,
+      maxThreads: Math.max(1, Math.floor(availableParallelism() / 4)),
+      maxQueued: 256,
+    });
+    return this.diarizationThreads;
+  }
 
   private recognizerFor(modelName: string): CtcRecognizer {
     let recognizer = this.recognizers.get(modelName);

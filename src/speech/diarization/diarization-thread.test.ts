@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { diarize } from './diarize.js';
-import { DiarizationError, diarizeInThread } from './diarization-thread.js';
+import { DiarizationError, DiarizationThreads, diarizeInThread } from './diarization-thread.js';
 import { loadSpeakerProjection } from './speaker-projection.js';
 
 const projectionPath = new URL('../../../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname;
@@ -61,5 +61,82 @@ describe('diarizeInThread', () => {
     const running = diarizeInThread(tones(), options, { projectionPath, timeoutMs: 60_000, signal: controller.signal });
     controller.abort(new Error('job cancelled'));
     await expect(running).rejects.toThrow('job cancelled');
+  });
+});
+
+describe('DiarizationThreads', () => {
+  it('serves files one after another on one long-lived thread; a shared buffer stays readable', async () => {
+    const threads = new DiarizationThreads({ projectionPath, typeModelPath, idleMs: 60_000 });
+    try {
+      const expected = diarize(tones(), options, await loadSpeakerProjection(projectionPath));
+      const shared = new Float32Array(new SharedArrayBuffer(16_000 * 10 * 4));
+      shared.set(tones());
+      const [first, second] = await Promise.all([threads.run(tones(), options, { timeoutMs: 60_000 }), threads.run(shared, options, { timeoutMs: 60_000 })]);
+      expect(threads.threadCount).toBe(1);
+      expect(second).toEqual(first);
+      expect(first.types).not.toBeNull();
+      // Shared, not transferred: the caller still reads its samples.
+      expect(shared.length).toBe(16_000 * 10);
+      expect(shared).toEqual(tones());
+      const untyped = new DiarizationThreads({ projectionPath });
+      expect((await untyped.run(shared, options, { timeoutMs: 60_000 })).turns).toEqual(expected);
+      await untyped.close();
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it('types the audio while the speech spans are still coming, then clusters with them as options.speech would', async () => {
+    const threads = new DiarizationThreads({ projectionPath, typeModelPath });
+    try {
+      const speech = [
+        { startMs: 500, endMs: 2500 },
+        { startMs: 5500, endMs: 7500 },
+      ];
+      const direct = await threads.run(tones(), { ...options, speech }, { timeoutMs: 60_000 });
+      let deliver: (spans: typeof speech) => void = () => undefined;
+      const later = threads.run(tones(), options, { timeoutMs: 60_000, speech: new Promise((resolve) => (deliver = resolve)) });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      deliver(speech);
+      expect(await later).toEqual(direct);
+      // Spans that fail to come (null or a rejection) are none: the energy gate alone.
+      const none = await threads.run(tones(), options, { timeoutMs: 60_000, speech: Promise.reject(new Error('VAD failed')) });
+      expect(none).toEqual(await threads.run(tones(), options, { timeoutMs: 60_000 }));
+    } finally {
+      await threads.close();
+    }
+  });
+
+  it('a waiting file aborted leaves the queue; a timed-out file ends its thread and the next gets a fresh one', async () => {
+    const threads = new DiarizationThreads({ projectionPath, maxQueued: 1 });
+    try {
+      const controller = new AbortController();
+      const slow = threads.run(tones(), options, { timeoutMs: 1 });
+      const waiting = threads.run(tones(), options, { timeoutMs: 60_000, signal: controller.signal });
+      await expect(threads.run(tones(), options, { timeoutMs: 60_000 })).rejects.toThrow(/busy/);
+      controller.abort(new Error('job cancelled'));
+      await expect(waiting).rejects.toThrow('job cancelled');
+      const timedOut = await slow.catch((e: unknown) => e);
+      expect((timedOut as DiarizationError).timedOut).toBe(true);
+      const after = await threads.run(tones(), options, { timeoutMs: 60_000 });
+      expect(after.turns.length).toBeGreaterThan(0);
+      expect(threads.threadCount).toBe(1);
+    } finally {
+      await threads.close();
+    }
+    await expect(threads.run(tones(), options, { timeoutMs: 60_000 })).rejects.toThrow(/shutting down/);
+  });
+
+  it('ends an idle thread after idleMs', async () => {
+    const threads = new DiarizationThreads({ projectionPath, idleMs: 50 });
+    try {
+      await threads.run(tones(), options, { timeoutMs: 60_000 });
+      expect(threads.threadCount).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(threads.threadCount).toBe(0);
+      expect((await threads.run(tones(), options, { timeoutMs: 60_000 })).turns.length).toBeGreaterThan(0);
+    } finally {
+      await threads.close();
+    }
   });
 });

@@ -1,21 +1,38 @@
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { DiarizationOptions, SpeakerTurn } from './diarize.js';
+import type { DiarizationOptions, SpeakerTurn, SpeechSpan } from './diarize.js';
 import type { AudioTypes } from './segment-type.js';
 
-/** What the worker is started with (its workerData); `pcm` is transferred, not copied. */
-export interface DiarizationTask {
-  /** Its whole buffer travels; the samples are its first `samples`. */
-  readonly pcm: Float32Array;
-  readonly samples: number;
-  readonly options: DiarizationOptions;
+/** What a diarization thread is started with (its workerData): the models it loads once and keeps. */
+export interface DiarizationThreadSetup {
   /** The speaker projection (models/diarization/*.json). */
   readonly projectionPath: string;
   /** The segment-type model (models/segment-types/*.json); null: no segment types. */
   readonly typeModelPath: string | null;
   /** Nice value the thread takes (SCHED_BATCH), as the inference workers do; null leaves it. */
   readonly nice: number | null;
+}
+
+/**
+ * One file for a diarization thread (a message). `pcm` is shared (a SharedArrayBuffer: nothing
+ * copied, the caller may still read it) or its buffer transferred; the samples are its first `samples`.
+ */
+export interface DiarizationTask {
+  readonly type: 'task';
+  readonly id: number;
+  readonly pcm: Float32Array;
+  readonly samples: number;
+  readonly options: DiarizationOptions;
+  /** The VAD's speech spans follow in a DiarizationSpeech message: the thread types the audio meanwhile and waits for them before the clustering. */
+  readonly speechFollows: boolean;
+}
+
+/** The speech spans of the task `id` (added to its options.speech; null: none). */
+export interface DiarizationSpeech {
+  readonly type: 'speech';
+  readonly id: number;
+  readonly speech: readonly SpeechSpan[] | null;
 }
 
 /** What the diarization thread found: speaker turns and, unless that failed (`typesWarning` says why) or was not asked, segment types. */
@@ -25,7 +42,7 @@ export interface DiarizedAudio {
   readonly typesWarning: string | null;
 }
 
-export type DiarizationWorkerReply = ({ readonly ok: true } & DiarizedAudio) | { readonly ok: false; readonly message: string };
+export type DiarizationWorkerReply = { readonly id: number } & (({ readonly ok: true } & DiarizedAudio) | { readonly ok: false; readonly message: string });
 
 /** Diarization did not finish: it failed, or ran past its time limit (`timedOut`). */
 export class DiarizationError extends Error {
@@ -38,21 +55,36 @@ export class DiarizationError extends Error {
   }
 }
 
-export interface DiarizationRun {
+export interface DiarizationThreadsOptions {
   readonly projectionPath: string;
   /** The segment-type model; absent or null: turns only (`types` null). */
   readonly typeModelPath?: string | null;
-  /** The thread is ended and the call rejects with a timed-out DiarizationError after this long. */
-  readonly timeoutMs: number;
   readonly nice?: number | null;
-  /** Ends the thread; the call rejects with the signal's reason. */
-  readonly signal?: AbortSignal;
+  /** Threads at most (files diarized at once); more files wait in a queue. Default 1. */
+  readonly maxThreads?: number;
+  /** Files waiting at most; past it a file is refused with a DiarizationError. Default 64. */
+  readonly maxQueued?: number;
+  /** An idle thread ends after this long (its models go with it). Default 30 s. */
+  readonly idleMs?: number;
 }
 
-/** Starts the worker: compiled JavaScript in production, the TypeScript source under tsx/vitest. */
-function startWorker(task: DiarizationTask): Worker {
+export interface DiarizationRun {
+  /** The file's thread is ended and the call rejects with a timed-out DiarizationError after this long running (waiting in the queue not counted). */
+  readonly timeoutMs: number;
+  /** Takes the file out of the queue, or ends its thread; the call rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /**
+   * The VAD's speech spans still being computed (options.speech once they come; null or a
+   * rejection: none): the thread computes the segment-typing frames and the music meanwhile, which
+   * do not need them, and waits for them before the clustering.
+   */
+  readonly speech?: Promise<readonly SpeechSpan[] | null>;
+}
+
+/** Starts a worker: compiled JavaScript in production, the TypeScript source under tsx/vitest. */
+function startWorker(setup: DiarizationThreadSetup): Worker {
   const here = import.meta.url;
-  const options = { workerData: task, transferList: [task.pcm.buffer as ArrayBuffer], name: 'diarization' };
+  const options = { workerData: setup, name: 'diarization' };
   if (here.endsWith('.ts')) {
     const tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api')).href;
     const entry = new URL('./diarization-worker.ts', here).href;
@@ -62,46 +94,205 @@ function startWorker(task: DiarizationTask): Worker {
   return new Worker(new URL('./diarization-worker.js', here), options);
 }
 
+interface Pending {
+  readonly id: number;
+  readonly pcm: Float32Array;
+  readonly options: DiarizationOptions;
+  readonly run: DiarizationRun;
+  readonly resolve: (audio: DiarizedAudio) => void;
+  readonly reject: (error: unknown) => void;
+  readonly onAbort: () => void;
+  settled: boolean;
+}
+
+interface Thread {
+  readonly worker: Worker;
+  current: Pending | null;
+  timer: NodeJS.Timeout | null;
+  idle: NodeJS.Timeout | null;
+}
+
 /**
  * Runs `diarize` (and, with a type model, the segment typing: music regions, which diarization
- * then leaves out, and each speaker's voice) on 16 kHz mono PCM in a worker thread of its own, so the event loop never
- * carries it, under a time limit (the thread is terminated when it is reached). The buffer of
- * `pcm` is transferred to the thread: the caller must not use it afterwards. Rejects with
- * DiarizationError (failed or timed out), or the signal's reason when aborted.
+ * then leaves out, and each speaker's voice) on 16 kHz mono PCM in long-lived worker threads, so
+ * the event loop never carries it: a thread loads the models once and serves files one after
+ * another (at most `maxThreads` at once, the rest queued), and ends when idle. A file runs under
+ * a time limit: its thread is terminated when the limit is reached or the file's signal aborts
+ * (the next file gets a fresh thread). A `pcm` on a SharedArrayBuffer is shared, not copied;
+ * otherwise its buffer is transferred (a view at its start) or the view copied: the caller must
+ * not use a transferred buffer afterwards.
  */
-export function diarizeInThread(pcm: Float32Array, options: DiarizationOptions, run: DiarizationRun): Promise<DiarizedAudio> {
-  run.signal?.throwIfAborted();
-  // The buffer is transferred whole (a view at its start needs no copy; any other view is copied).
-  const own = pcm.byteOffset === 0 && pcm.buffer instanceof ArrayBuffer ? new Float32Array(pcm.buffer) : pcm.slice();
-  const worker = startWorker({
-    pcm: own,
-    samples: pcm.length,
-    options,
-    projectionPath: run.projectionPath,
-    typeModelPath: run.typeModelPath ?? null,
-    nice: run.nice ?? null,
-  });
-  return new Promise<DiarizedAudio>((resolve, reject) => {
-    let settled = false;
-    const finish = (outcome: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      run.signal?.removeEventListener('abort', onAbort);
-      void worker.terminate();
-      outcome();
-    };
-    const timer = setTimeout(() => finish(() => reject(new DiarizationError(`Speaker diarization timed out after ${run.timeoutMs} ms.`, true))), run.timeoutMs);
-    const onAbort = (): void => finish(() => reject(run.signal!.reason));
-    run.signal?.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (reply: DiarizationWorkerReply) =>
-      finish(() =>
-        reply.ok
-          ? resolve({ turns: reply.turns, types: reply.types, typesWarning: reply.typesWarning })
-          : reject(new DiarizationError(`Speaker diarization failed: ${reply.message}`)),
-      ),
+export class DiarizationThreads {
+  private readonly setup: DiarizationThreadSetup;
+  private readonly threads = new Set<Thread>();
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(private readonly options: DiarizationThreadsOptions) {
+    this.setup = { projectionPath: options.projectionPath, typeModelPath: options.typeModelPath ?? null, nice: options.nice ?? null };
+  }
+
+  /** Threads alive now (busy or idle). */
+  get threadCount(): number {
+    return this.threads.size;
+  }
+
+  /** Rejects with DiarizationError (failed, timed out, queue full or closed), or the signal's reason when aborted. */
+  run(pcm: Float32Array, options: DiarizationOptions, run: DiarizationRun): Promise<DiarizedAudio> {
+    run.signal?.throwIfAborted();
+    if (this.closed) return Promise.reject(new DiarizationError('Speaker diarization is shutting down.'));
+    if (this.queue.length >= (this.options.maxQueued ?? 64))
+      return Promise.reject(new DiarizationError('Speaker diarization is busy (too many files waiting).'));
+    return new Promise<DiarizedAudio>((resolve, reject) => {
+      const pending: Pending = {
+        id: this.nextId++,
+        pcm,
+        options,
+        run,
+        resolve,
+        reject,
+        onAbort: () => this.abort(pending, run.signal!.reason),
+        settled: false,
+      };
+      run.signal?.addEventListener('abort', pending.onAbort, { once: true });
+      this.queue.push(pending);
+      this.dispatch();
+    });
+  }
+
+  /** Refuses new files, rejects the waiting ones and ends the threads (a running file rejects). */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const pending of this.queue.splice(0)) this.settle(pending, () => pending.reject(new DiarizationError('Speaker diarization is shutting down.')));
+    await Promise.all(
+      [...this.threads].map((thread) => {
+        const current = thread.current;
+        if (current !== null) this.settle(current, () => current.reject(new DiarizationError('Speaker diarization is shutting down.')));
+        return this.end(thread);
+      }),
     );
-    worker.once('error', (error) => finish(() => reject(new DiarizationError(`Speaker diarization failed: ${error.message}`))));
-    worker.once('exit', (code) => finish(() => reject(new DiarizationError(`Speaker diarization failed: its thread exited (${code}).`))));
-  });
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let thread = [...this.threads].find((t) => t.current === null);
+      if (thread === undefined) {
+        if (this.threads.size >= (this.options.maxThreads ?? 1)) return;
+        thread = this.start();
+      }
+      this.give(thread, this.queue.shift()!);
+    }
+  }
+
+  private start(): Thread {
+    const worker = startWorker(this.setup);
+    const thread: Thread = { worker, current: null, timer: null, idle: null };
+    this.threads.add(thread);
+    worker.on('message', (reply: DiarizationWorkerReply) => {
+      const pending = thread.current;
+      if (pending === null || reply.id !== pending.id) return;
+      thread.current = null;
+      if (thread.timer !== null) clearTimeout(thread.timer);
+      this.settle(pending, () =>
+        reply.ok
+          ? pending.resolve({ turns: reply.turns, types: reply.types, typesWarning: reply.typesWarning })
+          : pending.reject(new DiarizationError(`Speaker diarization failed: ${reply.message}`)),
+      );
+      this.rest(thread);
+      this.dispatch();
+    });
+    const lost = (message: string): void => {
+      if (!this.threads.delete(thread)) return;
+      if (thread.timer !== null) clearTimeout(thread.timer);
+      if (thread.idle !== null) clearTimeout(thread.idle);
+      const pending = thread.current;
+      thread.current = null;
+      if (pending !== null) this.settle(pending, () => pending.reject(new DiarizationError(`Speaker diarization failed: ${message}`)));
+      this.dispatch();
+    };
+    worker.on('error', (error) => lost(error.message));
+    worker.on('exit', (code) => lost(`its thread exited (${code}).`));
+    return thread;
+  }
+
+  private give(thread: Thread, pending: Pending): void {
+    if (thread.idle !== null) clearTimeout(thread.idle);
+    thread.idle = null;
+    thread.current = pending;
+    thread.worker.ref();
+    thread.timer = setTimeout(() => {
+      this.settle(pending, () => pending.reject(new DiarizationError(`Speaker diarization timed out after ${pending.run.timeoutMs} ms.`, true)));
+      void this.end(thread);
+    }, pending.run.timeoutMs);
+    const { pcm } = pending;
+    const shared = pcm.buffer instanceof SharedArrayBuffer;
+    // A view at the start of an ArrayBuffer travels whole, transferred; any other view is copied.
+    const own = shared ? pcm : pcm.byteOffset === 0 && pcm.buffer instanceof ArrayBuffer ? new Float32Array(pcm.buffer) : pcm.slice();
+    const speech = pending.run.speech;
+    const task: DiarizationTask = {
+      type: 'task',
+      id: pending.id,
+      pcm: own,
+      samples: pcm.length,
+      options: pending.options,
+      speechFollows: speech !== undefined,
+    };
+    thread.worker.postMessage(task, shared ? [] : [own.buffer as ArrayBuffer]);
+    speech
+      ?.catch(() => null)
+      .then((spans) => {
+        if (thread.current === pending) thread.worker.postMessage({ type: 'speech', id: pending.id, speech: spans } satisfies DiarizationSpeech);
+      });
+  }
+
+  /** An idle thread does not hold the process open and ends after idleMs. */
+  private rest(thread: Thread): void {
+    thread.worker.unref();
+    thread.idle = setTimeout(() => void this.end(thread), this.options.idleMs ?? 30_000);
+    thread.idle.unref();
+  }
+
+  private abort(pending: Pending, reason: unknown): void {
+    const queued = this.queue.indexOf(pending);
+    if (queued >= 0) this.queue.splice(queued, 1);
+    this.settle(pending, () => pending.reject(reason));
+    const thread = [...this.threads].find((t) => t.current === pending);
+    if (thread !== undefined) void this.end(thread);
+  }
+
+  /** Ends a thread (its file, if any, has been settled by the caller). */
+  private async end(thread: Thread): Promise<void> {
+    if (!this.threads.delete(thread)) return;
+    if (thread.timer !== null) clearTimeout(thread.timer);
+    if (thread.idle !== null) clearTimeout(thread.idle);
+    thread.current = null;
+    await thread.worker.terminate();
+    this.dispatch();
+  }
+
+  private settle(pending: Pending, outcome: () => void): void {
+    if (pending.settled) return;
+    pending.settled = true;
+    pending.run.signal?.removeEventListener('abort', pending.onAbort);
+    outcome();
+  }
+}
+
+/**
+ * One file in a thread of its own, ended afterwards (tests, benches; the service keeps a
+ * DiarizationThreads). Rejects as DiarizationThreads.run does.
+ */
+export async function diarizeInThread(
+  pcm: Float32Array,
+  options: DiarizationOptions,
+  run: DiarizationRun & { readonly projectionPath: string; readonly typeModelPath?: string | null; readonly nice?: number | null },
+): Promise<DiarizedAudio> {
+  run.signal?.throwIfAborted();
+  const threads = new DiarizationThreads({ projectionPath: run.projectionPath, typeModelPath: run.typeModelPath ?? null, nice: run.nice ?? null });
+  try {
+    return await threads.run(pcm, options, run);
+  } finally {
+    void threads.close();
+  }
 }

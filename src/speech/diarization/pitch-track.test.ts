@@ -85,3 +85,26 @@ describe('trackPitch', () => {
     expect(trackPitch(new Float32Array(0)).frames).toBe(0);
   });
 });
+
+describe('trackPitch frame energies and zero crossings', () => {
+  it('match the direct sums over each 32 ms window, the short last windows included', () => {
+    let seed = 7;
+    const pcm = Float32Array.from({ length: 16_000 * 3 + 17 }, () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 30 - 1;
+    });
+    const track = trackPitch(pcm);
+    for (let t = 0; t < track.frames; t++) {
+      const from = 160 * t;
+      const to = Math.min(pcm.length, from + 512);
+      let energy = 0;
+      let crossings = 0;
+      for (let i = from; i < to; i++) {
+        energy += pcm[i]! * pcm[i]!;
+        if (i > from && pcm[i]! >= 0 !== pcm[i - 1]! >= 0) crossings++;
+      }
+      expect(track.logEnergy[t]).toBeCloseTo(Math.log(Math.max(energy / (to - from), 1e-10)), 5);
+      expect(track.zeroCrossings[t]).toBeCloseTo(crossings / (to - from), 6);
+    }
+  });
+});

@@ -24,19 +24,25 @@ export interface FileDiarization {
   readonly warning: string | null;
 }
 
-/** Runs the diarization core on a whole file's PCM (off the event loop) and answers its speaker turns and segment types. */
-export type Diarizer = (pcm: Float32Array, options: DiarizationOptions, signal: AbortSignal) => Promise<DiarizedAudio>;
+/**
+ * Runs the diarization core on a whole file's PCM (off the event loop) and answers its speaker
+ * turns and segment types. `speech`: the VAD's speech spans, still being computed: the diarizer
+ * adds them to `options.speech` when they come (null or a rejection: none), and may do meanwhile
+ * what does not need them.
+ */
+export type Diarizer = (
+  pcm: Float32Array,
+  options: DiarizationOptions,
+  signal: AbortSignal,
+  speech?: Promise<readonly SpeechSpan[] | null>,
+) => Promise<DiarizedAudio>;
+
+/** What diarizing a file's audio gave: the diarizer's answer, or the warning saying why there are no speakers. */
+export type AudioDiarization = { readonly audio: DiarizedAudio; readonly warning: null } | { readonly audio: null; readonly warning: string };
 
 /**
- * Diarizes a transcribed file and puts the speakers onto its segments (split at word times where
- * the speaker changes, `SPEAKER_NN` by first appearance, null on segments without speech) and,
- * when the diarizer classified them, their types (segment-typing.ts: `male`, `female`, `speech`,
- * `music`; music that no segment covers becomes segments of its own; without types every segment
- * is `speech`). The
- * failure rule: a diarization that fails or times out leaves the segments as they were and
- * answers a warning instead of throwing; only an abort (the job's signal) is rethrown. `pcm`
- * null: the samples were not kept (longer than MAX_DIARIZATION_SECONDS): a warning too. `speech`:
- * the VAD's speech spans (ms), added to the diarizer's energy gate; null: the energy gate alone.
+ * Diarizes a transcribed file and puts the speakers onto its segments: diarizeAudio, then
+ * assignDiarization (which say how).
  */
 export async function diarizeTranscript(
   pcm: Float32Array | null,
@@ -47,21 +53,60 @@ export async function diarizeTranscript(
   signal: AbortSignal,
   speech: readonly SpeechSpan[] | null = null,
 ): Promise<{ segments: Segment[]; diarization: FileDiarization }> {
+  return assignDiarization(await diarizeAudio(pcm, request, diarizer, signal, speech), segments, words);
+}
+
+/**
+ * Diarizes a file's audio (it needs no transcript, so it can run beside recognition). The failure
+ * rule: a diarization that fails or times out answers a warning instead of throwing; only an abort
+ * (the signal) is rethrown. `pcm` null: the samples were not kept (longer than
+ * MAX_DIARIZATION_SECONDS): a warning too. `speech`: the VAD's speech spans (ms), added to the
+ * diarizer's energy gate, or a promise of them (handed to the diarizer, which starts meanwhile);
+ * null: the energy gate alone.
+ */
+export async function diarizeAudio(
+  pcm: Float32Array | null,
+  request: DiarizationRequest,
+  diarizer: Diarizer,
+  signal: AbortSignal,
+  speech: readonly SpeechSpan[] | null | Promise<readonly SpeechSpan[] | null> = null,
+): Promise<AudioDiarization> {
   if (pcm === null) {
-    const warning = `Speaker diarization takes at most ${MAX_DIARIZATION_SECONDS / 3600} hours of audio. The transcript has no speaker labels.`;
-    return { segments, diarization: { speakers: null, warning } };
+    return {
+      audio: null,
+      warning: `Speaker diarization takes at most ${MAX_DIARIZATION_SECONDS / 3600} hours of audio. The transcript has no speaker labels.`,
+    };
   }
   try {
-    const { turns, types, typesWarning } = await diarizer(
-      pcm,
-      {
-        backend: request.backend,
-        minSpeakers: request.minSpeakers,
-        maxSpeakers: request.maxSpeakers,
-        ...(speech !== null ? { speech } : {}),
-      },
-      signal,
-    );
+    const options = { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers };
+    if (speech instanceof Promise) {
+      speech.catch(() => undefined); // an abort: the diarizer rejects with it
+      return { audio: await diarizer(pcm, options, signal, speech), warning: null };
+    }
+    return { audio: await diarizer(pcm, speech !== null ? { ...options, speech } : options, signal), warning: null };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    return { audio: null, warning: `${sentenceOf(reason)} The transcript has no speaker labels.` };
+  }
+}
+
+/**
+ * Puts a file's diarization onto its transcribed segments (split at word times where the speaker
+ * changes, `SPEAKER_NN` by first appearance, null on segments without speech) and, when the
+ * diarizer classified them, their types (segment-typing.ts: `male`, `female`, `speech`, `music`;
+ * music that no segment covers becomes segments of its own; without types every segment is
+ * `speech`). A diarization that gave only a warning (or an assignment that throws: a warning too)
+ * leaves the segments as they were.
+ */
+export function assignDiarization(
+  diarized: AudioDiarization,
+  segments: Segment[],
+  words: readonly (readonly AssignableWord[])[],
+): { segments: Segment[]; diarization: FileDiarization } {
+  if (diarized.audio === null) return { segments, diarization: { speakers: null, warning: diarized.warning } };
+  try {
+    const { turns, types, typesWarning } = diarized.audio;
     const assigned = assignSpeakers(segments, words, turns);
     if (types === null) {
       const warning = typesWarning === null ? null : `${sentenceOf(typesWarning)} Segments are typed \`speech\`.`;
@@ -71,9 +116,12 @@ export async function diarizeTranscript(
     const typed = renumberSpeakers(typeSegments(assigned.segments, types), assigned.speakers);
     return { segments: typed.segments, diarization: { speakers: typed.speakers, warning: null } };
   } catch (error) {
-    if (signal.aborted) throw error;
+    // Never fails the transcription (as a failed diarization does not).
     const reason = error instanceof Error ? error.message : String(error);
-    return { segments, diarization: { speakers: null, warning: `${sentenceOf(reason)} The transcript has no speaker labels.` } };
+    return {
+      segments,
+      diarization: { speakers: null, warning: `Speakers could not be assigned: ${sentenceOf(reason)} The transcript has no speaker labels.` },
+    };
   }
 }
 

@@ -1,8 +1,30 @@
 import type { DiarizationOptions, SpeakerTurn } from './diarize.js';
 import { diarize } from './diarize.js';
-import { typingFrames } from './music-detector.js';
+import { type TypingFrames, typingFrames } from './music-detector.js';
 import { type AudioTypes, classifySpeakers, detectMusic, outsideRegions, type SegmentTypeModel, typeTurns } from './segment-type.js';
 import type { SpeakerProjection } from './speaker-projection.js';
+
+/** The first half of a typed diarization: the typing frames and the music regions (no speech spans needed). */
+export interface AudioTyping {
+  /** Null without a type model, or when the typing threw (`typesWarning` says why). */
+  readonly typing: { readonly frames: TypingFrames; readonly music: AudioTypes['music'][number][] } | null;
+  readonly typesWarning: string | null;
+}
+
+/**
+ * The typing frames and music regions of a file (with a type model): what diarizeTyped needs
+ * before the clustering, and all it needs of the audio that the VAD's speech spans do not touch,
+ * so the diarization thread computes it while the spans are still coming.
+ */
+export function typeAudio(pcm: Float32Array, model: SegmentTypeModel | null): AudioTyping {
+  if (model === null) return { typing: null, typesWarning: null };
+  try {
+    const frames = typingFrames(pcm);
+    return { typing: { frames, music: detectMusic(frames, model) }, typesWarning: null };
+  } catch (error) {
+    return { typing: null, typesWarning: `Segment types were not classified: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
 
 /**
  * Diarization with segment types, as the diarization thread runs it: music regions first (left out
@@ -15,15 +37,19 @@ export function diarizeWithTypes(
   projection: SpeakerProjection,
   model: SegmentTypeModel | null,
 ): { turns: SpeakerTurn[]; types: AudioTypes | null; typesWarning: string | null } {
-  if (model === null) return { turns: diarize(pcm, options, projection), types: null, typesWarning: null };
-  let typing: { frames: ReturnType<typeof typingFrames>; music: AudioTypes['music'][number][] };
-  try {
-    const frames = typingFrames(pcm);
-    typing = { frames, music: detectMusic(frames, model) };
-  } catch (error) {
-    const typesWarning = `Segment types were not classified: ${error instanceof Error ? error.message : String(error)}`;
-    return { turns: diarize(pcm, options, projection), types: null, typesWarning };
-  }
+  return diarizeTyped(pcm, options, projection, model, typeAudio(pcm, model));
+}
+
+/** diarizeWithTypes's second half, on `typed` (typeAudio of the same `pcm` and `model`). */
+export function diarizeTyped(
+  pcm: Float32Array,
+  options: DiarizationOptions,
+  projection: SpeakerProjection,
+  model: SegmentTypeModel | null,
+  typed: AudioTyping,
+): { turns: SpeakerTurn[]; types: AudioTypes | null; typesWarning: string | null } {
+  const { typing } = typed;
+  if (model === null || typing === null) return { turns: diarize(pcm, options, projection), types: null, typesWarning: typed.typesWarning };
   const durationMs = (pcm.length / 16_000) * 1000;
   // Music is nobody's speech: the speech (energy and the VAD's spans alike) is confined to the audio outside it.
   const spans = typing.music.length > 0 ? { ...options, within: outsideRegions(typing.music, durationMs) } : options;

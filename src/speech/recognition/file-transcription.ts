@@ -13,12 +13,15 @@ import type { CtcRecognizer } from './ctc-recognizer.js';
 import { DETECTION_SECONDS, type LanguageDetection } from './language-detector.js';
 import { transcribeAll } from './transcriber.js';
 import {
-  diarizeTranscript,
+  type AudioDiarization,
+  assignDiarization,
+  diarizeAudio,
   MAX_DIARIZATION_SECONDS,
   type DiarizationRequest,
   type Diarizer,
   type FileDiarization,
 } from '../diarization/transcript-diarization.js';
+import { PcmReadAhead } from './pcm-read-ahead.js';
 import type { SpeechSpan } from '../diarization/diarize.js';
 
 export interface FileTranscriptionProgress {
@@ -45,7 +48,7 @@ export interface FileTranscriptionRequest {
    * channels is refused (ChannelCountError). Absent: all channels mixed to one.
    */
   readonly channelNames?: readonly string[];
-  /** Speaker diarization after recognition; absent or null: none (segments keep `speaker: null`). With channelNames the channels name the speakers and diarization is not run (a warning says so). */
+  /** Speaker diarization (beside recognition, once the file is decoded); absent or null: none (segments keep `speaker: null`). With channelNames the channels name the speakers and diarization is not run (a warning says so). */
   readonly diarization?: DiarizationRequest | null;
 }
 
@@ -133,21 +136,31 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
       signal,
     };
     if (names === null) {
-      const kept = request.diarization ? new PcmCollector(probe.durationSeconds, MAX_DIARIZATION_SECONDS * PCM_SAMPLE_RATE) : null;
-      if (kept !== null) pcm = kept.tap(pcm);
-      const { segments, words, audioMs } = await transcribeAll(pcm, {
-        ...options,
-        onProgress: (p) => request.onProgress({ stage: 'transcribing', doneSegments: p.doneSegments, totalSegments: p.totalSegments }),
-      });
+      // Diarization needs no transcript: it starts on the whole file as soon as it is decoded (read
+      // ahead of recognition) and runs beside recognition; its speakers are put onto the segments after.
+      let diarizing: RunningDiarization | null = null;
+      if (request.diarization) {
+        if (!parts.diarize) throw new Error('file transcription: diarization requested without a diarizer');
+        const ahead = new PcmReadAhead(pcm, probe.durationSeconds, MAX_DIARIZATION_SECONDS * PCM_SAMPLE_RATE);
+        pcm = ahead.stream();
+        diarizing = startDiarization(ahead.complete, request.diarization, parts.diarize, parts.speechSpans, signal);
+      }
+      let transcribed: Awaited<ReturnType<typeof transcribeAll>>;
+      try {
+        transcribed = await transcribeAll(pcm, {
+          ...options,
+          onProgress: (p) => request.onProgress({ stage: 'transcribing', doneSegments: p.doneSegments, totalSegments: p.totalSegments }),
+        });
+      } catch (error) {
+        diarizing?.stop(error);
+        throw error;
+      }
+      const { segments, words, audioMs } = transcribed;
       closeHead = null;
       const result = { language: choice.language, model, durationSeconds: audioMs / 1000, segments, detection, diarization: null };
-      if (kept === null || !request.diarization) return result;
-      if (!parts.diarize) throw new Error('file transcription: diarization requested without a diarizer');
-      request.onProgress({ stage: 'diarizing', doneSegments: segments.length, totalSegments: segments.length });
-      const samples = kept.samples();
-      // Before the diarizer takes the samples' buffer over.
-      const speech = samples !== null && parts.speechSpans ? await parts.speechSpans(samples, signal) : null;
-      const diarized = await diarizeTranscript(samples, segments, words, request.diarization, parts.diarize, signal, speech);
+      if (diarizing === null) return result;
+      if (!diarizing.settled) request.onProgress({ stage: 'diarizing', doneSegments: segments.length, totalSegments: segments.length });
+      const diarized = assignDiarization(await diarizing.result, segments, words);
       return { ...result, segments: diarized.segments, diarization: diarized.diarization };
     }
     // One pass per channel, at the same time (their pieces meet in the pool's batches); progress
@@ -190,63 +203,52 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
   }
 }
 
+/** A file's diarization running beside its recognition. */
+interface RunningDiarization {
+  /** Rejects only with the job signal's reason or the reason given to stop(). */
+  readonly result: Promise<AudioDiarization>;
+  /** Whether `result` has settled. */
+  readonly settled: boolean;
+  /** Ends the diarization (recognition failed: its answer is not wanted). */
+  stop(reason: unknown): void;
+}
+
 /**
- * Keeps a copy of the decoded samples passing through (diarization needs the whole file once
- * recognition is done): one buffer sized from the probed duration, grown when that was short.
- * Past `maxSamples` (or when memory for them cannot be had) it lets go of them: `samples()` is
- * then null and only diarization goes without, never the transcription.
+ * Once the whole file is decoded (`samples`; null: not kept): the Silero speech spans and the
+ * diarizer (its thread, which types the audio while the spans come), under the job's signal. A diarization failure or timeout is a warning
+ * in the result, as diarizeAudio says.
  */
-class PcmCollector {
-  private buffer: Float32Array | null;
-  private length = 0;
-
-  constructor(
-    durationSeconds: number | null,
-    private readonly maxSamples: number,
-  ) {
-    const expected = Math.ceil((durationSeconds ?? 60) * PCM_SAMPLE_RATE) + PCM_SAMPLE_RATE;
-    this.buffer = expected > maxSamples + PCM_SAMPLE_RATE ? null : this.allocate(expected);
-  }
-
-  tap(source: AsyncIterable<Float32Array>): AsyncIterable<Float32Array> {
-    const self = this;
-    return (async function* () {
-      for await (const chunk of source) {
-        self.append(chunk);
-        yield chunk;
-      }
-    })();
-  }
-
-  private allocate(samples: number): Float32Array | null {
-    try {
-      return new Float32Array(samples);
-    } catch {
-      return null;
-    }
-  }
-
-  private append(chunk: Float32Array): void {
-    if (this.buffer === null) return;
-    const needed = this.length + chunk.length;
-    if (needed > this.maxSamples) {
-      this.buffer = null;
-      return;
-    }
-    if (needed > this.buffer.length) {
-      const grown = this.allocate(Math.min(this.maxSamples, Math.max(needed, Math.ceil(this.buffer.length * 1.5))));
-      grown?.set(this.buffer.subarray(0, this.length));
-      this.buffer = grown;
-      if (grown === null) return;
-    }
-    this.buffer!.set(chunk, this.length);
-    this.length += chunk.length;
-  }
-
-  /** The samples seen (a view at the start of the buffer, which diarization then takes over); null when not kept. */
-  samples(): Float32Array | null {
-    return this.buffer === null ? null : this.buffer.subarray(0, this.length);
-  }
+function startDiarization(
+  samples: Promise<Float32Array | null>,
+  request: DiarizationRequest,
+  diarizer: Diarizer,
+  speechSpans: FileTranscriptionParts['speechSpans'],
+  signal: AbortSignal,
+): RunningDiarization {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(signal.reason);
+  if (signal.aborted) onAbort();
+  else signal.addEventListener('abort', onAbort, { once: true });
+  let settled = false;
+  const result = (async () => {
+    const pcm = await samples;
+    controller.signal.throwIfAborted();
+    // The spans (the shared VAD's thread) and the diarization thread's typing run at the same time.
+    const speech = pcm !== null && speechSpans ? speechSpans(pcm, controller.signal) : null;
+    return diarizeAudio(pcm, request, diarizer, controller.signal, speech);
+  })().finally(() => {
+    settled = true;
+    signal.removeEventListener('abort', onAbort);
+  });
+  // Awaited once recognition is done; when recognition fails first, nobody awaits it.
+  result.catch(() => undefined);
+  return {
+    result,
+    get settled() {
+      return settled;
+    },
+    stop: (reason) => controller.abort(reason),
+  };
 }
 
 /**
