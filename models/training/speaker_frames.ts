@@ -11,6 +11,9 @@ import { groupClips, loadGroupClips } from '../../bench/diarization-conversation
 import { energySpeechMask } from '../../src/speech/diarization/diarize.js';
 import { MFCC_COEFFICIENTS, speakerFrames } from '../../src/speech/diarization/speaker-features.js';
 
+/** The shipped speaker models were trained on frames every 10 ms (the gateway serves them on SPEAKER_FRAME_MS frames). */
+const TRAINING_FRAME_MS = 10;
+
 const [prefix, countText, ...groups] = process.argv.slice(2);
 const count = Number(countText);
 if (prefix === undefined || !(count > 0) || groups.length === 0) throw new Error('usage: speaker_frames.ts OUT_PREFIX COUNT GROUP...');
@@ -20,7 +23,7 @@ const utterances: { group: string; start: number; frames: number }[] = [];
 let total = 0;
 for (const group of groups) {
   for (const clip of groupClips(group, count)) {
-    const features = speakerFrames(clip);
+    const features = speakerFrames(clip, TRAINING_FRAME_MS);
     const speech = energySpeechMask(features);
     const kept = new Float32Array(features.frames * MFCC_COEFFICIENTS);
     let n = 0;

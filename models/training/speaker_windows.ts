@@ -10,6 +10,9 @@ import { groupClips, loadGroupClips } from '../../bench/diarization-conversation
 import { windowStatistics } from '../../src/speech/diarization/diarize.js';
 import { speakerFrames } from '../../src/speech/diarization/speaker-features.js';
 
+/** The shipped speaker models were trained on frames every 10 ms (the gateway serves them on SPEAKER_FRAME_MS frames). */
+const TRAINING_FRAME_MS = 10;
+
 const [out, ...groups] = process.argv.slice(2);
 if (out === undefined || groups.length === 0) throw new Error('usage: speaker_windows.ts OUT.json GROUP...');
 await loadGroupClips(groups, 40);
@@ -17,7 +20,7 @@ const windows: Record<string, number[][]> = {};
 for (const group of groups) {
   windows[group] = [];
   for (const clip of groupClips(group, 40)) {
-    const features = speakerFrames(clip);
+    const features = speakerFrames(clip, TRAINING_FRAME_MS);
     for (let start = 0; start + 150 <= features.frames; start += 50) {
       const stats = windowStatistics(features, null, start, start + 150, 50);
       if (stats !== null) windows[group]!.push([...stats]);

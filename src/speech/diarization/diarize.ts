@@ -73,11 +73,11 @@ const EIGENGAP_SHARES = [0.05, 0.1, 0.15, 0.2];
 
 /** What both backends share (the comment above); they differ in clustering blocks, re-segmentation and turn length. */
 const SHARED_PARAMETERS = {
-  windowFrames: 300,
-  hopFrames: 50,
+  windowFrames: 150,
+  hopFrames: 25,
   threshold: 0,
   pcaDims: 12,
-  pauseFrames: 30,
+  pauseFrames: 15,
   switchCost: 0.5,
   minClusterShare: 0.1,
   eigengapNeighbours: EIGENGAP_SHARES,
@@ -85,8 +85,8 @@ const SHARED_PARAMETERS = {
 } as const;
 
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { ...SHARED_PARAMETERS, blockSize: 1200, minTurnFrames: 30, refinements: 2 },
-  backend_b: { ...SHARED_PARAMETERS, blockSize: 300, minTurnFrames: 100, refinements: 1 },
+  backend_a: { ...SHARED_PARAMETERS, blockSize: 1200, minTurnFrames: 15, refinements: 2 },
+  backend_b: { ...SHARED_PARAMETERS, blockSize: 300, minTurnFrames: 50, refinements: 1 },
 };
 
 export const MAX_SPEAKERS = 20;
@@ -430,6 +430,9 @@ function labelFrames(frames: number, speech: Uint8Array, windows: readonly Embed
   return out;
 }
 
+/** Stretches of one speaker at most this far apart (0.5 s) count as one run when smoothing. */
+const SAME_RUN_GAP_FRAMES = Math.round(500 / SPEAKER_FRAME_MS);
+
 /** Speaker runs shorter than `minFrames` between speech take the longer neighbour's speaker. */
 function smooth(labels: Int32Array, minFrames: number): void {
   for (let pass = 0; pass < 2; pass++) {
@@ -437,7 +440,7 @@ function smooth(labels: Int32Array, minFrames: number): void {
     for (let t = 0; t < labels.length; t++) {
       if (labels[t]! < 0) continue;
       const lastRun = runs[runs.length - 1];
-      if (lastRun !== undefined && lastRun.label === labels[t] && lastRun.end >= t - 50) lastRun.end = t + 1;
+      if (lastRun !== undefined && lastRun.label === labels[t] && lastRun.end >= t - SAME_RUN_GAP_FRAMES) lastRun.end = t + 1;
       else runs.push({ start: t, end: t + 1, label: labels[t]! });
     }
     for (let i = 0; i < runs.length; i++) {

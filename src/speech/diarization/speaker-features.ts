@@ -1,7 +1,12 @@
 import { LogMelExtractor } from '../features/log-mel-features.js';
 
-/** 16 kHz mono input; 25 ms frames every 10 ms. */
-export const SPEAKER_FRAME_MS = 10;
+/**
+ * 16 kHz mono input; 25 ms frames every 20 ms. (The shipped speaker model was trained on frames
+ * every 10 ms, models/training/speaker_frames.ts; the frames themselves are the same, there are
+ * half as many: the DER is unchanged within noise and the diarization costs half as much,
+ * docs/diarization.md.)
+ */
+export const SPEAKER_FRAME_MS = 20;
 export const MFCC_COEFFICIENTS = 20;
 const MEL_BANDS = 40;
 
@@ -13,17 +18,17 @@ export interface SpeakerFrames {
 }
 
 /**
- * A log-mel extractor of the diarization thread: 16 kHz, frames every 10 ms, `bands` bands over
+ * A log-mel extractor of the diarization thread: 16 kHz, frames every `hopLength` samples (10 ms by default), `bands` bands over
  * 60-7600 Hz, power spectrum, no normalisation. Its window (`winLength` samples, FFT of `nFft`) is
  * the caller's: 25 ms for speaker MFCCs, 16 ms for the cheaper segment-type frames.
  */
-export function diarizationMelExtractor(nFft: number, winLength: number, bands: number): LogMelExtractor {
+export function diarizationMelExtractor(nFft: number, winLength: number, bands: number, hopLength = 160): LogMelExtractor {
   return new LogMelExtractor({
     kind: 'log_mel',
     sampleRate: 16_000,
     nFft,
     winLength,
-    hopLength: 160,
+    hopLength,
     nMels: bands,
     fMin: 60,
     fMax: 7600,
@@ -37,7 +42,7 @@ export function diarizationMelExtractor(nFft: number, winLength: number, bands: 
   });
 }
 
-let extractor: LogMelExtractor | null = null;
+const extractors = new Map<number, LogMelExtractor>();
 let dct: Float64Array | null = null;
 
 /**
@@ -46,8 +51,12 @@ let dct: Float64Array | null = null;
  * DCT matrix are built once and shared; the call itself is synchronous, so they are never used
  * by two callers at once.
  */
-export function speakerFrames(pcm: Float32Array): SpeakerFrames {
-  extractor ??= diarizationMelExtractor(512, 400, MEL_BANDS);
+export function speakerFrames(pcm: Float32Array, frameMs = SPEAKER_FRAME_MS): SpeakerFrames {
+  let extractor = extractors.get(frameMs);
+  if (extractor === undefined) {
+    extractor = diarizationMelExtractor(512, 400, MEL_BANDS, 16 * frameMs);
+    extractors.set(frameMs, extractor);
+  }
   dct ??= dctMatrix(MEL_BANDS, MFCC_COEFFICIENTS + 1);
   const mel = extractor.compute(pcm);
   const frames = mel.length / MEL_BANDS;
