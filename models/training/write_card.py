@@ -25,6 +25,8 @@ SET_DESCRIPTIONS = {
     "synth_om_test_aug": "synthetic Oromo with the training augmentations, HornMT lines 1900-2029",
     "synth_ti_test_clean": "synthetic Tigrinya (espeak-ng default voice, no augmentation), HornMT lines 1900-2029 (text never trained on)",
     "synth_ti_test_aug": "synthetic Tigrinya with the training augmentations, HornMT lines 1900-2029",
+    "synth_om_val": "synthetic Oromo, HornMT lines 1800-1899 (taken out of the v2 training text): 60 clean + 60 augmented utterances; the checkpoint and the decoding weights were picked here",
+    "synth_ti_val": "synthetic Tigrinya, HornMT lines 1800-1899 (taken out of the v2 training text): 60 clean + 60 augmented utterances; the checkpoint and the decoding weights were picked here",
 }
 
 LANG_NAMES = {"am": "Amharic", "om": "Oromo", "ti": "Tigrinya"}
