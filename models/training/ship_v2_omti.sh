@@ -9,12 +9,15 @@
 # (compare_omti.py). Only synthetic speech is measured: neither model was measured on people.
 # Usage: sh models/training/ship_v2_omti.sh [--v1-only] [om] [ti]   (default: both languages)
 # --v1-only measures the v1 models on the v2 sets only (needs prepare_data.py --recipe v2, not
-# the v2 runs); a later run without it reuses those v1 results when they exist.
+# the v2 runs); a later run without it reuses those v1 results when they exist. --card-only
+# rewrites the model cards from the results already measured (step 6).
 set -e
 export OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 R=models/training/results
 V1ONLY=0
+CARD=0
 [ "$1" = "--v1-only" ] && V1ONLY=1 && shift
+[ "$1" = "--card-only" ] && CARD=1 && shift
 LANGS=${*:-om ti}
 v1() {  # v1 on the v2 sets: greedy, decoding with its manifest weights, as served
   LG=$1; V1=models/small-$LG-v1
@@ -33,6 +36,7 @@ for LG in $LANGS; do
   TS="--set synth_${LG}_test_clean --set synth_${LG}_test_aug"
   WS="val=synth_${LG}_val,test_clean=synth_${LG}_test_clean,test_aug=synth_${LG}_test_aug"
   DESC="Compact convolutional CTC model for $NAME (v2 architecture: 10 blocks, kernel 13), espeak-ng synthetic speech only with VTLP and tempo perturbation, 20 min on one CPU core, checkpoint picked on synthetic validation speech; CTC prefix beam search with the character 5-gram LM. Never measured on real speech"
+  if [ $CARD = 0 ]; then
   # 1. ONNX + vocab + manifest (greedy until step 3)
   /usr/bin/python3 models/training/export.py --run small-$LG-v2 --checkpoint best --out $M --description "$DESC" 2>&1 | grep -v -i warn
   # 2. greedy CER + RTF through the gateway runtime (v1: v1() above, the same sets)
@@ -43,9 +47,10 @@ for LG in $LANGS; do
   /usr/bin/python3 models/training/set_decoding.py --model $M --from $R/small-$LG-v2-synth-heldout.json --lm ../lm/$LG-char-5gram.bin
   # 4. as served (manifest decoding: beam + LM): CER and RTF on one core
   nice -n 10 npx tsx models/training/evaluate.ts --model $M --decoding manifest $TS --out $R/small-$LG-v2-served.json
+  fi
   # 5. the default only if v2 is better than v1 as served on the test sets
   if /usr/bin/python3 models/training/compare_omti.py --lang $LG > $R/small-$LG-v2-vs-v1.json; then
-    /usr/bin/python3 models/training/set_decoding.py --model $M --from $R/small-$LG-v2-synth-heldout.json --lm ../lm/$LG-char-5gram.bin --default-model
+    [ $CARD = 1 ] || /usr/bin/python3 models/training/set_decoding.py --model $M --from $R/small-$LG-v2-synth-heldout.json --lm ../lm/$LG-char-5gram.bin --default-model
     STATUS="The default $NAME model since issue 14 (\`\"default\": true\` in its manifest): decoded as served it beat small-$LG-v1 on the synthetic test sets (\`models/training/results/small-$LG-v2-vs-v1.json\`); small-$LG-v1 stays installed and selectable by name."
   else
     STATUS="**Not the default**: small-$LG-v1 stays the $NAME default, because decoded as served v2 was not better on the synthetic test sets (\`models/training/results/small-$LG-v2-vs-v1.json\`); select v2 by name."

@@ -44,7 +44,7 @@ const CER_BOUND: Record<string, number> = {
   'small-om-v2': 11,
   'beta-om-v1': 16,
   'small-ti-v1': 7,
-  'small-ti-v2': __TI_BOUND__,
+  'small-ti-v2': 7,
   'beta-ti-v1': 5,
 };
 
