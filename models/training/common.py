@@ -223,3 +223,60 @@ def cer(refs, hyps, language):
         errors += edit_distance(r, h)
         total += len(r)
     return errors / max(total, 1)
+
+
+# ---------------------------------------------------------------- output units
+
+# Output units (issue 14: "Ethiopic syllables vs consonant + vowel order"). `syllable`: one CTC
+# token per Ethiopic syllable (what every shipped model uses). `decomposed`: a syllable of the
+# Ethiopic syllabary block U+1200..U+1357 becomes its consonant (the row's first-order letter,
+# codepoint - (codepoint - 0x1200) % 8) followed by a vowel-order mark, a private-use character
+# U+E000 + order (order = (codepoint - 0x1200) % 8: 0 ä, 1 u, 2 i, 3 a, 4 e, 5 ə/none, 6 o,
+# 7 the labialised -wa form or the row's eighth letter). The sixth order (5) is written without
+# a mark, as the script's own "bare" consonant, which keeps targets short. Labiovelar rows
+# (ቈ ኰ ጐ ...) and the eighth letters (ሇ ቇ ...) are rows of their own by the same arithmetic, so
+# every letter of the block round-trips exactly (test_units.py checks the training text);
+# punctuation, numerals (U+1360..), ፘ ፙ ፚ and the supplement blocks stay whole tokens.
+ORDER_MARK = 0xE000
+SIXTH = 5
+
+
+def _syllabic(c):
+    return 0x1200 <= c <= 0x1357
+
+
+def decompose(text):
+    out = []
+    for ch in text:
+        c = ord(ch)
+        if _syllabic(c):
+            order = (c - 0x1200) % 8
+            out.append(chr(c - order))
+            if order != SIXTH:
+                out.append(chr(ORDER_MARK + order))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def recompose(text):
+    """Inverse of decompose(); on model output, a mark not after a consonant is dropped and a
+    consonant without a mark is read as the sixth order."""
+    out = []
+    for ch in text:
+        c = ord(ch)
+        if ORDER_MARK <= c < ORDER_MARK + 8:
+            prev = ord(out[-1]) if out else -1
+            if _syllabic(prev) and (prev - 0x1200) % 8 == SIXTH:  # a bare consonant: set its order
+                out[-1] = chr(prev - SIXTH + (c - ORDER_MARK))
+            continue
+        out.append(chr(c + SIXTH) if _syllabic(c) and (c - 0x1200) % 8 == 0 else ch)
+    return "".join(out)
+
+
+def to_units(text, units):
+    return decompose(text) if units == "decomposed" else text
+
+
+def from_units(text, units):
+    return recompose(text) if units == "decomposed" else text

@@ -9,6 +9,8 @@
  *          [--set synth_am_test_clean ...] [--out file.json] [--limit N] [--decoding manifest]
  * --decoding manifest decodes as the gateway serves the model (the manifest's default: beam
  * search with its LM where it names one) instead of greedy; the JSON records which.
+ * --units decomposed: the model's tokens are consonants + vowel-order marks (train.py --units
+ * decomposed, common.decompose); the output is recomposed to syllables before scoring.
  * A set is models/training/work/<set>.tsv (id TAB reference) + work/audio/<set>/<id>.wav.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -22,7 +24,32 @@ import { readWav } from './wav-file.js';
 
 const WORK = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'work');
 
-function args(): { model: string; sets: string[]; out: string | null; limit: number; examples: number; decoding: string } {
+/** common.recompose: a consonant (first-order letter) then an optional vowel-order mark U+E000+k
+ * becomes the syllable of order k; a consonant without a mark is the sixth order; stray marks go. */
+export function recompose(text: string): string {
+  const out: number[] = [];
+  const syllabic = (c: number): boolean => c >= 0x1200 && c <= 0x1357;
+  for (const ch of text) {
+    const c = ch.codePointAt(0)!;
+    if (c >= 0xe000 && c < 0xe008) {
+      const prev = out.length ? out[out.length - 1]! : -1;
+      if (syllabic(prev) && (prev - 0x1200) % 8 === 5) out[out.length - 1] = prev - 5 + (c - 0xe000);
+      continue;
+    }
+    out.push(syllabic(c) && (c - 0x1200) % 8 === 0 ? c + 5 : c);
+  }
+  return String.fromCodePoint(...out);
+}
+
+function args(): {
+  model: string;
+  sets: string[];
+  out: string | null;
+  limit: number;
+  examples: number;
+  decoding: string;
+  units: string;
+} {
   const a = process.argv.slice(2);
   let model = '';
   const sets: string[] = [];
@@ -30,6 +57,7 @@ function args(): { model: string; sets: string[]; out: string | null; limit: num
   let limit = Infinity;
   let examples = 3;
   let decoding = 'greedy';
+  let units = 'syllable';
   for (let i = 0; i < a.length; i++) {
     if (a[i] === '--model') model = a[++i]!;
     else if (a[i] === '--set') sets.push(a[++i]!);
@@ -37,11 +65,13 @@ function args(): { model: string; sets: string[]; out: string | null; limit: num
     else if (a[i] === '--limit') limit = Number(a[++i]);
     else if (a[i] === '--examples') examples = Number(a[++i]);
     else if (a[i] === '--decoding') decoding = a[++i]!;
+    else if (a[i] === '--units') units = a[++i]!;
     else throw new Error(`unknown argument ${a[i]}`);
   }
   if (!model || sets.length === 0) throw new Error('usage: evaluate.ts --model <dir> --set <name> [--set ...] [--out file] [--limit N]');
   if (decoding !== 'greedy' && decoding !== 'manifest') throw new Error('--decoding greedy|manifest');
-  return { model, sets, out, limit, examples, decoding };
+  if (units !== 'syllable' && units !== 'decomposed') throw new Error('--units syllable|decomposed');
+  return { model, sets, out, limit, examples, decoding, units };
 }
 
 async function main(): Promise<void> {
@@ -51,7 +81,13 @@ async function main(): Promise<void> {
   const pool = await InferencePool.start({ workers: 1, intraOpThreads: 1, maxBatchSize: 1 });
   const planner = opts.decoding === 'manifest' ? manifestDecodingPlanner({ has: () => true }) : greedyPlanner;
   const recognizer = new CtcRecognizer(pool, model, planner);
-  const results: Record<string, unknown> = { model: model.name, language: model.language, decoding: recognizer.decoding, sets: {} };
+  const results: Record<string, unknown> = {
+    model: model.name,
+    language: model.language,
+    decoding: recognizer.decoding,
+    units: opts.units,
+    sets: {},
+  };
   try {
     await recognizer.recognize(new Float32Array(16000)); // opens the session before timing
     let totalAudio = 0;
@@ -73,7 +109,7 @@ async function main(): Promise<void> {
         wall += (performance.now() - t0) / 1000;
         audio += pcm.length / 16000;
         refs.push(ref);
-        hyps.push(r.text);
+        hyps.push(opts.units === 'decomposed' ? recompose(r.text) : r.text);
       }
       const score = scoredCharacterErrorRate(refs, hyps, model.language);
       totalAudio += audio;

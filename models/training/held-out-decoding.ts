@@ -15,6 +15,10 @@
  * test: see speaker_split.py). --subset new-sentences keeps only the utterances whose sentence no
  * utterance of the train groups reads (ALFFA speakers read overlapping sentence lists).
  *
+ * --work-sets val=synth_om_val,test_clean=synth_om_test_clean,... decodes sets made by
+ * prepare_data.py instead (models/training/work/<set>.tsv + audio/<set>/<id>.wav; the om and ti
+ * models, whose only held-out speech is synthetic): --tune then tunes on the set named `val`.
+ *
  *   npx tsx models/training/held-out-decoding.ts --model models/small-am-v1 \
  *     [--lm models/lm/am-char-7gram.bin] [--tune] [--alpha A --beta B --beam W] \
  *     [--sets val,test] [--subset v1-unseen|new-sentences] [--out models/training/results/x.json]
@@ -97,7 +101,29 @@ async function main(): Promise<void> {
       .map((id) => texts.get(id)),
   );
   const sets = new Map<string, Utterance[]>();
-  for (const name of setNames) {
+  const workSets = opt('work-sets');
+  const workNames = new Map<string, string>();
+  if (workSets) {
+    const work = join(HERE, 'work');
+    for (const spec of workSets.split(',')) {
+      const [name, set] = spec.split('=') as [string, string];
+      const rows = readFileSync(join(work, `${set}.tsv`), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t') as [string, string]);
+      workNames.set(name, set);
+      sets.set(
+        name,
+        await ctcUtterances(
+          model,
+          new Map(rows),
+          rows.map(([id]) => id),
+          (id) => join(work, 'audio', set, `${id}.wav`),
+        ),
+      );
+    }
+  }
+  for (const name of workSets ? [] : setNames) {
     let ids = readFileSync(join(HERE, 'splits', `alffa-spk-${name}.txt`), 'utf8')
       .split('\n')
       .filter(Boolean);
@@ -139,12 +165,15 @@ async function main(): Promise<void> {
       alpha,
       beta,
       beam,
-      tuned_on: has('tune')
-        ? 'val (speaker groups ' + JSON.parse(readFileSync(join(HERE, 'splits/alffa-spk-split.json'), 'utf8')).val_groups.join(', ') + ')'
-        : 'given',
+      tuned_on: !has('tune')
+        ? 'given'
+        : workSets
+          ? `val (${workNames.get('val')}: synthetic, text never trained on)`
+          : 'val (speaker groups ' + JSON.parse(readFileSync(join(HERE, 'splits/alffa-spk-split.json'), 'utf8')).val_groups.join(', ') + ')',
     },
     subset: subset ?? 'all',
-    scoring: 'scored-character-error-rate.ts (spaces and punctuation removed, ALFFA homophone merge)',
+    ...(workSets ? { work_sets: Object.fromEntries(workNames) } : {}),
+    scoring: `scored-character-error-rate.ts (spaces and punctuation removed${language === 'am' ? ', ALFFA homophone merge' : ''})`,
     sets: {} as Record<string, unknown>,
     command: `npx tsx models/training/held-out-decoding.ts ${argv.join(' ')}`,
     date: new Date().toISOString(),
@@ -163,7 +192,7 @@ async function main(): Promise<void> {
           language,
         ),
       );
-    const groups = [...new Set(set.map((u) => groupOf(u.id)))];
+    const groups = workSets ? [workNames.get(name)!] : [...new Set(set.map((u) => groupOf(u.id)))];
     (results.sets as Record<string, unknown>)[name] = {
       groups,
       utterances: set.length,

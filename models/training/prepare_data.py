@@ -25,7 +25,13 @@ With --split speaker (small-am-v2 onwards) the ALFFA split is by speaker group i
 Held-out sets also keep their audio as 16-bit WAV (work/audio/<set>/<id>.wav) and a
 <set>.tsv (id, reference) so that evaluate.ts can run them through the gateway's runtime.
 
+With --recipe v2 for om or ti (small-*-v2): HornMT lines 1800..1899 become the validation text
+  (`synth_<lang>_val`: clean + augmented utterances; never trained on), and the training set
+  `synth_<lang>_train_v2` adds vocal tract length perturbation and feature-frame tempo to the
+  augmentations above. The test sets are byte-for-byte the v1 ones (same seed, made first).
+
 Usage: nice -n 10 /usr/bin/python3 models/training/prepare_data.py --lang am --seed 1
+       nice -n 10 /usr/bin/python3 models/training/prepare_data.py --lang om --seed 1 --recipe v2 --synth-train 6000
        nice -n 10 /usr/bin/python3 models/training/prepare_data.py --lang am --seed 1 --split speaker
 """
 import argparse
@@ -52,6 +58,7 @@ DATA = os.environ.get("SHARED_DATA", "/work/shared/data")
 TI_DATA = os.path.join(DATA, "espeak-ng-data-ti")
 HORN = {"am": "amh", "om": "orm", "ti": "tir"}
 HORN_TRAIN_LINES = 1900  # lines 0..1899 train; 1900.. held out
+HORN_VAL_LINES = 1800  # with --synth-val (om/ti v2): lines 1800..1899 are the validation text
 ALFFA_VAL = 100
 SPLITS = os.path.join(HERE, "splits")
 # ffmpeg: FFMPEG_PATH, one on PATH, or the one the gateway ships (@ffmpeg-installer/ffmpeg)
@@ -172,11 +179,21 @@ def write_wav(path, x):
         w.writeframes((np.clip(x, -1, 1) * 32767).astype(np.int16).tobytes())
 
 
-def save_set(name, items, keep_audio):
-    """items: (id, text, pcm). Writes work/<name>.pt (features float16) and, for held-out sets, WAVs + tsv."""
+def save_set(name, items, keep_audio, perturb=None):
+    """items: (id, text, pcm). Writes work/<name>.pt (features float16) and, for held-out sets, WAVs + tsv.
+    perturb (a numpy Generator): every utterance's features through a random VTLP filterbank
+    (alpha 0.9..1.1) and, half the time, a tempo change of the frames (0.9..1.1)."""
     feats, texts, ids, secs = [], [], [], 0.0
     for uid, text, pcm in items:
-        feats.append(torch.from_numpy(FEAT(pcm)).to(torch.float16))
+        if perturb is None:
+            f = FEAT(pcm)
+        else:
+            ext = LogMel()
+            ext.bank = torch.from_numpy(vtlp_filterbank(float(perturb.uniform(0.9, 1.1))))
+            f = ext(pcm)
+            if perturb.random() < 0.5:
+                f = tempo_frames(f, float(perturb.uniform(0.9, 1.1)))
+        feats.append(torch.from_numpy(f).to(torch.float16))
         texts.append(text)
         ids.append(uid)
         secs += len(pcm) / SAMPLE_RATE
@@ -332,11 +349,16 @@ def fragment(run, rng, max_words):
     return piece or None
 
 
-def synth_sets(lang, seed, n_train, n_test, exclude=None, train_name=None):
+def synth_sets(lang, seed, n_train, n_test, exclude=None, train_name=None, n_val=0, perturb=False):
+    """n_val > 0 (the v2 recipe for om and ti): HornMT lines 1800..1899 leave the training text and
+    voice `synth_<lang>_val` (n_val clean + n_val augmented utterances), the set a v2 checkpoint
+    and its decoding weights are picked on; perturb: VTLP + tempo on the training features.
+    The test sets come first from the same seed, so they are the v1 test sets exactly."""
     rng = np.random.default_rng(seed)
     keep_punct = lang == "ti"
     horn = lines_of(os.path.join(DATA, "text", "hornmt", HORN[lang] + ".txt"))
-    train_lines = horn[:HORN_TRAIN_LINES] + lines_of(os.path.join(DATA, "text", "afrisenti", HORN[lang] + ".txt"))
+    train_end = HORN_VAL_LINES if n_val else HORN_TRAIN_LINES
+    train_lines = horn[:train_end] + lines_of(os.path.join(DATA, "text", "afrisenti", HORN[lang] + ".txt"))
     test_lines = horn[HORN_TRAIN_LINES:]
     if lang == "am":
         if exclude is None:
@@ -375,7 +397,11 @@ def synth_sets(lang, seed, n_train, n_test, exclude=None, train_name=None):
 
     save_set(f"synth_{lang}_test_clean", make(test_lines, n_test, False, f"{lang}-clean-"), True)
     save_set(f"synth_{lang}_test_aug", make(test_lines, n_test, True, f"{lang}-aug-"), True)
-    save_set(train_name or f"synth_{lang}_train", make(train_lines, n_train, True, f"{lang}-train-"), False)
+    if n_val:
+        val_lines = horn[HORN_VAL_LINES:HORN_TRAIN_LINES]
+        save_set(f"synth_{lang}_val", make(val_lines, n_val, False, f"{lang}-val-clean-") + make(val_lines, n_val, True, f"{lang}-val-aug-"), True)
+    save_set(train_name or f"synth_{lang}_train", make(train_lines, n_train, True, f"{lang}-train-"), False,
+             perturb=np.random.default_rng(seed + 5000) if perturb else None)
 
 
 def main():
@@ -387,6 +413,10 @@ def main():
     ap.add_argument("--split", choices=["id", "speaker"], default="id",
                     help="ALFFA split: the v1 id range, or whole speaker groups (splits/)")
     ap.add_argument("--real-copies", type=int, default=6, help="--split speaker: clean + perturbed copies")
+    ap.add_argument("--recipe", choices=["v1", "v2"], default="v1",
+                    help="om/ti: v2 holds HornMT lines 1800..1899 out as synth_<lang>_val (--synth-val clean + "
+                         "augmented utterances) and adds VTLP + tempo to the training features (synth_<lang>_train_v2)")
+    ap.add_argument("--synth-val", type=int, default=60)
     a = ap.parse_args()
     os.makedirs(WORK, exist_ok=True)
     random.seed(a.seed)
@@ -398,6 +428,10 @@ def main():
         train, val = alffa_items()
         save_set("alffa_val", [(uid, text, decode_flac(uid)) for _, uid, text in val], True)
         save_set("alffa_train", [(uid, text, decode_flac(uid)) for _, uid, text in train], False)
+    if a.recipe == "v2" and a.lang != "am":
+        synth_sets(a.lang, a.seed + {"om": 100, "ti": 200}[a.lang], a.synth_train, a.synth_test,
+                   train_name=f"synth_{a.lang}_train_v2", n_val=a.synth_val, perturb=True)
+        return
     synth_sets(a.lang, a.seed + {"am": 0, "om": 100, "ti": 200}[a.lang], a.synth_train, a.synth_test)
 
 

@@ -35,7 +35,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import cer  # noqa: E402
+from common import cer, from_units, to_units  # noqa: E402
 from model import CtcNet  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -137,7 +137,7 @@ def collate(feats, idx, targets):
     return x, lengths, torch.cat(tg), torch.tensor([len(t) for t in tg], dtype=torch.int64)
 
 
-def evaluate(model, data, tokens, lang, limit=40):
+def evaluate(model, data, tokens, lang, limit=40, units="syllable"):
     model.eval()
     feats, texts = data["feats"][:limit], data["texts"][:limit]
     hyps = []
@@ -146,7 +146,7 @@ def evaluate(model, data, tokens, lang, limit=40):
             idx = list(range(i, min(i + 8, len(feats))))
             x, lengths, _, _ = collate(feats, idx, [[0]] * len(feats))
             logits, out_len = model(x, lengths)
-            hyps += [greedy(logits[k], int(out_len[k]), tokens) for k in range(len(idx))]
+            hyps += [from_units(greedy(logits[k], int(out_len[k]), tokens), units) for k in range(len(idx))]
     model.train()
     return cer(texts, hyps, lang), hyps
 
@@ -172,6 +172,12 @@ def main():
     ap.add_argument("--synth-max-share", type=float, default=1.0, help="most synthetic utterances per batch (share)")
     ap.add_argument("--bootstrap-steps", type=int, default=0, help="first-epoch batches exempt from --synth-max-share")
     ap.add_argument("--select", default=None, help="valid set whose greedy CER picks best.pt")
+    ap.add_argument("--units", choices=["syllable", "decomposed"], default="syllable",
+                    help="CTC output units: Ethiopic syllables, or consonant + vowel-order mark (common.decompose); "
+                         "decomposed output is recomposed before scoring")
+    ap.add_argument("--length-filter", choices=["2L+1", "feasible"], default="2L+1",
+                    help="drop utterances whose output frames are fewer than 2 x target + 1 (the v1/v2 recipe), "
+                         "or only those CTC cannot align (target + repeats; needed for the longer decomposed targets)")
     ap.add_argument("--init", default=None, help="start from work/runs/<run>/checkpoint.pt (same vocabulary and shape)")
     a = ap.parse_args()
 
@@ -197,7 +203,7 @@ def main():
         d = load(name)
         for _ in range(int(rep or 1)):
             feats += d["feats"]
-            texts += [target_text(t, a.strip_punct) for t in d["texts"]]
+            texts += [to_units(target_text(t, a.strip_punct), a.units) for t in d["texts"]]
             synth += [name.startswith("synth_")] * len(d["feats"])
     chars = sorted({ch for t in texts for ch in t if ch != " "})
     tokens = [BLANK, SPACE] + chars
@@ -205,7 +211,11 @@ def main():
     targets = [encode(t, index) for t in texts]
     lengths = np.array([f.shape[0] for f in feats])
     out_lengths = (((lengths - 1) // 2) // 2) + 1
-    keep = [i for i in range(len(feats)) if 0 < len(targets[i]) and 2 * len(targets[i]) + 1 <= out_lengths[i]]
+    if a.length_filter == "feasible":  # CTC's own limit: one frame per unit plus a blank between repeats
+        need = [len(t) + sum(1 for x, y in zip(t, t[1:]) if x == y) for t in targets]
+    else:
+        need = [2 * len(t) + 1 for t in targets]
+    keep = [i for i in range(len(feats)) if 0 < len(targets[i]) and need[i] <= out_lengths[i]]
     feats = [feats[i] for i in keep]
     targets = [targets[i] for i in keep]
     synth = np.array([synth[i] for i in keep], dtype=bool)
@@ -215,7 +225,7 @@ def main():
         d = load(v)
         valid[v] = {"feats": d["feats"], "texts": [target_text(t, a.strip_punct) for t in d["texts"]]}
     hours = lengths.sum() / 100 / 3600
-    note(event="data", utterances=len(feats), dropped=len(texts) - len(keep), hours=round(float(hours), 2), vocab=len(tokens))
+    note(event="data", units=a.units, target_units=int(sum(len(t) for t in targets)), utterances=len(feats), dropped=len(texts) - len(keep), hours=round(float(hours), 2), vocab=len(tokens))
 
     model = CtcNet(len(tokens), dim=a.dim, blocks=a.blocks, kernel=a.kernel, dropout=a.dropout)
     if a.init:
@@ -237,7 +247,7 @@ def main():
 
     def save(tag):
         torch.save({"state": model.state_dict(), "config": model.config, "tokens": tokens, "lang": a.lang,
-                    "strip_punct": a.strip_punct, "step": step, "epoch": epoch, "train_minutes": (time.time() - t_train) / 60,
+                    "strip_punct": a.strip_punct, "units": a.units, "step": step, "epoch": epoch, "train_minutes": (time.time() - t_train) / 60,
                     "args": vars(a), "hours": float(hours), "params": params}, os.path.join(run_dir, f"{tag}.pt"))
 
     t_train = time.time()
@@ -281,7 +291,7 @@ def main():
                 last_ckpt = time.time()
                 save("checkpoint")
                 for v, d in valid.items():
-                    c, hyps = evaluate(model, d, tokens, a.lang, limit=1000 if v == a.select else 40)
+                    c, hyps = evaluate(model, d, tokens, a.lang, limit=1000 if v == a.select else 40, units=a.units)
                     note(event="valid", set=v, step=step, cer=round(c, 4), example=hyps[0][:80], ref=d["texts"][0][:80])
                     if v == a.select and c < best["cer"]:
                         best = {"cer": c, "step": step}
@@ -290,7 +300,7 @@ def main():
         epoch += 1
     save("checkpoint")
     for v, d in valid.items():
-        c, hyps = evaluate(model, d, tokens, a.lang, limit=1000)
+        c, hyps = evaluate(model, d, tokens, a.lang, limit=1000, units=a.units)
         note(event="final", set=v, step=step, cer=round(c, 4), example=hyps[0][:80], ref=d["texts"][0][:80])
         if v == a.select and c < best["cer"]:
             best = {"cer": c, "step": step}
