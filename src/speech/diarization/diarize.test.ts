@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { diarize, energySpeechMask, fillPauses, mergeSmallClusters } from './diarize.js';
-import { speakerFrames } from './speaker-features.js';
+import { SPEAKER_FRAME_MS, speakerFrames } from './speaker-features.js';
 import { diarizationErrorRate } from './diarization-error-rate.js';
 import { clusterEmbeddings } from './speaker-clustering.js';
 import { loadSpeakerProjection } from './speaker-projection.js';
@@ -163,11 +163,12 @@ describe('speech spans', () => {
     const gate = energySpeechMask(features);
     const spans = [{ startMs: 100, endMs: 300 }];
     const withSpans = energySpeechMask(features, spans);
-    for (let t = 0; t < features.frames; t++) expect(withSpans[t], `frame ${t}`).toBe(t >= 10 && t < 30 ? 1 : gate[t]);
+    const frameAt = (ms: number): number => ms / SPEAKER_FRAME_MS;
+    for (let t = 0; t < features.frames; t++) expect(withSpans[t], `frame ${t}`).toBe(t >= frameAt(100) && t < frameAt(300) ? 1 : gate[t]);
     const within = energySpeechMask(features, spans, [{ startMs: 0, endMs: 200 }]);
-    expect(Array.from(within.slice(0, 10))).toEqual(Array.from(gate.slice(0, 10)));
-    expect(within.slice(10, 20).every((v) => v === 1)).toBe(true);
-    expect(within.slice(20).every((v) => v === 0)).toBe(true);
-    expect(gate.slice(20).some((v) => v === 1)).toBe(true);
+    expect(Array.from(within.slice(0, frameAt(100)))).toEqual(Array.from(gate.slice(0, frameAt(100))));
+    expect(within.slice(frameAt(100), frameAt(200)).every((v) => v === 1)).toBe(true);
+    expect(within.slice(frameAt(200)).every((v) => v === 0)).toBe(true);
+    expect(gate.slice(frameAt(200)).some((v) => v === 1)).toBe(true);
   });
 });
