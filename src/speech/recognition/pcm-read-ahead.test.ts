@@ -98,11 +98,22 @@ describe('PcmReadAhead', () => {
 
   it('an abort (the decoder throws the reason) reaches the reader', async () => {
     const controller = new AbortController();
-    const { source } = decoder(200, { signal: controller.signal });
+    // A decoder that yields ten chunks and then waits (a slow ffmpeg) until the job is cancelled.
+    const source = (async function* () {
+      for (let c = 0; c < 10; c++) yield new Float32Array(1000).fill(c);
+      if (!controller.signal.aborted) await new Promise((resolve) => controller.signal.addEventListener('abort', resolve, { once: true }));
+      controller.signal.throwIfAborted();
+    })();
     const ahead = new PcmReadAhead(source, 1, 16_000 * 600);
-    const reading = readAll(ahead.stream());
-    setTimeout(() => controller.abort(new Error('job cancelled')), 5);
+    const received: Float32Array[] = [];
+    const reading = (async () => {
+      for await (const chunk of ahead.stream()) {
+        received.push(chunk);
+        if (received.length === 3) controller.abort(new Error('job cancelled'));
+      }
+    })();
     await expect(reading).rejects.toThrow('job cancelled');
+    expect(received.length).toBeGreaterThanOrEqual(3);
     expect(await ahead.complete).toBeNull();
   });
 });
