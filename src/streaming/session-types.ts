@@ -37,7 +37,8 @@ export interface SessionDeps {
     turnLatency?(ms: number): void;
     /** A recognised piece: queue + recognition ms, its audio seconds, the pool's figures (null when nothing ran). */
     piece?(kind: PieceKind, ms: number, audioSeconds: number, inference: InferenceCost | null): void;
-    partialSkipped?(): void;
+    /** A partial result not computed under overload, and the audio seconds it would have decoded. */
+    partialSkipped?(audioSeconds: number): void;
   };
   /** Overload: false while the gateway computes no partials (finals and turns always run). */
   readonly partialsAllowed?: () => boolean;

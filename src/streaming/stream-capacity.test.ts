@@ -115,4 +115,31 @@ describe('StreamCapacity', () => {
     const busy = capacity.estimate(now, 30).load;
     expect(capacity.estimate(now + settings.halfLifeMs, 30).load).toBeCloseTo(busy / 2, 3);
   });
+  it('counts skipped partials as demand, so shedding them makes no room for more sessions', () => {
+    const run = (shed: boolean) => {
+      const capacity = new StreamCapacity(settings);
+      // 26 sessions at 0.05 worker s/s each: 0.65 utilisation, partials off.
+      let now = drive(capacity, 0, 40, 26, 0.5, 0.1);
+      expect(capacity.estimate(now, 26).level).toBe('partials_off');
+      // Partials were 0.2 of each session's 0.5 audio s/s: without them the workers see 0.3.
+      for (let t = 0; t < 400; t++) {
+        now = drive(capacity, now, 0.1, 26, 0.3, 0.1);
+        if (shed) for (let s = 0; s < 26; s++) capacity.recordShed(now, 0.02);
+      }
+      // 7 sessions just opened beside the 26 measured ones (their load not yet in the sums).
+      return { estimate: capacity.estimate(now, 26), admitted: capacity.admit(now, 33, 26).admitted };
+    };
+    const shedding = run(true);
+    expect(shedding.estimate.utilization).toBeCloseTo(0.39, 1);
+    expect(shedding.estimate.demandUtilization).toBeCloseTo(0.65, 1);
+    expect(shedding.estimate.level).toBe('partials_off');
+    expect(shedding.estimate.capacitySessions).toBeLessThanOrEqual(35);
+    // 34 sessions at the demand of a full one (0.025 each) would be 0.85: refused.
+    expect(shedding.admitted).toBe(false);
+    // Counting only what the workers do, the same sessions look like room for 50 more.
+    const blind = run(false);
+    expect(blind.estimate.level).toBe('normal');
+    expect(blind.estimate.capacitySessions).toBeGreaterThan(50);
+    expect(blind.admitted).toBe(true);
+  });
 });

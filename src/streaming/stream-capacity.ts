@@ -8,7 +8,11 @@
 //   - load: worker seconds consumed per wall second by the streams now open,
 //   - utilisation: load / workers, and per session load / live sessions,
 //   - the inference queue wait the pieces saw (smoothed), which catches what the estimate misses
-//     (REST jobs or other processes on the same cores).
+//     (REST jobs or other processes on the same cores),
+//   - shed: the worker seconds that skipped partials would have cost (their audio at the measured
+//     cost). Levels and admission go by demand = load + shed: shedding partials lowers the load but
+//     not what the open sessions ask for, so it must not make room for more sessions (that feedback
+//     admitted a third more sessions than fit and sent p95 turn latency past 500 ms).
 // From these the gateway decides, in order: partials off, larger batches, then refusing new
 // sessions. Finals and turns of admitted sessions are never shed. Pure: time is passed in.
 
@@ -58,7 +62,12 @@ export interface CapacityEstimate {
   readonly costPerAudioSecond: number | null;
   /** Worker seconds consumed per second by stream pieces. */
   readonly load: number;
+  /** load + the worker seconds per second that skipped partials would have cost. */
+  readonly demand: number;
+  /** load / workers (what the workers do now). */
   readonly utilization: number;
+  /** demand / workers: what levels and admission go by. */
+  readonly demandUtilization: number;
   readonly queueWaitMs: number;
   /** Sessions this gateway can hold at `fullAt`; null while there is nothing to estimate from. */
   readonly capacitySessions: number | null;
@@ -86,6 +95,7 @@ export class StreamCapacity {
   private readonly audioSeconds: DecayedSum;
   private readonly waitWeighted: DecayedSum;
   private readonly pieces: DecayedSum;
+  private readonly shedWorkerSeconds: DecayedSum;
   private level: OverloadLevel = 'normal';
 
   constructor(readonly settings: CapacitySettings) {
@@ -94,6 +104,7 @@ export class StreamCapacity {
     this.audioSeconds = new DecayedSum(this.tauMs);
     this.waitWeighted = new DecayedSum(this.tauMs);
     this.pieces = new DecayedSum(this.tauMs);
+    this.shedWorkerSeconds = new DecayedSum(this.tauMs);
   }
 
   /** A recognised streaming piece (turn, final or partial) and what the pool reported for it. */
@@ -103,6 +114,14 @@ export class StreamCapacity {
     this.audioSeconds.add(now, audioSeconds);
     this.waitWeighted.add(now, cost.queueWaitMs);
     this.pieces.add(now, 1);
+  }
+
+  /** A partial result skipped under overload: its audio at the measured cost counts as demand. */
+  recordShed(now: number, audioSeconds: number): void {
+    if (audioSeconds <= 0) return;
+    const audio = this.audioSeconds.read(now);
+    if (audio <= 1e-9) return;
+    this.shedWorkerSeconds.add(now, (audioSeconds * this.workerSeconds.read(now)) / audio);
   }
 
   /**
@@ -123,14 +142,25 @@ export class StreamCapacity {
     const pieces = this.pieces.read(now);
     // A decayed sum over tau is a rate per tau: load in worker seconds per second.
     const load = worker / (this.tauMs / 1000);
+    const demand = load + this.shedWorkerSeconds.read(now) / (this.tauMs / 1000);
     const utilization = load / Math.max(1, workers);
+    const demandUtilization = demand / Math.max(1, workers);
     // Averaged over at least one piece: with no recent pieces the old waits fade instead of staying.
     const queueWaitMs = this.waitWeighted.read(now) / Math.max(1, pieces);
-    const perSession = liveSessions > 0 ? load / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
+    const perSession = liveSessions > 0 ? demand / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
     let capacitySessions = perSession > 1e-9 ? Math.floor((fullAt * workers) / perSession) : null;
     if (this.settings.maxSessions > 0) capacitySessions = Math.min(capacitySessions ?? this.settings.maxSessions, this.settings.maxSessions);
-    this.level = this.nextLevel(utilization, queueWaitMs);
-    return { level: this.level, costPerAudioSecond: audio > 1e-9 ? worker / audio : null, load, utilization, queueWaitMs, capacitySessions };
+    this.level = this.nextLevel(demandUtilization, queueWaitMs);
+    return {
+      level: this.level,
+      costPerAudioSecond: audio > 1e-9 ? worker / audio : null,
+      load,
+      demand,
+      utilization,
+      demandUtilization,
+      queueWaitMs,
+      capacitySessions,
+    };
   }
 
   /** Whether one more session may open now, with `liveSessions` open. */
@@ -145,8 +175,8 @@ export class StreamCapacity {
     if (estimate.queueWaitMs > maxQueueWaitMs) return { admitted: false, reason: 'recognition is queueing behind the live sessions', retryAfterSeconds };
     // Full stays full until utilisation and queue wait are clearly below their bounds (hysteresis).
     if (estimate.level === 'full') return { admitted: false, reason: 'the live sessions use the recognition capacity', retryAfterSeconds };
-    // Every live session (warm or not yet) at the load a warm one puts on the workers, plus one more.
-    const perSession = estimate.load / Math.max(1, Math.min(liveSessions, warmSessions));
+    // Every live session (warm or not yet) at the demand a warm one puts on the workers, plus one more.
+    const perSession = estimate.demand / Math.max(1, Math.min(liveSessions, warmSessions));
     const projected = (perSession * (liveSessions + 1)) / Math.max(1, workers);
     if (projected >= fullAt) return { admitted: false, reason: 'the live sessions use the recognition capacity', retryAfterSeconds };
     return { admitted: true };

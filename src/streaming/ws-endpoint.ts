@@ -289,7 +289,10 @@ export class WsEndpoint {
           transcribedSeconds += audioSeconds;
           this.metrics.audio.realTimeFactor.observe({ surface: 'ws' }, ms / 1000 / audioSeconds);
         },
-        partialSkipped: () => this.metrics?.partialsSkipped.inc(),
+        partialSkipped: (audioSeconds) => {
+          this.capacity.recordShed(performance.now(), audioSeconds);
+          this.metrics?.partialsSkipped.inc();
+        },
       },
       onComplete: (outcome) => {
         this.live.delete(session);
@@ -391,9 +394,17 @@ export class WsEndpoint {
     if (batching(estimate.level) !== batching(this.level)) {
       this.deps.speech.setInteractiveBatchWait(batching(estimate.level) ? this.deps.config.overload.largerBatchWaitMs : null);
     }
-    const { level, utilization, queueWaitMs, capacitySessions } = estimate;
+    const { level, utilization, demandUtilization, queueWaitMs, capacitySessions } = estimate;
     this.deps.logger[level === 'normal' ? 'info' : 'warn'](
-      { from: this.level, to: level, utilization: round2(utilization), queueWaitMs: Math.round(queueWaitMs), capacitySessions, liveSessions: this.live.size },
+      {
+        from: this.level,
+        to: level,
+        utilization: round2(utilization),
+        demand: round2(demandUtilization),
+        queueWaitMs: Math.round(queueWaitMs),
+        capacitySessions,
+        liveSessions: this.live.size,
+      },
       'streaming overload level changed',
     );
     this.level = level;

@@ -84,7 +84,7 @@ export class WsMetrics {
       registers: [registry],
     });
     const LEVEL: Record<OverloadLevel, number> = { normal: 0, partials_off: 1, larger_batches: 2, full: 3 };
-    // One estimate per scrape serves the four gauges (collect runs them in registration order).
+    // One estimate per scrape serves the five gauges (collect runs them in registration order).
     let scraped: CapacityEstimate | null = null;
     new Gauge({
       name: 'gateway_overload_level',
@@ -101,6 +101,14 @@ export class WsMetrics {
       registers: [registry],
       collect() {
         this.set((scraped ?? overload()).utilization);
+      },
+    });
+    new Gauge({
+      name: 'gateway_inference_demand_ratio',
+      help: 'Utilisation the live streams ask for: measured work plus the partial results skipped under overload (levels and admission go by it)',
+      registers: [registry],
+      collect() {
+        this.set((scraped ?? overload()).demandUtilization);
       },
     });
     new Gauge({

@@ -566,15 +566,14 @@ export class StreamSession {
     // No partials for a session without a socket (parked): nobody would read them.
     if (!this.settings.partialResults || open === null || !channel.pieces.idle || !this.sink.open) return;
     if (now - channel.lastPartialAt < this.deps.streaming.partialIntervalMs) return;
-    if (this.deps.partialsAllowed?.() === false) {
-      channel.lastPartialAt = now;
-      this.deps.observe?.partialSkipped?.();
-      return;
-    }
     const end = channel.frontEnd.writePosition;
     const start = Math.max(open.start, end - this.deps.streaming.maxTurnMs * SAMPLES_PER_MS);
     if (end - start < MIN_PARTIAL_MS * SAMPLES_PER_MS) return;
     channel.lastPartialAt = now;
+    if (this.deps.partialsAllowed?.() === false) {
+      this.deps.observe?.partialSkipped?.((end - start) / (SAMPLES_PER_MS * 1000));
+      return;
+    }
     const audio = new Float32Array(end - start);
     channel.frontEnd.peek(start, audio);
     const piece: Piece = { kind: 'partial', turnId: open.id, start, end, audio, cutAt: now, forcedSplit: false };

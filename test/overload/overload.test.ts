@@ -141,6 +141,10 @@ describe('the measured capacity estimate', () => {
     expect(sample(exposition, 'gateway_overload_level')).toBe(3);
     expect(sample(exposition, 'gateway_inference_cost_ratio')).toBeGreaterThan(0);
     expect(sample(exposition, 'gateway_inference_utilization_ratio')).toBeGreaterThan(0);
+    // The skipped partials count as demand on top of what the workers did.
+    expect(sample(exposition, 'gateway_inference_demand_ratio')).toBeGreaterThan(
+      sample(exposition, 'gateway_inference_utilization_ratio') ?? Number.POSITIVE_INFINITY,
+    );
     expect(sample(exposition, 'gateway_rejections_total', { surface: 'ws', reason: 'server_overloaded' })).toBe(1);
   }, 60_000);
 });
