@@ -32,6 +32,7 @@ import { transcribeAll } from './recognition/transcriber.js';
 import { createLanguageDetector, type LanguageDetection, type LanguageDetector } from './recognition/language-detector.js';
 import { SileroVad } from './vad/silero-vad.js';
 import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans } from './vad/silero-file.js';
+import { createDiarizationMetrics, type DiarizationEvent } from './diarization/diarization-metrics.js';
 import type { SpeechSpan } from './diarization/diarize.js';
 import { DiarizationThreads } from './diarization/diarization-thread.js';
 
@@ -188,6 +189,8 @@ export class Speech {
   private silero: Promise<SileroVad> | null = null;
   private readonly sileroPresent = sileroAvailable();
   private diarizationThreads: DiarizationThreads | null = null;
+  /** Diarization metrics (SpeechOptions.metrics); null without a registry. */
+  private readonly diarizationObserver: ((event: DiarizationEvent) => void) | null;
 
   private constructor(
     private readonly registry: ModelRegistry,
@@ -195,7 +198,9 @@ export class Speech {
     private readonly tools: MediaTools,
     private readonly options: SpeechOptions,
     private readonly planner: DecodingPlanner,
-  ) {}
+  ) {
+    this.diarizationObserver = options.metrics ? createDiarizationMetrics(options.metrics) : null;
+  }
 
   /** Scans the models, starts the inference workers and (by default) opens the default models. */
   static async create(options: SpeechOptions): Promise<Speech> {
@@ -306,6 +311,7 @@ export class Speech {
         ...(this.options.diarizationSpeechDetection === 'silero'
           ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => this.speechSpans(pcm, signal) }
           : {}),
+        ...(this.diarizationObserver !== null ? { onDiarized: this.diarizationObserver } : {}),
         diarize: (pcm, options, signal, speech) =>
           this.diarizationThreadsFor().run(pcm, options, {
             timeoutMs: this.options.diarizationTimeoutMs ?? DEFAULT_DIARIZATION_TIMEOUT_MS,

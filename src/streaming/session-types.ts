@@ -7,6 +7,28 @@ import type { InferenceCost, SileroVad, Speech } from '../speech/speech.js';
 import type { PieceKind } from './piece-queue.js';
 import type { SessionStatsMessage } from './ws-messages.js';
 
+/** A session's native front-end counters, summed over its channels (read at metrics scrapes). */
+export interface FrontEndCounters {
+  /** 16 kHz samples the front ends produced (decoded, resampled). */
+  decodedSamples: number;
+  /** Opus packets decoded and rejected (Opus formats; 0 for PCM). */
+  packetsDecoded: number;
+  packetsRejected: number;
+  /** Samples dropped: the audio buffer full, or the Silero VAD's queue. */
+  droppedSamples: number;
+}
+
+export const zeroFrontEndCounters = (): FrontEndCounters => ({ decodedSamples: 0, packetsDecoded: 0, packetsRejected: 0, droppedSamples: 0 });
+
+/** Adds `b` into `a` (returns `a`). */
+export function addFrontEndCounters(a: FrontEndCounters, b: FrontEndCounters): FrontEndCounters {
+  a.decodedSamples += b.decodedSamples;
+  a.packetsDecoded += b.packetsDecoded;
+  a.packetsRejected += b.packetsRejected;
+  a.droppedSamples += b.droppedSamples;
+  return a;
+}
+
 export interface SessionOutcome {
   readonly status: 'completed' | 'failed';
   readonly text: string;

@@ -36,6 +36,7 @@ import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadL
 import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
 import { parseResumeQuery, parseSessionQuery } from './ws-query.js';
 import { SessionOutbox } from './session-outbox.js';
+import { addFrontEndCounters, type FrontEndCounters, zeroFrontEndCounters } from './session-types.js';
 import { SessionResumption } from './ws-resume.js';
 import type { Accepted, LiveSession, SocketData } from './ws-socket-data.js';
 import { RECORDING_CONTENT_TYPE, recordableQuery, SessionRecording } from './session-recording.js';
@@ -83,6 +84,8 @@ export class WsEndpoint {
   /** Live capacity from measured inference cost; its level drives partials, batching and admission. */
   readonly capacity: StreamCapacity;
   private level: OverloadLevel = 'normal';
+  /** Native front-end counters that ended sessions left, by the format they opened with (metrics). */
+  private readonly endedNative = new Map<string, FrontEndCounters>();
 
   constructor(private readonly deps: WsEndpointDeps) {
     const { overload } = deps.config;
@@ -100,6 +103,7 @@ export class WsEndpoint {
           deps.metrics,
           () => this.live.size,
           () => this.overload(),
+          () => this.nativeCounters(),
         )
       : null;
     this.resumption = new SessionResumption({
@@ -131,6 +135,17 @@ export class WsEndpoint {
   overload(): CapacityEstimate {
     const now = performance.now();
     return this.capacity.estimate(now, this.live.size, this.warmSessions(now));
+  }
+
+  /** The native front ends' counters by the format sessions opened with: ended sessions' totals plus the live ones' now. */
+  private nativeCounters(): ReadonlyMap<string, FrontEndCounters> {
+    const counters = new Map<string, FrontEndCounters>();
+    for (const [format, ended] of this.endedNative) counters.set(format, addFrontEndCounters(zeroFrontEndCounters(), ended));
+    for (const session of this.live) {
+      const format = session.openedFormat;
+      counters.set(format, addFrontEndCounters(counters.get(format) ?? zeroFrontEndCounters(), session.frontEndCounters()));
+    }
+    return counters;
   }
 
   /** Live sessions weighted by how much of their load the capacity sums hold yet (see sessionWeight). */
@@ -296,6 +311,10 @@ export class WsEndpoint {
       },
       onComplete: (outcome) => {
         this.live.delete(session);
+        if (this.metrics) {
+          const ended = this.endedNative.get(settings.format) ?? zeroFrontEndCounters();
+          this.endedNative.set(settings.format, addFrontEndCounters(ended, session.frontEndCounters()));
+        }
         if (live) this.resumption.ended(live);
         log.completed(outcome);
         if (this.metrics) {

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { FrontEndCounters } from './session-types.js';
 import type { CapacityEstimate, OverloadLevel } from './stream-capacity.js';
 import { audioMetrics, rejectionMetrics, type AudioMetrics, type RejectionMetrics } from '../platform/metrics/shared-metrics.js';
 
@@ -29,7 +30,8 @@ export class WsMetrics {
   readonly audioMessages: CounterChild;
   readonly commandMessages: CounterChild;
 
-  constructor(registry: Registry, activeSessions: () => number, overload: () => CapacityEstimate) {
+  /** `native`: the native front ends' counters by the format sessions opened with, ended sessions included. */
+  constructor(registry: Registry, activeSessions: () => number, overload: () => CapacityEstimate, native: () => ReadonlyMap<string, FrontEndCounters>) {
     this.sessions = new Gauge({
       name: 'gateway_ws_sessions',
       help: 'Open WebSocket transcription sessions',
@@ -130,5 +132,52 @@ export class WsMetrics {
     });
     this.audio = audioMetrics(registry);
     this.refused = rejectionMetrics(registry);
+    registerNativeCounters(registry, native);
   }
+}
+
+/**
+ * The native front ends' counters, read from the live sessions' handles at each scrape (plus
+ * what ended sessions left): `gateway_native_decoded_samples_total{format}`,
+ * `gateway_native_packets_total{format, result="decoded"|"rejected"}` (Opus formats),
+ * `gateway_native_dropped_samples_total{format}`. One read per scrape serves the three.
+ */
+function registerNativeCounters(registry: Registry, native: () => ReadonlyMap<string, FrontEndCounters>): void {
+  let scraped: ReadonlyMap<string, FrontEndCounters> | null = null;
+  const read = (): ReadonlyMap<string, FrontEndCounters> => (scraped ??= native());
+  new Counter({
+    name: 'gateway_native_decoded_samples_total',
+    help: '16 kHz samples the native front ends of WebSocket sessions produced (decoded and resampled), by the format sessions opened with',
+    labelNames: ['format'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [format, counters] of read()) this.inc({ format }, counters.decodedSamples);
+    },
+  });
+  new Counter({
+    name: 'gateway_native_packets_total',
+    help: 'Opus packets the native front ends decoded or rejected, by format and result',
+    labelNames: ['format', 'result'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [format, counters] of read()) {
+        if (counters.packetsDecoded + counters.packetsRejected === 0) continue;
+        this.inc({ format, result: 'decoded' }, counters.packetsDecoded);
+        this.inc({ format, result: 'rejected' }, counters.packetsRejected);
+      }
+    },
+  });
+  new Counter({
+    name: 'gateway_native_dropped_samples_total',
+    help: 'Samples dropped by the native front ends (audio buffer full) or the Silero VAD queue, by format',
+    labelNames: ['format'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [format, counters] of read()) this.inc({ format }, counters.droppedSamples);
+      scraped = null;
+    },
+  });
 }

@@ -57,7 +57,7 @@ import { closeReason, errorMessage, toApiError } from './session-errors.js';
 import { SessionFlow } from './session-flow.js';
 import { SessionStats } from './session-stats.js';
 import { SessionTranscript } from './session-transcript.js';
-import type { SessionDeps } from './session-types.js';
+import { type FrontEndCounters, type SessionDeps, zeroFrontEndCounters } from './session-types.js';
 import type { CutPiece } from './turn-cutter.js';
 import { parseCommand, MAX_COMMAND_BYTES } from './ws-command-parser.js';
 import { RateWindow } from './ws-limits.js';
@@ -78,6 +78,8 @@ export class StreamSession {
   /** De-interleaving and 8 kHz decoding; null while the audio goes to the one front end as is. */
   private input: StreamInput | null;
   private format: StreamFormat;
+  /** The format the session opened with (a `format` command may change `format` later); metrics label by it. */
+  readonly openedFormat: StreamFormat;
   private inputProblemReported = false;
   private readonly overlaps: OverlapTracker | null;
   private readonly rate: RateWindow;
@@ -90,6 +92,8 @@ export class StreamSession {
   /** Caption cues sent so far, and where the last one ended (stream ms). */
   private captionCues = 0;
   private lastCueEndMs: number | null = null;
+  /** The native counters when the front ends closed (set once, at completion). */
+  private countersAtClose: FrontEndCounters | null = null;
 
   private lastClientMessageAt = performance.now();
 
@@ -117,6 +121,7 @@ export class StreamSession {
     this.flow = new SessionFlow(streaming.lagWarningMs);
     const count = settings.channels;
     this.format = settings.format;
+    this.openedFormat = settings.format;
     this.input = isPassthrough(settings.format, count) ? null : new StreamInput(settings.format, count);
     this.transcript = new SessionTranscript(count > 1);
     this.overlaps = count > 1 ? new OverlapTracker(count) : null;
@@ -743,6 +748,7 @@ export class StreamSession {
       this.sink.close(this.closeAfterFinal.code, this.closeAfterFinal.reason);
     }
     const audioSeconds = this.writePosition / 16_000;
+    this.countersAtClose = this.frontEndCounters();
     for (const channel of this.channels) {
       channel.silero?.stream.close();
       channel.frontEnd.close();
@@ -760,6 +766,23 @@ export class StreamSession {
       endReason,
       stats,
     });
+  }
+
+  /**
+   * The native front ends' counters (all channels). Live until the session completes; from then on
+   * their values when the front ends closed (a closed handle reads nothing).
+   */
+  frontEndCounters(): FrontEndCounters {
+    if (this.countersAtClose !== null) return this.countersAtClose;
+    const counters = zeroFrontEndCounters();
+    for (const { frontEnd, silero } of this.channels) {
+      if (frontEnd.closed) continue;
+      counters.decodedSamples += frontEnd.writePosition;
+      counters.packetsDecoded += frontEnd.packetsDecoded;
+      counters.packetsRejected += frontEnd.packetsRejected;
+      counters.droppedSamples += frontEnd.droppedTotal + (silero?.droppedSamples ?? 0);
+    }
+    return counters;
   }
 
   stats(): SessionStatsMessage {

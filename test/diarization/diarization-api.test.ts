@@ -14,7 +14,7 @@ import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 /** Two held-out speaker groups (neither trained nor tuned on), eight alternating turns. */
 const GROUPS = ['091', '120'];
 const MODELS_DIR = join(REPO_ROOT, 'models');
-const LIMITS = { MODELS_DIR, RATE_LIMIT_PER_MINUTE: '100000', JOB_SUBMISSIONS_PER_HOUR: '1000', MAX_CONCURRENT_JOBS: '20' };
+const LIMITS = { MODELS_DIR, METRICS_ENABLED: 'true', RATE_LIMIT_PER_MINUTE: '100000', JOB_SUBMISSIONS_PER_HOUR: '1000', MAX_CONCURRENT_JOBS: '20' };
 
 let gw: TestGateway;
 let failing: TestGateway;
@@ -125,6 +125,24 @@ describe('diarization on the job API', () => {
     expect(transcript.text).toBe(plain.transcript.text);
     expect(transcript.segments.map((s: { speaker: unknown }) => s.speaker)).toEqual(plain.transcript.segments.map(() => null));
     expect(transcript.segments.map(({ speaker: _s, ...rest }: { speaker: unknown }) => rest)).toEqual(plain.transcript.segments);
+  });
+
+  it('exports each diarization by backend and outcome, with its time, audio and speakers', async () => {
+    /** The sample of `name` with these labels (in any order), or null. */
+    const metric = async (gateway: TestGateway, name: string, labels: Record<string, string>): Promise<number | null> => {
+      const exposition = await (await fetch(gateway.metricsUrl!)).text();
+      const found = exposition.split('\n').find((l) => l.startsWith(`${name}{`) && Object.entries(labels).every(([k, v]) => l.includes(`${k}="${v}"`)));
+      return found === undefined ? null : Number(found.slice(found.lastIndexOf(' ') + 1));
+    };
+    // The tests above ran on `gw`: the two-speaker file and min=max=1 with backend_a (default), min=3 with backend_b.
+    expect(await metric(gw, 'gateway_diarization_runs_total', { backend: 'backend_a', outcome: 'ok' })).toBeGreaterThanOrEqual(2);
+    expect(await metric(gw, 'gateway_diarization_runs_total', { backend: 'backend_b', outcome: 'ok' })).toBeGreaterThanOrEqual(1);
+    expect(await metric(gw, 'gateway_diarization_seconds_count', { backend: 'backend_b' })).toBeGreaterThanOrEqual(1);
+    expect(await metric(gw, 'gateway_diarization_audio_seconds_total', { backend: 'backend_b' })).toBeCloseTo(conversation.pcm.length / 16_000, 0);
+    // The min=3 run found several speakers: backend_b's one file is not in the one-speaker bucket.
+    expect(await metric(gw, 'gateway_diarization_speakers_bucket', { le: '1', backend: 'backend_b' })).toBe(0);
+    expect(await metric(failing, 'gateway_diarization_runs_total', { backend: 'backend_a', outcome: 'timeout' })).toBe(1);
+    expect(await metric(failing, 'gateway_diarization_runs_total', { backend: 'backend_a', outcome: 'ok' })).toBeNull();
   });
 
   it('without diarize, segments have no speaker field and the transcript no speakers or warnings', async () => {

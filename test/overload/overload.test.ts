@@ -104,12 +104,40 @@ describe('a fixed session cap and the job queue bound', () => {
     expect(sample(exposition, 'gateway_ws_session_duration_seconds_count', { code: '1000' })).toBe(3);
     expect(sample(exposition, 'gateway_ws_closes_total', { code: '1013' })).toBe(1);
     expect(sample(exposition, 'gateway_job_queue_depth')).toBe(0);
+    // Two sessions of 3 s of 16 kHz PCM (and one without audio) through the native front ends.
+    expect(sample(exposition, 'gateway_native_decoded_samples_total', { format: 'pcm_s16le' })).toBe(2 * 48_000);
+    expect(sample(exposition, 'gateway_native_dropped_samples_total', { format: 'pcm_s16le' })).toBe(0);
     if (spawnSync('promtool', ['--version']).status === 0 || process.env['CI']) {
       const result = spawnSync('promtool', ['check', 'metrics'], { input: exposition, encoding: 'utf8' });
       expect(result.stdout + result.stderr).toBe('');
       expect(result.status).toBe(0);
     }
   });
+});
+
+describe('native front-end counters', () => {
+  const suite = useTestGateway({ METRICS_ENABLED: 'true' });
+
+  it('are read from the live sessions at each scrape, and kept when they end', async () => {
+    const read = async (name: string, labels: Record<string, string>): Promise<number> =>
+      sample(await (await fetch(suite.gw.metricsUrl!)).text(), name, labels) ?? 0;
+    const opus = readFileSync(audioFixture('speech-am.webm'));
+    const client = await connectReady(wsUrl(suite.gw.url, { format: 'webm_opus' }), bearer(suite.key));
+    for (const part of chunks(opus, 4096)) client.send(part);
+    // Scraped while the session is open: the samples and packets decoded so far.
+    let live = 0;
+    for (let i = 0; i < 100 && live < 16_000; i++) {
+      live = await read('gateway_native_decoded_samples_total', { format: 'webm_opus' });
+      if (live < 16_000) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(live).toBeGreaterThanOrEqual(16_000);
+    expect(await read('gateway_native_packets_total', { format: 'webm_opus', result: 'decoded' })).toBeGreaterThan(50);
+    client.send('END');
+    await client.closed;
+    const ended = await read('gateway_native_decoded_samples_total', { format: 'webm_opus' });
+    expect(ended).toBeGreaterThanOrEqual(live);
+    expect(await read('gateway_native_packets_total', { format: 'webm_opus', result: 'rejected' })).toBe(0);
+  }, 60_000);
 });
 
 describe('the measured capacity estimate', () => {

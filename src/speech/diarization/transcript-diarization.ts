@@ -1,5 +1,5 @@
 import type { Segment } from '../../platform/db/job-records.js';
-import type { DiarizedAudio } from './diarization-thread.js';
+import { DiarizationError, type DiarizedAudio } from './diarization-thread.js';
 import type { DiarizationBackend, DiarizationOptions, SpeechSpan } from './diarize.js';
 import { typeSegments } from './segment-typing.js';
 import { assignSpeakers, type AssignableWord, type SpeakerSummary, speakerLabel } from './speaker-assignment.js';
@@ -37,8 +37,13 @@ export type Diarizer = (
   speech?: Promise<readonly SpeechSpan[] | null>,
 ) => Promise<DiarizedAudio>;
 
+/** How a requested diarization ended: speakers found, failed, ran past its time limit, or not run (a file over MAX_DIARIZATION_SECONDS). */
+export type DiarizationOutcome = 'ok' | 'failed' | 'timeout' | 'too_long';
+
 /** What diarizing a file's audio gave: the diarizer's answer, or the warning saying why there are no speakers. */
-export type AudioDiarization = { readonly audio: DiarizedAudio; readonly warning: null } | { readonly audio: null; readonly warning: string };
+export type AudioDiarization =
+  | { readonly audio: DiarizedAudio; readonly warning: null; readonly outcome: 'ok' }
+  | { readonly audio: null; readonly warning: string; readonly outcome: Exclude<DiarizationOutcome, 'ok'> };
 
 /**
  * Diarizes a transcribed file and puts the speakers onto its segments: diarizeAudio, then
@@ -75,19 +80,21 @@ export async function diarizeAudio(
     return {
       audio: null,
       warning: `Speaker diarization takes at most ${MAX_DIARIZATION_SECONDS / 3600} hours of audio. The transcript has no speaker labels.`,
+      outcome: 'too_long',
     };
   }
   try {
     const options = { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers };
     if (speech instanceof Promise) {
       speech.catch(() => undefined); // an abort: the diarizer rejects with it
-      return { audio: await diarizer(pcm, options, signal, speech), warning: null };
+      return { audio: await diarizer(pcm, options, signal, speech), warning: null, outcome: 'ok' };
     }
-    return { audio: await diarizer(pcm, speech !== null ? { ...options, speech } : options, signal), warning: null };
+    return { audio: await diarizer(pcm, speech !== null ? { ...options, speech } : options, signal), warning: null, outcome: 'ok' };
   } catch (error) {
     if (signal.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
-    return { audio: null, warning: `${sentenceOf(reason)} The transcript has no speaker labels.` };
+    const outcome = error instanceof DiarizationError && error.timedOut ? 'timeout' : 'failed';
+    return { audio: null, warning: `${sentenceOf(reason)} The transcript has no speaker labels.`, outcome };
   }
 }
 

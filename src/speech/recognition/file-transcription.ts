@@ -23,6 +23,7 @@ import {
 } from '../diarization/transcript-diarization.js';
 import { PcmReadAhead } from './pcm-read-ahead.js';
 import type { SpeechSpan } from '../diarization/diarize.js';
+import type { DiarizationEvent } from '../diarization/diarization-metrics.js';
 
 export interface FileTranscriptionProgress {
   readonly doneSegments: number;
@@ -79,6 +80,8 @@ export interface FileTranscriptionParts {
    * alone then). Rejects only with the signal's reason. Absent: the energy gate alone.
    */
   readonly speechSpans?: (pcm: Float32Array, signal: AbortSignal) => Promise<readonly SpeechSpan[] | null>;
+  /** Told how each requested diarization ended (metrics); not for aborted ones. */
+  readonly onDiarized?: (event: DiarizationEvent) => void;
   recognizerFor(model: string): CtcRecognizer;
   detectLanguage(pcm: Float32Array, signal: AbortSignal): Promise<LanguageDetection>;
 }
@@ -143,7 +146,7 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
         if (!parts.diarize) throw new Error('file transcription: diarization requested without a diarizer');
         const ahead = new PcmReadAhead(pcm, probe.durationSeconds, MAX_DIARIZATION_SECONDS * PCM_SAMPLE_RATE);
         pcm = ahead.stream();
-        diarizing = startDiarization(ahead.complete, request.diarization, parts.diarize, parts.speechSpans, signal);
+        diarizing = startDiarization(ahead.complete, request.diarization, { ...parts, diarize: parts.diarize }, signal);
       }
       let transcribed: Awaited<ReturnType<typeof transcribeAll>>;
       try {
@@ -221,10 +224,10 @@ interface RunningDiarization {
 function startDiarization(
   samples: Promise<Float32Array | null>,
   request: DiarizationRequest,
-  diarizer: Diarizer,
-  speechSpans: FileTranscriptionParts['speechSpans'],
+  parts: Pick<FileTranscriptionParts, 'speechSpans' | 'onDiarized'> & { readonly diarize: Diarizer },
   signal: AbortSignal,
 ): RunningDiarization {
+  const { diarize: diarizer, speechSpans } = parts;
   const controller = new AbortController();
   const onAbort = (): void => controller.abort(signal.reason);
   if (signal.aborted) onAbort();
@@ -235,7 +238,16 @@ function startDiarization(
     controller.signal.throwIfAborted();
     // The spans (the shared VAD's thread) and the diarization thread's typing run at the same time.
     const speech = pcm !== null && speechSpans ? speechSpans(pcm, controller.signal) : null;
-    return diarizeAudio(pcm, request, diarizer, controller.signal, speech);
+    const startedAt = performance.now();
+    const diarized = await diarizeAudio(pcm, request, diarizer, controller.signal, speech);
+    parts.onDiarized?.({
+      backend: request.backend,
+      outcome: diarized.outcome,
+      seconds: (performance.now() - startedAt) / 1000,
+      audioSeconds: pcm === null ? 0 : pcm.length / PCM_SAMPLE_RATE,
+      speakers: diarized.audio === null ? null : new Set(diarized.audio.turns.map((turn) => turn.speaker)).size,
+    });
+    return diarized;
   })().finally(() => {
     settled = true;
     signal.removeEventListener('abort', onAbort);
