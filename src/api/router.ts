@@ -196,8 +196,8 @@ const EMPTY_OBJECT = { type: 'object' } as unknown as TSchema;
 
 /**
  * The longest request target (path and query) served: longer ones are 414. uWebSockets.js
- * v20.30 itself drops a request whose header block does not arrive in one read (from some
- * tens of kilobytes on, e.g. a 1 MB query string) before the router sees it.
+ * v20.30 itself resets a request whose header block does not arrive in one read (from 100-200 KB
+ * on loopback, e.g. a 1 MB query string) before the router sees it (README, "Validation").
  */
 export const MAX_URL_BYTES = 8192;
 
