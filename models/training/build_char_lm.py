@@ -149,7 +149,9 @@ def adjusted_counts(grams, B, order):
     return out
 
 
-def build(seq, symbols, B, order, min_counts, smoothing="wb"):
+def build(seq, symbols, B, order, min_counts, smoothing="wb", prune_from=3):
+    """Interpolated model of `seq`, pruned by count from order `prune_from` up (3: characters keep
+    every bigram; the word LM prunes bigrams too)."""
     mask = lambda n: np.uint64((1 << (B * n)) - 1)  # noqa: E731
     Bu = np.uint64(B)
     grams = pack(seq, B, order)
@@ -196,7 +198,7 @@ def build(seq, symbols, B, order, min_counts, smoothing="wb"):
     kept = []  # (keys, probs, bows)
     for n in range(1, order + 1):
         keys, p, counts = interp[n - 1]
-        if n > 2:
+        if n >= prune_from:
             keep = counts >= min_counts[n - 1]
             keys, p = keys[keep], p[keep]
         kept.append([keys, p, np.ones(len(keys))])

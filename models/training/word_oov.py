@@ -1,5 +1,7 @@
 #!/usr/bin/python3
-"""Why no word-level Amharic LM: out-of-vocabulary rate of the speaker-held-out ALFFA transcripts
+"""The argument once given for no word-level Amharic LM (since issue 14 word and morpheme LMs are
+built and measured in decoding: build_word_lm.py, measure_word_lm.sh, models/lm/README.md):
+out-of-vocabulary rate of the speaker-held-out ALFFA transcripts
 against the ENH news words (normalised as the acoustic targets), and the share of one-letter
 morpheme tokens that ALFFA splits off (የ, በ, ለ ...) and news text writes attached.
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { writeTestWordLm } from '../../../test/helpers/word-lm-file.js';
 import { buildCharNgramLm } from './lm/char-ngram-builder.js';
 import { CharNgramLm } from './lm/char-ngram-lm.js';
+import { WordNgramLm } from './lm/word-ngram-lm.js';
 import { alignTokens, CtcBeamDecoder } from './ctc-beam-decoder.js';
 import { CtcGreedyDecoder } from './ctc-greedy-decoder.js';
 import type { CtcScores } from './ctc-types.js';
@@ -165,5 +167,72 @@ describe('CtcBeamDecoder', () => {
       [0, 2],
       [3, 4],
     ]);
+  });
+});
+
+// Word LM: vocabulary ሰላም, ነው; p(ሰላም | <s>) 0.7, p(<unk> | <s>) 0.05, p(ነው | ሰላም) 0.6, p(<unk> | ሰላም) 0.02.
+const wordLm = WordNgramLm.fromBytes(
+  writeTestWordLm(
+    ['ሰላም', 'ነው'],
+    [
+      { words: ['<unk>'], logProb: Math.log(0.1) },
+      { words: ['<s>'], logProb: -99, logBow: Math.log(0.5) },
+      { words: ['</s>'], logProb: Math.log(0.3) },
+      { words: ['ሰላም'], logProb: Math.log(0.4), logBow: Math.log(0.2) },
+      { words: ['ነው'], logProb: Math.log(0.2) },
+      { words: ['<s>', 'ሰላም'], logProb: Math.log(0.7) },
+      { words: ['ሰላም', 'ነው'], logProb: Math.log(0.6) },
+      { words: ['ሰላም', '</s>'], logProb: Math.log(0.3) },
+    ],
+  ),
+);
+const repeat = (text: string, n: number): string[] => Array.from({ length: n }, () => text);
+
+describe('CtcBeamDecoder word fusion', () => {
+  // ም and ሞ tie for the character LM; the acoustics lean to ሞ.
+  const evenLm = CharNgramLm.fromBytes(buildCharNgramLm([...repeat('ሰላም ነው', 5), ...repeat('ሰላሞ ነው', 5)], { order: 4, minCharCount: 1 }).bytes);
+
+  it('adds nothing with weight 0 and no bonus: the same text as the character LM alone', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const scores = randomPeaky(seed, 50);
+      const char = new CtcBeamDecoder(vocabulary, { beamWidth: 8, lm: { model: lm, alpha: 0.7, beta: 1 } }).decode(scores);
+      const fused = new CtcBeamDecoder(vocabulary, { beamWidth: 8, lm: { model: lm, alpha: 0.7, beta: 1, word: { model: wordLm, weight: 0, mode: 'add' } } });
+      expect(fused.decode(scores).text).toBe(char.text);
+    }
+  });
+
+  it('lets the word LM pick the in-vocabulary word at a delimiter and at the end', () => {
+    const atEnd = frames([{ ሰ: 0.95 }, { '<blank>': 0.95 }, { ላ: 0.95 }, { '<blank>': 0.95 }, { ሞ: 0.5, ም: 0.45 }, { '<blank>': 0.95 }]);
+    const midway = frames([{ ሰ: 0.95 }, { ላ: 0.95 }, { ሞ: 0.5, ም: 0.45 }, { '|': 0.95 }, { ነ: 0.95 }, { ው: 0.95 }]);
+    const charOnly = new CtcBeamDecoder(vocabulary, { beamWidth: 8, lm: { model: evenLm, alpha: 1, beta: 0 } });
+    expect(charOnly.decode(atEnd).text).toBe('ሰላሞ');
+    expect(charOnly.decode(midway).text).toBe('ሰላሞ ነው');
+    for (const mode of ['add', 'replace'] as const) {
+      const fused = new CtcBeamDecoder(vocabulary, { beamWidth: 8, lm: { model: evenLm, alpha: 1, beta: 0, word: { model: wordLm, weight: 1, mode } } });
+      expect(fused.decode(atEnd).text).toBe('ሰላም');
+      expect(fused.decode(midway).text).toBe('ሰላም ነው');
+    }
+  });
+
+  it('replace takes back the character score of in-vocabulary words, add keeps it', () => {
+    // The character LM strongly prefers ሰላሞ (40:1), more than the word LM prefers ሰላም over <unk> (14:1).
+    const skewed = CharNgramLm.fromBytes(buildCharNgramLm([...repeat('ሰላሞ', 40), 'ሰላም'], { order: 4, minCharCount: 1 }).bytes);
+    const tied = frames([{ ሰ: 0.95 }, { '<blank>': 0.95 }, { ላ: 0.95 }, { '<blank>': 0.95 }, { ሞ: 0.47, ም: 0.47 }, { '<blank>': 0.95 }]);
+    const decode = (mode: 'add' | 'replace'): string =>
+      new CtcBeamDecoder(vocabulary, { beamWidth: 8, lm: { model: skewed, alpha: 1, beta: 0, word: { model: wordLm, weight: 1, mode } } }).decode(tied).text;
+    expect(decode('add')).toBe('ሰላሞ');
+    expect(decode('replace')).toBe('ሰላም');
+  });
+
+  it('charges a per-word bonus: a large penalty joins words, a large bonus splits them', () => {
+    const gap = frames([{ ሰ: 0.95 }, { ላ: 0.95 }, { ም: 0.95 }, { '|': 0.5, '<blank>': 0.45 }, { ነ: 0.95 }, { ው: 0.95 }]);
+    const decode = (bonus: number): string =>
+      new CtcBeamDecoder(vocabulary, { beamWidth: 8, lm: { model: evenLm, alpha: 0, beta: 0, word: { model: wordLm, weight: 0, mode: 'add', bonus } } }).decode(
+        gap,
+      ).text;
+    expect(decode(0)).toBe('ሰላም ነው');
+    expect(decode(-5)).toBe('ሰላምነው');
+    // A large bonus buys a delimiter even where the acoustics put a letter.
+    expect(decode(5).split(' ').length).toBeGreaterThan(2);
   });
 });

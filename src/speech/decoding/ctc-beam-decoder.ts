@@ -8,6 +8,16 @@
  * delimiter is a space (LM-transparent when the LM has no space symbol: a letters-only LM); marks the LM does not know (punctuation for a no-punctuation LM) and
  * `<unk>`-style specials cost nothing in the LM and leave its context unchanged.
  *
+ * Word fusion (optional `lm.word`, a word n-gram LM with an open vocabulary): a word ends at a word
+ * delimiter (and at the end of the utterance); its letters since the previous delimiter are looked
+ * up and `weight` x ln P_word(word | previous words) is added (`<unk>` for a word outside the
+ * vocabulary), plus `bonus` per word. Mode `add` keeps the character LM over every letter (log-linear
+ * combination: the character LM scores the spelling, the word LM the word sequence). Mode `replace`
+ * is a word LM with a character fallback: inside a word the character LM is the look-ahead, and at
+ * the word's end its character score is taken back when the word is in the vocabulary, so an
+ * in-vocabulary word costs ln P_word(w | h) and an unknown one ln P_word(<unk> | h) plus its
+ * character spelling (weights: `alpha` for characters, `weight` for words).
+ *
  * Pruning, per frame: only tokens with ln p >= `tokenMinLogProb` (plus the prefix's own last token,
  * for its repeat) are tried, at most `maxCandidates` of them; prefixes more than `beamPruneLogProb`
  * below the best are dropped before the top `beamWidth` are kept.
@@ -22,13 +32,62 @@
  */
 import type { CharNgramLm } from './lm/char-ngram-lm.js';
 import { BOS, EOS, UNK } from './lm/char-ngram-lm.js';
+import type { WordNgramLm } from './lm/word-ngram-lm.js';
+import { WORD_BOS, WORD_EOS, WORD_UNK } from './lm/word-ngram-lm.js';
 import { buildHypothesis } from './ctc-greedy-decoder.js';
 import type { CtcDecoder, CtcHypothesis, CtcScores, CtcToken, CtcVocabulary } from './ctc-types.js';
+
+export interface BeamWordLm {
+  readonly model: WordNgramLm;
+  /** Weight of ln P_word at each word end. */
+  readonly weight: number;
+  /** `add`: character LM over every letter plus the word LM; `replace`: word LM with a character fallback. */
+  readonly mode: 'add' | 'replace';
+  /** Added per completed word. Default 0. */
+  readonly bonus?: number;
+}
 
 export interface BeamLm {
   readonly model: CharNgramLm;
   readonly alpha: number;
   readonly beta: number;
+  /** Word-level fusion on top of the character LM; see the module comment. */
+  readonly word?: BeamWordLm | null;
+}
+
+/** A prefix's word-LM state (word fusion only). */
+interface WordState {
+  /** Last order-1 word ids, oldest first. */
+  readonly context: readonly number[];
+  /** Letters since the last word delimiter. */
+  readonly partial: string;
+  /** Sum of ln P_word over the completed words. */
+  readonly score: number;
+  /** Completed words. */
+  readonly count: number;
+  /** Character-LM score of the completed in-vocabulary words (taken back in `replace` mode). */
+  readonly replaced: number;
+  /** The prefix's character-LM score where the current word began. */
+  readonly charAtStart: number;
+}
+
+const ROOT_WORDS: WordState = { context: [WORD_BOS], partial: '', score: 0, count: 0, replaced: 0, charAtStart: 0 };
+
+/** The word state after completing the current word (at a word delimiter or the end of the utterance). */
+function completeWord(lm: BeamWordLm, state: WordState, charScore: number): WordState {
+  if (state.partial === '') return state.charAtStart === charScore ? state : { ...state, charAtStart: charScore };
+  const id = lm.model.id(state.partial);
+  const lp = lm.model.logProb(state.context, id);
+  const keep = lm.model.order - 1;
+  const context = keep === 0 ? [] : [...state.context, id].slice(-keep);
+  return {
+    context,
+    partial: '',
+    score: state.score + lp,
+    count: state.count + 1,
+    replaced: id !== WORD_UNK && lm.mode === 'replace' ? state.replaced + charScore - state.charAtStart : state.replaced,
+    charAtStart: charScore,
+  };
 }
 
 export interface BeamSearchOptions {
@@ -73,6 +132,8 @@ class Prefix {
     readonly lmContext: readonly number[],
     /** Sum of ln P_lm over the prefix's symbols. */
     readonly lmScore: number,
+    /** Word-LM state (null without word fusion). */
+    readonly words: WordState | null = null,
   ) {}
 
   get key(): number {
@@ -114,8 +175,20 @@ function logSoftmax(data: Float32Array, offset: number, size: number, out: Float
   for (let v = 0; v < size; v++) out[v] = data[offset + v]! - norm;
 }
 
+/** Per token for word fusion: null (no effect on words), '' (word delimiter) or its letters. */
+function mapWordTokens(vocabulary: CtcVocabulary): (string | null)[] {
+  return vocabulary.tokens.map((token, id) => {
+    if (id === vocabulary.blankId) return null;
+    if (token === vocabulary.wordDelimiter || token.trim() === '') return '';
+    if (/^<[^<>]+>$|^\[[^[\]]+\]$/.test(token)) return null;
+    const letters = [...token].filter((ch) => /[\p{L}\p{M}\p{Nd}]/u.test(ch)).join('');
+    return letters === '' ? null : letters;
+  });
+}
+
 export class CtcBeamDecoder implements CtcDecoder {
   private readonly tokenSymbols: (number[] | null)[] | null;
+  private readonly wordTokens: (string | null)[] | null;
   private readonly space: number;
   readonly options: Required<Omit<BeamSearchOptions, 'lm'>> & { lm: BeamLm | null };
 
@@ -133,13 +206,14 @@ export class CtcBeamDecoder implements CtcDecoder {
     };
     this.tokenSymbols = this.options.lm ? mapTokens(vocabulary, this.options.lm.model) : null;
     this.space = this.options.lm ? this.options.lm.model.symbol(' ') : UNK;
+    this.wordTokens = this.options.lm?.word ? mapWordTokens(vocabulary) : null;
   }
 
   decode(scores: CtcScores): CtcHypothesis {
     if (scores.vocabSize !== this.vocabulary.tokens.length) {
       throw new Error(`scores have ${scores.vocabSize} classes, vocabulary has ${this.vocabulary.tokens.length}`);
     }
-    const search = new BeamSearch(scores, this.vocabulary, this.options, this.tokenSymbols, this.space);
+    const search = new BeamSearch(scores, this.vocabulary, this.options, this.tokenSymbols, this.space, this.wordTokens);
     search.run();
     return buildHypothesis(alignTokens(search.bestLabels(), search.logProbs, scores.frames, scores.vocabSize, this.vocabulary.blankId), this.vocabulary);
   }
@@ -163,9 +237,10 @@ class BeamSearch {
     private readonly options: CtcBeamDecoder['options'],
     private readonly tokenSymbols: (number[] | null)[] | null,
     private readonly space: number,
+    private readonly wordTokens: (string | null)[] | null,
   ) {
     this.lmOrder = options.lm?.model.order ?? 1;
-    this.root = new Prefix(null, -1, 0, 0x811c9dc5, 0x12345678, [BOS], 0);
+    this.root = new Prefix(null, -1, 0, 0x811c9dc5, 0x12345678, [BOS], 0, wordTokens ? ROOT_WORDS : null);
     this.root.pb = 0;
     this.beam = [this.root];
     this.logProbs = new Float32Array(scores.frames * scores.vocabSize);
@@ -192,9 +267,35 @@ class BeamSearch {
       }
       context = ctx.length >= this.lmOrder ? ctx.slice(ctx.length - (this.lmOrder - 1)) : ctx;
     }
-    node = new Prefix(parent, token, parent.length + 1, h1, h2, context, lmScore);
+    let words = parent.words;
+    const wordLm = this.options.lm?.word;
+    if (words && wordLm) {
+      const letters = this.wordTokens![token];
+      if (letters === '') words = completeWord(wordLm, words, lmScore);
+      else if (letters) words = { ...words, partial: words.partial + letters };
+    }
+    node = new Prefix(parent, token, parent.length + 1, h1, h2, context, lmScore, words);
     this.index.set(key, node);
     return node;
+  }
+
+  /** The LM part of a prefix's score (without the end of the utterance). */
+  private fused(p: Prefix): number {
+    const lm = this.options.lm;
+    if (!lm) return 0;
+    const w = p.words;
+    if (!w || !lm.word) return lm.alpha * p.lmScore;
+    return lm.alpha * (p.lmScore - w.replaced) + lm.word.weight * w.score + (lm.word.bonus ?? 0) * w.count;
+  }
+
+  /** The LM part of a finished prefix's score: the last word and both end-of-sentence terms. */
+  private fusedAtEnd(p: Prefix): number {
+    const lm = this.options.lm!;
+    const charEnd = p.length > 0 ? lm.model.logProb(p.lmContext, EOS) : 0;
+    if (!p.words || !lm.word) return lm.alpha * (p.lmScore + charEnd);
+    const w = completeWord(lm.word, p.words, p.lmScore);
+    const wordEnd = p.length > 0 ? lm.word.model.logProb(w.context, WORD_EOS) : 0;
+    return lm.alpha * (p.lmScore + charEnd - w.replaced) + lm.word.weight * (w.score + wordEnd) + (lm.word.bonus ?? 0) * w.count;
   }
 
   private touch(p: Prefix): void {
@@ -211,7 +312,6 @@ class BeamSearch {
     const { vocabSize, data } = this.scores;
     const blank = this.vocabulary.blankId;
     const { beamWidth, tokenMinLogProb, maxCandidates, beamPruneLogProb } = this.options;
-    const alpha = this.options.lm?.alpha ?? 0;
     const beta = this.options.lm?.beta ?? 0;
     for (; this.t < this.scores.frames; this.t++) {
       const row = this.logProbs.subarray(this.t * vocabSize, (this.t + 1) * vocabSize);
@@ -249,7 +349,7 @@ class BeamSearch {
       for (const p of this.touched) {
         p.pb = p.nextPb;
         p.pnb = p.nextPnb;
-        p.score = logAdd(p.pb, p.pnb) + alpha * p.lmScore + beta * p.length;
+        p.score = logAdd(p.pb, p.pnb) + this.fused(p) + beta * p.length;
         if (p.score > best) best = p.score;
       }
       // Prefixes not touched this frame had no mass carried forward; only touched ones survive.
@@ -267,7 +367,7 @@ class BeamSearch {
     let bestScore = NEG;
     for (const p of this.beam) {
       let score = logAdd(p.pb, p.pnb);
-      if (lm) score += lm.alpha * (p.lmScore + (p.length > 0 ? lm.model.logProb(p.lmContext, EOS) : 0)) + lm.beta * p.length;
+      if (lm) score += this.fusedAtEnd(p) + lm.beta * p.length;
       if (score > bestScore) {
         bestScore = score;
         best = p;

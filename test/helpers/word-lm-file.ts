@@ -1,0 +1,69 @@
+/**
+ * Writes small HWLM files from explicit entries, for tests (the real files come from
+ * models/training/build_word_lm.py). Ids follow the file's rule: 0 <unk>, 1 <s>, 2 </s>, then the
+ * vocabulary in UTF-16 code-unit order.
+ */
+import { FIRST_WORD, WORD_LM_HEADER_BYTES, WORD_LM_MAGIC, WORD_LM_VERSION } from '../../src/speech/decoding/lm/word-ngram-lm.js';
+import { fnv1a } from '../../src/speech/decoding/lm/char-ngram-lm.js';
+
+/** One n-gram: its words (oldest first, by text or special name), ln p, ln backoff weight. */
+export interface TestEntry {
+  readonly words: readonly string[];
+  readonly logProb: number;
+  readonly logBow?: number;
+}
+
+const SPECIALS = ['<unk>', '<s>', '</s>'];
+const align4 = (n: number): number => (n + 3) & ~3;
+
+/** Every order-1 entry must be listed (one per special and vocabulary word). */
+export function writeTestWordLm(vocabulary: readonly string[], entries: readonly TestEntry[]): Uint8Array {
+  const vocab = [...vocabulary].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const idOf = new Map<string, number>([...SPECIALS.map((s, i) => [s, i] as const), ...vocab.map((w, i) => [w, i + FIRST_WORD] as const)]);
+  const words = vocab.length + FIRST_WORD;
+  const order = Math.max(...entries.map((e) => e.words.length));
+  const levels = Array.from({ length: order }, (_, n) =>
+    entries
+      .filter((e) => e.words.length === n + 1)
+      .map((e) => ({ ids: e.words.map((w) => idOf.get(w)!), e }))
+      .sort((a, b) => {
+        for (let i = 0; i < a.ids.length; i++) if (a.ids[i] !== b.ids[i]) return a.ids[i]! - b.ids[i]!;
+        return 0;
+      }),
+  );
+  if (levels[0]!.length !== words) throw new Error('every word needs an order-1 entry');
+  const units = vocab.join('');
+  let size = WORD_LM_HEADER_BYTES + 4 * (words + 1) + align4(2 * units.length);
+  levels.forEach((l, n) => (size += 8 * l.length + (n < order - 1 ? 8 * l.length + 4 : 0)));
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < 4; i++) bytes[i] = WORD_LM_MAGIC.charCodeAt(i);
+  view.setUint16(4, WORD_LM_VERSION, true);
+  view.setUint16(6, WORD_LM_HEADER_BYTES, true);
+  view.setUint32(8, order, true);
+  view.setUint32(12, words, true);
+  levels.forEach((l, n) => view.setUint32(24 + 4 * n, l.length, true));
+  let at = WORD_LM_HEADER_BYTES;
+  let offset = 0;
+  for (let w = 0; w <= words; w++, at += 4) {
+    view.setUint32(at, offset, true);
+    if (w >= FIRST_WORD && w < words) offset += vocab[w - FIRST_WORD]!.length;
+  }
+  for (let i = 0; i < units.length; i++) view.setUint16(at + 2 * i, units.charCodeAt(i), true);
+  at += align4(2 * units.length);
+  levels.forEach((level, n) => {
+    for (const { ids } of level) view.setUint32(at, ids[n]!, true), (at += 4);
+    for (const { e } of level) view.setFloat32(at, e.logProb, true), (at += 4);
+    if (n === order - 1) return;
+    for (const { e } of level) view.setFloat32(at, e.logBow ?? 0, true), (at += 4);
+    const children = levels[n + 1]!;
+    let child = 0;
+    for (const { ids } of level) {
+      view.setUint32(at, child, true), (at += 4);
+      while (child < children.length && children[child]!.ids.slice(0, -1).join() === ids.join()) child++;
+    }
+    view.setUint32(at, child, true), (at += 4);
+  });
+  view.setUint32(20, fnv1a(bytes.subarray(WORD_LM_HEADER_BYTES)), true);
+  return bytes;
+}
