@@ -271,6 +271,33 @@ def fnv1a(body):
     return int(subprocess.run(["node", "-e", js], input=body, capture_output=True, check=True).stdout)
 
 
+def kept_segments(lang, use, repeat):
+    """The segments of each used source (in source order) that pass the held-out rule: none shares
+    a 20-letter stretch of scoring text with a held-out sentence. Returns (segments by source,
+    report entries, segments excluded, number of held-out ids). Shared with build_word_lm.py."""
+    sources, held, held_ids = read_sources(lang)
+    by_source, report_sources, excluded = {}, [], 0
+    for name, path, licence, lines in sources:
+        if name not in use:
+            continue
+        kept = by_source.setdefault(name, [])
+        for line in lines:
+            if not line.strip():
+                continue
+            for seg in target_segments(line):
+                f = scoring(seg)
+                if len(f) >= STRETCH and any(f[i:i + STRETCH] in held for i in range(len(f) - STRETCH + 1)):
+                    excluded += 1
+                    continue
+                if len(f) < STRETCH and f in held:
+                    excluded += 1
+                    continue
+                kept.append(seg)
+        report_sources.append({"name": name, "file": f"<data>/{path}", "licence": licence, "segments": len(kept), "repeat": repeat.get(name, 1)})
+        print(f"{name}: {len(kept):,} segments", flush=True)
+    return by_source, report_sources, excluded, held_ids
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lang", default="am")
@@ -290,30 +317,13 @@ def main():
     min_counts += [min_counts[-1]] * (a.order - len(min_counts))
     for n in range(1, a.order):
         min_counts[n] = max(min_counts[n], min_counts[n - 1])
-    use = set(a.sources.split(","))
     repeat = {k: int(v) for k, v in (x.split("=") for x in a.repeat.split(",") if x)}
-    sources, held, held_ids = read_sources(a.lang)
-    segments, report_sources, excluded = [], [], 0
-    for name, path, licence, lines in sources:
-        if name not in use:
-            continue
-        n_seg = 0
-        for line in lines:
-            if not line.strip():
-                continue
-            for seg in target_segments(line):
-                f = scoring(seg)
-                if len(f) >= STRETCH and any(f[i:i + STRETCH] in held for i in range(len(f) - STRETCH + 1)):
-                    excluded += 1
-                    continue
-                if len(f) < STRETCH and f in held:
-                    excluded += 1
-                    continue
-                for _ in range(repeat.get(name, 1)):
-                    segments.append(seg.replace(" ", "") if a.no_spaces else seg)
-                n_seg += 1
-        report_sources.append({"name": name, "file": f"<data>/{path}", "licence": licence, "segments": n_seg, "repeat": repeat.get(name, 1)})
-        print(f"{name}: {n_seg:,} segments", flush=True)
+    by_source, report_sources, excluded, held_ids = kept_segments(a.lang, set(a.sources.split(",")), repeat)
+    segments = []
+    for name, kept in by_source.items():
+        for seg in kept:
+            for _ in range(repeat.get(name, 1)):
+                segments.append(seg.replace(" ", "") if a.no_spaces else seg)
     text = "\n".join(segments)
     chars = {}
     for ch in text:

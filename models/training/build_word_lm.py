@@ -37,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from alffa_segmenter import AlffaSegmenter  # noqa: E402
-from build_char_lm import STRETCH, build, fnv1a, read_sources, scoring, target_segments  # noqa: E402
+from build_char_lm import STRETCH, build, fnv1a, kept_segments  # noqa: E402
 
 UNK, BOS, EOS, FIRST = 0, 1, 2, 3
 
@@ -86,30 +86,9 @@ def main():
     min_counts += [min_counts[-1]] * (a.order - len(min_counts))
     for n in range(1, a.order):
         min_counts[n] = max(min_counts[n], min_counts[n - 1])
-    use = set(a.sources.split(","))
     repeat = {k: int(v) for k, v in (x.split("=") for x in a.repeat.split(",") if x)}
-    sources, held, held_ids = read_sources(a.lang)
-    by_source, report_sources, excluded = {name: [] for name, *_ in sources}, [], 0
-    for name, path, licence, lines in sources:
-        if name not in use:
-            continue
-        n_seg = 0
-        for line in lines:
-            if not line.strip():
-                continue
-            for seg in target_segments(line):
-                # The held-out rule of build_char_lm.py: no segment sharing a 20-letter stretch.
-                f = scoring(seg)
-                if len(f) >= STRETCH and any(f[i:i + STRETCH] in held for i in range(len(f) - STRETCH + 1)):
-                    excluded += 1
-                    continue
-                if len(f) < STRETCH and f in held:
-                    excluded += 1
-                    continue
-                by_source[name].append(seg.split())
-                n_seg += 1
-        report_sources.append({"name": name, "file": f"<data>/{path}", "licence": licence, "segments": n_seg, "repeat": repeat.get(name, 1)})
-        print(f"{name}: {n_seg:,} segments", flush=True)
+    kept, report_sources, excluded, held_ids = kept_segments(a.lang, set(a.sources.split(",")), repeat)
+    by_source = {name: [seg.split() for seg in segs] for name, segs in kept.items()}
     segmenter = None
     if a.segment_news:
         # News words split into ALFFA-style morphemes (alffa_segmenter.py), learnt from the ALFFA

@@ -21,6 +21,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { BackoffTrie, type TrieLevel } from './backoff-trie.js';
 
 export const LM_MAGIC = 'HNLM';
 export const LM_VERSION = 1;
@@ -44,11 +45,8 @@ export class LanguageModelFormatError extends Error {
 }
 
 /** One order's arrays; `bows` and `next` are null for the highest order. */
-export interface LmLevel {
+export interface LmLevel extends TrieLevel {
   readonly words: Uint16Array;
-  readonly probs: Float32Array;
-  readonly bows: Float32Array | null;
-  readonly next: Uint32Array | null;
 }
 
 export interface LmHeader {
@@ -106,7 +104,7 @@ export class CharNgramLm {
   readonly punctuation: boolean;
   /** Bytes held (the file). */
   readonly byteLength: number;
-  private readonly levels: LmLevel[];
+  private readonly trie: BackoffTrie;
   private readonly symbolOf = new Map<number, number>();
   private readonly alphabet: Uint32Array;
 
@@ -116,7 +114,7 @@ export class CharNgramLm {
     this.lowercase = (header.flags & FLAG_LOWERCASE) !== 0;
     this.punctuation = (header.flags & FLAG_PUNCTUATION) !== 0;
     this.alphabet = alphabet;
-    this.levels = levels;
+    this.trie = new BackoffTrie(levels, header.symbols, UNK);
     this.byteLength = byteLength;
     for (let s = FIRST_CHAR_SYMBOL; s < alphabet.length; s++) this.symbolOf.set(alphabet[s]!, s);
   }
@@ -178,54 +176,17 @@ export class CharNgramLm {
     return this.alphabet[symbol] ?? 0;
   }
 
-  /** Scratch for logProb: context suffix + word (single-threaded use). */
-  private readonly scratch = new Uint16Array(LM_MAX_ORDER);
-
-  /** Index of the child `target` of entry `index` at level `level` (0-based), or -1. */
-  private child(level: number, index: number, target: number): number {
-    const parent = this.levels[level]!.next!;
-    const words = this.levels[level + 1]!.words;
-    let lo = parent[index]!;
-    const end = parent[index + 1]!;
-    let hi = end;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (words[mid]! < target) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < end && words[lo] === target ? lo : -1;
-  }
-
   /**
    * ln p(word | context), context = the last symbols before word (oldest first; only the last
-   * order-1 are used). Backs off as described in the module comment: for each context suffix,
-   * longest first, one descent of the trie finds the context entry and then the n-gram.
+   * order-1 are used), backing off as the module comment says (backoff-trie.ts).
    */
   logProb(context: ArrayLike<number>, word: number): number {
-    if (word >= this.symbols) word = UNK;
-    const k = Math.min(context.length, this.order - 1);
-    const h = this.scratch;
-    for (let i = 0; i < k; i++) {
-      const s = context[context.length - k + i]!;
-      h[i] = s < this.symbols ? s : UNK;
-    }
-    let backoff = 0;
-    for (let start = 0; start < k; start++) {
-      // Descend h[start..k) to the context entry.
-      let index = h[start]!;
-      let level = 0;
-      for (let i = start + 1; i < k && index >= 0; i++, level++) index = this.child(level, index, h[i]!);
-      if (index < 0) continue; // context unseen: bow 1
-      const ngram = this.child(level, index, word);
-      if (ngram >= 0) return backoff + this.levels[level + 1]!.probs[ngram]!;
-      backoff += this.levels[level]!.bows![index]!;
-    }
-    return backoff + this.levels[0]!.probs[word]!;
+    return this.trie.logProb(context, word);
   }
 
   /** Entries per order (for reports). */
   counts(): number[] {
-    return this.levels.map((l) => l.words.length);
+    return this.trie.counts();
   }
 
   /** ln p of a whole sentence of symbols including </s>, starting after <s>. */

@@ -21,6 +21,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { BackoffTrie, type TrieLevel } from './backoff-trie.js';
 import { fnv1a, LanguageModelFormatError } from './char-ngram-lm.js';
 
 export const WORD_LM_MAGIC = 'HWLM';
@@ -32,11 +33,8 @@ export const WORD_BOS = 1;
 export const WORD_EOS = 2;
 export const FIRST_WORD = 3;
 
-interface Level {
+interface Level extends TrieLevel {
   readonly words: Uint32Array;
-  readonly probs: Float32Array;
-  readonly bows: Float32Array | null;
-  readonly next: Uint32Array | null;
 }
 
 export interface WordLmHeader {
@@ -75,16 +73,14 @@ export class WordNgramLm {
   readonly byteLength: number;
   private readonly offsets: Uint32Array;
   private readonly units: Uint16Array;
-  private readonly levels: Level[];
-  /** Scratch for logProb (single-threaded use). */
-  private readonly scratch = new Uint32Array(WORD_LM_MAX_ORDER);
+  private readonly trie: BackoffTrie;
 
   private constructor(header: WordLmHeader, offsets: Uint32Array, units: Uint16Array, levels: Level[], byteLength: number) {
     this.order = header.order;
     this.words = header.words;
     this.offsets = offsets;
     this.units = units;
-    this.levels = levels;
+    this.trie = new BackoffTrie(levels, header.words, WORD_UNK);
     this.byteLength = byteLength;
   }
 
@@ -192,45 +188,13 @@ export class WordNgramLm {
     return WORD_UNK;
   }
 
-  /** Index of the child `target` of entry `index` at level `level` (0-based), or -1. */
-  private child(level: number, index: number, target: number): number {
-    const parent = this.levels[level]!.next!;
-    const words = this.levels[level + 1]!.words;
-    let lo = parent[index]!;
-    const end = parent[index + 1]!;
-    let hi = end;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (words[mid]! < target) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < end && words[lo] === target ? lo : -1;
-  }
-
   /** ln p(word | context), context = the preceding word ids, oldest first (the last order-1 are used). */
   logProb(context: ArrayLike<number>, word: number): number {
-    if (word >= this.words) word = WORD_UNK;
-    const k = Math.min(context.length, this.order - 1);
-    const h = this.scratch;
-    for (let i = 0; i < k; i++) {
-      const s = context[context.length - k + i]!;
-      h[i] = s < this.words ? s : WORD_UNK;
-    }
-    let backoff = 0;
-    for (let start = 0; start < k; start++) {
-      let index = h[start]!;
-      let level = 0;
-      for (let i = start + 1; i < k && index >= 0; i++, level++) index = this.child(level, index, h[i]!);
-      if (index < 0) continue; // context unseen: bow 1
-      const ngram = this.child(level, index, word);
-      if (ngram >= 0) return backoff + this.levels[level + 1]!.probs[ngram]!;
-      backoff += this.levels[level]!.bows![index]!;
-    }
-    return backoff + this.levels[0]!.probs[word]!;
+    return this.trie.logProb(context, word);
   }
 
   /** Entries per order (for reports). */
   counts(): number[] {
-    return this.levels.map((l) => l.words.length);
+    return this.trie.counts();
   }
 }
