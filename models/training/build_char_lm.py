@@ -271,6 +271,30 @@ def fnv1a(body):
     return int(subprocess.run(["node", "-e", js], input=body, capture_output=True, check=True).stdout)
 
 
+ATTRIBUTION = "Built from the ENH Amharic news corpus (geezorg, CC0 1.0), ALFFA_PUBLIC Amharic transcripts (MIT), HornMT (Lesan AI, CC BY 4.0) and AfriSenti SemEval-2023 (CC BY 4.0). Redistribution must keep this attribution."
+
+
+def min_counts_for(text, order):
+    """--min-counts "a,b,...": one per order, the last repeated, never lower than the order below."""
+    counts = [int(x) for x in text.split(",")]
+    counts += [counts[-1]] * (order - len(counts))
+    for n in range(1, order):
+        counts[n] = max(counts[n], counts[n - 1])
+    return counts
+
+
+def repeats_for(text):
+    """--repeat "name=k,...": how many times each source's segments count."""
+    return {k: int(v) for k, v in (x.split("=") for x in text.split(",") if x)}
+
+
+def write_meta(out, meta):
+    """The .bin.json beside an LM file, and its report line."""
+    with open(out + ".json", "w", encoding="utf-8") as f:
+        f.write(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    print(json.dumps(meta["report"]), f"{meta['build_seconds']} s", flush=True)
+
+
 def kept_segments(lang, use, repeat):
     """The segments of each used source (in source order) that pass the held-out rule: none shares
     a 20-letter stretch of scoring text with a held-out sentence. Returns (segments by source,
@@ -313,11 +337,8 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     t0 = time.time()
-    min_counts = [int(x) for x in a.min_counts.split(",")]
-    min_counts += [min_counts[-1]] * (a.order - len(min_counts))
-    for n in range(1, a.order):
-        min_counts[n] = max(min_counts[n], min_counts[n - 1])
-    repeat = {k: int(v) for k, v in (x.split("=") for x in a.repeat.split(",") if x)}
+    min_counts = min_counts_for(a.min_counts, a.order)
+    repeat = repeats_for(a.repeat)
     by_source, report_sources, excluded, held_ids = kept_segments(a.lang, set(a.sources.split(",")), repeat)
     segments = []
     for name, kept in by_source.items():
@@ -368,11 +389,9 @@ def main():
                    "counts": [int(len(k[0])) for k in kept], "bytes": size},
         "command": "nice -n 5 /usr/bin/python3 models/training/build_char_lm.py " + " ".join(sys.argv[1:]),
         "build_seconds": round(time.time() - t0, 1),
-        "attribution": "Built from the ENH Amharic news corpus (geezorg, CC0 1.0), ALFFA_PUBLIC Amharic transcripts (MIT), HornMT (Lesan AI, CC BY 4.0) and AfriSenti SemEval-2023 (CC BY 4.0). Redistribution must keep this attribution.",
+        "attribution": ATTRIBUTION,
     }
-    with open(a.out + ".json", "w", encoding="utf-8") as f:
-        f.write(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
-    print(json.dumps(meta["report"]), f"{meta['build_seconds']} s", flush=True)
+    write_meta(a.out, meta)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from alffa_segmenter import AlffaSegmenter  # noqa: E402
-from build_char_lm import STRETCH, build, fnv1a, kept_segments  # noqa: E402
+from build_char_lm import ATTRIBUTION, STRETCH, build, fnv1a, kept_segments, min_counts_for, repeats_for, write_meta  # noqa: E402
 
 UNK, BOS, EOS, FIRST = 0, 1, 2, 3
 
@@ -82,11 +82,8 @@ def main():
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     t0 = time.time()
-    min_counts = [int(x) for x in a.min_counts.split(",")]
-    min_counts += [min_counts[-1]] * (a.order - len(min_counts))
-    for n in range(1, a.order):
-        min_counts[n] = max(min_counts[n], min_counts[n - 1])
-    repeat = {k: int(v) for k, v in (x.split("=") for x in a.repeat.split(",") if x)}
+    min_counts = min_counts_for(a.min_counts, a.order)
+    repeat = repeats_for(a.repeat)
     kept, report_sources, excluded, held_ids = kept_segments(a.lang, set(a.sources.split(",")), repeat)
     by_source = {name: [seg.split() for seg in segs] for name, segs in kept.items()}
     segmenter = None
@@ -147,11 +144,9 @@ def main():
         "report": {"segments": len(segments), "words": tokens, "counts": [int(len(k[0])) for k in kept], "bytes": len(data)},
         "command": "nice -n 10 /usr/bin/python3 models/training/build_word_lm.py " + " ".join(sys.argv[1:]),
         "build_seconds": round(time.time() - t0, 1),
-        "attribution": "Built from the ENH Amharic news corpus (geezorg, CC0 1.0), ALFFA_PUBLIC Amharic transcripts (MIT), HornMT (Lesan AI, CC BY 4.0) and AfriSenti SemEval-2023 (CC BY 4.0). Redistribution must keep this attribution.",
+        "attribution": ATTRIBUTION,
     }
-    with open(a.out + ".json", "w", encoding="utf-8") as f:
-        f.write(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
-    print(json.dumps(meta["report"]), f"{meta['build_seconds']} s", flush=True)
+    write_meta(a.out, meta)
 
 
 if __name__ == "__main__":

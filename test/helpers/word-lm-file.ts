@@ -67,3 +67,24 @@ export function writeTestWordLm(vocabulary: readonly string[], entries: readonly
   view.setUint32(20, fnv1a(bytes.subarray(WORD_LM_HEADER_BYTES)), true);
   return bytes;
 }
+
+/**
+ * The tests' bigram model, with consistent backoff weights:
+ *   unigrams <unk> 0.1, </s> 0.3, ሰላም 0.4, ነው 0.2;  p(ሰላም | <s>) 0.7;  p(ነው | ሰላም) 0.6, p(</s> | ሰላም) 0.3
+ *   bow(<s>) = (1 - 0.7) / (1 - 0.4) = 0.5,  bow(ሰላም) = (1 - 0.9) / (1 - 0.2 - 0.3) = 0.2
+ */
+export function salamBigramWordLm(): Uint8Array {
+  return writeTestWordLm(
+    ['ሰላም', 'ነው'],
+    [
+      { words: ['<unk>'], logProb: Math.log(0.1) },
+      { words: ['<s>'], logProb: -99, logBow: Math.log(0.5) },
+      { words: ['</s>'], logProb: Math.log(0.3) },
+      { words: ['ሰላም'], logProb: Math.log(0.4), logBow: Math.log(0.2) },
+      { words: ['ነው'], logProb: Math.log(0.2) },
+      { words: ['<s>', 'ሰላም'], logProb: Math.log(0.7) },
+      { words: ['ሰላም', 'ነው'], logProb: Math.log(0.6) },
+      { words: ['ሰላም', '</s>'], logProb: Math.log(0.3) },
+    ],
+  );
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { writeTestWordLm } from '../../../test/helpers/word-lm-file.js';
+import { salamBigramWordLm } from '../../../test/helpers/word-lm-file.js';
 import { buildCharNgramLm } from './lm/char-ngram-builder.js';
 import { CharNgramLm } from './lm/char-ngram-lm.js';
 import { WordNgramLm } from './lm/word-ngram-lm.js';
@@ -170,22 +170,8 @@ describe('CtcBeamDecoder', () => {
   });
 });
 
-// Word LM: vocabulary ሰላም, ነው; p(ሰላም | <s>) 0.7, p(<unk> | <s>) 0.05, p(ነው | ሰላም) 0.6, p(<unk> | ሰላም) 0.02.
-const wordLm = WordNgramLm.fromBytes(
-  writeTestWordLm(
-    ['ሰላም', 'ነው'],
-    [
-      { words: ['<unk>'], logProb: Math.log(0.1) },
-      { words: ['<s>'], logProb: -99, logBow: Math.log(0.5) },
-      { words: ['</s>'], logProb: Math.log(0.3) },
-      { words: ['ሰላም'], logProb: Math.log(0.4), logBow: Math.log(0.2) },
-      { words: ['ነው'], logProb: Math.log(0.2) },
-      { words: ['<s>', 'ሰላም'], logProb: Math.log(0.7) },
-      { words: ['ሰላም', 'ነው'], logProb: Math.log(0.6) },
-      { words: ['ሰላም', '</s>'], logProb: Math.log(0.3) },
-    ],
-  ),
-);
+// Word LM (test/helpers/word-lm-file.ts): vocabulary ሰላም, ነው; p(ሰላም | <s>) 0.7, p(<unk> | <s>) 0.05, p(ነው | ሰላም) 0.6, p(<unk> | ሰላም) 0.02.
+const wordLm = WordNgramLm.fromBytes(salamBigramWordLm());
 const repeat = (text: string, n: number): string[] => Array.from({ length: n }, () => text);
 
 describe('CtcBeamDecoder word fusion', () => {

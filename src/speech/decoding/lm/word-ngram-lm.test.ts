@@ -2,27 +2,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeTestWordLm } from '../../../../test/helpers/word-lm-file.js';
+import { salamBigramWordLm } from '../../../../test/helpers/word-lm-file.js';
 import { buildCharNgramLm } from './char-ngram-builder.js';
 import { fnv1a, LanguageModelFormatError } from './char-ngram-lm.js';
 import { readWordLmHeader, WORD_BOS, WORD_EOS, WORD_LM_HEADER_BYTES, WORD_UNK, WordNgramLm } from './word-ngram-lm.js';
 
-// A bigram model with consistent backoff weights:
-//   unigrams <unk> 0.1, </s> 0.3, ሰላም 0.4, ነው 0.2;  p(ሰላም | <s>) 0.7;  p(ነው | ሰላም) 0.6, p(</s> | ሰላም) 0.3
-//   bow(<s>) = (1 - 0.7) / (1 - 0.4) = 0.5,  bow(ሰላም) = (1 - 0.9) / (1 - 0.2 - 0.3) = 0.2
-const bytes = writeTestWordLm(
-  ['ሰላም', 'ነው'],
-  [
-    { words: ['<unk>'], logProb: Math.log(0.1) },
-    { words: ['<s>'], logProb: -99, logBow: Math.log(0.5) },
-    { words: ['</s>'], logProb: Math.log(0.3) },
-    { words: ['ሰላም'], logProb: Math.log(0.4), logBow: Math.log(0.2) },
-    { words: ['ነው'], logProb: Math.log(0.2) },
-    { words: ['<s>', 'ሰላም'], logProb: Math.log(0.7) },
-    { words: ['ሰላም', 'ነው'], logProb: Math.log(0.6) },
-    { words: ['ሰላም', '</s>'], logProb: Math.log(0.3) },
-  ],
-);
+// The bigram model of test/helpers/word-lm-file.ts (its comment gives every probability).
+const bytes = salamBigramWordLm();
 
 describe('WordNgramLm', () => {
   const lm = WordNgramLm.fromBytes(bytes);
