@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { diarize, energySpeechMask, fillPauses, mergeSmallClusters } from './diarize.js';
+import { diarize, energySpeechMask, fillPauses, mergeSimilarClusters, mergeSmallClusters } from './diarize.js';
 import { SPEAKER_FRAME_MS, speakerFrames } from './speaker-features.js';
 import { diarizationErrorRate } from './diarization-error-rate.js';
 import { clusterEmbeddings } from './speaker-clustering.js';
@@ -57,6 +57,28 @@ describe('fillPauses', () => {
     const labels = Int32Array.from([-1, 0, 0, -1, -1, 0, -1, -1, -1, -1, 1, -1, -1, -1, 2, -1]);
     fillPauses(labels, 3);
     expect(Array.from(labels)).toEqual([-1, 0, 0, 0, 0, 0, -1, -1, -1, -1, 1, 1, 1, 2, 2, -1]);
+  });
+});
+
+describe('mergeSimilarClusters', () => {
+  const unit = (...v: number[]) => {
+    const n = Math.hypot(...v);
+    return Float32Array.from(v, (x) => x / n);
+  };
+  // Clusters 0 and 2 are one direction split in two (centroids 0.98 alike); cluster 1 points away.
+  const embeddings = [unit(1, 0.1), unit(1, 0.2), unit(-1, 0.1), unit(-1, -0.1), unit(1, 0.3), unit(1, 0.4)];
+  const labels = [0, 0, 1, 1, 2, 2];
+
+  it('merges the most similar pair while it is over the similarity, renumbering by first appearance', () => {
+    expect(mergeSimilarClusters(embeddings, labels, 0.5, 1)).toEqual([0, 0, 1, 1, 0, 0]);
+    expect(mergeSimilarClusters(embeddings, [2, 2, 0, 0, 1, 1], 0.5, 1)).toEqual([0, 0, 1, 1, 0, 0]);
+  });
+
+  it('leaves clusters apart under the similarity and never goes below the minimum', () => {
+    expect(mergeSimilarClusters(embeddings, labels, 0.99, 1)).toEqual(labels);
+    expect(mergeSimilarClusters(embeddings, labels, -1, 2)).toEqual([0, 0, 1, 1, 0, 0]);
+    expect(mergeSimilarClusters(embeddings, labels, -1, 3)).toEqual(labels);
+    expect(mergeSimilarClusters(embeddings, labels, -1, 1)).toEqual([0, 0, 0, 0, 0, 0]);
   });
 });
 

@@ -1,4 +1,14 @@
-import { addInto, clusterEmbeddings, clusterInBlocks, dot, eigengapCount, normalize, numberByFirstAppearance, viterbi } from './speaker-clustering.js';
+import {
+  addInto,
+  clusterEmbeddings,
+  clusterInBlocks,
+  dot,
+  eigengapCount,
+  normalize,
+  numberByFirstAppearance,
+  spectralClusters,
+  viterbi,
+} from './speaker-clustering.js';
 import { MFCC_COEFFICIENTS, SPEAKER_FRAME_MS, speakerFrames, type SpeakerFrames } from './speaker-features.js';
 import { accumulateFrame, extractIvector, type IvectorExtractor } from './speaker-ivectors.js';
 import { symmetricEigen } from './speaker-linear-algebra.js';
@@ -38,7 +48,15 @@ export interface BackendParameters {
   readonly hopFrames: number;
   /** Cosine similarity below which two clusters stay apart. */
   readonly threshold: number;
-  /** Single-stage clustering up to this many windows; two-stage beyond. */
+  /**
+   * `spectral`: spectral clustering of a sample of at most `eigengapPoints` windows with the
+   * eigengap's count, every window to its nearest cluster centroid (linear in the length).
+   * `agglomerative` (before 2026-11-28; kept for comparison and for the threshold mode): the eigengap's
+   * count, then average-linkage clustering, in blocks of `blockSize` beyond it.
+   * Spectral needs `eigengapNeighbours`; without them the threshold decides, agglomeratively.
+   */
+  readonly clustering: 'spectral' | 'agglomerative';
+  /** Agglomerative clustering: single-stage up to this many windows; two-stage beyond. */
   readonly blockSize: number;
   /** Runs of a speaker shorter than this are given to their neighbours. */
   readonly minTurnFrames: number;
@@ -52,6 +70,12 @@ export interface BackendParameters {
   readonly eigengapPoints: number;
   /** Clusters holding fewer than this share of the windows join their nearest cluster (never below min_speakers). */
   readonly minClusterShare: number;
+  /**
+   * Spectral clustering with the count not given: two clusters whose centroids are more similar
+   * than this (cosine) are one speaker split in two and merge (never below min_speakers). On the
+   * file's principal directions different speakers' centroids point apart (about -1 for two).
+   */
+  readonly mergeSimilarity: number;
   /** Quiet stretches up to this long inside speech (pauses between words) take the speaker around them. */
   readonly pauseFrames: number;
   /** I-vector models: the file's principal directions of i-vectors kept (the speaker differences within the file). */
@@ -60,18 +84,18 @@ export interface BackendParameters {
 
 /**
  * Both: 3 s windows every 0.5 s, i-vectors on the file's 12 principal directions, the speaker
- * count by the eigengap (pruning auto-tuned per file), pauses up to 0.3 s bridged.
- * - backend_a (conversations, interviews): single-stage clustering up to 1,200 windows (about 10
- *   minutes of speech), two rounds of Viterbi re-segmentation, 0.3 s turns.
- * - backend_b (long-form, batch at scale): clustering in blocks of 300 windows, so time and memory
- *   grow linearly with the audio; one round of re-segmentation, 1 s turns.
+ * count by the eigengap (pruning auto-tuned per file) and spectral clustering of at most 200 of
+ * the windows, every window to its nearest cluster centroid (two stages, linear in the length),
+ * pauses up to 0.3 s bridged.
+ * - backend_a (conversations, interviews): two rounds of Viterbi re-segmentation, 0.3 s turns.
+ * - backend_b (long-form, batch at scale): one round of re-segmentation, 1 s turns.
  * Tuned on synthetic conversations of the development speaker groups (bench/diarization.ts
  * --tune; figures in docs/diarization.md).
  */
 /** Neighbour shares the eigengap count tries (the best ratio of share to gap wins). */
 const EIGENGAP_SHARES = [0.05, 0.1, 0.15, 0.2];
 
-/** What both backends share (the comment above); they differ in clustering blocks, re-segmentation and turn length. */
+/** What both backends share (the comment above); they differ in re-segmentation and turn length (and in blocks, when agglomerative). */
 const SHARED_PARAMETERS = {
   windowFrames: 150,
   hopFrames: 25,
@@ -80,8 +104,10 @@ const SHARED_PARAMETERS = {
   pauseFrames: 15,
   switchCost: 0.5,
   minClusterShare: 0.1,
+  mergeSimilarity: 0.5,
   eigengapNeighbours: EIGENGAP_SHARES,
   eigengapPoints: 200,
+  clustering: 'spectral',
 } as const;
 
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
@@ -97,7 +123,7 @@ const SPEECH_FLOOR_QUANTILE = 0.05;
  * Who spoke when, from 16 kHz mono PCM: an embedding per window (with the i-vector model: the
  * i-vector of the window's speech frames on the file's principal directions; with a linear
  * projection: projected MFCC means and deviations), the speaker count by the eigengap (or a
- * threshold) within the speaker bounds, cosine agglomerative clustering, Viterbi re-segmentation
+ * threshold) within the speaker bounds, spectral clustering (or cosine agglomerative), Viterbi re-segmentation
  * of the windows against the clusters' centroids, a label per speech frame from the windows
  * covering it, short pauses bridged and short runs merged into their neighbours.
  * Synchronous and CPU-bound: call it from a worker (the inference pool), not the event loop.
@@ -122,11 +148,18 @@ export function diarize(
   const maxClusters = Math.min(options.maxSpeakers ?? MAX_SPEAKERS, MAX_SPEAKERS, windows.length);
   const embeddings = windows.map((w) => w.embedding);
   let bounds = { threshold: parameters.threshold, minClusters: Math.min(options.minSpeakers ?? 1, maxClusters), maxClusters };
-  if (parameters.eigengapNeighbours.length > 0 && bounds.minClusters < bounds.maxClusters) {
-    const count = eigengapCount(embeddings, bounds, parameters.eigengapNeighbours, parameters.eigengapPoints);
-    bounds = { ...bounds, minClusters: count, maxClusters: count };
+  let labels: number[];
+  if (parameters.eigengapNeighbours.length > 0 && parameters.clustering === 'spectral') {
+    labels = spectralClusters(embeddings, bounds, parameters.eigengapNeighbours, parameters.eigengapPoints);
+    // The eigengap can split one speaker (short files above all); a given count stays as it is.
+    if (bounds.minClusters < bounds.maxClusters) labels = mergeSimilarClusters(embeddings, labels, parameters.mergeSimilarity, bounds.minClusters);
+  } else {
+    if (parameters.eigengapNeighbours.length > 0 && bounds.minClusters < bounds.maxClusters) {
+      const count = eigengapCount(embeddings, bounds, parameters.eigengapNeighbours, parameters.eigengapPoints);
+      bounds = { ...bounds, minClusters: count, maxClusters: count };
+    }
+    labels = windows.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
   }
-  let labels = windows.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
   labels = mergeSmallClusters(embeddings, labels, parameters.minClusterShare, Math.min(options.minSpeakers ?? 1, maxClusters));
   for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels, parameters.switchCost);
   const frameLabels = labelFrames(features.frames, speech, windows, labels);
@@ -346,37 +379,59 @@ function projectIvectors(raw: readonly RawIvector[], directions: Float64Array, r
  * `minClusters` clusters remain, is merged into the cluster whose centroid is most similar to its own.
  */
 export function mergeSmallClusters(embeddings: readonly Float32Array[], labels: readonly number[], minShare: number, minClusters: number): number[] {
-  const out = [...labels];
+  let out = numberByFirstAppearance(labels);
   for (;;) {
-    const sizes = new Map<number, number>();
-    for (const label of out) sizes.set(label, (sizes.get(label) ?? 0) + 1);
-    if (sizes.size <= Math.max(1, minClusters)) break;
-    let smallest = -1;
-    for (const [label, size] of sizes) if (smallest < 0 || size < sizes.get(smallest)!) smallest = label;
-    if (sizes.get(smallest)! >= minShare * out.length) break;
-    const centroids = new Map<number, Float32Array>();
-    out.forEach((label, i) => {
-      let c = centroids.get(label);
-      if (c === undefined) {
-        c = new Float32Array(embeddings[i]!.length);
-        centroids.set(label, c);
-      }
-      addInto(c, embeddings[i]!);
-    });
-    for (const c of centroids.values()) normalize(c);
+    const centroids = clusterCentroids(embeddings, out);
+    if (centroids.length <= Math.max(1, minClusters)) break;
+    const sizes = new Array<number>(centroids.length).fill(0);
+    for (const label of out) sizes[label]!++;
+    const smallest = sizes.indexOf(Math.min(...sizes));
+    if (sizes[smallest]! >= minShare * out.length) break;
     let target = -1;
     let top = Number.NEGATIVE_INFINITY;
-    for (const [label, c] of centroids) {
-      if (label === smallest) continue;
-      const s = dot(c, centroids.get(smallest)!);
+    centroids.forEach((c, label) => {
+      if (label === smallest) return;
+      const s = dot(c, centroids[smallest]!);
       if (s > top) {
         top = s;
         target = label;
       }
-    }
-    for (let i = 0; i < out.length; i++) if (out[i] === smallest) out[i] = target;
+    });
+    out = numberByFirstAppearance(out.map((label) => (label === smallest ? target : label)));
   }
-  return numberByFirstAppearance(out);
+  return out;
+}
+
+/** The most similar pair of clusters (cosine of their centroids), while over `minSimilarity` and more than `minClusters` remain, merges. */
+export function mergeSimilarClusters(embeddings: readonly Float32Array[], labels: readonly number[], minSimilarity: number, minClusters: number): number[] {
+  let out = numberByFirstAppearance(labels);
+  for (;;) {
+    const centroids = clusterCentroids(embeddings, out);
+    if (centroids.length <= Math.max(1, minClusters)) break;
+    let pair = [-1, -1];
+    let top = Number.NEGATIVE_INFINITY;
+    for (let a = 0; a < centroids.length; a++) {
+      for (let b = a + 1; b < centroids.length; b++) {
+        const s = dot(centroids[a]!, centroids[b]!);
+        if (s > top) {
+          top = s;
+          pair = [a, b];
+        }
+      }
+    }
+    if (top <= minSimilarity) break;
+    out = numberByFirstAppearance(out.map((label) => (label === pair[1] ? pair[0]! : label)));
+  }
+  return out;
+}
+
+/** Unit-length centroid of each cluster; `labels` numbered 0..k-1. */
+function clusterCentroids(embeddings: readonly Float32Array[], labels: readonly number[]): Float32Array[] {
+  let k = 0;
+  for (const label of labels) if (label + 1 > k) k = label + 1;
+  const centroids = Array.from({ length: k }, () => new Float32Array(embeddings[0]?.length ?? 0));
+  labels.forEach((label, i) => addInto(centroids[label]!, embeddings[i]!));
+  return centroids.map(normalize);
 }
 
 /**
@@ -385,12 +440,9 @@ export function mergeSmallClusters(embeddings: readonly Float32Array[], labels: 
  * (Viterbi, linear in the windows); empty clusters vanish; labels renumbered by first appearance.
  */
 function relabel(embeddings: readonly Float32Array[], labels: readonly number[], switchCost: number): number[] {
-  let k = 0;
-  for (const label of labels) if (label + 1 > k) k = label + 1;
+  const centroids = clusterCentroids(embeddings, labels);
+  const k = centroids.length;
   if (k <= 1) return [...labels];
-  const centroids = Array.from({ length: k }, () => new Float32Array(embeddings[0]!.length));
-  labels.forEach((label, i) => addInto(centroids[label]!, embeddings[i]!));
-  for (const c of centroids) normalize(c);
   const score = new Float64Array(embeddings.length * k);
   embeddings.forEach((e, i) => {
     centroids.forEach((c, j) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../test/helpers/seeded-random.js';
-import { eigengapCount, normalize, viterbi } from './speaker-clustering.js';
+import { clusterEmbeddings, eigengapCount, normalize, spectralClusters, viterbi } from './speaker-clustering.js';
 
 /** `perCluster` noisy unit vectors around each of `centres` (orthogonal axes of `dim`), in turns. */
 function clustered(centres: number, perCluster: number, dim: number, noise: number, seed: number): Float32Array[] {
@@ -26,6 +26,67 @@ describe('eigengapCount', () => {
     expect(eigengapCount(points, { minClusters: 1, maxClusters: 10 }, 0.1, 100)).toBe(4);
     expect(eigengapCount(points, { minClusters: 1, maxClusters: 2 }, 0.1)).toBeLessThanOrEqual(2);
     expect(eigengapCount(points, { minClusters: 6, maxClusters: 10 }, 0.1)).toBeGreaterThanOrEqual(6);
+  });
+});
+
+/** Fraction of points whose label agrees with their true group under the best one-to-one mapping (groups of `perCluster` in turn). */
+function purity(labels: readonly number[], perCluster: number): number {
+  let right = 0;
+  const groups = Math.ceil(labels.length / perCluster);
+  const used = new Set<number>();
+  for (let g = 0; g < groups; g++) {
+    const counts = new Map<number, number>();
+    for (const label of labels.slice(g * perCluster, (g + 1) * perCluster)) counts.set(label, (counts.get(label) ?? 0) + 1);
+    const [label, count] = [...counts].filter(([l]) => !used.has(l)).sort((a, b) => b[1] - a[1])[0] ?? [-1, 0];
+    used.add(label);
+    right += count;
+  }
+  return right / labels.length;
+}
+
+describe('spectralClusters', () => {
+  it('finds well separated groups, with the count found or given', () => {
+    for (const groups of [2, 3, 5]) {
+      const points = clustered(groups, 40, 8, 0.3, 20 + groups);
+      const found = spectralClusters(points, { minClusters: 1, maxClusters: 10 }, [0.1, 0.2]);
+      expect(new Set(found).size).toBe(groups);
+      expect(purity(found, 40)).toBe(1);
+      const given = spectralClusters(points, { minClusters: groups, maxClusters: groups }, [0.1, 0.2]);
+      expect(purity(given, 40)).toBe(1);
+    }
+  });
+
+  it('labels every embedding of a long input from a sample, numbered by first appearance', () => {
+    const points = clustered(3, 400, 8, 0.4, 5);
+    const labels = spectralClusters(points, { minClusters: 1, maxClusters: 10 }, 0.1, 90);
+    expect(labels).toHaveLength(1200);
+    expect(labels[0]).toBe(0);
+    expect(new Set(labels).size).toBe(3);
+    expect(purity(labels, 400)).toBeGreaterThan(0.97);
+  });
+
+  it('separates two noisy, overlapping groups better than average-linkage clustering does', () => {
+    // Two groups 60° apart with wide noise (the pair of similar voices that drove the change).
+    const random = seededRandom(78);
+    const points: Float32Array[] = [];
+    for (const angle of [0, Math.PI / 3]) {
+      for (let i = 0; i < 60; i++) {
+        const v = Float32Array.from({ length: 6 }, () => 0.5 * (random() * 2 - 1));
+        v[0]! += Math.cos(angle);
+        v[1]! += Math.sin(angle);
+        points.push(normalize(v));
+      }
+    }
+    const spectral = purity(spectralClusters(points, { minClusters: 2, maxClusters: 2 }, [0.1, 0.2]), 60);
+    const agglomerative = purity(clusterEmbeddings(points, { threshold: 1, minClusters: 2, maxClusters: 2 }), 60);
+    expect(spectral).toBeGreaterThan(0.92);
+    expect(spectral).toBeGreaterThan(agglomerative + 0.05);
+  });
+
+  it('keeps one cluster for one speaker and copes with fewer windows than the count', () => {
+    expect(new Set(spectralClusters(clustered(1, 50, 8, 0.3, 3), { minClusters: 1, maxClusters: 1 }, 0.1))).toEqual(new Set([0]));
+    const few = clustered(3, 1, 8, 0.1, 4);
+    expect(new Set(spectralClusters(few, { minClusters: 3, maxClusters: 3 }, 0.1)).size).toBe(3);
   });
 });
 

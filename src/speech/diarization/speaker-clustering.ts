@@ -1,4 +1,4 @@
-import { symmetricEigenvalues } from './speaker-linear-algebra.js';
+import { symmetricEigen, symmetricEigenvalues } from './speaker-linear-algebra.js';
 
 /**
  * Agglomerative clustering of unit-length embeddings with average linkage on cosine similarity.
@@ -159,42 +159,140 @@ export function viterbi(score: Float64Array, m: number, k: number, penalty: numb
  * the smallest share / largest gap wins (the auto-tuned pruning of NME spectral clustering, Park
  * et al. 2020). Constant cost in the length (the sample is bounded).
  */
-/** Fewest neighbours an embedding keeps in the pruned affinity (short files would fall apart into islands with fewer). */
-const MIN_NEIGHBOURS = 10;
-
 export function eigengapCount(
   embeddings: readonly Float32Array[],
   bounds: Pick<ClusterBounds, 'minClusters' | 'maxClusters'>,
   neighbours: number | readonly number[],
   maxPoints = 300,
 ): number {
+  return prunedAffinityByEigengap(embeddings, bounds, neighbours, maxPoints).count;
+}
+
+/**
+ * Spectral clustering (NME-SC, Park et al. 2020) on a bounded sample, then every embedding to the
+ * nearest cluster centroid: the count and the pruned affinity as `eigengapCount` chooses them
+ * (with minClusters = maxClusters the count is given and only the pruning is chosen), the
+ * affinity's top `count` eigenvectors as coordinates of the sampled points (rows scaled to unit
+ * length), k-means on them (farthest-first seeds from the first point, so the result is
+ * deterministic), the clusters' centroids in the embedding space, and each embedding's nearest
+ * centroid. Cost: cubic in the sample (at most `maxPoints`), linear in the embeddings.
+ * Cluster ids are numbered in order of first appearance.
+ */
+export function spectralClusters(
+  embeddings: readonly Float32Array[],
+  bounds: Pick<ClusterBounds, 'minClusters' | 'maxClusters'>,
+  neighbours: number | readonly number[],
+  maxPoints = 300,
+): number[] {
+  const { points, count, affinity } = prunedAffinityByEigengap(embeddings, bounds, neighbours, maxPoints);
+  if (count <= 1) return embeddings.map(() => 0);
+  // Too few windows to choose from: agglomerative clustering to the count.
+  if (affinity === null) return clusterEmbeddings(embeddings, { threshold: 1, minClusters: count, maxClusters: count });
+  const n = points.length;
+  const { vectors } = symmetricEigen(affinity, n);
+  const coordinates = points.map((_, i) => normalize(Float32Array.from({ length: count }, (_, k) => vectors[i * n + k]!)));
+  const sampleLabels = kMeans(coordinates, count);
+  const centroids: Float32Array[] = [];
+  for (let c = 0; c < count; c++) {
+    const centroid = new Float32Array(embeddings[0]!.length);
+    let members = 0;
+    sampleLabels.forEach((label, i) => {
+      if (label !== c) return;
+      addInto(centroid, points[i]!);
+      members++;
+    });
+    if (members > 0) centroids.push(normalize(centroid));
+  }
+  return numberByFirstAppearance(embeddings.map((e) => nearest(e, centroids)));
+}
+
+/** Index of the most similar of `centroids` (unit vectors) to `v`. */
+function nearest(v: Float32Array, centroids: readonly Float32Array[]): number {
+  let arg = 0;
+  let top = Number.NEGATIVE_INFINITY;
+  centroids.forEach((c, j) => {
+    const s = dot(v, c);
+    if (s > top) {
+      top = s;
+      arg = j;
+    }
+  });
+  return arg;
+}
+
+/** Lloyd's k-means on unit vectors by cosine, seeded farthest-first from point 0; at most 50 rounds. */
+function kMeans(points: readonly Float32Array[], k: number): Int32Array {
+  const seeds = [0];
+  const closest = Float64Array.from(points, (p) => dot(p, points[0]!));
+  while (seeds.length < k) {
+    let far = 0;
+    for (let i = 1; i < points.length; i++) if (closest[i]! < closest[far]!) far = i;
+    seeds.push(far);
+    points.forEach((p, i) => {
+      closest[i] = Math.max(closest[i]!, dot(p, points[far]!));
+    });
+  }
+  let centroids: Float32Array[] = seeds.map((s) => Float32Array.from(points[s]!));
+  const labels = new Int32Array(points.length).fill(-1);
+  for (let round = 0; round < 50; round++) {
+    let moved = 0;
+    points.forEach((p, i) => {
+      const label = nearest(p, centroids);
+      if (label !== labels[i]) moved++;
+      labels[i] = label;
+    });
+    if (moved === 0) break;
+    const next = centroids.map((c) => new Float32Array(c.length));
+    points.forEach((p, i) => addInto(next[labels[i]!]!, p));
+    // A cluster left empty keeps its centroid (it may win points back).
+    centroids = next.map((c, j) => (c.some((x) => x !== 0) ? normalize(c) : centroids[j]!));
+  }
+  return labels;
+}
+
+/** Fewest neighbours an embedding keeps in the pruned affinity (short files would fall apart into islands with fewer). */
+const MIN_NEIGHBOURS = 10;
+
+/**
+ * The sample, the eigengap's count within the bounds, and the normalised pruned affinity (n×n)
+ * of the share that won; `affinity` is null when the sample has too few points for the bounds
+ * (the count is then the sample size within the bounds).
+ */
+function prunedAffinityByEigengap(
+  embeddings: readonly Float32Array[],
+  bounds: Pick<ClusterBounds, 'minClusters' | 'maxClusters'>,
+  neighbours: number | readonly number[],
+  maxPoints: number,
+): { points: Float32Array[]; count: number; affinity: Float64Array | null } {
   const lo = Math.max(1, bounds.minClusters);
   const step = Math.max(1, embeddings.length / maxPoints);
   const points: Float32Array[] = [];
   for (let at = 0; Math.floor(at) < embeddings.length; at += step) points.push(embeddings[Math.floor(at)]!);
   const n = points.length;
   const hi = Math.min(bounds.maxClusters, n - 1);
-  if (hi <= lo) return Math.max(lo, Math.min(bounds.maxClusters, n));
+  if (hi < lo) return { points, count: Math.max(lo, Math.min(bounds.maxClusters, n)), affinity: null };
   const similarity = new Float64Array(n * n);
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) similarity[i * n + j] = dot(points[i]!, points[j]!);
-  let answer = lo;
+  let best = { count: lo, affinity: null as Float64Array | null };
   let bestRatio = Number.POSITIVE_INFINITY;
   for (const share of typeof neighbours === 'number' ? [neighbours] : neighbours) {
-    const { count, gap } = largestEigengap(similarity, n, Math.max(MIN_NEIGHBOURS, Math.round(share * n)), lo, hi);
+    const affinity = prunedAffinity(similarity, n, Math.max(MIN_NEIGHBOURS, Math.round(share * n)));
+    const { count, gap } = largestEigengap(symmetricEigenvalues(affinity, n), lo, hi);
     const ratio = share / Math.max(gap, 1e-9);
     if (ratio < bestRatio) {
       bestRatio = ratio;
-      answer = count;
+      best = { count, affinity };
     }
   }
-  return answer;
+  return { points, ...best };
 }
 
-function largestEigengap(similarity: Float64Array, n: number, keep: number, lo: number, hi: number): { count: number; gap: number } {
+/** Each row keeps its `keep` most similar (binarised), symmetrised, normalised by the degrees: D^-½ A D^-½. */
+function prunedAffinity(similarity: Float64Array, n: number, keep: number): Float64Array {
   const a = new Float64Array(n * n);
   for (let i = 0; i < n; i++) {
     const row = similarity.subarray(i * n, (i + 1) * n);
-    const cut = Float64Array.from(row).sort()[n - keep]!;
+    const cut = Float64Array.from(row).sort()[Math.max(0, n - keep)]!;
     for (let j = 0; j < n; j++) if (row[j]! >= cut) a[i * n + j] = 1;
   }
   for (let i = 0; i < n; i++) {
@@ -207,7 +305,11 @@ function largestEigengap(similarity: Float64Array, n: number, keep: number, lo: 
   const degree = new Float64Array(n);
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) degree[i]! += a[i * n + j]!;
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) a[i * n + j]! /= Math.sqrt(degree[i]! * degree[j]!);
-  const values = symmetricEigenvalues(a, n);
+  return a;
+}
+
+/** The k in [lo, hi] with the largest gap between the k-th and (k+1)-th of descending `values`. */
+function largestEigengap(values: Float64Array, lo: number, hi: number): { count: number; gap: number } {
   let count = lo;
   let gap = Number.NEGATIVE_INFINITY;
   for (let k = lo; k <= hi; k++) {

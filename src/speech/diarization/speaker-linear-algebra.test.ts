@@ -48,6 +48,22 @@ describe('symmetricEigen', () => {
     }
   });
 
+  it('decomposes indefinite and larger matrices, and 1×1', () => {
+    for (const n of [1, 2, 30, 120]) {
+      const a = randomPositiveDefinite(n, 100 + n);
+      for (let i = 0; i < n; i++) a[i * n + i]! -= 1.5 * n;
+      const { values, vectors } = symmetricEigen(a, n);
+      // A v_k = λ_k v_k for every pair.
+      for (let k = 0; k < n; k += Math.max(1, Math.floor(n / 7))) {
+        for (let i = 0; i < n; i++) {
+          let av = 0;
+          for (let j = 0; j < n; j++) av += a[i * n + j]! * vectors[j * n + k]!;
+          expect(av).toBeCloseTo(values[k]! * vectors[i * n + k]!, 7);
+        }
+      }
+    }
+  });
+
   it('knows a diagonal matrix', () => {
     const { values } = symmetricEigen(Float64Array.of(1, 0, 0, 0, 3, 0, 0, 0, 2), 3);
     expect(Array.from(values)).toEqual([3, 2, 1]);
@@ -55,7 +71,7 @@ describe('symmetricEigen', () => {
 });
 
 describe('symmetricEigenvalues', () => {
-  it('agrees with the Jacobi eigenvalues', () => {
+  it('agrees with the eigenvalues of the full decomposition', () => {
     for (const n of [1, 2, 5, 30]) {
       const a = randomPositiveDefinite(n, n);
       // Make it indefinite too: subtract a multiple of the identity.
