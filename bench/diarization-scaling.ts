@@ -4,7 +4,8 @@
  * per length, diarized by each backend with the shipped speaker model (energy gate, count not
  * given). Prints, per length and backend, the seconds per audio second and their ratio to the
  * shortest length's (constant when time grows linearly), the peak RSS of the process, and the DER.
- * Writes bench/results/diarization-scaling.json.
+ * Then the cost of the clustering choice: spectral (shipped) against agglomerative on 12 held-out
+ * conversations of 2-4 speakers, alternating, 3 rounds. Writes bench/results/diarization-scaling.json.
  *
  *   npx tsx bench/diarization-scaling.ts [--minutes 5,15,30,60]
  */
@@ -13,7 +14,7 @@ import { BACKENDS, DIARIZATION_BACKENDS, diarize } from '../src/speech/diarizati
 import { diarizationErrorRate } from '../src/speech/diarization/diarization-error-rate.js';
 import { loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
 import { publishReport, ratio3 } from './bench-results.js';
-import { buildConversation, loadGroupClips, TEST_GROUPS } from './diarization-conversations.js';
+import { buildConversation, conversationSet, loadGroupClips, TEST_GROUPS } from './diarization-conversations.js';
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -54,8 +55,31 @@ for (const minutes of minutesList) {
     console.log(JSON.stringify(row));
   }
 }
+// The clustering's cost: the same conversations, spectral and agglomerative in turn (load changes hit both).
+const set = conversationSet(TEST_GROUPS, [2, 3, 4], 4, 1000);
+const setAudio = set.reduce((sum, c) => sum + c.pcm.length / 16_000, 0);
+const clusteringSeconds = { spectral: 0, agglomerative: 0 };
+for (let round = 0; round < 3; round++) {
+  for (const clustering of ['spectral', 'agglomerative'] as const) {
+    for (const c of set) {
+      const started = process.hrtime.bigint();
+      diarize(c.pcm, { backend: 'backend_a', minSpeakers: null, maxSpeakers: null }, projection, { ...BACKENDS.backend_a, clustering });
+      clusteringSeconds[clustering] += Number(process.hrtime.bigint() - started) / 1e9;
+    }
+  }
+}
+const clusteringCost = {
+  conversations: set.length,
+  audioSeconds: Math.round(setAudio),
+  spectralSecondsPerAudioSecond: Math.round((clusteringSeconds.spectral / 3 / setAudio) * 1e5) / 1e5,
+  agglomerativeSecondsPerAudioSecond: Math.round((clusteringSeconds.agglomerative / 3 / setAudio) * 1e5) / 1e5,
+  ratio: ratio3(clusteringSeconds.spectral, clusteringSeconds.agglomerative),
+};
+console.log(JSON.stringify(clusteringCost));
+
 publishReport('diarization-scaling', {
   what: 'diarize() time and peak RSS against the audio length: one synthetic conversation of 6 held-out ALFFA groups per length, energy gate, count not given',
   speakers: SPEAKERS,
   rows,
+  clusteringCost,
 });
