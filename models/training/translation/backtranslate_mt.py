@@ -30,6 +30,8 @@ from mt_model import Seq2Seq
 
 TAGS = {'am': '<2am>', 'en': '<2en>', 'ti': '<2ti>'}
 SHINGLE = 20
+# Many tweets are wrapped in quotes; kept, they taught run (b) to answer en->ti with quote marks only.
+QUOTES = ' \'"“”‘’«»'
 SENTENCE_END = re.compile(r'(?<=[።፧?!])\s+|(?<=፡፡)\s*')
 
 
@@ -81,7 +83,7 @@ def tweet_documents(path):
     with open(path, encoding='utf-8') as f:
         for line in f:
             text = re.sub(r'@user|https?://\S+|#\S+', ' ', line)
-            yield [norm(text)]
+            yield [norm(norm(text).strip(QUOTES))]
 
 
 def alffa_documents(path):

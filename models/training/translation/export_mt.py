@@ -178,7 +178,8 @@ def main():
         'training': {'checkpoint_step': state['step'], 'args': state.get('args', {}), 'parameters': sum(p.numel() for p in model.parameters()),
                      **({'history': state['history']} if state.get('history') else {})},
         'licence': manifest.get('licence', 'See MODEL_CARD.md: weights derived from MarsPanther (MIT; research-only note for commercial use), '
-                                           'Travis Foundation Tigrinya corpus (CC BY-SA 4.0) and HornMT (CC BY 4.0).'),
+                                           'Travis Foundation Tigrinya corpus (CC BY-SA 4.0), HornMT (CC BY 4.0), and back-translated '
+                                           'ENH Amharic news (CC0) and AfriSenti Tigrinya tweets (CC BY 4.0).'),
         'card': 'MODEL_CARD.md',
     })
     with open(manifest_path, 'w') as f:

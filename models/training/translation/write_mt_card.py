@@ -50,13 +50,16 @@ def history_text(history):
 
 def main():
     ap = argparse.ArgumentParser()
-    for name in ('model', 'test-greedy', 'heldout-greedy', 'heldout-beam', 'dev-greedy', 'train-log'):
+    for name in ('model', 'test-greedy', 'heldout-greedy', 'heldout-beam', 'dev-greedy'):
         ap.add_argument(f'--{name}', required=True)
+    ap.add_argument('--train-log', default=None, help='train_mt.py output of the exported run (for its last loss)')
+    ap.add_argument('--train-note', default='', help='said of the last training stage when its log is gone')
     ap.add_argument('--bt-data', default=None)
     ap.add_argument('--compare-dev', nargs='*', default=[], help='name=path of dev evaluation JSON files')
     ap.add_argument('--compare-test', nargs='*', default=[], help='name=path of test evaluation JSON files')
     ap.add_argument('--served', default=None, help='output of npm run translation:heldout (one JSON line per direction)')
     ap.add_argument('--timings', default=None, help='JSON {step: description of the measured CPU time}')
+    ap.add_argument('--verdict', default='', help='a paragraph on what the comparison shows, printed under its tables')
     args = ap.parse_args()
     load = lambda p: json.load(open(p))
     named = lambda items: [(i.split('=', 1)[0], load(i.split('=', 1)[1])) for i in items]
@@ -67,9 +70,9 @@ def main():
     with open(manifest_path, 'w') as f:
         json.dump(manifest, f, indent=2, ensure_ascii=False)
         f.write('\n')
-    log = [json.loads(line) for line in open(args.train_log) if line.startswith('{')]
-    last = [r for r in log if 'loss' in r][-1]
-    epochs = [r for r in log if 'epoch_end' in r]
+    log = [json.loads(line) for line in open(args.train_log) if line.startswith('{')] if args.train_log else []
+    losses = [r for r in log if 'loss' in r]
+    last_loss = f"; last logged training loss {losses[-1]['loss']}" if losses else (f' ({args.train_note})' if args.train_note else '')
     training = manifest['training']
     sizes = {n: os.path.getsize(os.path.join(args.model, n)) for n in os.listdir(args.model) if os.path.isfile(os.path.join(args.model, n))}
     total_mb = sum(sizes.values()) / 1e6
@@ -82,23 +85,28 @@ def main():
     bt_rows, bt_text = '', (
         'No back-translation was done: with the CPU time available, a first model this weak would generate training '
         'pairs that are mostly noise (see "What it cannot do").')
-    if bt:
+    bt_used = any('synthetic' in (h.get('data') or '') for h in history)
+    if bt and bt_used:
         bt_rows = (f"\n| ENH Amharic newspaper text (geezorg/enh-corpus), back-translated to English | en→am synthetic: {bt['enh']['kept']:,} "
                    f"(of {bt['enh']['selected']:,} sentences selected) | CC0 1.0 |"
                    f"\n| AfriSenti SemEval-2023 Tigrinya tweets, back-translated to English | en→ti synthetic: {bt['afrisenti']['kept']:,} "
                    f"(of {bt['afrisenti']['selected']:,} tweets selected) | CC BY 4.0 |"
                    "\n| ALFFA Amharic transcripts | not used (morpheme-segmented, unpunctuated, homophone-merged: a target side no "
                    "reference uses) | MIT |")
-        bt_text = (
-            f"Back-translation (`backtranslate_mt.py`, seed {bt['seed']}): sentences of ENH articles (at most 3 an article) and "
-            f"AfriSenti tweets in a seeded order, each translated into English by the checkpoint of step {bt['checkpoint_step']} "
+    if bt:
+        bt_text = ('Back-translation' if bt_used else 'Not in these weights (measured below, not shipped): back-translation') + (
+            f" (`backtranslate_mt.py`, seed {bt['seed']}): sentences of ENH Amharic news articles (geezorg/enh-corpus, CC0 1.0; at "
+            f"most 3 an article) and AfriSenti SemEval-2023 Tigrinya tweets (CC BY 4.0) in a seeded order, each translated into English by the checkpoint of step {bt['checkpoint_step']} "
             f"(batched greedy decoding: the cheapest decoding on CPU, and sampling from a model this weak would add noise to "
             f"pairs that are already mostly noise), written as synthetic English source → real Amharic / Tigrinya target, "
             f"untagged. Outputs that loop (under half the words distinct, or under 3 words) are dropped "
             f"({bt['enh']['dropped_degenerate']:,} of {bt['enh']['selected']:,} ENH, {bt['afrisenti']['dropped_degenerate']:,} of "
             f"{bt['afrisenti']['selected']:,} tweets). Held-out rule: an article or tweet sharing any 20-letter stretch with a dev "
             f"or test sentence is dropped whole ({bt.get('enh_documents_dropped_held_out', 0)} ENH articles met on the way). "
-            f"am↔ti was not back-translated: that direction reads chrF about 3, so its output is not Tigrinya or Amharic text.")
+            f"am↔ti was not back-translated: that direction reads chrF about 3, so its output is not Tigrinya or Amharic text. "
+            f"ALFFA transcripts (MIT) were not used: morpheme-segmented, unpunctuated and homophone-merged, a target side no "
+            f"reference uses. Pairs kept: {bt['enh']['kept']:,} en→am and {bt['afrisenti']['kept']:,} en→ti (each pair 4 "
+            f"times an epoch in run (b)).")
     compare_dev, compare_test = named(args.compare_dev), named(args.compare_test)
     compare = ''
     if compare_dev:
@@ -122,6 +130,8 @@ Test split (greedy, whole split), chrF:
 
 {chrf_table(compare_test)}
 """
+    if compare and args.verdict:
+        compare += f'\n{args.verdict}\n'
     served = ''
     if args.served:
         lines = [json.loads(line) for line in open(args.served) if line.startswith('{')]
@@ -133,6 +143,7 @@ Test split (greedy, whole split), chrF:
     if args.timings:
         timings = '\n## Time of each pipeline step on CPU (shared 2-core machine)\n\n' + '\n'.join(
             f'- {step}: {text}' for step, text in load(args.timings).items()) + '\n'
+    en_chrf = [test['results'][d]['chrF'] for d in ('am-en', 'ti-en')]
     card = f"""# {manifest['name']}: multilingual am / en / ti translation (small transformer trained on CPU)
 
 One encoder-decoder transformer translates between Amharic, English and Tigrinya in all six directions; the
@@ -142,7 +153,7 @@ no pivot through English. Served by the gateway's ONNX translation engine (`docs
 **Read this first: this model does not translate usefully.** It was trained for about
 {total_minutes:.0f} minutes in all on a shared 2-core CPU (no GPU was lent to this work) on about 29 k sentence pairs
 (history: {history_text(history)}), long before a model of this kind learns to follow its source. Its English output
-is fluent-looking text that is mostly unrelated to the source (chrF about 13); its Amharic and Tigrinya output is
+is fluent-looking text that is mostly unrelated to the source (test chrF {min(en_chrf):.0f}-{max(en_chrf):.0f}); its Amharic and Tigrinya output is
 short fragments or loops of common words (chrF 3-6). It exists so that the engine, the text endpoint and file
 translation jobs run end to end on a model built from our own data; operators should serve stronger weights (the
 engine loads public Marian / NLLB-style exports: `docs/translation-models.md`).
@@ -173,7 +184,7 @@ backtranslate_mt.py → train_mt.py --init [--extra] → export_mt.py → evalua
 
 Training: Adam (β 0.9/0.98), peak learning rate {training['args']['lr']}, {training['args']['warmup']} warm-up steps then inverse square root,
 label smoothing {training['args']['smoothing']}, dropout {training['args']['dropout']}, length-bucketed batches of about {training['args']['batch_tokens']} tokens;
-stopped by the time budget at step {training['checkpoint_step']} (last logged training loss {last['loss']} in the last stage's log).
+stopped by the time budget at step {training['checkpoint_step']}{last_loss}.
 
 ## Measured quality (held-out, never trained on)
 chrF: character n-grams up to 6, β = 2, whitespace removed, precision and recall averaged over the orders, then one F (sacrebleu 2.x definition).
