@@ -4,8 +4,8 @@
 # (b) parallel + back-translated pairs, CONT_MINUTES each, dev evaluation of both (measure_bt_mt.sh, about 55 min),
 # then the checkpoint with the highest mean dev chrF among the start, (a) and (b) is exported (CHOICE=start|a|b
 # overrides), scored on test and held-out, and the card is written. Check `npx vitest run test/translation` after:
-# on 2026-11-28 (b) was best on dev but its en->ti beam output was quotes and question marks only (the engine test
-# failed), so the start checkpoint was kept: CHOICE=start reproduces that.
+# on 2026-11-28 a first (b) whose tweets kept their wrapping quote marks answered en->ti with quote marks only (the
+# engine test failed); backtranslate_mt.py now strips them, and that run ((b2) in the card) is what ships.
 # OpenBLAS threads are pinned to 1 and OpenMP waits passively: on a shared 2-core machine the default
 # (busy-waiting BLAS and OpenMP threads) made each training step 4-9x slower. Debian's torch calls libblas.so.3:
 # it must resolve to OpenBLAS (libopenblas0-pthread), not the reference BLAS (17 s instead of 1.4 s a step);

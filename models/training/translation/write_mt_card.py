@@ -106,7 +106,7 @@ def main():
             f"am↔ti was not back-translated: that direction reads chrF about 3, so its output is not Tigrinya or Amharic text. "
             f"ALFFA transcripts (MIT) were not used: morpheme-segmented, unpunctuated and homophone-merged, a target side no "
             f"reference uses. Pairs kept: {bt['enh']['kept']:,} en→am and {bt['afrisenti']['kept']:,} en→ti (each pair 4 "
-            f"times an epoch in run (b)).")
+            f"times an epoch when used, --extra-ratio 4).")
     compare_dev, compare_test = named(args.compare_dev), named(args.compare_test)
     compare = ''
     if compare_dev:
