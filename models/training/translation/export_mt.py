@@ -175,9 +175,11 @@ def main():
         'special_ids': {'pad': 0, 'unk': 1, 'bos': 2, 'eos': 3, 'decoder_start': 2},
         'layers': layers, 'heads': heads, 'head_dim': head_dim, 'hidden_size': dim,
         'decoding': manifest.get('decoding', {'beam_size': 4, 'length_penalty': 1.0, 'max_input_tokens': 200, 'max_output_tokens': 256, 'max_output_ratio': 2.5}),
-        'training': {'checkpoint_step': state['step'], 'args': state.get('args', {}), 'parameters': sum(p.numel() for p in model.parameters())},
+        'training': {'checkpoint_step': state['step'], 'args': state.get('args', {}), 'parameters': sum(p.numel() for p in model.parameters()),
+                     **({'history': state['history']} if state.get('history') else {})},
         'licence': manifest.get('licence', 'See MODEL_CARD.md: weights derived from MarsPanther (MIT; research-only note for commercial use), '
-                                           'Travis Foundation Tigrinya corpus (CC BY-SA 4.0) and HornMT (CC BY 4.0).'),
+                                           'Travis Foundation Tigrinya corpus (CC BY-SA 4.0), HornMT (CC BY 4.0), and back-translated '
+                                           'ENH Amharic news (CC0) and AfriSenti Tigrinya tweets (CC BY 4.0).'),
         'card': 'MODEL_CARD.md',
     })
     with open(manifest_path, 'w') as f:

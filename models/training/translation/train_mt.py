@@ -3,7 +3,12 @@
 Seeded; batches are built from length buckets (few pad tokens); Adam with warm-up and inverse-square-root
 decay; label smoothing. Training stops after --minutes of wall time or --epochs, whichever comes first, and
 writes a checkpoint (model config + weights + step) every --save-minutes and at the end.
-Usage: train_mt.py --data /work/mtdata --out /work/mtrun [--minutes 60]
+Continued training: --init CHECKPOINT loads the weights only (fresh Adam), ramps the learning rate up over
+--init-warmup steps and then follows the inverse-square-root decay from the checkpoint's step onwards.
+Synthetic pairs: --extra FILE (same TSV columns as train.tsv, one direction per line, e.g. from
+backtranslate_mt.py) joins the parallel rows; --extra-ratio scales them (2 = each synthetic pair twice per epoch,
+0.5 = a seeded half of them, redrawn every epoch).
+Usage: train_mt.py --data /work/mtdata --out /work/mtrun [--minutes 60] [--init ckpt.pt --extra bt.tsv]
 """
 import argparse
 import json
@@ -22,6 +27,7 @@ TAGS = {'am': '<2am>', 'en': '<2en>', 'ti': '<2ti>'}
 
 
 def encode_corpus(sp, path, max_tokens):
+    """Rows of train.tsv-style files (src_lang, tgt_lang, src, tgt) as (source ids with target tag, target ids)."""
     tag_ids = {l: sp.piece_to_id(t) for l, t in TAGS.items()}
     rows = []
     with open(path, encoding='utf-8') as f:
@@ -89,6 +95,10 @@ def main():
     ap.add_argument('--threads', type=int, default=2)
     ap.add_argument('--seed', type=int, default=20261124)
     ap.add_argument('--resume', default=None)
+    ap.add_argument('--init', default=None, help='start from these weights (fresh optimizer), e.g. rebuild_checkpoint_mt.py output')
+    ap.add_argument('--init-warmup', type=int, default=100)
+    ap.add_argument('--extra', default=None, help='synthetic pairs (TSV like train.tsv, one direction per line)')
+    ap.add_argument('--extra-ratio', type=float, default=1.0)
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -98,22 +108,46 @@ def main():
 
     sp = spm.SentencePieceProcessor(model_file=os.path.join(args.data, 'spm.model'))
     rows = encode_corpus(sp, os.path.join(args.data, 'train.tsv'), args.max_tokens)
+    extra = encode_corpus(sp, args.extra, args.max_tokens) if args.extra else []
     pad = sp.pad_id()
     model = Seq2Seq(sp.get_piece_size(), dim=args.dim, heads=args.heads, hidden=args.hidden, enc_layers=args.enc_layers,
                     dec_layers=args.dec_layers, dropout=args.dropout, pad_id=pad).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
-    step = 0
+    step, base_step, history = 0, 0, []
+    if args.init:
+        state = torch.load(args.init, map_location=device)
+        model.load_state_dict(state['model'])
+        base_step = state['step']
+        history = state.get('history', [{'stage': 'init', 'steps': base_step}])
     if args.resume:
         state = torch.load(args.resume, map_location=device)
         model.load_state_dict(state['model'])
         opt.load_state_dict(state['optimizer'])
         step = state['step']
-    schedule = lambda s: min((s + 1) / args.warmup, math.sqrt(args.warmup / (s + 1)))
+        base_step, history = state.get('base_step', 0), state.get('history', [])
+
+    def schedule(s):
+        if args.init:  # short ramp, then the decay the initial run would have had at this step
+            return min(1.0, (s - base_step + 1) / args.init_warmup) * math.sqrt(args.warmup / (s + 1))
+        return min((s + 1) / args.warmup, math.sqrt(args.warmup / (s + 1)))
+
+    step = max(step, base_step)
+
+    def epoch_rows():
+        if not extra:
+            return rows
+        whole, frac = int(args.extra_ratio), args.extra_ratio - int(args.extra_ratio)
+        picked = extra * whole + (rng.sample(extra, round(frac * len(extra))) if frac else [])
+        return rows + picked
     params = sum(p.numel() for p in model.parameters())
-    print(json.dumps({'params': params, 'examples': len(rows), 'device': device, **vars(args)}), flush=True)
+    print(json.dumps({'params': params, 'examples': len(rows), 'extra_examples': len(extra), 'init_step': base_step, 'device': device,
+                      **vars(args)}), flush=True)
 
     def save(tag):
-        state = {'config': model.config, 'model': model.state_dict(), 'optimizer': opt.state_dict(), 'step': step, 'args': vars(args)}
+        stage = {'stage': 'continued' if args.init else 'from-scratch', 'steps': step - base_step, 'minutes': round((time.time() - start) / 60, 1),
+                 'data': 'parallel' + (f' + {len(extra)} synthetic x{args.extra_ratio}' if extra else ''), 'init': args.init}
+        state = {'config': model.config, 'model': model.state_dict(), 'optimizer': opt.state_dict(), 'step': step, 'args': vars(args),
+                 'base_step': base_step, 'history': history + [stage]}
         tmp = os.path.join(args.out, f'{tag}.pt.tmp')
         torch.save(state, tmp)
         os.replace(tmp, os.path.join(args.out, f'{tag}.pt'))
@@ -123,8 +157,9 @@ def main():
     for epoch in range(args.epochs):
         model.train()
         total, tokens = 0.0, 0
-        for idx in batches(rows, args.batch_tokens, rng):
-            src, mask, tgt = (t.to(device) for t in collate(rows, idx, pad))
+        data = epoch_rows()
+        for idx in batches(data, args.batch_tokens, rng):
+            src, mask, tgt = (t.to(device) for t in collate(data, idx, pad))
             for g in opt.param_groups:
                 g['lr'] = args.lr * schedule(step)
             loss = loss_of(model, src, mask, tgt, pad, args.smoothing)
