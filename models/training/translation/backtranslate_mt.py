@@ -26,9 +26,9 @@ import unicodedata
 import sentencepiece as spm
 import torch
 
+from evaluate_mt import greedy
 from mt_model import Seq2Seq
 
-TAGS = {'am': '<2am>', 'en': '<2en>', 'ti': '<2ti>'}
 SHINGLE = 20
 # Many tweets are wrapped in quotes; kept, they taught run (b) to answer en->ti with quote marks only.
 QUOTES = ' \'"“”‘’«»'
@@ -113,41 +113,6 @@ def select(docs, count, per_doc, held, rng, stats, name):
     return picked[:count]
 
 
-@torch.no_grad()
-def greedy(model, sp, sources, target, batch=64, ratio=2.0):
-    """Batched greedy decoding, sentences sorted by length; output order follows the input."""
-    tag = sp.piece_to_id(TAGS[target])
-    encoded = [[tag] + sp.encode(s)[:126] + [sp.eos_id()] for s in sources]
-    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i]))
-    out = [None] * len(sources)
-    for start in range(0, len(order), batch):
-        idx = order[start:start + batch]
-        width = max(len(encoded[i]) for i in idx)
-        src = torch.zeros(len(idx), width, dtype=torch.long)
-        for j, i in enumerate(idx):
-            src[j, :len(encoded[i])] = torch.tensor(encoded[i])
-        mask = (src != 0).long()
-        cross = model.cross_kv(model.encode(src, mask))
-        ids = torch.full((len(idx), 1), sp.bos_id(), dtype=torch.long)
-        past, done = None, torch.zeros(len(idx), dtype=torch.bool)
-        tokens = [[] for _ in idx]
-        for _ in range(int(ratio * width) + 5):
-            logits, past = model.decode(ids, mask, cross, past)
-            nxt = logits[:, -1].argmax(-1)
-            for j, t in enumerate(nxt.tolist()):
-                if not done[j]:
-                    if t == sp.eos_id():
-                        done[j] = True
-                    else:
-                        tokens[j].append(t)
-            if bool(done.all()):
-                break
-            ids = nxt.unsqueeze(1)
-        for j, i in enumerate(idx):
-            out[i] = sp.decode(tokens[j])
-    return out
-
-
 def degenerate(text):
     words = text.split()
     return len(words) < 3 or len(set(words)) < 0.5 * len(words)
@@ -188,7 +153,7 @@ def main():
             continue
         t0 = time.time()
         real = select(docs(), count, args.per_doc, held, rng, stats, name)
-        hyps = greedy(model, sp, real, 'en', args.batch)
+        hyps = greedy(model, sp, real, 'en', max_out=10**6, batch=args.batch, max_source=126, length_ratio=2.0, length_extra=5, by_length=True)
         kept = [(h, r) for h, r in zip(hyps, real) if not degenerate(h)]
         rows += [('en', lang, h, r) for h, r in kept]
         stats[name] = {'lang': lang, 'selected': len(real), 'kept': len(kept), 'dropped_degenerate': len(real) - len(kept),

@@ -69,35 +69,40 @@ def bleu(hyps, refs):
 
 
 @torch.no_grad()
-def greedy(model, sp, sources, target, max_out=256, batch=32):
-    out = []
+def greedy(model, sp, sources, target, max_out=256, batch=32, max_source=198, length_ratio=2.5, length_extra=10, by_length=False):
+    """Batched greedy decoding (the text endpoint's decoding); the output follows the input's order.
+
+    Sources are cut to `max_source` pieces; a batch stops after min(max_out, length_ratio * its widest source +
+    length_extra) steps. `by_length` batches the sources sorted by length (less padding: back-translation)."""
     tag = sp.piece_to_id(TAGS[target])
-    for start in range(0, len(sources), batch):
-        chunk = [[tag] + sp.encode(s)[:198] + [sp.eos_id()] for s in sources[start:start + batch]]
-        width = max(len(c) for c in chunk)
-        src = torch.zeros(len(chunk), width, dtype=torch.long)
-        for i, c in enumerate(chunk):
-            src[i, :len(c)] = torch.tensor(c)
+    encoded = [[tag] + sp.encode(s)[:max_source] + [sp.eos_id()] for s in sources]
+    order = sorted(range(len(encoded)), key=lambda i: len(encoded[i])) if by_length else list(range(len(encoded)))
+    out = [None] * len(sources)
+    for start in range(0, len(order), batch):
+        idx = order[start:start + batch]
+        width = max(len(encoded[i]) for i in idx)
+        src = torch.zeros(len(idx), width, dtype=torch.long)
+        for j, i in enumerate(idx):
+            src[j, :len(encoded[i])] = torch.tensor(encoded[i])
         mask = (src != 0).long()
-        memory = model.encode(src, mask)
-        cross = model.cross_kv(memory)
-        ids = torch.full((len(chunk), 1), sp.bos_id(), dtype=torch.long)
-        past, done = None, torch.zeros(len(chunk), dtype=torch.bool)
-        tokens = [[] for _ in chunk]
-        limit = min(max_out, int(2.5 * width) + 10)
-        for _ in range(limit):
+        cross = model.cross_kv(model.encode(src, mask))
+        ids = torch.full((len(idx), 1), sp.bos_id(), dtype=torch.long)
+        past, done = None, torch.zeros(len(idx), dtype=torch.bool)
+        tokens = [[] for _ in idx]
+        for _ in range(min(max_out, int(length_ratio * width) + length_extra)):
             logits, past = model.decode(ids, mask, cross, past)
             nxt = logits[:, -1].argmax(-1)
-            for i, t in enumerate(nxt.tolist()):
-                if not done[i]:
+            for j, t in enumerate(nxt.tolist()):
+                if not done[j]:
                     if t == sp.eos_id():
-                        done[i] = True
+                        done[j] = True
                     else:
-                        tokens[i].append(t)
+                        tokens[j].append(t)
             if bool(done.all()):
                 break
             ids = nxt.unsqueeze(1)
-        out += [sp.decode(t) for t in tokens]
+        for j, i in enumerate(idx):
+            out[i] = sp.decode(tokens[j])
     return out
 
 
