@@ -69,6 +69,11 @@ export async function loadGroupClips(groups: readonly string[], count: number): 
   }
 }
 
+/** Registers clips under a speaker name of its own (a speed-perturbed copy of a group, for training). */
+export function addGroupClips(name: string, clips: Float32Array[]): void {
+  clipCache.set(name, clips);
+}
+
 /** Up to `count` trimmed utterances of one speaker group, in file order (loadGroupClips first). */
 export function groupClips(group: string, count: number): Float32Array[] {
   const clips = clipCache.get(group);
@@ -76,10 +81,33 @@ export function groupClips(group: string, count: number): Float32Array[] {
   return clips.slice(0, count);
 }
 
-export function buildConversation(name: string, groups: readonly string[], speakers: number, turns: number, seed: number): Conversation {
+/**
+ * How turns follow each other: a share of turns overlap the previous one by up to `maxOverlapS`,
+ * the others follow a pause of `minGapS`-`maxGapS`; `gainDb` > 0 scales each turn by a random gain
+ * within ±gainDb. The defaults are the evaluation sets' (the overlap detector trains on more overlap).
+ */
+export interface ConversationStyle {
+  readonly overlapShare: number;
+  readonly maxOverlapS: number;
+  readonly minGapS: number;
+  readonly maxGapS: number;
+  readonly gainDb: number;
+  readonly clipsPerSpeaker: number;
+}
+
+export const EVALUATION_STYLE: ConversationStyle = { overlapShare: 0.125, maxOverlapS: 0.5, minGapS: 0.2, maxGapS: 1.2, gainDb: 0, clipsPerSpeaker: 12 };
+
+export function buildConversation(
+  name: string,
+  groups: readonly string[],
+  speakers: number,
+  turns: number,
+  seed: number,
+  style: ConversationStyle = EVALUATION_STYLE,
+): Conversation {
   const random = seededRandom(seed);
   const chosen = [...groups].sort(() => random() - 0.5).slice(0, speakers);
-  const clips = chosen.map((g) => groupClips(g, 12));
+  const clips = chosen.map((g) => groupClips(g, style.clipsPerSpeaker));
   const used = chosen.map(() => 0);
   const placed: { at: number; clip: Float32Array; speaker: string }[] = [];
   let cursor = Math.round(16_000 * (0.3 + random()));
@@ -88,10 +116,16 @@ export function buildConversation(name: string, groups: readonly string[], speak
     let s = Math.floor(random() * speakers);
     if (s === previous) s = (s + 1 + Math.floor(random() * (speakers - 1))) % speakers;
     if (i < speakers) s = i; // everyone speaks early on
-    const clip = clips[s]![used[s]! % clips[s]!.length]!;
+    let clip = clips[s]![used[s]! % clips[s]!.length]!;
     used[s]! += 1;
-    const overlapping = i > 0 && random() < 0.125;
-    const gap = overlapping ? -Math.round(16_000 * 0.5 * random()) : Math.round(16_000 * (0.2 + random()));
+    const overlapping = i > 0 && random() < style.overlapShare;
+    const gap = overlapping
+      ? -Math.round(16_000 * style.maxOverlapS * random())
+      : Math.round(16_000 * (style.minGapS + (style.maxGapS - style.minGapS) * random()));
+    if (style.gainDb > 0) {
+      const gain = 10 ** ((style.gainDb * (2 * random() - 1)) / 20);
+      clip = clip.map((x) => x * gain);
+    }
     const at = Math.max(0, cursor + gap);
     placed.push({ at, clip, speaker: `S${chosen[s]}` });
     cursor = at + clip.length;

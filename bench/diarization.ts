@@ -7,16 +7,22 @@
  *   npx tsx bench/diarization.ts [--tune] [--per-count 3] [--projection FILE|identity] [--only-tune]
  *     [--params JSON] [--thresholds LIST] [--backend NAME] [--out NAME.json] [--vad silero|energy]
  *     [--vad-params JSON] [--tune-vad [--vad-thresholds LIST] [--vad-pads LIST] [--vad-silences LIST]]
+ *     [--overlap FILE|none] [--tune-overlap [--overlap-thresholds LIST] [--overlap-min-frames LIST]]
  * `--params` overrides backend parameters (development runs); `--out` names the results file.
  * `--vad silero` (the default, what the API does) gives diarize the speech spans of the shipped
  * Silero VAD (src/speech/vad/silero-file.ts, DIARIZATION_SPEECH_SPANS, `--vad-params` overrides
  * them), which diarize adds to its energy gate's speech; `--vad energy` leaves speech to the energy gate alone. `--tune-vad` sweeps the span
- * settings on the development groups (count not given) and stops.
+ * settings on the development groups (count not given) and stops. `--overlap` is the overlapped-speech
+ * detector backend_a uses (the shipped one by default, `none`: one speaker at a time);
+ * `--tune-overlap` sweeps its threshold and minimum run on the development groups (count not
+ * given, backend_a) and stops. Overlap precision and recall are in time: where the output has two
+ * or more speakers against where the reference has.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { BACKENDS, type BackendParameters, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/speech/diarization/diarize.js';
 import { diarizationErrorRate } from '../src/speech/diarization/diarization-error-rate.js';
 import { MFCC_COEFFICIENTS } from '../src/speech/diarization/speaker-features.js';
+import { loadOverlapDetector, type OverlapDetector } from '../src/speech/diarization/overlap-detector.js';
 import { identityProjection, loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
 import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans, type SpeechSpanOptions } from '../src/speech/vad/silero-file.js';
 import { SileroVad } from '../src/speech/vad/silero-vad.js';
@@ -28,6 +34,9 @@ const perCount = Number(option('--per-count') ?? 3) || 3;
 /** The shipped projection by default; `--projection identity` measures the untrained statistics. */
 const projectionPath = option('--projection') ?? new URL('../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname;
 const projection = projectionPath === 'identity' ? identityProjection(2 * MFCC_COEFFICIENTS) : await loadSpeakerProjection(projectionPath);
+
+const overlapPath = option('--overlap') ?? new URL('../models/diarization/overlap-detector-v1.json', import.meta.url).pathname;
+let overlapDetector: OverlapDetector | null = overlapPath === 'none' ? null : await loadOverlapDetector(overlapPath);
 
 const vadKind = option('--vad') ?? 'silero';
 if (vadKind !== 'silero' && vadKind !== 'energy') throw new Error('--vad is silero or energy');
@@ -58,6 +67,17 @@ interface Figures {
   /** Conversations by speakers found minus speakers there ("-1", "0", "+2", ...). */
   countErrors: Record<string, number>;
   secondsPerAudioSecond: number;
+  /** Of the time the output has two or more speakers, the share the reference has too; null when it never has. */
+  overlapPrecision: number | null;
+  /** Of the time the reference has two or more speakers, the share the output has too. */
+  overlapRecall: number;
+}
+
+/** Milliseconds (10 ms grid) where `turns` have two or more speakers. */
+function overlapGrid(turns: readonly { startMs: number; endMs: number }[], frames: number): Uint8Array {
+  const count = new Uint8Array(frames);
+  for (const t of turns) for (let i = Math.round(t.startMs / 10); i < Math.min(frames, Math.round(t.endMs / 10)); i++) count[i]!++;
+  return count.map((n) => (n >= 2 ? 1 : 0));
 }
 
 /** `--params '{"pcaDims":4}'` overrides backend parameters (both backends) for development runs. */
@@ -69,6 +89,7 @@ function evaluate(
   threshold?: number,
   knownCount = false,
   spans: SpeechSpanOptions | null = vadKind !== 'energy' ? spanOptions : null,
+  sweepParameters: Partial<BackendParameters> = {},
 ): Figures {
   // Milliseconds summed over the set, of each part of the error and of the reference speech.
   const ms = { missedMs: 0, falseAlarmMs: 0, confusionMs: 0, referenceMs: 0 };
@@ -76,12 +97,18 @@ function evaluate(
   const countErrors: Record<string, number> = {};
   let seconds = 0;
   let audioSeconds = 0;
+  const overlapMs = { both: 0, output: 0, reference: 0 };
   for (const c of set) {
     const started = process.hrtime.bigint();
-    const parameters = { ...BACKENDS[backend], ...overrides, ...(threshold === undefined ? {} : { threshold }) };
+    const parameters = { ...BACKENDS[backend], ...overrides, ...sweepParameters, ...(threshold === undefined ? {} : { threshold }) };
     const bound = knownCount ? c.speakers : null;
     const speech = speechOf(c, spans);
-    const turns = diarize(c.pcm, { backend, minSpeakers: bound, maxSpeakers: bound, ...(speech ? { speech } : {}) }, projection, parameters);
+    const turns = diarize(
+      c.pcm,
+      { backend, minSpeakers: bound, maxSpeakers: bound, ...(speech ? { speech } : {}), ...(overlapDetector !== null ? { overlapDetector } : {}) },
+      projection,
+      parameters,
+    );
     seconds += Number(process.hrtime.bigint() - started) / 1e9;
     audioSeconds += c.pcm.length / 16_000;
     const score = diarizationErrorRate(
@@ -89,6 +116,14 @@ function evaluate(
       turns.map((t) => ({ ...t, speaker: String(t.speaker) })),
     );
     for (const key of Object.keys(ms) as (keyof typeof ms)[]) ms[key] += score[key];
+    const frames = Math.ceil(c.pcm.length / 160);
+    const output = overlapGrid(turns, frames);
+    const reference = overlapGrid(c.reference, frames);
+    for (let i = 0; i < frames; i++) {
+      overlapMs.both += 10 * (output[i]! & reference[i]!);
+      overlapMs.output += 10 * output[i]!;
+      overlapMs.reference += 10 * reference[i]!;
+    }
     const found = new Set(turns.map((t) => t.speaker)).size;
     if (found === c.speakers) countsRight++;
     const key = found - c.speakers > 0 ? `+${found - c.speakers}` : String(found - c.speakers);
@@ -102,6 +137,8 @@ function evaluate(
     countAccuracy: countsRight / set.length,
     countErrors,
     secondsPerAudioSecond: seconds / audioSeconds,
+    overlapPrecision: overlapMs.output > 0 ? overlapMs.both / overlapMs.output : null,
+    overlapRecall: overlapMs.reference > 0 ? overlapMs.both / overlapMs.reference : 0,
   };
 }
 
@@ -144,6 +181,35 @@ if (args.includes('--tune-vad')) {
   writeFileSync(
     new URL(`./results/${option('--out') ?? 'diarization-vad-tuning.json'}`, import.meta.url),
     `${JSON.stringify({ measuredAt: new Date().toISOString(), perCount, devGroups: DEV_GROUPS, energy, sweep }, null, 2)}\n`,
+  );
+  await vad?.close();
+  process.exit(0);
+}
+
+if (args.includes('--tune-overlap')) {
+  const dev = conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
+  await prepare(dev);
+  const shipped = overlapDetector;
+  if (shipped === null) throw new Error('--tune-overlap needs a detector (--overlap FILE)');
+  const list = (name: string, fallback: string): number[] => (option(name) ?? fallback).split(',').map(Number);
+  const describe = (f: Figures): string =>
+    `DER ${pct(f.der)} (missed ${pct(f.missed)}, FA ${pct(f.falseAlarm)}, conf ${pct(f.confusion)}), overlap precision ${f.overlapPrecision === null ? '-' : pct(f.overlapPrecision)} recall ${pct(f.overlapRecall)}`;
+  overlapDetector = null;
+  const without = evaluate(dev, 'backend_a');
+  console.log(`backend_a without the detector: ${describe(without)}`);
+  const sweep: Record<string, unknown>[] = [];
+  for (const threshold of list('--overlap-thresholds', '0.5,0.7,0.8,0.9,0.95'))
+    for (const minFrames of list('--overlap-min-frames', '5,10'))
+      for (const overlapReachFrames of list('--overlap-reach', String(BACKENDS.backend_a.overlapReachFrames))) {
+        overlapDetector = { ...shipped, threshold, minFrames };
+        const f = evaluate(dev, 'backend_a', undefined, false, undefined, { overlapReachFrames });
+        sweep.push({ threshold, minFrames, overlapReachFrames, ...f });
+        console.log(`threshold ${threshold}, min frames ${minFrames}, reach ${overlapReachFrames} frames: ${describe(f)}`);
+      }
+  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+  writeFileSync(
+    new URL(`./results/${option('--out') ?? 'diarization-overlap-tuning.json'}`, import.meta.url),
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), perCount, devGroups: DEV_GROUPS, projection: projection.name, detector: shipped.name, without, sweep }, null, 2)}\n`,
   );
   await vad?.close();
   process.exit(0);
@@ -192,7 +258,7 @@ for (const backend of DIARIZATION_BACKENDS) {
       const label = `${backend} ${name} speakers${known ? ', count given' : ''}`;
       results[label] = f;
       console.log(
-        `${label} (${set.length} conversations, held-out groups): DER ${pct(f.der)} (missed ${pct(f.missed)}, false alarm ${pct(f.falseAlarm)}, confusion ${pct(f.confusion)}), speaker count right ${pct(f.countAccuracy)}, ${f.secondsPerAudioSecond.toFixed(4)} s per audio second`,
+        `${label} (${set.length} conversations, held-out groups): DER ${pct(f.der)} (missed ${pct(f.missed)}, false alarm ${pct(f.falseAlarm)}, confusion ${pct(f.confusion)}), speaker count right ${pct(f.countAccuracy)}, overlap precision ${f.overlapPrecision === null ? '-' : pct(f.overlapPrecision)} recall ${pct(f.overlapRecall)}, ${f.secondsPerAudioSecond.toFixed(4)} s per audio second`,
       );
     }
 }

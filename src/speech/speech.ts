@@ -108,6 +108,8 @@ export interface SpeechOptions {
   readonly preload?: boolean;
   /** The speaker model diarization uses (DIARIZATION_MODEL). Default models/diarization/speaker-ivector-v1.json under the working folder. */
   readonly diarizationModel?: string;
+  /** The overlapped-speech detector of backend_a (DIARIZATION_OVERLAP_MODEL). Default models/diarization/overlap-detector-v1.json under the working folder; null: none (one speaker at a time). */
+  readonly diarizationOverlapModel?: string | null;
   /** The segment-type model of diarized files (SEGMENT_TYPE_MODEL). Default models/segment-types/segment-types-v1.json under the working folder; null: no segment types (all `speech`). */
   readonly segmentTypeModel?: string | null;
   /** A file's diarization is abandoned after this long (DIARIZATION_TIMEOUT_MS). Default 5 minutes. */
@@ -156,6 +158,7 @@ export interface DetectedLanguage extends LanguageDetection {
 const DEFAULT_MAX_AUDIO_BYTES = 500 * 1024 * 1024;
 const DEFAULT_DIARIZATION_MODEL = 'models/diarization/speaker-ivector-v1.json';
 const DEFAULT_SEGMENT_TYPE_MODEL = 'models/segment-types/segment-types-v1.json';
+const DEFAULT_OVERLAP_MODEL = 'models/diarization/overlap-detector-v1.json';
 const DEFAULT_DIARIZATION_TIMEOUT_MS = 300_000;
 /** How long a live piece waits out a full pool queue before the session gets `service_unavailable`. */
 const STREAM_BUSY_RETRY_MS = 5_000;
@@ -230,6 +233,9 @@ export class Speech {
     const typeModel = options.segmentTypeModel === undefined ? DEFAULT_SEGMENT_TYPE_MODEL : options.segmentTypeModel;
     if (typeModel !== null && !existsSync(typeModel))
       options.logger?.warn({ segmentTypeModel: typeModel }, 'segment-type model not found: diarized segments will be typed speech, with a warning');
+    const overlapModel = options.diarizationOverlapModel === undefined ? DEFAULT_OVERLAP_MODEL : options.diarizationOverlapModel;
+    if (overlapModel !== null && !existsSync(overlapModel))
+      options.logger?.warn({ diarizationOverlapModel: overlapModel }, 'overlap detector not found: backend_a will give one speaker at a time, with a warning');
     if (models.length === 0) options.logger?.warn({ modelsDir: options.modelsDir }, 'no speech models found: transcription requests will be refused');
     else options.logger?.info({ models: models.map((m) => m.name), device: pool.deviceReport() }, 'speech models ready');
     return speech;
@@ -455,6 +461,7 @@ export class Speech {
     this.diarizationThreads ??= new DiarizationThreads({
       projectionPath: this.options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL,
       typeModelPath: this.options.segmentTypeModel === undefined ? DEFAULT_SEGMENT_TYPE_MODEL : this.options.segmentTypeModel,
+      overlapModelPath: this.options.diarizationOverlapModel === undefined ? DEFAULT_OVERLAP_MODEL : this.options.diarizationOverlapModel,
       nice: this.options.workerNice === undefined ? 10 : this.options.workerNice,
       maxThreads: Math.max(1, Math.floor(availableParallelism() / 4)),
       maxQueued: 256,
@@ -519,6 +526,7 @@ export function createSpeech(config: GatewayConfig, logger: SpeechLogger, metric
     ffprobePath: config.ffprobePath,
     maxAudioBytes: config.limits.maxAudioBytes,
     diarizationModel: config.diarizationModel,
+    diarizationOverlapModel: config.diarizationOverlapModel,
     segmentTypeModel: config.segmentTypeModel,
     diarizationTimeoutMs: config.diarizationTimeoutMs,
     diarizationSpeechDetection: config.diarizationSpeechDetection,

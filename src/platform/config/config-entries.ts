@@ -173,6 +173,12 @@ export function path(fallback: string, doc: EntryDoc): ConfigEntry<string> {
   });
 }
 
+/** A file path as `path` reads it, or `off` (null). */
+export function pathOrOff(fallback: string, doc: EntryDoc): ConfigEntry<string | null> {
+  const file = path(fallback, doc);
+  return entry(doc, code(`./${fallback}`), `path, or ${code('off')}`, (name, raw, ctx) => (raw === 'off' ? null : file.parse(name, raw, ctx)));
+}
+
 /** An http(s) URL with trailing slashes removed, or null when unset. */
 export function optionalUrl(doc: EntryDoc): ConfigEntry<string | null> {
   return entry(doc, '(none)', 'http(s) URL', (name, raw, { problems }) => {

@@ -11,6 +11,7 @@ import {
   optionalText,
   optionalUrl,
   path,
+  pathOrOff,
   text,
   textList,
   type ConfigEntry,
@@ -106,6 +107,11 @@ export const CONFIG_TABLE = {
     section: 'speech',
     description:
       'the speaker model speaker diarization uses (`models/diarization/README.md`); when it is missing, diarized jobs complete with a warning and no speakers',
+  }),
+  DIARIZATION_OVERLAP_MODEL: pathOrOff('models/diarization/overlap-detector-v1.json', {
+    section: 'speech',
+    description:
+      "the overlapped-speech detector with which `backend_a` gives stretches where two people speak at once a second speaker (`docs/diarization.md`, *Overlapped speech*); `off`: one speaker at a time; when the file is missing, one speaker at a time and a message in the diarized jobs' `warnings`",
   }),
   SEGMENT_TYPE_MODEL: path('models/segment-types/segment-types-v1.json', {
     section: 'speech',

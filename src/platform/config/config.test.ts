@@ -21,6 +21,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ INFERENCE_WORKER_NICE: '25' }, '/srv/app')).toThrow(/INFERENCE_WORKER_NICE must be between 0 and 19/);
   });
 
+  it('reads the overlap detector: a path under the working folder, or off', () => {
+    expect(loadConfig({}, '/srv/app').diarizationOverlapModel).toBe('/srv/app/models/diarization/overlap-detector-v1.json');
+    expect(loadConfig({ DIARIZATION_OVERLAP_MODEL: '/opt/osd.json' }, '/srv/app').diarizationOverlapModel).toBe('/opt/osd.json');
+    expect(loadConfig({ DIARIZATION_OVERLAP_MODEL: 'off' }, '/srv/app').diarizationOverlapModel).toBeNull();
+  });
+
   it('parses sizes, lists and booleans', () => {
     const config = loadConfig({
       MAX_AUDIO_BYTES: '1.5GB',

@@ -36,6 +36,8 @@ export interface GatewayConfig {
   };
   /** The speaker projection of diarization (models/diarization/*.json). */
   readonly diarizationModel: string;
+  /** The overlapped-speech detector of backend_a (models/diarization/overlap-detector-*.json). */
+  readonly diarizationOverlapModel: string | null;
   /** The segment-type model (models/segment-types/*.json) used on diarized files. */
   readonly segmentTypeModel: string;
   /** A file's diarization is stopped after this long; the file completes without speakers. */
@@ -227,6 +229,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxQueued: v.TRANSLATION_MAX_QUEUED,
     },
     diarizationModel: v.DIARIZATION_MODEL,
+    diarizationOverlapModel: v.DIARIZATION_OVERLAP_MODEL,
     segmentTypeModel: v.SEGMENT_TYPE_MODEL,
     diarizationTimeoutMs: v.DIARIZATION_TIMEOUT_MS,
     diarizationSpeechDetection: v.DIARIZATION_SPEECH_DETECTION,

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { diarize } from './diarize.js';
 import { DiarizationError, DiarizationThreads, diarizeInThread } from './diarization-thread.js';
+import { loadOverlapDetector } from './overlap-detector.js';
 import { loadSpeakerProjection } from './speaker-projection.js';
+import { twoSpeakerConversation } from '../../../test/helpers/speaker-conversation.js';
 
 const projectionPath = new URL('../../../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname;
 const typeModelPath = new URL('../../../models/segment-types/segment-types-v1.json', import.meta.url).pathname;
+const overlapModelPath = new URL('../../../models/diarization/overlap-detector-v1.json', import.meta.url).pathname;
 const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null } as const;
 
 /** Two tones of different pitch taking turns, 2 s each, 0.5 s of silence between. */
@@ -44,7 +47,31 @@ describe('diarizeInThread', () => {
     const missing = await diarizeInThread(tones(), options, { projectionPath, typeModelPath: '/nonexistent/types.json', timeoutMs: 60_000 });
     expect(missing.turns).toEqual(diarize(tones(), options, await loadSpeakerProjection(projectionPath)));
     expect(missing.types).toBeNull();
-    expect(missing.typesWarning).toMatch(/Segment types were not classified: .*ENOENT/);
+    expect(missing.typesWarning).toMatch(/Segment types were not classified: .*ENOENT.*'types\.json'/);
+    expect(missing.typesWarning).not.toContain('/nonexistent');
+  });
+
+  it('marks overlapped speech with backend_a when given the detector; a missing detector is a warning, not a failure', async () => {
+    const projection = await loadSpeakerProjection(projectionPath);
+    const { pcm } = twoSpeakerConversation(-16_000);
+    const direct = diarize(pcm, { ...options, overlapDetector: await loadOverlapDetector(overlapModelPath) }, projection);
+    const plain = diarize(pcm, options, projection);
+    expect(direct.length).toBeGreaterThan(plain.length);
+    // The thread takes the samples (their buffer is transferred): each call gets its own copy.
+    const marked = await diarizeInThread(pcm.slice(), options, { projectionPath, overlapModelPath, timeoutMs: 60_000 });
+    expect(marked.overlapWarning).toBeNull();
+    expect(marked.turns).toEqual(direct);
+    const missing = await diarizeInThread(pcm.slice(), options, { projectionPath, overlapModelPath: '/nonexistent/overlap.json', timeoutMs: 60_000 });
+    expect(missing.turns).toEqual(plain);
+    expect(missing.overlapWarning).toMatch(/Overlapping speech was not detected: .*ENOENT.*'overlap\.json'/);
+    expect(missing.overlapWarning).not.toContain('/nonexistent');
+    // backend_b does not mark overlap: it never reads the detector.
+    const coarse = await diarizeInThread(
+      pcm.slice(),
+      { ...options, backend: 'backend_b' },
+      { projectionPath, overlapModelPath: '/nonexistent/overlap.json', timeoutMs: 60_000 },
+    );
+    expect(coarse.overlapWarning).toBeNull();
   });
 
   it('ends the thread and rejects with a timed-out DiarizationError at the time limit', async () => {

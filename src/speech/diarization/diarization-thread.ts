@@ -10,6 +10,8 @@ export interface DiarizationThreadSetup {
   readonly projectionPath: string;
   /** The segment-type model (models/segment-types/*.json); null: no segment types. */
   readonly typeModelPath: string | null;
+  /** The overlapped-speech detector of backend_a (models/diarization/overlap-detector-*.json); null: none. */
+  readonly overlapModelPath: string | null;
   /** Nice value the thread takes (SCHED_BATCH), as the inference workers do; null leaves it. */
   readonly nice: number | null;
 }
@@ -40,6 +42,8 @@ export interface DiarizedAudio {
   readonly turns: SpeakerTurn[];
   readonly types: AudioTypes | null;
   readonly typesWarning: string | null;
+  /** Why overlapped speech was not marked (the detector could not be read); null when it was, or not asked. */
+  readonly overlapWarning: string | null;
 }
 
 export type DiarizationWorkerReply = { readonly id: number } & (({ readonly ok: true } & DiarizedAudio) | { readonly ok: false; readonly message: string });
@@ -59,6 +63,8 @@ export interface DiarizationThreadsOptions {
   readonly projectionPath: string;
   /** The segment-type model; absent or null: turns only (`types` null). */
   readonly typeModelPath?: string | null;
+  /** The overlapped-speech detector; absent or null: none. */
+  readonly overlapModelPath?: string | null;
   readonly nice?: number | null;
   /** Threads at most (files diarized at once); more files wait in a queue. Default 1. */
   readonly maxThreads?: number;
@@ -130,7 +136,12 @@ export class DiarizationThreads {
   private closed = false;
 
   constructor(private readonly options: DiarizationThreadsOptions) {
-    this.setup = { projectionPath: options.projectionPath, typeModelPath: options.typeModelPath ?? null, nice: options.nice ?? null };
+    this.setup = {
+      projectionPath: options.projectionPath,
+      typeModelPath: options.typeModelPath ?? null,
+      overlapModelPath: options.overlapModelPath ?? null,
+      nice: options.nice ?? null,
+    };
   }
 
   /** Threads alive now (busy or idle). */
@@ -196,7 +207,7 @@ export class DiarizationThreads {
       if (thread.timer !== null) clearTimeout(thread.timer);
       this.settle(pending, () =>
         reply.ok
-          ? pending.resolve({ turns: reply.turns, types: reply.types, typesWarning: reply.typesWarning })
+          ? pending.resolve({ turns: reply.turns, types: reply.types, typesWarning: reply.typesWarning, overlapWarning: reply.overlapWarning })
           : pending.reject(new DiarizationError(`Speaker diarization failed: ${reply.message}`)),
       );
       this.rest(thread);
@@ -286,10 +297,15 @@ export class DiarizationThreads {
 export async function diarizeInThread(
   pcm: Float32Array,
   options: DiarizationOptions,
-  run: DiarizationRun & { readonly projectionPath: string; readonly typeModelPath?: string | null; readonly nice?: number | null },
+  run: DiarizationRun & Pick<DiarizationThreadsOptions, 'projectionPath' | 'typeModelPath' | 'overlapModelPath' | 'nice'>,
 ): Promise<DiarizedAudio> {
   run.signal?.throwIfAborted();
-  const threads = new DiarizationThreads({ projectionPath: run.projectionPath, typeModelPath: run.typeModelPath ?? null, nice: run.nice ?? null });
+  const threads = new DiarizationThreads({
+    projectionPath: run.projectionPath,
+    typeModelPath: run.typeModelPath ?? null,
+    overlapModelPath: run.overlapModelPath ?? null,
+    nice: run.nice ?? null,
+  });
   try {
     return await threads.run(pcm, options, run);
   } finally {

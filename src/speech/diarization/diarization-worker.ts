@@ -9,17 +9,24 @@
  * kept for the next ones (a model that could not be read is tried again on the next file).
  * Started, ended on timeout, abort or idleness by diarization-thread.ts.
  */
+import { basename } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { setThreadBackground } from '../native/thread-priority.js';
-import type { SpeechSpan } from './diarize.js';
+import { BACKENDS, type SpeechSpan } from './diarize.js';
 import type { DiarizationSpeech, DiarizationTask, DiarizationThreadSetup, DiarizationWorkerReply } from './diarization-thread.js';
+import { loadOverlapDetector, type OverlapDetector } from './overlap-detector.js';
 import { loadSegmentTypeModel, type SegmentTypeModel } from './segment-type.js';
 import { loadSpeakerProjection, type SpeakerProjection } from './speaker-projection.js';
 import { diarizeTyped, typeAudio } from './typed-diarization.js';
 
 const setup = workerData as DiarizationThreadSetup;
 
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/** An error's message for the job's warnings: a file system error names its file, never the folder it is in (no server paths). */
+function messageOf(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const path = (error as NodeJS.ErrnoException).path;
+  return typeof path === 'string' && path.length > 0 ? error.message.replaceAll(path, basename(path)) : error.message;
+}
 
 if (setup.nice !== null) {
   try {
@@ -31,6 +38,7 @@ if (setup.nice !== null) {
 
 let projection: SpeakerProjection | null = null;
 let typeModel: SegmentTypeModel | null = null;
+let overlapDetector: OverlapDetector | null = null;
 
 async function diarizeTask(task: DiarizationTask): Promise<DiarizationWorkerReply> {
   projection ??= await loadSpeakerProjection(setup.projectionPath);
@@ -43,12 +51,21 @@ async function diarizeTask(task: DiarizationTask): Promise<DiarizationWorkerRepl
       typesWarning = `Segment types were not classified: ${messageOf(error)}`;
     }
   }
+  // Overlapped speech is marked by the backends that do it (backend_a); a detector that cannot be read leaves one speaker at a time, with a warning.
+  let overlapWarning: string | null = null;
+  if (setup.overlapModelPath !== null && overlapDetector === null && BACKENDS[task.options.backend].overlapAware) {
+    try {
+      overlapDetector = await loadOverlapDetector(setup.overlapModelPath);
+    } catch (error) {
+      overlapWarning = `Overlapping speech was not detected: ${messageOf(error)}`;
+    }
+  }
   const pcm = task.pcm.subarray(0, task.samples);
   const typed = typeAudio(pcm, typeModel);
   const speech = task.speechFollows ? await speechOf(task.id) : null;
-  const options = speech !== null ? { ...task.options, speech } : task.options;
+  const options = { ...task.options, ...(speech !== null ? { speech } : {}), ...(overlapDetector !== null ? { overlapDetector } : {}) };
   const result = diarizeTyped(pcm, options, projection, typeModel, typed);
-  return { id: task.id, ok: true, turns: result.turns, types: result.types, typesWarning: typesWarning ?? result.typesWarning };
+  return { id: task.id, ok: true, turns: result.turns, types: result.types, typesWarning: typesWarning ?? result.typesWarning, overlapWarning };
 }
 
 /** Speech spans that came before their task asked for them, and the task waiting for its spans. */

@@ -1,39 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { diarize, energySpeechMask, fillPauses, mergeSimilarClusters, mergeSmallClusters } from './diarize.js';
+import { diarize, energySpeechMask, fillPauses, mergeSimilarClusters, mergeSmallClusters, snapChangesToPauses } from './diarize.js';
 import { SPEAKER_FRAME_MS, speakerFrames } from './speaker-features.js';
 import { diarizationErrorRate } from './diarization-error-rate.js';
 import { clusterEmbeddings } from './speaker-clustering.js';
+import { loadOverlapDetector } from './overlap-detector.js';
 import { loadSpeakerProjection } from './speaker-projection.js';
+import { twoSpeakerConversation } from '../../../test/helpers/speaker-conversation.js';
 
-const FIXTURES = new URL('../../../test/fixtures/heldout/', import.meta.url);
 const projection = await loadSpeakerProjection(new URL('../../../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname);
-
-/** 16-bit mono WAV (the fixtures' format) to float samples. */
-function readWav(name: string): Float32Array {
-  const bytes = readFileSync(new URL(name, FIXTURES));
-  const data = bytes.indexOf('data', 12);
-  const pcm = new Int16Array(bytes.buffer.slice(bytes.byteOffset + data + 8, bytes.byteOffset + bytes.length - ((bytes.length - data - 8) % 2)));
-  return Float32Array.from(pcm, (s) => s / 32768);
-}
-
-/** Two speakers the projection never saw (ALFFA groups 021, a threshold-tuning group, and 091) taking turns, 0.5 s apart. */
-function twoSpeakerConversation(): { pcm: Float32Array; reference: { startMs: number; endMs: number; speaker: string }[] } {
-  const a = ['tr_10778_tr02101', 'tr_10779_tr02102', 'tr_10780_tr02103'].map((id) => readWav(`alffa_spk_heldout-${id}.wav`));
-  const b = ['tr_10827_tr09101', 'tr_10828_tr09102', 'tr_10829_tr09103'].map((id) => readWav(`alffa_spk_heldout-${id}.wav`));
-  const order = [a[0]!, b[0]!, a[1]!, b[1]!, a[2]!, b[2]!];
-  const gap = 8000;
-  const total = order.reduce((sum, clip) => sum + clip.length + gap, gap);
-  const pcm = new Float32Array(total);
-  const reference: { startMs: number; endMs: number; speaker: string }[] = [];
-  let at = gap;
-  order.forEach((clip, i) => {
-    pcm.set(clip, at);
-    reference.push({ startMs: at / 16, endMs: (at + clip.length) / 16, speaker: i % 2 === 0 ? 'A' : 'B' });
-    at += clip.length + gap;
-  });
-  return { pcm, reference };
-}
 
 describe('clusterEmbeddings', () => {
   const unit = (...v: number[]) => {
@@ -57,6 +31,40 @@ describe('fillPauses', () => {
     const labels = Int32Array.from([-1, 0, 0, -1, -1, 0, -1, -1, -1, -1, 1, -1, -1, -1, 2, -1]);
     fillPauses(labels, 3);
     expect(Array.from(labels)).toEqual([-1, 0, 0, 0, 0, 0, -1, -1, -1, -1, 1, 1, 1, 2, 2, -1]);
+  });
+});
+
+describe('snapChangesToPauses', () => {
+  it('moves a change with no pause at it into the nearest pause of at least minGap frames within reach, on either side', () => {
+    const left = Int32Array.from([0, 0, -1, -1, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
+    snapChangesToPauses(left, 6, 2);
+    expect(Array.from(left)).toEqual([0, 0, -1, -1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
+    const right = Int32Array.from([0, 0, 0, 0, 0, 0, 1, 1, -1, -1, 1, 1]);
+    snapChangesToPauses(right, 6, 2);
+    expect(Array.from(right)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, -1, -1, 1, 1]);
+  });
+
+  it('leaves changes at pauses, changes without a long enough pause within reach, and runs whole', () => {
+    const atPause = Int32Array.from([0, 0, -1, 1, 1]);
+    snapChangesToPauses(atPause, 5, 1);
+    expect(Array.from(atPause)).toEqual([0, 0, -1, 1, 1]);
+    const shortPause = Int32Array.from([0, -1, 0, 0, 1, 1, 1]);
+    snapChangesToPauses(shortPause, 5, 2);
+    expect(Array.from(shortPause)).toEqual([0, -1, 0, 0, 1, 1, 1]);
+    const far = Int32Array.from([0, -1, -1, 0, 0, 0, 0, 1, 1]);
+    snapChangesToPauses(far, 3, 2);
+    expect(Array.from(far)).toEqual([0, -1, -1, 0, 0, 0, 0, 1, 1]);
+    // A pause at the edge of a run (another speaker, or the file's start, beyond it) would make the run vanish.
+    const edge = Int32Array.from([2, -1, -1, 0, 0, 1, 1, 1, 1]);
+    snapChangesToPauses(edge, 8, 2);
+    expect(Array.from(edge)).toEqual([2, -1, -1, 0, 0, 1, 1, 1, 1]);
+    const start = Int32Array.from([-1, -1, 0, 0, 1, 1]);
+    snapChangesToPauses(start, 5, 2);
+    expect(Array.from(start)).toEqual([-1, -1, 0, 0, 1, 1]);
+    // A short pause inside the run is passed over on the way to a long enough one.
+    const passed = Int32Array.from([0, -1, -1, 0, -1, 0, 1, 1]);
+    snapChangesToPauses(passed, 8, 2);
+    expect(Array.from(passed)).toEqual([0, -1, -1, 1, -1, 1, 1, 1]);
   });
 });
 
@@ -159,6 +167,34 @@ function coveredMs(
     for (const t of turns) ms += Math.max(0, Math.min(r.endMs, t.endMs) - Math.max(r.startMs, t.startMs));
   return ms;
 }
+
+describe('overlapped speech', () => {
+  it('backend_a with the detector adds second speakers over overlapped speech, mostly where two people speak; backend_b and no detector: one at a time', async () => {
+    const detector = await loadOverlapDetector(new URL('../../../models/diarization/overlap-detector-v1.json', import.meta.url).pathname);
+    // Each turn starts 1 s before the previous one ends.
+    const { pcm, reference } = twoSpeakerConversation(-16_000);
+    const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null } as const;
+    const plain = diarize(pcm, options, projection);
+    const marked = diarize(pcm, { ...options, overlapDetector: detector }, projection);
+    // The first speaker of every frame stays as it was; the detector only adds turns after them.
+    expect(marked.slice(0, plain.length)).toEqual(plain);
+    const second = marked.slice(plain.length);
+    expect(second.length).toBeGreaterThan(0);
+    const speakers = new Set(plain.map((t) => t.speaker));
+    expect(second.every((t) => speakers.has(t.speaker))).toBe(true);
+    const overlapped = reference.slice(1).map((t, i) => ({ startMs: t.startMs, endMs: reference[i]!.endMs }));
+    const markedMs = second.reduce((sum, t) => sum + t.endMs - t.startMs, 0);
+    const rightMs = second.reduce(
+      (sum, t) => sum + overlapped.reduce((s, o) => s + Math.max(0, Math.min(t.endMs, o.endMs) - Math.max(t.startMs, o.startMs)), 0),
+      0,
+    );
+    expect(rightMs / markedMs).toBeGreaterThan(0.5);
+    // A second speaker never doubles the first: no frame has the same speaker twice.
+    for (const t of second) expect(plain.some((p) => p.speaker === t.speaker && p.startMs < t.endMs && t.startMs < p.endMs)).toBe(false);
+    const coarse = { ...options, backend: 'backend_b' } as const;
+    expect(diarize(pcm, { ...coarse, overlapDetector: detector }, projection)).toEqual(diarize(pcm, coarse, projection));
+  });
+});
 
 describe('speech spans', () => {
   it('a quiet speaker the energy gate misses gets a speaker of its own inside the given spans', () => {

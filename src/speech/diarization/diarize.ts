@@ -9,6 +9,8 @@ import {
   spectralClusters,
   viterbi,
 } from './speaker-clustering.js';
+import { type OverlapDetector, overlapFrameFeatures, overlapProbabilities, overlapRegions } from './overlap-detector.js';
+import { trackPitch } from './pitch-track.js';
 import { MFCC_COEFFICIENTS, SPEAKER_FRAME_MS, speakerFrames, type SpeakerFrames } from './speaker-features.js';
 import { accumulateFrame, extractIvector, type IvectorExtractor } from './speaker-ivectors.js';
 import { symmetricEigen } from './speaker-linear-algebra.js';
@@ -29,6 +31,10 @@ export interface DiarizationOptions {
   readonly speech?: readonly SpeechSpan[];
   /** Regions in ms speech is confined to (the audio outside music); frames outside them are never given a speaker. Absent: all the audio. */
   readonly within?: readonly SpeechSpan[];
+  /** Overlap-aware backends (backend_a): the overlapped-speech detector; absent: one speaker per frame. */
+  readonly overlapDetector?: OverlapDetector;
+  /** The file's pitch-track periodicity (pitch-track.ts, every 10 ms) when the caller has it (the segment typing's); computed when the detector needs it otherwise. */
+  readonly periodicity?: Float32Array;
 }
 
 export interface SpeechSpan {
@@ -78,8 +84,21 @@ export interface BackendParameters {
   readonly mergeSimilarity: number;
   /** Quiet stretches up to this long inside speech (pauses between words) take the speaker around them. */
   readonly pauseFrames: number;
+  /**
+   * A change of speaker with no pause at it moves into the nearest pause of at least
+   * `pauseSnapMinGapFrames` at most this many frames away (0: changes stay where the windows put them).
+   */
+  readonly pauseSnapFrames: number;
+  readonly pauseSnapMinGapFrames: number;
   /** I-vector models: the file's principal directions of i-vectors kept (the speaker differences within the file). */
   readonly pcaDims: number;
+  /**
+   * Overlap-aware re-segmentation (with an overlap detector in the options): in the regions the
+   * detector finds, the nearest other speaker in time speaks as well (a second turn).
+   */
+  readonly overlapAware: boolean;
+  /** Overlap regions farther than this many frames from another speaker's speech are left with one speaker. */
+  readonly overlapReachFrames: number;
 }
 
 /**
@@ -102,6 +121,8 @@ const SHARED_PARAMETERS = {
   threshold: 0,
   pcaDims: 12,
   pauseFrames: 15,
+  pauseSnapFrames: 100,
+  pauseSnapMinGapFrames: 5,
   switchCost: 0.5,
   minClusterShare: 0.1,
   mergeSimilarity: 0.5,
@@ -111,8 +132,8 @@ const SHARED_PARAMETERS = {
 } as const;
 
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { ...SHARED_PARAMETERS, blockSize: 1200, minTurnFrames: 15, refinements: 2 },
-  backend_b: { ...SHARED_PARAMETERS, blockSize: 300, minTurnFrames: 50, refinements: 1 },
+  backend_a: { ...SHARED_PARAMETERS, blockSize: 1200, minTurnFrames: 15, refinements: 2, overlapAware: true, overlapReachFrames: 1000 },
+  backend_b: { ...SHARED_PARAMETERS, blockSize: 300, minTurnFrames: 50, refinements: 1, overlapAware: false, overlapReachFrames: 0 },
 };
 
 export const MAX_SPEAKERS = 20;
@@ -163,12 +184,48 @@ export function diarize(
   labels = mergeSmallClusters(embeddings, labels, parameters.minClusterShare, Math.min(options.minSpeakers ?? 1, maxClusters));
   for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels, parameters.switchCost);
   const frameLabels = labelFrames(features.frames, speech, windows, labels);
+  if (parameters.pauseSnapFrames > 0) snapChangesToPauses(frameLabels, parameters.pauseSnapFrames, parameters.pauseSnapMinGapFrames);
   fillPauses(frameLabels, parameters.pauseFrames);
   const unsmoothed = frameLabels.slice();
   smooth(frameLabels, parameters.minTurnFrames);
   // Merging short runs must not take the speaker count below min_speakers: keep the raw labels then.
-  if (options.minSpeakers !== null && speakerCount(frameLabels) < Math.min(options.minSpeakers, speakerCount(unsmoothed))) return toTurns(unsmoothed);
-  return toTurns(frameLabels);
+  const primary =
+    options.minSpeakers !== null && speakerCount(frameLabels) < Math.min(options.minSpeakers, speakerCount(unsmoothed)) ? unsmoothed : frameLabels;
+  const detector = options.overlapDetector;
+  if (!parameters.overlapAware || detector === undefined || speakerCount(primary) < 2) return toTurns(primary);
+  const periodicity = options.periodicity ?? trackPitch(pcm).periodicity;
+  const probabilities = overlapProbabilities(overlapFrameFeatures(features, centredFrames(features, speech), speech, periodicity), detector);
+  const regions = overlapRegions(probabilities, speech, detector.threshold, detector.minFrames);
+  return toTurns(primary, secondSpeakers(primary, regions, parameters.overlapReachFrames));
+}
+
+/**
+ * The second speaker of each overlap region (-1 elsewhere): where the region holds a change of
+ * speaker, each side's frames get the other side's speaker; otherwise the nearest other speaker in
+ * time, before or after the region (people overlap at turn changes: they start before the other
+ * has finished, or answer into a turn).
+ */
+export function secondSpeakers(labels: Int32Array, regions: readonly { start: number; end: number }[], reachFrames = Number.POSITIVE_INFINITY): Int32Array {
+  const second = new Int32Array(labels.length).fill(-1);
+  for (const { start, end } of regions) {
+    const inside = [...new Set(labels.subarray(start, end))].filter((label) => label >= 0);
+    if (inside.length === 2) {
+      for (let t = start; t < end; t++) if (labels[t]! >= 0) second[t] = labels[t] === inside[0] ? inside[1]! : inside[0]!;
+      continue;
+    }
+    if (inside.length !== 1) continue;
+    const own = inside[0]!;
+    let before = start - 1;
+    while (before >= 0 && (labels[before]! < 0 || labels[before] === own)) before--;
+    let after = end;
+    while (after < labels.length && (labels[after]! < 0 || labels[after] === own)) after++;
+    const beforeGap = before < 0 ? Number.POSITIVE_INFINITY : start - 1 - before;
+    const afterGap = after >= labels.length ? Number.POSITIVE_INFINITY : after - end;
+    const gap = Math.min(beforeGap, afterGap);
+    if (gap === Number.POSITIVE_INFINITY || gap > reachFrames) continue;
+    second.fill(beforeGap <= afterGap ? labels[before]! : labels[after]!, start, end);
+  }
+  return second;
 }
 
 interface EmbeddedWindow {
@@ -534,25 +591,79 @@ function speakerCount(labels: Int32Array): number {
   return new Set(labels.filter((label) => label >= 0)).size;
 }
 
-function toTurns(labels: Int32Array): SpeakerTurn[] {
+/**
+ * Runs of `labels` as turns, speakers numbered by first appearance, in time order; then the runs of
+ * `second` (overlapped speech: second speakers of the same numbering), in time order.
+ */
+function toTurns(labels: Int32Array, second?: Int32Array): SpeakerTurn[] {
   const turns: SpeakerTurn[] = [];
   const numbering = new Map<number, number>();
-  let t = 0;
-  while (t < labels.length) {
+  const runs = (frames: Int32Array): void => {
+    let t = 0;
+    while (t < frames.length) {
+      const label = frames[t]!;
+      if (label < 0) {
+        t++;
+        continue;
+      }
+      let end = t + 1;
+      while (end < frames.length && frames[end] === label) end++;
+      let speaker = numbering.get(label);
+      if (speaker === undefined) {
+        speaker = numbering.size;
+        numbering.set(label, speaker);
+      }
+      turns.push({ startMs: t * SPEAKER_FRAME_MS, endMs: end * SPEAKER_FRAME_MS, speaker });
+      t = end;
+    }
+  };
+  runs(labels);
+  if (second !== undefined) runs(second);
+  return turns;
+}
+
+/**
+ * A change of speaker between two speech frames with no pause between them moves into the nearest
+ * pause (a run of at least `minGap` frames without speech, -1) at most `reach` frames away that
+ * lies inside either speaker's run, with that speaker's speech on its far side too (so no run
+ * vanishes): people mostly take turns at pauses, and the 3 s windows place a change only roughly. In place.
+ */
+export function snapChangesToPauses(labels: Int32Array, reach: number, minGap: number): void {
+  for (let c = 1; c < labels.length; c++) {
+    const left = labels[c - 1]!;
+    const right = labels[c]!;
+    if (left < 0 || right < 0 || left === right) continue;
+    const leftGap = pauseInside(labels, c - 1, -1, left, Math.max(0, c - reach), minGap);
+    const rightGap = pauseInside(labels, c, 1, right, Math.min(labels.length - 1, c + reach - 1), minGap);
+    const leftDistance = leftGap < 0 ? Number.POSITIVE_INFINITY : c - leftGap;
+    const rightDistance = rightGap < 0 ? Number.POSITIVE_INFINITY : rightGap - c;
+    if (leftDistance === Number.POSITIVE_INFINITY && rightDistance === Number.POSITIVE_INFINITY) continue;
+    if (leftDistance <= rightDistance) {
+      for (let t = leftGap; t < c; t++) if (labels[t]! >= 0) labels[t] = right;
+    } else {
+      for (let t = c; t < rightGap; t++) if (labels[t]! >= 0) labels[t] = left;
+      c = rightGap;
+    }
+  }
+}
+
+/**
+ * From `from` stepping by `step` (±1) through `speaker`'s frames and pauses, up to `limit`: the
+ * first pause of at least `minGap` frames with `speaker`'s speech beyond it, as the change point
+ * it gives (stepping back: the frame after the pause; forward: its first frame); -1 when there is none.
+ */
+function pauseInside(labels: Int32Array, from: number, step: 1 | -1, speaker: number, limit: number, minGap: number): number {
+  let gap = 0;
+  for (let t = from; step < 0 ? t >= limit : t <= limit; t += step) {
     const label = labels[t]!;
-    if (label < 0) {
-      t++;
+    if (label === -1) {
+      gap++;
       continue;
     }
-    let end = t + 1;
-    while (end < labels.length && labels[end] === label) end++;
-    let speaker = numbering.get(label);
-    if (speaker === undefined) {
-      speaker = numbering.size;
-      numbering.set(label, speaker);
-    }
-    turns.push({ startMs: t * SPEAKER_FRAME_MS, endMs: end * SPEAKER_FRAME_MS, speaker });
-    t = end;
+    if (label !== speaker) return -1;
+    // The pause's frames lie between t and `from`: the change goes to its edge nearer `from`.
+    if (gap >= minGap) return step < 0 ? t + gap + 1 : t - gap;
+    gap = 0;
   }
-  return turns;
+  return -1;
 }

@@ -27,6 +27,7 @@ describe('diarizeTranscript', () => {
         ],
         types: null,
         typesWarning: null,
+        overlapWarning: null,
       }),
       new AbortController().signal,
     );
@@ -41,7 +42,7 @@ describe('diarizeTranscript', () => {
     const seen: unknown[] = [];
     const diarizer = async (_pcm: Float32Array, options: { speech?: unknown }) => {
       seen.push(options.speech);
-      return { turns: [{ startMs: 0, endMs: 4000, speaker: 0 }], types: null, typesWarning: null };
+      return { turns: [{ startMs: 0, endMs: 4000, speaker: 0 }], types: null, typesWarning: null, overlapWarning: null };
     };
     const spans = [{ startMs: 100, endMs: 3800 }];
     await diarizeTranscript(pcm, segments, words, request, diarizer, new AbortController().signal, spans);
@@ -73,6 +74,7 @@ describe('diarizeTranscript', () => {
           ],
         },
         typesWarning: null,
+        overlapWarning: null,
       }),
       new AbortController().signal,
     );
@@ -89,7 +91,12 @@ describe('diarizeTranscript', () => {
       segments,
       words,
       request,
-      async () => ({ turns: [{ startMs: 0, endMs: 4000, speaker: 0 }], types: null, typesWarning: 'Segment types were not classified: ENOENT' }),
+      async () => ({
+        turns: [{ startMs: 0, endMs: 4000, speaker: 0 }],
+        types: null,
+        typesWarning: 'Segment types were not classified: ENOENT',
+        overlapWarning: null,
+      }),
       new AbortController().signal,
     );
     expect(out.segments.map((s) => [s.speaker, s.type])).toEqual([['SPEAKER_00', 'speech']]);
@@ -123,7 +130,7 @@ describe('diarizeTranscript', () => {
       request,
       async () => {
         ran = true;
-        return { turns: [], types: null, typesWarning: null };
+        return { turns: [], types: null, typesWarning: null, overlapWarning: null };
       },
       new AbortController().signal,
     );

@@ -113,15 +113,17 @@ export function assignDiarization(
 ): { segments: Segment[]; diarization: FileDiarization } {
   if (diarized.audio === null) return { segments, diarization: { speakers: null, warning: diarized.warning } };
   try {
-    const { turns, types, typesWarning } = diarized.audio;
+    const { turns, types, typesWarning, overlapWarning } = diarized.audio;
     const assigned = assignSpeakers(segments, words, turns);
+    const overlapNote = overlapWarning === null ? null : `${sentenceOf(overlapWarning)} Overlapping speech has one speaker.`;
     if (types === null) {
-      const warning = typesWarning === null ? null : `${sentenceOf(typesWarning)} Segments are typed \`speech\`.`;
+      const typesNote = typesWarning === null ? null : `${sentenceOf(typesWarning)} Segments are typed \`speech\`.`;
+      const warning = [typesNote, overlapNote].filter((note) => note !== null).join(' ') || null;
       return { segments: assigned.segments.map((s) => ({ ...s, type: 'speech' as const })), diarization: { speakers: assigned.speakers, warning } };
     }
     // Segments typed music lose their speaker: number the speakers again by first appearance.
     const typed = renumberSpeakers(typeSegments(assigned.segments, types), assigned.speakers);
-    return { segments: typed.segments, diarization: { speakers: typed.speakers, warning: null } };
+    return { segments: typed.segments, diarization: { speakers: typed.speakers, warning: overlapNote } };
   } catch (error) {
     // Never fails the transcription (as a failed diarization does not).
     const reason = error instanceof Error ? error.message : String(error);

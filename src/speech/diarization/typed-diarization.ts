@@ -52,7 +52,12 @@ export function diarizeTyped(
   if (model === null || typing === null) return { turns: diarize(pcm, options, projection), types: null, typesWarning: typed.typesWarning };
   const durationMs = (pcm.length / 16_000) * 1000;
   // Music is nobody's speech: the speech (energy and the VAD's spans alike) is confined to the audio outside it.
-  const spans = typing.music.length > 0 ? { ...options, within: outsideRegions(typing.music, durationMs) } : options;
+  // The typing's pitch track serves the overlap detector too (its periodicity).
+  const spans = {
+    ...options,
+    periodicity: typing.frames.track.periodicity,
+    ...(typing.music.length > 0 ? { within: outsideRegions(typing.music, durationMs) } : {}),
+  };
   const turns = diarize(pcm, spans, projection);
   const speakers = classifySpeakers(typing.frames.track, turns, typing.music, model);
   const typedTurns = typeTurns(typing.frames.track, turns, typing.music, speakers, model);

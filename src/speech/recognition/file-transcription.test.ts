@@ -56,7 +56,7 @@ function diarizer(log: string[], delayMs: number, seen: { samples?: number; sign
       });
     });
     log.push('diarized');
-    return { turns: [{ startMs: 0, endMs: Math.round(pcm.length / 16), speaker: 0 }], types: null, typesWarning: null };
+    return { turns: [{ startMs: 0, endMs: Math.round(pcm.length / 16), speaker: 0 }], types: null, typesWarning: null, overlapWarning: null };
   };
 }
 
