@@ -97,7 +97,11 @@ export interface BackendParameters {
    * detector finds, the nearest other speaker in time speaks as well (a second turn).
    */
   readonly overlapAware: boolean;
-  /** Overlap regions farther than this many frames from another speaker's speech are left with one speaker. */
+  /**
+   * Overlap regions farther than this many frames from another speaker's speech are left with one
+   * speaker (backend_a: 1000, 20 s, in effect no limit; limits of 0.1-0.6 s lost recall and gained
+   * no precision on the development groups, docs/diarization.md).
+   */
   readonly overlapReachFrames: number;
 }
 
