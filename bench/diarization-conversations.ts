@@ -161,3 +161,23 @@ export function writeConversationWav(path: string, conversation: Pick<Conversati
   writeFileSync(path, wavOf(floatToPcm16(conversation.pcm)));
   return path;
 }
+
+/**
+ * The conversation with seeded white noise `snrDb` under its speech (the RMS of the samples inside
+ * the reference turns): a hiss-heavy microphone or line, for robustness figures. The reference turns stay.
+ */
+export function withNoise(conversation: Conversation, snrDb: number, seed: number): Conversation {
+  let power = 0;
+  let n = 0;
+  for (const turn of conversation.reference) {
+    for (let i = Math.round(turn.startMs * 16); i < Math.min(conversation.pcm.length, Math.round(turn.endMs * 16)); i++) {
+      power += conversation.pcm[i]! ** 2;
+      n++;
+    }
+  }
+  // Uniform noise in [-a, a] has an RMS of a / sqrt(3).
+  const amplitude = Math.sqrt((3 * power) / Math.max(1, n)) * 10 ** (-snrDb / 20);
+  const random = seededRandom(seed);
+  const pcm = conversation.pcm.map((x) => x + amplitude * (2 * random() - 1));
+  return { ...conversation, name: `${conversation.name}-snr${snrDb}`, pcm };
+}

@@ -7,7 +7,7 @@
  *   npx tsx bench/diarization.ts [--tune] [--per-count 3] [--projection FILE|identity] [--only-tune]
  *     [--params JSON] [--thresholds LIST] [--backend NAME] [--out NAME.json] [--vad silero|energy]
  *     [--vad-params JSON] [--tune-vad [--vad-thresholds LIST] [--vad-pads LIST] [--vad-silences LIST]]
- *     [--overlap FILE|none] [--tune-overlap [--overlap-thresholds LIST] [--overlap-min-frames LIST]]
+ *     [--overlap FILE|none] [--tune-overlap [--overlap-thresholds LIST] [--overlap-min-frames LIST]] [--noise-snr DB]
  * `--params` overrides backend parameters (development runs); `--out` names the results file.
  * `--vad silero` (the default, what the API does) gives diarize the speech spans of the shipped
  * Silero VAD (src/speech/vad/silero-file.ts, DIARIZATION_SPEECH_SPANS, `--vad-params` overrides
@@ -16,7 +16,9 @@
  * detector backend_a uses (the shipped one by default, `none`: one speaker at a time);
  * `--tune-overlap` sweeps its threshold and minimum run on the development groups (count not
  * given, backend_a) and stops. Overlap precision and recall are in time: where the output has two
- * or more speakers against where the reference has.
+ * or more speakers against where the reference has. `--noise-snr` adds white noise that many dB under
+ * the speech to the conversations (held-out and development; withNoise: robustness figures; no
+ * real-microphone recordings of conversations exist here).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { BACKENDS, type BackendParameters, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/speech/diarization/diarize.js';
@@ -26,7 +28,7 @@ import { loadOverlapDetector, type OverlapDetector } from '../src/speech/diariza
 import { identityProjection, loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
 import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans, type SpeechSpanOptions } from '../src/speech/vad/silero-file.js';
 import { SileroVad } from '../src/speech/vad/silero-vad.js';
-import { conversationSet, DEV_GROUPS, loadGroupClips, TEST_GROUPS, type Conversation } from './diarization-conversations.js';
+import { conversationSet, DEV_GROUPS, loadGroupClips, TEST_GROUPS, withNoise, type Conversation } from './diarization-conversations.js';
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -186,8 +188,11 @@ if (args.includes('--tune-vad')) {
   process.exit(0);
 }
 
+const noiseSnr = option('--noise-snr');
+const heard = (set: Conversation[]): Conversation[] => (noiseSnr === undefined ? set : set.map((c, i) => withNoise(c, Number(noiseSnr), 7000 + i)));
+if (noiseSnr !== undefined) results['noiseSnrDb'] = Number(noiseSnr);
 if (args.includes('--tune-overlap')) {
-  const dev = conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
+  const dev = heard(conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7));
   await prepare(dev);
   const shipped = overlapDetector;
   if (shipped === null) throw new Error('--tune-overlap needs a detector (--overlap FILE)');
@@ -218,7 +223,7 @@ if (args.includes('--tune-overlap')) {
 const thresholds = (option('--thresholds') ?? '-0.1,0,0.1,0.2,0.3,0.4,0.5').split(',').map(Number);
 const tuneBackends = DIARIZATION_BACKENDS.filter((b) => (option('--backend') ?? b) === b);
 if (args.includes('--tune')) {
-  const dev = conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
+  const dev = heard(conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7));
   await prepare(dev);
   for (const backend of tuneBackends) {
     const known = evaluate(dev, backend, undefined, true);
@@ -240,7 +245,7 @@ if (args.includes('--only-tune')) {
   await vad?.close();
   process.exit(0);
 }
-const sets = { '2-4': conversationSet(TEST_GROUPS, [2, 3, 4], perCount, 1000), '5-6': conversationSet(TEST_GROUPS, [5, 6], perCount, 2000) };
+const sets = { '2-4': heard(conversationSet(TEST_GROUPS, [2, 3, 4], perCount, 1000)), '5-6': heard(conversationSet(TEST_GROUPS, [5, 6], perCount, 2000)) };
 {
   const started = process.hrtime.bigint();
   for (const set of Object.values(sets)) await prepare(set);
