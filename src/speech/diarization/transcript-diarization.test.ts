@@ -106,6 +106,24 @@ describe('diarizeTranscript', () => {
     });
   });
 
+  it('keeps the speakers when the overlap detector could not be read, with a warning (beside a segment-type one)', async () => {
+    const diarizer = (typesWarning: string | null) => async () => ({
+      turns: [{ startMs: 0, endMs: 4000, speaker: 0 }],
+      types: null,
+      typesWarning,
+      overlapWarning: "Overlapping speech was not detected: ENOENT: no such file or directory, open 'overlap.json'",
+    });
+    const alone = await diarizeTranscript(pcm, segments, words, request, diarizer(null), new AbortController().signal);
+    expect(alone.segments.map((s) => s.speaker)).toEqual(['SPEAKER_00']);
+    expect(alone.diarization.warning).toBe(
+      "Overlapping speech was not detected: ENOENT: no such file or directory, open 'overlap.json'. Overlapping speech has one speaker.",
+    );
+    const both = await diarizeTranscript(pcm, segments, words, request, diarizer('Segment types were not classified: ENOENT'), new AbortController().signal);
+    expect(both.diarization.warning).toBe(
+      "Segment types were not classified: ENOENT. Segments are typed `speech`. Overlapping speech was not detected: ENOENT: no such file or directory, open 'overlap.json'. Overlapping speech has one speaker.",
+    );
+  });
+
   it('turns a failure or timeout into a warning and keeps the plain segments', async () => {
     const out = await diarizeTranscript(
       pcm,
