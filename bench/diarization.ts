@@ -91,7 +91,6 @@ function evaluate(
   threshold?: number,
   knownCount = false,
   spans: SpeechSpanOptions | null = vadKind !== 'energy' ? spanOptions : null,
-  sweepParameters: Partial<BackendParameters> = {},
 ): Figures {
   // Milliseconds summed over the set, of each part of the error and of the reference speech.
   const ms = { missedMs: 0, falseAlarmMs: 0, confusionMs: 0, referenceMs: 0 };
@@ -102,7 +101,7 @@ function evaluate(
   const overlapMs = { both: 0, output: 0, reference: 0 };
   for (const c of set) {
     const started = process.hrtime.bigint();
-    const parameters = { ...BACKENDS[backend], ...overrides, ...sweepParameters, ...(threshold === undefined ? {} : { threshold }) };
+    const parameters = { ...BACKENDS[backend], ...overrides, ...(threshold === undefined ? {} : { threshold }) };
     const bound = knownCount ? c.speakers : null;
     const speech = speechOf(c, spans);
     const turns = diarize(
@@ -204,13 +203,12 @@ if (args.includes('--tune-overlap')) {
   console.log(`backend_a without the detector: ${describe(without)}`);
   const sweep: Record<string, unknown>[] = [];
   for (const threshold of list('--overlap-thresholds', '0.5,0.7,0.8,0.9,0.95'))
-    for (const minFrames of list('--overlap-min-frames', '5,10'))
-      for (const overlapReachFrames of list('--overlap-reach', String(BACKENDS.backend_a.overlapReachFrames))) {
-        overlapDetector = { ...shipped, threshold, minFrames };
-        const f = evaluate(dev, 'backend_a', undefined, false, undefined, { overlapReachFrames });
-        sweep.push({ threshold, minFrames, overlapReachFrames, ...f });
-        console.log(`threshold ${threshold}, min frames ${minFrames}, reach ${overlapReachFrames} frames: ${describe(f)}`);
-      }
+    for (const minFrames of list('--overlap-min-frames', '5,10')) {
+      overlapDetector = { ...shipped, threshold, minFrames };
+      const f = evaluate(dev, 'backend_a');
+      sweep.push({ threshold, minFrames, ...f });
+      console.log(`threshold ${threshold}, min frames ${minFrames}: ${describe(f)}`);
+    }
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   writeFileSync(
     new URL(`./results/${option('--out') ?? 'diarization-overlap-tuning.json'}`, import.meta.url),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { diarize, energySpeechMask, fillPauses, mergeSimilarClusters, mergeSmallClusters, snapChangesToPauses } from './diarize.js';
+import { BACKENDS, diarize, energySpeechMask, fillPauses, mergeSimilarClusters, mergeSmallClusters, snapChangesToPauses } from './diarize.js';
 import { SPEAKER_FRAME_MS, speakerFrames } from './speaker-features.js';
 import { diarizationErrorRate } from './diarization-error-rate.js';
 import { clusterEmbeddings } from './speaker-clustering.js';
@@ -197,15 +197,21 @@ describe('overlapped speech', () => {
 
   it('leaves a noisy file (frame energies spanning under 20 dB) one speaker at a time', async () => {
     const detector = await loadOverlapDetector(new URL('../../../models/diarization/overlap-detector-v1.json', import.meta.url).pathname);
-    const { pcm } = twoSpeakerConversation(-16_000);
+    const { pcm, reference } = twoSpeakerConversation(-16_000);
     let seed = 7;
     // Uniform white noise of ±0.025 (RMS 0.014), about 23 dB under these clips' speech: their frame energies then span under 20 dB.
     const noisy = pcm.map((x) => {
       seed = (Math.imul(seed, 1_664_525) + 1_013_904_223) >>> 0;
       return x + 0.025 * (seed / 2 ** 31 - 1);
     });
-    const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null } as const;
-    expect(diarize(noisy, { ...options, overlapDetector: detector }, projection)).toEqual(diarize(noisy, options, projection));
+    // The reference turns stand in for the VAD's spans: the energy gate alone finds no speech in this much noise.
+    const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null, speech: reference } as const;
+    const plain = diarize(noisy, options, projection);
+    expect(plain.length).toBeGreaterThan(0);
+    expect(diarize(noisy, { ...options, overlapDetector: detector }, projection)).toEqual(plain);
+    // Without the energy-range guard the detector would mark this file.
+    const unguarded = diarize(noisy, { ...options, overlapDetector: detector }, projection, { ...BACKENDS.backend_a, overlapMinRangeDb: 0 });
+    expect(unguarded.length).toBeGreaterThan(plain.length);
   });
 });
 

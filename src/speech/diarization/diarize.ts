@@ -1,5 +1,6 @@
 import {
   addInto,
+  clusterCentroids,
   clusterEmbeddings,
   clusterInBlocks,
   dot,
@@ -98,11 +99,12 @@ export interface BackendParameters {
    */
   readonly overlapAware: boolean;
   /**
-   * Overlap regions farther than this many frames from another speaker's speech are left with one
-   * speaker (backend_a: 1000, 20 s, in effect no limit; limits of 0.1-0.6 s lost recall and gained
-   * no precision on the development groups, docs/diarization.md).
+   * Overlap is marked only on files whose frame energies span at least this many dB (95% over 1%
+   * quantile): 34-36 dB on clean conversations, 22-24 dB with white noise 30 dB under the speech,
+   * 17-19 dB at 25 dB, 12-14 dB at 20 dB. The detector learnt clean conversations: on the
+   * development groups it was neutral at 30 dB SNR and cost DER at 25 dB (docs/diarization.md).
    */
-  readonly overlapReachFrames: number;
+  readonly overlapMinRangeDb: number;
 }
 
 /**
@@ -133,22 +135,16 @@ const SHARED_PARAMETERS = {
   eigengapNeighbours: EIGENGAP_SHARES,
   eigengapPoints: 200,
   clustering: 'spectral',
+  overlapMinRangeDb: 20,
 } as const;
 
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
-  backend_a: { ...SHARED_PARAMETERS, blockSize: 1200, minTurnFrames: 15, refinements: 2, overlapAware: true, overlapReachFrames: 1000 },
-  backend_b: { ...SHARED_PARAMETERS, blockSize: 300, minTurnFrames: 50, refinements: 1, overlapAware: false, overlapReachFrames: 0 },
+  backend_a: { ...SHARED_PARAMETERS, blockSize: 1200, minTurnFrames: 15, refinements: 2, overlapAware: true },
+  backend_b: { ...SHARED_PARAMETERS, blockSize: 300, minTurnFrames: 50, refinements: 1, overlapAware: false },
 };
 
 export const MAX_SPEAKERS = 20;
-/**
- * Overlap is marked only on files whose frame energies span at least this much (95% over 1%
- * quantile): 34-36 dB on clean conversations, 22-24 dB with white noise 30 dB under the speech,
- * 17-19 dB at 25 dB, 12-14 dB at 20 dB. On the development groups the detector was neutral at 30 dB
- * SNR and cost DER at 25 dB (docs/diarization.md). The 1% quantile, not 5%: a file of nearly
- * continuous speech has few quiet frames.
- */
-const MIN_OVERLAP_RANGE_DB = 20;
+/** The noise floor of energyRangeDb: the 1% quantile, not 5%, since a file of nearly continuous speech has few quiet frames. */
 const RANGE_FLOOR_QUANTILE = 0.01;
 /** The quantile of frame energies taken as the noise floor (12 dB over it is speech); low, since conversations have few pauses. */
 const SPEECH_FLOOR_QUANTILE = 0.05;
@@ -173,8 +169,11 @@ export function diarize(
   // I-vector models: the long windows' i-vectors on the file's principal directions (what varies
   // most within one recording is who speaks); a linear projection: projected MFCC statistics.
   let windows: EmbeddedWindow[];
+  // The MFCCs centred on the file's speech, when computed (i-vectors; the overlap detector reads them too).
+  let centred: Float32Array | null = null;
   if (projection.kind === 'ivector') {
-    const raw = ivectorWindows(centredFrames(features, speech), speech, features.frames, parameters.windowFrames, parameters.hopFrames, projection);
+    centred = centredFrames(features, speech);
+    const raw = ivectorWindows(centred, speech, features.frames, parameters.windowFrames, parameters.hopFrames, projection);
     if (raw.length === 0) return [];
     windows = projectIvectors(raw, principalDirections(raw, projection.rank), projection.rank, parameters.pcaDims);
   } else windows = embedWindows(features, speech, parameters, projection);
@@ -207,11 +206,11 @@ export function diarize(
   const detector = options.overlapDetector;
   if (!parameters.overlapAware || detector === undefined || speakerCount(primary) < 2) return toTurns(primary);
   // The detector learnt clean conversations: on a noisy file its marks are mostly wrong.
-  if (energyRangeDb(features) < MIN_OVERLAP_RANGE_DB) return toTurns(primary);
+  if (energyRangeDb(features) < parameters.overlapMinRangeDb) return toTurns(primary);
   const periodicity = options.periodicity ?? trackPitch(pcm).periodicity;
-  const probabilities = overlapProbabilities(overlapFrameFeatures(features, centredFrames(features, speech), speech, periodicity), detector);
-  const regions = overlapRegions(probabilities, speech, detector.threshold, detector.minFrames);
-  return toTurns(primary, secondSpeakers(primary, regions, parameters.overlapReachFrames));
+  const inputs = overlapFrameFeatures(features, centred ?? centredFrames(features, speech), speech, periodicity);
+  const regions = overlapRegions(overlapProbabilities(inputs, detector), speech, detector.threshold, detector.minFrames);
+  return toTurns(primary, secondSpeakers(primary, regions));
 }
 
 /**
@@ -220,7 +219,7 @@ export function diarize(
  * time, before or after the region (people overlap at turn changes: they start before the other
  * has finished, or answer into a turn).
  */
-export function secondSpeakers(labels: Int32Array, regions: readonly { start: number; end: number }[], reachFrames = Number.POSITIVE_INFINITY): Int32Array {
+export function secondSpeakers(labels: Int32Array, regions: readonly { start: number; end: number }[]): Int32Array {
   const second = new Int32Array(labels.length).fill(-1);
   for (const { start, end } of regions) {
     const inside = [...new Set(labels.subarray(start, end))].filter((label) => label >= 0);
@@ -236,8 +235,7 @@ export function secondSpeakers(labels: Int32Array, regions: readonly { start: nu
     while (after < labels.length && (labels[after]! < 0 || labels[after] === own)) after++;
     const beforeGap = before < 0 ? Number.POSITIVE_INFINITY : start - 1 - before;
     const afterGap = after >= labels.length ? Number.POSITIVE_INFINITY : after - end;
-    const gap = Math.min(beforeGap, afterGap);
-    if (gap === Number.POSITIVE_INFINITY || gap > reachFrames) continue;
+    if (beforeGap === Number.POSITIVE_INFINITY && afterGap === Number.POSITIVE_INFINITY) continue;
     second.fill(beforeGap <= afterGap ? labels[before]! : labels[after]!, start, end);
   }
   return second;
@@ -503,15 +501,6 @@ export function mergeSimilarClusters(embeddings: readonly Float32Array[], labels
     out = numberByFirstAppearance(out.map((label) => (label === pair[1] ? pair[0]! : label)));
   }
   return out;
-}
-
-/** Unit-length centroid of each cluster; `labels` numbered 0..k-1. */
-function clusterCentroids(embeddings: readonly Float32Array[], labels: readonly number[]): Float32Array[] {
-  let k = 0;
-  for (const label of labels) if (label + 1 > k) k = label + 1;
-  const centroids = Array.from({ length: k }, () => new Float32Array(embeddings[0]?.length ?? 0));
-  labels.forEach((label, i) => addInto(centroids[label]!, embeddings[i]!));
-  return centroids.map(normalize);
 }
 
 /**

@@ -191,19 +191,18 @@ export function spectralClusters(
   const n = points.length;
   const { vectors } = symmetricEigen(affinity, n);
   const coordinates = points.map((_, i) => normalize(Float32Array.from({ length: count }, (_, k) => vectors[i * n + k]!)));
-  const sampleLabels = kMeans(coordinates, count);
-  const centroids: Float32Array[] = [];
-  for (let c = 0; c < count; c++) {
-    const centroid = new Float32Array(embeddings[0]!.length);
-    let members = 0;
-    sampleLabels.forEach((label, i) => {
-      if (label !== c) return;
-      addInto(centroid, points[i]!);
-      members++;
-    });
-    if (members > 0) centroids.push(normalize(centroid));
-  }
+  // A cluster k-means left empty has a zero centroid: it takes no embedding.
+  const centroids = clusterCentroids(points, Array.from(kMeans(coordinates, count))).filter((c) => c.some((x) => x !== 0));
   return numberByFirstAppearance(embeddings.map((e) => nearest(e, centroids)));
+}
+
+/** Unit-length centroid of each cluster; `labels` numbered 0..k-1 (a label with no member gets a zero vector). */
+export function clusterCentroids(embeddings: readonly Float32Array[], labels: readonly number[]): Float32Array[] {
+  let k = 0;
+  for (const label of labels) if (label + 1 > k) k = label + 1;
+  const centroids = Array.from({ length: k }, () => new Float32Array(embeddings[0]?.length ?? 0));
+  labels.forEach((label, i) => addInto(centroids[label]!, embeddings[i]!));
+  return centroids.map(normalize);
 }
 
 /** Index of the most similar of `centroids` (unit vectors) to `v`. */
