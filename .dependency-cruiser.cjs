@@ -1,5 +1,5 @@
 // The layer rule of docs/architecture.md, checked by `npm run lint:layers` (and so by `npm run lint` in .ci/run):
-//   app → api, streaming → jobs, media, webhooks → speech → platform
+//   app → api, streaming → jobs, media, webhooks → engines → platform
 // A layer may import any layer below it, never one above it; type-only imports count too.
 // Exceptions are written as rules below, each with the reason; test/architecture/layers.test.ts
 // proves that a wrong import fails the check.
@@ -12,7 +12,7 @@ const forbid = (name, comment, from, to) => ({ name, comment, severity: 'error',
 /** The layer in src/`folder` may not import the folders `above` (nor src/main.ts), except `pathNot`. */
 const layer = (folder, above, comment, pathNot) =>
   forbid(
-    folder === 'platform' || folder === 'speech' ? `${folder}-imports-upward` : `${folder}-imports-upward-or-sideways`,
+    folder === 'platform' || folder === 'engines' ? `${folder}-imports-upward` : `${folder}-imports-upward-or-sideways`,
     comment,
     { path: `^src/${folder}/` },
     { path: [`^src/(${above.join('|')})/`, MAIN], ...(pathNot === undefined ? {} : { pathNot }) },
@@ -23,24 +23,24 @@ module.exports = {
   forbidden: [
     layer(
       'platform',
-      ['app', 'api', 'streaming', 'jobs', 'media', 'webhooks', 'speech'],
+      ['app', 'api', 'streaming', 'jobs', 'media', 'webhooks', 'engines'],
       'platform/ is the bottom layer (config, logging, metrics, db, files, cache, redis, limits, net): it imports nothing else from src/.',
     ),
-    layer('speech', ['app', 'api', 'streaming', 'jobs', 'media', 'webhooks'], 'speech/ (audio in, text out) may import only platform/.'),
+    layer('engines', ['app', 'api', 'streaming', 'jobs', 'media', 'webhooks'], 'engines/ (audio in, text out) may import only platform/.'),
     layer(
       'jobs',
       ['app', 'api', 'streaming', 'media', 'webhooks'],
-      'jobs/ may import speech/ and platform/ only; media/ and webhooks/ build on jobs/, never the reverse.',
+      'jobs/ may import engines/ and platform/ only; media/ and webhooks/ build on jobs/, never the reverse.',
     ),
     layer(
       'media',
       ['app', 'api', 'streaming', 'webhooks'],
-      'media/ may import jobs/ (the audio fetcher), speech/ and platform/; not webhooks/ nor anything above.',
+      'media/ may import jobs/ (the audio fetcher), engines/ and platform/; not webhooks/ nor anything above.',
     ),
     layer(
       'webhooks',
       ['app', 'api', 'streaming', 'media'],
-      'webhooks/ may import jobs/ (job views and events it delivers), speech/ and platform/; not media/ nor anything above.',
+      'webhooks/ may import jobs/ (job views and events it delivers), engines/ and platform/; not media/ nor anything above.',
     ),
     layer('api', ['app', 'streaming'], 'api/ (HTTP surface) may not import app/ nor streaming/.'),
     layer(

@@ -3,10 +3,10 @@
 // gateway's own InputPreparer and run through onnxruntime-node, one utterance at a time.
 import * as ort from 'onnxruntime-node';
 import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
-import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
-import type { CtcScores } from '../src/speech/decoding/ctc-types.js';
-import { InputPreparer } from '../src/speech/features/model-input.js';
-import type { LoadedCtcModel } from '../src/speech/models/model-loader.js';
+import { decodeToPcm } from '../src/engines/signal/files/pcm-decoder.js';
+import type { CtcScores } from '../src/engines/asr/decoding/ctc-types.js';
+import { InputPreparer } from '../src/engines/asr/inference/model-input.js';
+import type { LoadedCtcModel } from '../src/engines/asr/models/model-loader.js';
 
 export interface Utterance {
   readonly id: string;

@@ -11,7 +11,7 @@
  *   figures are not taken from: with --model, 2-fold cross-tuning inside the eval set (tune on
  *   one half, decode the other, and the reverse: the acoustic model trained on every other
  *   ALFFA utterance, so those would give over-confident posteriors); for synthetic posteriors,
- *   the 100 ids before the eval set. The LMs never saw any of the 1,000 (src/speech/decoding/lm/lm-corpus.ts).
+ *   the 100 ids before the eval set. The LMs never saw any of the 1,000 (src/engines/asr/decoding/lm/lm-corpus.ts).
  *
  * Posteriors:
  *   --model <dir>   a real CTC model folder (manifest.json + model.onnx): its logits on the audio
@@ -29,15 +29,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { CtcBeamDecoder } from '../src/speech/decoding/ctc-beam-decoder.js';
-import { CtcGreedyDecoder } from '../src/speech/decoding/ctc-greedy-decoder.js';
-import type { CtcDecoder, CtcScores, CtcVocabulary } from '../src/speech/decoding/ctc-types.js';
-import { CharNgramLm } from '../src/speech/decoding/lm/char-ngram-lm.js';
-import { parseKaldiText } from '../src/speech/decoding/lm/lm-corpus.js';
-import { loadModelFolder } from '../src/speech/models/model-loader.js';
-import { alffaScoringForm } from '../src/speech/text/alffa-scoring.js';
-import { forScoring } from '../src/speech/text/text-normalizer.js';
-import { CerAccumulator } from '../src/speech/text/character-error-rate.js';
+import { CtcBeamDecoder } from '../src/engines/asr/decoding/ctc-beam-decoder.js';
+import { CtcGreedyDecoder } from '../src/engines/asr/decoding/ctc-greedy-decoder.js';
+import type { CtcDecoder, CtcScores, CtcVocabulary } from '../src/engines/asr/decoding/ctc-types.js';
+import { CharNgramLm } from '../src/engines/asr/decoding/lm/char-ngram-lm.js';
+import { parseKaldiText } from '../src/engines/asr/decoding/lm/lm-corpus.js';
+import { loadModelFolder } from '../src/engines/asr/models/model-loader.js';
+import { alffaScoringForm } from '../src/engines/asr/text/alffa-scoring.js';
+import { forScoring } from '../src/engines/asr/text/text-normalizer.js';
+import { CerAccumulator } from '../src/engines/scoring/character-error-rate.js';
 import { ctcUtterances, type Utterance } from './ctc-utterances.js';
 
 const args = new Map<string, string>();

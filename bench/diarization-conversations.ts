@@ -7,8 +7,8 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
-import { decodeToPcm } from '../src/speech/audio/pcm-decoder.js';
-import type { LabelledTurn } from '../src/speech/diarization/diarization-error-rate.js';
+import { decodeToPcm } from '../src/engines/signal/files/pcm-decoder.js';
+import type { LabelledTurn } from '../src/engines/scoring/diarization-error-rate.js';
 import { floatToPcm16, wavOf } from '../test/helpers/fixtures.js';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 

@@ -10,9 +10,9 @@
  *   npx tsx bench/diarization-scaling.ts [--minutes 5,15,30,60]
  */
 import { resourceUsage } from 'node:process';
-import { BACKENDS, DIARIZATION_BACKENDS, diarize } from '../src/speech/diarization/diarize.js';
-import { diarizationErrorRate } from '../src/speech/diarization/diarization-error-rate.js';
-import { loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
+import { BACKENDS, DIARIZATION_BACKENDS, diarize } from '../src/engines/diarization/diarize.js';
+import { diarizationErrorRate } from '../src/engines/scoring/diarization-error-rate.js';
+import { loadSpeakerProjection } from '../src/engines/diarization/speaker-projection.js';
 import { publishReport, ratio3 } from './bench-results.js';
 import { buildConversation, conversationSet, loadGroupClips, TEST_GROUPS } from './diarization-conversations.js';
 

@@ -10,7 +10,7 @@
  *     [--overlap FILE|none] [--tune-overlap [--overlap-thresholds LIST] [--overlap-min-frames LIST]] [--noise-snr DB]
  * `--params` overrides backend parameters (development runs); `--out` names the results file.
  * `--vad silero` (the default, what the API does) gives diarize the speech spans of the shipped
- * Silero VAD (src/speech/vad/silero-file.ts, DIARIZATION_SPEECH_SPANS, `--vad-params` overrides
+ * Silero VAD (src/engines/vad/silero-file.ts, DIARIZATION_SPEECH_SPANS, `--vad-params` overrides
  * them), which diarize adds to its energy gate's speech; `--vad energy` leaves speech to the energy gate alone. `--tune-vad` sweeps the span
  * settings on the development groups (count not given) and stops. `--overlap` is the overlapped-speech
  * detector backend_a uses (the shipped one by default, `none`: one speaker at a time);
@@ -21,13 +21,13 @@
  * real-microphone recordings of conversations exist here).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { BACKENDS, type BackendParameters, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/speech/diarization/diarize.js';
-import { diarizationErrorRate } from '../src/speech/diarization/diarization-error-rate.js';
-import { MFCC_COEFFICIENTS } from '../src/speech/diarization/speaker-features.js';
-import { loadOverlapDetector, type OverlapDetector } from '../src/speech/diarization/overlap-detector.js';
-import { identityProjection, loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
-import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans, type SpeechSpanOptions } from '../src/speech/vad/silero-file.js';
-import { SileroVad } from '../src/speech/vad/silero-vad.js';
+import { BACKENDS, type BackendParameters, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/engines/diarization/diarize.js';
+import { diarizationErrorRate } from '../src/engines/scoring/diarization-error-rate.js';
+import { MFCC_COEFFICIENTS } from '../src/engines/diarization/speaker-features.js';
+import { loadOverlapDetector, type OverlapDetector } from '../src/engines/diarization/overlap-detector.js';
+import { identityProjection, loadSpeakerProjection } from '../src/engines/diarization/speaker-projection.js';
+import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans, type SpeechSpanOptions } from '../src/engines/vad/silero-file.js';
+import { SileroVad } from '../src/engines/vad/silero-vad.js';
 import { conversationSet, DEV_GROUPS, loadGroupClips, TEST_GROUPS, withNoise, type Conversation } from './diarization-conversations.js';
 
 const args = process.argv.slice(2);

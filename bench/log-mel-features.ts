@@ -10,8 +10,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { LogMelExtractor } from '../src/speech/features/log-mel-features.js';
-import { loadModelFolder } from '../src/speech/models/model-loader.js';
+import { LogMelExtractor } from '../src/engines/signal/features/log-mel-features.js';
+import { loadModelFolder } from '../src/engines/asr/models/model-loader.js';
 import { speechAmPcm } from '../test/helpers/fixtures.js';
 import { loadAverage, machine, round1 } from './ws-bench-common.js';
 

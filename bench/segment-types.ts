@@ -17,11 +17,11 @@
 import { writeFileSync } from 'node:fs';
 import { DEV_GROUPS, groupClips, loadGroupClips, TEST_GROUPS } from './diarization-conversations.js';
 import { HELD_OUT_TEXTS, HELD_OUT_VOICES, joinWithPauses, mixUnder, voiceClips } from './segment-type-data.js';
-import { loadSegmentTypeModel, classifySpeakers, classifyVoice, detectMusic } from '../src/speech/diarization/segment-type.js';
-import { typingFrames } from '../src/speech/diarization/music-detector.js';
-import { trackPitch } from '../src/speech/diarization/pitch-track.js';
-import { loadSpeakerProjection } from '../src/speech/diarization/speaker-projection.js';
-import { diarizeWithTypes } from '../src/speech/diarization/typed-diarization.js';
+import { loadSegmentTypeModel, classifySpeakers, classifyVoice, detectMusic } from '../src/engines/diarization/segment-type.js';
+import { typingFrames } from '../src/engines/diarization/music-detector.js';
+import { trackPitch } from '../src/engines/diarization/pitch-track.js';
+import { loadSpeakerProjection } from '../src/engines/diarization/speaker-projection.js';
+import { diarizeWithTypes } from '../src/engines/diarization/typed-diarization.js';
 import { synthesiseMusic } from '../test/helpers/music-synth.js';
 import { seededRandom } from '../test/helpers/seeded-random.js';
 

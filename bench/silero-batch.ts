@@ -20,9 +20,9 @@ import ort from 'onnxruntime-node';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SILERO_CONTEXT, SILERO_INPUT, SILERO_STATE, SILERO_WINDOW, sileroModelPath } from '../src/speech/vad/silero-model.js';
-import { SileroSession } from '../src/speech/vad/silero-session.js';
-import { SileroVad } from '../src/speech/vad/silero-vad.js';
+import { SILERO_CONTEXT, SILERO_INPUT, SILERO_STATE, SILERO_WINDOW, sileroModelPath } from '../src/engines/vad/silero-model.js';
+import { SileroSession } from '../src/engines/vad/silero-session.js';
+import { SileroVad } from '../src/engines/vad/silero-vad.js';
 import { nativeSpeech16k } from '../test/helpers/fixtures.js';
 import { writeBenchResults } from './bench-results.js';
 

@@ -15,7 +15,7 @@
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { PoolStats } from '../src/speech/speech.js';
+import type { PoolStats } from '../src/engines/asr/asr.js';
 import { fixturePath } from '../test/helpers/fixtures.js';
 import { startTestGateway } from '../test/helpers/test-gateway.js';
 

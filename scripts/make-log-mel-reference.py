@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes test/fixtures/features/log-mel-reference.json: log-mel features of a fixed test
 signal computed with numpy alone (np.fft.rfft, np.pad reflect), independently of the
-TypeScript extractor in src/speech/features/log-mel-features.ts, for three manifest settings.
+TypeScript extractor in src/engines/signal/features/log-mel-features.ts, for three manifest settings.
 
 The definition both follow (docs/model-format.md): reflect-padded centred frames (or plain
 frames without `center`), periodic Hann window of win_length centred in n_fft, |rfft|^power,
@@ -23,7 +23,7 @@ SAMPLES = 4800
 
 
 def test_signal():
-    # Must match testSignal() in src/speech/features/log-mel-features.test.ts (float64 math, float32 result).
+    # Must match testSignal() in src/engines/signal/features/log-mel-features.test.ts (float64 math, float32 result).
     t = np.arange(SAMPLES, dtype=np.float64) / SR
     x = 0.5 * np.sin(2 * math.pi * 440 * t) + 0.25 * np.sin(2 * math.pi * 1234.5 * t + 0.3)
     x += 0.1 * np.sin(2 * math.pi * (200 * t + 3000 * t * t))

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Builds a character n-gram LM (HNLM v1, the file src/speech/decoding/lm/char-ngram-lm.ts loads)
+"""Builds a character n-gram LM (HNLM v1, the file src/engines/asr/decoding/lm/char-ngram-lm.ts loads)
 from large text with numpy: the build-time counterpart of `npm run lm -- build` for corpora too
 large for its in-memory maps (15 M letters of ENH news at order 7-8).
 
-Same model as src/speech/decoding/lm/char-ngram-builder.ts: interpolated Witten-Bell,
+Same model as src/engines/asr/decoding/lm/char-ngram-builder.ts: interpolated Witten-Bell,
   p(w | h) = (c(hw) + T(h) p(w | h')) / (c(h) + T(h)),  the unigram level interpolated with a
   uniform distribution; n-grams of order n seen fewer than min_counts[n] times pruned; backoff
   weights recomputed from the kept entries so that every distribution sums to 1:
@@ -374,7 +374,7 @@ def main():
     size = len(header) + len(body)
     meta = {
         "file": os.path.basename(a.out),
-        "format": "HNLM v1 character n-gram (src/speech/decoding/lm/char-ngram-lm.ts)",
+        "format": "HNLM v1 character n-gram (src/engines/asr/decoding/lm/char-ngram-lm.ts)",
         "language": a.lang,
         "unit": "char",
         "order": a.order,

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Builds an open-vocabulary word n-gram LM (HWLM v1, the file
-src/speech/decoding/lm/word-ngram-lm.ts loads) from the same text, normalisation and held-out
+src/engines/asr/decoding/lm/word-ngram-lm.ts loads) from the same text, normalisation and held-out
 rules as build_char_lm.py, with the same smoothing code (interpolated Witten-Bell, pruned by
 count, backoff weights recomputed after pruning; bigrams are pruned too).
 
@@ -9,7 +9,7 @@ normalize_ethiopic + ALFFA homophone merge, sentences cut at ። ፧ ? !). So ne
 the ALFFA transcripts keep their morpheme splits (`የ ቆላ`). The vocabulary is the `--vocab` most
 frequent words seen at least `--min-word-count` times; every other word is <unk>, a word of the
 model like any other, so p(<unk> | h) is learnt from the text. The decoder spells an <unk> word
-with the character LM (src/speech/decoding/ctc-beam-decoder.ts, word fusion).
+with the character LM (src/engines/asr/decoding/ctc-beam-decoder.ts, word fusion).
 
 HWLM v1, little-endian, every section 4-byte aligned:
   header (64 bytes): 0 magic "HWLM", 4 u16 version (1), 6 u16 header bytes (64), 8 u32 order,
@@ -129,7 +129,7 @@ def main():
         f.write(data)
     meta = {
         "file": os.path.basename(a.out),
-        "format": "HWLM v1 word n-gram (src/speech/decoding/lm/word-ngram-lm.ts)",
+        "format": "HWLM v1 word n-gram (src/engines/asr/decoding/lm/word-ngram-lm.ts)",
         "language": a.lang,
         "unit": "word",
         "order": a.order,

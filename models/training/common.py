@@ -1,5 +1,5 @@
 """Shared pieces of the training pipeline: log-mel features (the exact definition the gateway
-uses, src/speech/features/log-mel-features.ts and docs/model-format.md), text normalisation per
+uses, src/engines/signal/features/log-mel-features.ts and docs/model-format.md), text normalisation per
 language, the homophone merge used for scoring, and CER.
 
 The features here must equal the gateway's: test_features.py checks them against
@@ -53,7 +53,7 @@ def _mel_to_hz(m, scale):
 
 
 def mel_filterbank(p):
-    """[n_mels, bins] float64, as melFilterbank() in src/speech/features/log-mel-features.ts."""
+    """[n_mels, bins] float64, as melFilterbank() in src/engines/signal/features/log-mel-features.ts."""
     bins = p["n_fft"] // 2 + 1
     nyquist = p["sample_rate"] // 2
     lo = _hz_to_mel(p["f_min"], p["mel_scale"])

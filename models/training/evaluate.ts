@@ -2,7 +2,7 @@
  * Measures a shipped model through the gateway's own runtime: loadModelFolder (manifest,
  * vocabulary), InferencePool (onnxruntime-node in a worker thread, 1 worker, 1 intra-op thread),
  * CtcRecognizer (the gateway's log-mel features from the manifest, greedy CTC decoding).
- * Reports CER (src/speech/text/character-error-rate.ts, scoredCharacterErrorRate) per held-out set and the real-time factor
+ * Reports CER (src/engines/asr/text/character-error-rate.ts, scoredCharacterErrorRate) per held-out set and the real-time factor
  * (wall time of recognize() over audio duration, one request at a time: one core busy at a time).
  *
  * Usage: npx tsx models/training/evaluate.ts --model models/small-am-v1 --set alffa_val \
@@ -15,11 +15,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CtcRecognizer } from '../../src/speech/recognition/ctc-recognizer.js';
-import { greedyPlanner, manifestDecodingPlanner } from '../../src/speech/inference/decoding-planner.js';
-import { InferencePool } from '../../src/speech/inference/inference-pool.js';
-import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
-import { loadModelFolder, type LoadedCtcModel } from '../../src/speech/models/model-loader.js';
+import { CtcRecognizer } from '../../src/engines/asr/recognition/ctc-recognizer.js';
+import { greedyPlanner, manifestDecodingPlanner } from '../../src/engines/asr/inference/decoding-planner.js';
+import { InferencePool } from '../../src/engines/asr/inference/inference-pool.js';
+import { scoredCharacterErrorRate } from '../../src/engines/scoring/character-error-rate.js';
+import { loadModelFolder, type LoadedCtcModel } from '../../src/engines/asr/models/model-loader.js';
 import { readWav } from './wav-file.js';
 
 const WORK = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, 'work');

@@ -8,11 +8,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { greedyPlanner, manifestDecodingPlanner } from '../../src/speech/inference/decoding-planner.js';
-import { InferencePool } from '../../src/speech/inference/inference-pool.js';
-import { loadModelFolder, type LoadedCtcModel } from '../../src/speech/models/model-loader.js';
-import { CtcRecognizer } from '../../src/speech/recognition/ctc-recognizer.js';
-import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
+import { greedyPlanner, manifestDecodingPlanner } from '../../src/engines/asr/inference/decoding-planner.js';
+import { InferencePool } from '../../src/engines/asr/inference/inference-pool.js';
+import { loadModelFolder, type LoadedCtcModel } from '../../src/engines/asr/models/model-loader.js';
+import { CtcRecognizer } from '../../src/engines/asr/recognition/ctc-recognizer.js';
+import { scoredCharacterErrorRate } from '../../src/engines/scoring/character-error-rate.js';
 import { readWav } from './wav-file.js';
 
 const ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../..');

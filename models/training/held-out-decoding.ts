@@ -1,7 +1,7 @@
 /**
  * Decoding figures on the speaker-held-out ALFFA groups (models/training/splits/, made by
  * speaker_split.py): greedy, beam without LM, and beam + LM, scored as the model cards score
- * (src/speech/text/scored-character-error-rate.ts: spaces and punctuation removed, ALFFA
+ * (src/engines/asr/text/scored-character-error-rate.ts: spaces and punctuation removed, ALFFA
  * homophone merge on both sides).
  *
  * The model's logits come from onnxruntime-node with the gateway's own feature code
@@ -26,13 +26,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ctcUtterances, type Utterance } from '../../bench/ctc-utterances.js';
-import { CtcBeamDecoder } from '../../src/speech/decoding/ctc-beam-decoder.js';
-import { CtcGreedyDecoder } from '../../src/speech/decoding/ctc-greedy-decoder.js';
-import type { CtcDecoder } from '../../src/speech/decoding/ctc-types.js';
-import { CharNgramLm } from '../../src/speech/decoding/lm/char-ngram-lm.js';
-import { parseKaldiText } from '../../src/speech/decoding/lm/lm-corpus.js';
-import { loadModelFolder } from '../../src/speech/models/model-loader.js';
-import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
+import { CtcBeamDecoder } from '../../src/engines/asr/decoding/ctc-beam-decoder.js';
+import { CtcGreedyDecoder } from '../../src/engines/asr/decoding/ctc-greedy-decoder.js';
+import type { CtcDecoder } from '../../src/engines/asr/decoding/ctc-types.js';
+import { CharNgramLm } from '../../src/engines/asr/decoding/lm/char-ngram-lm.js';
+import { parseKaldiText } from '../../src/engines/asr/decoding/lm/lm-corpus.js';
+import { loadModelFolder } from '../../src/engines/asr/models/model-loader.js';
+import { scoredCharacterErrorRate } from '../../src/engines/scoring/character-error-rate.js';
 
 const HERE = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname);
 const V1_UNSEEN: Record<string, string> = { val: '091', test: '021' };

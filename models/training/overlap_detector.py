@@ -1,4 +1,4 @@
-"""Fits the overlapped-speech detector (src/speech/diarization/overlap-detector.ts).
+"""Fits the overlapped-speech detector (src/engines/diarization/overlap-detector.ts).
 
     /usr/bin/python3 models/training/overlap_detector.py TRAIN_PREFIX DEV_PREFIX OUT.json [--hidden 16] [--epochs 8]
 

@@ -1,5 +1,5 @@
 /**
- * Frames for training and checking the overlapped-speech detector (src/speech/diarization/overlap-detector.ts):
+ * Frames for training and checking the overlapped-speech detector (src/engines/diarization/overlap-detector.ts):
  *
  *   npx tsx models/training/overlap_frames.ts OUT_PREFIX train|dev CONVERSATIONS SEED
  *
@@ -15,10 +15,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { addGroupClips, buildConversation, type ConversationStyle, DEV_GROUPS, groupClips, loadGroupClips } from '../../bench/diarization-conversations.js';
-import { centredFrames, energySpeechMask } from '../../src/speech/diarization/diarize.js';
-import { FRAME_FEATURES, overlapFrameFeatures } from '../../src/speech/diarization/overlap-detector.js';
-import { trackPitch } from '../../src/speech/diarization/pitch-track.js';
-import { SPEAKER_FRAME_MS, speakerFrames } from '../../src/speech/diarization/speaker-features.js';
+import { centredFrames, energySpeechMask } from '../../src/engines/diarization/diarize.js';
+import { FRAME_FEATURES, overlapFrameFeatures } from '../../src/engines/diarization/overlap-detector.js';
+import { trackPitch } from '../../src/engines/diarization/pitch-track.js';
+import { SPEAKER_FRAME_MS, speakerFrames } from '../../src/engines/diarization/speaker-features.js';
 
 /** `pcm` played `factor` times faster (linear interpolation): pitch and tempo both scale. */
 function resample(pcm: Float32Array, factor: number): Float32Array {

@@ -18,7 +18,7 @@ import {
   logisticProbability,
   networkProbability,
   tinyNetworkJson,
-} from '../../src/speech/diarization/small-classifiers.js';
+} from '../../src/engines/diarization/small-classifiers.js';
 import {
   activeGate,
   MUSIC_FEATURES,
@@ -26,9 +26,9 @@ import {
   MUSIC_WINDOW_FRAMES,
   musicWindowFeatures,
   typingFrames,
-} from '../../src/speech/diarization/music-detector.js';
-import { trackPitch } from '../../src/speech/diarization/pitch-track.js';
-import { VOICE_FEATURES, voiceFeatures } from '../../src/speech/diarization/segment-type.js';
+} from '../../src/engines/diarization/music-detector.js';
+import { trackPitch } from '../../src/engines/diarization/pitch-track.js';
+import { VOICE_FEATURES, voiceFeatures } from '../../src/engines/diarization/segment-type.js';
 import { synthesiseMusic } from '../../test/helpers/music-synth.js';
 import { seededRandom } from '../../test/helpers/seeded-random.js';
 

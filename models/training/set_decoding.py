@@ -3,7 +3,7 @@
 only) into a model's manifest.json: beam search by default with that beam width, the character
 LM with its alpha (LM weight) and beta (per-character bonus); --default-model adds
 `"default": true`, which makes the model its language's default in the registry
-(src/speech/models/model-registry.ts).
+(src/engines/asr/models/model-registry.ts).
 
 Usage: /usr/bin/python3 models/training/set_decoding.py --model models/small-am-v2 \
          --from models/training/results/small-am-v2-spk-heldout.json --lm ../lm/am-char-7gram.bin [--default-model]

@@ -7,8 +7,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { groupClips, loadGroupClips } from '../../bench/diarization-conversations.js';
-import { windowStatistics } from '../../src/speech/diarization/diarize.js';
-import { speakerFrames } from '../../src/speech/diarization/speaker-features.js';
+import { windowStatistics } from '../../src/engines/diarization/diarize.js';
+import { speakerFrames } from '../../src/engines/diarization/speaker-features.js';
 
 /** The shipped speaker models were trained on frames every 10 ms (the gateway serves them on SPEAKER_FRAME_MS frames). */
 const TRAINING_FRAME_MS = 10;

@@ -25,14 +25,14 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { ctcUtterances, type Utterance } from '../../bench/ctc-utterances.js';
-import { type BeamLm, CtcBeamDecoder } from '../../src/speech/decoding/ctc-beam-decoder.js';
-import { CtcGreedyDecoder } from '../../src/speech/decoding/ctc-greedy-decoder.js';
-import type { CtcDecoder, CtcVocabulary } from '../../src/speech/decoding/ctc-types.js';
-import { CharNgramLm } from '../../src/speech/decoding/lm/char-ngram-lm.js';
-import { parseKaldiText } from '../../src/speech/decoding/lm/lm-corpus.js';
-import { WORD_BOS, WORD_UNK, WordNgramLm } from '../../src/speech/decoding/lm/word-ngram-lm.js';
-import { type LoadedCtcModel, loadModelFolder } from '../../src/speech/models/model-loader.js';
-import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
+import { type BeamLm, CtcBeamDecoder } from '../../src/engines/asr/decoding/ctc-beam-decoder.js';
+import { CtcGreedyDecoder } from '../../src/engines/asr/decoding/ctc-greedy-decoder.js';
+import type { CtcDecoder, CtcVocabulary } from '../../src/engines/asr/decoding/ctc-types.js';
+import { CharNgramLm } from '../../src/engines/asr/decoding/lm/char-ngram-lm.js';
+import { parseKaldiText } from '../../src/engines/asr/decoding/lm/lm-corpus.js';
+import { WORD_BOS, WORD_UNK, WordNgramLm } from '../../src/engines/asr/decoding/lm/word-ngram-lm.js';
+import { type LoadedCtcModel, loadModelFolder } from '../../src/engines/asr/models/model-loader.js';
+import { scoredCharacterErrorRate } from '../../src/engines/scoring/character-error-rate.js';
 
 const HERE = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname);
 const argv = process.argv.slice(2);

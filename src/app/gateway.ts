@@ -32,7 +32,7 @@ import { openBackends, type Backends, type SpeechFactory } from './open-backends
 import { packageVersion } from './package-version.js';
 import { streamingFeature } from './streaming-feature.js';
 import { translationJobsFeature, translationRunner } from './translation-feature.js';
-import type { TranslationEngine } from '../speech/speech.js';
+import type { TranslationEngine } from '../engines/asr/asr.js';
 
 export const API_VERSION = '4.0.0';
 

@@ -8,7 +8,7 @@ import type { RouteDefinition } from '../platform/http/route-types.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
 import type { JobService } from '../jobs/job-service.js';
-import type { Speech } from '../speech/speech.js';
+import type { Speech } from '../engines/asr/asr.js';
 import { resolveMediaTools } from '../platform/subprocess/media-tools.js';
 import { MediaLibrary } from '../media/media-library.js';
 import type { OutboundGuard } from '../platform/net/outbound-guard.js';

@@ -24,7 +24,7 @@ import { OutboundGuard } from '../platform/net/outbound-guard.js';
 import { InProcessJobQueue, type JobQueue } from '../jobs/job-queue.js';
 import { newLeaseOwner } from '../jobs/job-runner.js';
 import { RedisJobQueue } from '../jobs/redis-job-queue.js';
-import { createSpeech, type Speech, type TranslationEngine } from '../speech/speech.js';
+import { createSpeech, type Speech, type TranslationEngine } from '../engines/asr/asr.js';
 import { ClosingStack } from './closing-stack.js';
 import { openTranslation } from './open-translation.js';
 import { loadSigningSecret } from './signing-secret.js';

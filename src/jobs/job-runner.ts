@@ -8,7 +8,7 @@ import { jobErrorFrom } from './job-errors.js';
 import { LeasedRuns, type StopReason } from './leased-runs.js';
 import type { JobEvents } from './job-events.js';
 import type { JobRecord, JobStore, Progress } from '../platform/db/job-records.js';
-import { speakerLines, type Speech } from '../speech/speech.js';
+import { speakerLines, type Speech } from '../engines/asr/asr.js';
 
 /** Puts a job's audio into storage (downloading an audio_url, resolving an upload). Returns the key and size. */
 export type AudioFetcher = (job: JobRecord, signal: AbortSignal) => Promise<{ key: string; size: number }>;

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { JobRecord, JobStore } from '../platform/db/job-records.js';
 import type { TranslationStore, TranslationUnitRecord } from '../platform/db/translation-records.js';
 import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
-import type { TranslationEngine, TranslationLanguage } from '../speech/speech.js';
+import type { TranslationEngine, TranslationLanguage } from '../engines/asr/asr.js';
 import type { JobEvents } from './job-events.js';
 import { LeasedRuns } from './leased-runs.js';
 import type { RunOutcome } from './job-runner.js';

@@ -1,6 +1,6 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { ApiError } from '../platform/errors/api-error.js';
-import type { Speech } from '../speech/speech.js';
+import type { Speech } from '../engines/asr/asr.js';
 import { FfprobeError, mediaFacts, runFfprobe } from './probe/ffprobe.js';
 import type { FileStorage, StoredObject } from '../platform/files/file-storage.js';
 

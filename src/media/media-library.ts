@@ -7,7 +7,7 @@ import type { Limits } from '../platform/config/config.js';
 import { sizeLimitExceeded } from '../platform/errors/size-limit.js';
 import { ApiError, isApiError } from '../platform/errors/api-error.js';
 import type { StoredAudioResolver } from '../jobs/audio-fetcher.js';
-import type { Speech } from '../speech/speech.js';
+import type { Speech } from '../engines/asr/asr.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
 import { checkStoredAudio, storeCheckedAudio } from './audio-check.js';
 import type { MediaRecord, MediaStore } from '../platform/db/media-records.js';

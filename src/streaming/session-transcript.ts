@@ -6,7 +6,7 @@
 // record's segments are in time order (start, then channel) and renumbered, and the full text
 // is one `speaker: text` line per change of speaker in that order.
 import type { Segment } from '../platform/db/job-records.js';
-import { speakerLines } from '../speech/speech.js';
+import { speakerLines } from '../engines/asr/asr.js';
 import type { PartialMessage } from './ws-messages.js';
 
 const SAMPLES_PER_MS = 16;

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Limits, StreamingSettings } from '../platform/config/config.js';
 import type { Segment } from '../platform/db/job-records.js';
-import type { InferenceCost, SileroVad, Speech } from '../speech/speech.js';
+import type { InferenceCost, SileroVad, Speech } from '../engines/asr/asr.js';
 import type { PieceKind } from './piece-queue.js';
 import type { SessionStatsMessage } from './ws-messages.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EndpointEvent } from '../speech/native/endpoint-event.js';
+import type { EndpointEvent } from '../engines/signal/live/endpoint-event.js';
 import { TurnCutter } from './turn-cutter.js';
 
 const start = (position: number): EndpointEvent => ({ type: 'speech_start', position, turnStart: position, forcedSplit: false, endOfStream: false });

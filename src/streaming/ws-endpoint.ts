@@ -30,7 +30,7 @@ import { newJobId } from '../jobs/job-service.js';
 import { recordingObject } from '../jobs/job-runner.js';
 import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
 import type { ApiKeyStore } from '../platform/db/store-types.js';
-import type { Speech } from '../speech/speech.js';
+import type { Speech } from '../engines/asr/asr.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
 import { closeCodeLabel, WsMetrics } from './ws-metrics.js';

@@ -10,7 +10,7 @@ import {
   STREAM_FORMATS,
   type Speech,
   type StreamFormat,
-} from '../speech/speech.js';
+} from '../engines/asr/asr.js';
 
 export type VadType = 'energy' | 'silero';
 

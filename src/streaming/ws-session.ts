@@ -49,7 +49,7 @@ import {
   type InferenceCost,
   type InputProblem,
   type StreamFormat,
-} from '../speech/speech.js';
+} from '../engines/asr/asr.js';
 import { OverlapTracker } from './overlap-tracker.js';
 import type { Piece } from './piece-queue.js';
 import { SessionChannel } from './session-channel.js';

@@ -50,19 +50,19 @@ describe('layer rule (dependency-cruiser)', () => {
         '',
       ].join('\n'),
       'src/api/routes.ts':
-        "import { engine } from '../speech/engine.js';\nimport { socket } from '../streaming/socket.js';\nexport const routes = [engine, socket];\n",
+        "import { engine } from '../engines/engine.js';\nimport { socket } from '../streaming/socket.js';\nexport const routes = [engine, socket];\n",
       'src/api/transcriptions/transcription-schemas.ts': 'export const segment = 1;\n',
       'src/streaming/socket.ts':
-        "import { segment } from '../api/transcriptions/transcription-schemas.js';\nimport { engine } from '../speech/engine.js';\nexport const socket = [segment, engine];\n",
+        "import { segment } from '../api/transcriptions/transcription-schemas.js';\nimport { engine } from '../engines/engine.js';\nexport const socket = [segment, engine];\n",
       'src/streaming/reaches-api.ts': "import { routes } from '../api/routes.js';\nexport const reaches = routes;\n",
       'src/jobs/runner.ts':
-        "import { engine } from '../speech/engine.js';\nimport { hook } from '../webhooks/hook.js';\nexport const runner = [engine, hook];\n",
+        "import { engine } from '../engines/engine.js';\nimport { hook } from '../webhooks/hook.js';\nexport const runner = [engine, hook];\n",
       'src/media/lib.ts': "import { runner } from '../jobs/runner.js';\nexport const lib = runner;\n",
       'src/webhooks/hook.ts': "import { low } from '../platform/low.js';\nexport const hook = low;\n",
       'src/webhooks/starts-app.ts': "import { gateway } from '../app/gateway.js';\nexport const starts = gateway;\n",
-      'src/speech/engine.ts': "import { low } from '../platform/low.js';\nexport const engine = low;\n",
-      'src/speech/cycle-a.ts': "import { b } from './cycle-b.js';\nexport const a = () => b;\n",
-      'src/speech/cycle-b.ts': "import { a } from './cycle-a.js';\nexport const b = () => a;\n",
+      'src/engines/engine.ts': "import { low } from '../platform/low.js';\nexport const engine = low;\n",
+      'src/engines/cycle-a.ts': "import { b } from './cycle-b.js';\nexport const a = () => b;\n",
+      'src/engines/cycle-b.ts': "import { a } from './cycle-a.js';\nexport const b = () => a;\n",
       'src/platform/low.ts': 'export const low = 1;\n',
       'src/platform/upward.ts': "import { routes } from '../api/routes.js';\nexport const upward = routes;\n",
       'test/helpers/test-gateway.ts': "import { gateway } from '../../src/app/gateway.js';\nexport const start = gateway;\n",
@@ -80,7 +80,7 @@ describe('layer rule (dependency-cruiser)', () => {
         'api-imports-upward-or-sideways: src/api/routes.ts -> src/streaming/socket.ts',
         'app-is-composition-root: src/webhooks/starts-app.ts -> src/app/gateway.ts',
         'jobs-imports-upward-or-sideways: src/jobs/runner.ts -> src/webhooks/hook.ts',
-        'no-cycles: src/speech/cycle-a.ts -> src/speech/cycle-b.ts', // one violation per cycle
+        'no-cycles: src/engines/cycle-a.ts -> src/engines/cycle-b.ts', // one violation per cycle
         'orphan-test-helper: test/helpers/unused.ts -> test/helpers/unused.ts',
         'platform-imports-upward: src/platform/upward.ts -> src/api/routes.ts',
         'streaming-imports-upward-or-sideways: src/streaming/reaches-api.ts -> src/api/routes.ts',

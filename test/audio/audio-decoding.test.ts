@@ -2,11 +2,11 @@ import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AudioTooLargeError, InvalidAudioError } from '../../src/speech/audio/audio-errors.js';
-import { probeAudio } from '../../src/speech/audio/audio-probe.js';
+import { AudioTooLargeError, InvalidAudioError } from '../../src/engines/signal/files/audio-errors.js';
+import { probeAudio } from '../../src/engines/signal/files/audio-probe.js';
 import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
-import { PauseSegmenter } from '../../src/speech/audio/pause-segmenter.js';
-import { decodeToPcm } from '../../src/speech/audio/pcm-decoder.js';
+import { PauseSegmenter } from '../../src/engines/asr/recognition/pause-segmenter.js';
+import { decodeToPcm } from '../../src/engines/signal/files/pcm-decoder.js';
 import { AUDIO } from '../inference/fixtures.js';
 
 const tools = resolveMediaTools();
@@ -166,7 +166,7 @@ describe('probeAudio (bundled ffprobe)', () => {
   it.each(['corrupt.m4a', 'not-audio.txt'])('refuses %s', async (name) => {
     const error = await probeAudio(AUDIO(name), { ffprobePath: tools.ffprobe }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidAudioError);
-    // Said in the user's terms (src/speech/audio/audio-problem.ts); the tool's own line is kept as detail for the log.
+    // Said in the user's terms (src/engines/signal/files/audio-problem.ts); the tool's own line is kept as detail for the log.
     expect((error as Error).message).toMatch(/^The audio could not be read: the file (is|contains|could)/);
     expect((error as Error).message).not.toContain(AUDIO(name));
   });

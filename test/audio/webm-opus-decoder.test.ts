@@ -2,10 +2,10 @@
 // upload and the stream of the same bytes); everything else stays with ffmpeg.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { InvalidAudioError } from '../../src/speech/audio/audio-errors.js';
-import { decodeToPcm } from '../../src/speech/audio/pcm-decoder.js';
-import { decodesNatively, decodeWebmOpus } from '../../src/speech/audio/webm-opus-decoder.js';
-import { StreamFrontEnd } from '../../src/speech/native/stream-front-end.js';
+import { InvalidAudioError } from '../../src/engines/signal/files/audio-errors.js';
+import { decodeToPcm } from '../../src/engines/signal/files/pcm-decoder.js';
+import { decodesNatively, decodeWebmOpus } from '../../src/engines/signal/files/webm-opus-decoder.js';
+import { StreamFrontEnd } from '../../src/engines/signal/live/stream-front-end.js';
 import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
 import { fixturePath } from '../helpers/fixtures.js';
 

@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCharNgramLm } from '../../src/speech/decoding/lm/char-ngram-builder.js';
-import { loadModelFolder, type LoadedCtcModel } from '../../src/speech/models/model-loader.js';
-import { loadLanguageModels, manifestDecodingPlanner } from '../../src/speech/inference/decoding-planner.js';
-import { Speech } from '../../src/speech/speech.js';
-import { forLm } from '../../src/speech/text/text-normalizer.js';
+import { buildCharNgramLm } from '../../src/engines/asr/decoding/lm/char-ngram-builder.js';
+import { loadModelFolder, type LoadedCtcModel } from '../../src/engines/asr/models/model-loader.js';
+import { loadLanguageModels, manifestDecodingPlanner } from '../../src/engines/asr/inference/decoding-planner.js';
+import { Speech } from '../../src/engines/asr/asr.js';
+import { forLm } from '../../src/engines/asr/text/text-normalizer.js';
 import { AUDIO } from '../inference/fixtures.js';
 import { makeModelFolder } from '../inference/model-folders.js';
 

@@ -3,8 +3,8 @@
  * models/training/build_word_lm.py). Ids follow the file's rule: 0 <unk>, 1 <s>, 2 </s>, then the
  * vocabulary in UTF-16 code-unit order.
  */
-import { FIRST_WORD, WORD_LM_HEADER_BYTES, WORD_LM_MAGIC, WORD_LM_VERSION } from '../../src/speech/decoding/lm/word-ngram-lm.js';
-import { fnv1a } from '../../src/speech/decoding/lm/char-ngram-lm.js';
+import { FIRST_WORD, WORD_LM_HEADER_BYTES, WORD_LM_MAGIC, WORD_LM_VERSION } from '../../src/engines/asr/decoding/lm/word-ngram-lm.js';
+import { fnv1a } from '../../src/engines/asr/decoding/lm/char-ngram-lm.js';
 
 /** One n-gram: its words (oldest first, by text or special name), ln p, ln backoff weight. */
 export interface TestEntry {

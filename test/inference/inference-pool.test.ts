@@ -1,13 +1,13 @@
 import * as ort from 'onnxruntime-node';
 import { Registry } from 'prom-client';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { InferenceBusyError, InferenceClosedError, ModelRunError } from '../../src/speech/inference/inference-errors.js';
-import { createInferenceMetrics } from '../../src/speech/inference/inference-metrics.js';
-import { InferencePool, type InferenceResult, type PoolModelSpec } from '../../src/speech/inference/inference-pool.js';
-import { CtcGreedyDecoder } from '../../src/speech/decoding/ctc-greedy-decoder.js';
-import { poolSpecFor } from '../../src/speech/inference/model-specs.js';
-import { InputPreparer } from '../../src/speech/features/model-input.js';
-import { loadModelFolder, type LoadedCtcModel, type LoadedModel } from '../../src/speech/models/model-loader.js';
+import { InferenceBusyError, InferenceClosedError, ModelRunError } from '../../src/engines/asr/inference/inference-errors.js';
+import { createInferenceMetrics } from '../../src/engines/asr/inference/inference-metrics.js';
+import { InferencePool, type InferenceResult, type PoolModelSpec } from '../../src/engines/asr/inference/inference-pool.js';
+import { CtcGreedyDecoder } from '../../src/engines/asr/decoding/ctc-greedy-decoder.js';
+import { poolSpecFor } from '../../src/engines/asr/inference/model-specs.js';
+import { InputPreparer } from '../../src/engines/asr/inference/model-input.js';
+import { loadModelFolder, type LoadedCtcModel, type LoadedModel } from '../../src/engines/asr/models/model-loader.js';
 import { AUDIO, noise, TINY_CTC, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 
 let ctc: LoadedModel;

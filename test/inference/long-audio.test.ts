@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Speech } from '../../src/speech/speech.js';
+import { Speech } from '../../src/engines/asr/asr.js';
 import { loopAudio } from '../helpers/audio-files.js';
 import { AUDIO } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';

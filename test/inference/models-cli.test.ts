@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildCharNgramLm } from '../../src/speech/decoding/lm/char-ngram-builder.js';
+import { buildCharNgramLm } from '../../src/engines/asr/decoding/lm/char-ngram-builder.js';
 import { TINY_CTC, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AudioTooLargeError, InvalidAudioError } from '../../src/speech/audio/audio-errors.js';
-import { Speech, type FileTranscriptionProgress } from '../../src/speech/speech.js';
-import { ModelSelectionError } from '../../src/speech/models/model-errors.js';
+import { AudioTooLargeError, InvalidAudioError } from '../../src/engines/signal/files/audio-errors.js';
+import { Speech, type FileTranscriptionProgress } from '../../src/engines/asr/asr.js';
+import { ModelSelectionError } from '../../src/engines/asr/models/model-errors.js';
 import { AUDIO, noise, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js';
-import { PauseSegmenter } from '../../src/speech/audio/pause-segmenter.js';
-import { decodeToPcm } from '../../src/speech/audio/pcm-decoder.js';
-import { CtcRecognizer } from '../../src/speech/recognition/ctc-recognizer.js';
-import { ModelRunError } from '../../src/speech/inference/inference-errors.js';
-import { InferencePool } from '../../src/speech/inference/inference-pool.js';
-import { transcribeAll, transcribeStream, type TranscriptionProgress } from '../../src/speech/recognition/transcriber.js';
-import { loadModelFolder, type LoadedCtcModel } from '../../src/speech/models/model-loader.js';
+import { PauseSegmenter } from '../../src/engines/asr/recognition/pause-segmenter.js';
+import { decodeToPcm } from '../../src/engines/signal/files/pcm-decoder.js';
+import { CtcRecognizer } from '../../src/engines/asr/recognition/ctc-recognizer.js';
+import { ModelRunError } from '../../src/engines/asr/inference/inference-errors.js';
+import { InferencePool } from '../../src/engines/asr/inference/inference-pool.js';
+import { transcribeAll, transcribeStream, type TranscriptionProgress } from '../../src/engines/asr/recognition/transcriber.js';
+import { loadModelFolder, type LoadedCtcModel } from '../../src/engines/asr/models/model-loader.js';
 import { AUDIO, noise, TINY_CTC, TINY_CTC_MEL } from './fixtures.js';
 
 const tools = resolveMediaTools();

@@ -8,7 +8,7 @@ import { InProcessJobQueue } from '../../src/jobs/job-queue.js';
 import { JobRunner } from '../../src/jobs/job-runner.js';
 import { buildJob, JobService } from '../../src/jobs/job-service.js';
 import type { JobRecord } from '../../src/platform/db/job-records.js';
-import type { FileTranscription, FileTranscriptionRequest, Speech } from '../../src/speech/speech.js';
+import type { FileTranscription, FileTranscriptionRequest, Speech } from '../../src/engines/asr/asr.js';
 import { UsageRecorder } from '../../src/platform/limits/usage-recorder.js';
 import { createLogger } from '../../src/platform/logging/logger.js';
 import { LocalFileStorage } from '../../src/platform/files/local-file-storage.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { editDistance, scoringForm } from '../../src/speech/text/character-error-rate.js';
+import { editDistance, scoringForm } from '../../src/engines/scoring/character-error-rate.js';
 import { runFfmpeg, startFileServer } from '../helpers/audio-files.js';
 import { interleaveStereo, wavData, wavHeader, wavOf } from '../helpers/fixtures.js';
 import { JobsClient } from '../helpers/jobs-client.js';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
+import { scoredCharacterErrorRate } from '../../src/engines/scoring/character-error-rate.js';
 import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { concat, readPcm16Wav } from '../native/audio-helpers.js';

@@ -7,15 +7,15 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDecoder } from '../../src/speech/decoding/decoding-plan.js';
-import { CtcRecognizer } from '../../src/speech/recognition/ctc-recognizer.js';
-import { manifestDecodingPlanner } from '../../src/speech/inference/decoding-planner.js';
-import { InferencePool } from '../../src/speech/inference/inference-pool.js';
-import { poolSpecFor } from '../../src/speech/inference/model-specs.js';
-import { CharNgramLm } from '../../src/speech/decoding/lm/char-ngram-lm.js';
-import { scoredCharacterErrorRate } from '../../src/speech/text/character-error-rate.js';
-import type { LoadedCtcModel } from '../../src/speech/models/model-loader.js';
-import { ModelRegistry } from '../../src/speech/models/model-registry.js';
+import { createDecoder } from '../../src/engines/asr/decoding/decoding-plan.js';
+import { CtcRecognizer } from '../../src/engines/asr/recognition/ctc-recognizer.js';
+import { manifestDecodingPlanner } from '../../src/engines/asr/inference/decoding-planner.js';
+import { InferencePool } from '../../src/engines/asr/inference/inference-pool.js';
+import { poolSpecFor } from '../../src/engines/asr/inference/model-specs.js';
+import { CharNgramLm } from '../../src/engines/asr/decoding/lm/char-ngram-lm.js';
+import { scoredCharacterErrorRate } from '../../src/engines/scoring/character-error-rate.js';
+import type { LoadedCtcModel } from '../../src/engines/asr/models/model-loader.js';
+import { ModelRegistry } from '../../src/engines/asr/models/model-registry.js';
 import { startTestGateway } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
 

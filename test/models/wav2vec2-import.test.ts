@@ -13,12 +13,12 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CtcGreedyDecoder } from '../../src/speech/decoding/ctc-greedy-decoder.js';
-import { InferencePool } from '../../src/speech/inference/inference-pool.js';
-import type { LoadedCtcModel } from '../../src/speech/models/model-loader.js';
-import { ModelRegistry } from '../../src/speech/models/model-registry.js';
-import { CtcRecognizer } from '../../src/speech/recognition/ctc-recognizer.js';
-import { forOutput } from '../../src/speech/text/text-normalizer.js';
+import { CtcGreedyDecoder } from '../../src/engines/asr/decoding/ctc-greedy-decoder.js';
+import { InferencePool } from '../../src/engines/asr/inference/inference-pool.js';
+import type { LoadedCtcModel } from '../../src/engines/asr/models/model-loader.js';
+import { ModelRegistry } from '../../src/engines/asr/models/model-registry.js';
+import { CtcRecognizer } from '../../src/engines/asr/recognition/ctc-recognizer.js';
+import { forOutput } from '../../src/engines/asr/text/text-normalizer.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

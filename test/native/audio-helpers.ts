@@ -1,7 +1,7 @@
 // Helpers for the native tests: fixtures, signals, SNR, seeded random splits.
 import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import type { EndpointEvent } from '../../src/speech/native/endpoint-event.js';
+import type { EndpointEvent } from '../../src/engines/signal/live/endpoint-event.js';
 import { fixturePath, pcm16ToFloat, wavData } from '../helpers/fixtures.js';
 import { seededRandom } from '../helpers/seeded-random.js';
 

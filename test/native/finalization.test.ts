@@ -11,7 +11,7 @@ describe('native handles without close()', () => {
     // buffer each, dropped unclosed (4.7 GiB in all). The child stops early once RSS passes
     // 1.5 GiB, so a broken finalizer fails the test without exhausting the machine.
     const script = `
-      import { StreamFrontEnd } from './src/speech/native/stream-front-end.ts';
+      import { StreamFrontEnd } from './src/engines/signal/live/stream-front-end.ts';
       const chunk = new Uint8Array(2 * 16000 * 500); // 500 s of pcm_s16le
       let peak = 0;
       for (let round = 0; round < 30 && peak < 1536 * 1048576; round++) {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Endpointer } from '../../src/speech/native/endpointer.js';
-import { EnergyVad } from '../../src/speech/native/energy-vad.js';
-import { NativeStatus, describeNativeStatus } from '../../src/speech/native/native-status.js';
-import { StreamFrontEnd } from '../../src/speech/native/stream-front-end.js';
+import { Endpointer } from '../../src/engines/signal/live/endpointer.js';
+import { EnergyVad } from '../../src/engines/signal/live/energy-vad.js';
+import { NativeStatus, describeNativeStatus } from '../../src/engines/runtime/native-status.js';
+import { StreamFrontEnd } from '../../src/engines/signal/live/stream-front-end.js';
 import { expectSpeechFixtureTurns, fixture, pcm16Bytes, randomSplits, snrDb, speechFixture, tones } from './audio-helpers.js';
 
 function wavBytes(rate: number, channels: number, frames: Float32Array[], tag = 1, bits = 16): Buffer {

@@ -1,9 +1,9 @@
 import opus from '@discordjs/opus';
 import { describe, expect, it } from 'vitest';
-import { NativeStatus, describeNativeStatus } from '../../src/speech/native/native-status.js';
-import { OpusFrameDecoder } from '../../src/speech/native/opus-frame-decoder.js';
-import { StreamFrontEnd } from '../../src/speech/native/stream-front-end.js';
-import { WebmDemuxer } from '../../src/speech/native/webm-demuxer.js';
+import { NativeStatus, describeNativeStatus } from '../../src/engines/runtime/native-status.js';
+import { OpusFrameDecoder } from '../../src/engines/signal/live/opus-frame-decoder.js';
+import { StreamFrontEnd } from '../../src/engines/signal/live/stream-front-end.js';
+import { WebmDemuxer } from '../../src/engines/signal/live/webm-demuxer.js';
 import { fixture, pcm16Bytes, randomSplits, snrDb, speechFixture } from './audio-helpers.js';
 
 // @discordjs/opus is CommonJS: take the class from its default export.

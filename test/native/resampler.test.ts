@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Resampler } from '../../src/speech/native/resampler.js';
-import { StreamFrontEnd } from '../../src/speech/native/stream-front-end.js';
+import { Resampler } from '../../src/engines/signal/live/resampler.js';
+import { StreamFrontEnd } from '../../src/engines/signal/live/stream-front-end.js';
 import { concat, pcm16Bytes, randomSplits, snrDb, speechFixture, tones } from './audio-helpers.js';
 
 function resampleAll(r: Resampler, x: Float32Array, chunk = 4096): Float32Array {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { nativeAddon } from '../../src/speech/native/native-addon.js';
-import { RingBuffer } from '../../src/speech/native/ring-buffer.js';
+import { nativeAddon } from '../../src/engines/runtime/native-addon.js';
+import { RingBuffer } from '../../src/engines/signal/live/ring-buffer.js';
 
 describe('RingBuffer (native)', () => {
   const open: RingBuffer[] = [];

@@ -1,7 +1,7 @@
 // StreamInput: interleaved channels and 8 kHz telephone audio in, one 16-bit array per channel
-// at the front ends' rate out (src/speech/native/stream-input.ts), over the real resampler.
+// at the front ends' rate out (src/engines/signal/live/stream-input.ts), over the real resampler.
 import { describe, expect, it } from 'vitest';
-import { frontEndFormatFor, isPassthrough, StreamInput } from '../../src/speech/native/stream-input.js';
+import { frontEndFormatFor, isPassthrough, StreamInput } from '../../src/engines/signal/live/stream-input.js';
 import { randomSplits, snrDb, tones } from './audio-helpers.js';
 
 function int16Bytes(samples: Float32Array | number[]): Uint8Array {

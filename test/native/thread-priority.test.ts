@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { InferencePool } from '../../src/speech/inference/inference-pool.js';
+import { InferencePool } from '../../src/engines/asr/inference/inference-pool.js';
 
 /** nice and scheduling policy of the calling thread, from /proc/thread-self/stat (Linux). */
 function threadSchedule(): { nice: number; policy: number } {

@@ -6,8 +6,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OnnxTranslationEngine } from '../../src/speech/speech.js';
-import { joinSentences, splitSentences } from '../../src/speech/translation/sentence-splitter.js';
+import { OnnxTranslationEngine } from '../../src/engines/asr/asr.js';
+import { joinSentences, splitSentences } from '../../src/engines/translation/sentence-splitter.js';
 import { DIRECTIONS, SAMPLES, TRANSLATION_MODEL_DIR, scriptShare, sentencePiecePieces } from '../helpers/translation-model.js';
 
 let engine: OnnxTranslationEngine;

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TranslationEngine } from '../../src/speech/speech.js';
+import type { TranslationEngine } from '../../src/engines/asr/asr.js';
 import { until } from '../helpers/polling.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { REPO_MODELS_DIR, type Json } from './translation-fixtures.js';

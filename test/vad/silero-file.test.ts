@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SILERO_WINDOW } from '../../src/speech/vad/silero-model.js';
-import { DIARIZATION_SPEECH_SPANS, SILERO_WINDOW_MS, sileroProbabilities, speechSpans } from '../../src/speech/vad/silero-file.js';
-import { SileroVad } from '../../src/speech/vad/silero-vad.js';
+import { SILERO_WINDOW } from '../../src/engines/vad/silero-model.js';
+import { DIARIZATION_SPEECH_SPANS, SILERO_WINDOW_MS, sileroProbabilities, speechSpans } from '../../src/engines/vad/silero-file.js';
+import { SileroVad } from '../../src/engines/vad/silero-vad.js';
 import { speechFixture } from '../native/audio-helpers.js';
 
 const speech = speechFixture();

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EndpointEvent } from '../../src/speech/native/endpoint-event.js';
-import { SILERO_WINDOW } from '../../src/speech/vad/silero-model.js';
-import { SileroSession } from '../../src/speech/vad/silero-session.js';
-import { SileroVad } from '../../src/speech/vad/silero-vad.js';
-import { StreamFrontEnd } from '../../src/speech/native/stream-front-end.js';
+import type { EndpointEvent } from '../../src/engines/signal/live/endpoint-event.js';
+import { SILERO_WINDOW } from '../../src/engines/vad/silero-model.js';
+import { SileroSession } from '../../src/engines/vad/silero-session.js';
+import { SileroVad } from '../../src/engines/vad/silero-vad.js';
+import { StreamFrontEnd } from '../../src/engines/signal/live/stream-front-end.js';
 import { expectSpeechFixtureTurns, fixture, randomSplits, speechFixture } from '../native/audio-helpers.js';
 
 const speech = speechFixture();

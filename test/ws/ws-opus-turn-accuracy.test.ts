@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { alffaScoringForm } from '../../src/speech/text/alffa-scoring.js';
+import { alffaScoringForm } from '../../src/engines/asr/text/alffa-scoring.js';
 import { speechOnset } from '../../bench/speech-onset.js';
 import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
 import { decodeOpusFrames, opusFramesOf, webmOpusOf } from '../../bench/stream-encodings.js';

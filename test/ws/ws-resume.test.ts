@@ -7,7 +7,7 @@
 import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { editDistance, scoringForm } from '../../src/speech/text/character-error-rate.js';
+import { editDistance, scoringForm } from '../../src/engines/scoring/character-error-rate.js';
 import { fixturePath } from '../helpers/fixtures.js';
 import { callJson } from '../helpers/suite-gateway.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';

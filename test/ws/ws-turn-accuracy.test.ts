@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { alffaScoringForm } from '../../src/speech/text/alffa-scoring.js';
-import { editDistance, scoringForm } from '../../src/speech/text/character-error-rate.js';
+import { alffaScoringForm } from '../../src/engines/asr/text/alffa-scoring.js';
+import { editDistance, scoringForm } from '../../src/engines/scoring/character-error-rate.js';
 import { speechOnset } from '../../bench/speech-onset.js';
 import { floatToPcm16 } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';

@@ -3,7 +3,7 @@
 chrF follows sacrebleu 2.x: whitespace removed, per-order character n-gram statistics summed over the corpus,
 precision and recall averaged over the orders present, then one F-beta. BLEU: corpus BLEU-4 with brevity penalty on
 whitespace tokens after splitting punctuation (13a-like). The gateway's TypeScript scorers
-(src/speech/translation) implement the same definitions.
+(src/engines/translation) implement the same definitions.
 Usage: evaluate_mt.py --checkpoint final.pt --data /work/mtdata --split test [--beam 4] [--limit N] [--heldout-out DIR]
 """
 import argparse

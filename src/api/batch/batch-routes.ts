@@ -8,7 +8,7 @@ import { jobErrorFrom } from '../../jobs/job-errors.js';
 import { jobPrefix } from '../../jobs/job-runner.js';
 import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
 import type { JobRecord } from '../../platform/db/job-records.js';
-import type { Speech } from '../../speech/speech.js';
+import type { Speech } from '../../engines/asr/asr.js';
 import { storeCheckedAudio } from '../../media/audio-check.js';
 import type { MediaLibrary } from '../../media/media-library.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';

@@ -4,7 +4,7 @@ import type { DocumentSection } from '../../platform/http/llms-text.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { HealthSchema, LanguagesSchema, RootSchema } from './discovery-schemas.js';
 
-import type { ModelInfo, Speech } from '../../speech/speech.js';
+import type { ModelInfo, Speech } from '../../engines/asr/asr.js';
 
 export interface ComponentStatus {
   readonly backend: string;

@@ -8,7 +8,7 @@ import { countChildren } from '../../jobs/batch-aggregator.js';
 import { buildJob, type JobService } from '../../jobs/job-service.js';
 import { diarizationJobOptions, diarizationRequested, jobSpeakers, jobWarnings } from '../../jobs/job-diarization.js';
 import { FINAL_STATUSES, type JobRecord } from '../../platform/db/job-records.js';
-import type { Speech } from '../../speech/speech.js';
+import type { Speech } from '../../engines/asr/asr.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { SubmitTranscribeBody, SubmitTranscribeResponse, TranscribeJobStatusSchema } from './job-api-schemas.js';
 import { checkAudioUrl } from '../transcriptions/transcription-routes.js';

@@ -2,7 +2,7 @@
 // call recording, one speaker per channel): checked here, kept in the job's options, read by
 // the job runner (channelNamesOf).
 import { ApiError } from '../../platform/errors/api-error.js';
-import { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, parseChannelNames } from '../../speech/speech.js';
+import { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, parseChannelNames } from '../../engines/asr/asr.js';
 
 /** The job options for the fields (empty for mono); throws invalid_field_value. */
 export function channelOptions(channels: number | string | undefined, channelNames: string | undefined): Record<string, unknown> {

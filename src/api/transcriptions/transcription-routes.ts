@@ -12,7 +12,7 @@ import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
 import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
 import { channelOptions, checkChannelCount } from './channel-options.js';
-import type { Speech } from '../../speech/speech.js';
+import type { Speech } from '../../engines/asr/asr.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
 import { cursorPageBody, listLimit, readPage } from '../list-paging.js';

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { named } from '../../platform/http/named-schema.js';
-import { TRANSLATION_LANGUAGES, type TranslationEngine, type TranslationLanguage } from '../../speech/speech.js';
+import { TRANSLATION_LANGUAGES, type TranslationEngine, type TranslationLanguage } from '../../engines/asr/asr.js';
 
 const Language = Type.Union(TRANSLATION_LANGUAGES.map((l) => Type.Literal(l)));
 

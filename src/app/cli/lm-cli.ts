@@ -2,7 +2,7 @@
  * npm run lm -- build --lang <am|om|ti> --order <n> --out <file.bin>
  *                    [--data <dir>] [--min-counts 1,1,1,2,2,2] [--min-char-count 2]
  *                    [--punctuation drop|keep] [--casing keep|lower]
- *     Builds a character n-gram LM from the shared text corpora (see src/speech/decoding/lm/lm-corpus.ts for the
+ *     Builds a character n-gram LM from the shared text corpora (see src/engines/asr/decoding/lm/lm-corpus.ts for the
  *     sources and the ALFFA hold-out rule) and writes <file.bin> plus <file.bin>.json (sources,
  *     licences, options, counts, held-out perplexity).
  * npm run lm -- info <file.bin>     header and entry counts
@@ -24,7 +24,7 @@ import {
   parseKaldiText,
   readCorpus,
   usesEthiopicScript,
-} from '../../speech/model-tools.js';
+} from '../../engines/asr/asr-tools.js';
 import { parseFlags, runCommand } from './cli-flags.js';
 
 const USAGE =
@@ -86,12 +86,12 @@ async function build(argv: string[]): Promise<number> {
   const perplexity = await heldOutPerplexity(lm, dataDir, language);
   const meta = {
     file: basename(out),
-    format: 'HNLM v1 character n-gram (src/speech/decoding/lm/char-ngram-lm.ts)',
+    format: 'HNLM v1 character n-gram (src/engines/asr/decoding/lm/char-ngram-lm.ts)',
     language,
     unit: 'char',
     order,
     smoothing: 'interpolated Witten-Bell, backoff form, natural log',
-    normalisation: { function: 'forLm (src/speech/text/text-normalizer.ts)', punctuation, casing, numerals: 'ascii' },
+    normalisation: { function: 'forLm (src/engines/asr/text/text-normalizer.ts)', punctuation, casing, numerals: 'ascii' },
     min_counts: minCounts ?? null,
     min_char_count: minCharCount,
     sources: sources.map((s) => ({
@@ -100,7 +100,7 @@ async function build(argv: string[]): Promise<number> {
       licence: s.licence,
       lines: lines.filter((l) => l.source === s.name).length,
     })),
-    held_out: `${language === 'am' ? `all ${heldOutIds} utterance ids of alffa-am-train/text (the ones with audio), ` : ''}HornMT lines 1900..2029 (0-based; the training pipeline's synthetic test text), and any line whose scoring form equals a held-out sentence: ${excluded} lines excluded (src/speech/decoding/lm/lm-corpus.ts)`,
+    held_out: `${language === 'am' ? `all ${heldOutIds} utterance ids of alffa-am-train/text (the ones with audio), ` : ''}HornMT lines 1900..2029 (0-based; the training pipeline's synthetic test text), and any line whose scoring form equals a held-out sentence: ${excluded} lines excluded (src/engines/asr/decoding/lm/lm-corpus.ts)`,
     report,
     held_out_char_perplexity: perplexity,
     command: `npm run lm -- build ${argv.join(' ')}`,

@@ -19,7 +19,7 @@ import {
   ModelRegistry,
   UNK,
   type LoadedModel,
-} from '../../speech/model-tools.js';
+} from '../../engines/asr/asr-tools.js';
 import { parseFlags, runCommand } from './cli-flags.js';
 import { importCtcExport } from './models-import.js';
 

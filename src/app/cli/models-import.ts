@@ -1,13 +1,13 @@
 /**
  * `npm run models -- import <export-dir> --name NAME --lang L [--models-dir DIR] [--frame-stride N]
  *  [--description TEXT]`: copies a wav2vec2-style CTC export (model.onnx, vocab.json, optional
- * preprocessor_config.json) into DIR/NAME as a model folder (rules: src/speech/models/ctc-import.ts).
+ * preprocessor_config.json) into DIR/NAME as a model folder (rules: src/engines/asr/models/ctc-import.ts).
  * The caller then runs the `check` of models-cli on it; a folder that fails is removed.
  */
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { CtcImportError, planCtcImport, type OnnxTensorInfo } from '../../speech/models/ctc-import.js';
+import { CtcImportError, planCtcImport, type OnnxTensorInfo } from '../../engines/asr/models/ctc-import.js';
 
 export interface ImportRequest {
   readonly source: string;

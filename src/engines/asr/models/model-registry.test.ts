@@ -1,0 +1,125 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TINY_LID } from '../../../../test/inference/fixtures.js';
+import { makeModelFolder } from '../../../../test/inference/model-folders.js';
+import { ModelSelectionError } from './model-errors.js';
+import { loadModelFolder, parseVocabulary } from './model-loader.js';
+import { ModelRegistry } from './model-registry.js';
+
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'registry-'));
+  await makeModelFolder(root, 'small-am-v1', { name: 'small-am-v1', language: 'am' });
+  await makeModelFolder(root, 'beta-am-v1', { name: 'beta-am-v1', language: 'am' });
+  await makeModelFolder(root, 'small-ti-v1', { name: 'small-ti-v1', language: 'ti' });
+  await makeModelFolder(root, 'beta-ti-v1', { name: 'beta-ti-v1', language: 'ti', default: true });
+  await makeModelFolder(root, 'lid-v1', { name: 'lid-v1' }, TINY_LID);
+  await makeModelFolder(root, 'broken-blank', { name: 'broken-blank', blank_id: 99 });
+  await makeModelFolder(root, 'broken-delimiter', { name: 'broken-delimiter', word_delimiter: '#' });
+  await mkdir(join(root, 'broken-json'));
+  await writeFile(join(root, 'broken-json', 'manifest.json'), '{ nope');
+  await mkdir(join(root, 'training')); // no manifest: not a model folder, silently ignored
+  await mkdir(join(root, 'translate-xx-v1')); // a translation model: the translation engine's, silently skipped
+  await writeFile(join(root, 'translate-xx-v1', 'manifest.json'), JSON.stringify({ kind: 'translation', name: 'translate-xx-v1' }));
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+const selectionError = (fn: () => unknown): ModelSelectionError => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ModelSelectionError) return error;
+    throw error;
+  }
+  throw new Error('expected a ModelSelectionError');
+};
+
+describe('ModelRegistry', () => {
+  it('finds the models, their languages and defaults, and reports broken folders', async () => {
+    const registry = await ModelRegistry.scan(root);
+    expect(registry.languages()).toEqual(['am', 'ti']);
+    expect(registry.defaultModel('am')?.name).toBe('small-am-v1');
+    expect(registry.modelsFor('am').map((m) => m.name)).toEqual(['small-am-v1', 'beta-am-v1']);
+    // an explicit "default": true beats the small-<lang>-v1 convention
+    expect(registry.defaultModel('ti')?.name).toBe('beta-ti-v1');
+    expect(registry.languageIdModel()?.name).toBe('lid-v1');
+    expect(registry.autoDetect()).toBe(true);
+    const problems = registry.problems().map((p) => `${p.dir.split('/').pop()}: ${p.message}`);
+    expect(problems).toHaveLength(3);
+    expect(registry.get('translate-xx-v1')).toBeUndefined();
+    expect(problems.find((p) => p.startsWith('broken-blank'))).toContain('blank_id 99 is outside the vocabulary (32 tokens)');
+    expect(problems.find((p) => p.startsWith('broken-delimiter'))).toContain('word_delimiter "#" is not in the vocabulary');
+    expect(problems.find((p) => p.startsWith('broken-json'))).toContain('not valid JSON');
+  });
+
+  it('applies the spec rules in resolve()', async () => {
+    const registry = await ModelRegistry.scan(root);
+    expect(registry.resolve('am')).toEqual({ language: 'am', model: 'small-am-v1' });
+    expect(registry.resolve('am', '')).toEqual({ language: 'am', model: 'small-am-v1' });
+    expect(registry.resolve('am', 'beta-am-v1')).toEqual({ language: 'am', model: 'beta-am-v1' });
+    expect(registry.resolve('auto')).toEqual({ language: 'auto', model: null });
+
+    const withAuto = selectionError(() => registry.resolve('auto', 'small-am-v1'));
+    expect([withAuto.code, withAuto.param]).toEqual(['INVALID_FIELD', 'model']);
+
+    const otherLanguage = selectionError(() => registry.resolve('am', 'small-ti-v1'));
+    expect([otherLanguage.code, otherLanguage.param]).toEqual(['UNSUPPORTED_MODEL', 'model']);
+    expect(otherLanguage.message).toContain('Available models: small-am-v1, beta-am-v1.');
+
+    const noModels = selectionError(() => registry.resolve('om'));
+    expect([noModels.code, noModels.param]).toEqual(['UNSUPPORTED_LANGUAGE', 'language']);
+    expect(noModels.message).toContain('Available languages: am, ti, auto.');
+    expect(selectionError(() => registry.resolve('xx', 'beta-am-v1')).code).toBe('UNSUPPORTED_LANGUAGE');
+  });
+
+  it('is empty, and refuses every language, when the folder is missing', async () => {
+    const registry = await ModelRegistry.scan(join(root, 'does-not-exist'));
+    expect(registry.languages()).toEqual([]);
+    expect(registry.autoDetect()).toBe(false);
+    const error = selectionError(() => registry.resolve('auto'));
+    expect(error.code).toBe('UNSUPPORTED_LANGUAGE');
+    expect(error.message).toContain('none (no models are installed)');
+  });
+
+  it('keeps the first of two models with the same name', async () => {
+    const dupRoot = await mkdtemp(join(tmpdir(), 'registry-dup-'));
+    try {
+      await makeModelFolder(dupRoot, 'a', { name: 'small-om-v1', language: 'om' });
+      await makeModelFolder(dupRoot, 'b', { name: 'small-om-v1', language: 'om' });
+      const registry = await ModelRegistry.scan(dupRoot);
+      expect(registry.modelsFor('om')).toHaveLength(1);
+      expect(registry.problems()[0]?.message).toContain('duplicate model name small-om-v1');
+    } finally {
+      await rm(dupRoot, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('model folders', () => {
+  it('parses vocabularies line by line without trimming tokens', () => {
+    expect(parseVocabulary('<blank>\n|\n a\r\nb\n')).toEqual(['<blank>', '|', ' a', 'b']);
+    expect(parseVocabulary('x\n\ny')).toEqual(['x', '', 'y']);
+  });
+
+  it('loads a folder into a model with its vocabulary', async () => {
+    const model = await loadModelFolder(join(root, 'small-am-v1'));
+    expect(model.kind).toBe('ctc');
+    if (model.kind !== 'ctc') return;
+    expect(model.vocabulary.tokens).toHaveLength(32);
+    expect(model.vocabulary.blankId).toBe(0);
+    expect(model.vocabulary.wordDelimiter).toBe('|');
+    expect(model.lmPath).toBeNull();
+  });
+
+  it('names the missing file', async () => {
+    const dir = await makeModelFolder(root, 'no-lm', { name: 'no-lm', lm: { file: 'lm.arpa', unit: 'char', order: 3, alpha: 0.5, beta: 0 } });
+    await expect(loadModelFolder(dir)).rejects.toThrow('language model lm.arpa is missing');
+    await expect(loadModelFolder(join(root, 'training'))).rejects.toThrow('manifest.json is missing');
+  });
+});

@@ -1,0 +1,160 @@
+import { PauseSegmenter, type AudioSegment, type SegmenterOptions } from './pause-segmenter.js';
+import type { CtcRecognizer, InferenceCost, TimedWord } from './ctc-recognizer.js';
+import type { InferencePriority } from '../inference/inference-pool.js';
+
+import type { Segment } from '../../../platform/db/job-records.js';
+
+export type { Segment };
+
+export interface TranscribedSegment {
+  readonly segment: Segment;
+  /** Word times from the CTC frames (not part of the spec's Segment; for streaming and exports). */
+  readonly words: readonly TimedWord[];
+}
+
+export interface TranscriptionProgress {
+  readonly stage: 'transcribing';
+  /** Pieces of audio finished (speech and pauses alike). */
+  readonly doneSegments: number;
+  /** Estimated from the audio duration and the pieces so far; equals `doneSegments` at the end. */
+  readonly totalSegments: number;
+  readonly processedMs: number;
+  readonly durationMs: number | null;
+}
+
+export interface TranscribeOptions {
+  readonly recognizer: CtcRecognizer;
+  readonly segmenter?: SegmenterOptions;
+  /** Pieces sent to the pool at once (their audio is held until decoded). Default 4. */
+  readonly maxInFlight?: number;
+  /** Expected duration (from the container) for the progress estimate; null when unknown. */
+  readonly durationMs?: number | null;
+  readonly priority?: InferencePriority;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: TranscriptionProgress) => void;
+  readonly busyRetryMs?: number;
+  /** The pool's figures of each recognised piece, words or not (live capacity estimation). */
+  readonly onInference?: (cost: InferenceCost) => void;
+}
+
+const NOMINAL_PIECE_MS = 10_000;
+
+interface Piece {
+  readonly audio: AudioSegment;
+  readonly result: Promise<TranscribedSegment | null>;
+}
+
+/**
+ * Transcribes a PCM stream (16 kHz mono float32 chunks) piece by piece: the energy segmenter
+ * cuts it at pauses into pieces of at most `maxSegmentMs`, up to `maxInFlight` pieces are
+ * recognised concurrently (so the pool can batch them with other jobs' pieces), and segments
+ * come out in order as soon as their turn is decoded. Memory is bounded by the segmenter's
+ * buffer plus `maxInFlight` pieces, independent of the input's length.
+ *
+ * Pieces without speech, and pieces where the model recognises nothing, produce no segment;
+ * segment ids count the segments produced. Aborting `signal` (or leaving the loop) cancels the
+ * pieces in flight and stops pulling `pcm`.
+ */
+export async function* transcribeStream(pcm: AsyncIterable<Float32Array>, options: TranscribeOptions): AsyncGenerator<TranscribedSegment, void, undefined> {
+  const { recognizer } = options;
+  const segmenter = new PauseSegmenter({ ...options.segmenter, sampleRate: 16_000 });
+  const maxInFlight = Math.max(1, options.maxInFlight ?? 4);
+  const durationMs = options.durationMs ?? null;
+  const controller = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, controller.signal]) : controller.signal;
+  const pending: Piece[] = [];
+  let nextId = 0;
+  let done = 0;
+  let processedMs = 0;
+
+  const report = (final: boolean): void => {
+    if (!options.onProgress) return;
+    let total: number;
+    if (final) total = done;
+    else {
+      const pieceMs = done > 0 ? processedMs / done : NOMINAL_PIECE_MS;
+      const remaining = durationMs !== null ? Math.max(0, durationMs - processedMs) : pieceMs;
+      total = Math.max(done + pending.length, done + Math.ceil(remaining / Math.max(1, pieceMs)));
+      total = Math.max(total, done + 1);
+    }
+    options.onProgress({ stage: 'transcribing', doneSegments: done, totalSegments: total, processedMs, durationMs });
+  };
+
+  const start = (audio: AudioSegment): Piece => {
+    if (!audio.speech) return { audio, result: Promise.resolve(null) };
+    const startMs = Math.round(audio.startSample / 16);
+    const result = recognizer
+      .recognize(audio.samples, { startMs, priority: options.priority ?? 'batch', signal, busyRetryMs: options.busyRetryMs })
+      .then((recognition) => {
+        options.onInference?.(recognition.inference);
+        if (recognition.text.length === 0) return null;
+        const endMs = Math.round((audio.startSample + audio.samples.length) / 16);
+        const segment: Segment = {
+          id: -1,
+          start_ms: startMs,
+          end_ms: endMs,
+          duration_ms: endMs - startMs,
+          text: recognition.text,
+          speaker: null,
+          confidence: recognition.confidence,
+        };
+        return { segment, words: recognition.words };
+      });
+    result.catch(() => undefined); // observed when its turn comes; avoids an unhandled rejection meanwhile
+    return { audio, result };
+  };
+
+  const finish = async (piece: Piece): Promise<TranscribedSegment | null> => {
+    const out = await piece.result;
+    done++;
+    processedMs = Math.round(piece.audio.spanEnd / 16);
+    if (out === null) return null;
+    return { segment: { ...out.segment, id: nextId++ }, words: out.words };
+  };
+
+  try {
+    report(false);
+    for await (const chunk of pcm) {
+      signal.throwIfAborted();
+      for (const audio of segmenter.push(chunk)) {
+        pending.push(start(audio));
+        while (pending.length >= maxInFlight) {
+          const out = await finish(pending.shift()!);
+          report(false);
+          if (out) yield out;
+        }
+      }
+    }
+    signal.throwIfAborted();
+    for (const audio of segmenter.flush()) pending.push(start(audio));
+    while (pending.length > 0) {
+      const out = await finish(pending.shift()!);
+      report(pending.length === 0);
+      if (out) yield out;
+    }
+    if (done === 0) report(true);
+  } finally {
+    controller.abort(new Error('transcription stopped'));
+  }
+}
+
+/** Collects `transcribeStream` into a list; also returns the audio length seen. */
+export async function transcribeAll(
+  pcm: AsyncIterable<Float32Array>,
+  options: TranscribeOptions,
+): Promise<{ segments: Segment[]; words: TimedWord[][]; audioMs: number }> {
+  let samples = 0;
+  const counted = (async function* () {
+    for await (const chunk of pcm) {
+      samples += chunk.length;
+      yield chunk;
+    }
+  })();
+  const segments: Segment[] = [];
+  const words: TimedWord[][] = [];
+  for await (const item of transcribeStream(counted, options)) {
+    segments.push(item.segment);
+    words.push([...item.words]);
+  }
+  return { segments, words, audioMs: Math.round(samples / 16) };
+}

@@ -1,0 +1,358 @@
+// Silero VAD for many streams at once, off the event loop.
+//
+// One worker thread owns the onnxruntime session and every stream's recurrent state. Streams
+// feed 16 kHz audio; each full 512-sample window (32 ms) is queued, and whenever the worker
+// is idle the queued windows of up to `maxBatch` different streams go to it as one batch (one
+// window per stream per batch, since a stream's windows depend on each other). Under light
+// load batches are small and latency is one inference; under heavy load they grow to
+// maxBatch, which is where batching pays (bench/silero-batch.ts).
+//
+// Probabilities come back in order per stream and drive that stream's native Endpointer
+// (hop 512), which reports speech start/end at absolute sample positions.
+//
+// Bounds: each stream queues at most `maxQueuedWindowsPerStream` windows; feed() reports
+// 'full' beyond that (the caller decides: drop VAD for the stream, or close it), so a slow
+// worker never grows memory without bound.
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { EndpointEvent } from '../signal/live/endpoint-event.js';
+import { Endpointer, type EndpointerOptions } from '../signal/live/endpointer.js';
+import { SILERO_SAMPLE_RATE, SILERO_WINDOW } from './silero-model.js';
+import type { SileroBatchMessage, SileroRequest, SileroResponse } from './silero-protocol.js';
+
+export interface SileroVadOptions {
+  /** Most streams per inference call (default 32). */
+  maxBatch?: number;
+  /** onnxruntime threads in the worker (default 1). */
+  threads?: number;
+  /** Per-stream queue bound in windows (default 64, about 2 s). */
+  maxQueuedWindowsPerStream?: number;
+  modelPath?: string;
+}
+
+export interface SileroStreamOptions {
+  /** Absolute sample position of the first sample fed (default 0). */
+  startPosition?: number;
+  endpointing?: Omit<EndpointerOptions, 'hopSamples' | 'sampleRate'>;
+  onEvent?: (event: EndpointEvent) => void;
+  /** Every window's probability, with the absolute position where the window ends. */
+  onProbability?: (probability: number, endPosition: number) => void;
+}
+
+export type FeedResult = 'ok' | 'full' | 'closed';
+
+export interface SileroVadStats {
+  batches: number;
+  windows: number;
+  /** Sum of the worker's inference time, ms. */
+  inferenceMs: number;
+  averageBatch: number;
+}
+
+/** Starts the worker: compiled JavaScript in production, the TypeScript source under tsx/vitest. */
+function startWorker(): Worker {
+  const here = import.meta.url;
+  if (here.endsWith('.ts')) {
+    const tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api')).href;
+    const worker = new URL('./silero-worker.ts', here).href;
+    const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(worker)}); })`;
+    return new Worker(code, { eval: true });
+  }
+  return new Worker(new URL('./silero-worker.js', here));
+}
+
+export class SileroVad {
+  readonly maxBatch: number;
+  readonly maxQueuedWindowsPerStream: number;
+  readonly #worker: Worker;
+  readonly #streams = new Map<number, SileroVadStream>();
+  /** Streams with queued windows, in round-robin order. */
+  readonly #ready: SileroVadStream[] = [];
+  #nextStreamId = 1;
+  #nextBatchId = 1;
+  #inFlight = false;
+  #scheduled = false;
+  #closed = false;
+  #failure: Error | undefined;
+  readonly #stats = { batches: 0, windows: 0, inferenceMs: 0 };
+  readonly #idleWaiters: Array<() => void> = [];
+
+  private constructor(worker: Worker, options: Required<Omit<SileroVadOptions, 'modelPath'>>) {
+    this.#worker = worker;
+    this.maxBatch = options.maxBatch;
+    this.maxQueuedWindowsPerStream = options.maxQueuedWindowsPerStream;
+    worker.on('message', (m: SileroResponse) => this.#onMessage(m));
+    worker.on('error', (err) => this.#fail(err));
+    worker.on('exit', (code) => {
+      if (!this.#closed) this.#fail(new Error(`Silero worker exited with code ${code}`));
+    });
+  }
+
+  /** Loads the model in a new worker thread; resolves once it is ready. */
+  static async create(options: SileroVadOptions = {}): Promise<SileroVad> {
+    const maxBatch = options.maxBatch ?? 32;
+    const threads = options.threads ?? 1;
+    if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 256) throw new RangeError('maxBatch must be 1..256');
+    const worker = startWorker();
+    const ready = new Promise<void>((resolve, reject) => {
+      const onMessage = (m: SileroResponse) => {
+        if (m.type === 'ready') resolve();
+        else if (m.type === 'error') reject(new Error(m.message));
+        if (m.type !== 'result') worker.off('message', onMessage);
+      };
+      worker.on('message', onMessage);
+      worker.once('error', reject);
+    });
+    const init: SileroRequest = { type: 'init', threads, maxBatch, ...(options.modelPath ? { modelPath: options.modelPath } : {}) };
+    worker.postMessage(init);
+    try {
+      await ready;
+    } catch (err) {
+      await worker.terminate();
+      throw err;
+    }
+    return new SileroVad(worker, {
+      maxBatch,
+      threads,
+      maxQueuedWindowsPerStream: options.maxQueuedWindowsPerStream ?? 64,
+    });
+  }
+
+  openStream(options: SileroStreamOptions = {}): SileroVadStream {
+    if (this.#closed) throw new Error('SileroVad is closed');
+    const id = this.#nextStreamId++;
+    const stream = new SileroVadStream(this, id, options);
+    this.#streams.set(id, stream);
+    return stream;
+  }
+
+  get stats(): SileroVadStats {
+    const s = this.#stats;
+    return { ...s, averageBatch: s.batches === 0 ? 0 : s.windows / s.batches };
+  }
+
+  get failure(): Error | undefined {
+    return this.#failure;
+  }
+
+  /** Resolves when no window is queued or in flight. */
+  idle(): Promise<void> {
+    if (!this.#inFlight && this.#ready.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Stops the worker; queued windows are dropped and streams are closed. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const s of [...this.#streams.values()]) s.close();
+    await this.#worker.terminate();
+    for (const w of this.#idleWaiters.splice(0)) w();
+  }
+
+  // ---- used by SileroVadStream
+  /** @internal */
+  enqueue(stream: SileroVadStream): void {
+    this.#ready.push(stream);
+    this.#schedule();
+  }
+
+  /** @internal */
+  forget(stream: SileroVadStream, closing: boolean): void {
+    const i = this.#ready.indexOf(stream);
+    if (i >= 0) this.#ready.splice(i, 1);
+    if (closing) this.#streams.delete(stream.id);
+    if (!this.#closed) this.#worker.postMessage({ type: 'forget', stream: stream.id } satisfies SileroRequest);
+  }
+
+  get closed(): boolean {
+    return this.#closed || this.#failure !== undefined;
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#inFlight || this.#closed) return;
+    this.#scheduled = true;
+    // Let every feed() of this turn of the event loop join the batch.
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#dispatch();
+    });
+  }
+
+  #dispatch(): void {
+    if (this.#inFlight || this.#closed || this.#ready.length === 0) return;
+    const batch: SileroVadStream[] = [];
+    const rest: SileroVadStream[] = [];
+    for (const s of this.#ready) {
+      if (batch.length < this.maxBatch && !batch.includes(s)) batch.push(s);
+      else rest.push(s);
+    }
+    this.#ready.length = 0;
+    this.#ready.push(...rest);
+    const ids = new Int32Array(batch.length);
+    const windows = new Float32Array(batch.length * SILERO_WINDOW);
+    batch.forEach((s, b) => {
+      ids[b] = s.id;
+      windows.set(s.takeWindow(), b * SILERO_WINDOW);
+    });
+    this.#inFlight = true;
+    const message: SileroBatchMessage = { type: 'batch', id: this.#nextBatchId++, streams: ids, windows };
+    this.#worker.postMessage(message, [windows.buffer]);
+  }
+
+  #onMessage(m: SileroResponse): void {
+    if (m.type === 'error') {
+      this.#fail(new Error(m.message));
+      return;
+    }
+    if (m.type !== 'result') return;
+    this.#inFlight = false;
+    this.#stats.batches++;
+    this.#stats.windows += m.streams.length;
+    this.#stats.inferenceMs += m.runMs;
+    for (let b = 0; b < m.streams.length; b++) {
+      this.#streams.get(m.streams[b]!)?.deliver(m.probabilities[b]!);
+    }
+    if (this.#ready.length > 0) this.#dispatch();
+    else for (const w of this.#idleWaiters.splice(0)) w();
+  }
+
+  #fail(err: Error): void {
+    if (this.#failure) return;
+    this.#failure = err;
+    this.#inFlight = false;
+    this.#ready.length = 0;
+    for (const w of this.#idleWaiters.splice(0)) w();
+  }
+}
+
+export class SileroVadStream {
+  readonly id: number;
+  readonly #vad: SileroVad;
+  readonly #endpointer: Endpointer;
+  readonly #onEvent: ((e: EndpointEvent) => void) | undefined;
+  readonly #onProbability: ((p: number, end: number) => void) | undefined;
+  readonly #partial = new Float32Array(SILERO_WINDOW);
+  #partialFill = 0;
+  readonly #queue: Float32Array[] = [];
+  /** Windows sent to the worker and not answered yet. */
+  #inFlight = 0;
+  /** Absolute position of the end of the last window answered. */
+  #resultPosition: number;
+  /** Incremented by reset(): answers for windows fed before it are ignored. */
+  #epoch = 0;
+  readonly #windowEpochs: number[] = [];
+  #closed = false;
+  readonly #events: EndpointEvent[] = [];
+  readonly #probability = new Float32Array(1);
+
+  /** @internal use SileroVad.openStream() */
+  constructor(vad: SileroVad, id: number, options: SileroStreamOptions) {
+    this.#vad = vad;
+    this.id = id;
+    this.#endpointer = new Endpointer({ ...options.endpointing, hopSamples: SILERO_WINDOW, sampleRate: SILERO_SAMPLE_RATE });
+    const start = options.startPosition ?? 0;
+    this.#endpointer.resetAt(start);
+    this.#resultPosition = start;
+    this.#onEvent = options.onEvent;
+    this.#onProbability = options.onProbability;
+  }
+
+  /**
+   * Feeds 16 kHz mono samples (any length). Returns 'full' when this stream already has
+   * maxQueuedWindowsPerStream windows waiting (the new audio is not analysed), 'closed' after
+   * close() or a worker failure.
+   */
+  feed(samples: Float32Array): FeedResult {
+    if (this.#closed || this.#vad.closed) return 'closed';
+    let result: FeedResult = 'ok';
+    let at = 0;
+    while (at < samples.length) {
+      const take = Math.min(samples.length - at, SILERO_WINDOW - this.#partialFill);
+      this.#partial.set(samples.subarray(at, at + take), this.#partialFill);
+      this.#partialFill += take;
+      at += take;
+      if (this.#partialFill === SILERO_WINDOW) {
+        this.#partialFill = 0;
+        if (this.#queue.length >= this.#vad.maxQueuedWindowsPerStream) {
+          result = 'full';
+          continue;
+        }
+        this.#queue.push(this.#partial.slice());
+        this.#windowEpochs.push(this.#epoch);
+        if (this.#queue.length === 1) this.#vad.enqueue(this);
+      }
+    }
+    return result;
+  }
+
+  /** Windows queued or in flight. */
+  get pending(): number {
+    return this.#queue.length + this.#inFlight;
+  }
+
+  /** Absolute position up to which the VAD has answered (audio before it was judged). */
+  get analysedPosition(): number {
+    return this.#resultPosition;
+  }
+
+  /**
+   * End of stream: waits for this stream's windows to be answered, then closes an open turn.
+   * Returns the events that produced (they also go to onEvent).
+   */
+  async finish(): Promise<EndpointEvent[]> {
+    while (this.pending > 0 && !this.#vad.closed) await this.#vad.idle();
+    if (this.#closed) return [];
+    const events = this.#endpointer.flush([]);
+    for (const e of events) this.#onEvent?.(e);
+    return events;
+  }
+
+  /** CLEAR: drops queued audio, the recurrent state and any turn; continues at `position`. */
+  reset(position: number): void {
+    this.#queue.length = 0;
+    this.#partialFill = 0;
+    this.#epoch++;
+    this.#windowEpochs.length = this.#inFlight; // windows in flight keep their old epoch
+    this.#vad.forget(this, false);
+    this.#endpointer.resetAt(position);
+    this.#resultPosition = position;
+  }
+
+  /** Events produced since the last call (also delivered to onEvent). */
+  takeEvents(): EndpointEvent[] {
+    return this.#events.splice(0);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#queue.length = 0;
+    this.#vad.forget(this, true);
+    this.#endpointer.close();
+  }
+
+  /** @internal */
+  takeWindow(): Float32Array {
+    const w = this.#queue.shift()!;
+    this.#inFlight++;
+    if (this.#queue.length > 0) this.#vad.enqueue(this);
+    return w;
+  }
+
+  /** @internal */
+  deliver(probability: number): void {
+    this.#inFlight--;
+    const epoch = this.#windowEpochs.shift();
+    if (this.#closed || epoch !== this.#epoch) return;
+    this.#resultPosition += SILERO_WINDOW;
+    this.#onProbability?.(probability, this.#resultPosition);
+    // The callback may close the stream (an offline file's last window): nothing more to do then.
+    if (this.#closed) return;
+    this.#probability[0] = probability;
+    const before = this.#events.length;
+    this.#endpointer.process(this.#probability, this.#events);
+    for (let i = before; i < this.#events.length; i++) this.#onEvent?.(this.#events[i]!);
+  }
+}
