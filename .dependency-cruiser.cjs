@@ -5,6 +5,8 @@
 // proves that a wrong import fails the check.
 
 const MAIN = '^src/main\\.ts$';
+/** The engines' façades: what other layers (and other engines) may import from src/engines. */
+const FACADES = '^src/engines/(engines|asr/asr|vad/vad|diarization/diarization|translation/translation|signal/signal)\\.ts$';
 
 /** An error rule: modules matching `from` may not import modules matching `to`. */
 const forbid = (name, comment, from, to) => ({ name, comment, severity: 'error', from, to });
@@ -50,6 +52,66 @@ module.exports = {
       '^src/api/transcriptions/transcription-schemas\\.ts$',
     ),
     forbid(
+      'engines-through-facades',
+      "Outside src/engines, code imports an engine only through its façade (asr/asr.ts, vad/vad.ts, diarization/diarization.ts, translation/translation.ts), the signal room's (signal/signal.ts) or engines.ts, types included; never an engine's inner files.",
+      { path: '^src/', pathNot: ['^src/engines/', '\\.test\\.ts$'] },
+      { path: '^src/engines/', pathNot: FACADES },
+    ),
+    forbid(
+      'training-through-facades',
+      'Training code reaches the engines through their façades or the documented training entry (src/engines/training.ts), never their inner files.',
+      { path: '^training/' },
+      { path: '^src/engines/', pathNot: [FACADES, '^src/engines/(training|scoring/scoring)\\.ts$'] },
+    ),
+    forbid(
+      'training-imports-tests-or-bench',
+      'Training code never imports test/ or bench/ code (shared pieces live in training/common or behind src/engines/training.ts).',
+      { path: '^training/' },
+      { path: '^(test|bench)/' },
+    ),
+    forbid(
+      'training-kinds-are-entry-points',
+      'The per-kind training folders hold entry scripts that nothing imports; what others share lives in training/common/.',
+      { path: '^(src|test|bench|scripts)/' },
+      { path: '^training/', pathNot: '^training/common/' },
+    ),
+    forbid(
+      'training-kinds-stand-alone',
+      'A training kind imports its own folder and training/common/ only, never another kind.',
+      { path: '^training/([^/]+)/' },
+      { path: '^training/', pathNot: ['^training/common/', '^training/$1/'] },
+    ),
+    forbid(
+      'training-common-stays-below-kinds',
+      'training/common/ is shared by the kinds and by bench/ and test/: it never imports a kind.',
+      { path: '^training/common/' },
+      { path: '^training/(asr|lm|speakers|segment-types|translation)/' },
+    ),
+    forbid(
+      'shipped-code-imports-scoring-or-training',
+      'Shipped code never imports the measures (src/engines/scoring/) nor the training entry; benchmarks, tests and training do.',
+      { path: '^src/', pathNot: ['\\.test\\.ts$', '^src/engines/(scoring/|training\\.ts$)'] },
+      { path: ['^src/engines/scoring/', '^src/engines/training\\.ts$', '^training/'] },
+    ),
+    forbid(
+      'engines-inner-order',
+      'Inside src/engines: runtime/ is the bottom room (imports no other engines folder); signal/ may import runtime/ only.',
+      { path: '^src/engines/(runtime|signal)/' },
+      { path: '^src/engines/', pathNot: ['^src/engines/runtime/', '^src/engines/$1/'] },
+    ),
+    forbid(
+      'engines-reach-each-other-through-facades',
+      'An engine (asr, vad, diarization, translation) uses signal/ and runtime/ freely, but another engine only through its façade; engines.ts alone composes them.',
+      { path: '^src/engines/(asr|vad|diarization|translation)/', pathNot: '\\.test\\.ts$' },
+      { path: '^src/engines/(asr|vad|diarization|translation|engines\\.ts)', pathNot: ['^src/engines/$1/', FACADES] },
+    ),
+    forbid(
+      'engines-order',
+      'Diarization, VAD and translation stand on signal/ and runtime/ only; asr/ may use the diarization façade (a file is diarized beside its recognition), never the reverse.',
+      { path: '^src/engines/(vad|diarization|translation)/', pathNot: '\\.test\\.ts$' },
+      { path: '^src/engines/(asr|vad|diarization|translation)/', pathNot: '^src/engines/$1/' },
+    ),
+    forbid(
       'app-is-composition-root',
       'app/ composes everything; only src/main.ts (and tests or benchmarks that start a gateway) import it.',
       { path: '^src/', pathNot: ['^src/app/', MAIN] },
@@ -70,17 +132,22 @@ module.exports = {
     ),
     forbid(
       'undeclared-package',
-      'Every package imported from src/, test/, bench/ or scripts/ is declared in package.json.',
-      { path: '^(src|test|bench|scripts)/' },
+      'Every package imported from src/, test/, bench/, scripts/ or training/ is declared in package.json.',
+      { path: '^(src|test|bench|scripts|training)/' },
       { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
     ),
     forbid(
       'unresolvable-import',
       'An import that does not resolve to a file is a typo or a moved file.',
-      { path: '^(src|test|bench|scripts)/' },
+      { path: '^(src|test|bench|scripts|training)/' },
       { couldNotResolve: true },
     ),
-    forbid('orphan-test-helper', 'A shared test helper that no test, helper or benchmark imports is dead code.', { orphan: true, path: '^test/helpers/' }, {}),
+    forbid(
+      'orphan-test-helper',
+      'A shared test or training helper that nothing imports is dead code.',
+      { orphan: true, path: '^(test/helpers|training/common)/' },
+      {},
+    ),
     forbid(
       'test-helper-imports-app',
       'Test helpers reach the composition root through test/helpers/test-gateway.ts only.',

@@ -6,7 +6,7 @@
  *
  * Data split (ALFFA, alffa-am-train/, 1,000 utterances with audio): ids sorted by their number
  *   (tr_<n>_...), eval = the 100 highest, which is the training pipeline's validation split
- *   `alffa_val` (models/training/prepare_data.py in the training branch), unless --eval-ids
+ *   `alffa_val` (training/asr/prepare_data.py in the training branch), unless --eval-ids
  *   names a file of ids (one per line). alpha/beta come from a grid search on utterances the
  *   figures are not taken from: with --model, 2-fold cross-tuning inside the eval set (tune on
  *   one half, decode the other, and the reverse: the acoustic model trained on every other
@@ -38,7 +38,7 @@ import { loadModelFolder } from '../src/engines/asr/models/model-loader.js';
 import { alffaScoringForm } from '../src/engines/asr/text/alffa-scoring.js';
 import { forScoring } from '../src/engines/asr/text/text-normalizer.js';
 import { CerAccumulator } from '../src/engines/scoring/character-error-rate.js';
-import { ctcUtterances, type Utterance } from './ctc-utterances.js';
+import { ctcUtterances, type Utterance } from '../training/common/ctc-utterances.js';
 
 const args = new Map<string, string>();
 for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1] ?? '');

@@ -1,7 +1,7 @@
 /**
  * Diarization overhead: job processing time with and without `diarize: true` on the same files,
  * through the job API of a real gateway (port 0) on the shipped models. The files are synthetic
- * conversations of held-out ALFFA speakers (bench/diarization-conversations.ts: 2, 3 and 4
+ * conversations of held-out ALFFA speakers (training/common/diarization-conversations.ts: 2, 3 and 4
  * speakers, `--per-count` of each). In each of `--rounds` rounds every file runs plain, with
  * backend_a and with backend_b, one job at a time, the order rotating from file to file, after a
  * warm-up job; a backend's ratio is its processing time summed over files and rounds divided by
@@ -21,10 +21,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFileServer } from '../test/helpers/audio-files.js';
-import { REPO_ROOT } from '../test/helpers/fixtures.js';
+import { REPO_ROOT, writeConversationWav } from '../test/helpers/fixtures.js';
 import { startTestGateway, type TestGateway } from '../test/helpers/test-gateway.js';
 import { publishReport, ratio3 } from './bench-results.js';
-import { conversationSet, loadGroupClips, TEST_GROUPS, writeConversationWav } from './diarization-conversations.js';
+import { conversationSet, loadGroupClips, TEST_GROUPS } from '../training/common/diarization-conversations.js';
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);

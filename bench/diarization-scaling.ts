@@ -1,6 +1,6 @@
 /**
  * Diarization time and memory against the length of the audio, up to an hour: one long
- * synthetic conversation of six held-out ALFFA speaker groups (bench/diarization-conversations.ts)
+ * synthetic conversation of six held-out ALFFA speaker groups (training/common/diarization-conversations.ts)
  * per length, diarized by each backend with the shipped speaker model (energy gate, count not
  * given). Prints, per length and backend, the seconds per audio second and their ratio to the
  * shortest length's (constant when time grows linearly), the peak RSS of the process, and the DER.
@@ -14,7 +14,7 @@ import { BACKENDS, DIARIZATION_BACKENDS, diarize } from '../src/engines/diarizat
 import { diarizationErrorRate } from '../src/engines/scoring/diarization-error-rate.js';
 import { loadSpeakerProjection } from '../src/engines/diarization/speaker-projection.js';
 import { publishReport, ratio3 } from './bench-results.js';
-import { buildConversation, conversationSet, loadGroupClips, TEST_GROUPS } from './diarization-conversations.js';
+import { buildConversation, conversationSet, loadGroupClips, TEST_GROUPS } from '../training/common/diarization-conversations.js';
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);

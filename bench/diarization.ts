@@ -1,5 +1,5 @@
 /**
- * Diarization on synthetic conversations of real ALFFA speakers (bench/diarization-conversations.ts):
+ * Diarization on synthetic conversations of real ALFFA speakers (training/common/diarization-conversations.ts):
  * DER (no collar, overlap scored, optimal mapping) per backend, speaker-count accuracy and the
  * diarization time per audio second; `--tune` measures the development speaker groups only (with
  * the count given, and at each `--thresholds` value). Writes bench/results/diarization.json.
@@ -28,7 +28,7 @@ import { loadOverlapDetector, type OverlapDetector } from '../src/engines/diariz
 import { identityProjection, loadSpeakerProjection } from '../src/engines/diarization/speaker-projection.js';
 import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans, type SpeechSpanOptions } from '../src/engines/vad/silero-file.js';
 import { SileroVad } from '../src/engines/vad/silero-vad.js';
-import { conversationSet, DEV_GROUPS, loadGroupClips, TEST_GROUPS, withNoise, type Conversation } from './diarization-conversations.js';
+import { conversationSet, DEV_GROUPS, loadGroupClips, TEST_GROUPS, withNoise, type Conversation } from '../training/common/diarization-conversations.js';
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);

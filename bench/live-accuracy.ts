@@ -208,7 +208,7 @@ const config = loadConfig({
 const gateway = await Gateway.start({ config, logger: createLogger('silent') });
 const key = (await gateway.keys.create({ account: 'bench', scopes: ['write'] })).key;
 const url = `http://127.0.0.1:${gateway.port}`;
-const model = gateway.speech.models().find((m) => m.isDefault && m.language === 'am')?.name ?? 'unknown';
+const model = gateway.engines.asr.models().find((m) => m.isDefault && m.language === 'am')?.name ?? 'unknown';
 
 interface Row {
   id: string;

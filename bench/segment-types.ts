@@ -1,5 +1,5 @@
 /**
- * Segment-type accuracy and cost, on data the model was not fitted on (bench/segment-type-data.ts):
+ * Segment-type accuracy and cost, on data the model was not fitted on (training/common/segment-type-data.ts):
  * - voice: held-out espeak-ng variants reading held-out sentences (am, om, ti): male / female /
  *   speech per clip and per voice (all its clips pooled, as a speaker's turns are);
  * - real speakers: ALFFA groups have no gender labels, so per group the pooled median F0, the
@@ -15,15 +15,15 @@
  *   nice -n 10 npx tsx bench/segment-types.ts   → bench/results/segment-types.json
  */
 import { writeFileSync } from 'node:fs';
-import { DEV_GROUPS, groupClips, loadGroupClips, TEST_GROUPS } from './diarization-conversations.js';
-import { HELD_OUT_TEXTS, HELD_OUT_VOICES, joinWithPauses, mixUnder, voiceClips } from './segment-type-data.js';
+import { DEV_GROUPS, groupClips, loadGroupClips, TEST_GROUPS } from '../training/common/diarization-conversations.js';
+import { HELD_OUT_TEXTS, HELD_OUT_VOICES, joinWithPauses, mixUnder, voiceClips } from '../training/common/segment-type-data.js';
 import { loadSegmentTypeModel, classifySpeakers, classifyVoice, detectMusic } from '../src/engines/diarization/segment-type.js';
 import { typingFrames } from '../src/engines/diarization/music-detector.js';
 import { trackPitch } from '../src/engines/diarization/pitch-track.js';
 import { loadSpeakerProjection } from '../src/engines/diarization/speaker-projection.js';
 import { diarizeWithTypes } from '../src/engines/diarization/typed-diarization.js';
-import { synthesiseMusic } from '../test/helpers/music-synth.js';
-import { seededRandom } from '../test/helpers/seeded-random.js';
+import { synthesiseMusic } from '../training/common/music-synth.js';
+import { seededRandom } from '../training/common/seeded-random.js';
 
 const MODEL = 'models/segment-types/segment-types-v1.json';
 const model = await loadSegmentTypeModel(MODEL);

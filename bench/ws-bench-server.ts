@@ -90,8 +90,8 @@ if (mode === 'plain-ws') {
   const { gateway } = started;
   const { config } = gateway;
   const key = await started.key({ scopes: ['write'] });
-  const models = gateway.speech.models().filter((m) => m.isDefault);
-  poolStats = () => gateway.speech.poolStats();
+  const models = gateway.engines.asr.models().filter((m) => m.isDefault);
+  poolStats = () => gateway.engines.asr.poolStats();
   stop = () => started.close();
   send({
     type: 'ready',

@@ -2,7 +2,7 @@
  * Builds test/fixtures/audio/segment-types-am.flac (and its .txt layout) for the segment-type
  * integration test: a male and a female espeak-ng voice (variants m7 and f4, which the
  * segment-type model was not fitted on) reading HornMT sentences in Amharic (held-out lines),
- * taking turns around 7 s of synthesised music (test/helpers/music-synth.ts, seed 90001, not a
+ * taking turns around 7 s of synthesised music (training/common/music-synth.ts, seed 90001, not a
  * fitting seed). Needs espeak-ng (Debian package) and the bundled ffmpeg; only used to (re)make
  * the fixture:
  *
@@ -11,9 +11,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
-import { joinWithPauses, speak } from '../bench/segment-type-data.js';
+import { joinWithPauses, speak } from '../training/common/segment-type-data.js';
 import { floatToPcm16, wavOf } from '../test/helpers/fixtures.js';
-import { synthesiseMusic } from '../test/helpers/music-synth.js';
+import { synthesiseMusic } from '../training/common/music-synth.js';
 
 const OUT = 'test/fixtures/audio/segment-types-am';
 const lines = readFileSync('/work/shared/data/text/hornmt/amh.txt', 'utf8').split('\n');

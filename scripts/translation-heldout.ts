@@ -9,7 +9,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { corpusBleu, corpusChrf, OnnxTranslationEngine, type TranslationLanguage } from '../src/engines/asr/asr.js';
+import { corpusBleu, corpusChrf } from '../src/engines/scoring/scoring.js';
+import { OnnxTranslationEngine, type TranslationLanguage } from '../src/engines/translation/translation.js';
 
 const folder = resolve(process.argv[2] ?? 'models/translate-am-en-ti-v1');
 const heldout = join(folder, 'heldout');

@@ -9,7 +9,7 @@ if ! command -v clang-format >/dev/null 2>&1; then
   echo "clang-format not found: install Debian's clang-format package (.ci/run does)" >&2
   exit 1
 fi
-mapfile -t files < <(cd "$root" && find native \( -name '*.cc' -o -name '*.h' \) -not -path 'native/fuzz/corpus/*' | sort)
+mapfile -t files < <(cd "$root" && find native \( -name '*.cc' -o -name '*.h' -o -name '*.inc' \) -not -path 'native/fuzz/corpus/*' | sort)
 cd "$root"
 case "$mode" in
   --write) clang-format -i --style=file "${files[@]}" ;;

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import type { Principal } from '../platform/auth/principal.js';
-import { ApiError, isApiError } from '../platform/errors/api-error.js';
+import { ApiError, asApiError, isApiError } from '../platform/errors/api-error.js';
 import { sizeLimitExceeded } from '../platform/errors/size-limit.js';
 import { renderError, type ErrorSurface } from '../platform/errors/error-rendering.js';
 import type { HttpMetrics } from '../platform/metrics/http-metrics.js';
@@ -185,7 +185,7 @@ async function runRoute(route: RouteDefinition, entry: PathEntry, exchange: Http
     if (reply !== undefined) sendReply(route, exchange, reply, options, log);
     else if (!exchange.responded) throw new Error(`handler for ${route.method} ${route.path} sent no response`);
   } catch (error) {
-    if (!isApiError(error)) log.error({ err: error, route: `${route.method} ${route.path}` }, 'request failed');
+    if (asApiError(error) === null) log.error({ err: error, route: `${route.method} ${route.path}` }, 'request failed');
     sendError(exchange, route.surface, error, options);
   } finally {
     finishRequest(route, exchange, principal, options, log);
@@ -299,12 +299,12 @@ export function sendError(
   options: Pick<RouterOptions, 'logger'> & { readonly metrics?: HttpMetrics | null },
 ): void {
   if (exchange.responded) return;
-  const apiError = isApiError(error) ? error : new ApiError('internal_error');
+  const apiError = asApiError(error) ?? new ApiError('internal_error');
   const rendered = renderError(surface, apiError);
   options.metrics?.error(rendered.status, apiError.code);
   for (const [name, value] of Object.entries(rendered.headers)) exchange.setHeader(name, value);
   exchange.sendJson(rendered.status, rendered.body);
-  if (!isApiError(error) && !(error instanceof Error)) options.logger.error({ err: error }, 'non-error thrown');
+  if (!(error instanceof Error)) options.logger.error({ err: error }, 'non-error thrown');
 }
 
 function finishRequest(route: RouteDefinition, exchange: HttpExchange, principal: Principal | null, options: RouterOptions, log: Logger): void {

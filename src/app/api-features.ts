@@ -31,7 +31,8 @@ export interface GatewaySite {
 
 /** Discovery: root listing, /health, /v1/languages, the API documents and (when enabled on this port) /metrics. */
 export function discoveryFeature(b: Backends, site: GatewaySite, metrics: Registry | null): Feature {
-  const { config, speech } = b;
+  const { config } = b;
+  const { asr, vad } = b.engines;
   return {
     name: 'discovery',
     routes: discoveryRoutes({
@@ -40,10 +41,10 @@ export function discoveryFeature(b: Backends, site: GatewaySite, metrics: Regist
       baseUrl: site.baseUrl,
       defaultLanguage: config.defaultLanguage,
       startedAt: site.startedAt,
-      speech,
+      asr,
       health: {
-        device: () => speech.device(),
-        vad: () => speech.vad(),
+        device: () => asr.device(),
+        vad: () => vad.available(),
         database: async () => b.store.health(),
         files: async () => ({ backend: b.storage.backend, ...(await b.storage.health()) }),
         queue: async () => ({ backend: b.queue.backend, ...(await b.queue.health()) }),
@@ -80,14 +81,14 @@ export function adminKeysFeature(b: Backends): Feature {
 
 /** The unified transcription resource (/v1/transcriptions). */
 export function transcriptionsFeature(b: Backends, site: GatewaySite, jobs: JobService, media: MediaFeatures): Feature {
-  const { speech } = b;
+  const { asr } = b.engines;
   return {
     name: 'transcriptions',
     sections: DIARIZATION_GUIDE_SECTIONS,
     routes: [
       ...transcriptionRoutes({
         jobs,
-        speech,
+        asr,
         storage: b.storage,
         signer: () => site.signer,
         guard: b.outbound,
@@ -106,7 +107,7 @@ export function jobApiFeature(b: Backends, site: GatewaySite, jobs: JobService, 
     name: 'job api',
     routes: jobApiRoutes({
       jobs,
-      speech: b.speech,
+      asr: b.engines.asr,
       guard: b.outbound,
       limiter: b.limiter,
       signer: () => site.signer,

@@ -28,19 +28,19 @@ import { ClosingStack } from './closing-stack.js';
 import type { Feature } from './feature.js';
 import { jobsFeature } from './jobs-feature.js';
 import { MediaFeatures } from './media-features.js';
-import { openBackends, type Backends, type SpeechFactory } from './open-backends.js';
+import { openBackends, type Backends, type EnginesFactory } from './open-backends.js';
 import { packageVersion } from './package-version.js';
 import { streamingFeature } from './streaming-feature.js';
 import { translationJobsFeature, translationRunner } from './translation-feature.js';
-import type { TranslationEngine } from '../engines/asr/asr.js';
+import type { TranslationEngine } from '../engines/translation/translation.js';
 
 export const API_VERSION = '4.0.0';
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
   readonly logger?: Logger;
-  /** The speech engine and models; built from the configuration when absent. */
-  readonly speech?: SpeechFactory;
+  /** The engines (recognition, VAD, diarization); built from the configuration when absent. */
+  readonly engines?: EnginesFactory;
   /** Check every JSON response against its declared schema (tests). */
   readonly validateResponses?: boolean;
   /** The engine file translation jobs use instead of the gateway's own (tests provoking engine failures). */
@@ -81,7 +81,7 @@ export class Gateway implements GatewaySite {
 
   static async start(options: GatewayOptions): Promise<Gateway> {
     const logger = options.logger ?? createLogger(options.config.logLevel);
-    const gateway = new Gateway(await openBackends(options.config, logger, options.speech), options.translationEngine ?? null);
+    const gateway = new Gateway(await openBackends(options.config, logger, options.engines), options.translationEngine ?? null);
     try {
       gateway.mount(gateway.buildFeatures(), options.validateResponses ?? false);
       for (const feature of gateway.features) await feature.start?.();
@@ -101,7 +101,7 @@ export class Gateway implements GatewaySite {
     const media = new MediaFeatures({
       config: b.config,
       logger: b.logger,
-      speech: b.speech,
+      asr: b.engines.asr,
       store: b.store,
       storage: b.storage,
       guard: b.outbound,
@@ -173,8 +173,8 @@ export class Gateway implements GatewaySite {
     return this.backends.keys;
   }
 
-  get speech(): Backends['speech'] {
-    return this.backends.speech;
+  get engines(): Backends['engines'] {
+    return this.backends.engines;
   }
 
   get metrics(): Backends['metrics'] {

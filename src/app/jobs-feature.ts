@@ -35,7 +35,7 @@ export function jobsFeature(
   const runner = new JobRunner({
     jobs: store.jobs,
     storage,
-    speech: b.speech,
+    asr: b.engines.asr,
     events: parts.events,
     usage: b.usage,
     logger,

@@ -8,7 +8,7 @@ import type { RouteDefinition } from '../platform/http/route-types.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
 import type { JobService } from '../jobs/job-service.js';
-import type { Speech } from '../engines/asr/asr.js';
+import type { Asr } from '../engines/asr/asr.js';
 import { resolveMediaTools } from '../platform/subprocess/media-tools.js';
 import { MediaLibrary } from '../media/media-library.js';
 import type { OutboundGuard } from '../platform/net/outbound-guard.js';
@@ -46,7 +46,7 @@ export class MediaFeatures {
       readonly config: GatewayConfig;
       readonly logger: Logger;
       /** Uploads are checked by their container (`sniff`), whatever models are installed; batches resolve models. */
-      readonly speech: Pick<Speech, 'sniff' | 'resolveModel'>;
+      readonly asr: Pick<Asr, 'sniff' | 'resolveModel'>;
       readonly store: Store;
       readonly storage: FileStorage;
       readonly guard: OutboundGuard;
@@ -65,7 +65,7 @@ export class MediaFeatures {
     this.library = new MediaLibrary({
       store: store.media,
       storage: deps.storage,
-      speech: deps.speech,
+      asr: deps.asr,
       ffprobe: this.ffprobe,
       limits: config.limits,
       logger,
@@ -105,7 +105,7 @@ export class MediaFeatures {
     return [
       ...batchRoutes({
         jobs: parts.jobs,
-        speech: this.deps.speech,
+        asr: this.deps.asr,
         storage,
         library: this.library,
         guard,

@@ -22,15 +22,16 @@ import { UsageRecorder } from '../platform/limits/usage-recorder.js';
 import { createMetricsRegistry } from '../platform/metrics/metrics-registry.js';
 import { OutboundGuard } from '../platform/net/outbound-guard.js';
 import { InProcessJobQueue, type JobQueue } from '../jobs/job-queue.js';
-import { newLeaseOwner } from '../jobs/job-runner.js';
+import { newLeaseOwner } from '../jobs/leased-runner.js';
 import { RedisJobQueue } from '../jobs/redis-job-queue.js';
-import { createSpeech, type Speech, type TranslationEngine } from '../engines/asr/asr.js';
+import { createEngines, type Engines } from '../engines/engines.js';
+import type { TranslationEngine } from '../engines/translation/translation.js';
 import { ClosingStack } from './closing-stack.js';
 import { openTranslation } from './open-translation.js';
 import { loadSigningSecret } from './signing-secret.js';
 
-/** Builds the speech runtime; tests hand in their own, the gateway builds it from the configuration. */
-export type SpeechFactory = (config: GatewayConfig, logger: Logger, metrics: Registry | null) => Promise<Speech>;
+/** Builds the engines; tests hand in their own, the gateway builds them from the configuration. */
+export type EnginesFactory = (config: GatewayConfig, logger: Logger, metrics: Registry | null) => Promise<Engines>;
 
 /**
  * The shared parts every feature builds on, opened once per process from the configuration.
@@ -50,7 +51,8 @@ export interface Backends {
   /** Null when METRICS_ENABLED is off. */
   readonly metrics: Registry | null;
   readonly outbound: OutboundGuard;
-  readonly speech: Speech;
+  /** Recognition, VAD and diarization (src/engines/engines.ts). */
+  readonly engines: Engines;
   /** The translation model (TRANSLATION_MODEL); null when off, missing or not loaded. */
   readonly translation: TranslationEngine | null;
   /** How job ids reach workers; JobService closes it with the shutdown grace, `close()` only makes sure. */
@@ -73,7 +75,7 @@ export interface Backends {
  * Opens the backends in dependency order. When one fails to open, those already open are
  * closed (last first) before the error is rethrown, so a failed start leaves nothing behind.
  */
-export async function openBackends(config: GatewayConfig, logger: Logger, speechFactory: SpeechFactory = createSpeech): Promise<Backends> {
+export async function openBackends(config: GatewayConfig, logger: Logger, enginesFactory: EnginesFactory = createEngines): Promise<Backends> {
   const closing = new ClosingStack(logger);
   try {
     mkdirSync(config.dataDir, { recursive: true });
@@ -93,8 +95,8 @@ export async function openBackends(config: GatewayConfig, logger: Logger, speech
     closing.push('usage recorder', () => usage.close());
     const metrics = config.metricsEnabled ? createMetricsRegistry(true) : null;
     const outbound = new OutboundGuard(config.allowPrivateNetwork, config.outboundAllowedCidrs);
-    const speech = await speechFactory(config, logger, metrics);
-    closing.push('speech', () => speech.close());
+    const engines = await enginesFactory(config, logger, metrics);
+    closing.push('engines', () => engines.close());
     const translation = await openTranslation(config, logger, metrics);
     if (translation !== null) closing.push('translation', () => translation.close());
     const owner = newLeaseOwner();
@@ -132,7 +134,7 @@ export async function openBackends(config: GatewayConfig, logger: Logger, speech
       usage,
       metrics,
       outbound,
-      speech,
+      engines,
       translation,
       queue,
       cache,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { GatewayConfig } from '../platform/config/config.js';
 import type { Registry } from 'prom-client';
-import { createTranslationMetrics, OnnxTranslationEngine, type TranslationEngine } from '../engines/asr/asr.js';
+import { createTranslationMetrics, OnnxTranslationEngine, type TranslationEngine } from '../engines/translation/translation.js';
 
 /**
  * Opens the translation engine named by TRANSLATION_MODEL (a folder under MODELS_DIR), loaded

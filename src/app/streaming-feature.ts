@@ -25,13 +25,14 @@ export function streamingFeature(b: Backends, jobs: JobService): StreamingFeatur
     authenticator: b.authenticator,
     keys: b.store.apiKeys,
     tokens,
-    speech: b.speech,
+    asr: b.engines.asr,
+    vad: b.engines.vad,
     records: new SessionRecords(b.store.jobs, b.usage, logger),
     storage: b.storage,
     admitQuota: (principal) => jobs.admitQuota(principal),
     connections: b.connections,
     metrics: b.metrics,
-    workers: b.speech.device().workers,
+    workers: b.engines.asr.device().workers,
   });
   return {
     name: 'streaming',

@@ -1,4 +1,4 @@
-import type { TranslationEngine } from '../engines/asr/asr.js';
+import type { TranslationEngine } from '../engines/translation/translation.js';
 import { signOutputUrl, translationJobRoutes } from '../api/translation/translation-job-routes.js';
 import type { StoredAudioResolver } from '../jobs/audio-fetcher.js';
 import type { JobEvents } from '../jobs/job-events.js';

@@ -2,7 +2,7 @@
 // `options` (the request as the API received it, the outcome written by the runner), so every
 // store and every view reads them the same way.
 import type { JobRecord } from '../platform/db/job-records.js';
-import { DIARIZATION_BACKENDS, type DiarizationBackend, type DiarizationRequest, type SpeakerSummary } from '../engines/asr/asr.js';
+import { DIARIZATION_BACKENDS, type DiarizationBackend, type DiarizationRequest, type SpeakerSummary } from '../engines/diarization/diarization.js';
 
 /** The APIs' `diarization_config` (all fields optional). */
 export interface DiarizationConfig {

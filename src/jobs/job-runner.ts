@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
 import { diarizationOutcomeOptions, diarizationRequestOf } from './job-diarization.js';
 import { jobErrorFrom } from './job-errors.js';
-import { LeasedRuns, type StopReason } from './leased-runs.js';
+import { LeasedRunner, type RunOutcome } from './leased-runner.js';
+import type { StopReason } from './leased-runs.js';
 import type { JobEvents } from './job-events.js';
 import type { JobRecord, JobStore, Progress } from '../platform/db/job-records.js';
-import { speakerLines, type Speech } from '../engines/asr/asr.js';
+import { speakerLines, type Asr } from '../engines/asr/asr.js';
 
 /** Puts a job's audio into storage (downloading an audio_url, resolving an upload). Returns the key and size. */
 export type AudioFetcher = (job: JobRecord, signal: AbortSignal) => Promise<{ key: string; size: number }>;
@@ -19,18 +18,6 @@ export const recordingObject = (job: Pick<JobRecord, 'accountId' | 'id'>): strin
 
 const PROGRESS_INTERVAL_MS = 1000;
 
-/** `lost`: the lease renewal found the job no longer ours (cancelled, deleted or taken over elsewhere). */
-
-/**
- * What became of a job handed to `run`: `not_queued` (someone else has it, or it is final or
- * gone), `busy` (its key is at its running-jobs limit: try later), `finished` (it ran here; it is
- * final, or no longer ours), `returned` (shutdown put it back in `queued`).
- */
-export type RunOutcome = 'not_queued' | 'busy' | 'finished' | 'returned';
-
-/** A unique lease owner per process start: `host/pid/random`. */
-export const newLeaseOwner = (): string => `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
-
 /**
  * Runs one job per call: queued → processing → completed | failed. The start is a claim that
  * honours the key's running-jobs limit across processes and takes a lease, renewed every third
@@ -39,14 +26,12 @@ export const newLeaseOwner = (): string => `${hostname()}/${process.pid}/${rando
  * wins, a process whose lease lapsed cannot overwrite the one that took over, and the runner
  * only cleans up after itself.
  */
-export class JobRunner {
-  private readonly runs: LeasedRuns;
-
+export class JobRunner extends LeasedRunner {
   constructor(
     private readonly deps: {
       readonly jobs: JobStore;
       readonly storage: FileStorage;
-      readonly speech: Pick<Speech, 'transcribe'>;
+      readonly asr: Pick<Asr, 'transcribe'>;
       readonly events: JobEvents;
       readonly fetchAudio: AudioFetcher;
       readonly usage: UsageRecorder;
@@ -57,47 +42,23 @@ export class JobRunner {
       readonly leaseMs: number;
     },
   ) {
-    this.runs = new LeasedRuns({ jobs: deps.jobs, logger: deps.logger, owner: deps.owner, leaseMs: deps.leaseMs, label: 'job' });
+    super({ jobs: deps.jobs, logger: deps.logger, owner: deps.owner, leaseMs: deps.leaseMs, label: 'job' });
   }
 
   get owner(): string {
     return this.deps.owner;
   }
 
-  get runningCount(): number {
-    return this.runs.size;
-  }
-
-  /** Stops a running job; the caller has already recorded why (cancelled, deleted) or will (shutdown). */
-  stop(jobId: string, reason: StopReason): boolean {
-    return this.runs.stop(jobId, reason);
-  }
-
-  stopAll(reason: StopReason): string[] {
-    return this.runs.stopAll(reason);
-  }
-
-  /** Claims and runs the job; `maxRunningForKey` is its key's running-jobs limit across every process. */
   async run(jobId: string, maxRunningForKey: number = Number.MAX_SAFE_INTEGER): Promise<RunOutcome> {
-    const { jobs, storage, speech, events, logger, owner } = this.deps;
-    const queued = await jobs.get(jobId);
-    if (queued === null || queued.status !== 'queued') return 'not_queued';
-    const startedAt = new Date();
-    const claim = await jobs.claim(jobId, {
-      owner,
-      leaseUntil: new Date(startedAt.getTime() + this.deps.leaseMs).toISOString(),
-      maxRunningForKey,
-      patch: {
-        startedAt: startedAt.toISOString(),
-        progress: { stage: queued.audioObject ? 'decoding' : 'downloading', percent: 0, total_segments: 0, done_segments: 0 },
-      },
-    });
-    if (claim.outcome !== 'claimed') return claim.outcome;
-    const started = claim.job;
+    const { jobs, storage, asr, events, logger, owner } = this.deps;
+    const claimed = await this.claim(jobId, maxRunningForKey, (queued, startedAt) => ({
+      startedAt: startedAt.toISOString(),
+      progress: { stage: queued.audioObject ? 'decoding' : 'downloading', percent: 0, total_segments: 0, done_segments: 0 },
+    }));
+    if (typeof claimed === 'string') return claimed;
+    const { job: started, startedAt, controller } = claimed;
     const held = { leaseOwner: owner };
     const released = { leaseOwner: null, leaseUntil: null };
-    const controller = new AbortController();
-    this.runs.add(jobId, controller);
     const log = logger.child({ jobId });
     log.info({ attempt: started.attempts }, 'job started');
     let release: (() => Promise<void>) | null = null;
@@ -111,7 +72,7 @@ export class JobRunner {
       }
       const local = await storage.localPath(audioObject);
       release = local.release;
-      const result = await speech.transcribe({
+      const result = await asr.transcribe({
         audioPath: local.path,
         language: started.requestedLanguage,
         model: started.requestedModel === '' ? null : started.requestedModel,

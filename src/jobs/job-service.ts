@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Principal } from '../platform/auth/principal.js';
+import type { ApiKeyRecord, Principal } from '../platform/auth/principal.js';
 import type { Limits } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
@@ -78,6 +78,19 @@ export function buildJob(input: NewJobInput): JobRecord {
     completedAt: null,
     updatedAt: now,
   };
+}
+
+/**
+ * 429 concurrent_limit_exceeded while the key has its limit (`defaultLimit` unless the key sets
+ * its own) of job API jobs, transcription and translation together, pending or processing.
+ */
+export async function admitJobApiParent(jobs: Pick<JobStore, 'countActiveParents'>, key: ApiKeyRecord, defaultLimit: number): Promise<void> {
+  const limit = key.limits.concurrentJobs ?? defaultLimit;
+  const active = await jobs.countActiveParents(key.id, 'job_api');
+  if (active >= limit) {
+    const message = `Concurrent job limit exceeded: ${active} jobs of this key are pending or processing (limit ${limit}).`;
+    throw new ApiError('concurrent_limit_exceeded', { message, detail: message, retryAfter: 10 });
+  }
 }
 
 /**
@@ -170,16 +183,7 @@ export class JobService {
    */
   async admitParent(principal: Principal, api: JobApi): Promise<void> {
     this.admitBacklog();
-    if (api === 'job_api') {
-      const limit = principal.key.limits.concurrentJobs ?? this.deps.limits.concurrentJobs;
-      const active = await this.deps.jobs.countActiveParents(principal.key.id, api);
-      if (active >= limit) {
-        throw new ApiError('concurrent_limit_exceeded', {
-          message: `Concurrent job limit exceeded: ${active} jobs of this key are pending or processing (limit ${limit}).`,
-          retryAfter: 10,
-        });
-      }
-    }
+    if (api === 'job_api') await admitJobApiParent(this.deps.jobs, principal.key, this.deps.limits.concurrentJobs);
     await this.admitQuota(principal);
   }
 

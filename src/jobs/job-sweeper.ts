@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { BatchAggregator } from './batch-aggregator.js';
 import type { JobOutbox } from './job-outbox.js';
 import type { JobService } from './job-service.js';
+import { PeriodicTask } from './periodic-task.js';
 
 /**
  * The periodic repair every process runs, so that no job depends on the process that last held
@@ -10,8 +11,7 @@ import type { JobService } from './job-service.js';
  * conditional or idempotent, so several processes sweeping at once do each thing once.
  */
 export class JobSweeper {
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
+  private readonly sweeps = new PeriodicTask(() => this.sweepOnce());
 
   constructor(
     private readonly deps: {
@@ -27,31 +27,26 @@ export class JobSweeper {
   ) {}
 
   start(): void {
-    if (this.timer !== null) return;
-    this.timer = setInterval(() => void this.sweep(), this.deps.intervalMs);
-    this.timer.unref();
+    this.sweeps.start(this.deps.intervalMs);
   }
 
   /** One sweep; a sweep still under way is not started twice. */
   sweep(): Promise<void> {
-    this.running ??= (async () => {
-      const staleBefore = new Date(Date.now() - this.deps.staleMs).toISOString();
-      try {
-        await this.deps.jobs.sweep(staleBefore);
-        await this.deps.aggregator.catchUp(staleBefore);
-        await this.deps.outbox.replay(staleBefore);
-      } catch (error) {
-        this.deps.logger.warn({ err: error }, 'job sweep failed; the next one retries');
-      } finally {
-        this.running = null;
-      }
-    })();
-    return this.running;
+    return this.sweeps.run();
   }
 
-  async close(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+  close(): Promise<void> {
+    return this.sweeps.close();
+  }
+
+  private async sweepOnce(): Promise<void> {
+    const staleBefore = new Date(Date.now() - this.deps.staleMs).toISOString();
+    try {
+      await this.deps.jobs.sweep(staleBefore);
+      await this.deps.aggregator.catchUp(staleBefore);
+      await this.deps.outbox.replay(staleBefore);
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'job sweep failed; the next one retries');
+    }
   }
 }

@@ -1,36 +1,27 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { redisHealth } from '../platform/redis/redis-health.js';
 import type { JobQueue, QueueHandler, QueueVerdict } from './job-queue.js';
+import { newLeaseOwner } from './leased-runner.js';
 
 /**
  * Lua scripts: every change to the queue's structures is one atomic script, so the `ids` set
  * always matches what sits in `waiting`, `delayed` and the consumers' `processing` lists.
  * Times come from the Redis server (TIME), so hosts' clocks never disagree about a delay.
  */
+/** Lua that runs `then` and returns 1 when `condition` (a call that moves ARGV[1]) holds, else returns 0. */
+const onlyIf = (condition: string, then: string): string => `
+if ${condition} then
+  ${then}
+  return 1
+end
+return 0`;
+
 const SCRIPTS = {
   /** KEYS: ids, waiting. ARGV: id. Adds unless present anywhere. */
-  gwqEnqueue: {
-    keys: 2,
-    lua: `
-if redis.call('SADD', KEYS[1], ARGV[1]) == 1 then
-  redis.call('LPUSH', KEYS[2], ARGV[1])
-  return 1
-end
-return 0`,
-  },
+  gwqEnqueue: { keys: 2, lua: onlyIf("redis.call('SADD', KEYS[1], ARGV[1]) == 1", "redis.call('LPUSH', KEYS[2], ARGV[1])") },
   /** KEYS: processing, ids. ARGV: id. Done with; a no-op when a reaper already moved it away. */
-  gwqAck: {
-    keys: 2,
-    lua: `
-if redis.call('LREM', KEYS[1], 1, ARGV[1]) > 0 then
-  redis.call('SREM', KEYS[2], ARGV[1])
-  return 1
-end
-return 0`,
-  },
+  gwqAck: { keys: 2, lua: onlyIf("redis.call('LREM', KEYS[1], 1, ARGV[1]) > 0", "redis.call('SREM', KEYS[2], ARGV[1])") },
   /** KEYS: processing, waiting, delayed. ARGV: id, delay ms. Hands the id out again, now or later. */
   gwqRetry: {
     keys: 3,
@@ -61,15 +52,7 @@ if next[2] == nil then return -1 end
 return math.max(0, tonumber(next[2]) - now)`,
   },
   /** KEYS: delayed, waiting. ARGV: id. A delayed id becomes due now. */
-  gwqPromote: {
-    keys: 2,
-    lua: `
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 then
-  redis.call('LPUSH', KEYS[2], ARGV[1])
-  return 1
-end
-return 0`,
-  },
+  gwqPromote: { keys: 2, lua: onlyIf("redis.call('ZREM', KEYS[1], ARGV[1]) == 1", "redis.call('LPUSH', KEYS[2], ARGV[1])") },
   /**
    * KEYS: processing of a consumer, waiting, consumers, its heartbeat. ARGV: consumer, force.
    * Unless the consumer is alive (or `force`), its unfinished ids go to the delivery end of
@@ -136,7 +119,7 @@ export class RedisJobQueue implements JobQueue {
     private readonly redis: Redis,
     private readonly options: RedisJobQueueOptions,
   ) {
-    this.consumer = options.consumer ?? `${hostname()}/${process.pid}/${randomBytes(4).toString('hex')}`;
+    this.consumer = options.consumer ?? newLeaseOwner();
     const base = `${options.prefix}:{jobq}`;
     this.keys = { ids: `${base}:ids`, waiting: `${base}:waiting`, delayed: `${base}:delayed`, consumers: `${base}:consumers` };
     for (const [name, script] of Object.entries(SCRIPTS)) redis.defineCommand(name, { numberOfKeys: script.keys, lua: script.lua });

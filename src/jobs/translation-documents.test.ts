@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { transcriptFixture } from '../../test/helpers/transcript-fixture.js';
 import { decodeText, outputNames, parseSource, renderOutput, sourceCharacters, textsToTranslate, UnitFailure } from './translation-documents.js';
 
 const upper = (texts: readonly string[]) => texts.map((t) => t.toUpperCase());
@@ -24,27 +25,15 @@ describe('translation documents', () => {
   });
 
   it('translates transcript segments and keeps timestamps, speakers, types and duration', () => {
-    const input = {
-      job_id: 'j',
-      status: 'COMPLETED',
-      duration: 4.5,
-      language: 'am',
-      text: 'one two',
-      segments: [
-        { id: 0, start_time: '0.00', end_time: '1.20', type: 'male', text: 'one', speaker: 'SPEAKER_00' },
-        { id: 1, start_time: '1.20', end_time: '2.00', type: 'music', text: '', speaker: null },
-        { id: 2, start_time: '2.00', end_time: '4.50', type: 'female', text: 'two', speaker: 'SPEAKER_01' },
-      ],
-      speakers: { count: 2, labels: ['SPEAKER_00', 'SPEAKER_01'] },
-    };
+    const input = transcriptFixture;
     const doc = parseSource('t.json', JSON.stringify(input));
     expect(doc.kind).toBe('transcript');
-    expect(textsToTranslate(doc)).toEqual(['one', 'two']);
-    expect(sourceCharacters(doc)).toBe(6);
-    const out = JSON.parse(renderOutput(doc, ['ONE', 'TWO'], 'en').body);
+    expect(textsToTranslate(doc)).toEqual(['Good morning everyone.', 'Thank you for coming.']);
+    expect(sourceCharacters(doc)).toBe(43);
+    const out = JSON.parse(renderOutput(doc, ['ONE', 'TWO'], 'am').body);
     expect(out).toEqual({
       ...input,
-      language: 'en',
+      language: 'am',
       text: 'ONE TWO',
       segments: [{ ...input.segments[0], text: 'ONE' }, input.segments[1], { ...input.segments[2], text: 'TWO' }],
     });

@@ -2,9 +2,10 @@ import type { Logger } from 'pino';
 import type { Principal } from '../platform/auth/principal.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import type { JobRecord, JobStore } from '../platform/db/job-records.js';
-import type { TranslationJobRecord, TranslationStore, TranslationUnitRecord } from '../platform/db/translation-records.js';
+import { CALLBACK_NOT_SCHEDULED, type TranslationJobRecord, type TranslationStore, type TranslationUnitRecord } from '../platform/db/translation-records.js';
 import type { JobQueue } from './job-queue.js';
 import { buildJob } from './job-service.js';
+import { PeriodicTask } from './periodic-task.js';
 import { outputNames } from './translation-documents.js';
 import { isFinalTranslation } from './translation-views.js';
 
@@ -25,8 +26,7 @@ export interface TranslationSubmission {
  * after submission, by a periodic sweep every process runs (deleting twice is harmless).
  */
 export class TranslationJobs {
-  private timer: NodeJS.Timeout | null = null;
-  private sweeping: Promise<number> | null = null;
+  private readonly sweeps = new PeriodicTask(() => this.removeExpired(new Date()));
 
   constructor(
     private readonly deps: {
@@ -55,12 +55,7 @@ export class TranslationJobs {
       destinationUri: input.destinationUri,
       callbackUrl: input.callbackUrl,
       callbackSecret: input.callbackSecret,
-      callbackStatus: null,
-      callbackPayload: null,
-      callbackAttempts: 0,
-      callbackNextAt: null,
-      callbackLeaseUntil: null,
-      callbackLastError: null,
+      ...CALLBACK_NOT_SCHEDULED,
       expiresAt: new Date(Date.parse(now) + Math.round(this.deps.expiryHours * 3_600_000)).toISOString(),
       createdAt: now,
       updatedAt: now,
@@ -100,40 +95,34 @@ export class TranslationJobs {
     await this.deps.jobs.delete([id]);
   }
 
-  /** Removes final jobs past their expiry; returns how many. */
+  /** Removes final jobs past their expiry; returns how many. A sweep still under way is not started twice. */
   sweepExpired(now = new Date()): Promise<number> {
-    this.sweeping ??= (async () => {
-      let removed = 0;
-      try {
-        for (;;) {
-          const ids = await this.deps.translations.findExpired(now.toISOString(), 500);
-          if (ids.length === 0) break;
-          await this.deps.jobs.delete(ids);
-          removed += ids.length;
-          if (ids.length < 500) break;
-        }
-        if (removed > 0) this.deps.logger.info({ jobs: removed }, 'removed expired translation jobs');
-      } catch (error) {
-        this.deps.logger.warn({ err: error }, 'translation expiry sweep failed; the next one retries');
-      } finally {
-        this.sweeping = null;
-      }
-      return removed;
-    })();
-    return this.sweeping;
+    return this.sweeps.run(() => this.removeExpired(now));
   }
 
-  /** Sweeps every `intervalMs` (a minute at most, a quarter of the expiry at least as often). */
+  /** Sweeps now and every `intervalMs` (a minute at most, a quarter of the expiry at least as often). */
   start(intervalMs = Math.max(250, Math.min(60_000, (this.deps.expiryHours * 3_600_000) / 4))): void {
-    if (this.timer !== null) return;
-    void this.sweepExpired();
-    this.timer = setInterval(() => void this.sweepExpired(), intervalMs);
-    this.timer.unref();
+    this.sweeps.start(intervalMs, true);
   }
 
-  async close(): Promise<void> {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
-    await this.sweeping;
+  close(): Promise<void> {
+    return this.sweeps.close();
+  }
+
+  private async removeExpired(now: Date): Promise<number> {
+    let removed = 0;
+    try {
+      for (;;) {
+        const ids = await this.deps.translations.findExpired(now.toISOString(), 500);
+        if (ids.length === 0) break;
+        await this.deps.jobs.delete(ids);
+        removed += ids.length;
+        if (ids.length < 500) break;
+      }
+      if (removed > 0) this.deps.logger.info({ jobs: removed }, 'removed expired translation jobs');
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'translation expiry sweep failed; the next one retries');
+    }
+    return removed;
   }
 }

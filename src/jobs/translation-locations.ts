@@ -1,3 +1,5 @@
+import { tryUrl } from '../platform/net/try-url.js';
+
 /**
  * Where file translation reads and writes, parsed from the request's URIs:
  * - sources: `https://` URLs (fetched through the outbound guard) or `svc://` URIs in the
@@ -30,12 +32,8 @@ function storagePath(raw: string, allowEmpty: boolean): string | null {
 export const accountFileKey = (accountId: string, path: string): string => `accounts/${accountId}/files/${path}`;
 
 function httpsUrl(raw: string): URL | string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'is not a valid URL';
-  }
+  const url = tryUrl(raw);
+  if (url === null) return 'is not a valid URL';
   if (url.protocol !== 'https:') return 'must be an https:// URL or an svc:// URI';
   if (url.username !== '' || url.password !== '') return 'must not carry credentials in the URL';
   return url;

@@ -2,17 +2,15 @@ import type { Logger } from 'pino';
 import type { JobRecord, JobStore } from '../platform/db/job-records.js';
 import type { TranslationStore, TranslationUnitRecord } from '../platform/db/translation-records.js';
 import type { UsageRecorder } from '../platform/limits/usage-recorder.js';
-import type { TranslationEngine, TranslationLanguage } from '../engines/asr/asr.js';
+import type { TranslationEngine, TranslationLanguage } from '../engines/translation/translation.js';
 import type { JobEvents } from './job-events.js';
-import { LeasedRuns } from './leased-runs.js';
-import type { RunOutcome } from './job-runner.js';
+import { LeasedRunner, type RunOutcome } from './leased-runner.js';
+import type { StopReason } from './leased-runs.js';
 import { decodeText, parseSource, renderOutput, sourceCharacters, textsToTranslate, UnitFailure, type SourceDocument } from './translation-documents.js';
 import { fetchSource, writeOutput, type TranslationIoDeps } from './translation-io.js';
 
 /** Retries of a unit's translation after its first attempt failed (the spec's Limits table). */
 export const TRANSLATION_RETRIES = 3;
-
-type StopReason = 'deleted' | 'shutdown' | 'lost';
 
 export interface TranslationRunnerDeps {
   readonly jobs: JobStore;
@@ -54,42 +52,21 @@ const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
  * back in the queue; the job ends COMPLETED (stored `completed`, every unit done), PARTIAL
  * (`completed`, some failed) or FAILED (`failed`, none done).
  */
-export class TranslationRunner {
-  private readonly runs: LeasedRuns;
-
+export class TranslationRunner extends LeasedRunner {
   constructor(private readonly deps: TranslationRunnerDeps) {
-    this.runs = new LeasedRuns({ jobs: deps.jobs, logger: deps.logger, owner: deps.owner, leaseMs: deps.leaseMs, label: 'translation job' });
-  }
-
-  get runningCount(): number {
-    return this.runs.size;
-  }
-
-  stop(jobId: string, reason: StopReason): boolean {
-    return this.runs.stop(jobId, reason);
-  }
-
-  stopAll(reason: StopReason): string[] {
-    return this.runs.stopAll(reason);
+    super({ jobs: deps.jobs, logger: deps.logger, owner: deps.owner, leaseMs: deps.leaseMs, label: 'translation job' });
   }
 
   async run(jobId: string, maxRunningForKey: number = Number.MAX_SAFE_INTEGER): Promise<RunOutcome> {
     const { jobs, translations, logger, owner } = this.deps;
-    const queued = await jobs.get(jobId);
-    if (queued === null || queued.status !== 'queued') return 'not_queued';
-    const startedAt = new Date();
-    const claim = await jobs.claim(jobId, {
-      owner,
-      leaseUntil: new Date(startedAt.getTime() + this.deps.leaseMs).toISOString(),
-      maxRunningForKey,
-      patch: { startedAt: queued.startedAt ?? startedAt.toISOString(), progress: { ...(queued.progress ?? zero), stage: 'translating' } },
-    });
-    if (claim.outcome !== 'claimed') return claim.outcome;
-    const job = claim.job;
+    const claimed = await this.claim(jobId, maxRunningForKey, (queued, startedAt) => ({
+      startedAt: queued.startedAt ?? startedAt.toISOString(),
+      progress: { ...(queued.progress ?? zero), stage: 'translating' },
+    }));
+    if (typeof claimed === 'string') return claimed;
+    const { job, startedAt, controller } = claimed;
     const held = { leaseOwner: owner };
     const released = { leaseOwner: null, leaseUntil: null };
-    const controller = new AbortController();
-    this.runs.add(jobId, controller);
     const log = logger.child({ jobId });
     log.info({ attempt: job.attempts }, 'translation job started');
     try {

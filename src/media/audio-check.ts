@@ -1,6 +1,6 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { ApiError } from '../platform/errors/api-error.js';
-import type { Speech } from '../engines/asr/asr.js';
+import type { Asr } from '../engines/asr/asr.js';
 import { FfprobeError, mediaFacts, runFfprobe } from './probe/ffprobe.js';
 import type { FileStorage, StoredObject } from '../platform/files/file-storage.js';
 
@@ -32,7 +32,7 @@ export interface CheckedAudio {
  * else is deleted again and refused with 400 invalid_audio_format.
  */
 export async function storeCheckedAudio(
-  deps: { storage: FileStorage; speech: Pick<Speech, 'sniff'>; ffprobe: string; probeTimeoutSeconds: number },
+  deps: { storage: FileStorage; asr: Pick<Asr, 'sniff'>; ffprobe: string; probeTimeoutSeconds: number },
   key: string,
   body: Readable,
   options: { maxBytes: number; describe: string; param: string; declaredType: string; signal?: AbortSignal },
@@ -66,7 +66,7 @@ export function headCapture(): Transform & { readonly head: Buffer } {
  * object's first bytes. A refused object is deleted.
  */
 export async function checkStoredAudio(
-  deps: { storage: FileStorage; speech: Pick<Speech, 'sniff'>; ffprobe: string; probeTimeoutSeconds: number },
+  deps: { storage: FileStorage; asr: Pick<Asr, 'sniff'>; ffprobe: string; probeTimeoutSeconds: number },
   object: StoredObject,
   head: Buffer,
   options: { describe: string; param: string },
@@ -79,7 +79,7 @@ export async function checkStoredAudio(
       param: options.param,
     });
   };
-  const format = object.size === 0 ? null : deps.speech.sniff(head);
+  const format = object.size === 0 ? null : deps.asr.sniff(head);
   if (format === null) return refuse(object.size === 0 ? 'is empty.' : 'is not audio in a supported format.');
 
   let durationSeconds: number | null = null;

@@ -7,7 +7,7 @@ import type { Limits } from '../platform/config/config.js';
 import { sizeLimitExceeded } from '../platform/errors/size-limit.js';
 import { ApiError, isApiError } from '../platform/errors/api-error.js';
 import type { StoredAudioResolver } from '../jobs/audio-fetcher.js';
-import type { Speech } from '../engines/asr/asr.js';
+import type { Asr } from '../engines/asr/asr.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
 import { checkStoredAudio, storeCheckedAudio } from './audio-check.js';
 import type { MediaRecord, MediaStore } from '../platform/db/media-records.js';
@@ -24,7 +24,7 @@ export interface MediaLibraryDeps {
   readonly store: MediaStore;
   readonly storage: FileStorage;
   /** The container check of uploads. */
-  readonly speech: Pick<Speech, 'sniff'>;
+  readonly asr: Pick<Asr, 'sniff'>;
   readonly ffprobe: string;
   readonly limits: Limits;
   readonly logger: Logger;
@@ -94,7 +94,7 @@ export class MediaLibrary {
   }
 
   private checkDeps() {
-    return { storage: this.deps.storage, speech: this.deps.speech, ffprobe: this.deps.ffprobe, probeTimeoutSeconds: this.deps.limits.probeTimeoutSeconds };
+    return { storage: this.deps.storage, asr: this.deps.asr, ffprobe: this.deps.ffprobe, probeTimeoutSeconds: this.deps.limits.probeTimeoutSeconds };
   }
 
   /** POST /v1/uploads: one multipart file, streamed to storage and checked; a ready media asset. */
@@ -117,9 +117,7 @@ export class MediaLibrary {
     }
     const now = new Date().toISOString();
     const record: MediaRecord = {
-      id,
-      accountId: principal.accountId,
-      keyId: principal.key.id,
+      ...newRecord(principal, id, now),
       status: 'ready',
       source: 'upload',
       storageKey: key,
@@ -129,10 +127,8 @@ export class MediaLibrary {
       sizeBytes: checked.object.size,
       format: checked.format,
       durationSeconds: checked.durationSeconds,
-      createdAt: now,
       uploadedAt: now,
       finalizedAt: now,
-      updatedAt: now,
     };
     try {
       await this.deps.store.insert(record);
@@ -161,11 +157,8 @@ export class MediaLibrary {
       throw sizeLimitExceeded(`'content_length' (${input.contentLength} bytes)`, this.deps.limits.maxAudioBytes, 'content_length');
     }
     const id = newFileId();
-    const now = new Date().toISOString();
     const record: MediaRecord = {
-      id,
-      accountId: principal.accountId,
-      keyId: principal.key.id,
+      ...newRecord(principal, id, new Date().toISOString()),
       status: 'pending',
       source: 'signed_upload',
       storageKey: this.storageKey(principal.accountId, id),
@@ -175,10 +168,8 @@ export class MediaLibrary {
       sizeBytes: null,
       format: null,
       durationSeconds: null,
-      createdAt: now,
       uploadedAt: null,
       finalizedAt: null,
-      updatedAt: now,
     };
     await this.deps.store.insert(record);
     const bound: Record<string, string> = { content_type: contentType };
@@ -361,6 +352,11 @@ export class MediaLibrary {
     if (this.sweeper !== null) clearInterval(this.sweeper);
     this.sweeper = null;
   }
+}
+
+/** The fields every new media record starts with: its id, owner and creation time. */
+function newRecord(principal: Principal, id: string, now: string): Pick<MediaRecord, 'id' | 'accountId' | 'keyId' | 'createdAt' | 'updatedAt'> {
+  return { id, accountId: principal.accountId, keyId: principal.key.id, createdAt: now, updatedAt: now };
 }
 
 /** The last path segment, without control characters, at most 255 characters. */

@@ -2,7 +2,8 @@
 // Silero feed, its turn cutter and its piece queue. A mono session has one; channels=2 has
 // two, fed with the de-interleaved audio, each cutting and recognising its own turns. The
 // session (ws-session.ts) drives them; this holds the per-channel state.
-import { StreamFrontEnd, type AudioFormat, type EndpointEvent, type SileroVad } from '../engines/asr/asr.js';
+import { StreamFrontEnd, type AudioFormat, type EndpointEvent } from '../engines/signal/signal.js';
+import type { SileroVad } from '../engines/vad/vad.js';
 import { PieceQueue } from './piece-queue.js';
 import { SileroFeed } from './silero-feed.js';
 import { cutterOptionsFor, TurnCutter } from './turn-cutter.js';

@@ -1,8 +1,8 @@
 // Errors of the WebSocket surface: the `error` message (spec envelope, registry type and
 // code), the close reason (at most 123 bytes), and any thrown value mapped to a registry code.
 // Never a stack trace or a server path: unknown errors become `model_error`.
-import { ApiError } from '../platform/errors/api-error.js';
-import { ERROR_REGISTRY, type ErrorCode } from '../platform/errors/error-registry.js';
+import { ApiError, asApiError } from '../platform/errors/api-error.js';
+import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
 import type { ErrorMessage } from './ws-messages.js';
 
 export function errorMessage(error: ApiError, closeCode: number | null): ErrorMessage {
@@ -27,12 +27,7 @@ export function closeReason(error: ApiError): string {
   return reason;
 }
 
-/** A recognition failure as an ApiError: registry codes kept, anything else `model_error`. */
+/** A recognition failure as an ApiError: ApiErrors kept, engine errors mapped by the registry, anything else `model_error`. */
 export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERROR_REGISTRY, code)) {
-    return new ApiError(code as ErrorCode, { message: (error as Error).message });
-  }
-  return new ApiError('model_error');
+  return asApiError(error) ?? new ApiError('model_error');
 }

@@ -3,7 +3,8 @@
 import type { Logger } from 'pino';
 import type { Limits, StreamingSettings } from '../platform/config/config.js';
 import type { Segment } from '../platform/db/job-records.js';
-import type { InferenceCost, SileroVad, Speech } from '../engines/asr/asr.js';
+import type { InferenceCost, Asr } from '../engines/asr/asr.js';
+import type { SileroVad } from '../engines/vad/vad.js';
 import type { PieceKind } from './piece-queue.js';
 import type { SessionStatsMessage } from './ws-messages.js';
 
@@ -47,7 +48,7 @@ export interface SessionOutcome {
 }
 
 export interface SessionDeps {
-  readonly recognizer: Pick<Speech, 'recognizePiece' | 'transcribePiece' | 'detectLanguage'>;
+  readonly recognizer: Pick<Asr, 'recognizePiece' | 'transcribePiece' | 'detectLanguage'>;
   /** The shared Silero VAD (only used with vad_type=silero; created before the session). */
   readonly silero: SileroVad | null;
   readonly limits: Limits;

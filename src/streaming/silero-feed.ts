@@ -5,7 +5,8 @@
 // stream's bounded queue waits in the ring (the session keeps it: `fed` is the analysed
 // position) and is fed on later ticks. Audio that left the ring unseen (manual mode,
 // TRANSCRIBE, CLEAR) restarts the stream at the ring's start.
-import type { SileroVadStream, StreamFrontEnd } from '../engines/asr/asr.js';
+import type { StreamFrontEnd } from '../engines/signal/signal.js';
+import type { SileroVadStream } from '../engines/vad/vad.js';
 
 const SILERO_WINDOW = 512;
 

@@ -17,7 +17,7 @@
 //   placed late, while it was still learning the stream, keeps the audio before it).
 // - TRANSCRIBE cuts everything not yet committed; an open turn continues after it.
 // - The `final` piece is cut once; nothing is cut after it.
-import type { EndpointEvent } from '../engines/asr/asr.js';
+import type { EndpointEvent } from '../engines/signal/signal.js';
 
 export type CutKind = 'turn' | 'transcribe' | 'final';
 

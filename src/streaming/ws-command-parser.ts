@@ -1,6 +1,6 @@
 // Client text commands of GET /v1/ws/transcribe: FORMAT:<format>, TRANSCRIBE, END, CLEAR, PING.
 // Keywords are matched case-insensitively after trimming whitespace; formats are lowercased.
-import { isStreamFormat, STREAM_FORMATS, type StreamFormat } from '../engines/asr/asr.js';
+import { isStreamFormat, STREAM_FORMATS, type StreamFormat } from '../engines/signal/signal.js';
 
 export type ClientCommand =
   | { readonly kind: 'format'; readonly format: StreamFormat }

@@ -21,7 +21,7 @@ import type { Registry } from 'prom-client';
 import type { Authenticator } from '../platform/auth/authenticator.js';
 import type { Principal } from '../platform/auth/principal.js';
 import type { GatewayConfig } from '../platform/config/config.js';
-import { ApiError } from '../platform/errors/api-error.js';
+import { ApiError, asApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
 import { websocketClose } from '../platform/errors/error-rendering.js';
 import type { Uws } from '../platform/http/uws.js';
@@ -30,7 +30,8 @@ import { newJobId } from '../jobs/job-service.js';
 import { recordingObject } from '../jobs/job-runner.js';
 import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
 import type { ApiKeyStore } from '../platform/db/store-types.js';
-import type { Speech } from '../engines/asr/asr.js';
+import type { Asr } from '../engines/asr/asr.js';
+import type { Vad } from '../engines/vad/vad.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
 import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
@@ -60,7 +61,8 @@ export interface WsEndpointDeps {
   readonly keys: ApiKeyStore;
   readonly tokens: SessionTokens;
   /** Model rules, piece recognition, language detection and the shared Silero VAD. */
-  readonly speech: Pick<Speech, 'resolveModel' | 'recognizePiece' | 'transcribePiece' | 'detectLanguage' | 'sileroVad' | 'setInteractiveBatchWait'>;
+  readonly asr: Pick<Asr, 'resolveModel' | 'recognizePiece' | 'transcribePiece' | 'detectLanguage' | 'setInteractiveBatchWait'>;
+  readonly vad: Pick<Vad, 'shared'>;
   readonly records: SessionRecords;
   /** Where `record=true` sessions store their message timeline. */
   readonly storage: FileStorage;
@@ -217,18 +219,18 @@ export class WsEndpoint {
       return { accepted: null, refused: error, resume: null, session: null, sender: null };
     };
     try {
-      const { authenticator, tokens, keys, speech, config } = this.deps;
+      const { authenticator, tokens, keys, asr, vad, config } = this.deps;
       const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
       keyId = principal.key.id;
       // A resume keeps the session's settings, quota admission and connection slot.
       const resume = parseResumeQuery(query);
       if (resume !== null) return { accepted: null, refused: null, resume: { ...resume, principal }, session: null, sender: null };
-      const settings = parseSessionQuery(query, { language: config.defaultLanguage }, speech);
+      const settings = parseSessionQuery(query, { language: config.defaultLanguage }, asr);
       if (settings.record && !principal.hasScope('record')) {
         throw new ApiError('insufficient_scope', { message: "record=true requires an API key with the 'record' scope." });
       }
       await this.deps.admitQuota(principal);
-      const silero = settings.vadType === 'silero' ? await speech.sileroVad() : null;
+      const silero = settings.vadType === 'silero' ? await vad.shared() : null;
       const limit = principal.key.limits.wsConnections ?? config.limits.wsConnectionsPerKey;
       const sessionId = `ws_${randomBytes(12).toString('hex')}`;
       let taken: boolean;
@@ -243,7 +245,8 @@ export class WsEndpoint {
       }
       return { accepted: { sessionId, principal, settings, silero, query: recordableQuery(query) }, refused: null, resume: null, session: null, sender: null };
     } catch (error) {
-      if (error instanceof ApiError) return refuse(error);
+      const refusal = asApiError(error);
+      if (refusal !== null) return refuse(refusal);
       this.deps.logger.error({ err: error }, 'WebSocket upgrade failed');
       return refuse(new ApiError('internal_error'));
     }
@@ -275,7 +278,7 @@ export class WsEndpoint {
     }
     const accepted = data.accepted;
     const { sessionId, principal, settings, silero, query } = accepted;
-    const { config, logger, records, speech } = this.deps;
+    const { config, logger, records, asr } = this.deps;
     const jobId = newJobId();
     const recording = settings.record
       ? new SessionRecording({ session_id: sessionId, job_id: jobId, started_at: new Date().toISOString(), query }, config.limits.wsMaxBufferBytes)
@@ -288,7 +291,7 @@ export class WsEndpoint {
     // The history of turn messages a resumed client may have missed is bounded like a slow reader's unread messages.
     const outbox = new SessionOutbox(sender, this.resumption.enabled ? config.streaming.maxUnsentBytes : 0);
     const session = new StreamSession(sessionId, jobId, settings, outbox, {
-      recognizer: speech,
+      recognizer: asr,
       silero,
       limits: config.limits,
       streaming: config.streaming,
@@ -411,7 +414,7 @@ export class WsEndpoint {
     if (estimate.level === this.level) return;
     const batching = (level: OverloadLevel): boolean => level === 'larger_batches' || level === 'full';
     if (batching(estimate.level) !== batching(this.level)) {
-      this.deps.speech.setInteractiveBatchWait(batching(estimate.level) ? this.deps.config.overload.largerBatchWaitMs : null);
+      this.deps.asr.setInteractiveBatchWait(batching(estimate.level) ? this.deps.config.overload.largerBatchWaitMs : null);
     }
     const { level, utilization, demandUtilization, queueWaitMs, capacitySessions } = estimate;
     this.deps.logger[level === 'normal' ? 'info' : 'warn'](
@@ -429,7 +432,7 @@ export class WsEndpoint {
     this.level = level;
   }
 
-  /** Shutdown: closes every socket (1001) and lets sessions record their jobs (Silero stops with Speech). */
+  /** Shutdown: closes every socket (1001) and lets sessions record their jobs (Silero stops with the VAD engine). */
   async close(graceMs: number): Promise<void> {
     this.closing = true;
     for (const sender of [...this.senders]) sender.abort(1001, 'server shutting down');

@@ -1,16 +1,8 @@
 // Query parameters of GET /v1/ws/transcribe, checked before a session starts.
 import type { CaptionFormat } from '../jobs/caption-formats.js';
 import { ApiError } from '../platform/errors/api-error.js';
-import {
-  CHANNEL_NAMES_RULE,
-  DEFAULT_CHANNEL_NAMES,
-  isStreamFormat,
-  parseChannelNames,
-  MULTICHANNEL_FORMATS,
-  STREAM_FORMATS,
-  type Speech,
-  type StreamFormat,
-} from '../engines/asr/asr.js';
+import { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, parseChannelNames, type Asr } from '../engines/asr/asr.js';
+import { isStreamFormat, MULTICHANNEL_FORMATS, STREAM_FORMATS, type StreamFormat } from '../engines/signal/signal.js';
 
 export type VadType = 'energy' | 'silero';
 
@@ -43,7 +35,7 @@ const BOOLEAN: Record<string, boolean> = { true: true, '1': true, yes: true, fal
  * turn_detection, vad_type, partial_results, captions and record. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
  * closes the session with 1008 after an `error` message.
  */
-export function parseSessionQuery(query: URLSearchParams, defaults: { language: string }, speech: Pick<Speech, 'resolveModel'>): SessionSettings {
+export function parseSessionQuery(query: URLSearchParams, defaults: { language: string }, speech: Pick<Asr, 'resolveModel'>): SessionSettings {
   const language = (query.get('language') ?? query.get('lang') ?? defaults.language).trim().toLowerCase() || defaults.language;
   const modelParam = query.get('model')?.trim() || undefined;
   const choice = speech.resolveModel(language, modelParam);

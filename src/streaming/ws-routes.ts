@@ -3,7 +3,7 @@ import type { StreamingSettings } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { defineRoute, type RouteDefinition } from '../platform/http/route-types.js';
 import { named } from '../platform/http/named-schema.js';
-import { MULTICHANNEL_FORMATS, STREAM_FORMATS } from '../engines/asr/asr.js';
+import { MULTICHANNEL_FORMATS, STREAM_FORMATS } from '../engines/signal/signal.js';
 import { serverMessageJsonSchema } from './ws-messages.js';
 import type { SessionTokens } from './ws-session-tokens.js';
 import { WS_PATH } from './ws-endpoint.js';

@@ -74,6 +74,26 @@ describe('WsSender', () => {
     expect(sender.send(pong)).toBe(false);
   });
 
+  it('a report whose handling sends and closes through the sender does not re-enter it', () => {
+    const { ws, state } = fakeSocket();
+    let reported = 0;
+    const sender = new WsSender(ws, 100, 1_000, () => {
+      reported++;
+      // The session's `error` message and close, then the endpoint's abort (ws-endpoint.ts).
+      expect(sender.send({ ...pong, server_time: 'error' })).toBe(false);
+      sender.close(1008, 'slow_consumer: unread');
+      sender.abort(1008, 'slow_consumer');
+    });
+    state.buffered = 990;
+    expect(sender.send(pong)).toBe(true);
+    expect(reported).toBe(1);
+    expect(state.ended).toEqual({ code: 1008, reason: 'slow_consumer' });
+    expect(sender.open).toBe(false);
+    sender.close(1000, 'end');
+    sender.abort(1001, 'server shutting down');
+    expect(state.ended).toEqual({ code: 1008, reason: 'slow_consumer' });
+  });
+
   it('messages uWS refuses (over maxBackpressure) are kept for drain', () => {
     const { ws, state } = fakeSocket();
     const sender = new WsSender(ws, 100, 10_000, () => undefined);

@@ -6,6 +6,8 @@
 //   in a queue that `drain` (uWS drain event) empties in order.
 // - When unread bytes (socket buffer + queue) pass `maxUnsentBytes` the reader is too slow:
 //   the session is closed with `slow_consumer` (1008). Memory per session stays bounded.
+//   That is reported once, and the sender takes nothing more from then on: the report's own
+//   handling (the session's `error` message, its close) must not re-enter it.
 import type { Uws } from '../platform/http/uws.js';
 import { DROPPABLE_TYPES, type ServerMessage } from './ws-messages.js';
 
@@ -23,6 +25,8 @@ export class WsSender<T> implements SessionSink {
   private queuedBytes = 0;
   private pendingClose: { code: number; reason: string } | null = null;
   #open = true;
+  /** Unread bytes passed maxUnsentBytes: the socket takes no more messages, only the close. */
+  #overLimit = false;
   #dropped = 0;
 
   constructor(
@@ -33,7 +37,7 @@ export class WsSender<T> implements SessionSink {
   ) {}
 
   get open(): boolean {
-    return this.#open && this.pendingClose === null;
+    return this.#open && this.pendingClose === null && !this.#overLimit;
   }
 
   get droppedMessages(): number {
@@ -64,7 +68,10 @@ export class WsSender<T> implements SessionSink {
   private enqueue(text: string): void {
     this.queue.push(text);
     this.queuedBytes += text.length;
-    if (this.queuedBytes + this.ws.getBufferedAmount() > this.maxUnsentBytes) this.onSlowConsumer();
+    if (this.#overLimit || this.queuedBytes + this.ws.getBufferedAmount() <= this.maxUnsentBytes) return;
+    // Marked before the report, whose handling sends and closes through this sender.
+    this.#overLimit = true;
+    this.onSlowConsumer();
   }
 
   /** uWS drain: sends queued messages while the socket takes them, then a pending close. */

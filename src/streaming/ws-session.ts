@@ -36,6 +36,7 @@ import { renderCaptionCues } from '../jobs/caption-formats.js';
 import type { Segment } from '../platform/db/job-records.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
+import type { InferenceCost } from '../engines/asr/asr.js';
 import {
   describeNativeStatus,
   ENDPOINT_PADDING_MS,
@@ -46,10 +47,9 @@ import {
   STREAM_FORMAT_SAMPLE_RATE,
   StreamInput,
   type EndpointEvent,
-  type InferenceCost,
   type InputProblem,
   type StreamFormat,
-} from '../engines/asr/asr.js';
+} from '../engines/signal/signal.js';
 import { OverlapTracker } from './overlap-tracker.js';
 import type { Piece } from './piece-queue.js';
 import { SessionChannel } from './session-channel.js';
@@ -656,9 +656,11 @@ export class StreamSession {
   fail(error: ApiError): void {
     if (this.state === 'done' || this.state === 'closing') return;
     const code = ERROR_REGISTRY[error.code].wsClose ?? 1011;
+    // Closing before anything is sent: the send may fail the session again (a slow consumer)
+    // or close its socket, and must find it failed.
+    this.state = 'closing';
     this.failure = error;
     this.sendError(error, code);
-    this.state = 'closing';
     this.sink.close(code, closeReason(error));
     for (const channel of this.channels) {
       const { pieces, cutter } = channel;

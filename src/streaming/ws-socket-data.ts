@@ -3,7 +3,7 @@
 import type { Principal } from '../platform/auth/principal.js';
 import type { ApiError } from '../platform/errors/api-error.js';
 import type { Uws } from '../platform/http/uws.js';
-import type { SileroVad } from '../engines/asr/asr.js';
+import type { SileroVad } from '../engines/vad/vad.js';
 import type { ResumeHandle } from './resumable-sessions.js';
 import type { SessionOutbox } from './session-outbox.js';
 import type { SessionRecording } from './session-recording.js';

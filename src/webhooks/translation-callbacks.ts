@@ -2,18 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { JobRecord } from '../platform/db/job-records.js';
 import type { TranslationJobRecord, TranslationStore, TranslationUnitRecord } from '../platform/db/translation-records.js';
-import { isApiError } from '../platform/errors/api-error.js';
 import type { OutboundGuard } from '../platform/net/outbound-guard.js';
-import { isRequestTimeout, safeRequest } from '../platform/net/safe-http.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
 import { translationCallbackPayload } from '../jobs/translation-views.js';
-import { SIGNATURE_HEADER, signatureHeader } from './webhook-signature.js';
+import { attemptLeaseUntil, MAX_SLEEP_MS, postToEndpoint } from './endpoint-post.js';
 
-const USER_AGENT = 'speech-gateway-webhooks/1';
 /** Callbacks attempted at once by this process. */
 const BATCH = 8;
-const MAX_SLEEP_MS = 60_000;
-const LEASE_MARGIN_MS = 30_000;
 
 export interface TranslationCallbackDeps {
   readonly translations: TranslationStore;
@@ -80,7 +75,7 @@ export class TranslationCallbacks {
         do {
           this.again = false;
           const now = Date.now();
-          const leaseUntil = new Date(now + this.deps.timeoutSeconds * 1000 + LEASE_MARGIN_MS).toISOString();
+          const leaseUntil = attemptLeaseUntil(this.deps.timeoutSeconds, now);
           const due = await this.deps.translations.claimDueCallbacks(new Date(now).toISOString(), leaseUntil, BATCH);
           await Promise.all(due.map((t) => this.attempt(t, leaseUntil)));
           if (due.length === BATCH) this.again = true;
@@ -106,18 +101,24 @@ export class TranslationCallbacks {
     const { retryScheduleSeconds, logger } = this.deps;
     const body = t.callbackPayload ?? '{}';
     const number = t.callbackAttempts + 1;
-    const unixSeconds = Math.floor(Date.now() / 1000);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-      'user-agent': USER_AGENT,
-      'x-webhook-id': `evt_${createHash('sha256').update(`${t.jobId}:callback`).digest('hex').slice(0, 24)}`,
-      'x-webhook-event': 'translation.finished',
-      'x-webhook-attempt': String(number),
-      'x-webhook-timestamp': String(unixSeconds),
-    };
-    if (t.callbackSecret !== null) headers[SIGNATURE_HEADER.toLowerCase()] = signatureHeader(t.callbackSecret, body, unixSeconds);
-    const error = await this.post(t.callbackUrl ?? '', body, headers);
+    const posted = await postToEndpoint(
+      this.deps.guard,
+      {
+        url: t.callbackUrl ?? '',
+        body,
+        eventId: `evt_${createHash('sha256').update(`${t.jobId}:callback`).digest('hex').slice(0, 24)}`,
+        event: 'translation.finished',
+        number,
+        secret: t.callbackSecret,
+        timeoutMs: this.deps.timeoutSeconds * 1000,
+      },
+      async (response) => {
+        response.body.resume();
+        return response.status;
+      },
+    );
+    // null on a 2xx answer, else why it failed.
+    const error = 'error' in posted ? posted.error : posted.answer >= 200 && posted.answer < 300 ? null : `HTTP ${posted.answer}`;
     const retryIn = retryScheduleSeconds[number - 1];
     const patch =
       error === null
@@ -132,27 +133,5 @@ export class TranslationCallbacks {
             };
     if (!(await this.deps.translations.updateCallback(t.jobId, patch, leaseUntil))) return;
     if (error !== null) logger.info({ jobId: t.jobId, attempt: number, error, retryInSeconds: retryIn ?? null }, 'translation callback failed');
-  }
-
-  /** null on a 2xx answer, else why it failed. */
-  private async post(url: string, body: string, headers: Record<string, string>): Promise<string | null> {
-    const timeoutMs = this.deps.timeoutSeconds * 1000;
-    const deadline = AbortSignal.timeout(timeoutMs);
-    try {
-      const response = await safeRequest(url, this.deps.guard, {
-        method: 'POST',
-        headers,
-        body,
-        timeoutMs,
-        allowedProtocols: ['https:'],
-        followRedirects: false,
-        signal: deadline,
-      });
-      response.body.resume();
-      return response.status >= 200 && response.status < 300 ? null : `HTTP ${response.status}`;
-    } catch (error) {
-      if (deadline.aborted || isRequestTimeout(error)) return `No answer within ${Math.round(timeoutMs / 1000)} s.`;
-      return isApiError(error) ? error.message : (error as Error).message;
-    }
   }
 }

@@ -2,15 +2,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Limits } from '../platform/config/config.js';
-import { isApiError } from '../platform/errors/api-error.js';
 import { countChildren } from '../jobs/batch-aggregator.js';
 import type { JobEvents } from '../jobs/job-events.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
 import type { JobRecord, JobStore } from '../platform/db/job-records.js';
 import { jobPath } from '../jobs/job-views.js';
 import type { OutboundGuard } from '../platform/net/outbound-guard.js';
-import { isRequestTimeout, safeRequest } from '../platform/net/safe-http.js';
-import { signatureHeader, SIGNATURE_HEADER } from './webhook-signature.js';
+import { attemptLeaseUntil, MAX_SLEEP_MS, postToEndpoint, type EndpointAttempt } from './endpoint-post.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 import type { DeliveryAttempt, DeliveryRecord, WebhookEvent, WebhookRecord, WebhookStore } from '../platform/db/webhook-records.js';
 
@@ -22,14 +20,9 @@ export const finishedEventId = (job: Pick<JobRecord, 'id' | 'status'>): string =
 
 /** Deliveries attempted at once by this process. */
 const MAX_IN_FLIGHT = 8;
-/** The scheduler looks at the table at least this often (rows other processes wrote). */
-const MAX_SLEEP_MS = 60_000;
-/** A claimed delivery is someone's for the attempt's timeout plus this margin. */
-const LEASE_MARGIN_MS = 30_000;
 /** job.progress events per job at most this often. */
 export const PROGRESS_INTERVAL_MS = 5_000;
 const RESPONSE_SNIPPET_BYTES = 1024;
-const USER_AGENT = 'speech-gateway-webhooks/1';
 
 export interface DispatcherDeps {
   readonly store: WebhookStore;
@@ -164,7 +157,7 @@ export class WebhookDispatcher {
   }
 
   private leaseUntil(): string {
-    return new Date(Date.now() + this.deps.limits.webhookTimeoutSeconds * 1000 + LEASE_MARGIN_MS).toISOString();
+    return attemptLeaseUntil(this.deps.limits.webhookTimeoutSeconds);
   }
 
   /** Wakes the scheduler now. */
@@ -232,18 +225,16 @@ export class WebhookDispatcher {
     const webhook = await store.get(delivery.webhookId);
     if (webhook === null) return null;
     const number = delivery.attempts.length + 1;
-    const unixSeconds = Math.floor(Date.now() / 1000);
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      'user-agent': USER_AGENT,
-      'x-webhook-id': delivery.eventId,
-      'x-webhook-event': delivery.event,
-      'x-webhook-delivery': delivery.id,
-      'x-webhook-attempt': String(number),
-      'x-webhook-timestamp': String(unixSeconds),
-    };
-    if (webhook.secret !== null) headers[SIGNATURE_HEADER.toLowerCase()] = signatureHeader(webhook.secret, delivery.payload, unixSeconds);
-    const outcome = await this.post(webhook.url, delivery.payload, headers, limits.webhookTimeoutSeconds * 1000);
+    const outcome = await this.post({
+      url: webhook.url,
+      body: delivery.payload,
+      eventId: delivery.eventId,
+      event: delivery.event,
+      deliveryId: delivery.id,
+      number,
+      secret: webhook.secret,
+      timeoutMs: limits.webhookTimeoutSeconds * 1000,
+    });
     const at = new Date();
     const log: DeliveryAttempt = { number, at: at.toISOString(), ...outcome };
     const attempts = [...delivery.attempts, log];
@@ -273,36 +264,21 @@ export class WebhookDispatcher {
     return (await store.getDelivery(delivery.id)) ?? finished;
   }
 
-  private async post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Omit<DeliveryAttempt, 'number' | 'at'>> {
+  /** The attempt's log entry: the answer's status and first bytes, or why none came. */
+  private async post(attempt: EndpointAttempt): Promise<Omit<DeliveryAttempt, 'number' | 'at'>> {
     const started = Date.now();
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const elapsed = (): number => Date.now() - started;
-    try {
-      const response = await safeRequest(url, this.deps.guard, {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        body,
-        timeoutMs,
-        allowedProtocols: ['https:'],
-        followRedirects: false,
-        signal: deadline,
-      });
-      const snippet = await readSnippet(response.body, deadline);
-      const status = response.status;
-      let error: string | null = null;
-      if (status >= 300 && status < 400) error = `HTTP ${status}: redirects are not followed (Location: ${String(response.headers.location ?? '')})`;
-      else if (status < 200 || status >= 300) error = `HTTP ${status}`;
-      return { response_status: status, error, duration_ms: elapsed(), response_body: snippet };
-    } catch (error) {
-      // The request's own timer and the deadline share one limit: either may fire first.
-      const message =
-        deadline.aborted || isRequestTimeout(error)
-          ? `No answer within ${Math.round(timeoutMs / 1000)} s.`
-          : isApiError(error)
-            ? error.message
-            : (error as Error).message;
-      return { response_status: null, error: message, duration_ms: elapsed(), response_body: null };
-    }
+    const posted = await postToEndpoint(this.deps.guard, attempt, async (response, deadline) => ({
+      status: response.status,
+      location: response.headers.location,
+      snippet: await readSnippet(response.body, deadline),
+    }));
+    const duration_ms = Date.now() - started;
+    if ('error' in posted) return { response_status: null, error: posted.error, duration_ms, response_body: null };
+    const { status, location, snippet } = posted.answer;
+    let error: string | null = null;
+    if (status >= 300 && status < 400) error = `HTTP ${status}: redirects are not followed (Location: ${String(location ?? '')})`;
+    else if (status < 200 || status >= 300) error = `HTTP ${status}`;
+    return { response_status: status, error, duration_ms, response_body: snippet };
   }
 }
 

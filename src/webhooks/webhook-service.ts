@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Principal } from '../platform/auth/principal.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import type { OutboundGuard } from '../platform/net/outbound-guard.js';
+import { tryUrl } from '../platform/net/try-url.js';
 import { newEventId, type WebhookDispatcher } from './webhook-dispatcher.js';
 import { TEST_EVENT, type DeliveryRecord, type WebhookPatch, type WebhookRecord, type WebhookStore } from '../platform/db/webhook-records.js';
 
@@ -21,12 +22,8 @@ export class WebhookService {
 
   /** HTTPS only, and no literal private address (names are checked at every delivery). */
   private checkUrl(raw: string): string {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new ApiError('invalid_field_value', { message: "'url' is not a valid URL.", param: 'url' });
-    }
+    const url = tryUrl(raw);
+    if (url === null) throw new ApiError('invalid_field_value', { message: "'url' is not a valid URL.", param: 'url' });
     if (url.protocol !== 'https:') throw new ApiError('invalid_field_value', { message: "'url' must be an https:// URL.", param: 'url' });
     if (url.username !== '' || url.password !== '') throw new ApiError('invalid_field_value', { message: "'url' must not carry credentials.", param: 'url' });
     this.deps.guard.assertHostAllowed(url);

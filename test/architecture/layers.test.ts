@@ -34,10 +34,10 @@ describe('layer rule (dependency-cruiser)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the source tree has no violations', async () => {
-    expect(await cruise(REPO_ROOT, ['src', 'test', 'bench', 'scripts'])).toEqual([]);
+    expect(await cruise(REPO_ROOT, ['src', 'test', 'bench', 'scripts', 'training'])).toEqual([]);
   });
 
-  it('catches upward and sideways imports, cycles and test-helper misuse, and lets downward imports pass', async () => {
+  it('catches upward and sideways imports, reaching past an engine façade, engine order, training and scoring misuse, cycles and test-helper misuse, and lets allowed imports pass', async () => {
     const files: Record<string, string> = {
       'tsconfig.json': JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', strict: true } }),
       'src/main.ts': "import { gateway } from './app/gateway.js';\nexport const main = gateway;\n",
@@ -50,17 +50,33 @@ describe('layer rule (dependency-cruiser)', () => {
         '',
       ].join('\n'),
       'src/api/routes.ts':
-        "import { engine } from '../engines/engine.js';\nimport { socket } from '../streaming/socket.js';\nexport const routes = [engine, socket];\n",
+        "import { engine } from '../engines/engines.js';\nimport { socket } from '../streaming/socket.js';\nexport const routes = [engine, socket];\n",
       'src/api/transcriptions/transcription-schemas.ts': 'export const segment = 1;\n',
       'src/streaming/socket.ts':
-        "import { segment } from '../api/transcriptions/transcription-schemas.js';\nimport { engine } from '../engines/engine.js';\nexport const socket = [segment, engine];\n",
+        "import { segment } from '../api/transcriptions/transcription-schemas.js';\nimport { engine } from '../engines/engines.js';\nexport const socket = [segment, engine];\n",
       'src/streaming/reaches-api.ts': "import { routes } from '../api/routes.js';\nexport const reaches = routes;\n",
       'src/jobs/runner.ts':
-        "import { engine } from '../engines/engine.js';\nimport { hook } from '../webhooks/hook.js';\nexport const runner = [engine, hook];\n",
+        "import { engine } from '../engines/engines.js';\nimport { hook } from '../webhooks/hook.js';\nexport const runner = [engine, hook];\n",
       'src/media/lib.ts': "import { runner } from '../jobs/runner.js';\nexport const lib = runner;\n",
       'src/webhooks/hook.ts': "import { low } from '../platform/low.js';\nexport const hook = low;\n",
       'src/webhooks/starts-app.ts': "import { gateway } from '../app/gateway.js';\nexport const starts = gateway;\n",
-      'src/engines/engine.ts': "import { low } from '../platform/low.js';\nexport const engine = low;\n",
+      'src/engines/engines.ts': "import { asr } from './asr/asr.js';\nimport { low } from '../platform/low.js';\nexport const engine = [asr, low];\n",
+      'src/engines/asr/asr.ts':
+        "import { diarization } from '../diarization/diarization.js';\nimport { inner } from './inner.js';\nexport const asr = [diarization, inner];\n",
+      'src/engines/asr/inner.ts': "import { frontEnd } from '../signal/front-end.js';\nexport const inner = frontEnd;\n",
+      'src/engines/asr/reaches-diarization-core.ts': "import { core } from '../diarization/core.js';\nexport const reaches = core;\n",
+      'src/engines/diarization/diarization.ts': "import { core } from './core.js';\nexport const diarization = core;\n",
+      'src/engines/diarization/core.ts': "import { frontEnd } from '../signal/front-end.js';\nexport const core = frontEnd;\n",
+      'src/engines/diarization/uses-asr.ts': "import { asr } from '../asr/asr.js';\nexport const uses = asr;\n",
+      'src/engines/signal/front-end.ts': "import { handle } from '../runtime/handle.js';\nexport const frontEnd = handle;\n",
+      'src/engines/signal/reaches-asr.ts': "import { asr } from '../asr/asr.js';\nexport const reaches = asr;\n",
+      'src/engines/runtime/handle.ts': 'export const handle = 1;\n',
+      'src/engines/scoring/scoring.ts': "import { asr } from '../asr/asr.js';\nexport const score = asr;\n",
+      'src/engines/training.ts': "import { inner } from './asr/inner.js';\nexport const training = inner;\n",
+      'src/api/reaches-inside.ts': "import { inner } from '../engines/asr/inner.js';\nexport const reaches = inner;\n",
+      'src/jobs/scores.ts': "import { score } from '../engines/scoring/scoring.js';\nexport const scores = score;\n",
+      'training/asr/train.ts':
+        "import { asr } from '../../src/engines/asr/asr.js';\nimport { training } from '../../src/engines/training.js';\nimport { inner } from '../../src/engines/asr/inner.js';\nimport { start } from '../../test/helpers/test-gateway.js';\nexport const train = [asr, training, inner, start];\n",
       'src/engines/cycle-a.ts': "import { b } from './cycle-b.js';\nexport const a = () => b;\n",
       'src/engines/cycle-b.ts': "import { a } from './cycle-a.js';\nexport const b = () => a;\n",
       'src/platform/low.ts': 'export const low = 1;\n',
@@ -75,9 +91,17 @@ describe('layer rule (dependency-cruiser)', () => {
       mkdirSync(dirname(join(dir, path)), { recursive: true });
       writeFileSync(join(dir, path), text);
     }
-    expect(await cruise(dir, ['src', 'test'])).toEqual(
+    expect(await cruise(dir, ['src', 'test', 'training'])).toEqual(
       [
         'api-imports-upward-or-sideways: src/api/routes.ts -> src/streaming/socket.ts',
+        'engines-through-facades: src/api/reaches-inside.ts -> src/engines/asr/inner.ts',
+        'engines-through-facades: src/jobs/scores.ts -> src/engines/scoring/scoring.ts',
+        'shipped-code-imports-scoring-or-training: src/jobs/scores.ts -> src/engines/scoring/scoring.ts',
+        'engines-inner-order: src/engines/signal/reaches-asr.ts -> src/engines/asr/asr.ts',
+        'engines-reach-each-other-through-facades: src/engines/asr/reaches-diarization-core.ts -> src/engines/diarization/core.ts',
+        'engines-order: src/engines/diarization/uses-asr.ts -> src/engines/asr/asr.ts',
+        'training-through-facades: training/asr/train.ts -> src/engines/asr/inner.ts',
+        'training-imports-tests-or-bench: training/asr/train.ts -> test/helpers/test-gateway.ts',
         'app-is-composition-root: src/webhooks/starts-app.ts -> src/app/gateway.ts',
         'jobs-imports-upward-or-sideways: src/jobs/runner.ts -> src/webhooks/hook.ts',
         'no-cycles: src/engines/cycle-a.ts -> src/engines/cycle-b.ts', // one violation per cycle

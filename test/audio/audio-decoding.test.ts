@@ -8,6 +8,7 @@ import { resolveMediaTools } from '../../src/platform/subprocess/media-tools.js'
 import { PauseSegmenter } from '../../src/engines/asr/recognition/pause-segmenter.js';
 import { decodeToPcm } from '../../src/engines/signal/files/pcm-decoder.js';
 import { AUDIO } from '../inference/fixtures.js';
+import { concat } from '../native/audio-helpers.js';
 
 const tools = resolveMediaTools();
 
@@ -17,13 +18,7 @@ async function decodeAll(
 ): Promise<Float32Array> {
   const parts: Float32Array[] = [];
   for await (const chunk of decodeToPcm(input, { ffmpegPath: tools.ffmpeg, ...options })) parts.push(chunk);
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concat(parts);
 }
 
 /** 10 ms RMS envelope. */
@@ -113,7 +108,7 @@ describe('decodeToPcm (bundled ffmpeg)', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(InvalidAudioError);
-    expect((error as InvalidAudioError).code).toBe('invalid_audio_format');
+    expect((error as InvalidAudioError).engineError).toBe('invalid_audio');
     // The message reaches clients: ffmpeg's words, without the server's path of the file.
     expect((error as Error).message).not.toContain(AUDIO(name));
   });

@@ -60,7 +60,7 @@ describe('decodeWebmOpus', () => {
     const path = fixturePath('audio/speech-am.wav');
     const error = await collect(decodeWebmOpus(path)).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidAudioError);
-    expect((error as InvalidAudioError).code).toBe('invalid_audio_format');
+    expect((error as InvalidAudioError).engineError).toBe('invalid_audio');
     expect((error as Error).message).not.toContain('/');
   });
 

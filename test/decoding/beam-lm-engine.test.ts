@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildCharNgramLm } from '../../src/engines/asr/decoding/lm/char-ngram-builder.js';
 import { loadModelFolder, type LoadedCtcModel } from '../../src/engines/asr/models/model-loader.js';
 import { loadLanguageModels, manifestDecodingPlanner } from '../../src/engines/asr/inference/decoding-planner.js';
-import { Speech } from '../../src/engines/asr/asr.js';
+import { Asr } from '../../src/engines/asr/asr.js';
 import { forLm } from '../../src/engines/asr/text/text-normalizer.js';
 import { AUDIO } from '../inference/fixtures.js';
 import { makeModelFolder } from '../inference/model-folders.js';
@@ -16,7 +16,7 @@ import { makeModelFolder } from '../inference/model-folders.js';
  * not accuracy.
  */
 let root: string;
-let engine: Speech;
+let engine: Asr;
 
 const LM = { file: '../lm/am-char-3gram.bin', unit: 'char', order: 3, alpha: 0.8, beta: 1.0 };
 
@@ -29,7 +29,7 @@ beforeAll(async () => {
   await makeModelFolder(root, 'small-am-v1', { name: 'small-am-v1', language: 'am', lm: LM, decoding: { default: 'beam', beam_width: 6 } });
   await makeModelFolder(root, 'greedy-am-v1', { name: 'greedy-am-v1', language: 'am', lm: LM, decoding: { default: 'greedy' } });
   await makeModelFolder(root, 'beam-nolm-am-v1', { name: 'beam-nolm-am-v1', language: 'am', decoding: { default: 'beam', beam_width: 4 } });
-  engine = await Speech.create({ modelsDir: root, workers: 1, intraOpThreads: 1 });
+  engine = await Asr.create({ modelsDir: root, workers: 1, intraOpThreads: 1 });
 });
 
 afterAll(async () => {

@@ -5,10 +5,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildConversation, loadGroupClips, writeConversationWav, type Conversation } from '../../bench/diarization-conversations.js';
+import { buildConversation, loadGroupClips, type Conversation } from '../../training/common/diarization-conversations.js';
 import { startFileServer } from '../helpers/audio-files.js';
-import { REPO_ROOT } from '../helpers/fixtures.js';
-import { JobsClient, type Job } from '../helpers/jobs-client.js';
+import { REPO_ROOT, writeConversationWav } from '../helpers/fixtures.js';
+import { JobsClient, TranscribeJobClient, type Job } from '../helpers/jobs-client.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
 /** Two held-out speaker groups (neither trained nor tuned on), eight alternating turns. */
@@ -40,24 +40,7 @@ afterAll(async () => {
 });
 
 async function jobApi(gateway: TestGateway, body: Record<string, unknown>): Promise<{ job: any; transcript: any }> {
-  const key = await gateway.key();
-  const headers = { 'content-type': 'application/json', 'x-api-key': key };
-  const submitted = await fetch(`${gateway.url}/transcribe`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ audio_urls: [files.url('two.wav')], language: 'am', ...body }),
-  });
-  expect(submitted.status).toBe(202);
-  const { job_id } = (await submitted.json()) as { job_id: string };
-  for (let i = 0; i < 1200; i++) {
-    const job = (await (await fetch(`${gateway.url}/transcribe/${job_id}`, { headers })).json()) as any;
-    if (['COMPLETED', 'PARTIAL', 'FAILED'].includes(job.status)) {
-      const transcript = job.transcript_urls.length > 0 ? await (await fetch(job.transcript_urls[0])).json() : null;
-      return { job, transcript };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('job did not finish');
+  return new TranscribeJobClient(gateway.url, await gateway.key()).run({ audio_urls: [files.url('two.wav')], language: 'am', ...body });
 }
 
 /** The reference speaker (of the builder's turns) covering most of a segment. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFileServer } from '../helpers/audio-files.js';
 import { fixturePath, REPO_ROOT } from '../helpers/fixtures.js';
-import { JobsClient, type Job } from '../helpers/jobs-client.js';
+import { JobsClient, TranscribeJobClient, type Job } from '../helpers/jobs-client.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
 const FILE = fixturePath('audio/segment-types-am.flac');
@@ -46,23 +46,9 @@ interface JobApiSegment {
 }
 
 async function transcribe(body: Record<string, unknown>): Promise<{ segments: JobApiSegment[]; speakers?: { count: number } }> {
-  const headers = { 'content-type': 'application/json', 'x-api-key': await gw.key() };
-  const submitted = await fetch(`${gw.url}/transcribe`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ audio_urls: [files.url('types.flac')], language: 'am', ...body }),
-  });
-  expect(submitted.status).toBe(202);
-  const { job_id } = (await submitted.json()) as { job_id: string };
-  for (let i = 0; i < 1200; i++) {
-    const job = (await (await fetch(`${gw.url}/transcribe/${job_id}`, { headers })).json()) as { status: string; transcript_urls: string[] };
-    if (['COMPLETED', 'PARTIAL', 'FAILED'].includes(job.status)) {
-      expect(job.status).toBe('COMPLETED');
-      return (await (await fetch(job.transcript_urls[0]!)).json()) as { segments: JobApiSegment[] };
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('job did not finish');
+  const { job, transcript } = await new TranscribeJobClient(gw.url, await gw.key()).run({ audio_urls: [files.url('types.flac')], language: 'am', ...body });
+  expect(job.status).toBe('COMPLETED');
+  return transcript;
 }
 
 /** The piece of the fixture covering most of [startMs, endMs). */

@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,26 +5,22 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_MIGRATIONS } from '../../src/platform/db/postgres/migrations/index.js';
 import { audioFixture, makeLongAudio } from '../helpers/audio-files.js';
-import { createTestSchema, REDIS_URL, skipWithout, testRedisPrefix, type TestSchema } from '../helpers/distributed-servers.js';
+import { REDIS_URL, skipWithout, testRedisPrefix } from '../helpers/distributed-servers.js';
+import { useTestSchema } from '../helpers/suite-schema.js';
 import { JobsClient } from '../helpers/jobs-client.js';
-import { distEntry, REPO_ROOT, runNode, startServerProcess } from '../helpers/spawn-dist.js';
+import { createKeyWithCli, REPO_ROOT, startServerProcess, stopProcess, type ServerProcess } from '../helpers/spawn-dist.js';
 import { connect, wsUrl, connectReady } from '../ws/ws-client.js';
 
 /**
  * Two compiled gateway processes sharing one PostgreSQL schema, one Redis prefix and one data
  * folder (the shared volume), as a deployment of several gateways behind a load balancer.
  */
-interface Server {
-  readonly name: string;
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly output: () => string;
-}
+type Server = ServerProcess & { readonly name: string };
 
 const skip = await skipWithout('postgres', 'redis');
 
 describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
-  let schema: TestSchema;
+  const schema = useTestSchema('twogw');
   let redis: ReturnType<typeof testRedisPrefix>;
   let dataDir: string;
   let env: Record<string, string>;
@@ -33,17 +28,9 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
   const servers: Server[] = [];
 
   async function start(name: string): Promise<Server> {
-    const started = await startServerProcess(env);
-    const server = { name, child: started.child, url: `http://127.0.0.1:${started.port}`, output: started.output };
+    const server = { ...(await startServerProcess(env)), name };
     servers.push(server);
     return server;
-  }
-
-  async function stop(server: Server, signal: NodeJS.Signals): Promise<void> {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) return;
-    const exited = new Promise((resolve) => server.child.once('exit', resolve));
-    server.child.kill(signal);
-    await exited;
   }
 
   const completedLines = (server: Server, jobId: string) =>
@@ -52,17 +39,12 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
       .split('\n')
       .filter((line) => line.includes(`"jobId":"${jobId}"`) && line.includes('"msg":"job completed"')).length;
 
-  async function createKey(...args: string[]): Promise<string> {
-    const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'fleet', ...args], env, 30_000);
-    if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
-    return (JSON.parse(created.stdout) as { key: string }).key;
-  }
+  const createKey = (...args: string[]): Promise<string> => createKeyWithCli('fleet', env, args, 30_000);
 
   let a: Server;
   let b: Server;
 
   beforeAll(async () => {
-    schema = await createTestSchema('twogw');
     redis = testRedisPrefix('twogw');
     dataDir = mkdtempSync(join(tmpdir(), 'two-gateways-'));
     env = {
@@ -92,9 +74,8 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
   }, 120_000);
 
   afterAll(async () => {
-    for (const server of servers) await stop(server, 'SIGKILL');
+    for (const server of servers) await stopProcess(server.child, 'SIGKILL');
     await db?.end().catch(() => undefined);
-    await schema?.drop();
     await redis?.clean();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
@@ -214,7 +195,7 @@ describe.skipIf(skip)('two gateways on one PostgreSQL and one Redis', () => {
     const victim = [a, b].find((s) => owner.split('/')[1] === String(s.child.pid))!;
     const survivor = victim === a ? b : a;
     expect(victim).toBeDefined();
-    await stop(victim, 'SIGKILL');
+    await stopProcess(victim.child, 'SIGKILL');
 
     const watcher = new JobsClient(survivor.url, key);
     const finished = await watcher.waitFor(id, undefined, 150_000);

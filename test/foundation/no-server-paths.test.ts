@@ -5,7 +5,7 @@ import { runFfmpeg } from '../helpers/audio-files.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
-import { JobsClient } from '../helpers/jobs-client.js';
+import { JobsClient, TranscribeJobClient } from '../helpers/jobs-client.js';
 import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
 
 /** Errors about bad audio say what is wrong in the user's terms and never name server paths. */
@@ -72,18 +72,9 @@ describe('no server paths in error messages', () => {
       expectNoPath(job.error.message);
       expect(job.error.message).toMatch(/incomplete|damaged/);
     }
-    const submitted = await fetch(`${suite.gw.url}/transcribe`, {
-      method: 'POST',
-      headers: { 'x-api-key': suite.key, 'content-type': 'application/json' },
-      body: JSON.stringify({ audio_urls: [`${files.origin}/truncated.m4a`], language: 'am' }),
-    });
-    const { job_id } = (await submitted.json()) as { job_id: string };
-    let status: any;
-    for (let i = 0; i < 200; i++) {
-      status = await (await fetch(`${suite.gw.url}/transcribe/${job_id}`, { headers: { 'x-api-key': suite.key } })).json();
-      if (!['PENDING', 'PROCESSING'].includes(String(status.status).toUpperCase())) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const jobApi = new TranscribeJobClient(suite.gw.url, suite.key);
+    const submitted = await jobApi.submit({ audio_urls: [`${files.origin}/truncated.m4a`], language: 'am' });
+    const status = await jobApi.waitDone(((await submitted.json()) as { job_id: string }).job_id, 20_000);
     expect(status.status).toBe('FAILED');
     for (const text of [status.error, ...status.results.map((r: any) => r.error)]) expectNoPath(String(text));
   });

@@ -53,6 +53,17 @@ export async function skipWithout(...servers: ('postgres' | 'redis')[]): Promise
   return true;
 }
 
+/** A client connected to the test Redis, for tests that always need one: throws at once, with the reason, when it cannot connect. */
+export async function connectTestRedis(): Promise<Redis> {
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
+  try {
+    await redis.connect();
+  } catch (error) {
+    throw new Error(`Redis is required for this test (CI=${process.env['CI'] ?? ''}): ${(error as Error).message}`);
+  }
+  return redis;
+}
+
 export interface TestSchema {
   /** DATABASE_URL that selects the schema (search_path) on every connection. */
   readonly url: string;

@@ -1,7 +1,7 @@
 // The one place tests and benchmarks find the committed fixtures (test/fixtures/) and read the
 // speech recordings. It works from test/helpers (vitest, tsx) and from dist/test/helpers (the
 // compiled benchmarks), so paths are found from the repository root, not from this file.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 function packageRoot(from: string): string {
@@ -83,6 +83,12 @@ export function interleaveStereo(left: Buffer, right: Buffer): Buffer {
 /** A mono 16-bit WAV file (16 kHz unless told) of PCM bytes. */
 export function wavOf(pcm: Buffer, rate = 16_000): Buffer {
   return Buffer.concat([wavHeader(pcm.length, rate), pcm]);
+}
+
+/** Writes float samples (a built conversation) as a 16 kHz mono 16-bit WAV file, what the APIs are given; returns the path. */
+export function writeConversationWav(path: string, conversation: { readonly pcm: Float32Array }): string {
+  writeFileSync(path, wavOf(floatToPcm16(conversation.pcm)));
+  return path;
 }
 
 /** 16 kHz mono 16-bit PCM of the Amharic speech fixture (audio/speech-am.wav, 8.1 s): streaming tests and benchmarks. */

@@ -1,5 +1,8 @@
+// Clients of the two job APIs for tests, written as a user of each would: the unified API
+// (/v1/transcriptions, bearer key) and the job API (/transcribe, x-api-key).
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { until } from './polling.js';
 
 export type Job = Record<string, any> & { id: string; status: string };
 
@@ -53,5 +56,43 @@ export class JobsClient {
       if (Date.now() > deadline) throw new Error(`job ${id} still ${body.status} after ${timeoutMs} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+  }
+}
+
+/** A small client for the job API (/transcribe, key in x-api-key), as a user of it would write. */
+export class TranscribeJobClient {
+  constructor(
+    readonly baseUrl: string,
+    readonly key: string,
+  ) {}
+
+  submit(body: unknown): Promise<Response> {
+    return fetch(`${this.baseUrl}/transcribe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': this.key },
+      body: JSON.stringify(body),
+    });
+  }
+
+  /** Polls every 100 ms until the job is COMPLETED, PARTIAL or FAILED. */
+  waitDone(id: string, timeoutMs = 120_000): Promise<any> {
+    return until(
+      async () => {
+        const job = (await (await fetch(`${this.baseUrl}/transcribe/${id}`, { headers: { 'x-api-key': this.key } })).json()) as { status: string };
+        return ['COMPLETED', 'PARTIAL', 'FAILED'].includes(job.status) ? job : undefined;
+      },
+      timeoutMs,
+      100,
+      `job ${id} did not finish`,
+    );
+  }
+
+  /** Submits (throwing unless the answer is 202) and waits: the finished job and its first transcript, null when it has none. */
+  async run(body: Record<string, unknown>): Promise<{ job: any; transcript: any }> {
+    const submitted = await this.submit(body);
+    if (submitted.status !== 202) throw new Error(`POST /transcribe: ${submitted.status} ${await submitted.text()}`);
+    const job = await this.waitDone(((await submitted.json()) as { job_id: string }).job_id);
+    const transcript = job.transcript_urls.length > 0 ? await (await fetch(job.transcript_urls[0])).json() : null;
+    return { job, transcript };
   }
 }

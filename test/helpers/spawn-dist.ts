@@ -1,3 +1,4 @@
+// The compiled gateway (dist/) as tests run it in child processes: its CLIs and server processes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -36,8 +37,17 @@ export function runNode(entry: string, args: string[], env: Record<string, strin
   });
 }
 
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly port: number;
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  /** Everything it has written to stdout and stderr so far. */
+  readonly output: () => string;
+}
+
 /** Starts the compiled server and resolves once it logs "gateway listening" with its port. */
-export function startServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; port: number; output: () => string }> {
+export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [distEntry('src/main.js')], {
       env: { ...process.env, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
@@ -53,7 +63,8 @@ export function startServerProcess(env: Record<string, string>): Promise<{ child
       const match = /"port":(\d+).*"msg":"gateway listening"/.exec(output);
       if (match) {
         clearTimeout(timer);
-        resolve({ child, port: Number(match[1]), output: () => output });
+        const port = Number(match[1]);
+        resolve({ child, port, url: `http://127.0.0.1:${port}`, output: () => output });
       }
     };
     child.stdout!.on('data', onData);
@@ -63,4 +74,19 @@ export function startServerProcess(env: Record<string, string>): Promise<{ child
       reject(new Error(`server exited with ${code}:\n${output}`));
     });
   });
+}
+
+/** Sends `signal` to a server process and resolves with its exit code once it has exited (at once when it had already). */
+export function stopProcess(child: ChildProcess, signal: NodeJS.Signals): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill(signal);
+  return exited;
+}
+
+/** Creates an API key of `account` in the store `env` selects, with the compiled keys CLI (`keys create`, then `args`); throws with its errors when it fails. */
+export async function createKeyWithCli(account: string, env: Record<string, string>, args: readonly string[] = [], timeoutMs = 60_000): Promise<string> {
+  const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', account, ...args], env, timeoutMs);
+  if (created.code !== 0) throw new Error(`keys create failed: ${created.stderr}`);
+  return (JSON.parse(created.stdout) as { key: string }).key;
 }

@@ -13,12 +13,17 @@ export interface SuiteGateway {
 
 /**
  * Registers beforeAll (start a gateway with `env` and make a key, 60 s allowed) and afterAll
- * (close it) in the enclosing describe block or file.
+ * (close it) in the enclosing describe block or file. `env` may be a function, called in the
+ * beforeAll, when it needs what earlier hooks made (a database schema).
  */
-export function useTestGateway(env: Record<string, string> = {}, keyInput: Partial<CreateKeyInput> = {}, options: TestGatewayOptions = {}): SuiteGateway {
+export function useTestGateway(
+  env: Record<string, string> | (() => Record<string, string>) = {},
+  keyInput: Partial<CreateKeyInput> = {},
+  options: TestGatewayOptions = {},
+): SuiteGateway {
   const suite: { gw?: TestGateway; key?: string } = {};
   beforeAll(async () => {
-    suite.gw = await startTestGateway(env, options);
+    suite.gw = await startTestGateway(typeof env === 'function' ? env() : env, options);
     suite.key = await suite.gw.key(keyInput);
   }, 60_000);
   afterAll(async () => suite.gw?.close());

@@ -5,7 +5,7 @@ import { Gateway } from '../../src/app/gateway.js';
 import type { CreateKeyInput } from '../../src/platform/auth/key-service.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { createLogger, type Logger } from '../../src/platform/logging/logger.js';
-import type { TranslationEngine } from '../../src/engines/asr/asr.js';
+import type { TranslationEngine } from '../../src/engines/translation/translation.js';
 import { fixturePath } from './fixtures.js';
 import { startS3 } from './s3-server.js';
 

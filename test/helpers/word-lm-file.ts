@@ -1,6 +1,6 @@
 /**
  * Writes small HWLM files from explicit entries, for tests (the real files come from
- * models/training/build_word_lm.py). Ids follow the file's rule: 0 <unk>, 1 <s>, 2 </s>, then the
+ * training/lm/build_word_lm.py). Ids follow the file's rule: 0 <unk>, 1 <s>, 2 </s>, then the
  * vocabulary in UTF-16 code-unit order.
  */
 import { FIRST_WORD, WORD_LM_HEADER_BYTES, WORD_LM_MAGIC, WORD_LM_VERSION } from '../../src/engines/asr/decoding/lm/word-ngram-lm.js';

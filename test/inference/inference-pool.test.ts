@@ -145,7 +145,7 @@ describe('InferencePool', () => {
     expect(rejected.length).toBe(16);
     for (const r of rejected) {
       expect(r.reason).toBeInstanceOf(InferenceBusyError);
-      expect((r.reason as InferenceBusyError).code).toBe('service_unavailable');
+      expect((r.reason as InferenceBusyError).engineError).toBe('unavailable');
     }
     expect(pool.stats().rejectedBusy).toBe(16);
     // once the queue drains, work is accepted again
@@ -185,7 +185,7 @@ describe('InferencePool', () => {
     pool.register(poolSpecFor(ctc));
     const error = await pool.run('broken', inputFor(ctc, noise(8000))).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelRunError);
-    expect((error as ModelRunError).code).toBe('model_error');
+    expect((error as ModelRunError).engineError).toBe('model_failed');
     const wrongNames: PoolModelSpec = { ...poolSpecFor(ctc), name: 'wrong-io', inputName: 'waveform' };
     await expect(pool.load(wrongNames)).rejects.toThrow(/no input\/output named waveform/);
     await expect(pool.run('tiny-ctc', inputFor(ctc, noise(8000)))).resolves.toBeDefined();
@@ -200,8 +200,8 @@ describe('InferencePool', () => {
     const inFlight = pool.run('tiny-ctc', input);
     while (pool.stats().running === 0) await new Promise((r) => setImmediate(r));
     // Reach into the pool to kill its only worker mid-batch, as a native crash would.
-    const slots = (pool as unknown as { slots: Array<{ worker: { terminate(): Promise<number> } }> }).slots;
-    await slots[0]!.worker.terminate();
+    const slots = (pool as unknown as { slots: Array<{ host: { thread: { terminate(): Promise<number> } } }> }).slots;
+    await slots[0]!.host.thread.terminate();
     await expect(inFlight).rejects.toBeInstanceOf(ModelRunError);
     await expect(pool.run('tiny-ctc', inputFor(ctc, noise(8000)))).resolves.toBeDefined();
   });
@@ -244,8 +244,8 @@ describe('InferencePool', () => {
     const settled = await Promise.allSettled(accepted);
     expect(settled.every((s) => s.status === 'fulfilled')).toBe(true);
     await closing;
-    const slots = (pool as unknown as { slots: Array<{ worker: { threadId: number } }> }).slots;
-    expect(slots.every((s) => s.worker.threadId === -1)).toBe(true); // threadId is -1 once a worker has exited
+    const slots = (pool as unknown as { slots: Array<{ host: { thread: { threadId: number } } }> }).slots;
+    expect(slots.every((s) => s.host.thread.threadId === -1)).toBe(true); // threadId is -1 once a worker has exited
     await pool.close(); // idempotent
   });
 });

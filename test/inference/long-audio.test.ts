@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Speech } from '../../src/engines/asr/asr.js';
+import { Asr } from '../../src/engines/asr/asr.js';
 import { loopAudio } from '../helpers/audio-files.js';
 import { AUDIO } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
@@ -18,7 +18,7 @@ const collect = runInNewContext('gc') as () => void;
 
 let root: string;
 let longFile: string;
-let engine: Speech;
+let engine: Asr;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'long-audio-'));
@@ -26,7 +26,7 @@ beforeAll(async () => {
   // 30 minutes made at test time from the committed fixture (not committed itself)
   longFile = join(root, 'long.flac');
   loopAudio(longFile, LOOPS, AUDIO('speech-am.flac'));
-  engine = await Speech.create({ modelsDir: join(root, 'models'), workers: 2, intraOpThreads: 1 });
+  engine = await Asr.create({ modelsDir: join(root, 'models'), workers: 2, intraOpThreads: 1 });
 }, 120_000);
 
 afterAll(async () => {

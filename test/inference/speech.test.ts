@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AudioTooLargeError, InvalidAudioError } from '../../src/engines/signal/files/audio-errors.js';
-import { Speech, type FileTranscriptionProgress } from '../../src/engines/asr/asr.js';
+import { Asr, type FileTranscriptionProgress } from '../../src/engines/asr/asr.js';
 import { ModelSelectionError } from '../../src/engines/asr/models/model-errors.js';
 import { AUDIO, noise, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 
 let root: string;
-let engine: Speech;
+let engine: Asr;
 let metrics: Registry;
 
 /** Models named as the spec's table names them, all built from the UNTRAINED fixture networks. */
@@ -44,7 +44,7 @@ beforeAll(async () => {
   await specModels(join(root, 'with-lid'), true);
   await specModels(join(root, 'without-lid'), false);
   metrics = new Registry();
-  engine = await Speech.create({ modelsDir: join(root, 'with-lid'), workers: 2, intraOpThreads: 1, metrics });
+  engine = await Asr.create({ modelsDir: join(root, 'with-lid'), workers: 2, intraOpThreads: 1, metrics });
 });
 
 afterAll(async () => {
@@ -74,7 +74,7 @@ describe('Speech', () => {
 
   it('applies the model rules before touching the audio', async () => {
     const { request: r } = request(AUDIO('speech-am.wav'), 'auto', 'small-am-v1');
-    await expect(engine.transcribe(r)).rejects.toMatchObject({ code: 'INVALID_FIELD', param: 'model' });
+    await expect(engine.transcribe(r)).rejects.toMatchObject({ engineError: 'model_with_auto', param: 'model' });
     await expect(engine.transcribe(request(AUDIO('speech-am.wav'), 'am', 'small-ti-v1').request)).rejects.toBeInstanceOf(ModelSelectionError);
     expect(() => engine.resolveModel('xx')).toThrow(/Available languages: am, om, ti, auto/);
   });
@@ -116,16 +116,16 @@ describe('Speech', () => {
   ])('fails %s with invalid_audio_format', async (name, message) => {
     const error = await engine.transcribe(request(AUDIO(name), 'am').request).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidAudioError);
-    expect((error as InvalidAudioError).code).toBe('invalid_audio_format');
+    expect((error as InvalidAudioError).engineError).toBe('invalid_audio');
     expect((error as Error).message).toContain(message);
   });
 
   it('refuses files over the size limit with file_too_large', async () => {
-    const small = await Speech.create({ modelsDir: join(root, 'with-lid'), workers: 1, maxAudioBytes: 100_000, preload: false });
+    const small = await Asr.create({ modelsDir: join(root, 'with-lid'), workers: 1, maxAudioBytes: 100_000, preload: false });
     try {
       const error = await small.transcribe(request(AUDIO('speech-am.wav'), 'am').request).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(AudioTooLargeError);
-      expect((error as AudioTooLargeError).code).toBe('file_too_large');
+      expect((error as AudioTooLargeError).engineError).toBe('audio_too_large');
     } finally {
       await small.close();
     }
@@ -146,7 +146,7 @@ describe('Speech', () => {
   });
 
   it('falls back to scoring each language model when no language-id model is installed', async () => {
-    const noLid = await Speech.create({ modelsDir: join(root, 'without-lid'), workers: 1 });
+    const noLid = await Asr.create({ modelsDir: join(root, 'without-lid'), workers: 1 });
     try {
       const result = await noLid.transcribe(request(AUDIO('speech-ti.flac'), 'auto').request);
       expect(result.detection!.method).toBe('ctc_confidence');

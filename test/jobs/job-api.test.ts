@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioFixture, startFileServer } from '../helpers/audio-files.js';
+import { TranscribeJobClient } from '../helpers/jobs-client.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
 let gw: TestGateway;
 let key: string;
 let files: Awaited<ReturnType<typeof startFileServer>>;
+let jobs: TranscribeJobClient;
 
 beforeAll(async () => {
   gw = await startTestGateway({ RATE_LIMIT_PER_MINUTE: '100000', JOB_SUBMISSIONS_PER_HOUR: '3' });
   key = await gw.key();
+  jobs = new TranscribeJobClient(gw.url, key);
   files = await startFileServer({ 'a.mp3': audioFixture('speech-am.mp3'), 'b.flac': audioFixture('speech-am.flac') });
 });
 
@@ -17,25 +20,13 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const submit = (body: unknown) =>
-  fetch(`${gw.url}/transcribe`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': key }, body: JSON.stringify(body) });
-
-async function waitDone(id: string): Promise<any> {
-  for (let i = 0; i < 300; i++) {
-    const job = (await (await fetch(`${gw.url}/transcribe/${id}`, { headers: { 'x-api-key': key } })).json()) as { status: string };
-    if (['COMPLETED', 'PARTIAL', 'FAILED'].includes(job.status)) return job;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error('job did not finish');
-}
-
 describe('the job API', () => {
   it('transcribes several files and serves transcript JSON through 15-minute signed URLs', async () => {
-    const response = await submit({ audio_urls: [files.url('a.mp3'), files.url('b.flac')], language: 'am' });
+    const response = await jobs.submit({ audio_urls: [files.url('a.mp3'), files.url('b.flac')], language: 'am' });
     expect(response.status).toBe(202);
     const submitted = (await response.json()) as { job_id: string; status: string; message: string };
     expect(submitted.status).toBe('pending');
-    const job = await waitDone(submitted.job_id);
+    const job = await jobs.waitDone(submitted.job_id);
     expect(job.status).toBe('COMPLETED');
     expect(job.transcript_urls).toHaveLength(2);
     expect(job.results.map((r: { original_url: string }) => r.original_url)).toEqual([files.url('a.mp3'), files.url('b.flac')]);
@@ -55,9 +46,9 @@ describe('the job API', () => {
   });
 
   it('reports PARTIAL with a per-file error when one file fails; the completed file is diarized', async () => {
-    const response = await submit({ audio_urls: [files.url('a.mp3'), files.url('missing.wav')], language: 'am', diarize: true });
+    const response = await jobs.submit({ audio_urls: [files.url('a.mp3'), files.url('missing.wav')], language: 'am', diarize: true });
     const { job_id } = (await response.json()) as { job_id: string };
-    const job = await waitDone(job_id);
+    const job = await jobs.waitDone(job_id);
     expect(job.status).toBe('PARTIAL');
     expect(job.results[1]).toMatchObject({ status: 'FAILED', transcript_url: null });
     expect(job.results[1].error).toContain('404');
@@ -69,18 +60,23 @@ describe('the job API', () => {
   });
 
   it('reports FAILED with a top-level error when every file fails', async () => {
-    const { job_id } = (await (await submit({ audio_urls: [files.url('nope.mp3')], language: 'am' })).json()) as { job_id: string };
-    const job = await waitDone(job_id);
+    const { job_id } = (await (await jobs.submit({ audio_urls: [files.url('nope.mp3')], language: 'am' })).json()) as { job_id: string };
+    const job = await jobs.waitDone(job_id);
     expect(job.status).toBe('FAILED');
     expect(job.error).toContain('failed');
     expect(job.transcript_urls).toEqual([]);
   });
 
   it('validates diarization bounds and limits submissions per hour', async () => {
-    const bounds = await submit({ audio_urls: [files.url('a.mp3')], language: 'am', diarize: true, diarization_config: { min_speakers: 5, max_speakers: 2 } });
+    const bounds = await jobs.submit({
+      audio_urls: [files.url('a.mp3')],
+      language: 'am',
+      diarize: true,
+      diarization_config: { min_speakers: 5, max_speakers: 2 },
+    });
     expect(bounds.status).toBe(422);
     expect(((await bounds.json()) as { detail: { loc: string[] }[] }).detail[0]!.loc).toEqual(['body', 'diarization_config']);
-    const over = await submit({ audio_urls: [files.url('a.mp3')], language: 'am' });
+    const over = await jobs.submit({ audio_urls: [files.url('a.mp3')], language: 'am' });
     expect(over.status).toBe(429);
     expect(await over.json()).toEqual({ detail: 'Rate limit exceeded: 3 requests/hour' });
     expect(Number(over.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -88,7 +84,7 @@ describe('the job API', () => {
 
   it('answers 404 for unified jobs and other accounts', async () => {
     const other = await gw.key({ account: 'other' });
-    const { job_id } = (await (await submit({ audio_urls: [files.url('a.mp3')], language: 'zz' })).json()) as { job_id?: string };
+    const { job_id } = (await (await jobs.submit({ audio_urls: [files.url('a.mp3')], language: 'zz' })).json()) as { job_id?: string };
     expect(job_id).toBeUndefined();
     const list = (await (await fetch(`${gw.url}/v1/transcriptions`, { headers: { authorization: `Bearer ${key}` } })).json()) as { total: number };
     expect(list.total).toBe(0); // job-API jobs are not mixed into the unified list

@@ -8,7 +8,7 @@ import { InProcessJobQueue } from '../../src/jobs/job-queue.js';
 import { JobRunner } from '../../src/jobs/job-runner.js';
 import { buildJob, JobService } from '../../src/jobs/job-service.js';
 import type { JobRecord } from '../../src/platform/db/job-records.js';
-import type { FileTranscription, FileTranscriptionRequest, Speech } from '../../src/engines/asr/asr.js';
+import type { FileTranscription, FileTranscriptionRequest, Asr } from '../../src/engines/asr/asr.js';
 import { UsageRecorder } from '../../src/platform/limits/usage-recorder.js';
 import { createLogger } from '../../src/platform/logging/logger.js';
 import { LocalFileStorage } from '../../src/platform/files/local-file-storage.js';
@@ -16,14 +16,15 @@ import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js'
 import { SqliteStore } from '../../src/platform/db/sqlite/sqlite-store.js';
 import type { Store } from '../../src/platform/db/store-types.js';
 import { principalFor } from '../../src/platform/auth/principal.js';
-import { createTestSchema, skipWithout, type TestSchema } from '../helpers/distributed-servers.js';
+import { skipWithout } from '../helpers/distributed-servers.js';
+import { useTestSchema } from '../helpers/suite-schema.js';
 
 const logger = createLogger('silent');
 const limits = loadConfig({}).limits;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** An engine whose transcription lasts until the test releases it (or the job is stopped). */
-class HeldEngine implements Pick<Speech, 'transcribe'> {
+class HeldEngine implements Pick<Asr, 'transcribe'> {
   private releases: (() => void)[] = [];
   started = 0;
 
@@ -86,13 +87,12 @@ function service(store: Store, soleProcess: boolean, queue = new InProcessJobQue
 const skip = await skipWithout('postgres');
 
 describe.skipIf(skip)('job leases on PostgreSQL', () => {
-  let schema: TestSchema;
+  const schema = useTestSchema('leases');
   let store: Store;
   let files: string;
   let storage: LocalFileStorage;
 
   beforeAll(async () => {
-    schema = await createTestSchema('leases');
     store = await PostgresStore.open({ connectionString: schema.url, poolSize: 4 });
     files = mkdtempSync(join(tmpdir(), 'lease-files-'));
     storage = new LocalFileStorage(files);
@@ -101,16 +101,15 @@ describe.skipIf(skip)('job leases on PostgreSQL', () => {
 
   afterAll(async () => {
     await store?.close();
-    await schema?.drop();
     if (files) rmSync(files, { recursive: true, force: true });
   });
 
-  function runner(engine: Pick<Speech, 'transcribe'>, owner: string, leaseMs: number): { runner: JobRunner; close: () => Promise<void> } {
+  function runner(engine: Pick<Asr, 'transcribe'>, owner: string, leaseMs: number): { runner: JobRunner; close: () => Promise<void> } {
     const usage = new UsageRecorder(store.usage, logger, 60_000);
     const runner = new JobRunner({
       jobs: store.jobs,
       storage,
-      speech: engine,
+      asr: engine,
       events: new JobEvents(),
       fetchAudio: async () => {
         throw new Error('the audio is stored already');

@@ -5,7 +5,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeLongAudio } from '../helpers/audio-files.js';
 import { JobsClient, type Job } from '../helpers/jobs-client.js';
-import { distEntry, REPO_ROOT, runNode, startServerProcess } from '../helpers/spawn-dist.js';
+import { createKeyWithCli, REPO_ROOT, startServerProcess, stopProcess, type ServerProcess } from '../helpers/spawn-dist.js';
 
 let scratch: string;
 let longAudio: string;
@@ -22,7 +22,7 @@ afterEach(() => {
   for (const child of started.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
 });
 
-async function start(env: Record<string, string>): Promise<Awaited<ReturnType<typeof startServerProcess>>> {
+async function start(env: Record<string, string>): Promise<ServerProcess> {
   const server = await startServerProcess(env);
   started.push(server.child);
   return server;
@@ -38,10 +38,7 @@ function serverEnv(dataDir: string, extra: Record<string, string> = {}): Record<
   };
 }
 
-async function createKey(dataDir: string): Promise<string> {
-  const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'recovery'], { DATA_DIR: dataDir });
-  return (JSON.parse(created.stdout) as { key: string }).key;
-}
+const createKey = (dataDir: string): Promise<string> => createKeyWithCli('recovery', { DATA_DIR: dataDir });
 
 /** Resolves once the server logged that it started this job: the crash then lands mid-job, however fast the job is. */
 async function jobStarted(server: { output: () => string }, jobId: string, timeoutMs = 60_000): Promise<void> {
@@ -53,82 +50,74 @@ async function jobStarted(server: { output: () => string }, jobId: string, timeo
   }
 }
 
-async function exitOf(child: import('node:child_process').ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return child.exitCode;
-  return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
-}
-
-/** Sends `signal` to a server and waits for it to exit; resolves to its exit code. */
-async function stopServer(server: { child: ChildProcess }, signal: NodeJS.Signals): Promise<number | null> {
-  server.child.kill(signal);
-  return exitOf(server.child);
+/** Kills the server (kill -9) once it has started job `jobId`. */
+async function crashMidJob(server: ServerProcess, jobId: string): Promise<void> {
+  await jobStarted(server, jobId);
+  await stopProcess(server.child, 'SIGKILL');
 }
 
 /** Starts a server on `dataDir` and a client of it that uses `key`. */
 async function startOn(dataDir: string, key: string, extra: Record<string, string> = {}) {
   const server = await start(serverEnv(dataDir, extra));
-  return { server, client: new JobsClient(`http://127.0.0.1:${server.port}`, key) };
+  return { server, client: new JobsClient(server.url, key) };
+}
+
+/** A key in a new data folder `folder` under scratch, and a server on it. */
+async function firstServer(folder: string, extra: Record<string, string> = {}) {
+  const dataDir = join(scratch, folder);
+  const key = await createKey(dataDir);
+  return { dataDir, key, ...(await startOn(dataDir, key, extra)) };
+}
+
+/** Runs `check` on a new server on `dataDir`, then stops that server gracefully (SIGTERM), whatever `check` did. */
+async function lastServer(dataDir: string, key: string, check: (server: ServerProcess, client: JobsClient) => Promise<void>): Promise<void> {
+  const { server, client } = await startOn(dataDir, key);
+  try {
+    await check(server, client);
+  } finally {
+    await stopProcess(server.child, 'SIGTERM');
+  }
 }
 
 describe('jobs across crashes and restarts', () => {
   it('resumes a job interrupted by a crash (kill -9) and completes it', async () => {
-    const dataDir = join(scratch, 'crash-once');
-    const key = await createKey(dataDir);
-    let { server, client } = await startOn(dataDir, key);
+    const { dataDir, key, server, client } = await firstServer('crash-once');
     const created = await client.submitFile(longAudio, { language: 'am' });
     const queued = await client.submitFile(longAudio, { language: 'am' });
     expect([created.status, queued.status]).toEqual([202, 202]);
-    await jobStarted(server, created.body.id);
-    await stopServer(server, 'SIGKILL');
-
-    ({ server, client } = await startOn(dataDir, key));
-    try {
-      const finished: Job = await client.waitFor(created.body.id, undefined, 120_000);
+    await crashMidJob(server, created.body.id);
+    await lastServer(dataDir, key, async (restarted, restartedClient) => {
+      const finished: Job = await restartedClient.waitFor(created.body.id, undefined, 120_000);
       expect(finished.status).toBe('completed');
       expect(finished.duration_seconds).toBeGreaterThan(39 * 60);
-      expect((await client.waitFor(queued.body.id, undefined, 120_000)).status).toBe('completed');
-      expect(server.output()).toContain('recovered jobs interrupted by a restart');
-    } finally {
-      await stopServer(server, 'SIGTERM');
-    }
+      expect((await restartedClient.waitFor(queued.body.id, undefined, 120_000)).status).toBe('completed');
+      expect(restarted.output()).toContain('recovered jobs interrupted by a restart');
+    });
   }, 240_000);
 
   it('fails a job with a reason when it was interrupted by a crash twice', async () => {
-    const dataDir = join(scratch, 'crash-twice');
-    const key = await createKey(dataDir);
-    let { server, client } = await startOn(dataDir, key);
-    const created = await client.submitFile(longAudio, { language: 'am' });
-    for (let crash = 0; crash < 2; crash++) {
-      await jobStarted(server, created.body.id);
-      await stopServer(server, 'SIGKILL');
-      ({ server, client } = await startOn(dataDir, key));
-    }
-    try {
+    const first = await firstServer('crash-twice');
+    const created = await first.client.submitFile(longAudio, { language: 'am' });
+    await crashMidJob(first.server, created.body.id);
+    await crashMidJob((await startOn(first.dataDir, first.key)).server, created.body.id);
+    await lastServer(first.dataDir, first.key, async (_server, client) => {
       const failed = await client.waitFor(created.body.id, undefined, 60_000);
       expect(failed.status).toBe('failed');
       expect(failed.error).toMatchObject({ code: 'internal_error' });
       expect(failed.error.message).toContain('interrupted by a server restart');
-    } finally {
-      await stopServer(server, 'SIGTERM');
-    }
+    });
   }, 240_000);
 
   it('returns a running job to the queue on SIGTERM and finishes it after the restart', async () => {
-    const dataDir = join(scratch, 'sigterm');
-    const key = await createKey(dataDir);
-    let { server, client } = await startOn(dataDir, key, { SHUTDOWN_GRACE_MS: '100' });
+    const { dataDir, key, server, client } = await firstServer('sigterm', { SHUTDOWN_GRACE_MS: '100' });
     const created = await client.submitFile(longAudio, { language: 'am' });
     await jobStarted(server, created.body.id);
-    expect(await stopServer(server, 'SIGTERM')).toBe(0);
+    expect(await stopProcess(server.child, 'SIGTERM')).toBe(0);
     expect(server.output()).toContain('returning unfinished jobs to the queue');
-
-    ({ server, client } = await startOn(dataDir, key));
-    try {
-      const finished = await client.waitFor(created.body.id, undefined, 120_000);
+    await lastServer(dataDir, key, async (restarted, restartedClient) => {
+      const finished = await restartedClient.waitFor(created.body.id, undefined, 120_000);
       expect(finished.status).toBe('completed');
-      expect(server.output()).not.toContain('recovered jobs interrupted by a restart');
-    } finally {
-      await stopServer(server, 'SIGTERM');
-    }
+      expect(restarted.output()).not.toContain('recovered jobs interrupted by a restart');
+    });
   }, 240_000);
 });

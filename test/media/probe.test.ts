@@ -30,6 +30,38 @@ const TYPES: Record<string, string> = {
   txt: 'text/plain',
 };
 
+const HLS = 'application/vnd.apple.mpegurl';
+
+/** The media host's answers that never change: status, headers and body by path. */
+const FIXED_ANSWERS: Record<string, { status: number; headers?: Record<string, string>; body?: string }> = {
+  '/missing': { status: 404, body: 'no such file' },
+  '/gone': { status: 410 },
+  '/private': { status: 403, body: 'members only' },
+  '/broken': { status: 503, body: 'maintenance' },
+  '/page': {
+    status: 200,
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+    body: '<!doctype html><html><head><title>A video page</title></head><body></body></html>',
+  },
+  '/redirect-to-mp3': { status: 302, headers: { location: '/files/hello-am.mp3' } },
+  '/redirect-to-metadata': { status: 302, headers: { location: 'http://169.254.169.254/latest/meta-data/' } },
+  '/vod.m3u8': {
+    status: 200,
+    headers: { 'content-type': HLS },
+    body: '#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\na.ts\n#EXTINF:10.0,\nb.ts\n#EXTINF:4.5,\nc.ts\n#EXT-X-ENDLIST\n',
+  },
+  '/live.m3u8': {
+    status: 200,
+    headers: { 'content-type': 'application/x-mpegURL' },
+    body: '#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:1234\n#EXTINF:6.0,\nseg1234.ts\n#EXTINF:6.0,\nseg1235.ts\n',
+  },
+  '/master.m3u8': {
+    status: 200,
+    headers: { 'content-type': HLS },
+    body: '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2"\nvod.m3u8\n',
+  },
+};
+
 /** A media host with the answers a probe meets in the wild. */
 function mediaHost(host: () => TestServer) {
   const mp3 = readFileSync(join(MEDIA_DIR, 'hello-am.mp3'));
@@ -41,30 +73,12 @@ function mediaHost(host: () => TestServer) {
       serveFixture(res, file[1]!, range, TYPES[file[1]!.split('.').pop()!] ?? 'application/octet-stream', req.method);
       return;
     }
+    const fixed = FIXED_ANSWERS[path];
+    if (fixed) {
+      res.writeHead(fixed.status, fixed.headers).end(fixed.body);
+      return;
+    }
     switch (path) {
-      case '/missing':
-        res.writeHead(404).end('no such file');
-        return;
-      case '/gone':
-        res.writeHead(410).end();
-        return;
-      case '/private':
-        res.writeHead(403).end('members only');
-        return;
-      case '/broken':
-        res.writeHead(503).end('maintenance');
-        return;
-      case '/page':
-        res
-          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-          .end('<!doctype html><html><head><title>A video page</title></head><body></body></html>');
-        return;
-      case '/redirect-to-mp3':
-        res.writeHead(302, { location: '/files/hello-am.mp3' }).end();
-        return;
-      case '/redirect-to-metadata':
-        res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
-        return;
       case '/redirect-to-ipv6-loopback':
         res.writeHead(301, { location: `https://[::1]:${host().port}/files/hello-am.mp3` }).end();
         return;
@@ -82,21 +96,6 @@ function mediaHost(host: () => TestServer) {
         res.on('close', () => clearInterval(timer));
         return;
       }
-      case '/vod.m3u8':
-        res
-          .writeHead(200, { 'content-type': 'application/vnd.apple.mpegurl' })
-          .end('#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:10\n#EXTINF:10.0,\na.ts\n#EXTINF:10.0,\nb.ts\n#EXTINF:4.5,\nc.ts\n#EXT-X-ENDLIST\n');
-        return;
-      case '/live.m3u8':
-        res
-          .writeHead(200, { 'content-type': 'application/x-mpegURL' })
-          .end('#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-MEDIA-SEQUENCE:1234\n#EXTINF:6.0,\nseg1234.ts\n#EXTINF:6.0,\nseg1235.ts\n');
-        return;
-      case '/master.m3u8':
-        res
-          .writeHead(200, { 'content-type': 'application/vnd.apple.mpegurl' })
-          .end('#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,CODECS="avc1.4d401e,mp4a.40.2"\nvod.m3u8\n');
-        return;
       default:
         res.writeHead(404).end();
     }

@@ -6,10 +6,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scoredCharacterErrorRate } from '../../src/engines/scoring/character-error-rate.js';
 import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
+import { bearer } from '../helpers/test-gateway.js';
 import { concat, readPcm16Wav } from '../native/audio-helpers.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
@@ -19,13 +20,7 @@ const clips = readFileSync(new URL('heldout.tsv', HELDOUT), 'utf8')
   .filter(Boolean)
   .map((line) => line.split('\t') as [string, string, string, string]);
 
-let gw: TestGateway;
-let key: string;
-beforeAll(async () => {
-  gw = await startTestGateway({ MODELS_DIR, RATE_LIMIT_PER_MINUTE: '100000', MAX_CONCURRENT_JOBS: '50' });
-  key = await gw.key({ scopes: ['write'] });
-}, 60_000);
-afterAll(async () => gw?.close());
+const suite = useTestGateway({ MODELS_DIR, RATE_LIMIT_PER_MINUTE: '100000', MAX_CONCURRENT_JOBS: '50' }, { scopes: ['write'] });
 
 async function transcribe(file: string | Buffer, language: string, model: string): Promise<{ text: string; segments: { text: string }[] }> {
   const form = new FormData();
@@ -33,7 +28,7 @@ async function transcribe(file: string | Buffer, language: string, model: string
   form.append('model', model);
   form.append('mode', 'sync');
   form.append('file', new Blob([typeof file === 'string' ? readFileSync(new URL(file, HELDOUT)) : file]), 'audio.wav');
-  const response = await fetch(`${gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(key), body: form });
+  const response = await fetch(`${suite.gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(suite.key), body: form });
   const job = (await response.json()) as { status: string; text: string; segments: { text: string }[] };
   expect(job.status, JSON.stringify(job)).toBe('completed');
   return job;

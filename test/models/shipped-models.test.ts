@@ -62,7 +62,7 @@ const TRAINED_ON: Record<string, readonly string[]> = {
  * The Amharic models with beam search and their LM (manifest), percent, on the held-out real
  * clips: small-am-v1 measured 21.54 on alffa_spk_heldout (greedy 27.69); small-am-v2 measured
  * 13.85 on alffa_spk_heldout and 20.95 on alffa_spk_heldout_v2 (greedy 14.62 and 34.29).
- * Figures: npx tsx models/training/fixture-cer.ts small-am-v2 small-am-v1.
+ * Figures: npx tsx training/asr/fixture-cer.ts small-am-v2 small-am-v1.
  */
 const BEAM_LM_CER_BOUNDS: Record<string, Record<string, number>> = {
   'small-am-v1': { alffa_spk_heldout: 25 },
@@ -73,8 +73,8 @@ const SHIPPED = ['small-am-v1', 'small-am-v2', 'small-om-v1', 'small-om-v2', 'sm
 /**
  * Each language's default (manifest `"default": true`, issue 14): small-am-v2 replaced small-am-v1,
  * small-om-v2 replaced small-om-v1 (better on the synthetic test sets as served:
- * models/training/results/small-om-v2-vs-v1.json), and small-ti-v2 replaced
- * small-ti-v1 (models/training/results/small-ti-v2-vs-v1.json).
+ * training/asr/results/small-om-v2-vs-v1.json), and small-ti-v2 replaced
+ * small-ti-v1 (training/asr/results/small-ti-v2-vs-v1.json).
  */
 const DEFAULTS: Record<string, string> = { am: 'small-am-v2', om: 'small-om-v2', ti: 'small-ti-v2' };
 /** Each language's models as the registry lists them: the default first, then by name. */

@@ -1,6 +1,6 @@
 /**
  * Importing a public wav2vec2-style CTC export with `npm run models -- import`: the fixture
- * (test/fixtures/wav2vec2-style/, made by models/training/export_wav2vec2_style.py) has the
+ * (test/fixtures/wav2vec2-style/, made by training/asr/export_wav2vec2_style.py) has the
  * layout of a Hugging Face Wav2Vec2ForCTC ONNX export with random weights. After the import the
  * registry serves it, and the gateway's transcript equals a greedy decode of the logits that
  * onnxruntime gives for the same audio normalised as Wav2Vec2FeatureExtractor does.

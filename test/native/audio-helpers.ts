@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 import type { EndpointEvent } from '../../src/engines/signal/live/endpoint-event.js';
 import { fixturePath, pcm16ToFloat, wavData } from '../helpers/fixtures.js';
-import { seededRandom } from '../helpers/seeded-random.js';
+import { seededRandom } from '../../training/common/seeded-random.js';
 
 export function fixture(name: string): Buffer {
   return readFileSync(fixturePath(`native/${name}`));

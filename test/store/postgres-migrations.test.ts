@@ -3,14 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_MIGRATIONS } from '../../src/platform/db/postgres/migrations/index.js';
 import { PostgresDatabase } from '../../src/platform/db/postgres/postgres-database.js';
 import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js';
-import { createTestSchema, skipWithout, type TestSchema } from '../helpers/distributed-servers.js';
+import { skipWithout } from '../helpers/distributed-servers.js';
+import { useTestSchema } from '../helpers/suite-schema.js';
 
 describe.skipIf(await skipWithout('postgres'))('PostgreSQL store start-up', () => {
-  let schema: TestSchema;
-  beforeAll(async () => {
-    schema = await createTestSchema('migrations');
-  });
-  afterAll(async () => schema?.drop());
+  const schema = useTestSchema('migrations');
 
   it('migrates once when several processes start together, and not again on a restart', async () => {
     const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresStore.open({ connectionString: schema.url, poolSize: 2 })));

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MediaRecord } from '../../src/platform/db/media-records.js';
 import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/platform/db/sqlite/sqlite-store.js';
-import { createTestSchema, skipWithout, type TestSchema } from '../helpers/distributed-servers.js';
+import { skipWithout } from '../helpers/distributed-servers.js';
+import { useTestSchema } from '../helpers/suite-schema.js';
 
 /** table → column → `type, nullability, primary key`, as one backend's catalog describes it. */
 type Catalog = Record<string, Record<string, string>>;
@@ -71,13 +72,12 @@ async function postgresCatalog(url: string, schema: string): Promise<{ columns: 
 }
 
 describe.skipIf(await skipWithout('postgres'))('SQLite and PostgreSQL stores side by side', () => {
-  let schema: TestSchema;
+  const schema = useTestSchema('parity');
   let dir: string;
   let sqlite: SqliteStore;
   let postgres: PostgresStore;
 
   beforeAll(async () => {
-    schema = await createTestSchema('parity');
     dir = mkdtempSync(join(tmpdir(), 'schema-parity-'));
     sqlite = SqliteStore.open(join(dir, 'gateway.db'));
     postgres = await PostgresStore.open({ connectionString: schema.url, poolSize: 2 });
@@ -86,7 +86,6 @@ describe.skipIf(await skipWithout('postgres'))('SQLite and PostgreSQL stores sid
   afterAll(async () => {
     await sqlite?.close();
     await postgres?.close();
-    await schema?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -2,7 +2,7 @@
 // (decoder_with_past_model.onnx) equal those of the first-step decoder run over the whole prefix,
 // for each row of a padded batch; and beam reordering of the past is a row gather.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readTranslationManifest } from '../../src/engines/asr/asr.js';
+import { readTranslationManifest } from '../../src/engines/translation/translation.js';
 import { gatherRows, OnnxSeq2Seq } from '../../src/engines/translation/onnx-seq2seq.js';
 import { TRANSLATION_MODEL_DIR } from '../helpers/translation-model.js';
 import * as ort from 'onnxruntime-node';

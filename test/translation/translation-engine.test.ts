@@ -6,7 +6,7 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OnnxTranslationEngine } from '../../src/engines/asr/asr.js';
+import { OnnxTranslationEngine } from '../../src/engines/translation/translation.js';
 import { joinSentences, splitSentences } from '../../src/engines/translation/sentence-splitter.js';
 import { DIRECTIONS, SAMPLES, TRANSLATION_MODEL_DIR, scriptShare, sentencePiecePieces } from '../helpers/translation-model.js';
 
@@ -78,8 +78,8 @@ describe('texts', () => {
   }, 120_000);
 
   it('refuses a language the model does not cover, or the same language twice', async () => {
-    await expect(engine.translate('hello', 'en', 'om' as 'am')).rejects.toMatchObject({ code: 'invalid_field_value', param: 'tgt_lang' });
-    await expect(engine.translate('hello', 'en', 'en')).rejects.toMatchObject({ code: 'invalid_field_value' });
+    await expect(engine.translate('hello', 'en', 'om' as 'am')).rejects.toMatchObject({ engineError: 'invalid_value', param: 'tgt_lang' });
+    await expect(engine.translate('hello', 'en', 'en')).rejects.toMatchObject({ engineError: 'invalid_value' });
   });
 
   it('does not let a language token in the text pick the target', async () => {
@@ -95,13 +95,13 @@ describe('a bounded queue', () => {
       const results = await Promise.allSettled(Array.from({ length: 8 }, () => small.translate(SAMPLES.en[0]!, 'en', 'ti')));
       const refused = results.filter((r) => r.status === 'rejected');
       expect(refused.length).toBeGreaterThan(0);
-      for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ code: 'server_overloaded', status: 503 });
+      for (const r of refused) expect((r as PromiseRejectedResult).reason).toMatchObject({ engineError: 'overloaded', retryAfterSeconds: 1 });
       expect(results.some((r) => r.status === 'fulfilled')).toBe(true);
       expect(small.stats().refused).toBe(refused.length);
     } finally {
       await small.close();
     }
-    await expect(small.translate('hello', 'en', 'am')).rejects.toMatchObject({ code: 'service_unavailable' });
+    await expect(small.translate('hello', 'en', 'am')).rejects.toMatchObject({ engineError: 'unavailable' });
   }, 120_000);
 });
 

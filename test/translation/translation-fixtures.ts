@@ -1,23 +1,9 @@
 /**
  * The repository's models/ folder: a gateway on it boots the translation engine of
  * TRANSLATION_MODEL (translate-am-en-ti-v1) the way a default deployment does, so these tests
- * translate with the real engine.
+ * translate with the real engine. transcriptFixture is the transcript document they translate.
  */
 export { REPO_MODELS_DIR } from '../helpers/translation-model.js';
+export { transcriptFixture } from '../helpers/transcript-fixture.js';
 
 export type Json = any;
-
-/** A transcript JSON as the job API writes it, with diarization (speakers, types, an empty music segment). */
-export const transcriptFixture = {
-  job_id: 'tr_source',
-  status: 'COMPLETED',
-  duration: 9.5,
-  language: 'en',
-  text: 'Good morning everyone. Thank you for coming.',
-  segments: [
-    { id: 0, start_time: '0.00', end_time: '2.40', type: 'male', text: 'Good morning everyone.', speaker: 'SPEAKER_00' },
-    { id: 1, start_time: '2.40', end_time: '4.00', type: 'music', text: '', speaker: null },
-    { id: 2, start_time: '4.00', end_time: '9.50', type: 'female', text: 'Thank you for coming.', speaker: 'SPEAKER_01' },
-  ],
-  speakers: { count: 2, labels: ['SPEAKER_00', 'SPEAKER_01'] },
-};

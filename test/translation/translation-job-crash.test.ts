@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../helpers/polling.js';
-import { distEntry, runNode, startServerProcess } from '../helpers/spawn-dist.js';
+import { createKeyWithCli, startServerProcess, stopProcess } from '../helpers/spawn-dist.js';
 import type { Json } from './translation-fixtures.js';
 import { startSourceServer } from './translation-test-servers.js';
 
@@ -46,19 +46,10 @@ async function start(dataDir: string) {
     INFERENCE_WORKERS: '1',
   });
   started.push(server.child);
-  return { ...server, url: `http://127.0.0.1:${server.port}` };
+  return server;
 }
 
-async function kill(server: { child: ChildProcess }): Promise<void> {
-  const exited = new Promise((resolve) => server.child.once('exit', resolve));
-  server.child.kill('SIGKILL');
-  await exited;
-}
-
-async function createKey(dataDir: string): Promise<string> {
-  const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'crash'], { DATA_DIR: dataDir }, 60_000);
-  return (JSON.parse(created.stdout) as { key: string }).key;
-}
+const createKey = (dataDir: string): Promise<string> => createKeyWithCli('crash', { DATA_DIR: dataDir });
 
 const get = async (base: string, key: string, path: string): Promise<Json> => (await fetch(`${base}${path}`, { headers: { 'x-api-key': key } })).json();
 
@@ -103,7 +94,7 @@ describe('file translation jobs across crashes (kill -9)', () => {
       'first unit not done',
     );
     expect((await get(first.url, key, `/translate/${id}`)).status).toBe('PROCESSING');
-    await kill(first);
+    await stopProcess(first.child, 'SIGKILL');
     release();
     const second = await start(dataDir);
     const status = await final(second.url, key, id);
@@ -126,10 +117,10 @@ describe('file translation jobs across crashes (kill -9)', () => {
       // PROCESSING is set when the job is claimed, a moment before its download starts: wait for the download.
       await until(async () => (sources.fetches('crash/third.txt') >= 1 ? true : undefined), 60_000, 50, 'not downloading');
       expect((await get(first.url, key, `/translate/${id}`)).status).toBe('PROCESSING');
-      await kill(first);
+      await stopProcess(first.child, 'SIGKILL');
       const second = await start(dataDir);
       await until(async () => (sources.fetches('crash/third.txt') >= 2 ? true : undefined), 60_000, 50, 'not resumed');
-      await kill(second);
+      await stopProcess(second.child, 'SIGKILL');
       const third = await start(dataDir);
       const status = await final(third.url, key, id);
       expect(status.status).toBe('FAILED');

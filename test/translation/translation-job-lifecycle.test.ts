@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TranslationEngine } from '../../src/engines/asr/asr.js';
+import type { TranslationEngine } from '../../src/engines/translation/translation.js';
 import { until } from '../helpers/polling.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { REPO_MODELS_DIR, type Json } from './translation-fixtures.js';
@@ -74,6 +74,25 @@ const final = (gw: TestGateway, key: string, id: string): Promise<Json> =>
     `job ${id} did not finish`,
   );
 
+/**
+ * A job held PROCESSING (its source stalls until `release`) on a gateway that then plays a dead
+ * process, and the next gateway on the same SQLite store (`env`), which takes over every job left
+ * processing, as after a crash. The dead one lost its lease, so nothing it does afterwards is written.
+ */
+async function jobOnDeadGateway(folder: string, source: string, target: string) {
+  const env = { DATA_DIR: join(scratch, folder), JOB_LEASE_SECONDS: '2' };
+  const dead = await start(env);
+  const key = await dead.key();
+  const release = sources.stall(source);
+  const id = await submit(dead, key, request([sources.url(source)], [target]));
+  await until(async () => ((await get(dead, key, `/translate/${id}`)).body.status === 'PROCESSING' ? true : undefined), 20_000, 20, 'not processing');
+  return { env, key, id, release, next: await start(env) };
+}
+
+/** Resolves once `gw` holds the lease of job `id`. */
+const takenOver = (gw: TestGateway, id: string): Promise<true> =>
+  until(async () => ((await gw.gateway.store.jobs.get(id))?.leaseOwner === gw.gateway.backends.owner ? true : undefined), 20_000, 20, 'not taken over');
+
 describe('file translation job lifecycle', () => {
   it('fails a unit with TRANSLATION_ERROR after 3 retries of a failing engine', async () => {
     let calls = 0;
@@ -129,46 +148,24 @@ describe('file translation job lifecycle', () => {
   });
 
   it('takes over a job whose process died (its lease is gone), and fails it with a reason after a second death', async () => {
-    const dataDir = join(scratch, 'crash');
-    // Each new gateway on the same SQLite store takes over every job left processing, as after a crash; the
-    // earlier gateway plays the dead process: it lost its lease, so nothing it does afterwards is written.
-    const env = { DATA_DIR: dataDir, JOB_LEASE_SECONDS: '2' };
-    const dead = await start(env);
-    const key = await dead.key();
-    const release = sources.stall('c.txt');
-    const resumed = await submit(dead, key, request([sources.url('c.txt')], ['am']));
-    await until(async () => ((await get(dead, key, `/translate/${resumed}`)).body.status === 'PROCESSING' ? true : undefined), 20_000, 20, 'not processing');
-    const next = await start(env);
-    const owner = async (gw: TestGateway, id: string) => (await gw.gateway.store.jobs.get(id))?.leaseOwner;
-    await until(async () => ((await owner(next, resumed)) === next.gateway.backends.owner ? true : undefined), 20_000, 20, 'not taken over');
-    expect((await next.gateway.store.jobs.get(resumed))?.attempts).toBe(2);
+    const { env, key, id, release, next } = await jobOnDeadGateway('crash', 'c.txt', 'am');
+    await takenOver(next, id);
+    expect((await next.gateway.store.jobs.get(id))?.attempts).toBe(2);
     // Its second process dies too: the third fails it with the reason instead of retrying forever.
     const third = await start(env);
-    const failed = await final(third, key, resumed);
+    const failed = await final(third, key, id);
     expect(failed.status).toBe('FAILED');
-    const results = (await get(third, key, `/translate/${resumed}/results`)).body;
+    const results = (await get(third, key, `/translate/${id}/results`)).body;
     expect(results.outputs[0]).toMatchObject({ status: 'FAILED', error: { code: 'INTERNAL_ERROR' } });
     expect(results.outputs[0].error.message).toContain('interrupted by a server restart 2 times');
     release();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect((await get(third, key, `/translate/${resumed}/results`)).body.outputs[0].status).toBe('FAILED'); // the dead processes wrote nothing
+    expect((await get(third, key, `/translate/${id}/results`)).body.outputs[0].status).toBe('FAILED'); // the dead processes wrote nothing
   });
 
   it('resumes a job whose process died once and completes it', async () => {
-    const dataDir = join(scratch, 'crash-once');
-    const env = { DATA_DIR: dataDir, JOB_LEASE_SECONDS: '2' };
-    const dead = await start(env);
-    const key = await dead.key();
-    const release = sources.stall('a.txt');
-    const id = await submit(dead, key, request([sources.url('a.txt')], ['ti']));
-    await until(async () => ((await get(dead, key, `/translate/${id}`)).body.status === 'PROCESSING' ? true : undefined), 20_000, 20, 'not processing');
-    const next = await start(env);
-    await until(
-      async () => ((await next.gateway.store.jobs.get(id))?.leaseOwner === next.gateway.backends.owner ? true : undefined),
-      20_000,
-      20,
-      'not taken over',
-    );
+    const { key, id, release, next } = await jobOnDeadGateway('crash-once', 'a.txt', 'ti');
+    await takenOver(next, id);
     release();
     expect((await final(next, key, id)).status).toBe('COMPLETED');
   });

@@ -13,37 +13,29 @@ import { startSourceServer } from './translation-test-servers.js';
  * without a PostgreSQL at 127.0.0.1:5432 unless CI is set (then it fails).
  */
 describe.skipIf(await skipWithout('postgres'))('file translation jobs on PostgreSQL', () => {
-  let schema: TestSchema;
-  let gw: TestGateway;
-  let key: string;
+  const schema = useTestSchema('translation');
   let sources: Awaited<ReturnType<typeof startSourceServer>>;
   let callbacks: TestServer;
   const SECRET = 'postgres-callback-secret-01';
 
   beforeAll(async () => {
-    schema = await createTestSchema('translation');
     sources = await startSourceServer({
       'pg/notes.txt': { body: 'Good morning.\nSee you tomorrow.\n' },
       'pg/talk.json': { body: JSON.stringify(transcriptFixture), type: 'application/json' },
     });
     callbacks = await startTestServer({ tls: true, respond: (req, res) => res.writeHead(req.headers['x-webhook-attempt'] === '1' ? 500 : 204).end() });
-    gw = await startTestGateway({
-      MODELS_DIR: REPO_MODELS_DIR,
-      STORE_BACKEND: 'postgres',
-      DATABASE_URL: schema.url,
-      SIGNING_SECRET: 'a-signing-secret-of-at-least-32-characters!',
-      RATE_LIMIT_PER_MINUTE: '100000',
-      WEBHOOK_RETRY_SCHEDULE: '1',
-      TRANSLATION_JOB_EXPIRY_HOURS: '0.001',
-    });
-    key = await gw.key();
   });
-
-  afterAll(async () => {
-    await gw?.close();
-    await Promise.all([sources?.close(), callbacks?.close()]);
-    await schema?.drop();
-  });
+  afterAll(async () => Promise.all([sources?.close(), callbacks?.close()]));
+  // Registered after the schema and the servers: started after them and closed before them.
+  const suite = useTestGateway(() => ({
+    MODELS_DIR: REPO_MODELS_DIR,
+    STORE_BACKEND: 'postgres',
+    DATABASE_URL: schema.url,
+    SIGNING_SECRET: 'a-signing-secret-of-at-least-32-characters!',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    WEBHOOK_RETRY_SCHEDULE: '1',
+    TRANSLATION_JOB_EXPIRY_HOURS: '0.001',
+  }));
 
   const get = async (path: string): Promise<{ status: number; body: Json }> => {
     const response = await fetch(`${gw.url}${path}`, { headers: { 'x-api-key': key } });

@@ -5,7 +5,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { corpusChrf, OnnxTranslationEngine } from '../../src/engines/asr/asr.js';
+import { corpusChrf } from '../../src/engines/scoring/scoring.js';
+import { OnnxTranslationEngine } from '../../src/engines/translation/translation.js';
 import { DIRECTIONS, TRANSLATION_MODEL_DIR } from '../helpers/translation-model.js';
 
 const manifest = JSON.parse(readFileSync(join(TRANSLATION_MODEL_DIR, 'manifest.json'), 'utf8')) as { regression_chrf?: Record<string, number> };

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhooks/webhook-signature.js';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { callJson } from '../helpers/suite-gateway.js';
+import { callJson, useTestGateway } from '../helpers/suite-gateway.js';
 import { until } from '../helpers/polling.js';
 import { serveFixture, startTestServer, type RecordedRequest, type TestServer } from '../helpers/tls-servers.js';
 
@@ -21,10 +20,8 @@ type Webhook = { id: string; status: string; consecutive_failures: number; disab
 
 const SECRET = 'whsec_job_events_0123456789abcdef';
 
-let gw: TestGateway;
 let receiver: TestServer;
 let host: TestServer;
-let key: string;
 
 beforeAll(async () => {
   receiver = await startTestServer({ tls: true });
@@ -34,24 +31,23 @@ beforeAll(async () => {
     if (name?.startsWith('hello-am')) serveFixture(res, name, undefined, 'application/octet-stream');
     else res.writeHead(404).end();
   };
-  // Retries 1 s and then 2 s after a failure; the fourth consecutive failed attempt disables a webhook.
-  gw = await startTestGateway({ RATE_LIMIT_PER_MINUTE: '10000', WEBHOOK_RETRY_SCHEDULE: '1,2', WEBHOOK_DISABLE_AFTER_FAILURES: '4' });
-  key = await gw.key();
 });
 afterAll(async () => {
-  await gw?.close();
   await receiver?.close();
   await host?.close();
 });
+// Registered after the servers' hooks: started after them and closed before them.
+// Retries 1 s and then 2 s after a failure; the fourth consecutive failed attempt disables a webhook.
+const suite = useTestGateway({ RATE_LIMIT_PER_MINUTE: '10000', WEBHOOK_RETRY_SCHEDULE: '1,2', WEBHOOK_DISABLE_AFTER_FAILURES: '4' });
 beforeEach(() => {
   receiver.respond = (_req, res) => res.writeHead(204).end();
 });
 
-const call = <T>(method: string, path: string, body?: unknown, apiKey = key) => callJson<T>(gw.url, method, path, body, apiKey);
+const call = <T>(method: string, path: string, body?: unknown, apiKey = suite.key) => callJson<T>(suite.gw.url, method, path, body, apiKey);
 
 /** A webhook on its own receiver path, in its own account, so tests do not see each other's events. */
 async function hook(events: string[], path: string): Promise<{ id: string; apiKey: string }> {
-  const apiKey = await gw.key({ account: `acct-${path}` });
+  const apiKey = await suite.gw.key({ account: `acct-${path}` });
   const created = await call<{ id: string }>('POST', '/v1/webhooks', { url: `${receiver.origin}/${path}`, events, secret: SECRET }, apiKey);
   expect(created.status).toBe(201);
   return { id: created.body.id, apiKey };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until as pollUntil } from '../helpers/polling.js';
-import { distEntry, REPO_ROOT, runNode, startServerProcess } from '../helpers/spawn-dist.js';
+import { createKeyWithCli, REPO_ROOT, startServerProcess, stopProcess, type ServerProcess } from '../helpers/spawn-dist.js';
 import { serveFixture, startTestServer, type TestServer } from '../helpers/tls-servers.js';
 
 type Delivery = {
@@ -34,8 +34,7 @@ const running: ChildProcess[] = [];
 beforeAll(async () => {
   receiver = await startTestServer({ tls: true });
   host = await startTestServer({ tls: true, respond: (_req, res) => serveFixture(res, 'hello-am.mp3', undefined, 'audio/mpeg') });
-  const created = await runNode(distEntry('src/app/cli/keys-cli.js'), ['create', '--account', 'restart'], { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
-  key = (JSON.parse(created.stdout) as { key: string }).key;
+  key = await createKeyWithCli('restart', { DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
 });
 afterAll(async () => {
   for (const child of running) if (child.exitCode === null) child.kill('SIGKILL');
@@ -44,10 +43,10 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function start(): Promise<{ child: ChildProcess; url: string }> {
+async function start(): Promise<ServerProcess> {
   const server = await startServerProcess(env);
   running.push(server.child);
-  return { child: server.child, url: `http://127.0.0.1:${server.port}` };
+  return server;
 }
 
 const headers = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
@@ -83,9 +82,7 @@ describe('webhook retries across a restart', () => {
     expect(pending.next_attempt_at).not.toBeNull();
 
     // A crash, not a graceful stop: nothing but the database carries the retry over.
-    const exited = new Promise((resolve) => first.child.once('exit', resolve));
-    first.child.kill('SIGKILL');
-    await exited;
+    await stopProcess(first.child, 'SIGKILL');
     receiver.respond = (_req, res) => res.writeHead(200).end('thanks');
 
     const second = await start();
@@ -100,8 +97,6 @@ describe('webhook retries across a restart', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.requests).toHaveLength(2);
 
-    const stopped = new Promise<number | null>((resolve) => second.child.once('exit', resolve));
-    second.child.kill('SIGTERM');
-    expect(await stopped).toBe(0);
+    expect(await stopProcess(second.child, 'SIGTERM')).toBe(0);
   }, 90_000);
 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WEBHOOK_SIGNATURE_GUIDE } from '../../src/app/media-guide.js';
 import { verifySignature } from '../../src/webhooks/webhook-signature.js';
 import { REPO_ROOT } from '../helpers/spawn-dist.js';
-import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { bearer } from '../helpers/test-gateway.js';
 import { callJson, useTestGateway } from '../helpers/suite-gateway.js';
 import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
 import { nodeSnippet, readmeVerifier, type VerifyWebhook } from './readme-snippet.js';
@@ -36,30 +36,23 @@ type Delivery = {
 
 const SECRET = 'whsec_test_0123456789abcdef0123456789abcdef';
 
-let gw: TestGateway;
 let receiver: TestServer;
-let key: string;
-let otherAccountKey: string;
 let verifyFromReadme: VerifyWebhook;
 
 beforeAll(async () => {
   receiver = await startTestServer({ tls: true });
-  gw = await startTestGateway({ RATE_LIMIT_PER_MINUTE: '10000', WEBHOOK_TIMEOUT_SECONDS: '1' });
-  key = await gw.key();
-  otherAccountKey = await gw.key({ account: 'someone-else' });
   verifyFromReadme = await readmeVerifier();
 });
-afterAll(async () => {
-  await gw?.close();
-  await receiver?.close();
-});
+afterAll(async () => receiver?.close());
+// Registered after the receiver's hooks: started after it and closed before it.
+const suite = useTestGateway({ RATE_LIMIT_PER_MINUTE: '10000', WEBHOOK_TIMEOUT_SECONDS: '1' });
 beforeEach(() => {
   receiver.respond = (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
 });
 
-const call = <T>(method: string, path: string, body?: unknown, apiKey = key) => callJson<T>(gw.url, method, path, body, apiKey);
+const call = <T>(method: string, path: string, body?: unknown, apiKey = suite.key) => callJson<T>(suite.gw.url, method, path, body, apiKey);
 
-const create = (body: Record<string, unknown>, apiKey = key) => call<Webhook & ErrorBody>('POST', '/v1/webhooks', body, apiKey);
+const create = (body: Record<string, unknown>, apiKey = suite.key) => call<Webhook & ErrorBody>('POST', '/v1/webhooks', body, apiKey);
 
 describe('webhook management', () => {
   it('creates a webhook (events default to *, the secret is never shown)', async () => {
@@ -96,6 +89,7 @@ describe('webhook management', () => {
   });
 
   it('lists the account webhooks with status, limit and offset; other accounts see none of them', async () => {
+    const otherAccountKey = await suite.gw.key({ account: 'someone-else' });
     const a = await create({ url: `${receiver.origin}/a`, events: ['job.completed'] }, otherAccountKey);
     const b = await create({ url: `${receiver.origin}/b`, events: ['job.failed', 'job.progress'] }, otherAccountKey);
     await call('PATCH', `/v1/webhooks/${b.body.id}`, { status: 'paused' }, otherAccountKey);
@@ -251,7 +245,7 @@ describe('test deliveries, signatures and the delivery log', () => {
   it('documents the same Node snippet in the README and in /llms-full.txt', async () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
     expect(nodeSnippet(readme)).toBe(nodeSnippet(WEBHOOK_SIGNATURE_GUIDE));
-    const full = await (await fetch(`${gw.url}/llms-full.txt`)).text();
+    const full = await (await fetch(`${suite.gw.url}/llms-full.txt`)).text();
     expect(full).toContain('## Webhook signatures');
     expect(full).toContain(nodeSnippet(WEBHOOK_SIGNATURE_GUIDE).trim());
   });

@@ -19,7 +19,7 @@ describe('streaming sessions', () => {
     // The fixture language-id model is untrained: any language that has a model.
     expect(['am', 'om', 'ti']).toContain(t.language);
     expect(t.model).not.toBeNull();
-    expect(suite.gw.gateway.speech.resolveModel(t.language, t.model!)).toMatchObject({ language: t.language, model: t.model });
+    expect(suite.gw.gateway.engines.asr.resolveModel(t.language, t.model!)).toMatchObject({ language: t.language, model: t.model });
     client.send('END');
     await client.closed;
   });

@@ -4,6 +4,7 @@ import { ApiError } from '../../platform/errors/api-error.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { named } from '../../platform/http/named-schema.js';
 import type { Store } from '../../platform/db/store-types.js';
+import { BEARER_ADMIN } from '../route-access.js';
 
 const KeyViewSchema = named(
   'ApiKey',
@@ -50,7 +51,7 @@ const CreateKeyBody = Type.Object({
 
 const KeyIdParams = Type.Object({ key_id: Type.String() });
 /** What every route here shares: the admin scope on a bearer key, hidden from /openapi.json and the root listing. */
-const ADMIN_ONLY = { tags: ['Administration'], surface: 'unified', auth: 'bearer', scope: 'admin', hidden: true } as const;
+const ADMIN_ONLY = { tags: ['Administration'], ...BEARER_ADMIN } as const;
 
 /** Key management (admin scope). Hidden from /openapi.json and the root listing. */
 export function adminKeyRoutes(keys: KeyService, store: Store): RouteDefinition[] {

@@ -8,7 +8,7 @@ import { jobErrorFrom } from '../../jobs/job-errors.js';
 import { jobPrefix } from '../../jobs/job-runner.js';
 import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
 import type { JobRecord } from '../../platform/db/job-records.js';
-import type { Speech } from '../../engines/asr/asr.js';
+import type { Asr } from '../../engines/asr/asr.js';
 import { storeCheckedAudio } from '../../media/audio-check.js';
 import type { MediaLibrary } from '../../media/media-library.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
@@ -18,10 +18,11 @@ import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
 import { MODEL_CHOICE_RESPONSES } from '../transcriptions/transcription-schemas.js';
 import { diarizationJobOptions } from '../../jobs/job-diarization.js';
 import { checkDiarizationConfig, multipartDiarization } from '../diarization-fields.js';
+import { BEARER_WRITE } from '../route-access.js';
 
 export interface BatchRouteDeps {
   readonly jobs: JobService;
-  readonly speech: Pick<Speech, 'resolveModel' | 'sniff'>;
+  readonly asr: Pick<Asr, 'resolveModel' | 'sniff'>;
   readonly storage: FileStorage;
   readonly library: MediaLibrary;
   readonly guard: OutboundGuard;
@@ -77,9 +78,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
         'Children share the per-key concurrency limit with single jobs and wait their turn in the queue. ' +
         'Extension: `diarize` and `diarization_config` (as on POST /v1/transcriptions) apply to every file; each child carries its own `speakers` and segment `speaker`s.',
       tags: ['Transcriptions'],
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       body: { kind: 'json-or-multipart', json: CreateBatchJson, multipart: CreateBatchMultipart },
       maxBodyBytes: limits.batchMaxFiles * limits.maxAudioBytes + 1_000_000,
       sizeLimit: {
@@ -100,7 +99,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
               param: 'audio_urls',
             });
           }
-          const resolved = deps.speech.resolveModel(body.language ?? deps.defaultLanguage, body.model);
+          const resolved = deps.asr.resolveModel(body.language ?? deps.defaultLanguage, body.model);
           body.audio_urls.forEach(checkBatchUrl);
           checkDiarizationConfig(body.diarization_config);
           const diarization = diarizationJobOptions(body.diarize, body.diarization_config);
@@ -144,7 +143,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
             form.fields,
             'body',
           );
-          const resolved = deps.speech.resolveModel(fields.language ?? deps.defaultLanguage, fields.model);
+          const resolved = deps.asr.resolveModel(fields.language ?? deps.defaultLanguage, fields.model);
           const asked = multipartDiarization(fields);
           const diarization = diarizationJobOptions(asked.diarize, asked.config);
           await jobs.admitParent(principal, 'unified');
@@ -202,7 +201,7 @@ async function storePart(deps: BatchRouteDeps, prefixOf: (id: string) => string,
   }
   try {
     const checked = await storeCheckedAudio(
-      { storage: deps.storage, speech: deps.speech, ffprobe: deps.ffprobe, probeTimeoutSeconds: deps.limits.probeTimeoutSeconds },
+      { storage: deps.storage, asr: deps.asr, ffprobe: deps.ffprobe, probeTimeoutSeconds: deps.limits.probeTimeoutSeconds },
       `${prefixOf(id)}/audio`,
       file.stream,
       { maxBytes: deps.limits.maxAudioBytes, describe: filename, param: 'files', declaredType: file.mimeType },

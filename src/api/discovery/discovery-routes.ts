@@ -4,7 +4,8 @@ import type { DocumentSection } from '../../platform/http/llms-text.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { HealthSchema, LanguagesSchema, RootSchema } from './discovery-schemas.js';
 
-import type { ModelInfo, Speech } from '../../engines/asr/asr.js';
+import type { ModelInfo, Asr } from '../../engines/asr/asr.js';
+import { BEARER_ADMIN, BEARER_READ, PUBLIC } from '../route-access.js';
 
 export interface ComponentStatus {
   readonly backend: string;
@@ -29,7 +30,7 @@ export interface DiscoveryDeps {
   readonly defaultLanguage: string;
   readonly startedAt: number;
   /** What the gateway can transcribe right now. */
-  readonly speech: Pick<Speech, 'languages' | 'models' | 'autoDetect'>;
+  readonly asr: Pick<Asr, 'languages' | 'models' | 'autoDetect'>;
   readonly health: HealthSources;
   /** Served at GET /metrics to bearer keys with the admin scope; null: no such route on this port. */
   readonly metrics: Registry | null;
@@ -43,7 +44,7 @@ export interface DiscoveryDeps {
 
 const TAG = ['Discovery'];
 
-export function languageListing(speech: Pick<Speech, 'languages' | 'models' | 'autoDetect'>, defaultLanguage: string) {
+export function languageListing(speech: Pick<Asr, 'languages' | 'models' | 'autoDetect'>, defaultLanguage: string) {
   const models = speech.models();
   const languages = speech.languages().filter((l) => models.some((m) => m.language === l.code));
   const codes = languages.map((l) => l.code);
@@ -80,8 +81,7 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
       operationId: 'getRoot',
       summary: 'List the available endpoints',
       tags: TAG,
-      surface: 'unified',
-      auth: 'none',
+      ...PUBLIC,
       responses: { 200: { description: 'Root listing', schema: RootSchema } },
       handler: async () => ({
         status: 200,
@@ -104,16 +104,15 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
       summary: 'Server status, models, languages, device, VAD, storage and queue connectivity',
       description: 'Needs no credential. `status` is `degraded` when a component is unreachable or no model is loaded.',
       tags: TAG,
-      surface: 'unified',
-      auth: 'none',
+      ...PUBLIC,
       // Health checks are never refused; the headers report the caller address's window.
       rateLimited: 'report',
       responses: { 200: { description: 'Status listing', schema: HealthSchema } },
       handler: async () => {
         const h = deps.health;
         const [database, files, queue, cache, rateLimiter] = await Promise.all([h.database(), h.files(), h.queue(), h.cache(), h.rateLimiter()]);
-        const listing = languageListing(deps.speech, deps.defaultLanguage);
-        const models = deps.speech.models();
+        const listing = languageListing(deps.asr, deps.defaultLanguage);
+        const models = deps.asr.models();
         const ok = [database, files, queue, cache, rateLimiter].every((c) => c.ok) && models.some((m) => m.loaded);
         return {
           status: 200,
@@ -141,11 +140,9 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
       operationId: 'listLanguages',
       summary: 'Available language codes, loaded models and the default language',
       tags: TAG,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       responses: { 200: { description: 'Languages listing', schema: LanguagesSchema } },
-      handler: async () => ({ status: 200, body: languageListing(deps.speech, deps.defaultLanguage) }),
+      handler: async () => ({ status: 200, body: languageListing(deps.asr, deps.defaultLanguage) }),
     }),
     defineRoute({
       method: 'GET',
@@ -153,8 +150,7 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
       operationId: 'getOpenApi',
       summary: 'This API as an OpenAPI 3.1 document',
       tags: TAG,
-      surface: 'unified',
-      auth: 'none',
+      ...PUBLIC,
       responses: { 200: { description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) } },
       handler: async () => ({ status: 200, body: deps.openApi() }),
     }),
@@ -181,8 +177,7 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
         operationId: view.operationId,
         summary: view.summary,
         tags: TAG,
-        surface: 'unified',
-        auth: 'none',
+        ...PUBLIC,
         responses: { 200: { description: view.description, contentType: 'text/markdown; charset=utf-8' } },
         handler: async () => ({ status: 200, body: view.text() }),
       }),
@@ -197,10 +192,7 @@ export function discoveryRoutes(deps: DiscoveryDeps): RouteDefinition[] {
         operationId: 'getMetrics',
         summary: 'Prometheus metrics (admin keys; the metrics listener serves them without a key)',
         tags: ['Operations'],
-        surface: 'unified',
-        auth: 'bearer',
-        scope: 'admin',
-        hidden: true,
+        ...BEARER_ADMIN,
         rateLimited: false,
         responses: { 200: { description: 'Prometheus text format', contentType: registry.contentType } },
         handler: async () => ({ status: 200, body: await registry.metrics() }),

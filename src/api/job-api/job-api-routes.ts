@@ -8,16 +8,18 @@ import { countChildren } from '../../jobs/batch-aggregator.js';
 import { buildJob, type JobService } from '../../jobs/job-service.js';
 import { diarizationJobOptions, diarizationRequested, jobSpeakers, jobWarnings } from '../../jobs/job-diarization.js';
 import { FINAL_STATUSES, type JobRecord } from '../../platform/db/job-records.js';
-import type { Speech } from '../../engines/asr/asr.js';
+import type { Asr } from '../../engines/asr/asr.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { SubmitTranscribeBody, SubmitTranscribeResponse, TranscribeJobStatusSchema } from './job-api-schemas.js';
 import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
 import { SignedUrlQuery } from '../signed-urls.js';
 import { boundsInverted } from '../diarization-fields.js';
+import { JOB_KEY_READ, JOB_KEY_WRITE, JOB_SIGNED } from '../route-access.js';
+import { countJobSubmission } from './job-submissions.js';
 
 export interface JobApiDeps {
   readonly jobs: JobService;
-  readonly speech: Pick<Speech, 'resolveModel'>;
+  readonly asr: Pick<Asr, 'resolveModel'>;
   readonly guard: OutboundGuard;
   readonly limiter: RateLimiter;
   readonly signer: () => UrlSigner;
@@ -80,9 +82,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
         "Diarization (`diarize: true`, `diarization_config`; docs/diarization.md): after recognition each file is diarized; transcript segments carry `speaker` (`SPEAKER_NN` by first appearance, null on non-speech; a segment spanning a speaker change is split at word times) and the transcript `speakers: {count, labels}`; segment `type` is then classified: `male` / `female` (the speaker's voice, by pitch), `speech` (voice not classified or unsure), `music` (music without speech; regions no segment covers become segments with empty text and null speaker). Without diarization every segment is `speech`. " +
         'A diarization that fails or runs past DIARIZATION_TIMEOUT_MS never fails the file: it completes with its plain transcript and a message in `warnings`.',
       tags: TAGS,
-      surface: 'job',
-      auth: 'x-api-key',
-      scope: 'write',
+      ...JOB_KEY_WRITE,
       body: { kind: 'json', schema: SubmitTranscribeBody },
       responses: { 202: { description: 'Submitted', schema: SubmitTranscribeResponse } },
       handler: async ({ body, principal }) => {
@@ -99,7 +99,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
         }
         let language: string;
         try {
-          language = deps.speech.resolveModel(body.language).language;
+          language = deps.asr.resolveModel(body.language).language;
         } catch (error) {
           if (isApiError(error)) {
             throw new ApiError('validation_error', { issues: [{ loc: ['body', 'language'], msg: error.message, type: 'value_error' }] });
@@ -116,22 +116,8 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
             throw error;
           }
         });
-        const key = principal!.key;
-        const submissions = await deps.limiter.consume(`jobsubmit:${key.id}`, [{ window: 'hour', limit: deps.limits.jobSubmissionsPerHour }]);
-        if (!submissions.allowed) {
-          throw new ApiError('rate_limit_exceeded', {
-            retryAfter: submissions.retryAfter,
-            detail: `Rate limit exceeded: ${deps.limits.jobSubmissionsPerHour} requests/hour`,
-          });
-        }
-        try {
-          await jobs.admitParent(principal!, 'job_api');
-        } catch (error) {
-          if (isApiError(error) && error.code === 'concurrent_limit_exceeded') {
-            throw new ApiError('concurrent_limit_exceeded', { retryAfter: error.retryAfter ?? 10, detail: error.message });
-          }
-          throw error;
-        }
+        await countJobSubmission(deps.limiter, principal!.key.id, deps.limits.jobSubmissionsPerHour);
+        await jobs.admitParent(principal!, 'job_api');
         const parent = buildJob({
           principal: principal!,
           kind: 'batch',
@@ -165,9 +151,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       summary: 'Status and results of a job (job API)',
       description: 'Statuses: PENDING, PROCESSING, COMPLETED, PARTIAL (some files failed), FAILED. `transcript_urls` are signed and valid 15 minutes.',
       tags: TAGS,
-      surface: 'job',
-      auth: 'x-api-key',
-      scope: 'read',
+      ...JOB_KEY_READ,
       params: Type.Object({ job_id: Type.String() }),
       responses: { 200: { description: 'Job status', schema: TranscribeJobStatusSchema }, 404: { description: 'Job not found' } },
       handler: async ({ params, principal }) => {
@@ -214,8 +198,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       operationId: 'downloadTranscribeTranscript',
       summary: 'Transcript JSON of one file of a job-API job, through a signed URL (15 minutes)',
       tags: ['Files'],
-      surface: 'job',
-      auth: 'signed',
+      ...JOB_SIGNED,
       params: Type.Object({ file_job_id: Type.String() }),
       query: SignedUrlQuery,
       responses: {

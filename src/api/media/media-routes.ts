@@ -11,6 +11,7 @@ import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDo
 import { cursorPageBody, listLimit, readPage } from '../list-paging.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { serveStoredObject } from '../../platform/http/serve-object.js';
+import { BEARER_READ, BEARER_WRITE, SIGNED } from '../route-access.js';
 
 export interface MediaRouteDeps {
   readonly library: MediaLibrary;
@@ -39,9 +40,7 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
         'Results are cached for PROBE_CACHE_TTL_SECONDS (5 minutes; `cached: true`). At most 8 probes run at once per server; up to 64 more wait ' +
         'within their window, beyond that 500 service_unavailable (retry with backoff).',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       body: { kind: 'json', schema: ProbeRequestSchema },
       responses: {
         200: { description: 'The probe result', schema: ProbeResultSchema },
@@ -59,9 +58,7 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
       operationId: 'listMedia',
       summary: "List the account's uploaded files and media assets, newest first",
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       query: MediaListQuery,
       responses: { 200: { description: 'List envelope', schema: MediaListSchema } },
       handler: async ({ query, principal }) => {
@@ -92,9 +89,7 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
         '`expires_in` is in seconds: default MEDIA_URL_DEFAULT_TTL_SECONDS (3600, 1 hour), at most MEDIA_URL_MAX_TTL_SECONDS (604800, 7 days; more → 422). ' +
         '`playback_url` needs no credential and supports HTTP Range (206) and HEAD. 409 upload_not_complete while a direct upload has no bytes yet.',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       params: FileIdParams,
       query: MediaGetQuery,
       responses: {
@@ -125,9 +120,7 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
       summary: 'Delete an uploaded file or media asset and its bytes',
       description: 'Jobs that already transcribed it keep their transcripts; their audio links stop working. Jobs still waiting for it fail.',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       params: FileIdParams,
       responses: { 200: { description: 'Deleted', schema: DeletedSchema }, 404: { description: 'file_not_found' } },
       handler: async ({ params, principal }) => {
@@ -142,8 +135,7 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
       summary: 'Media playback through a signed URL (supports Range and HEAD)',
       description: SIGNED_URL_DESCRIPTION,
       tags: ['Files'],
-      surface: 'unified',
-      auth: 'signed',
+      ...SIGNED,
       params: FileIdParams,
       query: SignedUrlQuery,
       responses: signedDownloadResponses('audio/*', 'file_not_found'),

@@ -10,6 +10,7 @@ import type { MediaRecord } from '../../platform/db/media-records.js';
 import { mediaView } from '../../media/media-views.js';
 import { requireValidSignature } from '../signed-urls.js';
 import { FileIdParams, MediaFileSchema, SignedUploadQuery, SignedUploadSchema, UploadMultipart } from './media-schemas.js';
+import { BEARER_WRITE, SIGNED } from '../route-access.js';
 
 export interface UploadRouteDeps {
   readonly library: MediaLibrary;
@@ -34,9 +35,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
         `recognised by its bytes (not its name), with an audio stream → else 400 invalid_audio_format. Larger than MAX_AUDIO_BYTES → 413 payload_too_large. ` +
         'Use `file_url` as `audio_url` of POST /v1/transcriptions, or `svc_uri` in the `audio_urls` of a batch.',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       body: { kind: 'multipart', schema: UploadMultipart },
       maxBodyBytes: limits.maxAudioBytes + MULTIPART_OVERHEAD,
       sizeLimit: { bytes: limits.maxAudioBytes, subject: 'The file' },
@@ -67,9 +66,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
         `(3) use \`file_url\` as \`audio_url\` (or \`svc_uri\` in a batch), and call POST /v1/uploads/{file_id}/finalize to keep it as a media asset. ` +
         'Uploads never finalized are deleted after UPLOAD_RETENTION_SECONDS (24 hours).',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       query: SignedUploadQuery,
       responses: { 200: { description: 'The signed upload URL', schema: SignedUploadSchema } },
       handler: async ({ query, principal }) => {
@@ -102,8 +99,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
         'Content-Type other than the signed one → 415; a length other than the signed one → 400 invalid_field_value (param Content-Length); ' +
         `over MAX_AUDIO_BYTES → 413; not audio → 400 invalid_audio_format. A PUT again replaces the bytes until the upload is finalized (then 409 upload_finalized).`,
       tags: ['Files'],
-      surface: 'unified',
-      auth: 'signed',
+      ...SIGNED,
       params: FileIdParams,
       query: Type.Object({
         expires: Type.Optional(Type.String()),
@@ -145,9 +141,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
         'No request body. Answers the media asset (status ready); calling it again answers the same record. ' +
         '409 upload_not_complete when the bytes were not PUT yet; 404 file_not_found for an unknown or expired upload.',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       params: FileIdParams,
       responses: {
         200: { description: 'The media asset', schema: MediaFileSchema },

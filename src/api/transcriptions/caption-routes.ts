@@ -4,6 +4,7 @@ import type { JobService } from '../../jobs/job-service.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { JobIdParams } from './transcription-schemas.js';
+import { BEARER_READ } from '../route-access.js';
 
 /** GET /v1/transcriptions/{job_id}/captions.vtt|.srt: caption files of any completed job (REST or WebSocket). */
 export function captionRoutes(jobs: JobService): RouteDefinition[] {
@@ -17,9 +18,7 @@ export function captionRoutes(jobs: JobService): RouteDefinition[] {
         'Cues follow broadcast captioning rules: at most two lines of 42 characters, shown 5/6 s to 7 s, 80 ms apart, one speaker per cue. ' +
         'For a WebSocket session this is the same text as the `caption` messages it sent; a cue before a pause may be held longer here.',
       tags: ['Transcriptions'],
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       params: JobIdParams,
       responses: {
         200: { description: 'The caption file', contentType: CAPTION_CONTENT_TYPES[format] },

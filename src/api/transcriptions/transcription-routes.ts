@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { UrlSigner } from '../../platform/auth/url-signer.js';
 import type { Limits } from '../../platform/config/config.js';
-import { ApiError } from '../../platform/errors/api-error.js';
+import { ApiError, asApiError } from '../../platform/errors/api-error.js';
 import { readMultipart } from '../../platform/http/body-readers.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { validateInput } from '../../platform/http/schema-validation.js';
@@ -12,8 +12,9 @@ import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
 import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
 import { channelOptions, checkChannelCount } from './channel-options.js';
-import type { Speech } from '../../engines/asr/asr.js';
+import type { Asr } from '../../engines/asr/asr.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
+import { tryUrl } from '../../platform/net/try-url.js';
 import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
 import { cursorPageBody, listLimit, readPage } from '../list-paging.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
@@ -32,11 +33,12 @@ import {
   TranscriptionJobSchema,
   TranscriptionListSchema,
 } from './transcription-schemas.js';
+import { BEARER_READ, BEARER_WRITE, SIGNED } from '../route-access.js';
 
 export interface TranscriptionRouteDeps {
   readonly jobs: JobService;
   /** Model rules, the early container check and the full one (`verifyAudio`: ffprobe) of a stored upload. */
-  readonly speech: Pick<Speech, 'resolveModel' | 'sniff' | 'verifyAudio'>;
+  readonly asr: Pick<Asr, 'resolveModel' | 'sniff' | 'verifyAudio'>;
   readonly storage: FileStorage;
   readonly signer: () => UrlSigner;
   readonly guard: OutboundGuard;
@@ -84,12 +86,8 @@ function storedObject(job: JobRecord, what: keyof typeof DOWNLOADS): string | nu
 /** Checks an audio_url at submission: gateway references, or http(s) URLs whose host may be fetched. */
 export function checkAudioUrl(raw: string, guard: OutboundGuard, param = 'audio_url', isGatewayReference: (url: string) => boolean = () => false): void {
   if (raw.startsWith('svc://') || isGatewayReference(raw)) return;
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ApiError('invalid_field_value', { message: `'${param}' is not a valid URL.`, param });
-  }
+  const url = tryUrl(raw);
+  if (url === null) throw new ApiError('invalid_field_value', { message: `'${param}' is not a valid URL.`, param });
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ApiError('invalid_field_value', { message: `'${param}' must be an http(s) URL or an svc:// URI.`, param });
   }
@@ -106,7 +104,7 @@ export function checkAudioUrl(raw: string, guard: OutboundGuard, param = 'audio_
  * bytes against the supported containers. Returns the stored object.
  */
 export function storeAudioUpload(
-  deps: Pick<TranscriptionRouteDeps, 'storage' | 'speech' | 'limits'>,
+  deps: Pick<TranscriptionRouteDeps, 'storage' | 'asr' | 'limits'>,
   key: string,
   file: { filename: string; mimeType: string; stream: NodeJS.ReadableStream },
   field: string,
@@ -127,15 +125,15 @@ export function storeAudioUpload(
       await deps.storage.delete(key);
       throw new ApiError('invalid_audio_format', { message: `${file.filename || 'The file'} ${detail}`, param: field });
     };
-    if (stored.size === 0 || deps.speech.sniff(capture.head) === null) {
+    if (stored.size === 0 || deps.asr.sniff(capture.head) === null) {
       await refuse('is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WEBM, AAC).');
     }
     const local = await deps.storage.localPath(key);
     let channels = 0;
     try {
-      ({ channels } = await deps.speech.verifyAudio(local.path));
+      ({ channels } = await deps.asr.verifyAudio(local.path));
     } catch (error) {
-      if ((error as { code?: string }).code === 'invalid_audio_format') {
+      if (asApiError(error)?.code === 'invalid_audio_format') {
         // The message is in user terms; the tool's own words (with server paths) go to the log only.
         log?.info({ detail: (error as { detail?: unknown }).detail }, 'upload refused: not decodable audio');
         await refuse(`could not be read as audio: ${(error as Error).message.replace(/^The audio could not be (read|decoded): /, '')}`);
@@ -175,9 +173,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         'Extension: `diarize: true` (with an optional `diarization_config`: `backend`, `min_speakers`, `max_speakers`, 1-20) diarizes the file after recognition: segments get `speaker` (SPEAKER_NN by first appearance, null on non-speech; a segment spanning a speaker change is split at word times) and `type` (`male`, `female`, `speech`, `music`: music without speech becomes segments with empty text and null speaker), and the job `speakers: {count, labels}`; ' +
         'a diarization that fails or times out leaves the job completed with `speakers: null` and a message in `warnings` (docs/diarization.md). In multipart, send `diarize=true` and `diarization_config` as JSON text.',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       body: { kind: 'json-or-multipart', json: CreateTranscriptionJson, multipart: CreateTranscriptionMultipart },
       maxBodyBytes: deps.limits.maxAudioBytes + 1_000_000,
       sizeLimit: { bytes: deps.limits.maxAudioBytes, subject: 'The file' },
@@ -189,7 +185,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         const principal = ctx.principal!;
         if (ctx.bodyKind === 'json') {
           const body = ctx.body;
-          const resolved = deps.speech.resolveModel(body.language, body.model);
+          const resolved = deps.asr.resolveModel(body.language, body.model);
           const options = channelOptions(body.channels, body.channel_names);
           checkAudioUrl(body.audio_url, deps.guard, 'audio_url', deps.isGatewayReference);
           checkDiarizationConfig(body.diarization_config);
@@ -232,7 +228,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
             diarize?: string;
             diarization_config?: string;
           }>(MultipartTranscriptionFields, form.fields, 'body');
-          const resolved = deps.speech.resolveModel(fields.language, fields.model);
+          const resolved = deps.asr.resolveModel(fields.language, fields.model);
           const options = channelOptions(fields.channels, fields.channel_names);
           checkChannelCount(options, stored.channels);
           const diarization = multipartDiarization(fields);
@@ -262,9 +258,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       summary: "List the account's transcription jobs, newest first",
       description: 'Batch children are listed inside their parent (`metadata.jobs`), not here.',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       query: ListTranscriptionsQuery,
       responses: { 200: { description: 'List envelope', schema: TranscriptionListSchema } },
       handler: async ({ query, principal }) => {
@@ -288,9 +282,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       operationId: 'getTranscription',
       summary: 'Get a transcription job',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       params: JobIdParams,
       responses: { 200: { description: 'The job', schema: TranscriptionJobSchema }, 404: { description: 'job_not_found' } },
       handler: async ({ params, principal }) => ({ status: 200, body: await render(await jobs.getOwned(params.job_id, principal!.accountId)) }),
@@ -301,9 +293,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       operationId: 'deleteTranscription',
       summary: 'Delete a job and all its stored data (a batch parent takes its children with it)',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       params: JobIdParams,
       responses: { 200: { description: 'Deleted', schema: DeletedSchema }, 404: { description: 'job_not_found' } },
       handler: async ({ params, principal }) => {
@@ -317,9 +307,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       operationId: 'cancelTranscription',
       summary: 'Cancel a queued or processing job',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       params: JobIdParams,
       responses: {
         200: { description: 'The cancelled job', schema: TranscriptionJobSchema },
@@ -335,9 +323,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         operationId: DOWNLOADS[what].getId,
         summary: DOWNLOADS[what].getSummary,
         tags: TAGS,
-        surface: 'unified',
-        auth: 'bearer',
-        scope: 'read',
+        ...BEARER_READ,
         params: JobIdParams,
         responses: {
           302: { description: 'Location: the signed URL', headers: { Location: 'Signed URL, valid SIGNED_URL_TTL_SECONDS' } },
@@ -368,8 +354,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         summary: DOWNLOADS[what].downloadSummary,
         description: SIGNED_URL_DESCRIPTION,
         tags: ['Files'],
-        surface: 'unified',
-        auth: 'signed',
+        ...SIGNED,
         params: JobIdParams,
         query: SignedUrlQuery,
         responses: signedDownloadResponses(DOWNLOADS[what].contentType, 'Gone'),

@@ -145,17 +145,6 @@ export const CreateTranscriptionJson = Type.Object({
 
 const MultipartChannelsField = Type.Union([Type.Literal('1'), Type.Literal('2')], { description: CHANNELS_DESCRIPTION });
 
-export const CreateTranscriptionMultipart = Type.Object({
-  file: Type.String({ format: 'binary', description: 'The audio: MP3, WAV, M4A, FLAC, OGG, WEBM or AAC, up to 500 MB' }),
-  language: LanguageField,
-  mode: Type.Optional(ModeField),
-  model: Type.Optional(ModelField),
-  channels: Type.Optional(MultipartChannelsField),
-  channel_names: Type.Optional(ChannelNamesField),
-  diarize: Type.Optional(DiarizeMultipartField),
-  diarization_config: Type.Optional(DiarizationConfigMultipartField),
-});
-
 /** Multipart text fields as validated after the upload (the file arrives as a stream). */
 export const MultipartTranscriptionFields = Type.Object({
   language: LanguageField,
@@ -165,6 +154,11 @@ export const MultipartTranscriptionFields = Type.Object({
   channel_names: Type.Optional(ChannelNamesField),
   diarize: Type.Optional(DiarizeMultipartField),
   diarization_config: Type.Optional(DiarizationConfigMultipartField),
+});
+
+export const CreateTranscriptionMultipart = Type.Object({
+  file: Type.String({ format: 'binary', description: 'The audio: MP3, WAV, M4A, FLAC, OGG, WEBM or AAC, up to 500 MB' }),
+  ...MultipartTranscriptionFields.properties,
 });
 
 export const ListTranscriptionsQuery = Type.Object({

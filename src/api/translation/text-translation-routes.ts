@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { named } from '../../platform/http/named-schema.js';
-import { TRANSLATION_LANGUAGES, type TranslationEngine, type TranslationLanguage } from '../../engines/asr/asr.js';
+import { TRANSLATION_LANGUAGES, type TranslationEngine, type TranslationLanguage } from '../../engines/translation/translation.js';
+import { FORM_KEY_READ } from '../route-access.js';
 
 const Language = Type.Union(TRANSLATION_LANGUAGES.map((l) => Type.Literal(l)));
 
@@ -37,9 +38,7 @@ export function textTranslationRoutes(engine: TranslationEngine | null): RouteDe
         'Errors use the unified envelope; requests count against the key rate limits like every endpoint. ' +
         'Answers 500 `service_unavailable` when no translation model is loaded, 503 `server_overloaded` when the translation queue is full.',
       tags: ['Text translation'],
-      surface: 'unified',
-      auth: 'form-key',
-      scope: 'read',
+      ...FORM_KEY_READ,
       body: { kind: 'form', schema: TextTranslationForm },
       responses: { 200: { description: 'Translation', schema: TextTranslationResult } },
       handler: async ({ body, signal }) => {

@@ -10,12 +10,16 @@ import { serveStoredObject } from '../../platform/http/serve-object.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import type { RateLimiter } from '../../platform/limits/rate-limiter.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
+import { tryUrl } from '../../platform/net/try-url.js';
 import type { JobStore } from '../../platform/db/job-records.js';
 import { parseDestinationUri, parseSourceUri } from '../../jobs/translation-locations.js';
+import { admitJobApiParent } from '../../jobs/job-service.js';
 import type { TranslationJobs } from '../../jobs/translation-jobs.js';
 import { isFinalTranslation, translationResultsView, translationStatusView } from '../../jobs/translation-views.js';
 import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
+import { countJobSubmission } from '../job-api/job-submissions.js';
 import { SubmitTranslateBody, SubmitTranslateResponse, TranslationJobStatusSchema, TranslationResultsSchema } from './translation-job-schemas.js';
+import { JOB_KEY_READ, JOB_KEY_WRITE, JOB_SIGNED } from '../route-access.js';
 
 export interface TranslationJobRouteDeps {
   readonly translations: TranslationJobs;
@@ -46,12 +50,8 @@ export function signOutputUrl(signer: UrlSigner, job: Pick<JobRecord, 'id'>, uni
 
 /** A URL the gateway will call or fetch: https only, and a host the outbound guard allows. */
 function urlIssue(raw: string, guard: OutboundGuard): string | null {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'is not a valid URL';
-  }
+  const url = tryUrl(raw);
+  if (url === null) return 'is not a valid URL';
   if (url.protocol !== 'https:') return 'must be an https:// URL';
   try {
     guard.assertHostAllowed(url);
@@ -74,9 +74,7 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
         "more than TRANSLATION_MAX_UNITS units answers 400. Counts against the key's job submissions per hour (shared with POST /transcribe, 429) and its concurrent jobs (429). " +
         'Every URL (sources, https:// destination, callback) passes the outbound guard. Answers 500 service_unavailable when no translation engine is configured.',
       tags: TAGS,
-      surface: 'job',
-      auth: 'x-api-key',
-      scope: 'write',
+      ...JOB_KEY_WRITE,
       body: { kind: 'json', schema: SubmitTranslateBody },
       responses: { 202: { description: 'Submitted', schema: SubmitTranslateResponse } },
       handler: async ({ body, principal }) => {
@@ -117,22 +115,8 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
           throw new ApiError('service_unavailable', { message: 'File translation is not available on this server: no translation engine is configured.' });
         }
         deps.admitBacklog();
-        const key = principal!.key;
-        const submissions = await deps.limiter.consume(`jobsubmit:${key.id}`, [{ window: 'hour', limit: deps.limits.jobSubmissionsPerHour }]);
-        if (!submissions.allowed) {
-          throw new ApiError('rate_limit_exceeded', {
-            retryAfter: submissions.retryAfter,
-            detail: `Rate limit exceeded: ${deps.limits.jobSubmissionsPerHour} requests/hour`,
-          });
-        }
-        const limit = key.limits.concurrentJobs ?? deps.limits.concurrentJobs;
-        const active = await deps.jobs.countActiveParents(key.id, 'job_api');
-        if (active >= limit) {
-          throw new ApiError('concurrent_limit_exceeded', {
-            retryAfter: 10,
-            detail: `Concurrent job limit exceeded: ${active} jobs of this key are pending or processing (limit ${limit}).`,
-          });
-        }
+        await countJobSubmission(deps.limiter, principal!.key.id, deps.limits.jobSubmissionsPerHour);
+        await admitJobApiParent(deps.jobs, principal!.key, deps.limits.concurrentJobs);
         const job = await deps.translations.submit({
           principal: principal!,
           sourceLanguage: body.source_language,
@@ -160,9 +144,7 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
       description:
         'Statuses: PENDING, PROCESSING, COMPLETED, PARTIAL (some units failed), FAILED (all failed). 404 for unknown ids, ids of other accounts and transcription jobs.',
       tags: TAGS,
-      surface: 'job',
-      auth: 'x-api-key',
-      scope: 'read',
+      ...JOB_KEY_READ,
       params: JobIdParams,
       responses: { 200: { description: 'Job status', schema: TranslationJobStatusSchema }, 404: { description: 'Job not found' } },
       handler: async ({ params, principal }) => {
@@ -179,9 +161,7 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
         '409 while the job is PENDING or PROCESSING. `target_uri` is a signed URL fetched without a credential, valid TRANSLATION_OUTPUT_URL_TTL_SECONDS (24 h by default). ' +
         'A 200 can carry failed units: inspect `outputs[].status` and `outputs[].error`.',
       tags: TAGS,
-      surface: 'job',
-      auth: 'x-api-key',
-      scope: 'read',
+      ...JOB_KEY_READ,
       params: JobIdParams,
       responses: {
         200: { description: 'Results', schema: TranslationResultsSchema },
@@ -204,9 +184,7 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
       description:
         'Removes the job metadata; output files in storage stay (signed URLs already issued keep working until they expire). 409 while PENDING or PROCESSING; 404 afterwards.',
       tags: TAGS,
-      surface: 'job',
-      auth: 'x-api-key',
-      scope: 'write',
+      ...JOB_KEY_WRITE,
       params: JobIdParams,
       responses: { 204: { description: 'Removed' }, 404: { description: 'Job not found' }, 409: { description: 'The job is still in progress' } },
       handler: async ({ params, principal }) => {
@@ -221,8 +199,7 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
       summary: 'One output of a file translation job, through a signed URL',
       description: SIGNED_URL_DESCRIPTION,
       tags: ['Files'],
-      surface: 'job',
-      auth: 'signed',
+      ...JOB_SIGNED,
       params: Type.Object({ job_id: Type.String(), file_name: Type.String() }),
       query: Type.Object({ ...SignedUrlQuery.properties, object: Type.Optional(Type.String()) }),
       responses: signedDownloadResponses('text/plain or application/json', 'The output no longer exists'),

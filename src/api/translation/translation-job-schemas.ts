@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { named, Nullable } from '../../platform/http/named-schema.js';
-import { TRANSLATION_LANGUAGES } from '../../engines/asr/asr.js';
+import { TRANSLATION_LANGUAGES } from '../../engines/translation/translation.js';
 
 const Language = Type.Union(TRANSLATION_LANGUAGES.map((l) => Type.Literal(l)));
 const Status = Type.Union(['PENDING', 'PROCESSING', 'COMPLETED', 'PARTIAL', 'FAILED'].map((s) => Type.Literal(s)));

@@ -6,6 +6,7 @@ import type { UsageRecorder } from '../../platform/limits/usage-recorder.js';
 import { UsageSchema } from '../discovery/discovery-schemas.js';
 import { utcDate } from '../../platform/db/dates.js';
 import type { UsageStore } from '../../platform/db/store-types.js';
+import { BEARER_READ } from '../route-access.js';
 
 /** Live counts owned by other modules (jobs, streaming sessions). */
 export interface LiveUsage {
@@ -33,9 +34,7 @@ export function usageRoutes(deps: UsageDeps): RouteDefinition[] {
         'The requests counted include this one. `requests_*` describe the per-minute window; `requests.hour` and `requests.day` ' +
         'carry the longer windows (limit null when not limited). `history` lists the last 30 UTC days.',
       tags: ['Usage'],
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       responses: { 200: { description: 'Usage record', schema: UsageSchema } },
       handler: async ({ principal, exchange }) => {
         const key = principal!.key;

@@ -15,6 +15,7 @@ import {
 import { listLimit, readPage } from '../list-paging.js';
 import { deliveryView, webhookView, type WebhookService } from '../../webhooks/webhook-service.js';
 import type { WebhookStore } from '../../platform/db/webhook-records.js';
+import { BEARER_READ, BEARER_WRITE } from '../route-access.js';
 
 export interface WebhookRouteDeps {
   readonly service: WebhookService;
@@ -41,9 +42,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
         `Deliveries time out after WEBHOOK_TIMEOUT_SECONDS (${limits.webhookTimeoutSeconds} s) and are retried after ${retries} seconds; ` +
         `${limits.webhookDisableAfterFailures} consecutive failed attempts disable the webhook (status failed). Webhooks belong to the account: every key of it sees them.`,
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       body: { kind: 'json', schema: CreateWebhookBody },
       responses: { 201: { description: 'The webhook', schema: WebhookSchema }, 422: { description: 'validation_error' } },
       handler: async ({ body, principal, exchange }) => {
@@ -58,9 +57,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       operationId: 'listWebhooks',
       summary: "List the account's webhooks (oldest first)",
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       query: ListWebhooksQuery,
       responses: { 200: { description: 'The webhooks', schema: WebhookListSchema } },
       handler: async ({ query, principal }) => {
@@ -79,9 +76,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       operationId: 'getWebhook',
       summary: 'Get a webhook',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       params: WebhookIdParams,
       responses: { 200: { description: 'The webhook', schema: WebhookSchema }, 404: { description: 'webhook_not_found' } },
       handler: async ({ params, principal }) => ({ status: 200, body: webhookView(await service.getOwned(params.webhook_id, principal!.accountId)) }),
@@ -95,9 +90,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
         'Partial update. `secret: null` stops signing. `status`: `paused` stops deliveries (pending retries wait), `active` resumes them ' +
         'and re-enables a webhook disabled for failures (its failure count starts again).',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       params: WebhookIdParams,
       body: { kind: 'json', schema: UpdateWebhookBody },
       responses: {
@@ -116,9 +109,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       operationId: 'deleteWebhook',
       summary: 'Delete a webhook and its delivery log',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       params: WebhookIdParams,
       responses: { 204: { description: 'Deleted' }, 404: { description: 'webhook_not_found' }, 422: { description: 'validation_error' } },
       handler: async ({ params, principal }) => {
@@ -136,9 +127,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
         'it does not count toward the failure limit. The answer is the delivery: `status` succeeded or failed, and `attempts[0]` with the ' +
         'HTTP status, error, duration and the start of the answer.',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       params: WebhookIdParams,
       responses: { 200: { description: 'The delivery and its outcome', schema: DeliverySchema }, 404: { description: 'webhook_not_found' } },
       handler: async ({ params, principal }) => ({ status: 200, body: deliveryView(await service.test(params.webhook_id, principal!.accountId)) }),
@@ -150,9 +139,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       summary: 'The delivery log of a webhook, newest first',
       description: 'Every delivery with its attempts (status, error, duration, start of the answer). Deleted with the webhook.',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       params: WebhookIdParams,
       query: ListDeliveriesQuery,
       responses: { 200: { description: 'Deliveries', schema: DeliveryListSchema }, 404: { description: 'webhook_not_found' } },
@@ -176,9 +163,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       operationId: 'getWebhookDelivery',
       summary: 'One delivery with its attempts and body',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'read',
+      ...BEARER_READ,
       params: DeliveryIdParams,
       responses: { 200: { description: 'The delivery', schema: DeliverySchema }, 404: { description: 'webhook_not_found or resource_not_found' } },
       handler: async ({ params, principal }) => ({
@@ -195,9 +180,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
         'A new delivery with the same body and event id (deduplicate on it), attempted now and, if that fails, retried on the usual schedule ' +
         'while the webhook is active. Answers the new delivery after its first attempt.',
       tags: TAGS,
-      surface: 'unified',
-      auth: 'bearer',
-      scope: 'write',
+      ...BEARER_WRITE,
       params: DeliveryIdParams,
       responses: { 200: { description: 'The new delivery', schema: DeliverySchema }, 404: { description: 'webhook_not_found or resource_not_found' } },
       handler: async ({ params, principal }) => ({

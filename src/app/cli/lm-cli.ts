@@ -24,7 +24,7 @@ import {
   parseKaldiText,
   readCorpus,
   usesEthiopicScript,
-} from '../../engines/asr/asr-tools.js';
+} from '../../engines/asr/asr.js';
 import { parseFlags, runCommand } from './cli-flags.js';
 
 const USAGE =

@@ -10,16 +10,7 @@
  */
 import { rm } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
-import {
-  CharNgramLm,
-  CtcBeamDecoder,
-  CtcGreedyDecoder,
-  InputPreparer,
-  loadModelFolder,
-  ModelRegistry,
-  UNK,
-  type LoadedModel,
-} from '../../engines/asr/asr-tools.js';
+import { CharNgramLm, CtcBeamDecoder, CtcGreedyDecoder, InputPreparer, loadModelFolder, ModelRegistry, UNK, type LoadedModel } from '../../engines/asr/asr.js';
 import { parseFlags, runCommand } from './cli-flags.js';
 import { importCtcExport } from './models-import.js';
 

@@ -7,7 +7,7 @@
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { CtcImportError, planCtcImport, type OnnxTensorInfo } from '../../engines/asr/models/ctc-import.js';
+import { CtcImportError, planCtcImport, type OnnxTensorInfo } from '../../engines/asr/asr.js';
 
 export interface ImportRequest {
   readonly source: string;

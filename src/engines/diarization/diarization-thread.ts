@@ -1,6 +1,4 @@
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { WorkerHost } from '../runtime/worker-host.js';
 import type { DiarizationOptions, SpeakerTurn, SpeechSpan } from './diarize.js';
 import type { AudioTypes } from './segment-type.js';
 
@@ -12,8 +10,6 @@ export interface DiarizationThreadSetup {
   readonly typeModelPath: string | null;
   /** The overlapped-speech detector of backend_a (models/diarization/overlap-detector-*.json); null: none. */
   readonly overlapModelPath: string | null;
-  /** Nice value the thread takes (SCHED_BATCH), as the inference workers do; null leaves it. */
-  readonly nice: number | null;
 }
 
 /**
@@ -65,6 +61,7 @@ export interface DiarizationThreadsOptions {
   readonly typeModelPath?: string | null;
   /** The overlapped-speech detector; absent or null: none. */
   readonly overlapModelPath?: string | null;
+  /** Nice value the threads take (SCHED_BATCH), as the inference workers do; absent or null leaves it. */
   readonly nice?: number | null;
   /** Threads at most (files diarized at once); more files wait in a queue. Default 1. */
   readonly maxThreads?: number;
@@ -87,21 +84,7 @@ export interface DiarizationRun {
   readonly speech?: Promise<readonly SpeechSpan[] | null>;
 }
 
-/** Starts a worker: compiled JavaScript in production, the TypeScript source under tsx/vitest. */
-function startWorker(setup: DiarizationThreadSetup): Worker {
-  const here = import.meta.url;
-  const options = { workerData: setup, name: 'diarization' };
-  if (here.endsWith('.ts')) {
-    const tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api')).href;
-    const entry = new URL('./diarization-worker.ts', here).href;
-    const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
-    return new Worker(code, { ...options, eval: true });
-  }
-  return new Worker(new URL('./diarization-worker.js', here), options);
-}
-
 interface Pending {
-  readonly id: number;
   readonly pcm: Float32Array;
   readonly options: DiarizationOptions;
   readonly run: DiarizationRun;
@@ -112,7 +95,7 @@ interface Pending {
 }
 
 interface Thread {
-  readonly worker: Worker;
+  readonly host: WorkerHost<DiarizationTask | DiarizationSpeech, DiarizationWorkerReply>;
   current: Pending | null;
   timer: NodeJS.Timeout | null;
   idle: NodeJS.Timeout | null;
@@ -124,7 +107,8 @@ interface Thread {
  * the event loop never carries it: a thread loads the models once and serves files one after
  * another (at most `maxThreads` at once, the rest queued), and ends when idle. A file runs under
  * a time limit: its thread is terminated when the limit is reached or the file's signal aborts
- * (the next file gets a fresh thread). A `pcm` on a SharedArrayBuffer is shared, not copied;
+ * (the next file gets a fresh thread). Each thread is a WorkerHost (runtime/worker-host.ts),
+ * never restarted: a thread that dies fails its file and the next file starts a new one. A `pcm` on a SharedArrayBuffer is shared, not copied;
  * otherwise its buffer is transferred (a view at its start) or the view copied: the caller must
  * not use a transferred buffer afterwards.
  */
@@ -132,7 +116,6 @@ export class DiarizationThreads {
   private readonly setup: DiarizationThreadSetup;
   private readonly threads = new Set<Thread>();
   private readonly queue: Pending[] = [];
-  private nextId = 1;
   private closed = false;
 
   constructor(private readonly options: DiarizationThreadsOptions) {
@@ -140,7 +123,6 @@ export class DiarizationThreads {
       projectionPath: options.projectionPath,
       typeModelPath: options.typeModelPath ?? null,
       overlapModelPath: options.overlapModelPath ?? null,
-      nice: options.nice ?? null,
     };
   }
 
@@ -157,7 +139,6 @@ export class DiarizationThreads {
       return Promise.reject(new DiarizationError('Speaker diarization is busy (too many files waiting).'));
     return new Promise<DiarizedAudio>((resolve, reject) => {
       const pending: Pending = {
-        id: this.nextId++,
         pcm,
         options,
         run,
@@ -197,41 +178,50 @@ export class DiarizationThreads {
   }
 
   private start(): Thread {
-    const worker = startWorker(this.setup);
-    const thread: Thread = { worker, current: null, timer: null, idle: null };
-    this.threads.add(thread);
-    worker.on('message', (reply: DiarizationWorkerReply) => {
-      const pending = thread.current;
-      if (pending === null || reply.id !== pending.id) return;
-      thread.current = null;
-      if (thread.timer !== null) clearTimeout(thread.timer);
-      this.settle(pending, () =>
-        reply.ok
-          ? pending.resolve({ turns: reply.turns, types: reply.types, typesWarning: reply.typesWarning, overlapWarning: reply.overlapWarning })
-          : pending.reject(new DiarizationError(`Speaker diarization failed: ${reply.message}`)),
-      );
-      this.rest(thread);
-      this.dispatch();
+    const host = new WorkerHost<DiarizationTask | DiarizationSpeech, DiarizationWorkerReply>({
+      entry: new URL('./diarization-worker.js', import.meta.url),
+      label: 'diarization thread',
+      name: 'diarization',
+      workerData: this.setup,
+      nice: this.options.nice ?? null,
+      replyId: (reply) => reply.id,
+      onExit: (exit) => this.lost(thread, exit.error?.message ?? `its thread exited (${exit.code}).`),
     });
-    const lost = (message: string): void => {
-      if (!this.threads.delete(thread)) return;
-      if (thread.timer !== null) clearTimeout(thread.timer);
-      if (thread.idle !== null) clearTimeout(thread.idle);
-      const pending = thread.current;
-      thread.current = null;
-      if (pending !== null) this.settle(pending, () => pending.reject(new DiarizationError(`Speaker diarization failed: ${message}`)));
-      this.dispatch();
-    };
-    worker.on('error', (error) => lost(error.message));
-    worker.on('exit', (code) => lost(`its thread exited (${code}).`));
+    const thread: Thread = { host, current: null, timer: null, idle: null };
+    this.threads.add(thread);
     return thread;
+  }
+
+  /** The thread's file was answered: settle it, let the thread rest, hand out the next file. */
+  private replied(thread: Thread, pending: Pending, reply: DiarizationWorkerReply): void {
+    if (thread.current !== pending) return;
+    thread.current = null;
+    if (thread.timer !== null) clearTimeout(thread.timer);
+    this.settle(pending, () =>
+      reply.ok
+        ? pending.resolve({ turns: reply.turns, types: reply.types, typesWarning: reply.typesWarning, overlapWarning: reply.overlapWarning })
+        : pending.reject(new DiarizationError(`Speaker diarization failed: ${reply.message}`)),
+    );
+    this.rest(thread);
+    this.dispatch();
+  }
+
+  /** The thread died (it was not ended here): its file fails. */
+  private lost(thread: Thread, message: string): void {
+    if (!this.threads.delete(thread)) return;
+    if (thread.timer !== null) clearTimeout(thread.timer);
+    if (thread.idle !== null) clearTimeout(thread.idle);
+    const pending = thread.current;
+    thread.current = null;
+    if (pending !== null) this.settle(pending, () => pending.reject(new DiarizationError(`Speaker diarization failed: ${message}`)));
+    this.dispatch();
   }
 
   private give(thread: Thread, pending: Pending): void {
     if (thread.idle !== null) clearTimeout(thread.idle);
     thread.idle = null;
     thread.current = pending;
-    thread.worker.ref();
+    thread.host.ref();
     thread.timer = setTimeout(() => {
       this.settle(pending, () => pending.reject(new DiarizationError(`Speaker diarization timed out after ${pending.run.timeoutMs} ms.`, true)));
       void this.end(thread);
@@ -241,25 +231,27 @@ export class DiarizationThreads {
     // A view at the start of an ArrayBuffer travels whole, transferred; any other view is copied.
     const own = shared ? pcm : pcm.byteOffset === 0 && pcm.buffer instanceof ArrayBuffer ? new Float32Array(pcm.buffer) : pcm.slice();
     const speech = pending.run.speech;
-    const task: DiarizationTask = {
-      type: 'task',
-      id: pending.id,
-      pcm: own,
-      samples: pcm.length,
-      options: pending.options,
-      speechFollows: speech !== undefined,
+    let taskId = 0;
+    const task = (id: number): DiarizationTask => {
+      taskId = id;
+      return { type: 'task', id, pcm: own, samples: pcm.length, options: pending.options, speechFollows: speech !== undefined };
     };
-    thread.worker.postMessage(task, shared ? [] : [own.buffer as ArrayBuffer]);
+    thread.host.request(task, shared ? [] : [own.buffer as ArrayBuffer]).then(
+      (reply) => this.replied(thread, pending, reply),
+      () => {
+        // The thread died (lost() fails the file) or was ended here (the file is settled already).
+      },
+    );
     speech
       ?.catch(() => null)
       .then((spans) => {
-        if (thread.current === pending) thread.worker.postMessage({ type: 'speech', id: pending.id, speech: spans } satisfies DiarizationSpeech);
+        if (thread.current === pending) thread.host.post({ type: 'speech', id: taskId, speech: spans });
       });
   }
 
   /** An idle thread does not hold the process open and ends after idleMs. */
   private rest(thread: Thread): void {
-    thread.worker.unref();
+    thread.host.unref();
     thread.idle = setTimeout(() => void this.end(thread), this.options.idleMs ?? 30_000);
     thread.idle.unref();
   }
@@ -278,7 +270,7 @@ export class DiarizationThreads {
     if (thread.timer !== null) clearTimeout(thread.timer);
     if (thread.idle !== null) clearTimeout(thread.idle);
     thread.current = null;
-    await thread.worker.terminate();
+    await thread.host.close();
     this.dispatch();
   }
 

@@ -7,11 +7,11 @@
  * computed, the typing (which does not need them) runs first and the clustering waits for them
  * (a DiarizationSpeech message). The models are read on the first file and
  * kept for the next ones (a model that could not be read is tried again on the next file).
- * Started, ended on timeout, abort or idleness by diarization-thread.ts.
+ * Started (its priority lowered first, when asked), ended on timeout, abort or idleness by
+ * diarization-thread.ts.
  */
 import { basename } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
-import { setThreadBackground } from '../runtime/thread-priority.js';
 import { BACKENDS, type SpeechSpan } from './diarize.js';
 import type { DiarizationSpeech, DiarizationTask, DiarizationThreadSetup, DiarizationWorkerReply } from './diarization-thread.js';
 import { loadOverlapDetector, type OverlapDetector } from './overlap-detector.js';
@@ -26,14 +26,6 @@ function messageOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const path = (error as NodeJS.ErrnoException).path;
   return typeof path === 'string' && path.length > 0 ? error.message.replaceAll(path, basename(path)) : error.message;
-}
-
-if (setup.nice !== null) {
-  try {
-    setThreadBackground(setup.nice);
-  } catch {
-    // Without the native addon the thread keeps the event loop's priority.
-  }
 }
 
 let projection: SpeakerProjection | null = null;

@@ -1,114 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { BACKENDS, diarize, energySpeechMask, fillPauses, mergeSimilarClusters, mergeSmallClusters, snapChangesToPauses } from './diarize.js';
+import { BACKENDS, diarize } from './diarize.js';
 import { SPEAKER_FRAME_MS, speakerFrames } from './speaker-features.js';
 import { diarizationErrorRate } from '../scoring/diarization-error-rate.js';
-import { clusterEmbeddings } from './speaker-clustering.js';
+import { energySpeechMask } from './speech-mask.js';
 import { loadOverlapDetector } from './overlap-detector.js';
 import { loadSpeakerProjection } from './speaker-projection.js';
 import { twoSpeakerConversation } from '../../../test/helpers/speaker-conversation.js';
 
 const projection = await loadSpeakerProjection(new URL('../../../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname);
-
-describe('clusterEmbeddings', () => {
-  const unit = (...v: number[]) => {
-    const n = Math.hypot(...v);
-    return Float32Array.from(v, (x) => x / n);
-  };
-  const points = [unit(1, 0.1), unit(1, 0.2), unit(0.1, 1), unit(0.2, 1), unit(-1, 0.1)];
-
-  it('stops merging below the threshold and numbers clusters by first appearance', () => {
-    expect(clusterEmbeddings(points, { threshold: 0.5, minClusters: 1, maxClusters: 20 })).toEqual([0, 0, 1, 1, 2]);
-  });
-
-  it('honours the speaker bounds over the threshold', () => {
-    expect(new Set(clusterEmbeddings(points, { threshold: 0.5, minClusters: 1, maxClusters: 2 })).size).toBe(2);
-    expect(new Set(clusterEmbeddings(points, { threshold: -1, minClusters: 4, maxClusters: 20 })).size).toBe(4);
-  });
-});
-
-describe('fillPauses', () => {
-  it('fills short pauses inside speech, splitting them between two speakers, and leaves long ones and the edges', () => {
-    const labels = Int32Array.from([-1, 0, 0, -1, -1, 0, -1, -1, -1, -1, 1, -1, -1, -1, 2, -1]);
-    fillPauses(labels, 3);
-    expect(Array.from(labels)).toEqual([-1, 0, 0, 0, 0, 0, -1, -1, -1, -1, 1, 1, 1, 2, 2, -1]);
-  });
-});
-
-describe('snapChangesToPauses', () => {
-  it('moves a change with no pause at it into the nearest pause of at least minGap frames within reach, on either side', () => {
-    const left = Int32Array.from([0, 0, -1, -1, 0, 0, 0, 1, 1, 1, 1, 1, 1]);
-    snapChangesToPauses(left, 6, 2);
-    expect(Array.from(left)).toEqual([0, 0, -1, -1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
-    const right = Int32Array.from([0, 0, 0, 0, 0, 0, 1, 1, -1, -1, 1, 1]);
-    snapChangesToPauses(right, 6, 2);
-    expect(Array.from(right)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, -1, -1, 1, 1]);
-  });
-
-  it('leaves changes at pauses, changes without a long enough pause within reach, and runs whole', () => {
-    const atPause = Int32Array.from([0, 0, -1, 1, 1]);
-    snapChangesToPauses(atPause, 5, 1);
-    expect(Array.from(atPause)).toEqual([0, 0, -1, 1, 1]);
-    const shortPause = Int32Array.from([0, -1, 0, 0, 1, 1, 1]);
-    snapChangesToPauses(shortPause, 5, 2);
-    expect(Array.from(shortPause)).toEqual([0, -1, 0, 0, 1, 1, 1]);
-    const far = Int32Array.from([0, -1, -1, 0, 0, 0, 0, 1, 1]);
-    snapChangesToPauses(far, 3, 2);
-    expect(Array.from(far)).toEqual([0, -1, -1, 0, 0, 0, 0, 1, 1]);
-    // A pause at the edge of a run (another speaker, or the file's start, beyond it) would make the run vanish.
-    const edge = Int32Array.from([2, -1, -1, 0, 0, 1, 1, 1, 1]);
-    snapChangesToPauses(edge, 8, 2);
-    expect(Array.from(edge)).toEqual([2, -1, -1, 0, 0, 1, 1, 1, 1]);
-    const start = Int32Array.from([-1, -1, 0, 0, 1, 1]);
-    snapChangesToPauses(start, 5, 2);
-    expect(Array.from(start)).toEqual([-1, -1, 0, 0, 1, 1]);
-    // A short pause inside the run is passed over on the way to a long enough one.
-    const passed = Int32Array.from([0, -1, -1, 0, -1, 0, 1, 1]);
-    snapChangesToPauses(passed, 8, 2);
-    expect(Array.from(passed)).toEqual([0, -1, -1, 1, -1, 1, 1, 1]);
-  });
-});
-
-describe('mergeSimilarClusters', () => {
-  const unit = (...v: number[]) => {
-    const n = Math.hypot(...v);
-    return Float32Array.from(v, (x) => x / n);
-  };
-  // Clusters 0 and 2 are one direction split in two (centroids 0.98 alike); cluster 1 points away.
-  const embeddings = [unit(1, 0.1), unit(1, 0.2), unit(-1, 0.1), unit(-1, -0.1), unit(1, 0.3), unit(1, 0.4)];
-  const labels = [0, 0, 1, 1, 2, 2];
-
-  it('merges the most similar pair while it is over the similarity, renumbering by first appearance', () => {
-    expect(mergeSimilarClusters(embeddings, labels, 0.5, 1)).toEqual([0, 0, 1, 1, 0, 0]);
-    expect(mergeSimilarClusters(embeddings, [2, 2, 0, 0, 1, 1], 0.5, 1)).toEqual([0, 0, 1, 1, 0, 0]);
-  });
-
-  it('leaves clusters apart under the similarity and never goes below the minimum', () => {
-    expect(mergeSimilarClusters(embeddings, labels, 0.99, 1)).toEqual(labels);
-    expect(mergeSimilarClusters(embeddings, labels, -1, 2)).toEqual([0, 0, 1, 1, 0, 0]);
-    expect(mergeSimilarClusters(embeddings, labels, -1, 3)).toEqual(labels);
-    expect(mergeSimilarClusters(embeddings, labels, -1, 1)).toEqual([0, 0, 0, 0, 0, 0]);
-  });
-});
-
-describe('mergeSmallClusters', () => {
-  const unit = (...v: number[]) => {
-    const n = Math.hypot(...v);
-    return Float32Array.from(v, (x) => x / n);
-  };
-  // Cluster 0 (8 windows) near x, cluster 1 (8) near y, cluster 2 (1 window) nearer y than x.
-  const embeddings = [...Array.from({ length: 8 }, () => unit(1, 0.1)), ...Array.from({ length: 8 }, () => unit(0.1, 1)), unit(0.3, 1)];
-  const labels = [...Array(8).fill(0), ...Array(8).fill(1), 2];
-
-  it('merges a cluster under the share into its most similar cluster', () => {
-    expect(mergeSmallClusters(embeddings, labels, 0.1, 1)).toEqual([...Array(8).fill(0), ...Array(9).fill(1)]);
-  });
-
-  it('keeps clusters at or over the share, and never goes below the minimum', () => {
-    expect(mergeSmallClusters(embeddings, labels, 0.05, 1)).toEqual(labels);
-    expect(mergeSmallClusters(embeddings, labels, 0.6, 2)).toEqual([...Array(8).fill(0), ...Array(9).fill(1)]);
-    expect(mergeSmallClusters(embeddings, labels, 0.1, 3)).toEqual(labels);
-  });
-});
 
 describe('diarize', () => {
   it('gives two speakers to a two-speaker recording when told their number, and covers its speech', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { synthesiseMusic } from '../../../test/helpers/music-synth.js';
+import { synthesiseMusic } from '../../../training/common/music-synth.js';
 import {
   activeGate,
   MUSIC_FEATURES,

@@ -1,7 +1,7 @@
 /**
  * Music (without speech) from the pitch track: features over 2 s windows every 0.5 s that tell
  * music from speech, a small network on them (models/segment-types/, trained by
- * models/training/segment_types.ts on the project's own synthesised music and on speech), a
+ * training/segment-types/segment-types.ts on the project's own synthesised music and on speech), a
  * probability per 10 ms frame from the windows covering it, and regions of at least
  * MIN_MUSIC_MS. Speech over background music is meant to read as speech (the model is trained
  * with such mixes labelled speech).

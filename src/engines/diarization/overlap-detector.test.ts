@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { secondSpeakers } from './diarize.js';
 import { FRAME_FEATURES, OVERLAP_FEATURES, overlapProbabilities, overlapRegions, parseOverlapDetector } from './overlap-detector.js';
+import { secondSpeakers } from './speaker-turns.js';
 
 const reference = JSON.parse(readFileSync(new URL('../../../test/fixtures/models/overlap-gru-reference.json', import.meta.url), 'utf8')) as {
   model: Record<string, unknown>;

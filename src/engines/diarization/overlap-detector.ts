@@ -7,7 +7,7 @@ import { MFCC_COEFFICIENTS, type SpeakerFrames } from './speaker-features.js';
  * the file-centred MFCCs, the log energy over the file's median speech energy and the pitch
  * track's periodicity), a linear layer and a sigmoid. Trained on synthetic overlaps of ALFFA
  * speaker groups that neither the development nor the held-out sets use
- * (models/training/overlap_frames.ts, overlap_detector.py; card: models/diarization/README.md).
+ * (training/speakers/overlap-frames.ts, overlap_detector.py; card: models/diarization/README.md).
  * Loaded once per diarization thread; immutable.
  */
 export interface OverlapDetector {
@@ -54,7 +54,7 @@ export async function loadOverlapDetector(path: string): Promise<OverlapDetector
  * and the tensors under PyTorch's state_dict names of a one-layer bidirectional `nn.GRU` and an
  * `nn.Linear(2 * hidden, 1)` named `out` (`weight_ih_l0`, `weight_hh_l0`, `bias_ih_l0`,
  * `bias_hh_l0`, the same with `_reverse`, `out.weight`, `out.bias`), as
- * models/training/overlap_detector.py writes them.
+ * training/speakers/overlap_detector.py writes them.
  */
 export function parseOverlapDetector(raw: unknown): OverlapDetector {
   const r = (raw ?? {}) as Record<string, unknown>;
@@ -119,10 +119,10 @@ export function parseOverlapDetector(raw: unknown): OverlapDetector {
 
 /**
  * The detector's inputs, [frames][FRAME_FEATURES]: `centred` (MFCCs centred on the file's speech
- * mean, diarize.ts centredFrames), the log energy minus the median log energy of the `speech`
+ * mean, speaker-features.ts centredFrames), the log energy minus the median log energy of the `speech`
  * frames, and the periodicity of the pitch track's two 10 ms frames in each 20 ms frame
  * (pitch-track.ts; one voice is periodic, two at once less so). Training writes exactly these
- * (models/training/overlap_frames.ts).
+ * (training/speakers/overlap-frames.ts).
  */
 export function overlapFrameFeatures(features: SpeakerFrames, centred: Float32Array, speech: Uint8Array, periodicity: Float32Array): Float32Array {
   const energies: number[] = [];

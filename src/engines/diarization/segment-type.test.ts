@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { synthesiseMusic } from '../../../test/helpers/music-synth.js';
+import { synthesiseMusic } from '../../../training/common/music-synth.js';
 import { typingFrames } from './music-detector.js';
 import { trackPitch } from './pitch-track.js';
 import { classifySpeakers, classifyVoice, detectMusic, outsideRegions, parseSegmentTypeModel, typeTurns, voiceFeatures } from './segment-type.js';

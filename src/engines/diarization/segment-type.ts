@@ -27,7 +27,7 @@ export interface SegmentTypeModel {
   readonly minVoicedFrames: number;
 }
 
-/** Reads models/segment-types/*.json (written by models/training/segment_types.ts). */
+/** Reads models/segment-types/*.json (written by training/segment-types/segment-types.ts). */
 export async function loadSegmentTypeModel(path: string): Promise<SegmentTypeModel> {
   return parseSegmentTypeModel(JSON.parse(await readFile(path, 'utf8')));
 }

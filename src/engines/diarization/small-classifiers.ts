@@ -19,18 +19,8 @@ export function logisticProbability(model: LogisticModel, x: ArrayLike<number>):
 
 /** Checks and converts `{features, mean, std, weights, bias}` (arrays of the features' length; std > 0). */
 export function parseLogisticModel(raw: unknown, expected: readonly string[], what: string): LogisticModel {
-  const r = (raw ?? {}) as Record<string, unknown>;
-  const features = r['features'];
-  if (!Array.isArray(features) || features.length !== expected.length || features.some((f, i) => f !== expected[i])) {
-    throw new Error(`${what}: features must be ${expected.join(', ')}`);
-  }
-  const vector = (key: string): Float64Array => {
-    const v = r[key];
-    if (!Array.isArray(v) || v.length !== expected.length || v.some((x) => typeof x !== 'number' || !Number.isFinite(x))) {
-      throw new Error(`${what}: ${key} must be ${expected.length} numbers`);
-    }
-    return Float64Array.from(v as number[]);
-  };
+  const { r, numbers } = modelFields(raw, expected, what);
+  const vector = (key: string): Float64Array => numbers(key, expected.length);
   const std = vector('std');
   if (std.some((s) => s <= 0)) throw new Error(`${what}: std must be positive`);
   const bias = r['bias'];
@@ -124,17 +114,7 @@ export function networkProbability(net: TinyNetwork, x: ArrayLike<number>): numb
 
 /** Checks and converts `{features, mean, std, hidden: number[][], hidden_bias, out, out_bias}`. */
 export function parseTinyNetwork(raw: unknown, expected: readonly string[], what: string): TinyNetwork {
-  const r = (raw ?? {}) as Record<string, unknown>;
-  const features = r['features'];
-  if (!Array.isArray(features) || features.length !== expected.length || features.some((f, i) => f !== expected[i])) {
-    throw new Error(`${what}: features must be ${expected.join(', ')}`);
-  }
-  const numbers = (key: string, length: number): Float64Array => {
-    const v = r[key];
-    if (!Array.isArray(v) || v.length !== length || v.some((x) => typeof x !== 'number' || !Number.isFinite(x)))
-      throw new Error(`${what}: ${key} must be ${length} numbers`);
-    return Float64Array.from(v as number[]);
-  };
+  const { r, numbers } = modelFields(raw, expected, what);
   const rows = r['hidden'];
   if (!Array.isArray(rows) || rows.length === 0) throw new Error(`${what}: hidden must be a non-empty array of rows`);
   const hidden = new Float64Array(rows.length * expected.length);
@@ -243,4 +223,27 @@ export function tinyNetworkJson(net: TinyNetwork): Record<string, unknown> {
     out: [...net.out].map(round),
     out_bias: round(net.outBias),
   };
+}
+
+/**
+ * A model file's fields once its `features` are `expected` (in order), and a reader of its arrays of
+ * `length` finite numbers; both throw `${what}: ...` on anything else.
+ */
+function modelFields(
+  raw: unknown,
+  expected: readonly string[],
+  what: string,
+): { r: Record<string, unknown>; numbers: (key: string, length: number) => Float64Array } {
+  const r = (raw ?? {}) as Record<string, unknown>;
+  const features = r['features'];
+  if (!Array.isArray(features) || features.length !== expected.length || features.some((f, i) => f !== expected[i])) {
+    throw new Error(`${what}: features must be ${expected.join(', ')}`);
+  }
+  const numbers = (key: string, length: number): Float64Array => {
+    const v = r[key];
+    if (!Array.isArray(v) || v.length !== length || v.some((x) => typeof x !== 'number' || !Number.isFinite(x)))
+      throw new Error(`${what}: ${key} must be ${length} numbers`);
+    return Float64Array.from(v as number[]);
+  };
+  return { r, numbers };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../../test/helpers/seeded-random.js';
+import { seededRandom } from '../../../training/common/seeded-random.js';
 import { clusterEmbeddings, eigengapCount, normalize, spectralClusters, viterbi } from './speaker-clustering.js';
 
 /** `perCluster` noisy unit vectors around each of `centres` (orthogonal axes of `dim`), in turns. */
@@ -101,5 +101,22 @@ describe('viterbi', () => {
   it('keeps a short excursion away when a change costs more than it gains', () => {
     expect(Array.from(viterbi(score, 8, 2, 0.5))).toEqual([0, 0, 1, 1, 0, 0, 0, 0]);
     expect(Array.from(viterbi(score, 8, 2, 5))).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+  });
+});
+
+describe('clusterEmbeddings', () => {
+  const unit = (...v: number[]) => {
+    const n = Math.hypot(...v);
+    return Float32Array.from(v, (x) => x / n);
+  };
+  const points = [unit(1, 0.1), unit(1, 0.2), unit(0.1, 1), unit(0.2, 1), unit(-1, 0.1)];
+
+  it('stops merging below the threshold and numbers clusters by first appearance', () => {
+    expect(clusterEmbeddings(points, { threshold: 0.5, minClusters: 1, maxClusters: 20 })).toEqual([0, 0, 1, 1, 2]);
+  });
+
+  it('honours the speaker bounds over the threshold', () => {
+    expect(new Set(clusterEmbeddings(points, { threshold: 0.5, minClusters: 1, maxClusters: 2 })).size).toBe(2);
+    expect(new Set(clusterEmbeddings(points, { threshold: -1, minClusters: 4, maxClusters: 20 })).size).toBe(4);
   });
 });

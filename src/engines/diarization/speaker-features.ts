@@ -2,7 +2,7 @@ import { LogMelExtractor } from '../signal/features/log-mel-features.js';
 
 /**
  * 16 kHz mono input; 25 ms frames every 20 ms. (The shipped speaker model was trained on frames
- * every 10 ms, models/training/speaker_frames.ts; the frames themselves are the same, there are
+ * every 10 ms, training/speakers/speaker-frames.ts; the frames themselves are the same, there are
  * half as many: the DER is unchanged within noise and the diarization costs half as much,
  * docs/diarization.md.)
  */
@@ -84,5 +84,21 @@ function dctMatrix(size: number, count: number): Float64Array {
     const scale = Math.sqrt((k === 0 ? 1 : 2) / size);
     for (let n = 0; n < size; n++) out[k * size + n] = scale * Math.cos((Math.PI * k * (n + 0.5)) / size);
   }
+  return out;
+}
+
+/** The MFCCs minus their mean over the file's speech frames (what the UBM was trained on). */
+export function centredFrames(features: SpeakerFrames, speech: Uint8Array): Float32Array {
+  const D = MFCC_COEFFICIENTS;
+  const centre = new Float64Array(D);
+  let speechFrames = 0;
+  for (let t = 0; t < features.frames; t++) {
+    if (speech[t] === 0) continue;
+    speechFrames++;
+    for (let d = 0; d < D; d++) centre[d]! += features.mfcc[t * D + d]!;
+  }
+  const out = Float32Array.from(features.mfcc);
+  if (speechFrames === 0) return out;
+  for (let t = 0; t < features.frames; t++) for (let d = 0; d < D; d++) out[t * D + d]! -= centre[d]! / speechFrames;
   return out;
 }

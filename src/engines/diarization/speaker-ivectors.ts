@@ -1,10 +1,12 @@
 /**
  * I-vectors for diarization: a diagonal GMM-UBM over MFCC frames and a total-variability matrix
- * (both trained without speaker labels by models/training/speaker_ivector.py). Each window's
+ * (both trained without speaker labels by training/speakers/speaker_ivector.py). Each window's
  * Baum-Welch statistics (zeroth order per component, first order centred on the component's mean
  * and divided by its deviation) give its i-vector, the posterior mean w = L⁻¹ Σ_c T_cᵀ F_c with
- * L = I + Σ_c N_c T_cᵀ T_c.
+ * L = I + Σ_c N_c T_cᵀ T_c. `ivectorWindows` gives the i-vectors of sliding windows over a file's
+ * 20 ms speaker frames (window bounds in frames).
  */
+import { MFCC_COEFFICIENTS } from './speaker-features.js';
 import { solvePositiveDefinite } from './speaker-linear-algebra.js';
 
 export interface IvectorExtractor {
@@ -126,4 +128,64 @@ export function extractIvector(model: IvectorExtractor, n: Float64Array, f: Floa
     }
   }
   return solvePositiveDefinite(l, b, R);
+}
+
+/** A window's i-vector (its frames [startFrame, endFrame)), before the file's principal directions. */
+export interface RawIvector {
+  readonly startFrame: number;
+  readonly endFrame: number;
+  readonly ivector: Float64Array;
+}
+
+/**
+ * I-vectors of sliding windows (`windowFrames` every `hopFrames`) over the speech frames of
+ * `centred` (MFCCs centred on the file's speech mean), from running Baum-Welch statistics of
+ * `hopFrames` blocks: each frame's posteriors are computed once, and a ring of the last blocks
+ * keeps memory constant in the length. Windows with fewer than a third of their frames speech are left out.
+ */
+export function ivectorWindows(
+  centred: Float32Array,
+  speech: Uint8Array,
+  frames: number,
+  windowFrames: number,
+  hopFrames: number,
+  model: IvectorExtractor,
+): RawIvector[] {
+  const { components: C, featureDim: D } = model;
+  if (D !== MFCC_COEFFICIENTS) throw new Error(`speaker model: expects ${D} features per frame, the front end gives ${MFCC_COEFFICIENTS}`);
+  const blocksPerWindow = Math.max(1, Math.round(windowFrames / hopFrames));
+  const blockCount = Math.ceil(frames / hopFrames);
+  const ringN = Array.from({ length: blocksPerWindow }, () => new Float64Array(C));
+  const ringF = Array.from({ length: blocksPerWindow }, () => new Float64Array(C * D));
+  const ringFrames = new Int32Array(blocksPerWindow);
+  const x = new Float64Array(D);
+  const scratch = new Float64Array(C);
+  const out: RawIvector[] = [];
+  for (let block = 0; block < blockCount; block++) {
+    const slot = block % blocksPerWindow;
+    const n = ringN[slot]!.fill(0);
+    const f = ringF[slot]!.fill(0);
+    let speechFrames = 0;
+    const end = Math.min(frames, (block + 1) * hopFrames);
+    for (let t = block * hopFrames; t < end; t++) {
+      if (speech[t] === 0) continue;
+      for (let d = 0; d < D; d++) x[d] = centred[t * D + d]!;
+      accumulateFrame(model, x, n, f, scratch);
+      speechFrames++;
+    }
+    ringFrames[slot] = speechFrames;
+    const first = block - blocksPerWindow + 1;
+    if (first < 0 && block !== blockCount - 1) continue;
+    let windowSpeech = 0;
+    for (const k of ringFrames) windowSpeech += k;
+    if (windowSpeech < windowFrames / 3) continue;
+    const sumN = new Float64Array(C);
+    const sumF = new Float64Array(C * D);
+    for (let k = 0; k < blocksPerWindow; k++) {
+      for (let c = 0; c < C; c++) sumN[c]! += ringN[k]![c]!;
+      for (let i = 0; i < C * D; i++) sumF[i]! += ringF[k]![i]!;
+    }
+    out.push({ startFrame: Math.max(0, first) * hopFrames, endFrame: end, ivector: extractIvector(model, sumN, sumF) });
+  }
+  return out;
 }

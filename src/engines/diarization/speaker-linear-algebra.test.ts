@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../../test/helpers/seeded-random.js';
+import { seededRandom } from '../../../training/common/seeded-random.js';
 import { solvePositiveDefinite, symmetricEigen, symmetricEigenvalues } from './speaker-linear-algebra.js';
 
 /** A random symmetric positive definite n×n matrix (BᵀB + n I). */

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { synthesiseMusic } from '../../../test/helpers/music-synth.js';
+import { synthesiseMusic } from '../../../training/common/music-synth.js';
 import { parseSegmentTypeModel } from './segment-type.js';
 import { loadSpeakerProjection } from './speaker-projection.js';
 import { diarizeWithTypes } from './typed-diarization.js';

@@ -2,7 +2,7 @@
  * Character error rate, in two forms:
  * - raw: Levenshtein distance (substitutions, insertions, deletions, each 1) over Unicode code
  *   points, divided by the reference length (`characterErrorRate`, `CerAccumulator`);
- * - scored, as the model cards report it (models/training/common.py `cer` is the same rule):
+ * - scored, as the model cards report it (training/common/common.py `cer` is the same rule):
  *   spaces, the word delimiter, apostrophes and sentence punctuation (. , ? ! ። ፣ ፤ ፥ ፧) are
  *   removed before comparing, and for Amharic ALFFA's homophone letters are merged (ሐ/ኀ→ሀ, ሠ→ሰ,
  *   ዐ→አ, ፀ→ጸ, same vowel order) on both sides (`scoringForm`, `scoredCharacterErrorRate`).

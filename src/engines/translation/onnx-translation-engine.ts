@@ -12,14 +12,13 @@
  *
  * Why its own worker and not the acoustic InferencePool: the pool's requests are PCM rows with
  * one model run each, while a translation batch is a loop of dependent decoder runs with a cache
- * between them. The worker is started and prioritised the same way (worker thread, background
- * nice value, onnxruntime threads inherited).
+ * between them. The worker is started and prioritised the same way (a WorkerHost of
+ * runtime/worker-host.ts: background nice value, onnxruntime threads inherited; restarted 500 ms
+ * after it dies unless the engine is closing or it died while loading).
  */
-import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
-import { ApiError } from '../../platform/errors/api-error.js';
+import { EngineError } from '../runtime/engine-error.js';
+import { WorkerHost, WorkerLostError } from '../runtime/worker-host.js';
 import { SentenceQueue } from './sentence-queue.js';
 import { joinSentences, splitSentences, type Sentence } from './sentence-splitter.js';
 import type { TranslateOptions, TranslationEngine, TranslationLanguage, TranslationMode } from './translation-engine.js';
@@ -68,34 +67,16 @@ interface Entry {
   readonly index: number;
 }
 
-const require = createRequire(import.meta.url);
-
-/** Under vitest/tsx the sources are `.ts`: the worker boots through tsx's loader (as the inference workers do). */
-function createTranslationWorker(settings: TranslationWorkerSettings): Worker {
-  const self = import.meta.url;
-  const options = { workerData: settings, name: 'translation' };
-  if (self.endsWith('.ts')) {
-    const entry = new URL('./translation-worker.ts', self).href;
-    const tsx = pathToFileURL(require.resolve('tsx/esm/api')).href;
-    const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(boot, { ...options, eval: true });
-  }
-  return new Worker(new URL('./translation-worker.js', self), options);
-}
-
 export class OnnxTranslationEngine implements TranslationEngine {
   readonly name: string;
   readonly languages: readonly TranslationLanguage[];
   readonly manifest: TranslationManifest;
-  private readonly settings: TranslationWorkerSettings;
   private readonly queue: SentenceQueue<Entry>;
   private readonly maxQueued: number;
   private readonly logger: TranslationEngineOptions['logger'];
   private readonly observer: TranslationObserver;
-  private worker: Worker | null = null;
-  private running: { readonly id: number; readonly entries: Entry[] } | null = null;
-  private ready = false;
-  private nextId = 1;
+  private readonly host: WorkerHost<ToTranslationWorker, FromTranslationWorker>;
+  private running: { readonly entries: Entry[] } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private closing = false;
   private closed: Promise<void> | null = null;
@@ -106,11 +87,6 @@ export class OnnxTranslationEngine implements TranslationEngine {
     this.manifest = manifest;
     this.name = manifest.name;
     this.languages = manifest.languages;
-    this.settings = {
-      manifest,
-      intraOpThreads: Math.max(1, options.intraOpThreads ?? availableParallelism()),
-      backgroundNice: options.workerNice === undefined ? 10 : options.workerNice,
-    };
     const maxBatch = Math.max(1, options.maxBatch ?? 16);
     // A beam batch holds beam_size decoder rows per sentence: as many rows as a greedy batch.
     this.queue = new SentenceQueue<Entry>({
@@ -121,12 +97,30 @@ export class OnnxTranslationEngine implements TranslationEngine {
     this.logger = options.logger ?? null;
     this.observer = options.observer ?? {};
     this.observer.queueDepth?.(() => this.queue.queued);
+    const settings: TranslationWorkerSettings = { manifest, intraOpThreads: Math.max(1, options.intraOpThreads ?? availableParallelism()) };
+    this.host = new WorkerHost<ToTranslationWorker, FromTranslationWorker>({
+      entry: new URL('./translation-worker.js', import.meta.url),
+      label: 'translation worker',
+      name: 'translation',
+      workerData: settings,
+      nice: options.workerNice === undefined ? 10 : options.workerNice,
+      starts: (m) => (m.type === 'ready' ? 'ready' : m.type === 'load-failed' ? new Error(`translation model ${this.name} did not load: ${m.message}`) : null),
+      replyId: (m) => (m.type === 'result' || m.type === 'failed' ? m.id : null),
+      onReady: () => this.dispatch(),
+      onError: (error) => this.logger?.warn({ err: error }, 'translation worker error'),
+      onExit: (exit) => {
+        if (exit.restarting) this.logger?.warn({ code: exit.code }, 'translation worker exited; starting a new one');
+      },
+      onRestartFailed: (err) => this.logger?.warn({ err }, 'translation worker restart failed'),
+      restart: { delayMs: 500, whileStarting: false, allowed: () => !this.closing },
+      close: { message: { type: 'close' }, graceMs: 5_000 },
+    });
   }
 
   /** Reads the folder's manifest, starts the worker and waits until the model is loaded. */
   static async open(folder: string, options: TranslationEngineOptions = {}): Promise<OnnxTranslationEngine> {
     const engine = new OnnxTranslationEngine(readTranslationManifest(folder), options);
-    await engine.spawn();
+    await engine.host.started;
     return engine;
   }
 
@@ -164,21 +158,20 @@ export class OnnxTranslationEngine implements TranslationEngine {
       [target, 'tgt_lang'],
     ] as const) {
       if (!this.languages.includes(language)) {
-        throw new ApiError('invalid_field_value', { message: `The translation model ${this.name} does not cover '${language}'.`, param });
+        throw new EngineError('invalid_value', `The translation model ${this.name} does not cover '${language}'.`, { param });
       }
     }
-    if (source === target) throw new ApiError('invalid_field_value', { message: "'tgt_lang' must differ from 'src_lang'.", param: 'tgt_lang' });
+    if (source === target) throw new EngineError('invalid_value', "'tgt_lang' must differ from 'src_lang'.", { param: 'tgt_lang' });
   }
 
   private submit(items: readonly TranslationItem[], mode: TranslationMode, signal: AbortSignal | undefined): Promise<string[]> {
-    if (this.closing) return Promise.reject(new ApiError('service_unavailable', { message: 'The translation service is shutting down.' }));
+    if (this.closing) return Promise.reject(new EngineError('unavailable', 'The translation service is shutting down.'));
     if (this.queue.queuedIn(mode) >= this.maxQueued) {
       this.counters.refused++;
       this.observer.onRefused?.({ mode, sentences: items.length });
       return Promise.reject(
-        new ApiError('server_overloaded', {
-          message: `The translation queue is full (${this.queue.queuedIn(mode)} sentences waiting). Retry later.`,
-          retryAfter: 1,
+        new EngineError('overloaded', `The translation queue is full (${this.queue.queuedIn(mode)} sentences waiting). Retry later.`, {
+          retryAfterSeconds: 1,
         }),
       );
     }
@@ -218,7 +211,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (!this.ready || this.running !== null || this.worker === null) return;
+    if (!this.host.ready || this.running !== null) return;
     const now = performance.now();
     const decision = this.queue.next(now, this.closing);
     if (decision === null) return;
@@ -228,62 +221,23 @@ export class OnnxTranslationEngine implements TranslationEngine {
     }
     const entries = decision.take.filter((e) => !e.request.settled);
     if (entries.length === 0) return this.dispatch();
-    const id = this.nextId++;
-    this.running = { id, entries };
-    const message: ToTranslationWorker = { type: 'translate', id, mode: entries[0]!.mode, items: entries.map((e) => e.item) };
-    this.worker.postMessage(message);
+    const running = { entries };
+    this.running = running;
+    this.host
+      .request((id) => ({ type: 'translate', id, mode: entries[0]!.mode, items: entries.map((e) => e.item) }))
+      .then(
+        (message) => {
+          if (message.type === 'result' || message.type === 'failed') this.answered(running, message);
+        },
+        (error: Error) => {
+          if (this.running !== running) return;
+          this.failRunning(error instanceof WorkerLostError ? `the translation worker exited with code ${error.exitCode}` : error.message);
+        },
+      );
   }
 
-  private spawn(): Promise<void> {
-    const worker = createTranslationWorker(this.settings);
-    this.worker = worker;
-    this.ready = false;
-    return new Promise<void>((resolve, reject) => {
-      let started = false;
-      worker.on('message', (message: FromTranslationWorker) => {
-        switch (message.type) {
-          case 'ready':
-            started = true;
-            this.ready = true;
-            resolve();
-            this.dispatch();
-            break;
-          case 'load-failed':
-            reject(new Error(`translation model ${this.name} did not load: ${message.message}`));
-            void worker.terminate();
-            break;
-          case 'result':
-          case 'failed':
-            this.answered(message);
-            break;
-          case 'closed':
-            break;
-        }
-      });
-      worker.on('error', (error) => {
-        if (!started) reject(error);
-        this.logger?.warn({ err: error }, 'translation worker error');
-      });
-      worker.on('exit', (code) => {
-        if (this.worker !== worker) return;
-        this.ready = false;
-        if (!started) {
-          reject(new Error(`translation worker exited with code ${code} while loading`));
-          return;
-        }
-        if (this.closing) return;
-        this.failRunning(`the translation worker exited with code ${code}`);
-        this.logger?.warn({ code }, 'translation worker exited; starting a new one');
-        setTimeout(() => {
-          if (!this.closing) this.spawn().catch((err: unknown) => this.logger?.warn({ err }, 'translation worker restart failed'));
-        }, 500).unref();
-      });
-    });
-  }
-
-  private answered(message: Extract<FromTranslationWorker, { type: 'result' | 'failed' }>): void {
-    const running = this.running;
-    if (running === null || running.id !== message.id) return;
+  private answered(running: { readonly entries: Entry[] }, message: Extract<FromTranslationWorker, { type: 'result' | 'failed' }>): void {
+    if (this.running !== running) return;
     this.running = null;
     const mode = running.entries[0]!.mode;
     this.observer.onBatch?.({
@@ -317,7 +271,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
   }
 
   private failEntries(entries: readonly Entry[], reason: string): void {
-    const error = new ApiError('model_error', { message: `The translation model failed: ${reason}` });
+    const error = new EngineError('model_failed', `The translation model failed: ${reason}`);
     for (const entry of entries) {
       this.queue.remove((e) => e.request === entry.request);
       this.settle(entry.request, error);
@@ -342,17 +296,6 @@ export class OnnxTranslationEngine implements TranslationEngine {
       });
     }
     if (this.timer) clearTimeout(this.timer);
-    const worker = this.worker;
-    this.worker = null;
-    if (worker === null) return;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    const kill = setTimeout(() => void worker.terminate(), 5_000);
-    try {
-      worker.postMessage({ type: 'close' } satisfies ToTranslationWorker);
-    } catch {
-      // already gone
-    }
-    await exited;
-    clearTimeout(kill);
+    await this.host.close();
   }
 }

@@ -5,8 +5,6 @@ import type { TranslationManifest } from './translation-manifest.js';
 export interface TranslationWorkerSettings {
   readonly manifest: TranslationManifest;
   readonly intraOpThreads: number;
-  /** Nice value (with SCHED_BATCH) the worker takes before opening sessions; null leaves it. */
-  readonly backgroundNice: number | null;
 }
 
 export interface TranslationItem {

@@ -8,7 +8,6 @@
  * event loop (like the acoustic models' inference workers).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { setThreadBackground } from '../runtime/thread-priority.js';
 import { OnnxSeq2Seq } from './onnx-seq2seq.js';
 import { chunkIds } from './token-chunks.js';
 import { beamSearch, greedySearch, type SearchRow, type SearchSettings } from './seq2seq-search.js';
@@ -149,13 +148,7 @@ port.on('message', (message: ToTranslationWorker) => {
   }
 });
 
-if (settings.backgroundNice !== null) {
-  try {
-    setThreadBackground(settings.backgroundNice);
-  } catch {
-    // priority stays as it is (not Linux, or the addon is missing)
-  }
-}
+// The thread's priority was lowered before this module loaded (runtime/worker-host.ts).
 loadedModel = load();
 loadedModel.then(
   (loaded) => post({ type: 'ready', layers: loaded.model.layers }),

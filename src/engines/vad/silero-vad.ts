@@ -13,13 +13,14 @@
 // Bounds: each stream queues at most `maxQueuedWindowsPerStream` windows; feed() reports
 // 'full' beyond that (the caller decides: drop VAD for the stream, or close it), so a slow
 // worker never grows memory without bound.
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+//
+// The worker runs on a WorkerHost (runtime/worker-host.ts) at the process's priority and is not
+// restarted: once it fails or exits, the VAD has failed (`failure`) and every stream reads 'closed'.
 import type { EndpointEvent } from '../signal/live/endpoint-event.js';
 import { Endpointer, type EndpointerOptions } from '../signal/live/endpointer.js';
 import { SILERO_SAMPLE_RATE, SILERO_WINDOW } from './silero-model.js';
-import type { SileroBatchMessage, SileroRequest, SileroResponse } from './silero-protocol.js';
+import { WorkerHost } from '../runtime/worker-host.js';
+import type { SileroRequest, SileroResponse, SileroResultMessage } from './silero-protocol.js';
 
 export interface SileroVadOptions {
   /** Most streams per inference call (default 32). */
@@ -50,27 +51,14 @@ export interface SileroVadStats {
   averageBatch: number;
 }
 
-/** Starts the worker: compiled JavaScript in production, the TypeScript source under tsx/vitest. */
-function startWorker(): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    const tsx = pathToFileURL(createRequire(here).resolve('tsx/esm/api')).href;
-    const worker = new URL('./silero-worker.ts', here).href;
-    const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(worker)}); })`;
-    return new Worker(code, { eval: true });
-  }
-  return new Worker(new URL('./silero-worker.js', here));
-}
-
 export class SileroVad {
   readonly maxBatch: number;
   readonly maxQueuedWindowsPerStream: number;
-  readonly #worker: Worker;
+  readonly #host: WorkerHost<SileroRequest, SileroResponse>;
   readonly #streams = new Map<number, SileroVadStream>();
   /** Streams with queued windows, in round-robin order. */
   readonly #ready: SileroVadStream[] = [];
   #nextStreamId = 1;
-  #nextBatchId = 1;
   #inFlight = false;
   #scheduled = false;
   #closed = false;
@@ -78,15 +66,21 @@ export class SileroVad {
   readonly #stats = { batches: 0, windows: 0, inferenceMs: 0 };
   readonly #idleWaiters: Array<() => void> = [];
 
-  private constructor(worker: Worker, options: Required<Omit<SileroVadOptions, 'modelPath'>>) {
-    this.#worker = worker;
+  private constructor(options: Required<Omit<SileroVadOptions, 'modelPath'>> & Pick<SileroVadOptions, 'modelPath'>) {
     this.maxBatch = options.maxBatch;
     this.maxQueuedWindowsPerStream = options.maxQueuedWindowsPerStream;
-    worker.on('message', (m: SileroResponse) => this.#onMessage(m));
-    worker.on('error', (err) => this.#fail(err));
-    worker.on('exit', (code) => {
-      if (!this.#closed) this.#fail(new Error(`Silero worker exited with code ${code}`));
+    this.#host = new WorkerHost<SileroRequest, SileroResponse>({
+      entry: new URL('./silero-worker.js', import.meta.url),
+      label: 'Silero worker',
+      starts: (m) => (m.type === 'ready' ? 'ready' : m.type === 'error' ? new Error(m.message) : null),
+      replyId: (m) => (m.type === 'result' ? m.id : null),
+      onMessage: (m) => {
+        if (m.type === 'error') this.#fail(new Error(m.message));
+      },
+      onExit: (exit) => this.#fail(exit.error ?? new Error(`Silero worker exited with code ${exit.code}`)),
     });
+    const { threads, maxBatch, modelPath } = options;
+    this.#host.post({ type: 'init', threads, maxBatch, ...(modelPath ? { modelPath } : {}) });
   }
 
   /** Loads the model in a new worker thread; resolves once it is ready. */
@@ -94,29 +88,19 @@ export class SileroVad {
     const maxBatch = options.maxBatch ?? 32;
     const threads = options.threads ?? 1;
     if (!Number.isInteger(maxBatch) || maxBatch < 1 || maxBatch > 256) throw new RangeError('maxBatch must be 1..256');
-    const worker = startWorker();
-    const ready = new Promise<void>((resolve, reject) => {
-      const onMessage = (m: SileroResponse) => {
-        if (m.type === 'ready') resolve();
-        else if (m.type === 'error') reject(new Error(m.message));
-        if (m.type !== 'result') worker.off('message', onMessage);
-      };
-      worker.on('message', onMessage);
-      worker.once('error', reject);
-    });
-    const init: SileroRequest = { type: 'init', threads, maxBatch, ...(options.modelPath ? { modelPath: options.modelPath } : {}) };
-    worker.postMessage(init);
-    try {
-      await ready;
-    } catch (err) {
-      await worker.terminate();
-      throw err;
-    }
-    return new SileroVad(worker, {
+    const vad = new SileroVad({
       maxBatch,
       threads,
       maxQueuedWindowsPerStream: options.maxQueuedWindowsPerStream ?? 64,
+      modelPath: options.modelPath,
     });
+    try {
+      await vad.#host.started;
+    } catch (err) {
+      await vad.#host.close();
+      throw err;
+    }
+    return vad;
   }
 
   openStream(options: SileroStreamOptions = {}): SileroVadStream {
@@ -147,7 +131,7 @@ export class SileroVad {
     if (this.#closed) return;
     this.#closed = true;
     for (const s of [...this.#streams.values()]) s.close();
-    await this.#worker.terminate();
+    await this.#host.close();
     for (const w of this.#idleWaiters.splice(0)) w();
   }
 
@@ -163,7 +147,7 @@ export class SileroVad {
     const i = this.#ready.indexOf(stream);
     if (i >= 0) this.#ready.splice(i, 1);
     if (closing) this.#streams.delete(stream.id);
-    if (!this.#closed) this.#worker.postMessage({ type: 'forget', stream: stream.id } satisfies SileroRequest);
+    if (!this.#closed) this.#host.post({ type: 'forget', stream: stream.id });
   }
 
   get closed(): boolean {
@@ -197,16 +181,17 @@ export class SileroVad {
       windows.set(s.takeWindow(), b * SILERO_WINDOW);
     });
     this.#inFlight = true;
-    const message: SileroBatchMessage = { type: 'batch', id: this.#nextBatchId++, streams: ids, windows };
-    this.#worker.postMessage(message, [windows.buffer]);
+    this.#host
+      .request((id) => ({ type: 'batch', id, streams: ids, windows }), [windows.buffer])
+      .then(
+        (m) => this.#onResult(m as SileroResultMessage),
+        () => {
+          // The worker failed or was closed: #fail (from onExit) or close() has dealt with it.
+        },
+      );
   }
 
-  #onMessage(m: SileroResponse): void {
-    if (m.type === 'error') {
-      this.#fail(new Error(m.message));
-      return;
-    }
-    if (m.type !== 'result') return;
+  #onResult(m: SileroResultMessage): void {
     this.#inFlight = false;
     this.#stats.batches++;
     this.#stats.windows += m.streams.length;

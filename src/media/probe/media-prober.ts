@@ -5,6 +5,7 @@ import { ApiError, isApiError } from '../../platform/errors/api-error.js';
 import type { ErrorCode } from '../../platform/errors/error-registry.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { safeRequest, type SafeResponse } from '../../platform/net/safe-http.js';
+import { tryUrl } from '../../platform/net/try-url.js';
 import { FfprobeError, mediaFacts, runFfprobe } from './ffprobe.js';
 import { GuardedProxy } from './guarded-proxy.js';
 import { firstVariant, isHlsPlaylist, mediaPlaylistFacts } from './hls-playlist.js';
@@ -270,12 +271,8 @@ export class MediaProber {
 
 /** 400 invalid_url unless the text is an absolute http(s) URL. */
 export function parseProbeUrl(raw: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ApiError('invalid_url', { message: `'url' is not a valid URL.`, param: 'url' });
-  }
+  const url = tryUrl(raw);
+  if (url === null) throw new ApiError('invalid_url', { message: `'url' is not a valid URL.`, param: 'url' });
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ApiError('invalid_url', { message: `'url' must be an http:// or https:// URL, not ${url.protocol}.`, param: 'url' });
   }

@@ -13,13 +13,6 @@ describe('IP allowlists', () => {
     expect(addressAllowed('192.0.2.7', ['192.0.2.7'])).toBe(true);
     expect(addressAllowed('garbage', ['0.0.0.0/0'])).toBe(false);
   });
-
-  it('validates entries', () => {
-    expect(cidrProblem('10.0.0.0/8')).toBeNull();
-    expect(cidrProblem('::1')).toBeNull();
-    expect(cidrProblem('10.0.0.0/33')).not.toBeNull();
-    expect(cidrProblem('example.com')).not.toBeNull();
-  });
 });
 
 describe('origin allowlists', () => {
@@ -34,12 +27,20 @@ describe('origin allowlists', () => {
     expect(originAllowed('http://localhost:3000', list)).toBe(true);
     expect(originAllowed('null', list)).toBe(false);
   });
+});
 
-  it('validates entries', () => {
-    expect(originProblem('https://app.example.com')).toBeNull();
-    expect(originProblem('https://*.example.com')).toBeNull();
-    expect(originProblem('https://app.example.com/path')).not.toBeNull();
-    expect(originProblem('app.example.com')).not.toBeNull();
+describe('allowlist entries', () => {
+  it.each([
+    { list: 'IP', problem: cidrProblem, valid: ['10.0.0.0/8', '::1'], invalid: ['10.0.0.0/33', 'example.com'] },
+    {
+      list: 'origin',
+      problem: originProblem,
+      valid: ['https://app.example.com', 'https://*.example.com'],
+      invalid: ['https://app.example.com/path', 'app.example.com'],
+    },
+  ])('$list entries are validated: no problem with a valid one, a problem named for each other', ({ problem, valid, invalid }) => {
+    for (const entry of valid) expect(problem(entry), entry).toBeNull();
+    for (const entry of invalid) expect(problem(entry), entry).not.toBeNull();
   });
 });
 

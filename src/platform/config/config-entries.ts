@@ -26,13 +26,28 @@ export interface ConfigEntry<T> {
   parse(name: string, raw: string | undefined, ctx: ParseContext): T;
 }
 
-export interface EntryDoc {
-  readonly section: ConfigSection;
-  readonly description: string;
-  /** Shown instead of the default value (e.g. where the default is derived). */
-  readonly defaultText?: string;
-  /** Shown instead of the generated allowed values. */
-  readonly valuesText?: string;
+/** An entry as its kind makes it; `inSection` places it in a README section. */
+export type SectionlessEntry<T> = Omit<ConfigEntry<T>, 'section'>;
+
+/** What an entry means (the README's meaning column), or that and texts shown in place of generated ones. */
+export type EntryDoc =
+  | string
+  | {
+      readonly description: string;
+      /** Shown instead of the default value (e.g. where the default is derived). */
+      readonly defaultText?: string;
+      /** Shown instead of the generated allowed values. */
+      readonly valuesText?: string;
+    };
+
+/** The entries of one README section, in the order the README lists them. */
+export function inSection<const E extends Record<string, SectionlessEntry<unknown>>>(
+  section: ConfigSection,
+  entries: E,
+): { readonly [K in keyof E]: E[K] & { readonly section: ConfigSection } } {
+  return Object.fromEntries(Object.entries(entries).map(([name, entry]) => [name, { ...entry, section }])) as {
+    readonly [K in keyof E]: E[K] & { readonly section: ConfigSection };
+  };
 }
 
 const code = (text: string): string => `\`${text}\``;
@@ -55,17 +70,12 @@ export function formatBytes(value: number): string {
   return String(value);
 }
 
-function entry<T>(doc: EntryDoc, defaultText: string, valuesText: string, parse: ConfigEntry<T>['parse']): ConfigEntry<T> {
-  return {
-    section: doc.section,
-    description: doc.description,
-    defaultText: doc.defaultText ?? defaultText,
-    valuesText: doc.valuesText ?? valuesText,
-    parse,
-  };
+function entry<T>(doc: EntryDoc, defaultText: string, valuesText: string, parse: ConfigEntry<T>['parse']): SectionlessEntry<T> {
+  const { description, ...shown } = typeof doc === 'string' ? { description: doc } : doc;
+  return { description, defaultText: shown.defaultText ?? defaultText, valuesText: shown.valuesText ?? valuesText, parse };
 }
 
-export function integer(fallback: number, min: number, max: number, doc: EntryDoc): ConfigEntry<number> {
+export function integer(fallback: number, min: number, max: number, doc: EntryDoc): SectionlessEntry<number> {
   return entry(doc, code(String(fallback)), `integer ${min} to ${max}`, (name, raw, { problems }) => {
     if (raw === undefined) return fallback;
     if (!/^-?\d+$/.test(raw)) {
@@ -82,7 +92,7 @@ export function integer(fallback: number, min: number, max: number, doc: EntryDo
 }
 
 /** An integer, or `off` (null). */
-export function integerOrOff(fallback: number | null, min: number, max: number, doc: EntryDoc): ConfigEntry<number | null> {
+export function integerOrOff(fallback: number | null, min: number, max: number, doc: EntryDoc): SectionlessEntry<number | null> {
   const numeric = integer(fallback ?? min, min, max, doc);
   return entry(doc, code(fallback === null ? 'off' : String(fallback)), `integer ${min} to ${max}, or ${code('off')}`, (name, raw, ctx) => {
     if (raw === undefined) return fallback;
@@ -90,7 +100,7 @@ export function integerOrOff(fallback: number | null, min: number, max: number, 
   });
 }
 
-export function decimal(fallback: number, min: number, max: number, doc: EntryDoc): ConfigEntry<number> {
+export function decimal(fallback: number, min: number, max: number, doc: EntryDoc): SectionlessEntry<number> {
   return entry(doc, code(String(fallback)), `number ${min} to ${max}`, (name, raw, { problems }) => {
     if (raw === undefined) return fallback;
     const value = Number(raw);
@@ -106,7 +116,7 @@ export function decimal(fallback: number, min: number, max: number, doc: EntryDo
   });
 }
 
-export function bytes(fallback: number, min: number, max: number, doc: EntryDoc): ConfigEntry<number> {
+export function bytes(fallback: number, min: number, max: number, doc: EntryDoc): SectionlessEntry<number> {
   return entry(doc, code(formatBytes(fallback)), `size ${formatBytes(min)} to ${formatBytes(max)}`, (name, raw, { problems }) => {
     if (raw === undefined) return fallback;
     const match = /^(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?$/i.exec(raw);
@@ -123,7 +133,7 @@ export function bytes(fallback: number, min: number, max: number, doc: EntryDoc)
   });
 }
 
-export function boolean(fallback: boolean, doc: EntryDoc): ConfigEntry<boolean> {
+export function boolean(fallback: boolean, doc: EntryDoc): SectionlessEntry<boolean> {
   return entry(doc, code(String(fallback)), `${code('true')} or ${code('false')}`, (name, raw, { problems }) => {
     if (raw === undefined) return fallback;
     const lower = raw.toLowerCase();
@@ -134,7 +144,7 @@ export function boolean(fallback: boolean, doc: EntryDoc): ConfigEntry<boolean> 
   });
 }
 
-export function oneOf<const T extends string>(fallback: T, allowed: readonly T[], doc: EntryDoc): ConfigEntry<T> {
+export function oneOf<const T extends string>(fallback: T, allowed: readonly T[], doc: EntryDoc): SectionlessEntry<T> {
   return entry(doc, code(fallback), allowed.map(code).join(', '), (name, raw, { problems }) => {
     if (raw === undefined) return fallback;
     if (!(allowed as readonly string[]).includes(raw)) {
@@ -146,7 +156,7 @@ export function oneOf<const T extends string>(fallback: T, allowed: readonly T[]
 }
 
 /** Free text; `check` returns a problem (reported) for a value it refuses, the default included. */
-export function text(fallback: string, doc: EntryDoc, check?: (value: string, name: string) => string | null): ConfigEntry<string> {
+export function text(fallback: string, doc: EntryDoc, check?: (value: string, name: string) => string | null): SectionlessEntry<string> {
   return entry(doc, code(fallback), 'text', (name, raw, { problems }) => {
     const value = raw ?? fallback;
     const problem = check?.(value, name) ?? null;
@@ -156,7 +166,7 @@ export function text(fallback: string, doc: EntryDoc, check?: (value: string, na
 }
 
 /** Free text with no default (null when unset). */
-export function optionalText(doc: EntryDoc, check?: (value: string, name: string) => string | null): ConfigEntry<string | null> {
+export function optionalText(doc: EntryDoc, check?: (value: string, name: string) => string | null): SectionlessEntry<string | null> {
   return entry(doc, '(none)', 'text', (name, raw, { problems }) => {
     if (raw === undefined) return null;
     const problem = check?.(raw, name) ?? null;
@@ -166,7 +176,7 @@ export function optionalText(doc: EntryDoc, check?: (value: string, name: string
 }
 
 /** A folder; a relative one resolves against the working directory. */
-export function path(fallback: string, doc: EntryDoc): ConfigEntry<string> {
+export function path(fallback: string, doc: EntryDoc): SectionlessEntry<string> {
   return entry(doc, code(`./${fallback}`), 'path', (_name, raw, { cwd }) => {
     const value = raw ?? fallback;
     return isAbsolute(value) ? value : resolve(cwd, value);
@@ -174,13 +184,13 @@ export function path(fallback: string, doc: EntryDoc): ConfigEntry<string> {
 }
 
 /** A file path as `path` reads it, or `off` (null). */
-export function pathOrOff(fallback: string, doc: EntryDoc): ConfigEntry<string | null> {
+export function pathOrOff(fallback: string, doc: EntryDoc): SectionlessEntry<string | null> {
   const file = path(fallback, doc);
   return entry(doc, code(`./${fallback}`), `path, or ${code('off')}`, (name, raw, ctx) => (raw === 'off' ? null : file.parse(name, raw, ctx)));
 }
 
 /** An http(s) URL with trailing slashes removed, or null when unset. */
-export function optionalUrl(doc: EntryDoc): ConfigEntry<string | null> {
+export function optionalUrl(doc: EntryDoc): SectionlessEntry<string | null> {
   return entry(doc, '(none)', 'http(s) URL', (name, raw, { problems }) => {
     if (raw === undefined) return null;
     try {
@@ -195,7 +205,7 @@ export function optionalUrl(doc: EntryDoc): ConfigEntry<string | null> {
 }
 
 /** Comma-separated text; empty items dropped. */
-export function textList(fallback: string, doc: EntryDoc): ConfigEntry<readonly string[]> {
+export function textList(fallback: string, doc: EntryDoc): SectionlessEntry<readonly string[]> {
   return entry(doc, code(fallback), 'comma-separated list', (_name, raw) =>
     (raw ?? fallback)
       .split(',')
@@ -204,7 +214,7 @@ export function textList(fallback: string, doc: EntryDoc): ConfigEntry<readonly 
   );
 }
 
-export function integerList(fallback: readonly number[], min: number, max: number, doc: EntryDoc): ConfigEntry<readonly number[]> {
+export function integerList(fallback: readonly number[], min: number, max: number, doc: EntryDoc): SectionlessEntry<readonly number[]> {
   return entry(doc, code(fallback.join(',')), `comma-separated integers ${min} to ${max}`, (name, raw, { problems }) => {
     if (raw === undefined) return fallback;
     const parts = raw.split(',').map((p) => p.trim());
@@ -218,7 +228,7 @@ export function integerList(fallback: readonly number[], min: number, max: numbe
 }
 
 /** Comma-separated CIDR ranges, each checked. */
-export function cidrList(doc: EntryDoc): ConfigEntry<readonly string[]> {
+export function cidrList(doc: EntryDoc): SectionlessEntry<readonly string[]> {
   return entry(doc, '(none)', 'comma-separated CIDR ranges', (name, raw, { problems }) => {
     if (raw === undefined) return [];
     const entries = raw
@@ -237,7 +247,7 @@ export function cidrList(doc: EntryDoc): ConfigEntry<readonly string[]> {
  * A key prefix inside a bucket: path segments of `[A-Za-z0-9._-]` joined by `/`; leading and
  * trailing slashes are dropped. Empty (no prefix) when unset.
  */
-export function keyPrefix(doc: EntryDoc): ConfigEntry<string> {
+export function keyPrefix(doc: EntryDoc): SectionlessEntry<string> {
   return entry(doc, '(none)', `path segments of ${code('A-Z a-z 0-9 . _ -')}`, (name, raw, { problems }) => {
     const value = (raw ?? '').replace(/^\/+|\/+$/g, '');
     if (value !== '' && !/^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(value)) {

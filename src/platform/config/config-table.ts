@@ -14,6 +14,7 @@ import {
   pathOrOff,
   text,
   textList,
+  inSection,
   type ConfigEntry,
   type ConfigSection,
 } from './config-entries.js';
@@ -43,292 +44,215 @@ export const CONFIG_SECTIONS: readonly { readonly id: ConfigSection; readonly ti
  * and the README's Configuration tables are generated from it (`npm run docs:config`).
  */
 export const CONFIG_TABLE = {
-  PORT: integer(8080, 0, 65535, { section: 'server', description: 'listening port (`0` picks a free one)' }),
-  HOST: text('0.0.0.0', { section: 'server', description: 'listening address', valuesText: 'address' }),
-  DATA_DIR: path('data', { section: 'server', description: 'SQLite database, stored files, generated secrets' }),
-  PUBLIC_BASE_URL: optionalUrl({ section: 'server', description: 'absolute base of signed URLs and links', defaultText: '`http://localhost:<port>`' }),
-  LOG_LEVEL: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-    section: 'server',
-    description: 'least severe log lines written',
+  ...inSection('server', {
+    PORT: integer(8080, 0, 65535, 'listening port (`0` picks a free one)'),
+    HOST: text('0.0.0.0', { description: 'listening address', valuesText: 'address' }),
+    DATA_DIR: path('data', 'SQLite database, stored files, generated secrets'),
+    PUBLIC_BASE_URL: optionalUrl({ description: 'absolute base of signed URLs and links', defaultText: '`http://localhost:<port>`' }),
+    LOG_LEVEL: oneOf('info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'least severe log lines written'),
+    TRUST_PROXY: boolean(false, 'take the client address from `X-Forwarded-For` (behind a proxy)'),
+    CORS_ALLOWED_ORIGINS: textList('*', 'origins that receive CORS headers'),
+    ALLOW_PRIVATE_NETWORK: boolean(false, 'let outbound fetches (audio_url, probes, webhooks) reach loopback, private and link-local addresses'),
+    OUTBOUND_ALLOWED_CIDRS: cidrList('private ranges outbound fetches may reach anyway, e.g. `10.20.0.0/16`'),
+    SIGNING_SECRET: optionalText(
+      {
+        description: 'secret for signed URLs; set it when several gateways share links',
+        defaultText: 'generated in `DATA_DIR/secrets`',
+        valuesText: 'at least 32 characters',
+      },
+      (value, name) => (value.length < 32 ? `${name} must be at least 32 characters` : null),
+    ),
+    KEY_CACHE_SECONDS: decimal(2, 0, 300, {
+      description: 'a key record is reused this long between lookups; revocations made by another process (the CLI, another gateway) take effect within it',
+    }),
+    SHUTDOWN_GRACE_MS: integer(10_000, 0, 600_000, 'time allowed for in-flight work on SIGTERM'),
   }),
-  TRUST_PROXY: boolean(false, { section: 'server', description: 'take the client address from `X-Forwarded-For` (behind a proxy)' }),
-  CORS_ALLOWED_ORIGINS: textList('*', { section: 'server', description: 'origins that receive CORS headers' }),
-  ALLOW_PRIVATE_NETWORK: boolean(false, {
-    section: 'server',
-    description: 'let outbound fetches (audio_url, probes, webhooks) reach loopback, private and link-local addresses',
-  }),
-  OUTBOUND_ALLOWED_CIDRS: cidrList({ section: 'server', description: 'private ranges outbound fetches may reach anyway, e.g. `10.20.0.0/16`' }),
-  SIGNING_SECRET: optionalText(
-    {
-      section: 'server',
-      description: 'secret for signed URLs; set it when several gateways share links',
-      defaultText: 'generated in `DATA_DIR/secrets`',
-      valuesText: 'at least 32 characters',
-    },
-    (value, name) => (value.length < 32 ? `${name} must be at least 32 characters` : null),
-  ),
-  KEY_CACHE_SECONDS: decimal(2, 0, 300, {
-    section: 'server',
-    description: 'a key record is reused this long between lookups; revocations made by another process (the CLI, another gateway) take effect within it',
-  }),
-  SHUTDOWN_GRACE_MS: integer(10_000, 0, 600_000, { section: 'server', description: 'time allowed for in-flight work on SIGTERM' }),
-
-  DEFAULT_LANGUAGE: oneOf('am', ['am', 'om', 'ti'], {
-    section: 'speech',
-    description:
-      "language of a WebSocket session or a batch that names none; `POST /v1/transcriptions` and the job API's `POST /transcribe` require `language` (400 `missing_required_field` / 422 without it)",
-  }),
-  MODELS_DIR: path('models', { section: 'speech', description: 'model folders (see `docs/model-format.md`)' }),
-  INFERENCE_DEVICE: oneOf('cpu', ['cpu', 'cuda'], { section: 'speech', description: 'where models run (falls back to CPU when CUDA is unavailable)' }),
-  INFERENCE_WORKERS: integer(0, 0, 256, { section: 'speech', description: 'inference worker threads', defaultText: '`0` (automatic)' }),
-  INFERENCE_WORKER_NICE: integerOrOff(10, 0, 19, {
-    section: 'speech',
-    description:
-      "Linux: inference worker threads (and their onnxruntime threads) run at this nice value with `SCHED_BATCH`, so the event loop wins the CPU over model runs; `off` keeps them at the event loop's priority",
-  }),
-  TRANSLATION_MODEL: text(
-    'translate-am-en-ti-v1',
-    {
-      section: 'speech',
+  ...inSection('speech', {
+    DEFAULT_LANGUAGE: oneOf('am', ['am', 'om', 'ti'], {
       description:
-        'translation model folder under `MODELS_DIR` serving `POST /translate/v1` (see `docs/translation-models.md`); `off` disables translation. A missing or broken folder is logged and the endpoint answers 500 `service_unavailable`',
-      valuesText: 'folder name, or `off`',
-    },
-    (value, name) =>
-      /^[A-Za-z0-9._-]*$/.test(value.trim()) && !value.includes('..') ? null : `${name} must be a folder name under MODELS_DIR, got "${value}"`,
-  ),
-  TRANSLATION_MAX_BATCH: integer(16, 1, 256, { section: 'speech', description: 'sentences of concurrent translation requests run as one batch' }),
-  TRANSLATION_MAX_WAIT_MS: integer(5, 0, 1000, { section: 'speech', description: 'how long a sentence waits for others to fill its translation batch' }),
-  TRANSLATION_MAX_QUEUED: integer(256, 1, 100_000, {
-    section: 'speech',
-    description: 'sentences waiting for the translation model before new requests are refused (503 `server_overloaded`)',
+        "language of a WebSocket session or a batch that names none; `POST /v1/transcriptions` and the job API's `POST /transcribe` require `language` (400 `missing_required_field` / 422 without it)",
+    }),
+    MODELS_DIR: path('models', 'model folders (see `docs/model-format.md`)'),
+    INFERENCE_DEVICE: oneOf('cpu', ['cpu', 'cuda'], 'where models run (falls back to CPU when CUDA is unavailable)'),
+    INFERENCE_WORKERS: integer(0, 0, 256, { description: 'inference worker threads', defaultText: '`0` (automatic)' }),
+    INFERENCE_WORKER_NICE: integerOrOff(10, 0, 19, {
+      description:
+        "Linux: inference worker threads (and their onnxruntime threads) run at this nice value with `SCHED_BATCH`, so the event loop wins the CPU over model runs; `off` keeps them at the event loop's priority",
+    }),
+    TRANSLATION_MODEL: text(
+      'translate-am-en-ti-v1',
+      {
+        description:
+          'translation model folder under `MODELS_DIR` serving `POST /translate/v1` (see `docs/translation-models.md`); `off` disables translation. A missing or broken folder is logged and the endpoint answers 500 `service_unavailable`',
+        valuesText: 'folder name, or `off`',
+      },
+      (value, name) =>
+        /^[A-Za-z0-9._-]*$/.test(value.trim()) && !value.includes('..') ? null : `${name} must be a folder name under MODELS_DIR, got "${value}"`,
+    ),
+    TRANSLATION_MAX_BATCH: integer(16, 1, 256, 'sentences of concurrent translation requests run as one batch'),
+    TRANSLATION_MAX_WAIT_MS: integer(5, 0, 1000, 'how long a sentence waits for others to fill its translation batch'),
+    TRANSLATION_MAX_QUEUED: integer(256, 1, 100_000, 'sentences waiting for the translation model before new requests are refused (503 `server_overloaded`)'),
+    DIARIZATION_MODEL: path('models/diarization/speaker-ivector-v1.json', {
+      description:
+        'the speaker model speaker diarization uses (`models/diarization/README.md`); when it is missing, diarized jobs complete with a warning and no speakers',
+    }),
+    DIARIZATION_OVERLAP_MODEL: pathOrOff('models/diarization/overlap-detector-v1.json', {
+      description:
+        "the overlapped-speech detector with which `backend_a` gives stretches where two people speak at once a second speaker (`docs/diarization.md`, *Overlapped speech*); `off`: one speaker at a time; when the file is missing, one speaker at a time and a message in the diarized jobs' `warnings`",
+    }),
+    SEGMENT_TYPE_MODEL: path('models/segment-types/segment-types-v1.json', {
+      description:
+        'the segment-type model (music detection and male / female voice; `docs/diarization.md`) used on diarized files; when it is missing, diarized jobs complete with a warning and `speech` segments',
+    }),
+    DIARIZATION_SPEECH_DETECTION: oneOf('silero', ['silero', 'energy'], {
+      description:
+        "where diarization looks for speech: `silero` (Silero speech spans joined with the file's energy gate: quiet speakers found, DER 4-8 points lower on the held-out sets) or `energy` (the gate alone: about 0.3 s less per minute of audio; `docs/diarization.md`)",
+    }),
+    DIARIZATION_TIMEOUT_MS: integer(300_000, 1, 3_600_000, {
+      description: "a file's diarization (its own worker thread) is stopped after this long; the file then completes with its plain transcript and a warning",
+    }),
+    JOB_WORKERS: integer(4, 1, 256, 'jobs transcribed at once by this process (they share the batched inference pool)'),
+    FFMPEG_PATH: optionalText({ description: 'use a system ffmpeg instead', defaultText: 'bundled binary', valuesText: 'path' }),
+    FFPROBE_PATH: optionalText({ description: 'use a system ffprobe instead', defaultText: 'bundled binary', valuesText: 'path' }),
+    YTDLP_PATH: optionalText({
+      description: 'a yt-dlp executable: lets `POST /v1/media/probe` read streaming-site pages (all its traffic goes through the outbound guard)',
+      valuesText: 'path',
+    }),
   }),
-  DIARIZATION_MODEL: path('models/diarization/speaker-ivector-v1.json', {
-    section: 'speech',
-    description:
-      'the speaker model speaker diarization uses (`models/diarization/README.md`); when it is missing, diarized jobs complete with a warning and no speakers',
+  ...inSection('backends', {
+    STORE_BACKEND: oneOf('sqlite', ['sqlite', 'postgres'], '`sqlite` (one process, file under `DATA_DIR`) or `postgres` (shared by every gateway process)'),
+    DATABASE_URL: optionalText({
+      description: 'PostgreSQL URL, required with `STORE_BACKEND=postgres`; `?options=-c%20search_path%3Dname` picks a schema',
+      valuesText: 'URL',
+    }),
+    DATABASE_POOL_SIZE: integer(10, 1, 500, 'PostgreSQL connections this process keeps at most'),
+    QUEUE_BACKEND: oneOf('in-process', ['in-process', 'redis'], {
+      description: '`in-process` (jobs run where they were submitted) or `redis` (any gateway runs any job; needs `STORE_BACKEND=postgres`)',
+    }),
+    CACHE_BACKEND: oneOf('memory', ['memory', 'redis'], '`redis` shares media probe results with every gateway process'),
+    RATE_LIMIT_BACKEND: oneOf('memory', ['memory', 'redis'], {
+      description: '`memory` (one process) or `redis` (shared by every gateway process): request windows and open WebSocket sessions per key',
+    }),
+    REDIS_URL: text('redis://127.0.0.1:6379', { description: 'Redis for the distributed parts', valuesText: 'URL' }),
+    REDIS_KEY_PREFIX: text(
+      'gw',
+      {
+        description: 'prefix of every Redis key the gateway writes (deployments sharing one Redis use different ones)',
+        valuesText: '1 to 64 of `A-Z a-z 0-9 : _ . -`',
+      },
+      (value, name) => (/^[A-Za-z0-9:_.-]{1,64}$/.test(value) ? null : `${name} must be 1 to 64 of A-Z a-z 0-9 : _ . -, got "${value}"`),
+    ),
+    JOB_LEASE_SECONDS: integer(60, 1, 3600, {
+      description: "a running job's claim, renewed every third of it; a job whose gateway stopped is taken over this long after its last renewal",
+    }),
+    FILES_BACKEND: oneOf('local', ['local', 's3'], {
+      description: '`local` (files under `DATA_DIR/files`) or `s3` (an S3-compatible bucket, see [S3-compatible storage](#s3-compatible-storage))',
+    }),
+    S3_BUCKET: optionalText('the bucket (required with `FILES_BACKEND=s3`; the gateway does not create it)'),
+    S3_REGION: text('us-east-1', "the bucket's region"),
+    S3_ENDPOINT: optionalUrl({ description: 'an S3-compatible server, e.g. `http://minio:9000`', defaultText: '(AWS)' }),
+    S3_FORCE_PATH_STYLE: boolean(false, '`endpoint/bucket/key` URLs (MinIO and most S3-compatible servers need `true`)'),
+    S3_ACCESS_KEY_ID: optionalText({
+      description:
+        "static credentials, set together with `S3_SECRET_ACCESS_KEY`; without both the AWS SDK's default chain (environment, profile, instance or task role)",
+    }),
+    S3_SECRET_ACCESS_KEY: optionalText('the secret of `S3_ACCESS_KEY_ID` (redacted in the start-up log)'),
+    S3_PREFIX: keyPrefix('key prefix inside the bucket, so deployments can share one'),
+    S3_PRESIGNED_DOWNLOADS: boolean(true, {
+      description:
+        'with `s3`: the signed audio, transcript and media playback links answer 302 to a presigned GET on the bucket (valid 5 minutes; Range and HEAD are served by the bucket) instead of streaming the bytes through the gateway',
+    }),
+    S3_DIRECT_UPLOADS: boolean(false, {
+      description:
+        'with `s3`: `GET /v1/uploads/signed-url` hands out a presigned PUT to the bucket (same flow for the client: PUT with the given `Content-Type`, then finalize); the bytes are checked (size, bound `content_length`, audio content) at finalize or when a job first uses the `file_url`',
+    }),
   }),
-  DIARIZATION_OVERLAP_MODEL: pathOrOff('models/diarization/overlap-detector-v1.json', {
-    section: 'speech',
-    description:
-      "the overlapped-speech detector with which `backend_a` gives stretches where two people speak at once a second speaker (`docs/diarization.md`, *Overlapped speech*); `off`: one speaker at a time; when the file is missing, one speaker at a time and a message in the diarized jobs' `warnings`",
+  ...inSection('metrics', {
+    METRICS_ENABLED: boolean(true, 'collect Prometheus metrics (off: no metrics anywhere)'),
+    METRICS_PORT: integerOrOff(9464, 0, 65535, {
+      description: 'port of the metrics listener, which serves only `GET /metrics` (`0` picks a free one; `off`: no metrics listener)',
+    }),
+    METRICS_HOST: text('127.0.0.1', {
+      description: 'address of the metrics listener; `0.0.0.0` lets a Prometheus on another host (or container) scrape it',
+      valuesText: 'address',
+    }),
+    METRICS_ON_MAIN_PORT: oneOf('off', ['off', 'admin'], {
+      description: '`admin` also serves `GET /metrics` on `PORT` to bearer keys with the `admin` scope; `off` keeps it off the public port',
+    }),
   }),
-  SEGMENT_TYPE_MODEL: path('models/segment-types/segment-types-v1.json', {
-    section: 'speech',
-    description:
-      'the segment-type model (music detection and male / female voice; `docs/diarization.md`) used on diarized files; when it is missing, diarized jobs complete with a warning and `speech` segments',
+  ...inSection('limits', {
+    RATE_LIMIT_PER_MINUTE: integer(60, 1, 1_000_000, 'REST requests per minute per key'),
+    RATE_LIMIT_PER_HOUR: integer(0, 0, 100_000_000, {
+      description: 'REST requests per hour per key (always counted in `/v1/usage`)',
+      defaultText: '`0` (not limited)',
+    }),
+    RATE_LIMIT_PER_DAY: integer(0, 0, 1_000_000_000, {
+      description: 'REST requests per day per key (always counted in `/v1/usage`)',
+      defaultText: '`0` (not limited)',
+    }),
+    JOB_SUBMISSIONS_PER_HOUR: integer(100, 1, 1_000_000, 'job API submissions per hour per key'),
+    MAX_CONCURRENT_JOBS: integer(10, 1, 10_000, 'running transcription jobs per key'),
+    DAILY_AUDIO_MINUTES: decimal(1440, 0.01, 10_000_000, 'audio minutes per key per UTC day'),
+    BATCH_MAX_FILES: integer(100, 1, 10_000, 'files per batch'),
+    MAX_AUDIO_BYTES: bytes(500 * MB, 1024, 1e12, 'upload and audio size'),
+    MAX_JSON_BODY_BYTES: bytes(1 * MB, 1024, 100 * MB, 'JSON and form request bodies'),
+    LIST_MAX_LIMIT: integer(200, 1, 10_000, 'largest page of a list'),
+    SYNC_WAIT_SECONDS: integer(60, 0, 3600, 'how long `mode=sync` waits before answering `queued`/`processing`'),
+    SIGNED_URL_TTL_SECONDS: integer(3600, 10, 7 * DAY, 'audio and transcript links'),
+    MEDIA_URL_DEFAULT_TTL_SECONDS: integer(3600, 10, 7 * DAY, 'media playback links, when a request names no lifetime (at most `MEDIA_URL_MAX_TTL_SECONDS`)'),
+    MEDIA_URL_MAX_TTL_SECONDS: integer(7 * DAY, 10, 30 * DAY, 'longest lifetime of a media playback link'),
+    DOWNLOAD_TIMEOUT_SECONDS: integer(300, 1, DAY, 'fetching an `audio_url`'),
+    PROBE_TIMEOUT_SECONDS: integer(20, 1, 600, 'media probe window'),
+    PROBE_CACHE_TTL_SECONDS: integer(300, 0, DAY, 'media probe results are reused this long'),
+    WEBHOOK_TIMEOUT_SECONDS: integer(10, 1, 120, 'one delivery attempt'),
+    WEBHOOK_RETRY_SCHEDULE: integerList([60, 300, 1800, 7200, 86400], 0, 30 * DAY, 'seconds from a failed attempt to the next one (one retry per entry)'),
+    WEBHOOK_DISABLE_AFTER_FAILURES: integer(100, 1, 1_000_000, 'consecutive failed delivery attempts before a webhook is disabled'),
+    UPLOAD_RETENTION_SECONDS: integer(DAY, 60, 365 * DAY, 'direct uploads never finalized are deleted this long after their upload URL was issued'),
+    TRANSLATION_JOB_EXPIRY_HOURS: decimal(48, 0.0003, 168, {
+      description: 'a finished file translation job (`POST /translate`) is removed this long after submission (its output files stay)',
+    }),
+    TRANSLATION_OUTPUT_URL_TTL_SECONDS: integer(DAY, 10, 7 * DAY, 'signed URLs of file translation outputs (`outputs[].target_uri`)'),
+    TRANSLATION_MAX_UNITS: integer(500, 1, 500, 'files × target languages per file translation job (400 beyond)'),
+    TRANSLATION_MAX_SOURCE_BYTES: bytes(10 * MB, 1024, 1e9, 'one source file of a file translation job'),
+    TRANSLATION_UNIT_CONCURRENCY: integer(4, 1, 64, 'units of one file translation job downloaded, translated and written at once'),
+    TRANSLATION_RETRY_DELAY_MS: integer(500, 0, 60_000, 'first wait before retrying a failed translation of a unit (doubling; 3 retries)'),
+    WS_MAX_CONNECTIONS_PER_KEY: integer(5, 1, 100_000, 'concurrent WebSocket sessions per key'),
+    WS_MAX_SESSION_SECONDS: integer(1800, 1, DAY, 'WebSocket session length'),
+    WS_MAX_MESSAGES_PER_SECOND: integer(100, 1, 1_000_000, 'messages per second per connection'),
+    WS_MAX_BYTES_PER_SECOND: bytes(1 * MB, 1024, 1e10, 'audio bytes per second per connection'),
+    WS_MAX_MESSAGE_BYTES: bytes(1 * MB, 1024, 100 * MB, 'one WebSocket message'),
+    WS_MAX_BUFFER_BYTES: bytes(50 * MB, 1024, 1e10, 'buffered audio per session (close 1009 beyond)'),
+    WS_IDLE_TIMEOUT_SECONDS: integer(300, 1, DAY, 'seconds without a client message before a WebSocket session is finished and closed (1000)'),
   }),
-  DIARIZATION_SPEECH_DETECTION: oneOf('silero', ['silero', 'energy'], {
-    section: 'speech',
-    description:
-      "where diarization looks for speech: `silero` (Silero speech spans joined with the file's energy gate: quiet speakers found, DER 4-8 points lower on the held-out sets) or `energy` (the gate alone: about 0.3 s less per minute of audio; `docs/diarization.md`)",
+  ...inSection('streaming', {
+    WS_ENDPOINT_SILENCE_MS: integer(500, 100, 10_000, 'silence that ends a turn (`turn_detection=server_vad`, `opus_raw_16k`)'),
+    WS_MAX_TURN_MS: integer(30_000, 1_000, 120_000, 'longer turns are cut (`forced_split`)'),
+    WS_PARTIAL_INTERVAL_MS: integer(500, 100, 60_000, 'how often an open turn is re-recognised for `partial` messages (`partial_results=true`)'),
+    WS_TOKEN_TTL_SECONDS: integer(60, 5, 3600, 'lifetime of a single-use session token from `POST /v1/ws/tokens`'),
+    WS_MAX_UNSENT_BYTES: bytes(4 * MB, 64 * 1024, 1e9, 'server messages a client may leave unread before it is closed (1008)'),
+    WS_LAG_WARNING_MS: integer(3_000, 100, 600_000, 'a `lag` message is sent while a piece waits longer than this'),
+    WS_RESUME_WINDOW_SECONDS: integer(60, 0, 3600, {
+      description:
+        'how long a session whose connection dropped (no close frame) waits, still decoding, for its client to reconnect with `resume_token` (docs/streaming.md "Resuming a session"); its connection slot and capacity stay held; `0` turns resuming off',
+    }),
   }),
-  DIARIZATION_TIMEOUT_MS: integer(300_000, 1, 3_600_000, {
-    section: 'speech',
-    description: "a file's diarization (its own worker thread) is stopped after this long; the file then completes with its plain transcript and a warning",
-  }),
-  JOB_WORKERS: integer(4, 1, 256, { section: 'speech', description: 'jobs transcribed at once by this process (they share the batched inference pool)' }),
-  FFMPEG_PATH: optionalText({ section: 'speech', description: 'use a system ffmpeg instead', defaultText: 'bundled binary', valuesText: 'path' }),
-  FFPROBE_PATH: optionalText({ section: 'speech', description: 'use a system ffprobe instead', defaultText: 'bundled binary', valuesText: 'path' }),
-  YTDLP_PATH: optionalText({
-    section: 'speech',
-    description: 'a yt-dlp executable: lets `POST /v1/media/probe` read streaming-site pages (all its traffic goes through the outbound guard)',
-    valuesText: 'path',
-  }),
-
-  STORE_BACKEND: oneOf('sqlite', ['sqlite', 'postgres'], {
-    section: 'backends',
-    description: '`sqlite` (one process, file under `DATA_DIR`) or `postgres` (shared by every gateway process)',
-  }),
-  DATABASE_URL: optionalText({
-    section: 'backends',
-    description: 'PostgreSQL URL, required with `STORE_BACKEND=postgres`; `?options=-c%20search_path%3Dname` picks a schema',
-    valuesText: 'URL',
-  }),
-  DATABASE_POOL_SIZE: integer(10, 1, 500, { section: 'backends', description: 'PostgreSQL connections this process keeps at most' }),
-  QUEUE_BACKEND: oneOf('in-process', ['in-process', 'redis'], {
-    section: 'backends',
-    description: '`in-process` (jobs run where they were submitted) or `redis` (any gateway runs any job; needs `STORE_BACKEND=postgres`)',
-  }),
-  CACHE_BACKEND: oneOf('memory', ['memory', 'redis'], { section: 'backends', description: '`redis` shares media probe results with every gateway process' }),
-  RATE_LIMIT_BACKEND: oneOf('memory', ['memory', 'redis'], {
-    section: 'backends',
-    description: '`memory` (one process) or `redis` (shared by every gateway process): request windows and open WebSocket sessions per key',
-  }),
-  REDIS_URL: text('redis://127.0.0.1:6379', { section: 'backends', description: 'Redis for the distributed parts', valuesText: 'URL' }),
-  REDIS_KEY_PREFIX: text(
-    'gw',
-    {
-      section: 'backends',
-      description: 'prefix of every Redis key the gateway writes (deployments sharing one Redis use different ones)',
-      valuesText: '1 to 64 of `A-Z a-z 0-9 : _ . -`',
-    },
-    (value, name) => (/^[A-Za-z0-9:_.-]{1,64}$/.test(value) ? null : `${name} must be 1 to 64 of A-Z a-z 0-9 : _ . -, got "${value}"`),
-  ),
-  JOB_LEASE_SECONDS: integer(60, 1, 3600, {
-    section: 'backends',
-    description: "a running job's claim, renewed every third of it; a job whose gateway stopped is taken over this long after its last renewal",
-  }),
-  FILES_BACKEND: oneOf('local', ['local', 's3'], {
-    section: 'backends',
-    description: '`local` (files under `DATA_DIR/files`) or `s3` (an S3-compatible bucket, see [S3-compatible storage](#s3-compatible-storage))',
-  }),
-  S3_BUCKET: optionalText({ section: 'backends', description: 'the bucket (required with `FILES_BACKEND=s3`; the gateway does not create it)' }),
-  S3_REGION: text('us-east-1', { section: 'backends', description: "the bucket's region" }),
-  S3_ENDPOINT: optionalUrl({ section: 'backends', description: 'an S3-compatible server, e.g. `http://minio:9000`', defaultText: '(AWS)' }),
-  S3_FORCE_PATH_STYLE: boolean(false, { section: 'backends', description: '`endpoint/bucket/key` URLs (MinIO and most S3-compatible servers need `true`)' }),
-  S3_ACCESS_KEY_ID: optionalText({
-    section: 'backends',
-    description:
-      "static credentials, set together with `S3_SECRET_ACCESS_KEY`; without both the AWS SDK's default chain (environment, profile, instance or task role)",
-  }),
-  S3_SECRET_ACCESS_KEY: optionalText({ section: 'backends', description: 'the secret of `S3_ACCESS_KEY_ID` (redacted in the start-up log)' }),
-  S3_PREFIX: keyPrefix({ section: 'backends', description: 'key prefix inside the bucket, so deployments can share one' }),
-  S3_PRESIGNED_DOWNLOADS: boolean(true, {
-    section: 'backends',
-    description:
-      'with `s3`: the signed audio, transcript and media playback links answer 302 to a presigned GET on the bucket (valid 5 minutes; Range and HEAD are served by the bucket) instead of streaming the bytes through the gateway',
-  }),
-  S3_DIRECT_UPLOADS: boolean(false, {
-    section: 'backends',
-    description:
-      'with `s3`: `GET /v1/uploads/signed-url` hands out a presigned PUT to the bucket (same flow for the client: PUT with the given `Content-Type`, then finalize); the bytes are checked (size, bound `content_length`, audio content) at finalize or when a job first uses the `file_url`',
-  }),
-
-  METRICS_ENABLED: boolean(true, { section: 'metrics', description: 'collect Prometheus metrics (off: no metrics anywhere)' }),
-  METRICS_PORT: integerOrOff(9464, 0, 65535, {
-    section: 'metrics',
-    description: 'port of the metrics listener, which serves only `GET /metrics` (`0` picks a free one; `off`: no metrics listener)',
-  }),
-  METRICS_HOST: text('127.0.0.1', {
-    section: 'metrics',
-    description: 'address of the metrics listener; `0.0.0.0` lets a Prometheus on another host (or container) scrape it',
-    valuesText: 'address',
-  }),
-  METRICS_ON_MAIN_PORT: oneOf('off', ['off', 'admin'], {
-    section: 'metrics',
-    description: '`admin` also serves `GET /metrics` on `PORT` to bearer keys with the `admin` scope; `off` keeps it off the public port',
-  }),
-
-  RATE_LIMIT_PER_MINUTE: integer(60, 1, 1_000_000, { section: 'limits', description: 'REST requests per minute per key' }),
-  RATE_LIMIT_PER_HOUR: integer(0, 0, 100_000_000, {
-    section: 'limits',
-    description: 'REST requests per hour per key (always counted in `/v1/usage`)',
-    defaultText: '`0` (not limited)',
-  }),
-  RATE_LIMIT_PER_DAY: integer(0, 0, 1_000_000_000, {
-    section: 'limits',
-    description: 'REST requests per day per key (always counted in `/v1/usage`)',
-    defaultText: '`0` (not limited)',
-  }),
-  JOB_SUBMISSIONS_PER_HOUR: integer(100, 1, 1_000_000, { section: 'limits', description: 'job API submissions per hour per key' }),
-  MAX_CONCURRENT_JOBS: integer(10, 1, 10_000, { section: 'limits', description: 'running transcription jobs per key' }),
-  DAILY_AUDIO_MINUTES: decimal(1440, 0.01, 10_000_000, { section: 'limits', description: 'audio minutes per key per UTC day' }),
-  BATCH_MAX_FILES: integer(100, 1, 10_000, { section: 'limits', description: 'files per batch' }),
-  MAX_AUDIO_BYTES: bytes(500 * MB, 1024, 1e12, { section: 'limits', description: 'upload and audio size' }),
-  MAX_JSON_BODY_BYTES: bytes(1 * MB, 1024, 100 * MB, { section: 'limits', description: 'JSON and form request bodies' }),
-  LIST_MAX_LIMIT: integer(200, 1, 10_000, { section: 'limits', description: 'largest page of a list' }),
-  SYNC_WAIT_SECONDS: integer(60, 0, 3600, { section: 'limits', description: 'how long `mode=sync` waits before answering `queued`/`processing`' }),
-  SIGNED_URL_TTL_SECONDS: integer(3600, 10, 7 * DAY, { section: 'limits', description: 'audio and transcript links' }),
-  MEDIA_URL_DEFAULT_TTL_SECONDS: integer(3600, 10, 7 * DAY, {
-    section: 'limits',
-    description: 'media playback links, when a request names no lifetime (at most `MEDIA_URL_MAX_TTL_SECONDS`)',
-  }),
-  MEDIA_URL_MAX_TTL_SECONDS: integer(7 * DAY, 10, 30 * DAY, { section: 'limits', description: 'longest lifetime of a media playback link' }),
-  DOWNLOAD_TIMEOUT_SECONDS: integer(300, 1, DAY, { section: 'limits', description: 'fetching an `audio_url`' }),
-  PROBE_TIMEOUT_SECONDS: integer(20, 1, 600, { section: 'limits', description: 'media probe window' }),
-  PROBE_CACHE_TTL_SECONDS: integer(300, 0, DAY, { section: 'limits', description: 'media probe results are reused this long' }),
-  WEBHOOK_TIMEOUT_SECONDS: integer(10, 1, 120, { section: 'limits', description: 'one delivery attempt' }),
-  WEBHOOK_RETRY_SCHEDULE: integerList([60, 300, 1800, 7200, 86400], 0, 30 * DAY, {
-    section: 'limits',
-    description: 'seconds from a failed attempt to the next one (one retry per entry)',
-  }),
-  WEBHOOK_DISABLE_AFTER_FAILURES: integer(100, 1, 1_000_000, {
-    section: 'limits',
-    description: 'consecutive failed delivery attempts before a webhook is disabled',
-  }),
-  UPLOAD_RETENTION_SECONDS: integer(DAY, 60, 365 * DAY, {
-    section: 'limits',
-    description: 'direct uploads never finalized are deleted this long after their upload URL was issued',
-  }),
-  TRANSLATION_JOB_EXPIRY_HOURS: decimal(48, 0.0003, 168, {
-    section: 'limits',
-    description: 'a finished file translation job (`POST /translate`) is removed this long after submission (its output files stay)',
-  }),
-  TRANSLATION_OUTPUT_URL_TTL_SECONDS: integer(DAY, 10, 7 * DAY, {
-    section: 'limits',
-    description: 'signed URLs of file translation outputs (`outputs[].target_uri`)',
-  }),
-  TRANSLATION_MAX_UNITS: integer(500, 1, 500, {
-    section: 'limits',
-    description: 'files × target languages per file translation job (400 beyond)',
-  }),
-  TRANSLATION_MAX_SOURCE_BYTES: bytes(10 * MB, 1024, 1e9, { section: 'limits', description: 'one source file of a file translation job' }),
-  TRANSLATION_UNIT_CONCURRENCY: integer(4, 1, 64, {
-    section: 'limits',
-    description: 'units of one file translation job downloaded, translated and written at once',
-  }),
-  TRANSLATION_RETRY_DELAY_MS: integer(500, 0, 60_000, {
-    section: 'limits',
-    description: 'first wait before retrying a failed translation of a unit (doubling; 3 retries)',
-  }),
-  WS_MAX_CONNECTIONS_PER_KEY: integer(5, 1, 100_000, { section: 'limits', description: 'concurrent WebSocket sessions per key' }),
-  WS_MAX_SESSION_SECONDS: integer(1800, 1, DAY, { section: 'limits', description: 'WebSocket session length' }),
-  WS_MAX_MESSAGES_PER_SECOND: integer(100, 1, 1_000_000, { section: 'limits', description: 'messages per second per connection' }),
-  WS_MAX_BYTES_PER_SECOND: bytes(1 * MB, 1024, 1e10, { section: 'limits', description: 'audio bytes per second per connection' }),
-  WS_MAX_MESSAGE_BYTES: bytes(1 * MB, 1024, 100 * MB, { section: 'limits', description: 'one WebSocket message' }),
-  WS_MAX_BUFFER_BYTES: bytes(50 * MB, 1024, 1e10, { section: 'limits', description: 'buffered audio per session (close 1009 beyond)' }),
-  WS_IDLE_TIMEOUT_SECONDS: integer(300, 1, DAY, {
-    section: 'limits',
-    description: 'seconds without a client message before a WebSocket session is finished and closed (1000)',
-  }),
-
-  WS_ENDPOINT_SILENCE_MS: integer(500, 100, 10_000, {
-    section: 'streaming',
-    description: 'silence that ends a turn (`turn_detection=server_vad`, `opus_raw_16k`)',
-  }),
-  WS_MAX_TURN_MS: integer(30_000, 1_000, 120_000, { section: 'streaming', description: 'longer turns are cut (`forced_split`)' }),
-  WS_PARTIAL_INTERVAL_MS: integer(500, 100, 60_000, {
-    section: 'streaming',
-    description: 'how often an open turn is re-recognised for `partial` messages (`partial_results=true`)',
-  }),
-  WS_TOKEN_TTL_SECONDS: integer(60, 5, 3600, { section: 'streaming', description: 'lifetime of a single-use session token from `POST /v1/ws/tokens`' }),
-  WS_MAX_UNSENT_BYTES: bytes(4 * MB, 64 * 1024, 1e9, {
-    section: 'streaming',
-    description: 'server messages a client may leave unread before it is closed (1008)',
-  }),
-  WS_LAG_WARNING_MS: integer(3_000, 100, 600_000, { section: 'streaming', description: 'a `lag` message is sent while a piece waits longer than this' }),
-  WS_RESUME_WINDOW_SECONDS: integer(60, 0, 3600, {
-    section: 'streaming',
-    description:
-      'how long a session whose connection dropped (no close frame) waits, still decoding, for its client to reconnect with `resume_token` (docs/streaming.md "Resuming a session"); its connection slot and capacity stay held; `0` turns resuming off',
-  }),
-
-  WS_MAX_SESSIONS: integer(0, 0, 1_000_000, {
-    section: 'overload',
-    description: 'a fixed cap on live WebSocket sessions in this process (1013 beyond)',
-    defaultText: '`0` (the estimate decides)',
-  }),
-  OVERLOAD_PARTIALS_OFF_AT: decimal(0.6, 0, 10, { section: 'overload', description: 'measured inference utilisation at which `partial` messages stop' }),
-  OVERLOAD_LARGER_BATCHES_AT: decimal(0.75, 0, 10, {
-    section: 'overload',
-    description: 'utilisation at which interactive batches wait `OVERLOAD_BATCH_WAIT_MS` to fill (at least `OVERLOAD_PARTIALS_OFF_AT`)',
-  }),
-  OVERLOAD_FULL_AT: decimal(0.85, 0.00001, 10, {
-    section: 'overload',
-    description: 'utilisation at which new WebSocket sessions are refused (1013, with `retry_after`; at least `OVERLOAD_LARGER_BATCHES_AT`)',
-  }),
-  OVERLOAD_MAX_INFERENCE_WAIT_MS: integer(150, 1, 600_000, {
-    section: 'overload',
-    description: 'smoothed inference queue wait of stream pieces that counts as full',
-  }),
-  OVERLOAD_BATCH_WAIT_MS: integer(20, 0, 10_000, {
-    section: 'overload',
-    description: 'how long an interactive batch waits to fill at the larger-batches level',
-  }),
-  JOB_MAX_QUEUE_WAIT_SECONDS: decimal(600, 0, 30 * DAY, {
-    section: 'overload',
-    description: "new jobs get 503 `server_overloaded` with `Retry-After` while the job queue's estimated wait is longer (`0`: never)",
+  ...inSection('overload', {
+    WS_MAX_SESSIONS: integer(0, 0, 1_000_000, {
+      description: 'a fixed cap on live WebSocket sessions in this process (1013 beyond)',
+      defaultText: '`0` (the estimate decides)',
+    }),
+    OVERLOAD_PARTIALS_OFF_AT: decimal(0.6, 0, 10, 'measured inference utilisation at which `partial` messages stop'),
+    OVERLOAD_LARGER_BATCHES_AT: decimal(0.75, 0, 10, {
+      description: 'utilisation at which interactive batches wait `OVERLOAD_BATCH_WAIT_MS` to fill (at least `OVERLOAD_PARTIALS_OFF_AT`)',
+    }),
+    OVERLOAD_FULL_AT: decimal(0.85, 0.00001, 10, {
+      description: 'utilisation at which new WebSocket sessions are refused (1013, with `retry_after`; at least `OVERLOAD_LARGER_BATCHES_AT`)',
+    }),
+    OVERLOAD_MAX_INFERENCE_WAIT_MS: integer(150, 1, 600_000, 'smoothed inference queue wait of stream pieces that counts as full'),
+    OVERLOAD_BATCH_WAIT_MS: integer(20, 0, 10_000, 'how long an interactive batch waits to fill at the larger-batches level'),
+    JOB_MAX_QUEUE_WAIT_SECONDS: decimal(600, 0, 30 * DAY, {
+      description: "new jobs get 503 `server_overloaded` with `Retry-After` while the job queue's estimated wait is longer (`0`: never)",
+    }),
   }),
 } as const satisfies Record<string, ConfigEntry<unknown>>;
 

@@ -39,6 +39,16 @@ export interface TranslationJobRecord {
   readonly updatedAt: string;
 }
 
+/** The callback state of a job until it is final: nothing scheduled, nothing attempted. */
+export const CALLBACK_NOT_SCHEDULED = {
+  callbackStatus: null,
+  callbackPayload: null,
+  callbackAttempts: 0,
+  callbackNextAt: null,
+  callbackLeaseUntil: null,
+  callbackLastError: null,
+} as const satisfies Partial<TranslationJobRecord>;
+
 /** One (file, target language) pair of a job. */
 export interface TranslationUnitRecord {
   readonly jobId: string;

@@ -1,4 +1,4 @@
-import { ERROR_REGISTRY, type ErrorCode } from './error-registry.js';
+import { ENGINE_ERROR_CODES, ERROR_REGISTRY, type EngineErrorKind, type ErrorCode } from './error-registry.js';
 
 /** One validation problem, in the job API's `{loc, msg, type}` shape. */
 export interface ValidationIssue {
@@ -43,4 +43,32 @@ export class ApiError extends Error {
 
 export function isApiError(value: unknown): value is ApiError {
   return value instanceof ApiError;
+}
+
+/** What an engine error (src/engines/runtime/engine-error.ts) carries; platform reads it by shape, never importing the engines. */
+export interface EngineErrorShape extends Error {
+  readonly engineError: EngineErrorKind;
+  readonly param?: string | undefined;
+  readonly retryAfterSeconds?: number | undefined;
+}
+
+export function isEngineError(value: unknown): value is EngineErrorShape {
+  const kind = (value as { engineError?: unknown } | null)?.engineError;
+  return value instanceof Error && typeof kind === 'string' && Object.prototype.hasOwnProperty.call(ENGINE_ERROR_CODES, kind);
+}
+
+/**
+ * The client-facing error of a thrown value: an ApiError as it is, an engine error through
+ * ENGINE_ERROR_CODES (its message and param kept), anything else null (the caller decides:
+ * usually `internal_error` or `model_error`, never the raw message).
+ */
+export function asApiError(error: unknown): ApiError | null {
+  if (isApiError(error)) return error;
+  if (!isEngineError(error)) return null;
+  return new ApiError(ENGINE_ERROR_CODES[error.engineError], {
+    message: error.message,
+    ...(error.param !== undefined ? { param: error.param } : {}),
+    ...(error.retryAfterSeconds !== undefined ? { retryAfter: error.retryAfterSeconds } : {}),
+    cause: error,
+  });
 }

@@ -332,3 +332,29 @@ export function errorDefinition(code: ErrorCode): ErrorDefinition {
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.prototype.hasOwnProperty.call(ERROR_REGISTRY, value);
 }
+
+/**
+ * What each engine error means to a client: the engines (src/engines) throw EngineError with one
+ * of these kinds and never an HTTP code; the API, job and WebSocket layers map the kind to the
+ * registry code through this one table (asApiError in api-error.ts).
+ */
+export const ENGINE_ERROR_CODES = {
+  /** The audio is not decodable, or not in a supported container. */
+  invalid_audio: 'invalid_audio_format',
+  /** The audio file is over the size limit (`limit` says which). */
+  audio_too_large: 'file_too_large',
+  /** A request value the engine cannot serve (a channel count, a language pair, ...); `param` names it. */
+  invalid_value: 'invalid_field_value',
+  /** A model named together with `language=auto`. */
+  model_with_auto: 'INVALID_FIELD',
+  unsupported_model: 'UNSUPPORTED_MODEL',
+  unsupported_language: 'UNSUPPORTED_LANGUAGE',
+  /** The engine's queue is full or it is shutting down, or an optional part (Silero) cannot start. */
+  unavailable: 'service_unavailable',
+  /** The engine refuses more work for now; `retryAfterSeconds` says when to try again. */
+  overloaded: 'server_overloaded',
+  /** The model failed to load or run, or its worker died. */
+  model_failed: 'model_error',
+} as const satisfies Record<string, ErrorCode>;
+
+export type EngineErrorKind = keyof typeof ENGINE_ERROR_CODES;

@@ -1,17 +1,7 @@
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryConnectionSlots, type ConnectionSlots } from './connection-slots.js';
 import { RedisConnectionSlots } from './redis-connection-slots.js';
-
-async function redisClient(): Promise<Redis> {
-  const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
-  try {
-    await redis.connect();
-  } catch (error) {
-    throw new Error(`Redis is required for this test (CI=${process.env['CI'] ?? ''}): ${(error as Error).message}`);
-  }
-  return redis;
-}
+import { connectTestRedis } from '../../../test/helpers/distributed-servers.js';
 
 const prefix = `gw-test-ws-${process.pid}-${Date.now()}`;
 
@@ -47,12 +37,12 @@ function behaviour(name: string, make: () => Promise<ConnectionSlots>): void {
 }
 
 behaviour('MemoryConnectionSlots', async () => new MemoryConnectionSlots());
-behaviour('RedisConnectionSlots (Redis at 127.0.0.1:6379)', async () => new RedisConnectionSlots(await redisClient(), prefix));
+behaviour('RedisConnectionSlots (Redis at 127.0.0.1:6379)', async () => new RedisConnectionSlots(await connectTestRedis(), prefix));
 
 describe('RedisConnectionSlots across gateways', () => {
   it("counts one key's sessions on every gateway against one limit", async () => {
-    const a = new RedisConnectionSlots(await redisClient(), `${prefix}-shared`);
-    const b = new RedisConnectionSlots(await redisClient(), `${prefix}-shared`);
+    const a = new RedisConnectionSlots(await connectTestRedis(), `${prefix}-shared`);
+    const b = new RedisConnectionSlots(await connectTestRedis(), `${prefix}-shared`);
     try {
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).tryAcquire('k', `s${i}`, 5)));
       expect(results.filter(Boolean)).toHaveLength(5);
@@ -66,8 +56,8 @@ describe('RedisConnectionSlots across gateways', () => {
 
   it("renews the leases of slots it holds, and a stopped gateway's slots end with their lease", async () => {
     const lease = 600;
-    const live = new RedisConnectionSlots(await redisClient(), `${prefix}-lease`, { leaseMs: lease });
-    const stopped = new RedisConnectionSlots(await redisClient(), `${prefix}-lease`, { leaseMs: lease });
+    const live = new RedisConnectionSlots(await connectTestRedis(), `${prefix}-lease`, { leaseMs: lease });
+    const stopped = new RedisConnectionSlots(await connectTestRedis(), `${prefix}-lease`, { leaseMs: lease });
     try {
       expect(await live.tryAcquire('k', 'live', 2)).toBe(true);
       expect(await stopped.tryAcquire('k', 'gone', 2)).toBe(true);

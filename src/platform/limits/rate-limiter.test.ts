@@ -1,8 +1,8 @@
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
 import type { RateLimiter, WindowLimit } from './rate-limiter.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
+import { connectTestRedis } from '../../../test/helpers/distributed-servers.js';
 
 const windows: WindowLimit[] = [
   { window: 'minute', limit: 3 },
@@ -41,20 +41,12 @@ function behaviour(name: string, make: () => Promise<RateLimiter>): void {
 
 behaviour('MemoryRateLimiter', async () => new MemoryRateLimiter());
 
-behaviour('RedisRateLimiter (Redis at 127.0.0.1:6379)', async () => {
-  const redis = new Redis('redis://127.0.0.1:6379', { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: true });
-  try {
-    await redis.connect();
-  } catch (error) {
-    throw new Error(`Redis is required for this test (CI=${process.env['CI'] ?? ''}): ${(error as Error).message}`);
-  }
-  return new RedisRateLimiter(redis, `gw-test-${process.pid}`);
-});
+behaviour('RedisRateLimiter (Redis at 127.0.0.1:6379)', async () => new RedisRateLimiter(await connectTestRedis(), `gw-test-${process.pid}`));
 
 describe('RedisRateLimiter across processes', () => {
   it('never over-admits when two gateways share a bucket', async () => {
-    const a = new RedisRateLimiter(new Redis('redis://127.0.0.1:6379'), `gw-test-shared-${process.pid}`);
-    const b = new RedisRateLimiter(new Redis('redis://127.0.0.1:6379'), `gw-test-shared-${process.pid}`);
+    const a = new RedisRateLimiter(await connectTestRedis(), `gw-test-shared-${process.pid}`);
+    const b = new RedisRateLimiter(await connectTestRedis(), `gw-test-shared-${process.pid}`);
     try {
       const limit: WindowLimit[] = [{ window: 'minute', limit: 10 }];
       const now = Date.now();

@@ -1,35 +1,30 @@
-/**
- * Errors of the inference pool. Each carries a code of the gateway's error registry, which
- * the HTTP layer maps to the envelope (all three are 500 `server_error`; the job runner writes
- * them into a failed job's `error`).
- */
+// Errors of the inference pool, as engine errors (runtime/engine-error.ts): `unavailable` for a
+// full queue or a closing pool, `model_failed` for a model that cannot load or run.
+import { EngineError } from '../../runtime/engine-error.js';
 
-/** The pool's queue is full: retry later (registry code `service_unavailable`). */
-export class InferenceBusyError extends Error {
-  readonly code = 'service_unavailable' as const;
+/** The pool's queue is full: retry later. */
+export class InferenceBusyError extends EngineError {
   constructor(readonly queued: number) {
-    super(`The speech recognition queue is full (${queued} requests waiting). Retry with exponential backoff.`);
+    super('unavailable', `The speech recognition queue is full (${queued} requests waiting). Retry with exponential backoff.`);
     this.name = 'InferenceBusyError';
   }
 }
 
-/** The pool is shutting down or closed (registry code `service_unavailable`). */
-export class InferenceClosedError extends Error {
-  readonly code = 'service_unavailable' as const;
+/** The pool is shutting down or closed. */
+export class InferenceClosedError extends EngineError {
   constructor() {
-    super('The speech recognition service is shutting down.');
+    super('unavailable', 'The speech recognition service is shutting down.');
     this.name = 'InferenceClosedError';
   }
 }
 
-/** The model failed to load or to run, or its worker died (registry code `model_error`). */
-export class ModelRunError extends Error {
-  readonly code = 'model_error' as const;
+/** The model failed to load or to run, or its worker died. */
+export class ModelRunError extends EngineError {
   constructor(
     readonly model: string,
     message: string,
   ) {
-    super(`Model ${model}: ${message}`);
+    super('model_failed', `Model ${model}: ${message}`);
     this.name = 'ModelRunError';
   }
 }

@@ -29,7 +29,6 @@ interface Pending extends QueuedRequest {
 }
 
 interface Batch {
-  readonly id: number;
   readonly model: string;
   readonly requests: Pending[];
   readonly priority: InferencePriority;
@@ -71,7 +70,6 @@ export class InferencePool {
   private readonly scheduler: BatchScheduler<Pending>;
   private readonly slots: Slot[] = [];
   private readonly slotEvents: SlotEvents<Batch>;
-  private nextBatchId = 1;
   private scheduled = false;
   private timer: NodeJS.Timeout | null = null;
   private closing = false;
@@ -111,7 +109,11 @@ export class InferencePool {
       loaded: (slot, report) => this.noteLoad(slot, report),
       answered: (slot, batch, answer) => this.answered(slot, batch, answer),
       failed: (_slot, batch, message) => this.failBatch(batch, message),
-      exited: (slot, code) => this.replace(slot, code),
+      exited: (slot, code, restarting) => {
+        if (restarting) this.logger?.warn({ worker: slot.index, code }, 'inference worker exited; starting a new one');
+      },
+      restartFailed: (slot, err) => this.logger?.warn({ worker: slot.index, err }, 'inference worker restart failed'),
+      mayRestart: () => !this.closing,
     };
   }
 
@@ -239,30 +241,18 @@ export class InferencePool {
   }
 
   private spawn(index: number): Promise<void> {
-    const settings: WorkerSettings = { index, device: this.device, cudaDeviceId: 0, intraOpThreads: this.intraOpThreads, backgroundNice: this.workerNice };
-    const slot = new WorkerSlot<Batch>(settings, this.slotEvents, this.logger);
+    const settings: WorkerSettings = { index, device: this.device, cudaDeviceId: 0, intraOpThreads: this.intraOpThreads };
+    const slot = new WorkerSlot<Batch>(settings, this.workerNice, this.slotEvents, this.logger);
     this.slots[index] = slot;
     return slot.started;
   }
 
-  /** A worker exited unexpectedly (its batch already failed): a new one takes its place after 500 ms. */
-  private replace(slot: Slot, code: number): void {
-    const index = slot.index;
-    if (this.closing || this.slots[index] !== slot) return;
-    this.logger?.warn({ worker: index, code }, 'inference worker exited; starting a new one');
-    setTimeout(() => {
-      if (!this.closing) this.spawn(index).catch((err: unknown) => this.logger?.warn({ worker: index, err }, 'inference worker restart failed'));
-    }, 500).unref();
-  }
-
-  /** Fails the batch of a worker that failed or exited. */
-  private failBatch(batch: Batch | null, message: string): void {
-    if (batch) {
-      for (const request of batch.requests) {
-        this.finishRequest(request);
-        this.counters.failedRequests++;
-        request.reject(new ModelRunError(batch.model, message));
-      }
+  /** Fails the batch of a worker that failed or exited (the slot restarts the worker). */
+  private failBatch(batch: Batch, message: string): void {
+    for (const request of batch.requests) {
+      this.finishRequest(request);
+      this.counters.failedRequests++;
+      request.reject(new ModelRunError(batch.model, message));
     }
     this.checkDrained();
     this.schedule();
@@ -387,7 +377,6 @@ export class InferencePool {
       if (lengths) lengths[i] = BigInt(request.length);
     });
     const batch: Batch = {
-      id: this.nextBatchId++,
       model: spec.name,
       requests,
       priority: requests[0]!.priority,

@@ -3,7 +3,6 @@
 import type { RowDecoding } from '../decoding/decoding-plan.js';
 import type { CtcHypothesis } from '../decoding/ctc-types.js';
 import type { ModelInput } from '../models/model-manifest.js';
-import type { ThreadPriorityReport } from '../../runtime/native-addon.js';
 
 export type ExecutionDevice = 'cpu' | 'cuda';
 
@@ -45,8 +44,6 @@ export interface WorkerSettings {
   readonly device: ExecutionDevice;
   readonly cudaDeviceId: number;
   readonly intraOpThreads: number;
-  /** Nice value (with SCHED_BATCH) the worker thread takes before opening sessions; null leaves it as is. */
-  readonly backgroundNice: number | null;
 }
 
 /**
@@ -78,7 +75,7 @@ export interface LoadReport {
 }
 
 export type FromWorker =
-  | { readonly type: 'ready'; readonly priority: ThreadPriorityReport | null; readonly priorityError: string | null }
+  | { readonly type: 'ready' }
   | ({ readonly type: 'loaded' } & LoadReport)
   | { readonly type: 'load-failed'; readonly model: string; readonly message: string }
   | {

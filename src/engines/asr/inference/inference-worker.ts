@@ -15,7 +15,6 @@ import { createDecoder, type RowDecoding } from '../decoding/decoding-plan.js';
 import type { CtcDecoder } from '../decoding/ctc-types.js';
 import { CharNgramLm } from '../decoding/lm/char-ngram-lm.js';
 import { InputPreparer } from './model-input.js';
-import { setThreadBackground, type ThreadPriorityReport } from '../../runtime/thread-priority.js';
 import type { DecodedRow, ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, ToWorker, WorkerSettings } from './inference-protocol.js';
 
 const settings = workerData as WorkerSettings;
@@ -307,14 +306,5 @@ port.on('message', (message: ToWorker) => {
   }
 });
 
-// Before any session opens, so that onnxruntime's own threads inherit the lower priority.
-let priority: ThreadPriorityReport | null = null;
-let priorityError: string | null = null;
-if (settings.backgroundNice !== null) {
-  try {
-    priority = setThreadBackground(settings.backgroundNice);
-  } catch (error) {
-    priorityError = (error as Error).message;
-  }
-}
-post({ type: 'ready', priority, priorityError });
+// The thread's priority was lowered before this module loaded (runtime/worker-host.ts).
+post({ type: 'ready' });

@@ -1,10 +1,9 @@
-// One inference worker thread's lifecycle, as the pool sees it: starting (ready message, the
-// priority report), the models whose spec it was sent and whose session it opened, the one
-// batch it runs at a time, and its end (close, crash, exit). The pool decides what to run and
-// what to do when a worker fails or exits (fail the batch, start a replacement).
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+// One inference worker place of the pool, on a WorkerHost (runtime/worker-host.ts): the thread
+// (started with the background nice value, restarted 500 ms after it dies unless the pool is
+// closing, also when it died while starting), the models whose spec it was sent and whose
+// session it opened (both forgotten with the thread that held them), and the one batch it runs
+// at a time. The pool decides what to run; the slot tells it what happened.
+import { WorkerHost } from '../../runtime/worker-host.js';
 import { ModelRunError } from './inference-errors.js';
 import type { FromWorker, LoadReport, PoolModelSpec, ToWorker, WorkerSettings } from './inference-protocol.js';
 
@@ -15,98 +14,72 @@ export interface SlotLogger {
 
 export type BatchAnswer = Extract<FromWorker, { type: 'result' | 'failed' }>;
 
-/** What the pool hears from a slot. */
-export interface SlotEvents<B extends { readonly id: number }> {
-  /** The worker can take batches. */
+/** What the pool hears from a slot, and the one thing the slot asks it. */
+export interface SlotEvents<B> {
+  /** The worker can take batches (its first start and each restart). */
   ready(slot: WorkerSlot<B>): void;
   /** A session opened in the worker (on `load`, or lazily with a batch). */
   loaded(slot: WorkerSlot<B>, report: LoadReport): void;
   /** The running batch was answered; the slot is idle again. */
   answered(slot: WorkerSlot<B>, batch: B, answer: BatchAnswer): void;
-  /** The worker failed or exited unexpectedly: `batch` (the one it was running, if any) is lost. */
-  failed(slot: WorkerSlot<B>, batch: B | null, message: string): void;
-  /** The worker exited without being closed (after `failed`). */
-  exited(slot: WorkerSlot<B>, code: number): void;
+  /** The worker failed or exited unexpectedly while running `batch`, which is lost. */
+  failed(slot: WorkerSlot<B>, batch: B, message: string): void;
+  /** The worker exited without being closed; a new one starts after 500 ms when `restarting`. */
+  exited(slot: WorkerSlot<B>, code: number, restarting: boolean): void;
+  /** A new worker did not start. */
+  restartFailed(slot: WorkerSlot<B>, error: Error): void;
+  /** Whether a dead worker may be replaced (asked at its exit and again before the new one starts). */
+  mayRestart(): boolean;
 }
 
-const require = createRequire(import.meta.url);
-
-/**
- * Starts a worker on inference-worker.js next to this module. Under vitest/tsx the sources are
- * `.ts`: the worker then boots through tsx's loader (registered inside the worker, because
- * `--import` in a worker's execArgv does not reach its entry module on Node 20).
- */
-function createInferenceWorker(settings: WorkerSettings): Worker {
-  const self = import.meta.url;
-  const options = { workerData: settings, name: `inference-${settings.index}` };
-  if (self.endsWith('.ts')) {
-    const entry = new URL('./inference-worker.ts', self).href;
-    const tsx = pathToFileURL(require.resolve('tsx/esm/api')).href;
-    const boot = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return new Worker(boot, { ...options, eval: true });
-  }
-  return new Worker(new URL('./inference-worker.js', self), options);
-}
-
-/** One worker thread; `B` is the pool's batch record (the slot only keeps it while it runs). */
-export class WorkerSlot<B extends { readonly id: number }> {
+/** One worker thread at a time; `B` is the pool's batch record (the slot only keeps it while it runs). */
+export class WorkerSlot<B> {
   readonly index: number;
-  private readonly worker: Worker;
-  private ready = false;
+  private readonly host: WorkerHost<ToWorker, FromWorker>;
   private running: B | null = null;
-  private closing = false;
   /** Models whose spec this worker has been sent (`register` or `load`). */
   private readonly registered = new Set<string>();
   private readonly sessions = new Map<string, LoadReport>();
   private readonly loadWaiters = new Map<string, Array<{ resolve: (r: LoadReport) => void; reject: (e: Error) => void }>>();
-  private readonly exitedPromise: Promise<void>;
-  /** Settles once: ready, or the worker failed while starting. */
-  readonly started: Promise<void>;
 
   constructor(
     settings: WorkerSettings,
+    nice: number | null,
     private readonly events: SlotEvents<B>,
-    logger: SlotLogger | null,
+    private readonly logger: SlotLogger | null,
   ) {
-    this.index = settings.index;
     const index = settings.index;
-    this.worker = createInferenceWorker(settings);
-    let exitedResolve!: () => void;
-    this.exitedPromise = new Promise<void>((resolve) => (exitedResolve = resolve));
-    this.started = new Promise<void>((resolve, reject) => {
-      let started = false;
-      this.worker.on('message', (message: FromWorker) => {
-        if (message.type === 'ready') {
-          if (message.priorityError !== null) logger?.warn({ worker: index, err: message.priorityError }, 'inference worker priority not lowered');
-          else if (message.priority !== null && index === 0)
-            logger?.info({ worker: index, ...message.priority }, 'inference workers run at background priority');
-          started = true;
-          this.ready = true;
-          resolve();
-          this.events.ready(this);
-          return;
-        }
-        this.onMessage(message, logger);
-      });
-      this.worker.on('error', (error) => {
-        logger?.warn({ worker: index, err: error }, 'inference worker error');
-        if (!started) reject(error);
-        this.fail(`inference worker ${index} failed: ${error.message}`);
-      });
-      this.worker.on('exit', (code) => {
-        this.ready = false;
-        exitedResolve();
-        if (!started) reject(new Error(`inference worker ${index} exited with code ${code} while starting`));
-        if (this.closing) return;
-        this.fail(`inference worker ${index} exited with code ${code}`);
-        this.events.exited(this, code);
-      });
+    this.index = index;
+    this.host = new WorkerHost<ToWorker, FromWorker>({
+      entry: new URL('./inference-worker.js', import.meta.url),
+      label: `inference worker ${index}`,
+      name: `inference-${index}`,
+      workerData: settings,
+      nice,
+      starts: (message) => (message.type === 'ready' ? 'ready' : null),
+      replyId: (message) => (message.type === 'result' || message.type === 'failed' ? message.batchId : null),
+      onMessage: (message) => this.onMessage(message),
+      onPriority: ({ report, error }) => {
+        if (error !== null) logger?.warn({ worker: index, err: error }, 'inference worker priority not lowered');
+        else if (report !== null && index === 0) logger?.info({ worker: index, ...report }, 'inference workers run at background priority');
+      },
+      onReady: () => events.ready(this),
+      onError: (error) => logger?.warn({ worker: index, err: error }, 'inference worker error'),
+      onExit: (exit) => this.lost(exit.message, exit.code, exit.restarting),
+      onRestartFailed: (error) => events.restartFailed(this, error),
+      restart: { delayMs: 500, whileStarting: true, allowed: () => events.mayRestart() },
+      close: { message: { type: 'close' }, graceMs: 10_000 },
     });
   }
 
-  /** Ready, not running a batch and not closing. */
+  /** Settles once: the first worker is ready, or failed while starting. */
+  get started(): Promise<void> {
+    return this.host.started;
+  }
+
+  /** Ready and not running a batch. */
   get idle(): boolean {
-    return this.ready && this.running === null && !this.closing;
+    return this.host.ready && this.running === null;
   }
 
   /** The batch it runs now, if any. */
@@ -129,44 +102,51 @@ export class WorkerSlot<B extends { readonly id: number }> {
       this.loadWaiters.set(spec.name, waiters);
       if (waiters.length === 1) {
         this.registered.add(spec.name);
-        this.worker.postMessage({ type: 'load', model: spec } satisfies ToWorker);
+        this.host.post({ type: 'load', model: spec });
       }
     });
   }
 
-  /** Sends a batch (its padded input and lengths are transferred, not copied); the slot is busy until `answered`. */
+  /** Sends a batch (its padded input and lengths are transferred, not copied); the slot is busy until `answered` or `failed`. */
   run(batch: B, spec: PoolModelSpec, input: Float32Array, dims: [number, number], lengths: BigInt64Array | null): void {
     this.running = batch;
     if (!this.registered.has(spec.name)) {
       this.registered.add(spec.name);
-      this.worker.postMessage({ type: 'register', model: spec } satisfies ToWorker);
+      this.host.post({ type: 'register', model: spec });
     }
-    const message: ToWorker = { type: 'run', batchId: batch.id, model: spec.name, input, dims, lengths };
     const transfer: ArrayBuffer[] = [input.buffer as ArrayBuffer];
     if (lengths) transfer.push(lengths.buffer as ArrayBuffer);
-    this.worker.postMessage(message, transfer);
+    this.host
+      .request((batchId) => ({ type: 'run', batchId, model: spec.name, input, dims, lengths }), transfer)
+      .then(
+        (answer) => {
+          if (this.running !== batch) return;
+          this.running = null;
+          if (answer.type !== 'result' && answer.type !== 'failed') return;
+          if (answer.load) this.noteLoad(answer.load);
+          this.events.answered(this, batch, answer);
+        },
+        (error: Error) => {
+          if (this.running !== batch) return;
+          this.running = null;
+          this.events.failed(this, batch, error.message);
+        },
+      );
   }
 
   /** Asks the worker to release its sessions and end; terminates it after 10 s. Resolves when it has exited. */
-  async close(): Promise<void> {
-    this.closing = true;
-    const timeout = setTimeout(() => void this.worker.terminate(), 10_000);
-    try {
-      this.worker.postMessage({ type: 'close' } satisfies ToWorker);
-    } catch {
-      // the worker is gone already
-    }
-    await this.exitedPromise;
-    clearTimeout(timeout);
+  close(): Promise<void> {
+    return this.host.close();
   }
 
-  private fail(message: string): void {
-    const batch = this.running;
-    this.running = null;
+  /** The worker exited unexpectedly: its sessions and specs go with it, and so do the loads waiting on it. */
+  private lost(message: string, code: number, restarting: boolean): void {
+    this.registered.clear();
+    this.sessions.clear();
     const waiters = [...this.loadWaiters];
     this.loadWaiters.clear();
-    this.events.failed(this, batch, message);
     for (const [model, list] of waiters) for (const w of list) w.reject(new ModelRunError(model, message));
+    this.events.exited(this, code, restarting);
   }
 
   private noteLoad(report: LoadReport): void {
@@ -174,7 +154,7 @@ export class WorkerSlot<B extends { readonly id: number }> {
     this.events.loaded(this, report);
   }
 
-  private onMessage(message: FromWorker, logger: SlotLogger | null): void {
+  private onMessage(message: FromWorker): void {
     switch (message.type) {
       case 'loaded': {
         this.noteLoad(message);
@@ -184,21 +164,12 @@ export class WorkerSlot<B extends { readonly id: number }> {
         break;
       }
       case 'warning':
-        logger?.warn({ worker: this.index, model: message.model }, message.message);
+        this.logger?.warn({ worker: this.index, model: message.model }, message.message);
         break;
       case 'load-failed': {
         const waiters = this.loadWaiters.get(message.model) ?? [];
         this.loadWaiters.delete(message.model);
         for (const w of waiters) w.reject(new ModelRunError(message.model, message.message));
-        break;
-      }
-      case 'result':
-      case 'failed': {
-        const batch = this.running;
-        if (!batch || batch.id !== message.batchId) return;
-        this.running = null;
-        if (message.load) this.noteLoad(message.load);
-        this.events.answered(this, batch, message);
         break;
       }
       default:

@@ -1,29 +1,26 @@
-/** Codes of the spec's model-selection rules (error registry: INVALID_FIELD 400, UNSUPPORTED_* 422). */
-export type ModelSelectionCode = 'INVALID_FIELD' | 'UNSUPPORTED_MODEL' | 'UNSUPPORTED_LANGUAGE';
+import { EngineError } from '../../runtime/engine-error.js';
+
+/** The spec's model-selection rules broken (mapped by the error registry's ENGINE_ERROR_CODES). */
+export type ModelSelectionKind = 'model_with_auto' | 'unsupported_model' | 'unsupported_language';
 
 /**
  * A request named a language/model combination the registry cannot serve. `param` is the
  * offending request field; the HTTP layer turns it into the error envelope.
  */
-export class ModelSelectionError extends Error {
-  constructor(
-    readonly code: ModelSelectionCode,
-    message: string,
-    readonly param: 'language' | 'model',
-  ) {
-    super(message);
+export class ModelSelectionError extends EngineError {
+  constructor(kind: ModelSelectionKind, message: string, param: 'language' | 'model') {
+    super(kind, message, { param });
     this.name = 'ModelSelectionError';
   }
 }
 
 /** A model folder that cannot be used (bad manifest, missing file, vocabulary mismatch). */
-export class ModelFolderError extends Error {
-  readonly code = 'model_error' as const;
+export class ModelFolderError extends EngineError {
   constructor(
     readonly dir: string,
     message: string,
   ) {
-    super(`${dir}: ${message}`);
+    super('model_failed', `${dir}: ${message}`);
     this.name = 'ModelFolderError';
   }
 }

@@ -1,3 +1,4 @@
+import type { LogMelInput } from '../../signal/features/log-mel-features.js';
 /**
  * model.json schema (docs/model-format.md), parsed into camel-cased, fully defaulted records.
  * Two kinds: `ctc` (the default; a CTC acoustic model) and `language_id` (audio in, one score
@@ -10,26 +11,7 @@ export interface WaveformInput {
   readonly normalize: 'none' | 'zero_mean_unit_var';
 }
 
-export interface LogMelInput {
-  readonly kind: 'log_mel';
-  readonly sampleRate: number;
-  readonly nFft: number;
-  readonly winLength: number;
-  readonly hopLength: number;
-  readonly nMels: number;
-  readonly fMin: number;
-  readonly fMax: number;
-  readonly window: 'hann';
-  readonly melScale: 'htk' | 'slaney';
-  /** Filter area normalisation: `none` (torchaudio's default) or `slaney` (librosa's default). */
-  readonly melNorm: 'none' | 'slaney';
-  /** Frames centred on `t * hop_length` with reflect padding (torch.stft's default). */
-  readonly center: boolean;
-  /** 2 for a power spectrogram, 1 for magnitude. */
-  readonly power: 1 | 2;
-  readonly logFloor: number;
-  readonly normalize: 'none' | 'per_utterance';
-}
+export type { LogMelInput };
 
 export type ModelInput = WaveformInput | LogMelInput;
 

@@ -66,16 +66,16 @@ describe('ModelRegistry', () => {
     expect(registry.resolve('auto')).toEqual({ language: 'auto', model: null });
 
     const withAuto = selectionError(() => registry.resolve('auto', 'small-am-v1'));
-    expect([withAuto.code, withAuto.param]).toEqual(['INVALID_FIELD', 'model']);
+    expect([withAuto.engineError, withAuto.param]).toEqual(['model_with_auto', 'model']);
 
     const otherLanguage = selectionError(() => registry.resolve('am', 'small-ti-v1'));
-    expect([otherLanguage.code, otherLanguage.param]).toEqual(['UNSUPPORTED_MODEL', 'model']);
+    expect([otherLanguage.engineError, otherLanguage.param]).toEqual(['unsupported_model', 'model']);
     expect(otherLanguage.message).toContain('Available models: small-am-v1, beta-am-v1.');
 
     const noModels = selectionError(() => registry.resolve('om'));
-    expect([noModels.code, noModels.param]).toEqual(['UNSUPPORTED_LANGUAGE', 'language']);
+    expect([noModels.engineError, noModels.param]).toEqual(['unsupported_language', 'language']);
     expect(noModels.message).toContain('Available languages: am, ti, auto.');
-    expect(selectionError(() => registry.resolve('xx', 'beta-am-v1')).code).toBe('UNSUPPORTED_LANGUAGE');
+    expect(selectionError(() => registry.resolve('xx', 'beta-am-v1')).engineError).toBe('unsupported_language');
   });
 
   it('is empty, and refuses every language, when the folder is missing', async () => {
@@ -83,7 +83,7 @@ describe('ModelRegistry', () => {
     expect(registry.languages()).toEqual([]);
     expect(registry.autoDetect()).toBe(false);
     const error = selectionError(() => registry.resolve('auto'));
-    expect(error.code).toBe('UNSUPPORTED_LANGUAGE');
+    expect(error.engineError).toBe('unsupported_language');
     expect(error.message).toContain('none (no models are installed)');
   });
 

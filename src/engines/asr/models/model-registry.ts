@@ -156,9 +156,9 @@ export class ModelRegistry {
 
   /**
    * The spec's model rules for POST /v1/transcriptions:
-   * 1. `model` with `language=auto` → INVALID_FIELD (param `model`);
-   * 2. a model that is not one of the language's → UNSUPPORTED_MODEL (message lists the language's models);
-   * 3. a language without models → UNSUPPORTED_LANGUAGE (message lists the languages, `auto` included);
+   * 1. `model` with `language=auto` → kind model_with_auto (INVALID_FIELD, param `model`);
+   * 2. a model that is not one of the language's → unsupported_model (message lists the language's models);
+   * 3. a language without models → unsupported_language (message lists the languages, `auto` included);
    * 4. no model → the language's default.
    * An empty `model` string counts as omitted.
    */
@@ -166,7 +166,7 @@ export class ModelRegistry {
     const requested = model === undefined || model === null || model === '' ? null : model;
     if (language === AUTO_LANGUAGE) {
       if (requested !== null) {
-        throw new ModelSelectionError('INVALID_FIELD', "'model' cannot be combined with language 'auto'; name the language or leave out the model.", 'model');
+        throw new ModelSelectionError('model_with_auto', "'model' cannot be combined with language 'auto'; name the language or leave out the model.", 'model');
       }
       if (!this.autoDetect()) throw this.unsupportedLanguage(language);
       return { language, model: null };
@@ -177,7 +177,7 @@ export class ModelRegistry {
     const models = this.modelsFor(language);
     if (!models.some((m) => m.name === requested)) {
       throw new ModelSelectionError(
-        'UNSUPPORTED_MODEL',
+        'unsupported_model',
         `Model '${requested}' is not available for language '${language}'. Available models: ${models.map((m) => m.name).join(', ')}.`,
         'model',
       );
@@ -188,6 +188,6 @@ export class ModelRegistry {
   private unsupportedLanguage(language: string): ModelSelectionError {
     const available = this.languages();
     const list = available.length > 0 ? [...available, AUTO_LANGUAGE].join(', ') : 'none (no models are installed)';
-    return new ModelSelectionError('UNSUPPORTED_LANGUAGE', `Language '${language}' is not supported. Available languages: ${list}.`, 'language');
+    return new ModelSelectionError('unsupported_language', `Language '${language}' is not supported. Available languages: ${list}.`, 'language');
   }
 }

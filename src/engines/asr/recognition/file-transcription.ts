@@ -20,10 +20,10 @@ import {
   type DiarizationRequest,
   type Diarizer,
   type FileDiarization,
-} from '../../diarization/transcript-diarization.js';
+  type DiarizationEvent,
+  type SpeechSpan,
+} from '../../diarization/diarization.js';
 import { PcmReadAhead } from './pcm-read-ahead.js';
-import type { SpeechSpan } from '../../diarization/diarize.js';
-import type { DiarizationEvent } from '../../diarization/diarization-metrics.js';
 
 export interface FileTranscriptionProgress {
   readonly doneSegments: number;

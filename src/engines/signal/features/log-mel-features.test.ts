@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { LogMelExtractor, melFilterbank } from './log-mel-features.js';
-import type { LogMelInput } from '../../asr/models/model-manifest.js';
+import type { LogMelInput } from './log-mel-features.js';
 import { RealFft } from './real-fft.js';
 
 const SR = 16000;

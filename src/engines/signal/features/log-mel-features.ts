@@ -1,5 +1,26 @@
-import type { LogMelInput } from '../../asr/models/model-manifest.js';
 import { RealFft, type FftMethod } from './real-fft.js';
+
+/** The log-mel front end a model declares (its manifest's `input`; docs/model-format.md). */
+export interface LogMelInput {
+  readonly kind: 'log_mel';
+  readonly sampleRate: number;
+  readonly nFft: number;
+  readonly winLength: number;
+  readonly hopLength: number;
+  readonly nMels: number;
+  readonly fMin: number;
+  readonly fMax: number;
+  readonly window: 'hann';
+  readonly melScale: 'htk' | 'slaney';
+  /** Filter area normalisation: `none` (torchaudio's default) or `slaney` (librosa's default). */
+  readonly melNorm: 'none' | 'slaney';
+  /** Frames centred on `t * hop_length` with reflect padding (torch.stft's default). */
+  readonly center: boolean;
+  /** 2 for a power spectrogram, 1 for magnitude. */
+  readonly power: 1 | 2;
+  readonly logFloor: number;
+  readonly normalize: 'none' | 'per_utterance';
+}
 
 /** Epsilon added to the standard deviation in per-utterance normalisation. */
 export const NORMALIZE_EPSILON = 1e-5;

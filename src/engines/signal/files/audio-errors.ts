@@ -1,38 +1,38 @@
-/**
- * Audio errors carry a code of the gateway's error registry; the HTTP layer and the job
- * runner map `code` to status and type (`invalid_audio_format` and `file_too_large` are 400).
- */
-export class InvalidAudioError extends Error {
-  readonly code = 'invalid_audio_format' as const;
+// Audio errors are engine errors (runtime/engine-error.ts): kinds `invalid_audio`,
+// `invalid_value` (param `channels`) and `audio_too_large`; the layers above map them.
+import { EngineError } from '../../runtime/engine-error.js';
+
+export class InvalidAudioError extends EngineError {
   /** The decoding tool's own words (may name server paths): for the log, never for clients. */
   readonly detail: string | undefined;
   constructor(message: string, options?: { cause?: unknown; detail?: string }) {
-    super(message, options);
+    super('invalid_audio', message, options?.cause === undefined ? {} : { cause: options.cause });
     this.name = 'InvalidAudioError';
     this.detail = options?.detail;
   }
 }
 
 /** channels=2 asked of a file with fewer channels (400 invalid_field_value, param `channels`). */
-export class ChannelCountError extends Error {
-  readonly code = 'invalid_field_value' as const;
-  readonly param = 'channels';
+export class ChannelCountError extends EngineError {
   constructor(
     readonly wanted: number,
     readonly found: number,
   ) {
-    super(`channels=${wanted} needs audio with ${wanted} channels (a stereo call recording); the file has ${found} channel${found === 1 ? '' : 's'}.`);
+    super(
+      'invalid_value',
+      `channels=${wanted} needs audio with ${wanted} channels (a stereo call recording); the file has ${found} channel${found === 1 ? '' : 's'}.`,
+      { param: 'channels' },
+    );
     this.name = 'ChannelCountError';
   }
 }
 
-export class AudioTooLargeError extends Error {
-  readonly code = 'file_too_large' as const;
+export class AudioTooLargeError extends EngineError {
   constructor(
     readonly size: number,
     readonly limit: number,
   ) {
-    super(`The audio is ${size} bytes; the limit is ${limit} bytes.`);
+    super('audio_too_large', `The audio is ${size} bytes; the limit is ${limit} bytes.`);
     this.name = 'AudioTooLargeError';
   }
 }

@@ -9,12 +9,7 @@ export interface PostgresOptions {
   readonly onIdleError?: (error: Error) => void;
 }
 
-const TIMESTAMPTZ = 1184;
-const TIMESTAMP = 1114;
-const DATE = 1082;
-const INT8 = 20;
-const NUMERIC = 1700;
-const JSON_OID = 114;
+const { TIMESTAMPTZ, TIMESTAMP, DATE, INT8, NUMERIC, JSON: JSON_OID } = pg.types.builtins;
 
 /**
  * Rows come back in the shapes the SQLite backend returns: instants as ISO 8601 text (UTC,

@@ -1,14 +1,9 @@
 import { newId } from '../ids.js';
 import type { SqlExecutor } from '../sql/executor.js';
 import type { Account, AccountStore } from '../store-types.js';
+import { RecordTable } from './record-table.js';
 
-interface AccountRow {
-  id: string;
-  name: string;
-  created_at: string;
-}
-
-const toAccount = (row: AccountRow): Account => ({ id: row.id, name: row.name, createdAt: row.created_at });
+const ACCOUNTS = new RecordTable<Account>('accounts', { id: 'plain', name: 'plain', createdAt: 'time' });
 
 export class AccountRepository implements AccountStore {
   constructor(private readonly sql: SqlExecutor) {}
@@ -22,16 +17,14 @@ export class AccountRepository implements AccountStore {
   }
 
   async get(id: string): Promise<Account | null> {
-    const row = await this.sql.one<AccountRow>('SELECT * FROM accounts WHERE id = ?', [id]);
-    return row ? toAccount(row) : null;
+    return ACCOUNTS.fromRowOrNull(await this.sql.one('SELECT * FROM accounts WHERE id = ?', [id]));
   }
 
   async findByName(name: string): Promise<Account | null> {
-    const row = await this.sql.one<AccountRow>('SELECT * FROM accounts WHERE name = ?', [name]);
-    return row ? toAccount(row) : null;
+    return ACCOUNTS.fromRowOrNull(await this.sql.one('SELECT * FROM accounts WHERE name = ?', [name]));
   }
 
   async list(): Promise<Account[]> {
-    return (await this.sql.query<AccountRow>('SELECT * FROM accounts ORDER BY created_at, id')).map(toAccount);
+    return (await this.sql.query('SELECT * FROM accounts ORDER BY created_at, id')).map(ACCOUNTS.fromRow);
   }
 }

@@ -1,4 +1,3 @@
-import { JOB_COLUMN_OF, JOB_COLUMNS, type ColumnKind } from '../job-columns.js';
 import {
   RUNNABLE_KINDS,
   type ClaimRequest,
@@ -14,49 +13,60 @@ import {
 } from '../job-records.js';
 import type { Row, SqlDatabase } from '../sql/executor.js';
 import { countWhere, keysetPage } from './keyset.js';
+import { RecordTable } from './record-table.js';
+
+/** The jobs table, shared by every backend. */
+const JOBS = new RecordTable<JobRecord>('jobs', {
+  id: 'plain',
+  accountId: 'plain',
+  keyId: 'plain',
+  kind: 'plain',
+  api: 'plain',
+  parentId: 'plain',
+  position: 'plain',
+  status: 'plain',
+  requestedLanguage: 'plain',
+  language: 'plain',
+  requestedModel: 'plain',
+  model: 'plain',
+  mode: 'plain',
+  audioUrl: 'plain',
+  audioObject: 'plain',
+  audioFilename: 'plain',
+  audioBytes: 'plain',
+  transcriptObject: 'plain',
+  text: 'plain',
+  segments: 'json',
+  progress: 'json',
+  durationSeconds: 'plain',
+  processingTimeSeconds: 'plain',
+  error: 'json',
+  options: 'json',
+  attempts: 'plain',
+  eventsPending: 'bool',
+  leaseOwner: 'plain',
+  leaseUntil: 'time',
+  createdAt: 'time',
+  startedAt: 'time',
+  completedAt: 'time',
+  updatedAt: 'time',
+});
 
 const RUNNABLE = RUNNABLE_KINDS.map((k) => `'${k}'`).join(', ');
-const COLUMN_LIST = JOB_COLUMNS.map(([, column]) => column).join(', ');
-const ROW_MARKS = `(${JOB_COLUMNS.map(() => '?').join(', ')})`;
 /** Rows per INSERT statement (a batch of 10,000 files stays far below either backend's parameter limit). */
 const INSERT_CHUNK = 200;
 
-/** A field as its column stores it: documents as JSON text, flags as booleans (bound as each backend stores them). */
-function toColumn(kind: ColumnKind, value: unknown): unknown {
-  if (kind === 'bool') return value === true;
-  if (value === undefined || value === null) return null;
-  return kind === 'json' ? JSON.stringify(value) : value;
-}
-
 function fromRow(row: Row): JobRecord {
-  const job: Record<string, unknown> = {};
-  for (const [field, column, kind] of JOB_COLUMNS) {
-    const value = row[column] ?? null;
-    job[field] = kind === 'json' ? (value === null ? null : JSON.parse(value as string)) : kind === 'bool' ? value === true || value === 1 : value;
-  }
-  job['options'] ??= {};
-  return job as unknown as JobRecord;
+  const job = JOBS.fromRow(row);
+  return { ...job, options: job.options ?? {} };
 }
 
 /** The SET list of a patch, its parameters appended to `values`; `updated_at` is always written. */
-function setClause(patch: JobPatch, values: unknown[]): string {
-  const sets: string[] = [];
-  for (const [field, value] of Object.entries({ ...patch, updatedAt: new Date().toISOString() })) {
-    const spec = JOB_COLUMN_OF.get(field as keyof JobRecord);
-    if (spec === undefined) continue;
-    sets.push(`${spec.column} = ?`);
-    values.push(toColumn(spec.kind, value));
-  }
-  return sets.join(', ');
-}
+const setClause = (patch: JobPatch, values: unknown[]): string => JOBS.setClause({ ...patch, updatedAt: new Date().toISOString() }, values);
 
 /** INSERTs job rows through `sql` (a transaction of another repository included), in chunks. */
 export async function insertJobRows(sql: Pick<SqlDatabase, 'run'>, jobs: readonly JobRecord[]): Promise<void> {
-  for (let start = 0; start < jobs.length; start += INSERT_CHUNK) {
-    const chunk = jobs.slice(start, start + INSERT_CHUNK);
-    const values = chunk.flatMap((job) => JOB_COLUMNS.map(([field, , kind]) => toColumn(kind, job[field])));
-    await sql.run(`INSERT INTO jobs (${COLUMN_LIST}) VALUES ${chunk.map(() => ROW_MARKS).join(', ')}`, values);
-  }
+  for (let start = 0; start < jobs.length; start += INSERT_CHUNK) await JOBS.insert(sql, jobs.slice(start, start + INSERT_CHUNK));
 }
 
 export class JobRepository implements JobStore {

@@ -1,43 +1,30 @@
-import type { ApiKeyRecord, KeyLimitOverrides, Scope } from '../../auth/principal.js';
+import type { ApiKeyRecord } from '../../auth/principal.js';
 import { newId } from '../ids.js';
 import type { SqlExecutor } from '../sql/executor.js';
 import type { ApiKeyStore, NewApiKey } from '../store-types.js';
+import { RecordTable } from './record-table.js';
 
-interface KeyRow {
-  id: string;
-  account_id: string;
-  name: string | null;
-  prefix: string;
-  scopes: string;
-  ip_allowlist: string | null;
-  origin_allowlist: string | null;
-  limits: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
-const toKey = (row: KeyRow): ApiKeyRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  name: row.name,
-  prefix: row.prefix,
-  scopes: JSON.parse(row.scopes) as Scope[],
-  ipAllowlist: row.ip_allowlist === null ? null : (JSON.parse(row.ip_allowlist) as string[]),
-  originAllowlist: row.origin_allowlist === null ? null : (JSON.parse(row.origin_allowlist) as string[]),
-  limits: JSON.parse(row.limits) as KeyLimitOverrides,
-  createdAt: row.created_at,
-  expiresAt: row.expires_at,
-  revokedAt: row.revoked_at,
-  lastUsedAt: row.last_used_at,
+/** The api_keys table; its `hash` column is written once, by `create`, and never read back. */
+const KEYS = new RecordTable<ApiKeyRecord>('api_keys', {
+  id: 'plain',
+  accountId: 'plain',
+  name: 'plain',
+  prefix: 'plain',
+  scopes: 'json',
+  ipAllowlist: 'json',
+  originAllowlist: 'json',
+  limits: 'json',
+  createdAt: 'time',
+  expiresAt: 'time',
+  revokedAt: 'time',
+  lastUsedAt: 'time',
 });
 
 export class KeyRepository implements ApiKeyStore {
   constructor(private readonly sql: SqlExecutor) {}
 
   async create(key: NewApiKey): Promise<ApiKeyRecord> {
-    const row = await this.sql.one<KeyRow>(
+    const row = await this.sql.one(
       `INSERT INTO api_keys (id, account_id, name, prefix, hash, scopes, ip_allowlist, origin_allowlist, limits, created_at, expires_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       [
@@ -54,17 +41,15 @@ export class KeyRepository implements ApiKeyStore {
         key.expiresAt,
       ],
     );
-    return toKey(row!);
+    return KEYS.fromRow(row!);
   }
 
   async findByHash(hash: string): Promise<ApiKeyRecord | null> {
-    const row = await this.sql.one<KeyRow>('SELECT * FROM api_keys WHERE hash = ?', [hash]);
-    return row ? toKey(row) : null;
+    return KEYS.fromRowOrNull(await this.sql.one('SELECT * FROM api_keys WHERE hash = ?', [hash]));
   }
 
   async get(id: string): Promise<ApiKeyRecord | null> {
-    const row = await this.sql.one<KeyRow>('SELECT * FROM api_keys WHERE id = ?', [id]);
-    return row ? toKey(row) : null;
+    return KEYS.fromRowOrNull(await this.sql.one('SELECT * FROM api_keys WHERE id = ?', [id]));
   }
 
   async list(filter: { accountId?: string; includeRevoked?: boolean }): Promise<ApiKeyRecord[]> {
@@ -76,13 +61,12 @@ export class KeyRepository implements ApiKeyStore {
     }
     if (!filter.includeRevoked) clauses.push('revoked_at IS NULL');
     const where = clauses.length > 0 ? `WHERE ${clauses.join(' AND ')}` : '';
-    return (await this.sql.query<KeyRow>(`SELECT * FROM api_keys ${where} ORDER BY created_at, id`, values)).map(toKey);
+    return (await this.sql.query(`SELECT * FROM api_keys ${where} ORDER BY created_at, id`, values)).map(KEYS.fromRow);
   }
 
   /** The first revocation's date stays. */
   async revoke(id: string, at: string): Promise<ApiKeyRecord | null> {
-    const row = await this.sql.one<KeyRow>('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *', [at, id]);
-    return row ? toKey(row) : null;
+    return KEYS.fromRowOrNull(await this.sql.one('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? RETURNING *', [at, id]));
   }
 
   async touch(id: string, at: string): Promise<void> {

@@ -10,162 +10,68 @@ import type {
   WebhookStore,
 } from '../webhook-records.js';
 import { countWhere, keysetPage } from './keyset.js';
+import { RecordTable } from './record-table.js';
 
-interface WebhookRow {
-  id: string;
-  account_id: string;
-  key_id: string;
-  url: string;
-  events: string;
-  secret: string | null;
-  description: string;
-  status: WebhookStatus;
-  consecutive_failures: number;
-  created_at: string;
-  updated_at: string;
-  last_delivery_at: string | null;
-  last_success_at: string | null;
-  last_failure_at: string | null;
-  disabled_at: string | null;
-}
-
-interface DeliveryRow {
-  id: string;
-  webhook_id: string;
-  event_id: string;
-  event: string;
-  payload: string;
-  status: DeliveryStatus;
-  max_attempts: number;
-  attempt_count: number;
-  attempts: string;
-  next_attempt_at: string | null;
-  lease_until: string | null;
-  redelivery_of: string | null;
-  created_at: string;
-  updated_at: string;
-  completed_at: string | null;
-}
-
-const toWebhook = (row: WebhookRow): WebhookRecord => ({
-  id: row.id,
-  accountId: row.account_id,
-  keyId: row.key_id,
-  url: row.url,
-  events: JSON.parse(row.events) as string[],
-  secret: row.secret,
-  description: row.description,
-  status: row.status,
-  consecutiveFailures: row.consecutive_failures,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  lastDeliveryAt: row.last_delivery_at,
-  lastSuccessAt: row.last_success_at,
-  lastFailureAt: row.last_failure_at,
-  disabledAt: row.disabled_at,
+/** The webhooks table. */
+const WEBHOOKS = new RecordTable<WebhookRecord>('webhooks', {
+  id: 'plain',
+  accountId: 'plain',
+  keyId: 'plain',
+  url: 'plain',
+  events: 'json',
+  secret: 'plain',
+  description: 'plain',
+  status: 'plain',
+  consecutiveFailures: 'plain',
+  createdAt: 'time',
+  updatedAt: 'time',
+  lastDeliveryAt: 'time',
+  lastSuccessAt: 'time',
+  lastFailureAt: 'time',
+  disabledAt: 'time',
 });
 
-const toDelivery = (row: DeliveryRow): DeliveryRecord => ({
-  id: row.id,
-  webhookId: row.webhook_id,
-  eventId: row.event_id,
-  event: row.event,
-  payload: row.payload,
-  status: row.status,
-  maxAttempts: row.max_attempts,
-  attemptCount: row.attempt_count,
-  attempts: JSON.parse(row.attempts) as DeliveryAttempt[],
-  nextAttemptAt: row.next_attempt_at,
-  leaseUntil: row.lease_until,
-  redeliveryOf: row.redelivery_of,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  completedAt: row.completed_at,
+/** The webhook_deliveries table. */
+const DELIVERIES = new RecordTable<DeliveryRecord>('webhook_deliveries', {
+  id: 'plain',
+  webhookId: 'plain',
+  eventId: 'plain',
+  event: 'plain',
+  payload: 'plain',
+  status: 'plain',
+  maxAttempts: 'plain',
+  attemptCount: 'plain',
+  attempts: 'json',
+  nextAttemptAt: 'time',
+  leaseUntil: 'time',
+  redeliveryOf: 'plain',
+  createdAt: 'time',
+  updatedAt: 'time',
+  completedAt: 'time',
 });
 
 /** Due time first, then id. */
 const byDue = (a: DeliveryRecord, b: DeliveryRecord): number =>
   (a.nextAttemptAt ?? '').localeCompare(b.nextAttemptAt ?? '') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-const WEBHOOK_PATCH_COLUMNS: Record<keyof WebhookPatch, string> = {
-  url: 'url',
-  events: 'events',
-  secret: 'secret',
-  description: 'description',
-  status: 'status',
-  consecutiveFailures: 'consecutive_failures',
-  disabledAt: 'disabled_at',
-};
-
 /** Idempotent: an event already recorded for a webhook (same event id, not a redelivery) is skipped. */
-const DELIVERY_INSERT = `INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, payload, status, max_attempts, attempt_count, attempts,
-    next_attempt_at, lease_until, redelivery_of, created_at, updated_at, completed_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-  ON CONFLICT DO NOTHING`;
-
-const insertDelivery = (sql: SqlExecutor, d: DeliveryRecord): Promise<number> =>
-  sql.run(DELIVERY_INSERT, [
-    d.id,
-    d.webhookId,
-    d.eventId,
-    d.event,
-    d.payload,
-    d.status,
-    d.maxAttempts,
-    d.attemptCount,
-    JSON.stringify(d.attempts),
-    d.nextAttemptAt,
-    d.leaseUntil,
-    d.redeliveryOf,
-    d.createdAt,
-    d.updatedAt,
-    d.completedAt,
-  ]);
+const insertDelivery = (sql: SqlExecutor, delivery: DeliveryRecord): Promise<number> => DELIVERIES.insert(sql, [delivery], ' ON CONFLICT DO NOTHING');
 
 export class WebhookRepository implements WebhookStore {
   constructor(private readonly db: SqlDatabase) {}
 
-  async insert(w: WebhookRecord): Promise<void> {
-    await this.db.run(
-      `INSERT INTO webhooks (id, account_id, key_id, url, events, secret, description, status, consecutive_failures,
-         created_at, updated_at, last_delivery_at, last_success_at, last_failure_at, disabled_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        w.id,
-        w.accountId,
-        w.keyId,
-        w.url,
-        JSON.stringify(w.events),
-        w.secret,
-        w.description,
-        w.status,
-        w.consecutiveFailures,
-        w.createdAt,
-        w.updatedAt,
-        w.lastDeliveryAt,
-        w.lastSuccessAt,
-        w.lastFailureAt,
-        w.disabledAt,
-      ],
-    );
+  async insert(webhook: WebhookRecord): Promise<void> {
+    await WEBHOOKS.insert(this.db, [webhook]);
   }
 
   async get(id: string): Promise<WebhookRecord | null> {
-    const row = await this.db.one<WebhookRow>('SELECT * FROM webhooks WHERE id = ?', [id]);
-    return row ? toWebhook(row) : null;
+    return WEBHOOKS.fromRowOrNull(await this.db.one('SELECT * FROM webhooks WHERE id = ?', [id]));
   }
 
   async update(id: string, patch: WebhookPatch): Promise<WebhookRecord | null> {
-    const sets = ['updated_at = ?'];
-    const values: unknown[] = [new Date().toISOString()];
-    for (const [field, value] of Object.entries(patch)) {
-      const column = WEBHOOK_PATCH_COLUMNS[field as keyof WebhookPatch];
-      if (column === undefined || value === undefined) continue;
-      sets.push(`${column} = ?`);
-      values.push(field === 'events' ? JSON.stringify(value) : value);
-    }
-    const row = await this.db.one<WebhookRow>(`UPDATE webhooks SET ${sets.join(', ')} WHERE id = ? RETURNING *`, [...values, id]);
-    return row ? toWebhook(row) : null;
+    const values: unknown[] = [];
+    const sets = WEBHOOKS.setClause({ ...patch, updatedAt: new Date().toISOString() }, values);
+    return WEBHOOKS.fromRowOrNull(await this.db.one(`UPDATE webhooks SET ${sets} WHERE id = ? RETURNING *`, [...values, id]));
   }
 
   async delete(id: string): Promise<boolean> {
@@ -180,17 +86,17 @@ export class WebhookRepository implements WebhookStore {
       values.push(filter.status);
     }
     const total = await countWhere(this.db, 'webhooks', [where], values);
-    const rows = await this.db.query<WebhookRow>(`SELECT * FROM webhooks WHERE ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`, [
+    const rows = await this.db.query(`SELECT * FROM webhooks WHERE ${where} ORDER BY created_at, id LIMIT ? OFFSET ?`, [
       ...values,
       filter.limit,
       filter.offset,
     ]);
-    return { items: rows.map(toWebhook), total };
+    return { items: rows.map(WEBHOOKS.fromRow), total };
   }
 
   async subscribed(accountId: string, event: string): Promise<WebhookRecord[]> {
-    const rows = await this.db.query<WebhookRow>("SELECT * FROM webhooks WHERE account_id = ? AND status = 'active' ORDER BY created_at, id", [accountId]);
-    return rows.map(toWebhook).filter((w) => w.events.includes('*') || w.events.includes(event));
+    const rows = await this.db.query("SELECT * FROM webhooks WHERE account_id = ? AND status = 'active' ORDER BY created_at, id", [accountId]);
+    return rows.map(WEBHOOKS.fromRow).filter((w) => w.events.includes('*') || w.events.includes(event));
   }
 
   async recordSuccess(id: string, at: string): Promise<void> {
@@ -234,8 +140,7 @@ export class WebhookRepository implements WebhookStore {
   }
 
   async getDelivery(id: string): Promise<DeliveryRecord | null> {
-    const row = await this.db.one<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE id = ?', [id]);
-    return row ? toDelivery(row) : null;
+    return DELIVERIES.fromRowOrNull(await this.db.one('SELECT * FROM webhook_deliveries WHERE id = ?', [id]));
   }
 
   async listDeliveries(filter: { webhookId: string; status?: DeliveryStatus; cursor?: string; limit: number }): Promise<DeliveryPage> {
@@ -245,44 +150,44 @@ export class WebhookRepository implements WebhookStore {
       clauses.push('status = ?');
       values.push(filter.status);
     }
-    const page = await keysetPage<DeliveryRow>(this.db, {
+    const page = await keysetPage(this.db, {
       table: 'webhook_deliveries',
       where: clauses,
       values,
       cursor: filter.cursor,
       limit: filter.limit,
     });
-    return { items: page.rows.map(toDelivery), nextCursor: page.nextCursor };
+    return { items: page.rows.map(DELIVERIES.fromRow), nextCursor: page.nextCursor };
   }
 
   /** The dialect's lease statement: concurrent claimers (in any process) get disjoint sets. Due order. */
   async claimDue(now: string, leaseUntil: string, limit: number): Promise<DeliveryRecord[]> {
     const { sql, values } = this.db.dialect.claimDueDeliveries(now, leaseUntil, limit);
-    return (await this.db.query<DeliveryRow>(sql, values)).map(toDelivery).sort(byDue);
+    return (await this.db.query(sql, values)).map(DELIVERIES.fromRow).sort(byDue);
   }
 
   async claim(id: string, now: string, leaseUntil: string): Promise<DeliveryRecord | null> {
-    const row = await this.db.one<DeliveryRow>(
+    const row = await this.db.one(
       `UPDATE webhook_deliveries SET lease_until = ?, updated_at = ?
        WHERE id = ? AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ?)
        RETURNING *`,
       [leaseUntil, now, id, now],
     );
-    return row ? toDelivery(row) : null;
+    return DELIVERIES.fromRowOrNull(row);
   }
 
   async finishAttempt(
     id: string,
     outcome: { status: DeliveryStatus; attempts: readonly DeliveryAttempt[]; nextAttemptAt: string | null; completedAt: string | null },
   ): Promise<DeliveryRecord | null> {
-    const row = await this.db.one<DeliveryRow>(
+    const row = await this.db.one(
       `UPDATE webhook_deliveries SET status = ?, attempts = ?, attempt_count = ?, next_attempt_at = ?, completed_at = ?,
          lease_until = NULL, updated_at = ?
        WHERE id = ? AND status = 'pending'
        RETURNING *`,
       [outcome.status, JSON.stringify(outcome.attempts), outcome.attempts.length, outcome.nextAttemptAt, outcome.completedAt, new Date().toISOString(), id],
     );
-    return row ? toDelivery(row) : null;
+    return DELIVERIES.fromRowOrNull(row);
   }
 
   /** The later of a delivery's due time and its lease's end, earliest over pending deliveries of active webhooks. */

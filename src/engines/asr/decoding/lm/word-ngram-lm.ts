@@ -3,7 +3,7 @@
  * an open vocabulary: words outside it are `<unk>`, a word of the model with its own
  * probability (the decoder spells such a word with a character LM).
  *
- * File layout (HWLM v1, built by models/training/build_word_lm.py), little-endian, every section
+ * File layout (HWLM v1, built by training/lm/build_word_lm.py), little-endian, every section
  * 4-byte aligned:
  *   header (64 bytes)
  *     0  magic "HWLM"             4  u16 version (1)        6  u16 header bytes (64)

@@ -1,0 +1,103 @@
+/**
+ * The diarization backends and their tuned parameters (lengths in 20 ms speaker frames,
+ * SPEAKER_FRAME_MS; similarities are cosines). Immutable; diarize.ts takes a backend's by default,
+ * a caller may pass its own (bench/diarization.ts --tune).
+ *
+ * Both: 3 s windows every 0.5 s, i-vectors on the file's 12 principal directions, the speaker
+ * count by the eigengap (pruning auto-tuned per file) and spectral clustering of at most 200 of
+ * the windows, every window to its nearest cluster centroid (two stages, linear in the length),
+ * pauses up to 0.3 s bridged.
+ * - backend_a (conversations, interviews): two rounds of Viterbi re-segmentation, 0.3 s turns.
+ * - backend_b (long-form, batch at scale): one round of re-segmentation, 1 s turns.
+ * Tuned on synthetic conversations of the development speaker groups (bench/diarization.ts
+ * --tune; figures in docs/diarization.md).
+ */
+
+export const DIARIZATION_BACKENDS = ['backend_a', 'backend_b'] as const;
+export type DiarizationBackend = (typeof DIARIZATION_BACKENDS)[number];
+
+export interface BackendParameters {
+  readonly windowFrames: number;
+  readonly hopFrames: number;
+  /** Cosine similarity below which two clusters stay apart. */
+  readonly threshold: number;
+  /**
+   * `spectral`: spectral clustering of a sample of at most `eigengapPoints` windows with the
+   * eigengap's count, every window to its nearest cluster centroid (linear in the length).
+   * `agglomerative` (before 2026-11-28; kept for comparison and for the threshold mode): the eigengap's
+   * count, then average-linkage clustering, in blocks of `blockSize` beyond it.
+   * Spectral needs `eigengapNeighbours`; without them the threshold decides, agglomeratively.
+   */
+  readonly clustering: 'spectral' | 'agglomerative';
+  /** Agglomerative clustering: single-stage up to this many windows; two-stage beyond. */
+  readonly blockSize: number;
+  /** Runs of a speaker shorter than this are given to their neighbours. */
+  readonly minTurnFrames: number;
+  /** Rounds of re-segmentation of the windows against the cluster centroids after clustering. */
+  readonly refinements: number;
+  /** Cosine similarity a change of speaker between consecutive windows costs in re-segmentation (0: nearest centroid). */
+  readonly switchCost: number;
+  /** Non-empty: the speaker count is the eigengap's (eigengapCount with these neighbour shares), not the threshold's. */
+  readonly eigengapNeighbours: readonly number[];
+  /** At most this many windows (spread evenly) enter the eigengap; its cost is cubic in them. */
+  readonly eigengapPoints: number;
+  /** Clusters holding fewer than this share of the windows join their nearest cluster (never below min_speakers). */
+  readonly minClusterShare: number;
+  /**
+   * Spectral clustering with the count not given: two clusters whose centroids are more similar
+   * than this (cosine) are one speaker split in two and merge (never below min_speakers). On the
+   * file's principal directions different speakers' centroids point apart (about -1 for two).
+   */
+  readonly mergeSimilarity: number;
+  /** Quiet stretches up to this long inside speech (pauses between words) take the speaker around them. */
+  readonly pauseFrames: number;
+  /**
+   * A change of speaker with no pause at it moves into the nearest pause of at least
+   * `pauseSnapMinGapFrames` at most this many frames away (0: changes stay where the windows put them).
+   */
+  readonly pauseSnapFrames: number;
+  readonly pauseSnapMinGapFrames: number;
+  /** I-vector models: the file's principal directions of i-vectors kept (the speaker differences within the file). */
+  readonly pcaDims: number;
+  /**
+   * Overlap-aware re-segmentation (with an overlap detector in the options): in the regions the
+   * detector finds, the nearest other speaker in time speaks as well (a second turn).
+   */
+  readonly overlapAware: boolean;
+  /**
+   * Overlap is marked only on files whose frame energies span at least this many dB (95% over 1%
+   * quantile): 34-36 dB on clean conversations, 22-24 dB with white noise 30 dB under the speech,
+   * 17-19 dB at 25 dB, 12-14 dB at 20 dB. The detector learnt clean conversations: on the
+   * development groups it was neutral at 30 dB SNR and cost DER at 25 dB (docs/diarization.md).
+   */
+  readonly overlapMinRangeDb: number;
+}
+
+/** Neighbour shares the eigengap count tries (the best ratio of share to gap wins). */
+const EIGENGAP_SHARES = [0.05, 0.1, 0.15, 0.2];
+
+/** What both backends share (the header); they differ in re-segmentation and turn length (and in blocks, when agglomerative). */
+const SHARED_PARAMETERS = {
+  windowFrames: 150,
+  hopFrames: 25,
+  threshold: 0,
+  pcaDims: 12,
+  pauseFrames: 15,
+  pauseSnapFrames: 100,
+  pauseSnapMinGapFrames: 5,
+  switchCost: 0.5,
+  minClusterShare: 0.1,
+  mergeSimilarity: 0.5,
+  eigengapNeighbours: EIGENGAP_SHARES,
+  eigengapPoints: 200,
+  clustering: 'spectral',
+  overlapMinRangeDb: 20,
+} as const;
+
+export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
+  backend_a: { ...SHARED_PARAMETERS, blockSize: 1200, minTurnFrames: 15, refinements: 2, overlapAware: true },
+  backend_b: { ...SHARED_PARAMETERS, blockSize: 300, minTurnFrames: 50, refinements: 1, overlapAware: false },
+};
+
+/** The most speakers a file is given (min_speakers and max_speakers are bounded by it). */
+export const MAX_SPEAKERS = 20;

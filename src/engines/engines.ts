@@ -1,0 +1,68 @@
+// The engines composed from the configuration: the one place that builds them and wires them
+// together (file transcription diarizes through the diarization engine, with the VAD engine's
+// speech spans). Built once at start-up by the composition root (src/app); `close()` stops them
+// in order: recognition (finishes queued inference), then diarization, then Silero.
+import type { Registry } from 'prom-client';
+import type { GatewayConfig } from '../platform/config/config.js';
+import { Asr, type AsrLogger } from './asr/asr.js';
+import { Diarization } from './diarization/diarization.js';
+import { Vad } from './vad/vad.js';
+
+export interface Engines {
+  readonly asr: Asr;
+  readonly vad: Vad;
+  readonly diarization: Diarization;
+  /** Stops recognition, diarization and the VAD, in that order (after the WebSocket sessions are done). */
+  close(): Promise<void>;
+}
+
+export interface EnginesLogger extends AsrLogger {
+  error(details: object, message: string): void;
+}
+
+/**
+ * The gateway's engines on the configured models (MODELS_DIR, INFERENCE_*, FFMPEG_PATH,
+ * FFPROBE_PATH, the audio size limit, DIARIZATION_*, SEGMENT_TYPE_MODEL). Translation is opened
+ * on its own (its model is optional and loads in the background: src/app/open-translation.ts).
+ */
+export async function createEngines(config: GatewayConfig, logger: EnginesLogger, metrics: Registry | null = null): Promise<Engines> {
+  const vad = new Vad(logger);
+  const diarization = new Diarization({
+    speakerModel: config.diarizationModel,
+    overlapModel: config.diarizationOverlapModel,
+    segmentTypeModel: config.segmentTypeModel,
+    timeoutMs: config.diarizationTimeoutMs,
+    nice: config.inferenceWorkerNice,
+    metrics,
+    logger,
+  });
+  const asr = await Asr.create({
+    modelsDir: config.modelsDir,
+    device: config.inferenceDevice,
+    workers: config.inferenceWorkers,
+    workerNice: config.inferenceWorkerNice,
+    ffmpegPath: config.ffmpegPath,
+    ffprobePath: config.ffprobePath,
+    maxAudioBytes: config.limits.maxAudioBytes,
+    diarization: {
+      diarize: diarization.diarizer,
+      ...(config.diarizationSpeechDetection === 'silero' ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => vad.fileSpeechSpans(pcm, signal) } : {}),
+      ...(diarization.observer !== null ? { onDiarized: diarization.observer } : {}),
+    },
+    metrics,
+    logger,
+  });
+  return {
+    asr,
+    vad,
+    diarization,
+    async close() {
+      try {
+        await diarization.close();
+        await asr.close();
+      } finally {
+        await vad.close();
+      }
+    },
+  };
+}

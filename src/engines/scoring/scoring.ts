@@ -1,0 +1,6 @@
+// Scoring: the measures benchmarks, tests and training report (CER, DER, chrF, BLEU). Never
+// imported by shipped code (the layer rule checks it); it may read any engine to score it.
+export * from './bleu.js';
+export * from './character-error-rate.js';
+export * from './chrf.js';
+export * from './diarization-error-rate.js';

@@ -1,0 +1,70 @@
+// A client that never reads what the server sends (docs/streaming.md "Limits": unread server
+// messages past WS_MAX_UNSENT_BYTES close the session with 1008 `slow_consumer`) is closed on
+// its own: the process stays up, another session and REST go on. The offender pauses its
+// socket, so unread pongs pile up server-side, and sends legal PINGs at half the message-rate
+// limit (one burst per one-second window). The kernel's socket buffers take a few MB before
+// any of it stays unsent, so the rate is high and the unsent limit small: the breach comes
+// within seconds. The limit is above the sender's 64 KB high-water mark, as by default, so the
+// close frame fits behind what uWS holds.
+import type { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { bearer } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
+import { connectReady, sleep, wsUrl, type StreamClient } from './ws-client.js';
+
+const MESSAGES_PER_SECOND = 50_000;
+const PINGS_PER_WINDOW = MESSAGES_PER_SECOND / 2;
+const MAX_UNSENT_BYTES = 256 * 1024;
+/** A pong is about 60 bytes of JSON. */
+const PONG_BYTES = 60;
+
+const suite = useTestGateway({ WS_MAX_MESSAGES_PER_SECOND: String(MESSAGES_PER_SECOND), WS_MAX_UNSENT_BYTES: String(MAX_UNSENT_BYTES) }, { scopes: ['write'] });
+
+async function jobOf(client: StreamClient): Promise<Record<string, unknown>> {
+  const response = await fetch(`${suite.gw.url}/v1/transcriptions/${client.ofType('ready')[0]!.job_id}`, { headers: bearer(suite.key) });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+async function pingAnswered(client: StreamClient): Promise<void> {
+  const answered = client.ofType('pong').length + 1;
+  client.send('PING');
+  await client.waitFor('pong', () => client.ofType('pong').length === answered, 5_000);
+}
+
+const socketOf = (client: StreamClient): Socket => (client.socket as unknown as { _socket: Socket })._socket;
+
+describe('a client that never reads', () => {
+  it('is closed with 1008 slow_consumer; the server, another session and REST go on', async () => {
+    const url = wsUrl(suite.gw.url);
+    const steady = await connectReady(url, bearer(suite.key));
+    const offender = await connectReady(url, bearer(suite.key));
+    socketOf(offender).pause();
+
+    let pongsAsked = 0;
+    let job = await jobOf(offender);
+    for (let second = 0; second < 20 && job['status'] === 'processing'; second++) {
+      for (let i = 0; i < PINGS_PER_WINDOW; i++) offender.send('PING');
+      pongsAsked += PINGS_PER_WINDOW;
+      await pingAnswered(steady);
+      // Polled often: uWS waits a few seconds at most for a closed socket's reader.
+      for (let poll = 0; poll < 7 && job['status'] === 'processing'; poll++) {
+        await sleep(150);
+        job = await jobOf(offender);
+      }
+    }
+    expect(job).toMatchObject({ status: 'failed', error: { code: 'slow_consumer' } });
+    // It asked for several times the limit of unread pongs.
+    expect(pongsAsked * PONG_BYTES).toBeGreaterThan(3 * MAX_UNSENT_BYTES);
+
+    // Reading again, the offender finds the close frame behind the messages it left unread.
+    socketOf(offender).resume();
+    expect(await offender.closed).toEqual({ code: 1008, reason: 'slow_consumer' });
+    expect(offender.ofType('pong').length).toBeLessThan(pongsAsked);
+
+    // The other session still answers, and ends normally.
+    await pingAnswered(steady);
+    steady.send('END');
+    expect((await steady.closed).code).toBe(1000);
+  }, 60_000);
+});

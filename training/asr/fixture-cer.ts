@@ -1,0 +1,61 @@
+/**
+ * The figures behind the CER bounds of test/models/shipped-models.test.ts: each named model's
+ * CER on each set of the committed held-out clips (test/fixtures/heldout/heldout.tsv) of its
+ * language, greedy and as its manifest decodes (beam + LM where it says so), through the same
+ * runtime as the test (InferencePool, CtcRecognizer, scoredCharacterErrorRate).
+ *
+ *   npx tsx training/asr/fixture-cer.ts small-am-v2 [small-am-v1 ...]
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import {
+  CtcRecognizer,
+  greedyPlanner,
+  InferencePool,
+  type LoadedCtcModel,
+  loadModelFolder,
+  manifestDecodingPlanner,
+  scoredCharacterErrorRate,
+} from '../../src/engines/training.js';
+import { readWav } from '../common/wav-file.js';
+
+const ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../..');
+const HELDOUT = join(ROOT, 'test/fixtures/heldout');
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2);
+  if (names.length === 0) throw new Error('usage: fixture-cer.ts MODEL [MODEL ...]');
+  const clips = readFileSync(join(HELDOUT, 'heldout.tsv'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => l.split('\t') as [string, string, string, string]);
+  const pool = await InferencePool.start({ workers: 1, intraOpThreads: 1, maxBatchSize: 4, maxWaitMs: 2 });
+  try {
+    for (const name of names) {
+      const model = (await loadModelFolder(join(ROOT, 'models', name))) as LoadedCtcModel;
+      for (const [label, planner] of [
+        ['greedy', greedyPlanner],
+        ['manifest', manifestDecodingPlanner({ has: () => true })],
+      ] as const) {
+        const recognizer = new CtcRecognizer(pool, { ...model, name: `${name}-${label}` }, planner);
+        const bySet = new Map<string, { refs: string[]; hyps: string[] }>();
+        for (const [file, language, set, reference] of clips) {
+          if (language !== model.language) continue;
+          const r = await recognizer.recognize(readWav(join(HELDOUT, file)));
+          const entry = bySet.get(set) ?? { refs: [], hyps: [] };
+          entry.refs.push(reference);
+          entry.hyps.push(r.text);
+          bySet.set(set, entry);
+        }
+        for (const [set, { refs, hyps }] of bySet) {
+          const { cer } = scoredCharacterErrorRate(refs, hyps, model.language);
+          console.log(`${name}\t${label}\t${set}\t${refs.length} clips\tCER ${(cer * 100).toFixed(2)}%`);
+        }
+      }
+    }
+  } finally {
+    await pool.close();
+  }
+}
+
+await main();

@@ -1,0 +1,440 @@
+#!/usr/bin/env python3
+"""Builds the training and held-out sets (features + targets) under training/work/.
+
+  real Amharic (ALFFA): utterances sorted by their numeric id; the 100 highest ids are the
+    validation split `alffa_val` (no model trains on them, and their transcripts are kept out
+    of the synthetic text too); the rest is `alffa_train`.
+  synthetic speech (espeak-ng) per language from HornMT lines 0..1899 + AfriSenti (+ for am the
+    ALFFA transcript list minus the validation sentences): `synth_<lang>_train`, short word
+    windows (1-16 words) with augmentation: voice variant, speed, pitch, amplitude, noise
+    (white/pink/brown, 5-30 dB SNR), reverberation (synthetic RIR), 8 kHz telephone band,
+    low-bitrate Opus through ffmpeg, leading/trailing silence.
+  synthetic held-out sets from HornMT lines 1900..2029 (text never trained on):
+    `synth_<lang>_test_clean` (default voice, no augmentation) and `synth_<lang>_test_aug`.
+
+With --split speaker (small-am-v2 onwards) the ALFFA split is by speaker group instead
+(splits/alffa-spk-{train,val,test}.txt, made by speaker_split.py; whole groups held out):
+  `alffa_spk_train` (clean), `alffa_spk_train_aug` (--real-copies - 1 perturbed copies of every
+    training utterance: speed 0.9/1.1 by resampling, vocal tract length perturbation by warping
+    the mel filterbank's frequency axis (alpha 0.9..1.1), tempo by resampling the feature frames
+    (0.9..1.1, pitch kept), reverberation, additive noise, 8 kHz telephone band, Opus round trips),
+  `alffa_spk_val` / `alffa_spk_test` (held-out groups, audio kept), and `synth_am_train_spk`, whose
+    text leaves out every transcript of the val and test groups. The synthetic held-out sets are
+    the same as without --split (same seed, same HornMT lines).
+
+Held-out sets also keep their audio as 16-bit WAV (work/audio/<set>/<id>.wav) and a
+<set>.tsv (id, reference) so that evaluate.ts can run them through the gateway's runtime.
+
+With --recipe v2 for om or ti (small-*-v2): HornMT lines 1800..1899 become the validation text
+  (`synth_<lang>_val`: clean + augmented utterances; never trained on), and the training set
+  `synth_<lang>_train_v2` adds vocal tract length perturbation and feature-frame tempo to the
+  augmentations above. The test sets are byte-for-byte the v1 ones (same seed, made first).
+
+Usage: nice -n 10 /usr/bin/python3 training/asr/prepare_data.py --lang am --seed 1
+       nice -n 10 /usr/bin/python3 training/asr/prepare_data.py --lang om --seed 1 --recipe v2 --synth-train 6000
+       nice -n 10 /usr/bin/python3 training/asr/prepare_data.py --lang am --seed 1 --split speaker
+"""
+import argparse
+import io
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import wave
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: BLAS threads too
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))  # common.py
+from common import (FEATURES, LogMel, SAMPLE_RATE, mel_filterbank, normalize_ethiopic,  # noqa: E402
+                    normalize_oromo, words_to_target, SENTENCE_END, COMMA)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORK = os.path.join(os.path.dirname(HERE), "work")  # training/work (git-ignored)
+DATA = os.environ.get("SHARED_DATA", "/work/shared/data")
+TI_DATA = os.path.join(DATA, "espeak-ng-data-ti")
+HORN = {"am": "amh", "om": "orm", "ti": "tir"}
+HORN_TRAIN_LINES = 1900  # lines 0..1899 train; 1900.. held out
+HORN_VAL_LINES = 1800  # with --synth-val (om/ti v2): lines 1800..1899 are the validation text
+ALFFA_VAL = 100
+SPLITS = os.path.join(os.path.dirname(HERE), "common", "splits")
+# ffmpeg: FFMPEG_PATH, one on PATH, or the one the gateway ships (@ffmpeg-installer/ffmpeg)
+FFMPEG = (os.environ.get("FFMPEG_PATH") or shutil.which("ffmpeg")
+          or os.path.join(HERE, "..", "..", "node_modules", "@ffmpeg-installer", "linux-x64", "ffmpeg"))
+
+torch.set_num_threads(1)
+FEAT = LogMel()
+
+
+def espeak_env(lang):
+    env = dict(os.environ)
+    if lang == "ti":
+        env["ESPEAK_DATA_PATH"] = TI_DATA
+    return env
+
+
+def variants(lang):
+    root = os.path.join(TI_DATA, "espeak-ng-data") if lang == "ti" else "/usr/lib/x86_64-linux-gnu/espeak-ng-data"
+    names = os.listdir(os.path.join(root, "voices", "!v"))
+    keep = [n for n in names if n in {f"m{i}" for i in range(1, 8)} | {f"f{i}" for i in range(1, 6)}
+            | {"klatt", "klatt2", "klatt3", "croak", "whisper", "Andy", "Annie", "Denis", "Lee",
+               "edward", "john", "linda", "max", "michel", "paul", "steph", "zac", "iven", "aunty", "boris"}]
+    return sorted(keep)
+
+
+def read_wav_bytes(data):
+    with wave.open(io.BytesIO(data)) as w:
+        sr = w.getframerate()
+        pcm = np.frombuffer(w.readframes(w.getnframes()), dtype=np.int16).astype(np.float32) / 32768.0
+    return pcm, sr
+
+
+def resample(x, sr_in, sr_out):
+    """Band-limited resampling through the FFT (a brick-wall low-pass at the lower Nyquist)."""
+    if sr_in == sr_out or len(x) == 0:
+        return x
+    n_out = int(round(len(x) * sr_out / sr_in))
+    spec = np.fft.rfft(x.astype(np.float64))
+    bins = n_out // 2 + 1
+    if bins <= len(spec):
+        spec = spec[:bins]
+    else:
+        spec = np.concatenate([spec, np.zeros(bins - len(spec), dtype=spec.dtype)])
+    return (np.fft.irfft(spec, n=n_out) * (n_out / len(x))).astype(np.float32)
+
+
+def synth(lang, text, voice, speed, pitch, amp):
+    args = ["espeak-ng", "-v", f"{lang}+{voice}" if voice else lang, "-s", str(speed), "-p", str(pitch),
+            "-a", str(amp), "--stdout", text]
+    data = subprocess.run(args, env=espeak_env(lang), capture_output=True, check=True).stdout
+    pcm, sr = read_wav_bytes(data)
+    return resample(pcm, sr, SAMPLE_RATE)
+
+
+def colored_noise(n, rng, kind):
+    white = rng.standard_normal(n)
+    if kind == "white":
+        return white
+    spec = np.fft.rfft(white)
+    f = np.arange(len(spec)) + 1.0
+    spec /= np.sqrt(f) if kind == "pink" else f
+    out = np.fft.irfft(spec, n=n)
+    return out / (np.std(out) + 1e-9)
+
+
+def fft_convolve(x, h):
+    n = len(x) + len(h) - 1
+    size = 1 << (n - 1).bit_length()
+    return np.fft.irfft(np.fft.rfft(x, size) * np.fft.rfft(h, size), size)[:len(x)]
+
+
+def augment(x, rng, telephone_p=0.15, opus_p=0.06, snr=(5, 30)):
+    x = x.astype(np.float64)
+    # leading / trailing silence
+    x = np.concatenate([np.zeros(int(rng.uniform(0, 0.3) * SAMPLE_RATE)), x, np.zeros(int(rng.uniform(0, 0.3) * SAMPLE_RATE))])
+    if rng.random() < 0.3:  # reverberation: exponentially decaying noise tail, RT60 0.15..0.6 s
+        rt60 = rng.uniform(0.15, 0.6)
+        t = np.arange(int(rt60 * SAMPLE_RATE)) / SAMPLE_RATE
+        h = rng.standard_normal(len(t)) * np.exp(-6.9 * t / rt60)
+        h[0] = 1.0 / rng.uniform(0.2, 0.6)
+        y = fft_convolve(x, h)
+        x = y * (np.max(np.abs(x)) / (np.max(np.abs(y)) + 1e-9))
+    if rng.random() < telephone_p:  # 8 kHz telephone band: 300..3400 Hz, then 8 kHz sampling
+        spec = np.fft.rfft(x)
+        f = np.fft.rfftfreq(len(x), 1 / SAMPLE_RATE)
+        spec[(f < 300) | (f > 3400)] = 0
+        x = np.fft.irfft(spec, n=len(x))
+        x = resample(resample(x.astype(np.float32), SAMPLE_RATE, 8000), 8000, SAMPLE_RATE).astype(np.float64)
+    if rng.random() < 0.5:  # additive noise
+        snr = rng.uniform(*snr)
+        noise = colored_noise(len(x), rng, rng.choice(["white", "pink", "brown"]))
+        power = np.mean(x ** 2) + 1e-12
+        x = x + noise * np.sqrt(power / 10 ** (snr / 10))
+    x = x / (np.max(np.abs(x)) + 1e-9) * rng.uniform(0.1, 0.95)
+    x = x.astype(np.float32)
+    if rng.random() < opus_p:  # low-bitrate Opus round trip
+        x = opus_round_trip(x, int(rng.choice([6, 8, 12, 16])))
+    return x
+
+
+def opus_round_trip(x, kbps):
+    pcm = (np.clip(x, -1, 1) * 32767).astype(np.int16).tobytes()
+    enc = subprocess.run([FFMPEG, "-v", "error", "-f", "s16le", "-ar", "16000", "-ac", "1", "-i", "pipe:0",
+                          "-c:a", "libopus", "-b:a", f"{kbps}k", "-f", "ogg", "pipe:1"], input=pcm, capture_output=True, check=True).stdout
+    dec = subprocess.run([FFMPEG, "-v", "error", "-i", "pipe:0", "-f", "s16le", "-ar", "16000", "-ac", "1", "pipe:1"],
+                         input=enc, capture_output=True, check=True).stdout
+    y = np.frombuffer(dec, dtype=np.int16).astype(np.float32) / 32768.0
+    return y if len(y) > 0 else x
+
+
+def write_wav(path, x):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(SAMPLE_RATE)
+        w.writeframes((np.clip(x, -1, 1) * 32767).astype(np.int16).tobytes())
+
+
+def save_set(name, items, keep_audio, perturb=None):
+    """items: (id, text, pcm). Writes work/<name>.pt (features float16) and, for held-out sets, WAVs + tsv.
+    perturb (a numpy Generator): every utterance's features through a random VTLP filterbank
+    (alpha 0.9..1.1) and, half the time, a tempo change of the frames (0.9..1.1)."""
+    feats, texts, ids, secs = [], [], [], 0.0
+    for uid, text, pcm in items:
+        if perturb is None:
+            f = FEAT(pcm)
+        else:
+            ext = LogMel()
+            ext.bank = torch.from_numpy(vtlp_filterbank(float(perturb.uniform(0.9, 1.1))))
+            f = ext(pcm)
+            if perturb.random() < 0.5:
+                f = tempo_frames(f, float(perturb.uniform(0.9, 1.1)))
+        feats.append(torch.from_numpy(f).to(torch.float16))
+        texts.append(text)
+        ids.append(uid)
+        secs += len(pcm) / SAMPLE_RATE
+        if keep_audio:
+            write_wav(os.path.join(WORK, "audio", name, uid + ".wav"), pcm)
+    torch.save({"feats": feats, "texts": texts, "ids": ids}, os.path.join(WORK, name + ".pt"))
+    if keep_audio:
+        with open(os.path.join(WORK, name + ".tsv"), "w") as f:
+            for uid, text in zip(ids, texts):
+                f.write(f"{uid}\t{text}\n")
+    print(f"{name}: {len(ids)} utterances, {secs / 60:.1f} min", flush=True)
+
+
+# ---------------------------------------------------------------- perturbation of real speech
+
+def vtlp_filterbank(alpha, p=FEATURES):
+    """The mel filterbank read through a vocal-tract-length warp of the frequency axis (Jaitly &
+    Hinton 2013): spectrum frequency f counts as f * alpha up to a boundary, then a straight line
+    that maps Nyquist to Nyquist. [n_mels, bins] float64."""
+    bins = p["n_fft"] // 2 + 1
+    nyq = p["sample_rate"] / 2
+    f = nyq * np.arange(bins, dtype=np.float64) / (bins - 1)
+    f_hi = 4800.0
+    cut = f_hi * min(alpha, 1.0) / alpha
+    warped = np.where(f <= cut, f * alpha, nyq - (nyq - f_hi * min(alpha, 1.0)) / (nyq - cut) * (nyq - f))
+    base = mel_filterbank(p)
+    # the filter weight a bin gets is the unwarped filter's weight at the bin's warped frequency
+    return np.stack([np.interp(warped, f, base[m]) for m in range(base.shape[0])])
+
+
+def tempo_frames(feat, rate):
+    """Tempo perturbation in the feature domain: resamples the frame sequence by linear
+    interpolation (rate > 1 is faster speech, fewer frames); pitch and spectra are kept."""
+    n = feat.shape[0]
+    m = max(2, int(round(n / rate)))
+    pos = np.linspace(0, n - 1, m)
+    lo = np.floor(pos).astype(int)
+    hi = np.minimum(lo + 1, n - 1)
+    w = (pos - lo)[:, None]
+    return ((1 - w) * feat[lo] + w * feat[hi]).astype(np.float32)
+
+
+def perturbed_copy(pcm, k, rng):
+    """Copy k (>= 1) of a real utterance: speed (resampling: tempo and pitch), VTLP, tempo,
+    channel (reverberation, noise, telephone band, Opus). Returns features [T, n_mels]."""
+    speed = [0.9, 1.1, 1.0, 0.9, 1.1, 1.0][(k - 1) % 6]
+    x = resample(pcm, SAMPLE_RATE, int(round(SAMPLE_RATE / speed))) if speed != 1.0 else pcm
+    if rng.random() < 0.7:
+        x = augment(x, rng, telephone_p=0.2, opus_p=0.2, snr=(8, 30))
+    ext = LogMel()
+    ext.bank = torch.from_numpy(vtlp_filterbank(float(rng.uniform(0.9, 1.1))))
+    feat = ext(x)
+    if rng.random() < 0.5:
+        feat = tempo_frames(feat, float(rng.uniform(0.9, 1.1)))
+    return feat
+
+
+def speaker_split_sets(seed, copies):
+    """ALFFA by speaker group (splits/): train (clean + perturbed copies), val and test groups."""
+    text = {}
+    for line in open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8"):
+        parts = line.strip().split(None, 1)
+        if len(parts) == 2:
+            text[parts[0]] = " ".join(parts[1].split())
+    ids = {k: [u for u in open(os.path.join(SPLITS, f"alffa-spk-{k}.txt")).read().split()] for k in ("train", "val", "test")}
+    for k in ("val", "test"):
+        save_set(f"alffa_spk_{k}", [(u, text[u], decode_flac(u)) for u in ids[k]], True)
+    train = [(u, text[u], decode_flac(u)) for u in ids["train"]]
+    save_set("alffa_spk_train", train, False)
+    rng = np.random.default_rng(seed + 1000)
+    feats, texts, out_ids, secs = [], [], [], 0.0
+    for k in range(1, copies):
+        for u, t, pcm in train:
+            f = perturbed_copy(pcm, k, rng)
+            feats.append(torch.from_numpy(f).to(torch.float16))
+            texts.append(t)
+            out_ids.append(f"{u}-p{k}")
+            secs += f.shape[0] / 100
+    torch.save({"feats": feats, "texts": texts, "ids": out_ids}, os.path.join(WORK, "alffa_spk_train_aug.pt"))
+    print(f"alffa_spk_train_aug: {len(out_ids)} utterances, {secs / 60:.1f} min", flush=True)
+    return {text[u] for u in ids["val"] + ids["test"]}
+
+
+# ---------------------------------------------------------------- ALFFA
+
+def alffa_items():
+    rows = []
+    for line in open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8"):
+        parts = line.strip().split(None, 1)
+        if len(parts) == 2:
+            rows.append((int(parts[0].split("_")[1]), parts[0], " ".join(parts[1].split())))
+    rows.sort()
+    return rows[:-ALFFA_VAL], rows[-ALFFA_VAL:]
+
+
+def decode_flac(uid):
+    path = os.path.join(DATA, "alffa-am-train", "flac", uid + ".flac")
+    if shutil.which("flac"):
+        cmd = ["flac", "-d", "-s", "-c", "--force-raw-format", "--endian=little", "--sign=signed", path]
+    else:  # the same 16-bit samples through ffmpeg
+        cmd = [FFMPEG, "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-ar", "16000", "pipe:1"]
+    raw = subprocess.run(cmd, capture_output=True, check=True).stdout
+    return np.frombuffer(raw, dtype=np.int16).astype(np.float32) / 32768.0
+
+
+# ---------------------------------------------------------------- synthetic
+
+def lines_of(path):
+    return [l.rstrip("\n") for l in open(path, encoding="utf-8")]
+
+
+def words_of(lang, line, keep_punct):
+    if lang == "om":
+        return normalize_oromo(line)
+    return normalize_ethiopic(line, keep_punct)
+
+
+def runs(words):
+    """Splits at dropped words (None): contiguous runs of usable words."""
+    out, cur = [], []
+    for w in words:
+        if w is None:
+            if cur:
+                out.append(cur)
+            cur = []
+        else:
+            cur.append(w)
+    if cur:
+        out.append(cur)
+    return out
+
+
+def fragment(run, rng, max_words):
+    """A word window; about half of them end where a sentence ends (so ። is seen at the end)."""
+    idx = [i for i, w in enumerate(run) if w not in (SENTENCE_END, COMMA)]
+    if not idx:
+        return None
+    n = int(min(max_words, len(idx), 1 + rng.integers(0, 16) if rng.random() < 0.7 else 1 + rng.integers(0, 4)))
+    ends_sentence = [i for i, w in enumerate(run) if w == SENTENCE_END]
+    if ends_sentence and rng.random() < 0.5:
+        end = int(rng.choice(ends_sentence))
+        before = [i for i in idx if i < end]
+        if not before:
+            return None
+        start = before[max(0, len(before) - n)]
+        piece = run[start:end + 1]
+    else:
+        k = int(rng.integers(0, len(idx) - n + 1))
+        start, stop = idx[k], idx[k + n - 1]
+        piece = run[start:stop + 1]
+    while piece and piece[0] in (SENTENCE_END, COMMA):
+        piece = piece[1:]
+    return piece or None
+
+
+def synth_sets(lang, seed, n_train, n_test, exclude=None, train_name=None, n_val=0, perturb=False):
+    """n_val > 0 (the v2 recipe for om and ti): HornMT lines 1800..1899 leave the training text and
+    voice `synth_<lang>_val` (n_val clean + n_val augmented utterances), the set a v2 checkpoint
+    and its decoding weights are picked on; perturb: VTLP + tempo on the training features.
+    The test sets come first from the same seed, so they are the v1 test sets exactly."""
+    rng = np.random.default_rng(seed)
+    keep_punct = lang == "ti"
+    horn = lines_of(os.path.join(DATA, "text", "hornmt", HORN[lang] + ".txt"))
+    train_end = HORN_VAL_LINES if n_val else HORN_TRAIN_LINES
+    train_lines = horn[:train_end] + lines_of(os.path.join(DATA, "text", "afrisenti", HORN[lang] + ".txt"))
+    test_lines = horn[HORN_TRAIN_LINES:]
+    if lang == "am":
+        if exclude is None:
+            _, val = alffa_items()
+            exclude = {t for _, _, t in val}
+        val_texts = exclude
+        alffa_all = [" ".join(l.split()[1:]) if l.startswith("tr_") else l.strip()
+                     for l in open(os.path.join(DATA, "alffa-am-train", "all-train-transcripts.txt"), encoding="utf-8")]
+        alffa_all = [t for t in alffa_all if t and t not in val_texts]
+        train_lines = train_lines + alffa_all
+    vs = variants(lang)
+    print(f"{lang}: {len(train_lines)} training lines, {len(test_lines)} held-out lines, variants {vs}", flush=True)
+
+    def make(lines, n, aug, prefix):
+        items = []
+        pool = [r for line in lines for r in runs(words_of(lang, line, keep_punct))]
+        tries = 0
+        while len(items) < n and tries < n * 20:
+            tries += 1
+            run = pool[int(rng.integers(0, len(pool)))]
+            piece = fragment(run, rng, 16 if aug else 12)
+            if not piece or (not aug and len([w for w in piece if w not in (SENTENCE_END, COMMA)]) < 3):
+                continue
+            text = words_to_target(piece, lang)
+            spoken = " ".join(piece)
+            if aug:
+                voice = vs[int(rng.integers(0, len(vs)))] if rng.random() < 0.8 else None
+                pcm = synth(lang, spoken, voice, int(rng.integers(110, 230)), int(rng.integers(15, 90)), int(rng.integers(60, 180)))
+                pcm = augment(pcm, rng)
+            else:
+                pcm = synth(lang, spoken, None, 175, 50, 100)
+            if len(pcm) < SAMPLE_RATE * 0.3 or len(pcm) > SAMPLE_RATE * 14:
+                continue
+            items.append((f"{prefix}{len(items):05d}", text, pcm))
+        return items
+
+    save_set(f"synth_{lang}_test_clean", make(test_lines, n_test, False, f"{lang}-clean-"), True)
+    save_set(f"synth_{lang}_test_aug", make(test_lines, n_test, True, f"{lang}-aug-"), True)
+    if n_val:
+        val_lines = horn[HORN_VAL_LINES:HORN_TRAIN_LINES]
+        save_set(f"synth_{lang}_val", make(val_lines, n_val, False, f"{lang}-val-clean-") + make(val_lines, n_val, True, f"{lang}-val-aug-"), True)
+    save_set(train_name or f"synth_{lang}_train", make(train_lines, n_train, True, f"{lang}-train-"), False,
+             perturb=np.random.default_rng(seed + 5000) if perturb else None)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lang", required=True, choices=["am", "om", "ti"])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--synth-train", type=int, default=3000)
+    ap.add_argument("--synth-test", type=int, default=60)
+    ap.add_argument("--split", choices=["id", "speaker"], default="id",
+                    help="ALFFA split: the v1 id range, or whole speaker groups (splits/)")
+    ap.add_argument("--real-copies", type=int, default=6, help="--split speaker: clean + perturbed copies")
+    ap.add_argument("--recipe", choices=["v1", "v2"], default="v1",
+                    help="om/ti: v2 holds HornMT lines 1800..1899 out as synth_<lang>_val (--synth-val clean + "
+                         "augmented utterances) and adds VTLP + tempo to the training features (synth_<lang>_train_v2)")
+    ap.add_argument("--synth-val", type=int, default=60)
+    a = ap.parse_args()
+    os.makedirs(WORK, exist_ok=True)
+    random.seed(a.seed)
+    if a.lang == "am" and a.split == "speaker":
+        held_out_texts = speaker_split_sets(a.seed, a.real_copies)
+        synth_sets("am", a.seed, a.synth_train, a.synth_test, exclude=held_out_texts, train_name="synth_am_train_spk")
+        return
+    if a.lang == "am":
+        train, val = alffa_items()
+        save_set("alffa_val", [(uid, text, decode_flac(uid)) for _, uid, text in val], True)
+        save_set("alffa_train", [(uid, text, decode_flac(uid)) for _, uid, text in train], False)
+    if a.recipe == "v2" and a.lang != "am":
+        synth_sets(a.lang, a.seed + {"om": 100, "ti": 200}[a.lang], a.synth_train, a.synth_test,
+                   train_name=f"synth_{a.lang}_train_v2", n_val=a.synth_val, perturb=True)
+        return
+    synth_sets(a.lang, a.seed + {"am": 0, "om": 100, "ti": 200}[a.lang], a.synth_train, a.synth_test)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,320 @@
+#!/usr/bin/env python3
+"""Trains one compact CTC model on sets made by prepare_data.py, time-boxed, on one CPU thread.
+
+Recipe chosen to leave the CTC blank plateau quickly on a CPU (see
+/work/shared/notes/model-training.md): 25 output frames a second over character (Ethiopic
+syllable / Latin letter) units, a linear learning-rate warm-up then cosine decay over the time
+box, the first epoch sorted shortest-first (then length-bucketed random batches), SpecAugment
+switched on after the warm-up, batches bounded by total frames.
+
+--synth-max-share caps the share of synthetic utterances (sets named synth_*) in every batch:
+surplus synthetic utterances of a batch sit that epoch out (the next epoch draws new batches).
+--bootstrap-steps N leaves the first N batches of the first (shortest-first) epoch uncapped: the
+short synthetic clips that lead that epoch are what gets a CTC model off the blank plateau
+quickly on a CPU (without them small-am-v2's first try sat on it for 1,000 steps).
+--select SET keeps best.pt, the checkpoint with the lowest greedy CER on SET (all of it), so a
+run is chosen on held-out speakers only.
+
+Seeded (torch, numpy, random); the number of steps depends on the time box and machine speed,
+and the log prints it. Writes work/runs/<name>/{checkpoint.pt,log.jsonl} (a checkpoint every
+--checkpoint-minutes and at the end).
+
+Usage: nice -n 10 /usr/bin/python3 training/asr/train.py --name small-am-v1 --lang am \
+         --sets alffa_train:2,synth_am_train --dim 256 --blocks 8 --minutes 20 --seed 1
+"""
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # one core: BLAS threads too
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))  # common.py
+from common import cer, from_units, to_units  # noqa: E402
+from model import CtcNet  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WORK = os.path.join(os.path.dirname(HERE), "work")  # training/work (git-ignored)
+BLANK = "<blank>"
+SPACE = "|"
+PUNCT = "።፣"
+
+
+def load(name):
+    return torch.load(os.path.join(WORK, name + ".pt"))
+
+
+def target_text(text, strip_punct):
+    if strip_punct:
+        for p in PUNCT:
+            text = text.replace(p, "")
+        text = " ".join(text.split())
+    return text
+
+
+def encode(text, index):
+    return [index[SPACE] if ch == " " else index[ch] for ch in text if (ch == " " or ch in index)]
+
+
+def greedy(logits, length, tokens):
+    ids = logits[:length].argmax(-1).tolist()
+    out, prev = [], -1
+    for i in ids:
+        if i != prev and i != 0:
+            out.append(" " if tokens[i] == SPACE else tokens[i])
+        prev = i
+    return "".join(out).strip()
+
+
+def cap_synthetic(batch_list, is_synth, share, rng):
+    """Drops the surplus synthetic utterances of each batch so that at most `share` of its
+    utterances are synthetic (at least one real utterance kept; all-synthetic batches go)."""
+    out = []
+    for b in batch_list:
+        real = [j for j in b if not is_synth[j]]
+        if not real:
+            continue
+        synth = [j for j in b if is_synth[j]]
+        room = int(share * len(real) / (1 - share)) if share < 1 else len(synth)
+        if len(synth) > room:
+            synth = [synth[k] for k in sorted(rng.choice(len(synth), room, replace=False))]
+        out.append(real + synth)
+    return out
+
+
+def batches(lengths, max_frames, rng, sort_first):
+    order = np.argsort(lengths, kind="stable") if sort_first else None
+    if order is None:
+        # bucket: shuffle, then sort within chunks of 64 by length so padding stays small
+        perm = rng.permutation(len(lengths))
+        order = np.concatenate([sorted(perm[i:i + 64], key=lambda j: lengths[j]) for i in range(0, len(perm), 64)])
+    out, cur, longest = [], [], 0
+    for j in order:
+        longest2 = max(longest, lengths[j])
+        if cur and longest2 * (len(cur) + 1) > max_frames:
+            out.append(cur)
+            cur, longest2 = [], lengths[j]
+        cur.append(int(j))
+        longest = longest2
+    if cur:
+        out.append(cur)
+    if not sort_first:
+        rng.shuffle(out)
+    return out
+
+
+def spec_augment(x, lengths, rng):
+    """x [B, T, F] in place: 2 frequency masks (<= 12 channels), time masks (<= 25 frames each,
+    one per 1.5 s, at most 10% of the row in total)."""
+    B, T, F = x.shape
+    for b in range(B):
+        L = int(lengths[b])
+        for _ in range(2):
+            w = int(rng.integers(0, 13))
+            f0 = int(rng.integers(0, F - w + 1))
+            x[b, :L, f0:f0 + w] = 0
+        n = 1 + L // 150
+        for _ in range(n):
+            w = int(rng.integers(0, min(25, max(1, L // (10 * n))) + 1))
+            if w == 0 or L - w <= 0:
+                continue
+            t0 = int(rng.integers(0, L - w))
+            x[b, t0:t0 + w, :] = 0
+
+
+def collate(feats, idx, targets):
+    rows = [feats[i].to(torch.float32) for i in idx]
+    lengths = torch.tensor([r.shape[0] for r in rows], dtype=torch.int64)
+    x = torch.zeros(len(rows), int(lengths.max()), rows[0].shape[1])
+    for k, r in enumerate(rows):
+        x[k, :r.shape[0]] = r
+    tg = [torch.tensor(targets[i], dtype=torch.int64) for i in idx]
+    return x, lengths, torch.cat(tg), torch.tensor([len(t) for t in tg], dtype=torch.int64)
+
+
+def evaluate(model, data, tokens, lang, limit=40, units="syllable"):
+    model.eval()
+    feats, texts = data["feats"][:limit], data["texts"][:limit]
+    hyps = []
+    with torch.no_grad():
+        for i in range(0, len(feats), 8):
+            idx = list(range(i, min(i + 8, len(feats))))
+            x, lengths, _, _ = collate(feats, idx, [[0]] * len(feats))
+            logits, out_len = model(x, lengths)
+            hyps += [from_units(greedy(logits[k], int(out_len[k]), tokens), units) for k in range(len(idx))]
+    model.train()
+    return cer(texts, hyps, lang), hyps
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--name", required=True)
+    ap.add_argument("--lang", required=True, choices=["am", "om", "ti"])
+    ap.add_argument("--sets", required=True, help="comma list of work sets, NAME[:repeat]")
+    ap.add_argument("--valid", default=None, help="comma list of held-out sets to monitor")
+    ap.add_argument("--strip-punct", action="store_true")
+    ap.add_argument("--dim", type=int, default=256)
+    ap.add_argument("--blocks", type=int, default=8)
+    ap.add_argument("--kernel", type=int, default=11)
+    ap.add_argument("--dropout", type=float, default=0.0)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--warmup", type=int, default=300)
+    ap.add_argument("--max-frames", type=int, default=8000, help="padded input frames per batch")
+    ap.add_argument("--minutes", type=float, required=True)
+    ap.add_argument("--checkpoint-minutes", type=float, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--synth-max-share", type=float, default=1.0, help="most synthetic utterances per batch (share)")
+    ap.add_argument("--bootstrap-steps", type=int, default=0, help="first-epoch batches exempt from --synth-max-share")
+    ap.add_argument("--select", default=None, help="valid set whose greedy CER picks best.pt")
+    ap.add_argument("--units", choices=["syllable", "decomposed"], default="syllable",
+                    help="CTC output units: Ethiopic syllables, or consonant + vowel-order mark (common.decompose); "
+                         "decomposed output is recomposed before scoring")
+    ap.add_argument("--length-filter", choices=["2L+1", "feasible"], default="2L+1",
+                    help="drop utterances whose output frames are fewer than 2 x target + 1 (the v1/v2 recipe), "
+                         "or only those CTC cannot align (target + repeats; needed for the longer decomposed targets)")
+    ap.add_argument("--init", default=None, help="start from work/runs/<run>/checkpoint.pt (same vocabulary and shape)")
+    a = ap.parse_args()
+
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    np.random.seed(a.seed)
+    random.seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+    run_dir = os.path.join(WORK, "runs", a.name)
+    os.makedirs(run_dir, exist_ok=True)
+    log = open(os.path.join(run_dir, "log.jsonl"), "w")
+
+    def note(**kv):
+        kv["t_min"] = round((time.time() - t0) / 60, 2)
+        print(json.dumps(kv, ensure_ascii=False), flush=True)
+        log.write(json.dumps(kv, ensure_ascii=False) + "\n")
+        log.flush()
+
+    t0 = time.time()
+    feats, texts, synth = [], [], []
+    for spec in a.sets.split(","):
+        name, _, rep = spec.partition(":")
+        d = load(name)
+        for _ in range(int(rep or 1)):
+            feats += d["feats"]
+            texts += [to_units(target_text(t, a.strip_punct), a.units) for t in d["texts"]]
+            synth += [name.startswith("synth_")] * len(d["feats"])
+    chars = sorted({ch for t in texts for ch in t if ch != " "})
+    tokens = [BLANK, SPACE] + chars
+    index = {t: i for i, t in enumerate(tokens)}
+    targets = [encode(t, index) for t in texts]
+    lengths = np.array([f.shape[0] for f in feats])
+    out_lengths = (((lengths - 1) // 2) // 2) + 1
+    if a.length_filter == "feasible":  # CTC's own limit: one frame per unit plus a blank between repeats
+        need = [len(t) + sum(1 for x, y in zip(t, t[1:]) if x == y) for t in targets]
+    else:
+        need = [2 * len(t) + 1 for t in targets]
+    keep = [i for i in range(len(feats)) if 0 < len(targets[i]) and need[i] <= out_lengths[i]]
+    feats = [feats[i] for i in keep]
+    targets = [targets[i] for i in keep]
+    synth = np.array([synth[i] for i in keep], dtype=bool)
+    lengths = lengths[keep]
+    valid = {}
+    for v in (a.valid.split(",") if a.valid else []):
+        d = load(v)
+        valid[v] = {"feats": d["feats"], "texts": [target_text(t, a.strip_punct) for t in d["texts"]]}
+    hours = lengths.sum() / 100 / 3600
+    note(event="data", units=a.units, target_units=int(sum(len(t) for t in targets)), utterances=len(feats), dropped=len(texts) - len(keep), hours=round(float(hours), 2), vocab=len(tokens))
+
+    model = CtcNet(len(tokens), dim=a.dim, blocks=a.blocks, kernel=a.kernel, dropout=a.dropout)
+    if a.init:
+        init = torch.load(os.path.join(WORK, "runs", a.init, "checkpoint.pt"))
+        if init["tokens"] != tokens:
+            raise SystemExit(f"--init {a.init}: vocabulary differs")
+        model.load_state_dict(init["state"])
+        note(event="init", run=a.init, step=init["step"], train_minutes=round(init["train_minutes"], 2))
+    params = sum(p.numel() for p in model.parameters())
+    note(event="model", params=params, config=model.config)
+    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-3, betas=(0.9, 0.98))
+    ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
+    budget = a.minutes * 60
+    step, epoch, last_ckpt, done = 0, 0, time.time(), False
+    audio_seconds = 0.0
+    best = {"cer": float("inf"), "step": None}
+    mix = {"utts": 0, "synth_utts": 0, "secs": 0.0, "synth_secs": 0.0, "max_share": 0.0}
+    boot = {"utts": 0, "synth_utts": 0, "secs": 0.0, "synth_secs": 0.0, "max_share": 0.0}
+
+    def save(tag):
+        torch.save({"state": model.state_dict(), "config": model.config, "tokens": tokens, "lang": a.lang,
+                    "strip_punct": a.strip_punct, "units": a.units, "step": step, "epoch": epoch, "train_minutes": (time.time() - t_train) / 60,
+                    "args": vars(a), "hours": float(hours), "params": params}, os.path.join(run_dir, f"{tag}.pt"))
+
+    t_train = time.time()
+    while not done:
+        epoch_batches = batches(lengths, a.max_frames, rng, sort_first=(epoch == 0))
+        if a.synth_max_share < 1.0:
+            free = a.bootstrap_steps if epoch == 0 else 0
+            epoch_batches = epoch_batches[:free] + cap_synthetic(epoch_batches[free:], synth, a.synth_max_share, rng)
+        for idx in epoch_batches:
+            elapsed = time.time() - t_train
+            if elapsed >= budget:
+                done = True
+                break
+            warm = min(1.0, (step + 1) / a.warmup)
+            lr = a.lr * warm * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, elapsed / budget))))
+            for g in opt.param_groups:
+                g["lr"] = lr
+            x, xl, y, yl = collate(feats, idx, targets)
+            if step >= a.warmup:
+                spec_augment(x, xl, rng)
+            logits, ol = model(x, xl)
+            logp = torch.log_softmax(logits, -1).transpose(0, 1)
+            loss = ctc(logp, y, ol, yl)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+            opt.step()
+            audio_seconds += float(xl.sum()) / 100
+            ns = int(synth[idx].sum())
+            acc = boot if epoch == 0 and step < a.bootstrap_steps else mix
+            acc["utts"] += len(idx)
+            acc["synth_utts"] += ns
+            acc["secs"] += float(xl.sum()) / 100
+            acc["synth_secs"] += float(lengths[idx][synth[idx]].sum()) / 100
+            acc["max_share"] = max(acc["max_share"], ns / len(idx))
+            step += 1
+            if step % 25 == 0:
+                note(event="step", step=step, epoch=epoch, loss=round(float(loss), 3), lr=round(lr, 6),
+                     x_realtime=round(audio_seconds / (time.time() - t_train), 1))
+            if time.time() - last_ckpt >= a.checkpoint_minutes * 60:
+                last_ckpt = time.time()
+                save("checkpoint")
+                for v, d in valid.items():
+                    c, hyps = evaluate(model, d, tokens, a.lang, limit=1000 if v == a.select else 40, units=a.units)
+                    note(event="valid", set=v, step=step, cer=round(c, 4), example=hyps[0][:80], ref=d["texts"][0][:80])
+                    if v == a.select and c < best["cer"]:
+                        best = {"cer": c, "step": step}
+                        save("best")
+                        note(event="best", set=v, step=step, cer=round(c, 4))
+        epoch += 1
+    save("checkpoint")
+    for v, d in valid.items():
+        c, hyps = evaluate(model, d, tokens, a.lang, limit=1000, units=a.units)
+        note(event="final", set=v, step=step, cer=round(c, 4), example=hyps[0][:80], ref=d["texts"][0][:80])
+        if v == a.select and c < best["cer"]:
+            best = {"cer": c, "step": step}
+            save("best")
+            note(event="best", set=v, step=step, cer=round(c, 4))
+    for tag, m in (("mix", mix), ("mix_bootstrap", boot)):
+        note(event=tag, steps=a.bootstrap_steps if tag == "mix_bootstrap" else step - a.bootstrap_steps,
+             synthetic_utterance_share=round(m["synth_utts"] / max(m["utts"], 1), 3),
+             synthetic_audio_share=round(m["synth_secs"] / max(m["secs"], 1e-9), 3),
+             max_synthetic_share_in_a_batch=round(m["max_share"], 3))
+    note(event="done", steps=step, epochs=epoch, train_minutes=round((time.time() - t_train) / 60, 2),
+         best_step=best["step"], best_cer=None if best["step"] is None else round(best["cer"], 4))
+
+
+if __name__ == "__main__":
+    main()
