@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { JobRecord } from '../platform/db/job-records.js';
 import type { TranslationJobRecord, TranslationStore, TranslationUnitRecord } from '../platform/db/translation-records.js';
@@ -6,6 +5,7 @@ import type { OutboundGuard } from '../platform/net/outbound-guard.js';
 import type { JobOutbox } from '../jobs/job-outbox.js';
 import { translationCallbackPayload } from '../jobs/translation-views.js';
 import { attemptLeaseUntil, MAX_SLEEP_MS, postToEndpoint } from './endpoint-post.js';
+import { fixedEventId } from './webhook-dispatcher.js';
 
 /** Callbacks attempted at once by this process. */
 const BATCH = 8;
@@ -106,7 +106,7 @@ export class TranslationCallbacks {
       {
         url: t.callbackUrl ?? '',
         body,
-        eventId: `evt_${createHash('sha256').update(`${t.jobId}:callback`).digest('hex').slice(0, 24)}`,
+        eventId: fixedEventId(`${t.jobId}:callback`),
         event: 'translation.finished',
         number,
         secret: t.callbackSecret,

@@ -14,15 +14,15 @@ import type { DeliveryAttempt, DeliveryRecord, WebhookEvent, WebhookRecord, Webh
 
 export const newEventId = (): string => `evt_${randomBytes(12).toString('hex')}`;
 export const newDeliveryId = (): string => `dlv_${randomBytes(12).toString('hex')}`;
+/** An event id that is the same whenever the event is made again from `seed` (a replay after a crash). */
+export const fixedEventId = (seed: string): string => `evt_${createHash('sha256').update(seed).digest('hex').slice(0, 24)}`;
 /** A job's final event has a fixed id, so that replaying it after a crash records no second delivery. */
-export const finishedEventId = (job: Pick<JobRecord, 'id' | 'status'>): string =>
-  `evt_${createHash('sha256').update(`${job.id}:${job.status}`).digest('hex').slice(0, 24)}`;
+export const finishedEventId = (job: Pick<JobRecord, 'id' | 'status'>): string => fixedEventId(`${job.id}:${job.status}`);
 
 /** Deliveries attempted at once by this process. */
 const MAX_IN_FLIGHT = 8;
 /** job.progress events per job at most this often. */
 export const PROGRESS_INTERVAL_MS = 5_000;
-const RESPONSE_SNIPPET_BYTES = 1024;
 
 export interface DispatcherDeps {
   readonly store: WebhookStore;
@@ -281,6 +281,9 @@ export class WebhookDispatcher {
     return { response_status: status, error, duration_ms, response_body: snippet };
   }
 }
+
+/** What the delivery log keeps of an answer. */
+const RESPONSE_SNIPPET_BYTES = 1024;
 
 /** The first bytes of an answer (for the delivery log); the rest is discarded. */
 async function readSnippet(body: Readable, signal: AbortSignal): Promise<string | null> {

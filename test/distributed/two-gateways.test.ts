@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POSTGRES_MIGRATIONS } from '../../src/platform/db/postgres/migrations/index.js';
 import { audioFixture, makeLongAudio } from '../helpers/audio-files.js';
 import { REDIS_URL, skipWithout, testRedisPrefix } from '../helpers/distributed-servers.js';
-import { useTestSchema } from '../helpers/suite-schema.js';
+import { useTestSchema } from '../helpers/suite-fixtures.js';
 import { JobsClient } from '../helpers/jobs-client.js';
 import { createKeyWithCli, REPO_ROOT, startServerProcess, stopProcess, type ServerProcess } from '../helpers/spawn-dist.js';
 import { connect, wsUrl, connectReady } from '../ws/ws-client.js';

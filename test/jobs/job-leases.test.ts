@@ -17,7 +17,7 @@ import { SqliteStore } from '../../src/platform/db/sqlite/sqlite-store.js';
 import type { Store } from '../../src/platform/db/store-types.js';
 import { principalFor } from '../../src/platform/auth/principal.js';
 import { skipWithout } from '../helpers/distributed-servers.js';
-import { useTestSchema } from '../helpers/suite-schema.js';
+import { useTestSchema } from '../helpers/suite-fixtures.js';
 
 const logger = createLogger('silent');
 const limits = loadConfig({}).limits;

@@ -1,20 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { makeLongAudio } from '../helpers/audio-files.js';
+import { useScratchDir } from '../helpers/suite-fixtures.js';
 import { JobsClient, type Job } from '../helpers/jobs-client.js';
 import { createKeyWithCli, REPO_ROOT, startServerProcess, stopProcess, type ServerProcess } from '../helpers/spawn-dist.js';
 
-let scratch: string;
+const scratch = useScratchDir('recovery-test-');
 let longAudio: string;
 
 beforeAll(() => {
-  scratch = mkdtempSync(join(tmpdir(), 'recovery-test-'));
-  longAudio = makeLongAudio(join(scratch, 'long.flac'), 40);
+  longAudio = makeLongAudio(scratch('long.flac'), 40);
 }, 120_000);
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 /** Every server a test starts is killed after it, whatever the test did. */
 const started: ChildProcess[] = [];
@@ -64,7 +61,7 @@ async function startOn(dataDir: string, key: string, extra: Record<string, strin
 
 /** A key in a new data folder `folder` under scratch, and a server on it. */
 async function firstServer(folder: string, extra: Record<string, string> = {}) {
-  const dataDir = join(scratch, folder);
+  const dataDir = scratch(folder);
   const key = await createKey(dataDir);
   return { dataDir, key, ...(await startOn(dataDir, key, extra)) };
 }

@@ -2,8 +2,7 @@
 // transcribed per channel, segments carry `channel` and `speaker` and are merged in time order;
 // a mono file is refused with 400 (upload) or fails the job (audio_url). Real server, shipped
 // Amharic model, two committed ALFFA utterances of different speakers on the two channels.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,16 +10,17 @@ import { editDistance, scoringForm } from '../../src/engines/scoring/character-e
 import { runFfmpeg, startFileServer } from '../helpers/audio-files.js';
 import { interleaveStereo, wavData, wavHeader, wavOf } from '../helpers/fixtures.js';
 import { JobsClient } from '../helpers/jobs-client.js';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { useScratchDir } from '../helpers/suite-fixtures.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
 const HELDOUT = fileURLToPath(new URL('../fixtures/heldout/', import.meta.url));
 const AGENT_CLIP = join(HELDOUT, 'alffa_spk_heldout-tr_10779_tr02102.wav');
 const CUSTOMER_CLIP = join(HELDOUT, 'alffa_spk_heldout-tr_10829_tr09103.wav');
 
-let gw: TestGateway;
+const scratch = useScratchDir('stereo-jobs-');
+const suite = useTestGateway({ MODELS_DIR, DEFAULT_LANGUAGE: 'am', RATE_LIMIT_PER_MINUTE: '100000', SYNC_WAIT_SECONDS: '60' });
 let client: JobsClient;
-let scratch: string;
 let files: Awaited<ReturnType<typeof startFileServer>>;
 let stereoFlac: string;
 let monoWav: string;
@@ -42,29 +42,23 @@ function cer(reference: string, hypothesis: string): number {
 }
 
 beforeAll(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'stereo-jobs-'));
-  gw = await startTestGateway({ MODELS_DIR, DEFAULT_LANGUAGE: 'am', RATE_LIMIT_PER_MINUTE: '100000', SYNC_WAIT_SECONDS: '60' });
-  client = new JobsClient(gw.url, await gw.key());
+  client = new JobsClient(suite.gw.url, suite.key);
   // The agent speaks from 0.5 s, the customer from 3.5 s (overlapping the agent's last second).
   const left = Buffer.concat([silence(500), pcmOf(AGENT_CLIP), silence(1_000)]);
   const right = Buffer.concat([silence(3_500), pcmOf(CUSTOMER_CLIP), silence(500)]);
-  const wav = join(scratch, 'call.wav');
+  const wav = scratch('call.wav');
   writeFileSync(wav, stereoWav(left, right));
-  channelFiles = [join(scratch, 'left.wav'), join(scratch, 'right.wav')];
+  channelFiles = [scratch('left.wav'), scratch('right.wav')];
   const frames = Math.max(left.length, right.length);
   writeFileSync(channelFiles[0], wavOf(Buffer.concat([left, Buffer.alloc(frames - left.length)])));
   writeFileSync(channelFiles[1], wavOf(Buffer.concat([right, Buffer.alloc(frames - right.length)])));
-  stereoFlac = join(scratch, 'call.flac');
+  stereoFlac = scratch('call.flac');
   runFfmpeg(['-i', wav, '-c:a', 'flac', stereoFlac]);
   monoWav = AGENT_CLIP;
   files = await startFileServer({ 'mono.wav': monoWav, 'call.flac': stereoFlac });
 }, 120_000);
 
-afterAll(async () => {
-  await files?.close();
-  await gw?.close();
-  if (scratch) rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(async () => files?.close());
 
 describe('channels=2 on REST', () => {
   it('a stereo FLAC gives per-channel segments with channel and speaker, in time order, each read as its channel alone', async () => {
@@ -97,7 +91,7 @@ describe('channels=2 on REST', () => {
     expect(job.duration_seconds).toBeGreaterThan(7);
 
     // The stored transcript carries the same segments.
-    const transcript = await fetch(`${gw.url}${job.result_url as string}`, { headers: client.headers() });
+    const transcript = await fetch(`${suite.gw.url}${job.result_url as string}`, { headers: client.headers() });
     expect(((await transcript.json()) as { segments: unknown[] }).segments).toEqual(segments);
   }, 120_000);
 

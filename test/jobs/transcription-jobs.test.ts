@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioFixture, startFileServer, startStallingServer } from '../helpers/audio-files.js';
@@ -9,11 +8,9 @@ import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 let gw: TestGateway;
 let client: JobsClient;
 let files: Awaited<ReturnType<typeof startFileServer>>;
-let scratch: string;
 let stalling: Awaited<ReturnType<typeof startStallingServer>>;
 
 beforeAll(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'jobs-test-'));
   gw = await startTestGateway({ RATE_LIMIT_PER_MINUTE: '100000', SYNC_WAIT_SECONDS: '30' });
   client = new JobsClient(gw.url, await gw.key());
   stalling = await startStallingServer();
@@ -24,7 +21,6 @@ afterAll(async () => {
   await stalling?.close();
   await files?.close();
   await gw?.close();
-  rmSync(scratch, { recursive: true, force: true });
 });
 
 const SEGMENT_KEYS = ['confidence', 'duration_ms', 'end_ms', 'id', 'speaker', 'start_ms', 'text'];

@@ -1,10 +1,10 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { POSTGRES_MIGRATIONS } from '../../src/platform/db/postgres/migrations/index.js';
 import { PostgresDatabase } from '../../src/platform/db/postgres/postgres-database.js';
 import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js';
 import { skipWithout } from '../helpers/distributed-servers.js';
-import { useTestSchema } from '../helpers/suite-schema.js';
+import { useTestSchema } from '../helpers/suite-fixtures.js';
 
 describe.skipIf(await skipWithout('postgres'))('PostgreSQL store start-up', () => {
   const schema = useTestSchema('migrations');

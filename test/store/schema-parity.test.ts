@@ -7,7 +7,7 @@ import type { MediaRecord } from '../../src/platform/db/media-records.js';
 import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/platform/db/sqlite/sqlite-store.js';
 import { skipWithout } from '../helpers/distributed-servers.js';
-import { useTestSchema } from '../helpers/suite-schema.js';
+import { useTestSchema } from '../helpers/suite-fixtures.js';
 
 /** table → column → `type, nullability, primary key`, as one backend's catalog describes it. */
 type Catalog = Record<string, Record<string, string>>;

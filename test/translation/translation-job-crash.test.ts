@@ -1,9 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../helpers/polling.js';
+import { useScratchDir } from '../helpers/suite-fixtures.js';
 import { createKeyWithCli, startServerProcess, stopProcess } from '../helpers/spawn-dist.js';
 import type { Json } from './translation-fixtures.js';
 import { startSourceServer } from './translation-test-servers.js';
@@ -15,12 +13,11 @@ import { startSourceServer } from './translation-test-servers.js';
  * the reason after a second crash. Sources come from a real HTTPS host (the test CA, which the
  * spawned processes trust through NODE_EXTRA_CA_CERTS; loopback through ALLOW_PRIVATE_NETWORK).
  */
-let scratch: string;
 let sources: Awaited<ReturnType<typeof startSourceServer>>;
 const started: ChildProcess[] = [];
+const scratch = useScratchDir('translation-crash-');
 
 beforeAll(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'translation-crash-'));
   sources = await startSourceServer({
     'crash/first.txt': { body: 'Good morning, how are you?\n' },
     'crash/second.txt': { body: 'The meeting starts at nine.\n' },
@@ -32,10 +29,7 @@ afterEach(() => {
   for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-afterAll(async () => {
-  await sources?.close();
-  rmSync(scratch, { recursive: true, force: true });
-});
+afterAll(async () => sources?.close());
 
 async function start(dataDir: string) {
   const server = await startServerProcess({
@@ -82,7 +76,7 @@ const final = (base: string, key: string, id: string): Promise<Json> =>
 
 describe('file translation jobs across crashes (kill -9)', () => {
   it('resumes a job whose gateway was killed mid-job: finished units are kept, the rest run in the new process', { timeout: 180_000 }, async () => {
-    const dataDir = join(scratch, 'once');
+    const dataDir = scratch('once');
     const key = await createKey(dataDir);
     const first = await start(dataDir);
     const release = sources.stall('crash/second.txt');
@@ -108,7 +102,7 @@ describe('file translation jobs across crashes (kill -9)', () => {
   });
 
   it('fails a job whose gateway was killed twice, with the reason', { timeout: 180_000 }, async () => {
-    const dataDir = join(scratch, 'twice');
+    const dataDir = scratch('twice');
     const key = await createKey(dataDir);
     const release = sources.stall('crash/third.txt');
     try {

@@ -1,20 +1,17 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TranslationEngine } from '../../src/engines/translation/translation.js';
 import { until } from '../helpers/polling.js';
+import { useScratchDir } from '../helpers/suite-fixtures.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { REPO_MODELS_DIR, type Json } from './translation-fixtures.js';
 import { startSourceServer } from './translation-test-servers.js';
 
 /** Engine failures, restarts mid-job and expiry of file translation jobs. */
 let sources: Awaited<ReturnType<typeof startSourceServer>>;
-let scratch: string;
 const open: TestGateway[] = [];
+const scratch = useScratchDir('translation-lifecycle-');
 
 beforeAll(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'translation-lifecycle-'));
   sources = await startSourceServer({
     'a.txt': { body: 'The first file.\nIt has two lines.\n' },
     'b.txt': { body: 'The second file.\n' },
@@ -27,7 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const gw of open.splice(0)) await gw.close().catch(() => undefined);
   await sources?.close();
-  rmSync(scratch, { recursive: true, force: true });
 });
 
 /** A gateway on its normal boot (the engine of TRANSLATION_MODEL in the repository's models/), or with `engine` instead. */
@@ -80,7 +76,7 @@ const final = (gw: TestGateway, key: string, id: string): Promise<Json> =>
  * processing, as after a crash. The dead one lost its lease, so nothing it does afterwards is written.
  */
 async function jobOnDeadGateway(folder: string, source: string, target: string) {
-  const env = { DATA_DIR: join(scratch, folder), JOB_LEASE_SECONDS: '2' };
+  const env = { DATA_DIR: scratch(folder), JOB_LEASE_SECONDS: '2' };
   const dead = await start(env);
   const key = await dead.key();
   const release = sources.stall(source);
@@ -123,7 +119,7 @@ describe('file translation job lifecycle', () => {
   });
 
   it('resumes a job stopped mid-way by a shutdown: done units are kept, the rest run after the restart', async () => {
-    const dataDir = join(scratch, 'graceful');
+    const dataDir = scratch('graceful');
     const env = { DATA_DIR: dataDir, SHUTDOWN_GRACE_MS: '200', TRANSLATION_UNIT_CONCURRENCY: '1' };
     const first = await start(env);
     const key = await first.key();

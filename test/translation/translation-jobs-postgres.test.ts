@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifySignature } from '../../src/webhooks/webhook-signature.js';
-import { createTestSchema, skipWithout, type TestSchema } from '../helpers/distributed-servers.js';
+import { skipWithout } from '../helpers/distributed-servers.js';
 import { until } from '../helpers/polling.js';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { useTestGateway } from '../helpers/suite-gateway.js';
+import { useTestSchema } from '../helpers/suite-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
 import { REPO_MODELS_DIR, transcriptFixture, type Json } from './translation-fixtures.js';
 import { startSourceServer } from './translation-test-servers.js';
@@ -25,7 +26,9 @@ describe.skipIf(await skipWithout('postgres'))('file translation jobs on Postgre
     });
     callbacks = await startTestServer({ tls: true, respond: (req, res) => res.writeHead(req.headers['x-webhook-attempt'] === '1' ? 500 : 204).end() });
   });
-  afterAll(async () => Promise.all([sources?.close(), callbacks?.close()]));
+  afterAll(async () => {
+    await Promise.all([sources?.close(), callbacks?.close()]);
+  });
   // Registered after the schema and the servers: started after them and closed before them.
   const suite = useTestGateway(() => ({
     MODELS_DIR: REPO_MODELS_DIR,
@@ -38,14 +41,14 @@ describe.skipIf(await skipWithout('postgres'))('file translation jobs on Postgre
   }));
 
   const get = async (path: string): Promise<{ status: number; body: Json }> => {
-    const response = await fetch(`${gw.url}${path}`, { headers: { 'x-api-key': key } });
+    const response = await fetch(`${suite.gw.url}${path}`, { headers: { 'x-api-key': suite.key } });
     return { status: response.status, body: (await response.json()) as Json };
   };
 
   it('runs a PARTIAL job, serves its outputs, retries its callback, then expires it', async () => {
-    const response = await fetch(`${gw.url}/translate`, {
+    const response = await fetch(`${suite.gw.url}/translate`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      headers: { 'content-type': 'application/json', 'x-api-key': suite.key },
       body: JSON.stringify({
         source_language: 'en',
         target_languages: ['am', 'ti'],

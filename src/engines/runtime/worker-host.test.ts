@@ -4,6 +4,13 @@ import { WorkerClosedError, type WorkerExit, WorkerHost, type WorkerHostOptions,
 
 type Options = Partial<WorkerHostOptions<ToFixture, FromFixture>>;
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `done()` holds (fails the test after 10 s). */
+async function until(done: () => boolean): Promise<void> {
+  for (const start = performance.now(); !done(); await sleep(10)) if (performance.now() - start > 10_000) throw new Error('timed out waiting');
+}
+
 /** A host of the fixture worker, with what it heard. */
 function fixtureHost(options: Options = {}, setup: { start?: FixtureStart; ignoreClose?: boolean } = {}) {
   const heard = { notes: [] as string[], exits: [] as WorkerExit[], readies: 0, priorities: [] as WorkerPriority[], restartFailures: [] as Error[] };
@@ -81,37 +88,40 @@ describe('WorkerHost', () => {
     let allowed = false;
     const { host, heard, echo } = fixtureHost({ restart: { delayMs: 1, whileStarting: true, allowed: () => allowed } });
     await host.started;
+    const first = host.thread;
     const pending = echo('x', 10_000);
-    void host.thread!.terminate();
+    void first!.terminate();
     await expect(pending).rejects.toThrow('fixture worker exited with code 1');
     expect(heard.exits).toEqual([{ code: 1, error: null, started: true, restarting: false, message: 'fixture worker exited with code 1' }]);
     allowed = true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(heard.readies).toBe(1);
+    await sleep(50);
+    expect(host.thread).toBe(first); // no thread started since
     await host.close();
 
     const refusing = fixtureHost({ restart: { delayMs: 1, whileStarting: true } }, { start: 'refuse' });
     await expect(refusing.host.started).rejects.toThrow('no model');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await until(() => refusing.heard.exits.length > 0);
     expect(refusing.heard.exits).toMatchObject([{ code: 1, error: null, started: false, restarting: false }]);
-    expect(refusing.heard.readies).toBe(0);
+    const refused = refusing.host.thread;
+    await sleep(50);
+    expect(refusing.host.thread).toBe(refused);
     await refusing.host.close();
   });
 
   it('restarts a thread that died while starting only with whileStarting, and reports each failed restart', async () => {
     const { host, heard } = fixtureHost({ restart: { delayMs: 1, whileStarting: false } }, { start: 'throw' });
     await expect(host.started).rejects.toThrow('cannot start');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(heard.exits).toMatchObject([{ code: 1, started: false, restarting: false }]);
+    await until(() => heard.exits.length > 0);
+    expect(heard.exits).toMatchObject([{ code: 1, started: false, restarting: false, message: 'fixture worker failed: cannot start' }]);
     await host.close();
 
-    let attempts = 0;
-    const retrying = fixtureHost({ restart: { delayMs: 1, whileStarting: true, allowed: () => ++attempts <= 3 } }, { start: 'throw' });
+    let asked = 0;
+    const retrying = fixtureHost({ restart: { delayMs: 1, whileStarting: true, allowed: () => ++asked <= 3 } }, { start: 'throw' });
     await expect(retrying.host.started).rejects.toThrow('cannot start');
-    for (let i = 0; i < 200 && retrying.heard.exits.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    // allowed() is asked at each exit and when each delay ends: exit 1 (yes), timer (yes), exit 2 (yes), timer (no).
+    await until(() => retrying.heard.exits.length === 2 && asked === 4);
+    // allowed() is asked at each exit and when each delay ends: exit 1 (yes), delay (yes), exit 2 (yes), delay (no).
     expect(retrying.heard.exits.map((e) => e.restarting)).toEqual([true, true]);
+    await until(() => retrying.heard.restartFailures.length > 0);
     expect(retrying.heard.restartFailures.map((e) => e.message)).toEqual(['cannot start']);
     await retrying.host.close();
   });
@@ -130,24 +140,30 @@ describe('WorkerHost', () => {
   it('closes idempotently: the close message first, termination after the grace time, pending requests rejected', async () => {
     const graceful = fixtureHost({ close: { message: { type: 'close' }, graceMs: 10_000 } });
     await graceful.host.started;
-    const started = performance.now();
+    const gracefulExit = new Promise((resolve) => graceful.host.thread!.once('exit', resolve));
     const closing = graceful.host.close();
     expect(graceful.host.close()).toBe(closing);
     await closing;
-    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(await gracefulExit).toBe(0); // it ended itself
     expect(graceful.host.thread!.threadId).toBe(-1);
     expect(graceful.heard.exits).toEqual([]);
     await expect(graceful.echo('late')).rejects.toBeInstanceOf(WorkerClosedError);
     expect(graceful.host.post({ type: 'note', value: 'late' })).toBe(false);
+    await graceful.host.close();
 
     const stubborn = fixtureHost({ close: { message: { type: 'close' }, graceMs: 100 }, restart: { delayMs: 1, whileStarting: true } }, { ignoreClose: true });
     await stubborn.host.started;
+    const thread = stubborn.host.thread!;
+    const stubbornExit = new Promise((resolve) => thread.once('exit', resolve));
     const pending = stubborn.echo('never', 10_000);
+    const started = performance.now();
     await stubborn.host.close();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(90);
+    expect(await stubbornExit).toBe(1); // terminated
     await expect(pending).rejects.toBeInstanceOf(WorkerClosedError);
     expect(stubborn.heard.exits).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(stubborn.heard.readies).toBe(1); // not restarted
+    await sleep(50);
+    expect(stubborn.host.thread).toBe(thread); // not restarted
     await stubborn.host.close();
   });
 });

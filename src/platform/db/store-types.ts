@@ -1,4 +1,4 @@
-import type { ApiKeyRecord, KeyLimitOverrides, Scope } from '../auth/principal.js';
+import type { ApiKeyRecord } from '../auth/principal.js';
 import type { JobStore } from './job-records.js';
 import type { MediaStore } from './media-records.js';
 import type { TranslationStore } from './translation-records.js';
@@ -10,17 +10,10 @@ export interface Account {
   readonly createdAt: string;
 }
 
-export interface NewApiKey {
-  readonly accountId: string;
-  readonly name: string | null;
-  readonly prefix: string;
+/** A key to store: its record's fields the caller chooses, and the hash it is found by. */
+export interface NewApiKey extends Pick<ApiKeyRecord, 'accountId' | 'name' | 'prefix' | 'scopes' | 'ipAllowlist' | 'originAllowlist' | 'limits' | 'expiresAt'> {
   /** SHA-256 of the whole key, hex. The key itself is never stored. */
   readonly hash: string;
-  readonly scopes: readonly Scope[];
-  readonly ipAllowlist: readonly string[] | null;
-  readonly originAllowlist: readonly string[] | null;
-  readonly limits: KeyLimitOverrides;
-  readonly expiresAt: string | null;
 }
 
 export interface AccountStore {

@@ -294,6 +294,8 @@ export class HttpExchange {
   private writeHead(status: number, contentType?: string): void {
     this.res.writeStatus(`${status} ${STATUS_CODES[status] ?? ''}`);
     if (contentType !== undefined) this.res.writeHeader('Content-Type', contentType);
+    // Every response is what its Content-Type says: browsers must not sniff another type from it.
+    this.res.writeHeader('X-Content-Type-Options', 'nosniff');
     this.res.writeHeader('X-Request-Id', this.requestId);
     for (const [name, value] of this.responseHeaders) this.res.writeHeader(name, value);
   }

@@ -8,7 +8,8 @@ import { addressAllowed } from './ip-allowlist.js';
  * Whether an address may be reached by outbound fetches (audio_url, probes, webhooks).
  * Only globally routable unicast addresses pass; loopback, private, link-local (incl.
  * 169.254.169.254 metadata), unique-local, CGNAT, multicast, reserved and unspecified do not.
- * IPv4 embedded in IPv6 (mapped, 6to4, Teredo-free NAT64 forms) is judged as the IPv4 address.
+ * IPv4 embedded in IPv6 (mapped, IPv4-compatible) is judged as the IPv4 address; 6to4, Teredo and
+ * NAT64 forms are refused.
  */
 export function isPublicAddress(text: string): boolean {
   let address: ipaddr.IPv4 | ipaddr.IPv6;
@@ -20,6 +21,12 @@ export function isPublicAddress(text: string): boolean {
   if (address.kind() === 'ipv6') {
     const v6 = address as ipaddr.IPv6;
     if (v6.isIPv4MappedAddress()) return isPublicAddress(v6.toIPv4Address().toString());
+    // IPv4-compatible (::a.b.c.d, deprecated by RFC 4291 but still routed by some stacks to the
+    // IPv4 address): judged as that address. `::` and `::1` stay their own (unspecified, loopback).
+    const parts = v6.parts;
+    if (parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1)) {
+      return isPublicAddress(`${parts[6]! >> 8}.${parts[6]! & 255}.${parts[7]! >> 8}.${parts[7]! & 255}`);
+    }
     const range = v6.range();
     if (range === 'rfc6052' || range === 'rfc6145' || range === '6to4' || range === 'teredo') return false;
     return range === 'unicast';

@@ -1,0 +1,170 @@
+// Recognition of a session's pieces and the answers it sends: `partial`, `turn_detected`,
+// `transcription` and `caption` messages, and the `error` of a turn or TRANSCRIBE piece that
+// failed (the session goes on). Each channel's pieces run one at a time, in order
+// (piece-queue.ts), on the shared pool.
+//
+// Rules: two passes. A partial is one fast model run over the open turn (only while the
+// session is open, its socket attached, the gateway not overloaded); a turn, TRANSCRIBE or the
+// final piece is decoded from its whole (padded) audio the way REST decodes a file, so its
+// text equals the REST text for that audio. Text sent in turn_detected never changes. Owns the
+// session's language and model: a session opened without a model gets both from language
+// detection on its first piece. When a channel's final piece settles, the channel is finished
+// and the session is told (it completes once every channel is).
+import { performance } from 'node:perf_hooks';
+import type { InferenceCost } from '../engines/asr/asr.js';
+import type { ApiError } from '../platform/errors/api-error.js';
+import type { Piece } from './piece-queue.js';
+import { SessionCaptions } from './session-captions.js';
+import type { SessionChannel } from './session-channel.js';
+import { errorMessage, toApiError } from './session-errors.js';
+import type { SessionStats } from './session-stats.js';
+import { SAMPLES_PER_MS, toMs } from './session-time.js';
+import type { SessionTranscript } from './session-transcript.js';
+import type { SessionDeps } from './session-types.js';
+import type { SessionSettings } from './ws-query.js';
+import type { SessionSink } from './ws-sender.js';
+
+export interface RecognitionOptions {
+  readonly sessionId: string;
+  readonly settings: SessionSettings;
+  readonly channels: readonly SessionChannel[];
+  readonly sink: SessionSink;
+  readonly deps: SessionDeps;
+  readonly transcript: SessionTranscript;
+  readonly statistics: SessionStats;
+  /** Whether the session is still open (a partial that settles later is not sent). */
+  readonly isOpen: () => boolean;
+  /** A channel's final piece settled (that channel is finished now). */
+  readonly onFinalSettled: () => void;
+}
+
+export class SessionRecognition {
+  #language: string;
+  #model: string | null;
+  readonly #captions: SessionCaptions;
+
+  constructor(private readonly options: RecognitionOptions) {
+    this.#language = options.settings.language;
+    this.#model = options.settings.model;
+    this.#captions = new SessionCaptions(options.settings.captions);
+  }
+
+  get language(): string {
+    return this.#language;
+  }
+
+  /** null until detected (a session opened without a model). */
+  get model(): string | null {
+    return this.#model;
+  }
+
+  /** partial_results=true: a partial of the channel's open turn when one is due and the pool is free for it. */
+  maybePartial(channel: SessionChannel, now: number): void {
+    const { settings, sink, deps } = this.options;
+    // No partials for a session without a socket (parked): nobody would read them.
+    if (!settings.partialResults || !sink.open) return;
+    const span = channel.partialSpan(now, deps.streaming.partialIntervalMs, deps.streaming.maxTurnMs);
+    if (span === null) return;
+    if (deps.partialsAllowed?.() === false) {
+      deps.observe?.partialSkipped?.((span.end - span.start) / (SAMPLES_PER_MS * 1000));
+      return;
+    }
+    const piece = channel.startPartial(span, now);
+    if (piece !== null) void this.#run(channel, piece);
+  }
+
+  /** Starts the channel's next queued piece, unless one is in flight. */
+  pump(channel: SessionChannel): void {
+    const piece = channel.nextPiece();
+    if (piece !== null) void this.#run(channel, piece);
+  }
+
+  async #run(channel: SessionChannel, piece: Piece): Promise<void> {
+    const { deps, sink } = this.options;
+    let recognition: { text: string; confidence: number | null; inference: InferenceCost | null } | null = null;
+    let error: ApiError | null = null;
+    try {
+      if (piece.audio.length > 0 && (piece.kind !== 'final' || hasSignal(piece.audio))) {
+        if (this.#model === null) {
+          const detected = await deps.recognizer.detectLanguage(piece.audio);
+          this.#language = detected.language;
+          this.#model = detected.model;
+        }
+        const options = { model: this.#model, startMs: toMs(piece.start) };
+        recognition =
+          piece.kind === 'partial' ? await deps.recognizer.recognizePiece(piece.audio, options) : await deps.recognizer.transcribePiece(piece.audio, options);
+      }
+    } catch (caught) {
+      error = toApiError(caught);
+      deps.logger.warn({ err: caught, session: this.options.sessionId }, 'streaming recognition failed');
+    }
+    channel.settle();
+    deps.observe?.piece?.(piece.kind, performance.now() - piece.cutAt, piece.audio.length / (SAMPLES_PER_MS * 1000), recognition?.inference ?? null);
+    if (error !== null && piece.kind !== 'final' && piece.kind !== 'partial') sink.send(errorMessage(error, null));
+    this.#deliver(channel, piece, recognition?.text.trim() ?? '', recognition?.confidence ?? null);
+    if (piece.kind === 'final') {
+      channel.finished = true;
+      this.options.onFinalSettled();
+      return;
+    }
+    this.pump(channel);
+  }
+
+  #deliver(channel: SessionChannel, piece: Piece, text: string, confidence: number | null): void {
+    const { deps, sink, settings, transcript, statistics, channels } = this.options;
+    const now = performance.now();
+    if (piece.kind === 'partial') {
+      const openTurnId = channel.openTurnId;
+      if (openTurnId === null || openTurnId !== piece.turnId || !this.options.isOpen()) return;
+      sink.send({ ...transcript.partial(openTurnId, piece, text, channel.index), ...channel.label });
+      return;
+    }
+    // A turn with no words (noise, a cough, a click the VAD took for speech) is dropped: no
+    // turn_detected, no automatic transcription; the client discards its partials when the
+    // next speech_started comes.
+    if (piece.kind === 'turn' && text.length === 0) {
+      deps.logger.debug({ turnId: piece.turnId, startMs: toMs(piece.start), endMs: toMs(piece.end) }, 'turn without words dropped');
+      return;
+    }
+    const segments = transcript.commit(piece, text, confidence, channel.name === null ? undefined : { channel: channel.index, speaker: channel.name });
+    const caption = this.#captions.next(segments);
+    if (caption !== null) sink.send(caption);
+    const latency = Math.max(0, Math.round(now - statistics.arrivalOf(piece.end, now)));
+    const processing = Math.round(now - piece.cutAt);
+    statistics.addLatency(latency);
+    const common = {
+      text,
+      segments,
+      start_ms: toMs(piece.start),
+      end_ms: toMs(piece.end),
+      language: this.#language,
+      model: this.#model,
+      latency_ms: latency,
+      processing_ms: processing,
+    };
+    if (piece.kind === 'turn') {
+      statistics.turns++;
+      deps.observe?.turnLatency?.(latency);
+      if (settings.serverVad) sink.send({ type: 'turn_detected', turn_id: piece.turnId!, ...common, forced_split: piece.forcedSplit, ...channel.label });
+      // opus_raw_16k transcribes turns automatically (spec), with or without server_vad.
+      if (!piece.automatic) return;
+    }
+    statistics.transcriptions++;
+    // channels=2: every channel ends with its own final piece; the last one is the session's final.
+    const final = piece.kind === 'final' && channels.every((other) => other === channel || other.finished);
+    sink.send({
+      type: 'transcription',
+      ...common,
+      is_final: final,
+      turn_id: piece.turnId,
+      ...(final ? { full_text: transcript.fullText } : {}),
+      ...channel.label,
+    });
+  }
+}
+
+/** Whether a final piece is worth recognising (any sample above -60 dBFS). */
+function hasSignal(audio: Float32Array): boolean {
+  for (let i = 0; i < audio.length; i++) if (Math.abs(audio[i]!) > 0.001) return true;
+  return false;
+}
