@@ -41,6 +41,7 @@ export function jobsFeature(
     logger,
     owner: b.owner,
     leaseMs,
+    dailyAudioLimitSecondsX: async (keyId) => 60 * ((await store.apiKeys.get(keyId))?.limits.dailyAudioMinutes ?? config.limits.dailyAudioMinutes),
     fetchAudio: createAudioFetcher({
       storage,
       guard: b.outbound,
@@ -63,6 +64,7 @@ export function jobsFeature(
     concurrencyLimit: async (keyId) => (await store.apiKeys.get(keyId))?.limits.concurrentJobs ?? config.limits.concurrentJobs,
     soleProcess: b.soleProcess,
     overload: { maxQueueWaitSeconds: config.overload.jobMaxQueueWaitSeconds, workers: config.jobWorkers },
+    idempotency: store.idempotency,
   });
   if (b.metrics) new JobMetrics(b.metrics, parts.events, b.queue, () => service.estimatedQueueWait());
   const aggregator = new BatchAggregator(store.jobs, parts.events, logger);

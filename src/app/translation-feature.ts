@@ -84,6 +84,7 @@ export function translationJobsFeature(
       s3Bucket: config.files.s3?.bucket ?? null,
       engineAvailable: () => parts.engine() !== null,
       admitBacklog: () => parts.jobs.admitBacklog(),
+      submissions: parts.jobs.submissions,
     }),
     start: () => {
       service.start();

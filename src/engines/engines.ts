@@ -44,6 +44,7 @@ export async function createEngines(config: GatewayConfig, logger: EnginesLogger
     ffmpegPath: config.ffmpegPath,
     ffprobePath: config.ffprobePath,
     maxAudioBytes: config.limits.maxAudioBytes,
+    maxAudioSeconds: config.limits.maxAudioSeconds,
     diarization: {
       diarize: diarization.diarizer,
       ...(config.diarizationSpeechDetection === 'silero' ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => vad.fileSpeechSpans(pcm, signal) } : {}),

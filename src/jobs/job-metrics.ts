@@ -1,6 +1,6 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import type { JobRecord } from '../platform/db/job-records.js';
-import { audioMetrics, formatLabel, languageLabel } from '../platform/metrics/shared-metrics.js';
+import { audioMetrics, formatLabel, languageLabel, sampledGauge } from '../platform/metrics/shared-metrics.js';
 import type { JobEvents } from './job-events.js';
 import type { JobQueue } from './job-queue.js';
 
@@ -49,30 +49,14 @@ export class JobMetrics {
       buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600],
       registers,
     });
-    new Gauge({
-      name: 'gateway_job_queue_depth',
-      help: 'Jobs waiting in the queue for a worker',
-      registers,
-      collect() {
-        this.set(queue.waiting());
-      },
-    });
-    new Gauge({
-      name: 'gateway_jobs_running',
-      help: 'Jobs being processed by this process',
-      registers,
-      collect() {
-        this.set(queue.running());
-      },
-    });
-    new Gauge({
-      name: 'gateway_job_queue_estimated_wait_seconds',
-      help: 'Estimated wait of a job submitted now (waiting jobs x mean job time / workers); JOB_MAX_QUEUE_WAIT_SECONDS refuses past it',
-      registers,
-      collect() {
-        this.set(estimatedWait());
-      },
-    });
+    sampledGauge(registry, 'gateway_job_queue_depth', 'Jobs waiting in the queue for a worker', () => queue.waiting());
+    sampledGauge(registry, 'gateway_jobs_running', 'Jobs being processed by this process', () => queue.running());
+    sampledGauge(
+      registry,
+      'gateway_job_queue_estimated_wait_seconds',
+      'Estimated wait of a job submitted now (waiting jobs x mean job time / workers); JOB_MAX_QUEUE_WAIT_SECONDS refuses past it',
+      () => estimatedWait(),
+    );
     const audio = audioMetrics(registry);
     events.on('finished', (job) => {
       if (job.kind === 'batch') return;

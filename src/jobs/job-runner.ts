@@ -7,7 +7,9 @@ import { LeasedRunner, type RunOutcome } from './leased-runner.js';
 import type { StopReason } from './leased-runs.js';
 import type { JobEvents } from './job-events.js';
 import type { JobRecord, JobStore, Progress } from '../platform/db/job-records.js';
-import { speakerLines, type Asr } from '../engines/asr/asr.js';
+import { speakerLines, type Asr, type AudioAllowance } from '../engines/asr/asr.js';
+import { ApiError } from '../platform/errors/api-error.js';
+import { utcDate } from '../platform/db/dates.js';
 
 /** Puts a job's audio into storage (downloading an audio_url, resolving an upload). Returns the key and size. */
 export type AudioFetcher = (job: JobRecord, signal: AbortSignal) => Promise<{ key: string; size: number }>;
@@ -25,6 +27,11 @@ const PROGRESS_INTERVAL_MS = 1000;
  * `processing` under this process's lease, so a cancel or delete that lands while the job runs
  * wins, a process whose lease lapsed cannot overwrite the one that took over, and the runner
  * only cleans up after itself.
+ *
+ * Quota: once the audio is probed and before it is decoded, a job whose probed duration is more
+ * than its key's daily audio left (billed, and held by the key's other running jobs here) fails
+ * with `daily_quota_exceeded`; otherwise the probed duration is held against the quota while the
+ * job runs, decoding stops at what is left, and the job is billed the duration it decoded.
  */
 export class JobRunner extends LeasedRunner {
   constructor(
@@ -40,6 +47,8 @@ export class JobRunner extends LeasedRunner {
       readonly owner: string;
       /** How long a claim holds without renewal (JOB_LEASE_SECONDS). */
       readonly leaseMs: number;
+      /** A key's daily audio quota in seconds (its override, else the server's); absent: jobs are not bounded by it. */
+      readonly dailyAudioLimitSeconds?: (keyId: string) => Promise<number>;
     },
   ) {
     super({ jobs: deps.jobs, logger: deps.logger, owner: deps.owner, leaseMs: deps.leaseMs, label: 'job' });
@@ -47,6 +56,14 @@ export class JobRunner extends LeasedRunner {
 
   get owner(): string {
     return this.deps.owner;
+  }
+
+  /** Probed audio seconds of the jobs running here, once known (null: the container states none). */
+  private readonly probed = new Map<string, number | null>();
+
+  /** A running job's probed audio seconds; undefined before it is probed or when it does not run here. */
+  probedSeconds(jobId: string): number | null | undefined {
+    return this.probed.get(jobId);
   }
 
   async run(jobId: string, maxRunningForKey: number = Number.MAX_SAFE_INTEGER): Promise<RunOutcome> {
@@ -62,6 +79,7 @@ export class JobRunner extends LeasedRunner {
     const log = logger.child({ jobId });
     log.info({ attempt: started.attempts }, 'job started');
     let release: (() => Promise<void>) | null = null;
+    let releaseHold: (() => void) | null = null;
     let lastProgressAt = 0;
     try {
       let audioObject = started.audioObject;
@@ -79,6 +97,12 @@ export class JobRunner extends LeasedRunner {
         signal: controller.signal,
         ...(channelNamesOf(started) !== null ? { channelNames: channelNamesOf(started)! } : {}),
         diarization: diarizationRequestOf(started),
+        admitAudio: async (probedSeconds) => {
+          this.probed.set(jobId, probedSeconds);
+          const admitted = await this.admitAudio(started, probedSeconds);
+          releaseHold = admitted.release;
+          return admitted.allowance;
+        },
         onLanguage: (language, model) => void jobs.update(jobId, { language, model }, ['processing'], held).catch(() => undefined),
         onProgress: (p) => {
           const now = Date.now();
@@ -150,6 +174,7 @@ export class JobRunner extends LeasedRunner {
         held,
       );
       if (done !== null) {
+        // Billed what was decoded (never a header's claim), then the hold on the probed duration ends.
         this.deps.usage.record(done.keyId, { audioSeconds: result.durationSeconds, jobs: 1 });
         events.emit('finished', done);
         log.info({ durationSeconds: result.durationSeconds, segments: result.segments.length }, 'job completed');
@@ -187,9 +212,28 @@ export class JobRunner extends LeasedRunner {
       }
     } finally {
       this.runs.remove(jobId);
+      this.probed.delete(jobId);
+      (releaseHold as (() => void) | null)?.();
       await release?.().catch(() => undefined);
     }
     return 'finished';
+  }
+
+  /**
+   * The quota check before decoding (see the class comment): throws `daily_quota_exceeded` when the
+   * probed duration is more than the key has left today; else holds it and bounds decoding at what is left.
+   */
+  private async admitAudio(job: JobRecord, probedSeconds: number | null): Promise<{ allowance: AudioAllowance | null; release: () => void }> {
+    const limitOf = this.deps.dailyAudioLimitSeconds;
+    if (limitOf === undefined) return { allowance: null, release: () => undefined };
+    const limitSeconds = await limitOf(job.keyId);
+    const { billed, held } = await this.deps.usage.audioSeconds(job.keyId, utcDate());
+    const left = Math.max(0, limitSeconds - billed - held);
+    const refuse = (seconds: number | null): ApiError => quotaError(seconds, left, limitSeconds);
+    // A second of slack: a probe rounds, and a file that fits is not refused for the last samples.
+    if (probedSeconds !== null && probedSeconds > left + QUOTA_SLACK_SECONDS) throw refuse(probedSeconds);
+    const release = this.deps.usage.holdAudio(job.keyId, probedSeconds ?? 0);
+    return { allowance: { maxSeconds: left + QUOTA_SLACK_SECONDS, refuse: () => refuse(null) }, release };
   }
 
   private async cleanUpIfDeleted(job: JobRecord): Promise<void> {
@@ -201,6 +245,19 @@ export class JobRunner extends LeasedRunner {
 export function channelNamesOf(job: JobRecord): readonly string[] | null {
   const names = job.options['channel_names'];
   return job.options['channels'] === 2 && Array.isArray(names) ? (names as string[]) : null;
+}
+
+const QUOTA_SLACK_SECONDS = 1;
+
+function quotaError(seconds: number | null, leftSeconds: number, limitSeconds: number): ApiError {
+  const minutes = (value: number): string => `${Math.round(value / 6) / 10}`;
+  const now = Date.now();
+  const nextMidnight = Date.parse(`${utcDate(now)}T00:00:00Z`) + 86_400_000;
+  const audio = seconds === null ? 'The audio is longer than' : `The audio is ${minutes(seconds)} minutes long, more than`;
+  return new ApiError('daily_quota_exceeded', {
+    message: `${audio} the ${minutes(leftSeconds)} of this key's ${minutes(limitSeconds)} daily audio minutes left today (UTC).`,
+    retryAfter: Math.ceil((nextMidnight - now) / 1000),
+  });
 }
 
 const emptyProgress: Progress = { stage: 'failed', percent: 0, total_segments: 0, done_segments: 0 };

@@ -12,6 +12,9 @@ import { JobBacklog } from './job-backlog.js';
 import type { JobQueue } from './job-queue.js';
 import { jobPrefix, type JobRunner } from './job-runner.js';
 import type { TranslationRunner } from './translation-runner.js';
+import { IdempotentSubmissions } from './idempotent-submissions.js';
+import { endOrphanedSessions } from './orphaned-sessions.js';
+import type { IdempotencyStore } from '../platform/db/idempotency-records.js';
 import { FINAL_STATUSES, RUNNABLE_KINDS, type JobApi, type JobKind, type JobRecord, type JobStore } from '../platform/db/job-records.js';
 
 export const MAX_ATTEMPTS = 2;
@@ -19,6 +22,8 @@ export const MAX_ATTEMPTS = 2;
 const MAX_PARK_DELAY_MS = 2_000;
 /** Sync callers served by one process for a job run by another look at the store this often. */
 const FINAL_POLL_MS = 500;
+/** At shutdown, how long jobs stopped after the grace get to go back to the queue. */
+const RETURN_WAIT_MS = 3_000;
 
 export function newJobId(): string {
   return `tr_${randomBytes(12).toString('hex')}`;
@@ -124,20 +129,38 @@ export class JobService {
        * submitted now would wait longer than `maxQueueWaitSeconds` for one of `workers`; 0: never.
        */
       readonly overload?: { readonly maxQueueWaitSeconds: number; readonly workers: number };
+      /**
+       * Fair shares: the most of this process's workers one account's jobs hold at once; a further
+       * job of the account waits in the queue (parked like a key at its limit), so the other
+       * accounts' jobs find a worker. Absent: no bound.
+       */
+      readonly workersPerAccount?: number;
+      /** Idempotency-Key records of submissions (`submissions`). */
+      readonly idempotency: IdempotencyStore;
     },
   ) {
+    this.submissions = new IdempotentSubmissions({ keys: deps.idempotency, jobs: deps.jobs });
     deps.events.on('finished', (job) => {
-      if (job.processingTimeSeconds !== null && RUNNABLE_KINDS.includes(job.kind)) this.backlog.record(job.processingTimeSeconds);
+      if (job.processingTimeSeconds !== null && RUNNABLE_KINDS.includes(job.kind)) this.backlog.record(job.processingTimeSeconds, job.durationSeconds);
     });
   }
+
+  /** Submissions under an Idempotency-Key: every route that creates jobs goes through it. */
+  readonly submissions: IdempotentSubmissions;
 
   /** Mean job time of this process and the wait it implies for new jobs. */
   readonly backlog = new JobBacklog();
 
-  /** Seconds a job submitted now would wait for a worker here (estimate). */
+  /** Jobs handed to a runner here: their account and start (ms), for fair shares and the wait estimate. */
+  private readonly running = new Map<string, { readonly accountId: string; readonly startedAt: number }>();
+  private readonly runningPerAccount = new Map<string, number>();
+
+  /** Seconds a job submitted now would wait for a worker here (estimate), counting what the running jobs have left. */
   estimatedQueueWait(): number {
-    const { queue, overload } = this.deps;
-    return this.backlog.estimateWait(queue.waiting(), queue.running(), overload?.workers ?? 1);
+    const { queue, overload, runner } = this.deps;
+    const now = Date.now();
+    const running = [...this.running].map(([id, run]) => ({ elapsedSeconds: (now - run.startedAt) / 1000, audioSeconds: runner.probedSeconds(id) ?? null }));
+    return this.backlog.estimateWait(queue.waiting(), running, overload?.workers ?? 1);
   }
 
   /** Throws 503 server_overloaded when the job queue's estimated wait is past the bound. */
@@ -187,11 +210,14 @@ export class JobService {
     await this.admitQuota(principal);
   }
 
-  /** Throws 429 daily_quota_exceeded when the key has used its audio minutes today (UTC). */
+  /**
+   * Throws 429 daily_quota_exceeded when the key has used its audio minutes today (UTC), counting
+   * the probed audio of its jobs running here (held until they are billed what they decoded).
+   */
   async admitQuota(principal: Principal): Promise<void> {
     const { limits } = this.deps;
     const minutesLimit = principal.key.limits.dailyAudioMinutes ?? limits.dailyAudioMinutes;
-    const used = await this.dailyMinutesUsed(principal.key.id);
+    const used = (await this.dailyMinutesUsed(principal.key.id)) + this.deps.recorder.heldAudio(principal.key.id, utcDate()) / 60;
     if (used >= minutesLimit) {
       const now = Date.now();
       const nextMidnight = Date.parse(`${utcDate(now)}T00:00:00Z`) + 86_400_000;
@@ -260,13 +286,15 @@ export class JobService {
   }
 
   /**
-   * Resolves with the job once it is final, or as it is when `timeoutMs` passes or `signal` aborts.
-   * Final events of jobs run here arrive at once; with other processes sharing the store the job
-   * may run elsewhere, so the store is also read every FINAL_POLL_MS.
+   * Resolves with the job once it is final, or as it is when `timeoutMs` passes, `signal` aborts
+   * or shutdown has settled the running jobs (`close`; after it, at once). Final events of jobs
+   * run here arrive at once; with other processes sharing the store the job may run elsewhere, so
+   * the store is also read every FINAL_POLL_MS.
    */
   async waitForFinal(id: string, timeoutMs: number, signal?: AbortSignal): Promise<JobRecord | null> {
     const current = await this.deps.jobs.get(id);
-    if (current === null || FINAL_STATUSES.includes(current.status) || timeoutMs <= 0) return current;
+    const stopped = this.stopped.signal;
+    if (current === null || FINAL_STATUSES.includes(current.status) || timeoutMs <= 0 || stopped.aborted) return current;
     return new Promise((resolve) => {
       let done = false;
       const finish = (): void => {
@@ -276,6 +304,7 @@ export class JobService {
         if (poll !== null) clearInterval(poll);
         this.deps.events.off('finished', onFinished);
         signal?.removeEventListener('abort', finish);
+        stopped.removeEventListener('abort', finish);
         void this.deps.jobs.get(id).then(resolve, () => resolve(null));
       };
       const onFinished = (job: JobRecord): void => {
@@ -292,34 +321,42 @@ export class JobService {
           }, FINAL_POLL_MS);
       this.deps.events.on('finished', onFinished);
       signal?.addEventListener('abort', finish, { once: true });
+      stopped.addEventListener('abort', finish, { once: true });
     });
   }
 
   /**
    * After a start: jobs left `processing` by a process that stopped are retried once (then
-   * failed with a reason), and every queued job is queued again, oldest first. With a shared
-   * store only jobs whose lease ended are taken over; `sweep()` takes the others later.
+   * failed with a reason), WebSocket session records it left open are ended (orphaned-sessions.ts),
+   * and every queued job is queued again, oldest first. With a shared store only jobs and sessions
+   * whose lease ended are taken over; `sweep()` takes the others later.
    */
   async recover(): Promise<{ requeued: number; failed: number }> {
     const { jobs, queue, logger } = this.deps;
-    const recovered = await this.takeOver(this.deps.soleProcess ? null : new Date().toISOString());
+    const expiredAt = this.deps.soleProcess ? null : new Date().toISOString();
+    const recovered = await this.takeOver(expiredAt);
+    const sessionsEnded = await endOrphanedSessions(jobs, expiredAt);
+    if (sessionsEnded > 0) logger.warn({ sessions: sessionsEnded }, 'ended streaming session jobs left open by a stopped gateway process');
     for (const job of await jobs.findByStatus(['queued'], RUNNABLE_KINDS)) await queue.enqueue(job.id);
     if (recovered.requeued + recovered.failed > 0) logger.warn(recovered, 'recovered jobs interrupted by a restart');
     return recovered;
   }
 
   /**
-   * Periodic (every process): takes over jobs whose lease ended, and queues again jobs left
-   * `queued` since `staleBefore` that no queue may hold (their process stopped before handing
-   * them to the queue, or the queue lost them). Enqueueing is idempotent, so a job still waiting
-   * in a queue is not doubled.
+   * Periodic (every process): takes over jobs whose lease ended, ends WebSocket session records
+   * whose lease ended (their gateway stopped), and queues again jobs left `queued` since
+   * `staleBefore` that no queue may hold (their process stopped before handing them to the queue,
+   * or the queue lost them). Enqueueing is idempotent, so a job still waiting in a queue is not doubled.
    */
-  async sweep(staleBefore: string): Promise<{ requeued: number; failed: number; enqueued: number }> {
-    const recovered = await this.takeOver(new Date().toISOString());
+  async sweep(staleBefore: string): Promise<{ requeued: number; failed: number; sessionsEnded: number; enqueued: number }> {
+    const now = new Date().toISOString();
+    const recovered = await this.takeOver(now);
     if (recovered.requeued + recovered.failed > 0) this.deps.logger.warn(recovered, 'took over jobs whose gateway process stopped');
+    const sessionsEnded = await endOrphanedSessions(this.deps.jobs, now);
+    if (sessionsEnded > 0) this.deps.logger.warn({ sessions: sessionsEnded }, 'ended streaming session jobs whose gateway process stopped');
     const stale = await this.deps.jobs.findQueuedIds(staleBefore, 1_000);
     for (const id of stale) await this.deps.queue.enqueue(id);
-    return { ...recovered, enqueued: stale.length };
+    return { ...recovered, sessionsEnded, enqueued: stale.length };
   }
 
   /**
@@ -374,32 +411,67 @@ export class JobService {
    * Starts the workers. The key's running-jobs limit is enforced by the claim, in the store, for
    * every process together. A job whose key is at its limit goes back to the queue, delayed; when
    * one of the key's jobs finishes here, the first of its waiting jobs is made due at once (slots
-   * freed by other processes are found when the delay ends).
+   * freed by other processes are found when the delay ends). Fair shares are per process (each
+   * has its own workers): a job whose account holds `workersPerAccount` of them is parked the same
+   * way, under its account, and woken when one of the account's jobs finishes here.
    */
   start(): void {
+    const share = this.deps.workersPerAccount ?? Number.POSITIVE_INFINITY;
     this.deps.queue.consume(async (id) => {
       const job = await this.deps.jobs.get(id);
       if (job === null || job.status !== 'queued' || !RUNNABLE_KINDS.includes(job.kind)) return this.unpark(id);
       const limit = await this.deps.concurrencyLimit(job.keyId);
       const runner = job.kind === 'translation' ? this.deps.translationRunner : this.deps.runner;
       if (runner === undefined) return;
-      const outcome = await runner.run(id, limit);
+      const account = accountGroup(job.accountId);
+      // Checked and counted with no await between, so two workers cannot both take the last share.
+      if ((this.runningPerAccount.get(job.accountId) ?? 0) >= share) return { retryAfterMs: this.park(account, id) };
+      this.track(id, job.accountId);
+      let outcome: Awaited<ReturnType<typeof runner.run>>;
+      try {
+        outcome = await runner.run(id, limit);
+      } finally {
+        this.untrack(id, job.accountId);
+      }
       if (outcome === 'busy') return { retryAfterMs: this.park(job.keyId, id) };
       this.unpark(id);
       if (outcome === 'returned') return { retryAfterMs: 0 };
-      if (outcome === 'finished') await this.wakeParked(job.keyId);
+      if (outcome === 'finished') {
+        await this.wakeParked(job.keyId);
+        await this.wakeParked(account);
+      }
     });
   }
 
-  /** Ids waiting for a slot of their key, in the order they first found it full; and how often each did. */
+  private track(id: string, accountId: string): void {
+    this.running.set(id, { accountId, startedAt: Date.now() });
+    this.runningPerAccount.set(accountId, (this.runningPerAccount.get(accountId) ?? 0) + 1);
+  }
+
+  private untrack(id: string, accountId: string): void {
+    this.running.delete(id);
+    const left = (this.runningPerAccount.get(accountId) ?? 1) - 1;
+    if (left > 0) this.runningPerAccount.set(accountId, left);
+    else this.runningPerAccount.delete(accountId);
+  }
+
+  /** Ids waiting for a slot of their key (or share of their account: accountGroup), in the order they first found it full; and how often each did. */
   private readonly parked = new Map<string, Set<string>>();
   private readonly parkCounts = new Map<string, { keyId: string; count: number }>();
 
   private park(keyId: string, id: string): number {
+    const previous = this.parkCounts.get(id);
+    // Parked before under the other group (key or account): it moves, keeping its count.
+    if (previous !== undefined && previous.keyId !== keyId) {
+      const ids = this.parked.get(previous.keyId);
+      ids?.delete(id);
+      if (ids?.size === 0) this.parked.delete(previous.keyId);
+      previous.keyId = keyId;
+    }
     let ids = this.parked.get(keyId);
     if (ids === undefined) this.parked.set(keyId, (ids = new Set()));
     ids.add(id);
-    const entry = this.parkCounts.get(id) ?? { keyId, count: 0 };
+    const entry = previous ?? { keyId, count: 0 };
     entry.count++;
     this.parkCounts.set(id, entry);
     return Math.min(MAX_PARK_DELAY_MS, 250 * 2 ** Math.min(entry.count - 1, 10));
@@ -423,15 +495,34 @@ export class JobService {
     }
   }
 
-  /** Stops taking jobs; running jobs get `graceMs` to finish, then go back to the queue. */
-  async close(graceMs: number): Promise<void> {
-    const finished = await this.deps.queue.close(graceMs);
-    if (!finished) {
-      const stopped = [...this.deps.runner.stopAll('shutdown'), ...(this.deps.translationRunner?.stopAll('shutdown') ?? [])];
-      this.deps.logger.info({ jobs: stopped }, 'returning unfinished jobs to the queue');
-      await this.deps.queue.close(5_000);
-    }
+  /** Aborted once shutdown has settled the running jobs: `mode=sync` callers then get their jobs as they stand. */
+  private readonly stopped = new AbortController();
+  private closing: Promise<void> | null = null;
+
+  /**
+   * Shutdown (idempotent; later calls wait for the first): stops taking jobs; running jobs get
+   * `graceMs` to finish, then are stopped and go back to `queued` (their lease released, their
+   * attempt not counted); then every `mode=sync` caller still waiting is answered with its job
+   * as it stands.
+   */
+  close(graceMs: number): Promise<void> {
+    this.closing ??= (async () => {
+      try {
+        const finished = await this.deps.queue.close(graceMs);
+        if (!finished) {
+          const stopped = [...this.deps.runner.stopAll('shutdown'), ...(this.deps.translationRunner?.stopAll('shutdown') ?? [])];
+          this.deps.logger.info({ jobs: stopped }, 'returning unfinished jobs to the queue');
+          if (!(await this.deps.queue.close(RETURN_WAIT_MS))) this.deps.logger.warn('jobs still stopping at shutdown; their leases end them');
+        }
+      } finally {
+        this.stopped.abort();
+      }
+    })();
+    return this.closing;
   }
 }
+
+/** The parking group of an account's fair share (key ids never contain NUL). */
+const accountGroup = (accountId: string): string => `account\u0000${accountId}`;
 
 const zeroProgress = { stage: 'queued', percent: 0, total_segments: 0, done_segments: 0 };

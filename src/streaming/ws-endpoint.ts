@@ -1,4 +1,4 @@
-// GET /v1/ws/transcribe on uWebSockets.js: authentication and checks on the upgrade, one
+// GET /v1/ws/transcribe on uWebSockets.js: the upgrade (admitted by ws-admission.ts), one
 // StreamSession per socket, close codes from the error registry, a shared ticker for
 // timers, and shutdown.
 //
@@ -14,62 +14,44 @@
 // WS_RESUME_WINDOW_SECONDS. A connection with `resume_token` of the same key attaches to it
 // (taking it over from an older socket that is still open), gets `resumed` and what it missed;
 // when the window ends the session is finished as if the client had left.
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Authenticator } from '../platform/auth/authenticator.js';
 import type { Principal } from '../platform/auth/principal.js';
-import type { GatewayConfig } from '../platform/config/config.js';
-import { ApiError, asApiError } from '../platform/errors/api-error.js';
+import { ApiError } from '../platform/errors/api-error.js';
 import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
 import { websocketClose } from '../platform/errors/error-rendering.js';
 import type { Uws } from '../platform/http/uws.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
 import { newJobId } from '../jobs/job-service.js';
 import { recordingObject } from '../jobs/job-runner.js';
-import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
-import type { ApiKeyStore } from '../platform/db/store-types.js';
 import type { Asr } from '../engines/asr/asr.js';
-import type { Vad } from '../engines/vad/vad.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
+import { type AdmissionDeps, admitUpgrade } from './ws-admission.js';
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
 import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
-import { parseResumeQuery, parseSessionQuery } from './ws-query.js';
 import { SessionOutbox } from './session-outbox.js';
 import { addFrontEndCounters, type FrontEndCounters, zeroFrontEndCounters } from './session-types.js';
 import { SessionResumption } from './ws-resume.js';
 import type { Accepted, LiveSession, SocketData } from './ws-socket-data.js';
-import { RECORDING_CONTENT_TYPE, recordableQuery, SessionRecording } from './session-recording.js';
+import { RECORDING_CONTENT_TYPE, SessionRecording } from './session-recording.js';
 import { WsSender } from './ws-sender.js';
 import type { OpenedRecord, SessionRecords } from './ws-session-record.js';
 import { errorMessage } from './session-errors.js';
 import { StreamSession, type SessionOutcome } from './ws-session.js';
 import { logRefusal, SessionLog, sessionLogger } from './ws-session-log.js';
-import type { SessionTokens } from './ws-session-tokens.js';
-import { authenticateUpgrade } from './ws-upgrade-auth.js';
+import { wsReadCeiling } from './ws-limits.js';
 
 export const WS_PATH = '/v1/ws/transcribe';
 const TICK_MS = 50;
 /** Above this many unsent bytes on the socket, droppable messages are skipped. */
 const HIGH_WATER_BYTES = 64 * 1024;
 
-export interface WsEndpointDeps {
-  readonly config: GatewayConfig;
-  readonly logger: Logger;
-  readonly authenticator: Authenticator;
-  readonly keys: ApiKeyStore;
-  readonly tokens: SessionTokens;
-  /** Model rules, piece recognition, language detection and the shared Silero VAD. */
+export interface WsEndpointDeps extends AdmissionDeps {
+  /** Model rules, piece recognition, language detection. */
   readonly asr: Pick<Asr, 'resolveModel' | 'recognizePiece' | 'transcribePiece' | 'detectLanguage' | 'setInteractiveBatchWait'>;
-  readonly vad: Pick<Vad, 'shared'>;
   readonly records: SessionRecords;
   /** Where `record=true` sessions store their message timeline. */
   readonly storage: FileStorage;
-  /** Throws daily_quota_exceeded (4029) when the key's audio minutes for today are used up. */
-  readonly admitQuota: (principal: Principal) => Promise<void>;
-  /** Open sessions per key: this process's, or every gateway's through Redis. */
-  readonly connections: ConnectionSlots;
   readonly metrics: Registry | null;
   /** Inference workers of the shared pool (the capacity estimate scales with them). */
   readonly workers: number;
@@ -199,57 +181,18 @@ export class WsEndpoint {
     res.onAborted(() => {
       aborted = true;
     });
-    void this.admit({ authorization, token: query.get('token') ?? '', caller: { remoteAddress, origin: origin === '' ? undefined : origin } }, query).then(
-      (data) => {
-        if (aborted || this.closing) {
-          if (data.accepted) this.releaseSlot(data.accepted);
-          if (!aborted) res.cork(() => res.writeStatus('503 Service Unavailable').end());
-          return;
-        }
-        res.cork(() => res.upgrade(data, secKey, protocol, extensions, context));
-      },
-    );
-  }
-
-  /** Authentication, query, connection limit: an accepted or refused socket's data. */
-  private async admit(credentials: Parameters<typeof authenticateUpgrade>[1], query: URLSearchParams): Promise<SocketData> {
-    let keyId: string | null = null;
-    const refuse = (error: ApiError): SocketData => {
-      logRefusal(this.deps.logger, error, websocketClose(error).code, keyId);
-      return { accepted: null, refused: error, resume: null, session: null, sender: null };
-    };
-    try {
-      const { authenticator, tokens, keys, asr, vad, config } = this.deps;
-      const principal = await authenticateUpgrade({ authenticator, tokens, keys }, credentials);
-      keyId = principal.key.id;
-      // A resume keeps the session's settings, quota admission and connection slot.
-      const resume = parseResumeQuery(query);
-      if (resume !== null) return { accepted: null, refused: null, resume: { ...resume, principal }, session: null, sender: null };
-      const settings = parseSessionQuery(query, { language: config.defaultLanguage }, asr);
-      if (settings.record && !principal.hasScope('record')) {
-        throw new ApiError('insufficient_scope', { message: "record=true requires an API key with the 'record' scope." });
+    void admitUpgrade(
+      this.deps,
+      { authorization, token: query.get('token') ?? '', caller: { remoteAddress, origin: origin === '' ? undefined : origin } },
+      query,
+    ).then((data) => {
+      if (aborted || this.closing) {
+        if (data.accepted) this.releaseSlot(data.accepted);
+        if (!aborted) res.cork(() => res.writeStatus('503 Service Unavailable').end());
+        return;
       }
-      await this.deps.admitQuota(principal);
-      const silero = settings.vadType === 'silero' ? await vad.shared() : null;
-      const limit = principal.key.limits.wsConnections ?? config.limits.wsConnectionsPerKey;
-      const sessionId = `ws_${randomBytes(12).toString('hex')}`;
-      let taken: boolean;
-      try {
-        taken = await this.deps.connections.tryAcquire(principal.key.id, sessionId, limit);
-      } catch (error) {
-        this.deps.logger.error({ err: error, backend: this.deps.connections.backend }, 'WebSocket connection limit unavailable');
-        return refuse(new ApiError('service_unavailable', { message: 'The connection limit cannot be checked right now; retry shortly.' }));
-      }
-      if (!taken) {
-        return refuse(new ApiError('connection_limit_exceeded', { message: `This API key already has ${limit} open WebSocket sessions (the limit).` }));
-      }
-      return { accepted: { sessionId, principal, settings, silero, query: recordableQuery(query) }, refused: null, resume: null, session: null, sender: null };
-    } catch (error) {
-      const refusal = asApiError(error);
-      if (refusal !== null) return refuse(refusal);
-      this.deps.logger.error({ err: error }, 'WebSocket upgrade failed');
-      return refuse(new ApiError('internal_error'));
-    }
+      res.cork(() => res.upgrade(data, secKey, protocol, extensions, context));
+    });
   }
 
   /** One `error` message (with retry_after when the error has one), then the error's close code. */
@@ -449,17 +392,3 @@ export class WsEndpoint {
 }
 
 const round2 = (v: number): number => Math.round(v * 100) / 100;
-
-/**
- * uWS (v20.30) drops a connection without a close frame (the client sees 1006) when a message
- * is longer than `maxPayloadLength`, and buffers a message whole before delivering it. So the
- * ceiling sits well above WS_MAX_MESSAGE_BYTES: any message up to it is read and refused by the
- * session with an `error` message and close 1009. It is the session's audio buffer limit (a
- * session may hold that much audio anyway, so one connection's memory stays within the same
- * bound), at least twice the message limit, and never more than 256 MiB.
- */
-export function wsReadCeiling(limits: { readonly wsMaxMessageBytes: number; readonly wsMaxBufferBytes: number }): number {
-  return Math.min(Math.max(limits.wsMaxMessageBytes * 2, limits.wsMaxBufferBytes), WS_READ_CEILING_MAX);
-}
-
-const WS_READ_CEILING_MAX = 256 * 1024 * 1024;

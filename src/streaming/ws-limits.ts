@@ -1,5 +1,28 @@
-// Per-connection message/byte rate windows (spec: Limits); open sessions per key are src/platform/limits/connection-slots.ts.
+// Per-connection limits on client messages (spec: Limits): the size of one message, the
+// message/byte rate windows, and the size uWS reads a message up to (wsReadCeiling). Open
+// sessions per key are src/platform/limits/connection-slots.ts.
+import type { Limits } from '../platform/config/config.js';
+import { ApiError } from '../platform/errors/api-error.js';
 import type { ErrorCode } from '../platform/errors/error-registry.js';
+
+/** The size limit and the rate windows of one connection. */
+export class MessageLimits {
+  readonly #rate: RateWindow;
+
+  constructor(private readonly limits: Pick<Limits, 'wsMaxMessageBytes' | 'wsMessagesPerSecond' | 'wsBytesPerSecond'>) {
+    this.#rate = new RateWindow(limits.wsMessagesPerSecond, limits.wsBytesPerSecond);
+  }
+
+  /** Counts one message of `bytes` (audio when binary); returns the limit it breaches, or null. */
+  admit(bytes: number, isBinary: boolean, now: number): ApiError | null {
+    if (bytes > this.limits.wsMaxMessageBytes) {
+      const message = `A WebSocket message of ${bytes} bytes exceeds the size limit of ${this.limits.wsMaxMessageBytes} bytes per message.`;
+      return new ApiError('message_too_large', { message });
+    }
+    const breach = this.#rate.admit(isBinary ? bytes : 0, now);
+    return breach === null ? null : new ApiError(breach);
+  }
+}
 
 /**
  * Fixed one-second windows per connection: at most `messagesPerSecond` messages (text and
@@ -30,3 +53,17 @@ export class RateWindow {
     return null;
   }
 }
+
+/**
+ * uWS (v20.30) drops a connection without a close frame (the client sees 1006) when a message
+ * is longer than `maxPayloadLength`, and buffers a message whole before delivering it. So the
+ * ceiling sits well above WS_MAX_MESSAGE_BYTES: any message up to it is read and refused by the
+ * session with an `error` message and close 1009. It is the session's audio buffer limit (a
+ * session may hold that much audio anyway, so one connection's memory stays within the same
+ * bound), at least twice the message limit, and never more than 256 MiB.
+ */
+export function wsReadCeiling(limits: { readonly wsMaxMessageBytes: number; readonly wsMaxBufferBytes: number }): number {
+  return Math.min(Math.max(limits.wsMaxMessageBytes * 2, limits.wsMaxBufferBytes), WS_READ_CEILING_MAX);
+}
+
+const WS_READ_CEILING_MAX = 256 * 1024 * 1024;

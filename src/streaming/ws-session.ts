@@ -7,13 +7,9 @@
 //   closing (limit breach, client gone) -> done. `done` once every channel's last piece is
 //   recognised. A state moves before anything is sent: a send may re-enter the session
 //   (a slow consumer fails it) and must find the new state.
-// - Audio: each binary message is decoded in place (the one copy out of the uWS message) into
-//   the channels' front ends (session-channel.ts: ring, VAD, cutter, pieces); with channels=2
-//   or 8 kHz input StreamInput de-interleaves and decodes it first. Positions are absolute
-//   16 kHz sample positions since the session started, the same on every channel. Memory per
-//   session is the rings plus the queued pieces, both against the buffer limit (1009 beyond).
-// - Channels: messages about a channel carry `channel` and `speaker` (never in a mono
-//   session); session-overlaps.ts turns both channels' speech into `barge_in` and `overlap`.
+// - Audio goes into the channels (session-audio.ts, session-channel.ts: ring, VAD, cutter,
+//   pieces); their rings and queued pieces count against the buffer limit (1009 beyond).
+//   Messages about a channel carry `channel` and `speaker` (never in a mono session).
 // - Resuming (docs/streaming.md "Resuming a session"): the endpoint may keep an `open` session
 //   without a socket (its sink, a SessionOutbox, holds what it sends) and attach another one;
 //   the session only learns where the resent audio starts (`resumeFrom`) and drops the bytes
@@ -35,7 +31,7 @@ import { SessionTranscript } from './session-transcript.js';
 import type { FrontEndCounters, SessionDeps } from './session-types.js';
 import type { CutPiece } from './turn-cutter.js';
 import { parseCommand, MAX_COMMAND_BYTES } from './ws-command-parser.js';
-import { RateWindow } from './ws-limits.js';
+import { MessageLimits } from './ws-limits.js';
 import type { ServerMessage, SessionStatsMessage } from './ws-messages.js';
 import type { SessionSettings } from './ws-query.js';
 import type { SessionSink } from './ws-sender.js';
@@ -52,7 +48,7 @@ export class StreamSession {
   readonly openedFormat: StreamFormat;
   private readonly overlaps: SessionOverlaps | null;
   private readonly recognition: SessionRecognition;
-  private readonly rate: RateWindow;
+  private readonly limits: MessageLimits;
   private readonly statistics = new SessionStats();
   private readonly transcript: SessionTranscript;
   private readonly flow: SessionFlow;
@@ -77,7 +73,7 @@ export class StreamSession {
     private readonly deps: SessionDeps,
   ) {
     const { limits, streaming } = deps;
-    this.rate = new RateWindow(limits.wsMessagesPerSecond, limits.wsBytesPerSecond);
+    this.limits = new MessageLimits(limits);
     this.flow = new SessionFlow(streaming.lagWarningMs);
     const count = settings.channels;
     this.openedFormat = settings.format;
@@ -91,7 +87,8 @@ export class StreamSession {
       onVadEvent: (channel, event) => this.onVadEvent(channel, event),
       report: (error) => this.sendError(error, null),
     });
-    const channels = (this.channels = this.audio.channels);
+    const channels = this.audio.channels;
+    this.channels = channels;
     this.overlaps = count > 1 ? new SessionOverlaps(channels, this.statistics, sink) : null;
     this.recognition = new SessionRecognition({
       sessionId: id,
@@ -128,12 +125,8 @@ export class StreamSession {
     if (this.state !== 'open') return;
     const now = performance.now();
     this.lastClientMessageAt = now;
-    if (data.byteLength > this.deps.limits.wsMaxMessageBytes) {
-      const message = `A WebSocket message of ${data.byteLength} bytes exceeds the size limit of ${this.deps.limits.wsMaxMessageBytes} bytes per message.`;
-      return this.fail(new ApiError('message_too_large', { message }));
-    }
-    const breach = this.rate.admit(isBinary ? data.byteLength : 0, now);
-    if (breach !== null) return this.fail(new ApiError(breach));
+    const breach = this.limits.admit(data.byteLength, isBinary, now);
+    if (breach !== null) return this.fail(breach);
     if (!isBinary) return this.onCommand(data);
     if (this.discardBytes === 0) return this.onAudio(data, data.byteLength, now);
     // Resumed: audio the session already has is dropped.
@@ -154,11 +147,8 @@ export class StreamSession {
 
   private onCommand(data: ArrayBuffer): void {
     if (data.byteLength > MAX_COMMAND_BYTES) {
-      this.sendError(
-        new ApiError('invalid_command', { message: `Text messages are commands of at most ${MAX_COMMAND_BYTES} bytes; send audio as binary messages.` }),
-        null,
-      );
-      return;
+      const message = `Text messages are commands of at most ${MAX_COMMAND_BYTES} bytes; send audio as binary messages.`;
+      return this.sendError(new ApiError('invalid_command', { message }), null);
     }
     const command = parseCommand(Buffer.from(data).toString('utf8'));
     switch (command.kind) {
@@ -296,8 +286,7 @@ export class StreamSession {
   fail(error: ApiError): void {
     if (this.state === 'done' || this.state === 'closing') return;
     const code = ERROR_REGISTRY[error.code].wsClose ?? 1011;
-    // Closing before anything is sent: the send may fail the session again (a slow consumer)
-    // or close its socket, and must find it failed.
+    // Closing first: the error's send may re-enter (a slow consumer fails it) and must find it failed.
     this.state = 'closing';
     this.failure = error;
     this.sendError(error, code);
@@ -327,9 +316,8 @@ export class StreamSession {
   }
 
   /**
-   * A new connection carries the session on; its audio starts at byte `offset` of the stream
-   * (null: at receivedBytes). Returns the bytes it will drop as already received, or null when
-   * `offset` is beyond what the session has (the audio in between is missing).
+   * A new connection carries the session on, its audio from byte `offset` of the stream (null: receivedBytes). Returns the
+   * bytes it will drop as already received; null when `offset` is beyond what the session has (the audio between is missing).
    */
   resumeFrom(offset: number | null): number | null {
     const received = this.receivedBytes;
@@ -340,9 +328,8 @@ export class StreamSession {
   }
 
   /**
-   * The socket closed (client went away, or after our close frame). `reason` names why for the
-   * job record when this ends an open session: client_closed, client_disconnected (the
-   * connection dropped and was not resumed) or server_shutdown.
+   * The socket closed (client went away, or after our close frame). `reason` names why for the job record when this ends an
+   * open session: client_closed, client_disconnected (the connection dropped and was not resumed) or server_shutdown.
    */
   onSocketClosed(reason = 'client_closed'): void {
     if (this.state === 'done' || this.state === 'closing') return;

@@ -1,3 +1,5 @@
+import type { Segment } from '../../src/platform/db/job-records.js';
+
 // A transcript JSON as the job API writes it, with diarization (speakers, voice types and an
 // empty music segment): the source document of the translation tests. Read-only: copy to change.
 export const transcriptFixture = {
@@ -13,3 +15,8 @@ export const transcriptFixture = {
   ],
   speakers: { count: 2, labels: ['SPEAKER_00', 'SPEAKER_01'] },
 };
+
+/** A stored transcript segment from `startMs` to `endMs` (no speaker, no confidence unless given): the unit tests' segment builder. */
+export function segmentAt(id: number, startMs: number, endMs: number, text: string, fields: Partial<Pick<Segment, 'speaker' | 'confidence'>> = {}): Segment {
+  return { id, start_ms: startMs, end_ms: endMs, duration_ms: endMs - startMs, text, speaker: null, confidence: null, ...fields };
+}

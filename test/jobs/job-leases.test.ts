@@ -80,6 +80,7 @@ function service(store: Store, soleProcess: boolean, queue = new InProcessJobQue
     logger,
     concurrencyLimit: async () => 10,
     soleProcess,
+    idempotency: store.idempotency,
   });
   return { jobs, queue, events, close: () => recorder.close() };
 }

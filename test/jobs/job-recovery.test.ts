@@ -5,6 +5,7 @@ import { makeLongAudio } from '../helpers/audio-files.js';
 import { useScratchDir } from '../helpers/suite-fixtures.js';
 import { JobsClient, type Job } from '../helpers/jobs-client.js';
 import { createKeyWithCli, REPO_ROOT, startServerProcess, stopProcess, type ServerProcess } from '../helpers/spawn-dist.js';
+import { connectReady, wsUrl } from '../ws/ws-client.js';
 
 const scratch = useScratchDir('recovery-test-');
 let longAudio: string;
@@ -117,4 +118,62 @@ describe('jobs across crashes and restarts', () => {
       expect(restarted.output()).not.toContain('recovered jobs interrupted by a restart');
     });
   }, 240_000);
+});
+
+/** Resolves with the ids of the first `count` jobs the server logged as started, in order. */
+async function jobsStarted(server: { output: () => string }, count: number, timeoutMs = 60_000): Promise<string[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ids = [...new Set([...server.output().matchAll(/"jobId":"(tr_[0-9a-f]+)"[^\n]*"msg":"job started"/g)].map((m) => m[1]!))];
+    if (ids.length >= count) return ids.slice(0, count);
+    if (Date.now() > deadline) throw new Error(`${count} jobs did not start:\n${server.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('graceful shutdown with mode=sync callers waiting', () => {
+  it('answers the waiting callers with their jobs as they stand, returns the jobs to the queue and exits 0 within the grace', async () => {
+    // A grace over 5 s: the old shutdown drained requests (the sync callers) and then the jobs, each for the whole
+    // grace, and its forced exit (grace + 5 s) came first.
+    const graceMs = 6_000;
+    const { dataDir, key, server, client } = await firstServer('sigterm-sync', { SHUTDOWN_GRACE_MS: String(graceMs), JOB_WORKERS: '2' });
+    const answers = [client.submitFile(longAudio, { language: 'am', mode: 'sync' }), client.submitFile(longAudio, { language: 'am', mode: 'sync' })];
+    const ids = await jobsStarted(server, 2);
+    const signalledAt = Date.now();
+    const exit = stopProcess(server.child, 'SIGTERM');
+    const answered = await Promise.all(answers);
+    expect(await exit).toBe(0);
+    expect(Date.now() - signalledAt).toBeLessThan(graceMs + 4_000);
+    expect(answered.map((a) => a.status)).toEqual([202, 202]);
+    expect(answered.map((a) => a.body.id).sort()).toEqual([...ids].sort());
+    // The jobs as they stand once shutdown has put them back: queued, no error.
+    for (const { body } of answered) expect(body).toMatchObject({ status: 'queued', error: null });
+    expect(server.output()).toContain('returning unfinished jobs to the queue');
+    expect(server.output()).not.toContain('shutdown took too long');
+    await lastServer(dataDir, key, async (restarted, restartedClient) => {
+      for (const id of ids) expect((await restartedClient.waitFor(id, undefined, 120_000)).status).toBe('completed');
+      expect(restarted.output()).not.toContain('recovered jobs interrupted by a restart');
+    });
+  }, 240_000);
+});
+
+describe('WebSocket session jobs across crashes', () => {
+  it('ends a session job left processing by a crash (kill -9) as failed with a reason after the restart', async () => {
+    const { dataDir, key, server } = await firstServer('ws-crash', { JOB_LEASE_SECONDS: '1' });
+    const session = await connectReady(wsUrl(server.url, { language: 'am' }), { authorization: `Bearer ${key}` });
+    const ready = session.messages.find((m) => m.type === 'ready') as { job_id: string };
+    session.send(Buffer.alloc(32_000));
+    const before = await new JobsClient(server.url, key).get(ready.job_id);
+    expect(before.body.status).toBe('processing');
+    await stopProcess(server.child, 'SIGKILL');
+    session.close();
+    await lastServer(dataDir, key, async (_restarted, client) => {
+      const ended = await client.waitFor(ready.job_id, undefined, 20_000);
+      expect(ended.status).toBe('failed');
+      expect(ended.error).toMatchObject({ type: 'server_error', code: 'internal_error' });
+      expect(ended.error.message).toContain('gateway process stopped');
+      expect(ended.metadata.end_reason).toBe('server_lost');
+      expect(ended.completed_at).not.toBeNull();
+    });
+  }, 120_000);
 });

@@ -266,6 +266,21 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
         expect(await expiredAt(40)).toEqual([mine.id, theirs.id, orphan.id]);
       });
 
+      it('finds WebSocket session records whose lease ended when asked for that kind', async () => {
+        const live = job({ kind: 'websocket', status: 'processing', leaseOwner: 'me', leaseUntil: at(10), createdAt: at(1) });
+        const unleased = job({ kind: 'websocket', status: 'processing', createdAt: at(2) });
+        const ended = job({ kind: 'websocket', status: 'completed', createdAt: at(0) });
+        const runnable = job({ status: 'processing', leaseOwner: 'me', leaseUntil: at(5), createdAt: at(0) });
+        await store.jobs.insert([live, unleased, ended, runnable]);
+        expect(await other.jobs.renewLeases('me', [live.id], at(20))).toEqual([live.id]);
+        const ours = [live.id, unleased.id, ended.id, runnable.id];
+        const sessions = async (s: number) =>
+          (await store.jobs.findLeaseExpired(at(s), 1000, ['websocket'])).map((j) => j.id).filter((id) => ours.includes(id));
+        expect(await sessions(19)).toEqual([unleased.id]);
+        expect(await sessions(20)).toEqual([live.id, unleased.id]);
+        expect((await store.jobs.findLeaseExpired(at(20), 1000)).map((j) => j.id).filter((id) => ours.includes(id))).toEqual([runnable.id]);
+      });
+
       it('finds queued jobs not touched since an instant, oldest first', async () => {
         const old = job({ createdAt: at(-100), updatedAt: at(-100) });
         const older = job({ createdAt: at(-200), updatedAt: at(-50) });

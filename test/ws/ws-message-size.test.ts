@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { wsUrl, connectReady } from './ws-client.js';
-import { wsReadCeiling } from '../../src/streaming/ws-endpoint.js';
+import { wsReadCeiling } from '../../src/streaming/ws-limits.js';
 
 const suite = useTestGateway({ WS_MAX_MESSAGE_BYTES: '32KB', WS_MAX_BUFFER_BYTES: '8MB', WS_MAX_BYTES_PER_SECOND: '100MB' }, { scopes: ['write'] });
 

@@ -2,10 +2,10 @@
 // messages past WS_MAX_UNSENT_BYTES close the session with 1008 `slow_consumer`) is closed on
 // its own: the process stays up, another session and REST go on. The offender pauses its
 // socket, so unread pongs pile up server-side, and sends legal PINGs in small bursts at up to
-// half the message-rate limit. The kernel's socket buffers take a few MB before
-// any of it stays unsent, so the rate is high and the unsent limit small: the breach comes
-// within seconds. The limit is above the sender's 64 KB high-water mark, as by default, so the
-// close frame fits behind what uWS holds.
+// half the message-rate limit. The kernel's socket buffers take a few MB before any of it
+// stays unsent, so the rate is high and the unsent limit small: the breach comes within
+// seconds. The limit is above the sender's 64 KB high-water mark, as by default, so the close
+// frame fits behind what uWS holds (uWS drops a send, the close frame too, past its limit).
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/test-gateway.js';

@@ -19,6 +19,9 @@ import { MODEL_CHOICE_RESPONSES } from '../transcriptions/transcription-schemas.
 import { diarizationJobOptions } from '../../jobs/job-diarization.js';
 import { checkDiarizationConfig, multipartDiarization } from '../diarization-fields.js';
 import { BEARER_WRITE } from '../route-access.js';
+import { hashingStream, IDEMPOTENCY_KEY_TEXT, IDEMPOTENCY_RESPONSES, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
+import type { IdempotentOutcome } from '../../jobs/idempotent-submissions.js';
+import type { HttpExchange } from '../../platform/http/http-exchange.js';
 
 export interface BatchRouteDeps {
   readonly jobs: JobService;
@@ -32,15 +35,19 @@ export interface BatchRouteDeps {
 }
 
 /** One multipart file: stored under its child job, or refused (that child then fails, the batch goes on). */
-type StoredPart =
-  | { readonly id: string; readonly filename: string; readonly stored: { key: string; size: number } }
-  | { readonly id: string; readonly filename: string; readonly refused: ApiError };
+type StoredPart = { readonly id: string; readonly filename: string; readonly sha256: string | null } & (
+  | { readonly stored: { key: string; size: number } }
+  | { readonly refused: ApiError }
+);
 
 /**
  * POST /v1/transcriptions/batch: one parent job and one child job per file. Children run through
  * the same queue, per-key concurrency limit and daily quota as single jobs; a file that cannot be
  * fetched or decoded fails alone and the batch completes without it.
  */
+/** The route named in Idempotency-Key fingerprints. */
+const ROUTE = 'POST /v1/transcriptions/batch';
+
 export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
   const { jobs, limits } = deps;
 
@@ -63,6 +70,14 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
     for (const child of children) if (child.status === 'failed') jobs.events.emit('finished', child);
   };
 
+  /** 202 with the batch parent: the new one, or the one an Idempotency-Key names. */
+  const replyCreated = async (exchange: HttpExchange, outcome: IdempotentOutcome) => {
+    const parent = await jobs.jobs.get(outcome.jobId);
+    if (parent === null) throw new ApiError('job_not_found', { message: `Batch ${outcome.jobId} was deleted.` });
+    markReplay(exchange, outcome);
+    return { status: 202, body: batchCreatedView(parent, Number(parent.options['total_count'] ?? 0)) };
+  };
+
   return [
     defineRoute({
       method: 'POST',
@@ -76,7 +91,8 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
         '`metadata.jobs[]` maps each file (`url` = the submitted URL, or the file name of a multipart part) to its child job. ' +
         'One bad file never fails the batch: it fails alone (see `metadata.failed_count`); the parent fails only when no file completed. ' +
         'Children share the per-key concurrency limit with single jobs and wait their turn in the queue. ' +
-        'Extension: `diarize` and `diarization_config` (as on POST /v1/transcriptions) apply to every file; each child carries its own `speakers` and segment `speaker`s.',
+        'Extension: `diarize` and `diarization_config` (as on POST /v1/transcriptions) apply to every file; each child carries its own `speakers` and segment `speaker`s. ' +
+        IDEMPOTENCY_KEY_TEXT,
       tags: ['Transcriptions'],
       ...BEARER_WRITE,
       body: { kind: 'json-or-multipart', json: CreateBatchJson, multipart: CreateBatchMultipart },
@@ -88,9 +104,11 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
       responses: {
         202: { description: 'The batch parent', schema: BatchCreatedSchema },
         ...MODEL_CHOICE_RESPONSES,
+        ...IDEMPOTENCY_RESPONSES,
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;
+        const key = idempotencyKey(ctx.exchange);
         if (ctx.bodyKind === 'json') {
           const body = ctx.body;
           if (body.audio_urls.length > limits.batchMaxFiles) {
@@ -103,28 +121,31 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
           body.audio_urls.forEach(checkBatchUrl);
           checkDiarizationConfig(body.diarization_config);
           const diarization = diarizationJobOptions(body.diarize, body.diarization_config);
-          await jobs.admitParent(principal, 'unified');
-          const parent = buildJob({
-            principal,
-            kind: 'batch',
-            language: resolved.language,
-            requestedModel: body.model ?? '',
-            options: { batch_mode: true, total_count: body.audio_urls.length },
-          });
-          const children = body.audio_urls.map((url, index) =>
-            buildJob({
+          const outcome = await jobs.submissions.submit(principal.accountId, key, requestFingerprint(ROUTE, body), async () => {
+            await jobs.admitParent(principal, 'unified');
+            const parent = buildJob({
               principal,
-              kind: 'batch_child',
-              parentId: parent.id,
+              kind: 'batch',
               language: resolved.language,
               requestedModel: body.model ?? '',
-              audioUrl: url,
-              position: index,
-              options: diarization,
-            }),
-          );
-          await submit(parent, children);
-          return { status: 202, body: batchCreatedView(parent, children.length) };
+              options: { batch_mode: true, total_count: body.audio_urls.length },
+            });
+            const children = body.audio_urls.map((url, index) =>
+              buildJob({
+                principal,
+                kind: 'batch_child',
+                parentId: parent.id,
+                language: resolved.language,
+                requestedModel: body.model ?? '',
+                audioUrl: url,
+                position: index,
+                options: diarization,
+              }),
+            );
+            await submit(parent, children);
+            return parent.id;
+          });
+          return replyCreated(ctx.exchange, outcome);
         }
 
         const parentId = newJobId();
@@ -132,7 +153,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
         const form = await readMultipart<StoredPart>(ctx.exchange, {
           maxFileBytes: limits.maxAudioBytes,
           maxFiles: limits.batchMaxFiles,
-          onFile: (file) => storePart(deps, prefixOf, file),
+          onFile: (file) => storePart(deps, prefixOf, file, key !== null),
           discard: async (part) => deps.storage.deletePrefix(prefixOf(part.id)),
         });
         const parts = form.files;
@@ -146,40 +167,46 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
           const resolved = deps.asr.resolveModel(fields.language ?? deps.defaultLanguage, fields.model);
           const asked = multipartDiarization(fields);
           const diarization = diarizationJobOptions(asked.diarize, asked.config);
-          await jobs.admitParent(principal, 'unified');
-          const parent = buildJob({
-            id: parentId,
-            principal,
-            kind: 'batch',
-            language: resolved.language,
-            requestedModel: fields.model ?? '',
-            options: { batch_mode: true, total_count: parts.length },
-          });
-          const children = parts.map((part, index) => {
-            const child = buildJob({
-              id: part.id,
+          const fingerprint = requestFingerprint(ROUTE, { fields: form.fields, files: parts.map((part) => [part.filename, part.sha256]) });
+          const outcome = await jobs.submissions.submit(principal.accountId, key, fingerprint, async () => {
+            await jobs.admitParent(principal, 'unified');
+            const parent = buildJob({
+              id: parentId,
               principal,
-              kind: 'batch_child',
-              parentId,
+              kind: 'batch',
               language: resolved.language,
               requestedModel: fields.model ?? '',
-              audio: 'stored' in part ? { ...part.stored, filename: part.filename } : null,
-              position: index,
-              options: diarization,
+              options: { batch_mode: true, total_count: parts.length },
             });
-            if ('stored' in part) return child;
-            const now = new Date().toISOString();
-            return {
-              ...child,
-              audioFilename: part.filename,
-              status: 'failed' as const,
-              error: jobErrorFrom(part.refused),
-              completedAt: now,
-              progress: { stage: 'failed', percent: 0, total_segments: 0, done_segments: 0 },
-            };
+            const children = parts.map((part, index) => {
+              const child = buildJob({
+                id: part.id,
+                principal,
+                kind: 'batch_child',
+                parentId,
+                language: resolved.language,
+                requestedModel: fields.model ?? '',
+                audio: 'stored' in part ? { ...part.stored, filename: part.filename } : null,
+                position: index,
+                options: diarization,
+              });
+              if ('stored' in part) return child;
+              const now = new Date().toISOString();
+              return {
+                ...child,
+                audioFilename: part.filename,
+                status: 'failed' as const,
+                error: jobErrorFrom(part.refused),
+                completedAt: now,
+                progress: { stage: 'failed', percent: 0, total_segments: 0, done_segments: 0 },
+              };
+            });
+            await submit(parent, children);
+            return parentId;
           });
-          await submit(parent, children);
-          return { status: 202, body: batchCreatedView(parent, children.length) };
+          // A replay answers the first request's batch: this request's copies of the files are not needed.
+          if (outcome.replayed) for (const part of parts) await deps.storage.deletePrefix(prefixOf(part.id)).catch(() => undefined);
+          return replyCreated(ctx.exchange, outcome);
         } catch (error) {
           if ((await jobs.jobs.get(parentId)) === null) {
             for (const part of parts) await deps.storage.deletePrefix(prefixOf(part.id)).catch(() => undefined);
@@ -192,25 +219,27 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
 }
 
 /** Stores one part under its own child job's prefix; a part that is not audio is remembered as refused. */
-async function storePart(deps: BatchRouteDeps, prefixOf: (id: string) => string, file: MultipartFile): Promise<StoredPart> {
+async function storePart(deps: BatchRouteDeps, prefixOf: (id: string) => string, file: MultipartFile, hash: boolean): Promise<StoredPart> {
   const id = newJobId();
   const filename = file.filename || `file-${id}`;
   if (file.field !== 'files') {
     file.stream.resume();
     throw new ApiError('invalid_field_value', { message: `Unexpected file field '${file.field}'; send each file as a 'files' part.`, param: file.field });
   }
+  const hashed = hash ? hashingStream(file.stream) : null;
+  const sha256 = (): string | null => hashed?.sha256() ?? null;
   try {
     const checked = await storeCheckedAudio(
       { storage: deps.storage, asr: deps.asr, ffprobe: deps.ffprobe, probeTimeoutSeconds: deps.limits.probeTimeoutSeconds },
       `${prefixOf(id)}/audio`,
-      file.stream,
+      hashed?.stream ?? file.stream,
       { maxBytes: deps.limits.maxAudioBytes, describe: filename, param: 'files', declaredType: file.mimeType },
     );
-    return { id, filename, stored: { key: checked.object.key, size: checked.object.size } };
+    return { id, filename, sha256: sha256(), stored: { key: checked.object.key, size: checked.object.size } };
   } catch (error) {
     if (isApiError(error) && error.code === 'invalid_audio_format') {
-      file.stream.resume();
-      return { id, filename, refused: error };
+      (hashed?.stream ?? file.stream).resume();
+      return { id, filename, sha256: null, refused: error };
     }
     throw error;
   }

@@ -16,6 +16,7 @@ import { SignedUrlQuery } from '../signed-urls.js';
 import { boundsInverted } from '../diarization-fields.js';
 import { JOB_KEY_READ, JOB_KEY_WRITE, JOB_SIGNED } from '../route-access.js';
 import { countJobSubmission } from './job-submissions.js';
+import { IDEMPOTENCY_KEY_TEXT, IDEMPOTENCY_RESPONSES, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
 
 export interface JobApiDeps {
   readonly jobs: JobService;
@@ -80,12 +81,14 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       description:
         'Answers 202 with the job id at once. At most BATCH_MAX_FILES files per job (400 beyond), JOB_SUBMISSIONS_PER_HOUR submissions per hour per key (429). ' +
         "Diarization (`diarize: true`, `diarization_config`; docs/diarization.md): after recognition each file is diarized; transcript segments carry `speaker` (`SPEAKER_NN` by first appearance, null on non-speech; a segment spanning a speaker change is split at word times) and the transcript `speakers: {count, labels}`; segment `type` is then classified: `male` / `female` (the speaker's voice, by pitch), `speech` (voice not classified or unsure), `music` (music without speech; regions no segment covers become segments with empty text and null speaker). Without diarization every segment is `speech`. " +
-        'A diarization that fails or runs past DIARIZATION_TIMEOUT_MS never fails the file: it completes with its plain transcript and a message in `warnings`.',
+        'A diarization that fails or runs past DIARIZATION_TIMEOUT_MS never fails the file: it completes with its plain transcript and a message in `warnings`. ' +
+        IDEMPOTENCY_KEY_TEXT,
       tags: TAGS,
       ...JOB_KEY_WRITE,
       body: { kind: 'json', schema: SubmitTranscribeBody },
-      responses: { 202: { description: 'Submitted', schema: SubmitTranscribeResponse } },
-      handler: async ({ body, principal }) => {
+      responses: { 202: { description: 'Submitted', schema: SubmitTranscribeResponse }, ...IDEMPOTENCY_RESPONSES },
+      handler: async ({ body, principal, exchange }) => {
+        const key = idempotencyKey(exchange);
         const config = body.diarization_config;
         if (boundsInverted(config)) {
           throw new ApiError('validation_error', {
@@ -116,32 +119,36 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
             throw error;
           }
         });
-        await countJobSubmission(deps.limiter, principal!.key.id, deps.limits.jobSubmissionsPerHour);
-        await jobs.admitParent(principal!, 'job_api');
-        const parent = buildJob({
-          principal: principal!,
-          kind: 'batch',
-          api: 'job_api',
-          language,
-          requestedModel: '',
-          options: { diarize: body.diarize ?? false, ...(config ? { diarization_config: config } : {}), total_count: body.audio_urls.length },
-        });
-        const diarization = diarizationJobOptions(body.diarize, config);
-        const children = body.audio_urls.map((url, position) =>
-          buildJob({
+        const outcome = await jobs.submissions.submit(principal!.accountId, key, requestFingerprint('POST /transcribe', body), async () => {
+          await countJobSubmission(deps.limiter, principal!.key.id, deps.limits.jobSubmissionsPerHour);
+          await jobs.admitParent(principal!, 'job_api');
+          const parent = buildJob({
             principal: principal!,
-            kind: 'batch_child',
+            kind: 'batch',
             api: 'job_api',
-            parentId: parent.id,
-            position,
             language,
             requestedModel: '',
-            audioUrl: url,
-            options: diarization,
-          }),
-        );
-        await jobs.submit([parent, ...children]);
-        return { status: 202, body: { job_id: parent.id, status: 'pending', message: `Job submitted with ${children.length} file(s).` } };
+            options: { diarize: body.diarize ?? false, ...(config ? { diarization_config: config } : {}), total_count: body.audio_urls.length },
+          });
+          const diarization = diarizationJobOptions(body.diarize, config);
+          const children = body.audio_urls.map((url, position) =>
+            buildJob({
+              principal: principal!,
+              kind: 'batch_child',
+              api: 'job_api',
+              parentId: parent.id,
+              position,
+              language,
+              requestedModel: '',
+              audioUrl: url,
+              options: diarization,
+            }),
+          );
+          await jobs.submit([parent, ...children]);
+          return parent.id;
+        });
+        markReplay(exchange, outcome);
+        return { status: 202, body: { job_id: outcome.jobId, status: 'pending', message: `Job submitted with ${body.audio_urls.length} file(s).` } };
       },
     }),
     defineRoute({

@@ -34,6 +34,7 @@ import {
   TranscriptionListSchema,
 } from './transcription-schemas.js';
 import { BEARER_READ, BEARER_WRITE, SIGNED } from '../route-access.js';
+import { hashingStream, IDEMPOTENCY_KEY_TEXT, IDEMPOTENCY_RESPONSES, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
 
 export interface TranscriptionRouteDeps {
   readonly jobs: JobService;
@@ -50,6 +51,8 @@ export interface TranscriptionRouteDeps {
 }
 
 const TAGS = ['Transcriptions'];
+/** The route named in Idempotency-Key fingerprints. */
+const ROUTE = 'POST /v1/transcriptions';
 
 /** The stored files of a job served by signed URL; `recording` is a record=true session's message timeline. */
 const DOWNLOADS = {
@@ -138,6 +141,11 @@ export function storeAudioUpload(
         log?.info({ detail: (error as { detail?: unknown }).detail }, 'upload refused: not decodable audio');
         await refuse(`could not be read as audio: ${(error as Error).message.replace(/^The audio could not be (read|decoded): /, '')}`);
       }
+      if (asApiError(error)?.code === 'file_too_large') {
+        // Longer than MAX_AUDIO_SECONDS by its probe: refused before any work, and not kept.
+        await deps.storage.delete(key);
+        throw new ApiError('file_too_large', { message: (error as Error).message, param: field });
+      }
       throw error;
     } finally {
       await local.release();
@@ -171,7 +179,8 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         '`mode=sync` waits up to SYNC_WAIT_SECONDS and answers 202 with the job as it then is: usually final (`completed` or `failed`), else still `queued` or `processing` (poll it by id). ' +
         'Rules: `model` with `language=auto` → 400 INVALID_FIELD; an unknown model → 422 UNSUPPORTED_MODEL; a language without models → 422 UNSUPPORTED_LANGUAGE; without `model` the language default is used. ' +
         'Extension: `diarize: true` (with an optional `diarization_config`: `backend`, `min_speakers`, `max_speakers`, 1-20) diarizes the file after recognition: segments get `speaker` (SPEAKER_NN by first appearance, null on non-speech; a segment spanning a speaker change is split at word times) and `type` (`male`, `female`, `speech`, `music`: music without speech becomes segments with empty text and null speaker), and the job `speakers: {count, labels}`; ' +
-        'a diarization that fails or times out leaves the job completed with `speakers: null` and a message in `warnings` (docs/diarization.md). In multipart, send `diarize=true` and `diarization_config` as JSON text.',
+        'a diarization that fails or times out leaves the job completed with `speakers: null` and a message in `warnings` (docs/diarization.md). In multipart, send `diarize=true` and `diarization_config` as JSON text. ' +
+        IDEMPOTENCY_KEY_TEXT,
       tags: TAGS,
       ...BEARER_WRITE,
       body: { kind: 'json-or-multipart', json: CreateTranscriptionJson, multipart: CreateTranscriptionMultipart },
@@ -180,30 +189,36 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       responses: {
         202: { description: 'The job: queued (async), or as it is after the sync wait (usually final)', schema: TranscriptionJobSchema },
         ...MODEL_CHOICE_RESPONSES,
+        ...IDEMPOTENCY_RESPONSES,
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;
+        const key = idempotencyKey(ctx.exchange);
         if (ctx.bodyKind === 'json') {
           const body = ctx.body;
           const resolved = deps.asr.resolveModel(body.language, body.model);
           const options = channelOptions(body.channels, body.channel_names);
           checkAudioUrl(body.audio_url, deps.guard, 'audio_url', deps.isGatewayReference);
           checkDiarizationConfig(body.diarization_config);
-          await jobs.admit(principal);
-          const job = buildJob({
-            principal,
-            kind: 'single',
-            language: resolved.language,
-            requestedModel: body.model ?? '',
-            mode: body.mode ?? 'async',
-            audioUrl: body.audio_url,
-            options: { ...options, ...diarizationJobOptions(body.diarize, body.diarization_config) },
+          const outcome = await jobs.submissions.submit(principal.accountId, key, requestFingerprint(ROUTE, body), async () => {
+            await jobs.admit(principal);
+            const job = buildJob({
+              principal,
+              kind: 'single',
+              language: resolved.language,
+              requestedModel: body.model ?? '',
+              mode: body.mode ?? 'async',
+              audioUrl: body.audio_url,
+              options: { ...options, ...diarizationJobOptions(body.diarize, body.diarization_config) },
+            });
+            await jobs.submit([job]);
+            return job.id;
           });
-          await jobs.submit([job]);
-          return answerCreated(job.id, job.mode, ctx.signal);
+          markReplay(ctx.exchange, outcome);
+          return answerCreated(outcome.jobId, body.mode ?? 'async', ctx.signal);
         }
         const id = newJobId();
-        const key = `${jobPrefix({ accountId: principal.accountId, id })}/audio`;
+        const audioKey = `${jobPrefix({ accountId: principal.accountId, id })}/audio`;
         const form = await readMultipart(ctx.exchange, {
           maxFileBytes: deps.limits.maxAudioBytes,
           maxFiles: 1,
@@ -212,7 +227,9 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
               file.stream.resume();
               throw new ApiError('invalid_field_value', { message: `Unexpected file field '${file.field}'; send the audio as 'file'.`, param: file.field });
             }
-            return storeAudioUpload(deps, key, file, 'file', ctx.log);
+            if (key === null) return { ...(await storeAudioUpload(deps, audioKey, file, 'file', ctx.log)), sha256: null };
+            const hashed = hashingStream(file.stream);
+            return { ...(await storeAudioUpload(deps, audioKey, { ...file, stream: hashed.stream }, 'file', ctx.log)), sha256: hashed.sha256() };
           },
           discard: async (stored) => deps.storage.delete(stored.key),
         });
@@ -232,19 +249,26 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
           const options = channelOptions(fields.channels, fields.channel_names);
           checkChannelCount(options, stored.channels);
           const diarization = multipartDiarization(fields);
-          await jobs.admit(principal);
-          const job = buildJob({
-            id,
-            principal,
-            kind: 'single',
-            language: resolved.language,
-            requestedModel: fields.model ?? '',
-            mode: fields.mode ?? 'async',
-            audio: stored,
-            options: { ...options, ...diarizationJobOptions(diarization.diarize, diarization.config) },
+          const fingerprint = requestFingerprint(ROUTE, { fields: form.fields, file: stored.sha256 });
+          const outcome = await jobs.submissions.submit(principal.accountId, key, fingerprint, async () => {
+            await jobs.admit(principal);
+            const job = buildJob({
+              id,
+              principal,
+              kind: 'single',
+              language: resolved.language,
+              requestedModel: fields.model ?? '',
+              mode: fields.mode ?? 'async',
+              audio: stored,
+              options: { ...options, ...diarizationJobOptions(diarization.diarize, diarization.config) },
+            });
+            await jobs.submit([job]);
+            return job.id;
           });
-          await jobs.submit([job]);
-          return await answerCreated(job.id, job.mode, ctx.signal);
+          // A replay answers the first request's job: this request's copy of the file is not needed.
+          if (outcome.replayed) await deps.storage.deletePrefix(jobPrefix({ accountId: principal.accountId, id }));
+          markReplay(ctx.exchange, outcome);
+          return await answerCreated(outcome.jobId, fields.mode ?? 'async', ctx.signal);
         } catch (error) {
           if (stored !== undefined && (await jobs.jobs.get(id)) === null) await deps.storage.deletePrefix(jobPrefix({ accountId: principal.accountId, id }));
           throw error;

@@ -20,6 +20,8 @@ import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDo
 import { countJobSubmission } from '../job-api/job-submissions.js';
 import { SubmitTranslateBody, SubmitTranslateResponse, TranslationJobStatusSchema, TranslationResultsSchema } from './translation-job-schemas.js';
 import { JOB_KEY_READ, JOB_KEY_WRITE, JOB_SIGNED } from '../route-access.js';
+import { IDEMPOTENCY_KEY_TEXT, IDEMPOTENCY_RESPONSES, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
+import type { IdempotentSubmissions } from '../../jobs/idempotent-submissions.js';
 
 export interface TranslationJobRouteDeps {
   readonly translations: TranslationJobs;
@@ -35,6 +37,8 @@ export interface TranslationJobRouteDeps {
   readonly engineAvailable: () => boolean;
   /** The job queue's overload admission (503 server_overloaded past JOB_MAX_QUEUE_WAIT_SECONDS), shared with transcription jobs. */
   readonly admitBacklog: () => void;
+  /** Idempotency-Key handling, shared with the transcription submissions. */
+  readonly submissions: Pick<IdempotentSubmissions, 'submit'>;
 }
 
 const TAGS = ['File translation'];
@@ -72,12 +76,14 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
       description:
         'Answers 202 with the job id at once (status PENDING). Units are (file, target language) pairs. Every validation rule answers 422 `{detail: [{loc, msg, type}]}`; ' +
         "more than TRANSLATION_MAX_UNITS units answers 400. Counts against the key's job submissions per hour (shared with POST /transcribe, 429) and its concurrent jobs (429). " +
-        'Every URL (sources, https:// destination, callback) passes the outbound guard. Answers 500 service_unavailable when no translation engine is configured.',
+        'Every URL (sources, https:// destination, callback) passes the outbound guard. Answers 500 service_unavailable when no translation engine is configured. ' +
+        IDEMPOTENCY_KEY_TEXT,
       tags: TAGS,
       ...JOB_KEY_WRITE,
       body: { kind: 'json', schema: SubmitTranslateBody },
-      responses: { 202: { description: 'Submitted', schema: SubmitTranslateResponse } },
-      handler: async ({ body, principal }) => {
+      responses: { 202: { description: 'Submitted', schema: SubmitTranslateResponse }, ...IDEMPOTENCY_RESPONSES },
+      handler: async ({ body, principal, exchange }) => {
+        const key = idempotencyKey(exchange);
         const issues: ValidationIssue[] = [];
         const issue = (loc: (string | number)[], msg: string, type = 'value_error'): void => void issues.push({ loc: ['body', ...loc], msg, type });
         const seen = new Set<string>();
@@ -114,22 +120,26 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
         if (!deps.engineAvailable()) {
           throw new ApiError('service_unavailable', { message: 'File translation is not available on this server: no translation engine is configured.' });
         }
-        deps.admitBacklog();
-        await countJobSubmission(deps.limiter, principal!.key.id, deps.limits.jobSubmissionsPerHour);
-        await admitJobApiParent(deps.jobs, principal!.key, deps.limits.concurrentJobs);
-        const job = await deps.translations.submit({
-          principal: principal!,
-          sourceLanguage: body.source_language,
-          targetLanguages: body.target_languages,
-          uris: body.input_config.uris,
-          destinationUri: body.output_config.destination_uri,
-          callbackUrl: body.callback_url ?? null,
-          callbackSecret: body.callback_secret ?? null,
+        const outcome = await deps.submissions.submit(principal!.accountId, key, requestFingerprint('POST /translate', body), async () => {
+          deps.admitBacklog();
+          await countJobSubmission(deps.limiter, principal!.key.id, deps.limits.jobSubmissionsPerHour);
+          await admitJobApiParent(deps.jobs, principal!.key, deps.limits.concurrentJobs);
+          const job = await deps.translations.submit({
+            principal: principal!,
+            sourceLanguage: body.source_language,
+            targetLanguages: body.target_languages,
+            uris: body.input_config.uris,
+            destinationUri: body.output_config.destination_uri,
+            callbackUrl: body.callback_url ?? null,
+            callbackSecret: body.callback_secret ?? null,
+          });
+          return job.id;
         });
+        markReplay(exchange, outcome);
         return {
           status: 202,
           body: {
-            job_id: job.id,
+            job_id: outcome.jobId,
             status: 'PENDING',
             message: `Translation job submitted: ${body.input_config.uris.length} file(s) × ${body.target_languages.length} target language(s) = ${units} unit(s).`,
           },

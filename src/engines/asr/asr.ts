@@ -12,7 +12,7 @@ import type { Registry } from 'prom-client';
 import type { Segment } from '../../platform/db/job-records.js';
 import { sniffAudioFormat, type AudioContainer } from '../signal/files/audio-format.js';
 import { resolveMediaTools, type MediaTools } from '../../platform/subprocess/media-tools.js';
-import { probeAudio } from '../signal/files/audio-probe.js';
+import { checkProbedAudio, probeAudio } from '../signal/files/audio-probe.js';
 import type { SegmenterOptions } from './recognition/pause-segmenter.js';
 import type { DecodingPlan } from './decoding/decoding-plan.js';
 import { loadLanguageModels, manifestDecodingPlanner, type DecodingPlanner } from './inference/decoding-planner.js';
@@ -23,13 +23,19 @@ import type { LoadedModel } from './models/model-loader.js';
 import type { LanguageInfo, ModelInfo } from './models/model-info.js';
 import { LANGUAGE_NAMES, ModelRegistry, type ModelProblem } from './models/model-registry.js';
 import { CtcRecognizer, type InferenceCost, type TimedWord } from './recognition/ctc-recognizer.js';
-import { transcribeFile, type FileTranscription, type FileTranscriptionParts, type FileTranscriptionRequest } from './recognition/file-transcription.js';
+import {
+  DEFAULT_MAX_AUDIO_SECONDS,
+  transcribeFile,
+  type FileTranscription,
+  type FileTranscriptionParts,
+  type FileTranscriptionRequest,
+} from './recognition/file-transcription.js';
 import { transcribeAll } from './recognition/transcriber.js';
 import { createLanguageDetector, type LanguageDetection, type LanguageDetector } from './recognition/language-detector.js';
 
 // Value types callers outside the engine use (re-exported: this module is their one import).
 export type { LanguageInfo, ModelInfo } from './models/model-info.js';
-export type { FileTranscription, FileTranscriptionProgress, FileTranscriptionRequest } from './recognition/file-transcription.js';
+export type { AudioAllowance, FileTranscription, FileTranscriptionProgress, FileTranscriptionRequest } from './recognition/file-transcription.js';
 export type { InferenceCost, TimedWord } from './recognition/ctc-recognizer.js';
 export type { PoolStats } from './inference/inference-pool.js';
 export type { ModelProblem } from './models/model-registry.js';
@@ -67,6 +73,8 @@ export interface AsrOptions {
   readonly ffprobePath?: string | null;
   /** Largest audio file accepted. Default 500 MB (the spec's limit). */
   readonly maxAudioBytes?: number;
+  /** Longest audio accepted per file, probed and decoded (MAX_AUDIO_SECONDS). Default 4 h. */
+  readonly maxAudioSeconds?: number;
   /** Prometheus registry for the pool's metrics; none when absent. */
   readonly metrics?: Registry | null;
   readonly logger?: AsrLogger;
@@ -215,10 +223,15 @@ export class Asr {
     return sniffAudioFormat(head);
   }
 
-  /** Reads a stored file's container (ffprobe) and throws invalid_audio_format if it is not decodable audio; returns its channel count. */
-  async verifyAudio(path: string, signal?: AbortSignal): Promise<{ channels: number }> {
+  /**
+   * Reads a stored file's container (ffprobe) and throws invalid_audio_format if it is not decodable
+   * audio or states an impossible sample rate, file_too_large past the longest accepted duration
+   * (checkProbedAudio); returns its channel count and probed duration.
+   */
+  async verifyAudio(path: string, signal?: AbortSignal): Promise<{ channels: number; durationSeconds: number | null }> {
     const probe = await probeAudio(path, { ffprobePath: this.tools.ffprobe, timeoutMs: 20_000, ...(signal ? { signal } : {}) });
-    return { channels: probe.channels };
+    checkProbedAudio(probe, this.options.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS);
+    return { channels: probe.channels, durationSeconds: probe.durationSeconds };
   }
 
   /**
@@ -235,6 +248,7 @@ export class Asr {
         ffmpeg: this.tools.ffmpeg,
         ffprobe: this.tools.ffprobe,
         maxAudioBytes: this.options.maxAudioBytes ?? DEFAULT_MAX_AUDIO_BYTES,
+        maxAudioSeconds: this.options.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS,
         segmenter: this.options.segmenter,
         maxInFlightPerJob: this.options.maxInFlightPerJob,
         recognizerFor: (model) => this.recognizerFor(model),

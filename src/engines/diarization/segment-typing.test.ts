@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Segment } from '../../platform/db/job-records.js';
+import { segmentAt } from '../../../test/helpers/transcript-fixture.js';
 import type { AudioTypes } from './segment-type.js';
 import { typeSegments } from './segment-typing.js';
 
-const segment = (id: number, start: number, end: number, text: string, speaker: string | null): Segment => ({
-  id,
-  start_ms: start,
-  end_ms: end,
-  duration_ms: end - start,
-  text,
-  speaker,
-  confidence: 0.8,
-});
+const segment = (id: number, start: number, end: number, text: string, speaker: string | null) => segmentAt(id, start, end, text, { speaker, confidence: 0.8 });
 const types: AudioTypes = {
   music: [{ startMs: 6000, endMs: 12_000 }],
   speakers: [

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Segment } from '../../platform/db/job-records.js';
+import { segmentAt } from '../../../test/helpers/transcript-fixture.js';
 import { assignSpeakers } from './speaker-assignment.js';
 
-const segment = (id: number, start: number, end: number, text: string): Segment => ({
-  id,
-  start_ms: start,
-  end_ms: end,
-  duration_ms: end - start,
-  text,
-  speaker: null,
-  confidence: 0.9,
-});
+const segment = (id: number, start: number, end: number, text: string) => segmentAt(id, start, end, text, { confidence: 0.9 });
 const word = (text: string, start: number, end: number) => ({ text, start_ms: start, end_ms: end });
 
 describe('assignSpeakers', () => {

@@ -13,6 +13,8 @@
 const MAX_ORDER = 4;
 
 /** 13a tokenisation (plus Ethiopic punctuation): the tokens of one sentence. */
+import { ngramCounts } from './chrf.js';
+
 export function tokenize13a(line: string): string[] {
   let text = line
     .replace(/<skipped>/g, '')
@@ -30,15 +32,6 @@ export function tokenize13a(line: string): string[] {
   text = text.replace(/([.,])([^0-9])/g, ' $1 $2');
   text = text.replace(/([0-9])(-)/g, '$1 $2 ');
   return text.split(/\s+/u).filter((t) => t.length > 0);
-}
-
-function ngrams(tokens: readonly string[], n: number): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (let i = 0; i + n <= tokens.length; i++) {
-    const gram = tokens.slice(i, i + n).join('\u0000');
-    counts.set(gram, (counts.get(gram) ?? 0) + 1);
-  }
-  return counts;
 }
 
 export interface BleuResult {
@@ -63,8 +56,8 @@ export function corpusBleu(hypotheses: readonly string[], references: readonly s
     c += hyp.length;
     r += ref.length;
     for (let n = 1; n <= MAX_ORDER; n++) {
-      const refCounts = ngrams(ref, n);
-      for (const [gram, count] of ngrams(hyp, n)) matches[n - 1]! += Math.min(count, refCounts.get(gram) ?? 0);
+      const refCounts = ngramCounts(ref, n);
+      for (const [gram, count] of ngramCounts(hyp, n)) matches[n - 1]! += Math.min(count, refCounts.get(gram) ?? 0);
       totals[n - 1]! += Math.max(0, hyp.length - n + 1);
     }
   });

@@ -20,10 +20,11 @@ export interface ChrfStatistics {
   readonly orders: ReadonlyArray<readonly [number, number, number]>;
 }
 
-function ngramCounts(chars: readonly string[], n: number): Map<string, number> {
+/** How often each n-gram of `units` occurs (grams keyed by their units joined with U+0000). */
+export function ngramCounts(units: readonly string[], n: number): Map<string, number> {
   const counts = new Map<string, number>();
-  for (let i = 0; i + n <= chars.length; i++) {
-    const gram = chars.slice(i, i + n).join('');
+  for (let i = 0; i + n <= units.length; i++) {
+    const gram = units.slice(i, i + n).join('\u0000');
     counts.set(gram, (counts.get(gram) ?? 0) + 1);
   }
   return counts;

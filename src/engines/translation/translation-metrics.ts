@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { deferredGauge } from '../../platform/metrics/shared-metrics.js';
 import type { TranslationMode } from './translation-engine.js';
 
 /** What the translation engine reports (onnx-translation-engine.ts). */
@@ -38,15 +39,7 @@ export function createTranslationMetrics(registry: Registry): TranslationObserve
     labelNames: ['mode', 'outcome'],
     registers,
   });
-  let depth: () => number = () => 0;
-  new Gauge({
-    name: 'translation_queue_depth',
-    help: 'Sentences waiting for the translation worker',
-    registers,
-    collect() {
-      this.set(depth());
-    },
-  });
+  const queueDepth = deferredGauge(registry, 'translation_queue_depth', 'Sentences waiting for the translation worker');
   return {
     onBatch(event) {
       if (event.ok) {
@@ -58,8 +51,6 @@ export function createTranslationMetrics(registry: Registry): TranslationObserve
     onRefused(event) {
       sentences.inc({ mode: event.mode, outcome: 'refused' }, event.sentences);
     },
-    queueDepth(read) {
-      depth = read;
-    },
+    queueDepth,
   };
 }

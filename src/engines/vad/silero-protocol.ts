@@ -21,7 +21,12 @@ export interface SileroForgetMessage {
   stream: number;
 }
 
-export type SileroRequest = SileroInitMessage | SileroBatchMessage | SileroForgetMessage;
+/** Ends the worker: after the batches before it, the session is released and the thread exits. */
+export interface SileroCloseMessage {
+  type: 'close';
+}
+
+export type SileroRequest = SileroInitMessage | SileroBatchMessage | SileroForgetMessage | SileroCloseMessage;
 
 export interface SileroReadyMessage {
   type: 'ready';

@@ -16,11 +16,16 @@
 //
 // The worker runs on a WorkerHost (runtime/worker-host.ts) at the process's priority and is not
 // restarted: once it fails or exits, the VAD has failed (`failure`) and every stream reads 'closed'.
+// close() asks the worker to end after the batch in flight (never terminates it under a running
+// onnxruntime call, which aborts the process with a Napi::Error), and waits for it to exit.
 import type { EndpointEvent } from '../signal/live/endpoint-event.js';
 import { Endpointer, type EndpointerOptions } from '../signal/live/endpointer.js';
 import { SILERO_SAMPLE_RATE, SILERO_WINDOW } from './silero-model.js';
 import { WorkerHost } from '../runtime/worker-host.js';
 import type { SileroRequest, SileroResponse, SileroResultMessage } from './silero-protocol.js';
+
+/** How long close() waits for the worker to finish its batch and exit before terminating it. */
+const CLOSE_GRACE_MS = 5_000;
 
 export interface SileroVadOptions {
   /** Most streams per inference call (default 32). */
@@ -62,6 +67,7 @@ export class SileroVad {
   #inFlight = false;
   #scheduled = false;
   #closed = false;
+  #closing: Promise<void> | null = null;
   #failure: Error | undefined;
   readonly #stats = { batches: 0, windows: 0, inferenceMs: 0 };
   readonly #idleWaiters: Array<() => void> = [];
@@ -78,6 +84,8 @@ export class SileroVad {
         if (m.type === 'error') this.#fail(new Error(m.message));
       },
       onExit: (exit) => this.#fail(exit.error ?? new Error(`Silero worker exited with code ${exit.code}`)),
+      // The worker finishes the batch it runs, releases its session and exits; terminated only if that hangs.
+      close: { message: { type: 'close' }, graceMs: CLOSE_GRACE_MS },
     });
     const { threads, maxBatch, modelPath } = options;
     this.#host.post({ type: 'init', threads, maxBatch, ...(modelPath ? { modelPath } : {}) });
@@ -126,13 +134,15 @@ export class SileroVad {
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
-  /** Stops the worker; queued windows are dropped and streams are closed. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    for (const s of [...this.#streams.values()]) s.close();
-    await this.#host.close();
-    for (const w of this.#idleWaiters.splice(0)) w();
+  /** Stops the worker (after its batch in flight); queued windows are dropped and streams are closed. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      for (const s of [...this.#streams.values()]) s.close();
+      await this.#host.close();
+      for (const w of this.#idleWaiters.splice(0)) w();
+    })();
+    return this.#closing;
   }
 
   // ---- used by SileroVadStream

@@ -1,5 +1,7 @@
 // Worker thread that owns the Silero onnxruntime session and every stream's recurrent state
 // (2 x 128 floats) and 64-sample context, so the main thread only sends new windows.
+// Messages run one at a time, in order; `close` releases the session after the batch in
+// flight and ends the thread (a terminate() under a running batch aborts the whole process).
 import { parentPort } from 'node:worker_threads';
 import { SILERO_CONTEXT, SILERO_INPUT, SILERO_STATE, SILERO_WINDOW } from './silero-model.js';
 import type { SileroRequest, SileroResponse } from './silero-protocol.js';
@@ -74,9 +76,16 @@ port.on('message', (message: SileroRequest) => {
         post({ type: 'error', message: `Silero inference failed: ${err.message}` });
       }),
     );
-  } else {
+  } else if (message.type === 'forget') {
     chain = chain.then(() => {
       streams.delete(message.stream);
+    });
+  } else {
+    // After the batch running now (never under it: freeing onnxruntime mid-run aborts the process).
+    chain = chain.then(async () => {
+      await session?.release().catch(() => undefined);
+      session = undefined;
+      port.close();
     });
   }
 });

@@ -112,6 +112,11 @@ export const CONFIG_TABLE = {
       description: "a file's diarization (its own worker thread) is stopped after this long; the file then completes with its plain transcript and a warning",
     }),
     JOB_WORKERS: integer(4, 1, 256, 'jobs transcribed at once by this process (they share the batched inference pool)'),
+    JOB_WORKERS_PER_ACCOUNT: integer(0, 0, 256, {
+      description:
+        "of this process's `JOB_WORKERS`, the most one account's jobs hold at once (its further jobs wait in the queue), so one account cannot hold every worker",
+      defaultText: '`0` (`JOB_WORKERS - 1`, at least 1)',
+    }),
     FFMPEG_PATH: optionalText({ description: 'use a system ffmpeg instead', defaultText: 'bundled binary', valuesText: 'path' }),
     FFPROBE_PATH: optionalText({ description: 'use a system ffprobe instead', defaultText: 'bundled binary', valuesText: 'path' }),
     YTDLP_PATH: optionalText({
@@ -195,6 +200,10 @@ export const CONFIG_TABLE = {
     DAILY_AUDIO_MINUTES: decimal(1440, 0.01, 10_000_000, 'audio minutes per key per UTC day'),
     BATCH_MAX_FILES: integer(100, 1, 10_000, 'files per batch'),
     MAX_AUDIO_BYTES: bytes(500 * MB, 1024, 1e12, 'upload and audio size'),
+    MAX_AUDIO_SECONDS: integer(4 * 3600, 1, 7 * DAY, {
+      description:
+        "longest audio per file, by its probed duration before any work and by what is decoded (400 `file_too_large` beyond; a WAV header stating a sample rate under 8 kHz or over 192 kHz is 400 `invalid_audio_format`); the daily quota is charged the decoded duration",
+    }),
     MAX_JSON_BODY_BYTES: bytes(1 * MB, 1024, 100 * MB, 'JSON and form request bodies'),
     LIST_MAX_LIMIT: integer(200, 1, 10_000, 'largest page of a list'),
     SYNC_WAIT_SECONDS: integer(60, 0, 3600, 'how long `mode=sync` waits before answering `queued`/`processing`'),

@@ -27,6 +27,8 @@ export interface GatewayConfig {
   readonly inferenceWorkerNice: number | null;
   /** Jobs transcribed at once by this process (they share the batched inference pool). */
   readonly jobWorkers: number;
+  /** The most of `jobWorkers` one account holds at once (JOB_WORKERS_PER_ACCOUNT; resolved). */
+  readonly jobWorkersPerAccount: number;
   /** The translation model (a folder under modelsDir; null: TRANSLATION_MODEL=off) and its batching. */
   readonly translation: {
     readonly model: string | null;
@@ -140,6 +142,8 @@ export interface Limits {
   readonly dailyAudioMinutes: number;
   readonly batchMaxFiles: number;
   readonly maxAudioBytes: number;
+  /** Longest audio per file, probed and decoded (400 file_too_large beyond). */
+  readonly maxAudioSeconds: number;
   readonly maxJsonBodyBytes: number;
   readonly listMaxLimit: number;
   readonly syncWaitSeconds: number;
@@ -222,6 +226,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     inferenceWorkers: v.INFERENCE_WORKERS,
     inferenceWorkerNice: v.INFERENCE_WORKER_NICE,
     jobWorkers: v.JOB_WORKERS,
+    jobWorkersPerAccount: v.JOB_WORKERS_PER_ACCOUNT === 0 ? Math.max(1, v.JOB_WORKERS - 1) : Math.min(v.JOB_WORKERS_PER_ACCOUNT, v.JOB_WORKERS),
     translation: {
       model: v.TRANSLATION_MODEL === 'off' ? null : v.TRANSLATION_MODEL,
       maxBatch: v.TRANSLATION_MAX_BATCH,
@@ -255,6 +260,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       dailyAudioMinutes: v.DAILY_AUDIO_MINUTES,
       batchMaxFiles: v.BATCH_MAX_FILES,
       maxAudioBytes: v.MAX_AUDIO_BYTES,
+      maxAudioSeconds: v.MAX_AUDIO_SECONDS,
       maxJsonBodyBytes: v.MAX_JSON_BODY_BYTES,
       listMaxLimit: v.LIST_MAX_LIMIT,
       syncWaitSeconds: v.SYNC_WAIT_SECONDS,

@@ -86,8 +86,9 @@ export interface JobRecord {
   readonly eventsPending: boolean;
   /**
    * While `processing`: the gateway process running the job and until when its claim holds.
-   * The runner renews the lease; a job whose lease ended belongs to a process that stopped,
-   * and another process takes it over (see JobService.recoverExpired). Null otherwise.
+   * The runner (or, for a `websocket` job, its session's gateway) renews the lease; a job whose
+   * lease ended belongs to a process that stopped, and another process takes it over or, for a
+   * session, ends it (JobService.sweep). Null otherwise.
    */
   readonly leaseOwner: string | null;
   readonly leaseUntil: string | null;
@@ -162,8 +163,11 @@ export interface JobStore {
   claim(id: string, request: ClaimRequest): Promise<ClaimResult>;
   /** Extends the leases `owner` holds on these processing jobs; returns the ids it still holds. */
   renewLeases(owner: string, ids: readonly string[], leaseUntil: string): Promise<string[]>;
-  /** Runnable jobs `processing` whose lease ended at or before `now` (or that have none), oldest first. */
-  findLeaseExpired(now: string, limit: number): Promise<JobRecord[]>;
+  /**
+   * Jobs `processing` whose lease ended at or before `now` (or that have none), oldest first: of
+   * `kinds` (default: the runnable ones; `websocket` for session records whose gateway stopped).
+   */
+  findLeaseExpired(now: string, limit: number, kinds?: readonly JobKind[]): Promise<JobRecord[]>;
   /** Ids of runnable `queued` jobs last changed before `updatedBefore`, oldest first. */
   findQueuedIds(updatedBefore: string, limit: number): Promise<string[]>;
   list(filter: JobListFilter): Promise<JobPage>;

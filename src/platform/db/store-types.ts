@@ -1,4 +1,5 @@
 import type { ApiKeyRecord } from '../auth/principal.js';
+import type { IdempotencyStore } from './idempotency-records.js';
 import type { JobStore } from './job-records.js';
 import type { MediaStore } from './media-records.js';
 import type { TranslationStore } from './translation-records.js';
@@ -64,6 +65,7 @@ export interface Store {
   readonly media: MediaStore;
   readonly webhooks: WebhookStore;
   readonly translations: TranslationStore;
+  readonly idempotency: IdempotencyStore;
   health(): Promise<StoreHealth>;
   close(): Promise<void>;
 }

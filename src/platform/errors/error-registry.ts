@@ -165,6 +165,11 @@ export const ERROR_REGISTRY = define({
     type: 'conflict_error',
     message: 'The upload is finalized as a media asset; its bytes can no longer be replaced.',
   },
+  idempotency_key_in_use: {
+    status: 409,
+    type: 'idempotency_error',
+    message: 'Another request with this Idempotency-Key is still being processed; retry it in a few seconds.',
+  },
   job_in_progress: {
     status: 409,
     type: 'conflict_error',
@@ -200,6 +205,11 @@ export const ERROR_REGISTRY = define({
     status: 422,
     type: 'invalid_request_error',
     message: 'The URL is not audio or video that this server can probe.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    type: 'idempotency_error',
+    message: 'This Idempotency-Key was already used with a different request (another endpoint or body) within 24 hours; use a new key for a new request.',
   },
   // 429
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', message: 'Rate limit exceeded.', wsClose: 4029 },

@@ -10,7 +10,10 @@ interface Pending {
 
 /**
  * Accumulates per-key daily usage in memory and writes it to the store every few seconds
- * (and on close), so that counting a request costs no database write on the hot path.
+ * (and on close), so that counting a request costs no database write on the hot path. It also
+ * holds audio seconds for work that has started here but is not billed yet (a job's probed
+ * duration, from before its decoding until it records what it decoded), so the daily quota
+ * counts running work; holds live in this process only and are never written.
  */
 export class UsageRecorder {
   private pending = new Map<string, Pending>();
@@ -47,6 +50,34 @@ export class UsageRecorder {
     entry.requests += delta.requests ?? 0;
     entry.audioSeconds += delta.audioSeconds ?? 0;
     entry.jobs += delta.jobs ?? 0;
+  }
+
+  private readonly held = new Map<string, number>();
+
+  /** Holds `seconds` of a key's audio on the day of `at` until the returned release (idempotent) is called. */
+  holdAudio(keyId: string, seconds: number, at: number = Date.now()): () => void {
+    const id = `${keyId}\u0000${this.date(at)}`;
+    const amount = Number.isFinite(seconds) && seconds > 0 ? seconds : 0;
+    this.held.set(id, (this.held.get(id) ?? 0) + amount);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.held.get(id) ?? 0) - amount;
+      if (left > 1e-9) this.held.set(id, left);
+      else this.held.delete(id);
+    };
+  }
+
+  /** Audio seconds held for a key's running work on a day. */
+  heldAudio(keyId: string, date: string): number {
+    return this.held.get(`${keyId}\u0000${date}`) ?? 0;
+  }
+
+  /** A key's audio seconds on a day: billed (stored and unflushed) and held for running work. */
+  async audioSeconds(keyId: string, date: string): Promise<{ billed: number; held: number }> {
+    const stored = await this.usage.day(keyId, date);
+    return { billed: stored.audioSeconds + this.unflushed(keyId, date).audioSeconds, held: this.heldAudio(keyId, date) };
   }
 
   /** Unflushed usage of a key for a day, to add to what the store holds. */

@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 // Families that several layers feed (REST jobs and WebSocket sessions both ingest audio; the
 // router and the WebSocket upgrade both refuse callers). Created once per registry, on first use.
@@ -90,4 +90,25 @@ export function formatLabel(name: string | null): string {
 export function languageLabel(language: string | null): string {
   if (language === null || language === '') return 'unknown';
   return /^(?:[a-z]{2,3}|auto)$/.test(language) ? language : 'other';
+}
+
+/** A gauge whose value is read at each scrape (`read` runs inside prom-client's collect). */
+export function sampledGauge(registry: Registry, name: string, help: string, read: () => number): Gauge {
+  return new Gauge({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.set(read());
+    },
+  });
+}
+
+/** A sampled gauge whose source is handed in later (0 until then): for owners built after their metrics. */
+export function deferredGauge(registry: Registry, name: string, help: string): (read: () => number) => void {
+  let source: () => number = () => 0;
+  sampledGauge(registry, name, help, () => source());
+  return (read) => {
+    source = read;
+  };
 }

@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { deferredGauge } from '../../../platform/metrics/shared-metrics.js';
 import type { InferenceObserver } from './inference-pool.js';
 
 /**
@@ -46,15 +47,7 @@ export function createInferenceMetrics(registry: Registry, prefix = 'inference_'
     labelNames: ['model', 'device'],
     registers,
   });
-  let depth: () => number = () => 0;
-  new Gauge({
-    name: `${prefix}queue_depth`,
-    help: 'Inference requests waiting for a worker',
-    registers,
-    collect() {
-      this.set(depth());
-    },
-  });
+  const queueDepth = deferredGauge(registry, `${prefix}queue_depth`, 'Inference requests waiting for a worker');
   return {
     onBatch(event) {
       if (event.ok) {
@@ -70,8 +63,6 @@ export function createInferenceMetrics(registry: Registry, prefix = 'inference_'
     onLoad(event) {
       loads.inc({ model: event.model, device: event.provider });
     },
-    queueDepth(read) {
-      depth = read;
-    },
+    queueDepth,
   };
 }

@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Segment } from '../../../platform/db/job-records.js';
+import { segmentAt as seg } from '../../../../test/helpers/transcript-fixture.js';
 import { mergeChannelSegments, parseChannelNames, speakerLines } from './channel-segments.js';
-
-const seg = (id: number, start: number, end: number, text: string): Segment => ({
-  id,
-  start_ms: start,
-  end_ms: end,
-  duration_ms: end - start,
-  text,
-  speaker: null,
-  confidence: null,
-});
 
 describe('mergeChannelSegments', () => {
   it('labels each channel, orders by start (then channel) and renumbers', () => {

@@ -1,8 +1,8 @@
 import { stat } from 'node:fs/promises';
 import type { Segment } from '../../../platform/db/job-records.js';
-import { AudioTooLargeError, ChannelCountError, InvalidAudioError } from '../../signal/files/audio-errors.js';
+import { AudioTooLargeError, AudioTooLongError, ChannelCountError, InvalidAudioError } from '../../signal/files/audio-errors.js';
 import { sniffAudioFormat } from '../../signal/files/audio-format.js';
-import { probeAudio } from '../../signal/files/audio-probe.js';
+import { checkProbedAudio, probeAudio } from '../../signal/files/audio-probe.js';
 import type { SegmenterOptions } from './pause-segmenter.js';
 import { readHead, splitHead } from '../../signal/files/pcm-head.js';
 import { decodeToPcm, PCM_SAMPLE_RATE } from '../../signal/files/pcm-decoder.js';
@@ -51,7 +51,22 @@ export interface FileTranscriptionRequest {
   readonly channelNames?: readonly string[];
   /** Speaker diarization (beside recognition, once the file is decoded); absent or null: none (segments keep `speaker: null`). With channelNames the channels name the speakers and diarization is not run (a warning says so). */
   readonly diarization?: DiarizationRequest | null;
+  /**
+   * Called once the file is probed and passed the server's checks, before any decoding, with its
+   * probed duration (null when the container states none): may throw to refuse the file (a key's
+   * daily quota), and answers this request's own bound on decoded audio, or null for none.
+   */
+  readonly admitAudio?: (probedSeconds: number | null) => Promise<AudioAllowance | null>;
 }
+
+/** A request's bound on decoded audio: decoding past `maxSeconds` stops with `refuse()`'s error. */
+export interface AudioAllowance {
+  readonly maxSeconds: number;
+  refuse(): Error;
+}
+
+/** The longest audio accepted per file when the server sets none (MAX_AUDIO_SECONDS). */
+export const DEFAULT_MAX_AUDIO_SECONDS = 4 * 3600;
 
 export interface FileTranscription {
   readonly language: string;
@@ -70,6 +85,8 @@ export interface FileTranscriptionParts {
   readonly ffmpeg: string;
   readonly ffprobe: string;
   readonly maxAudioBytes: number;
+  /** The longest audio accepted per file, probed and decoded (AudioTooLongError past it). Default DEFAULT_MAX_AUDIO_SECONDS. */
+  readonly maxAudioSeconds?: number;
   readonly segmenter?: SegmenterOptions;
   readonly maxInFlightPerJob?: number;
   /** Runs diarization off the event loop (required only for requests that ask for it). */
@@ -93,7 +110,10 @@ const CHANNELS_NAME_SPEAKERS = 'Diarization was not run: with channels=2 each ch
  * Transcribes a stored audio file: size and container checks, ffprobe for the duration, ffmpeg
  * decoding to 16 kHz PCM, language detection on the first seconds for `auto` (the file is
  * decoded once), then pause-cut pieces through the batched pool. Throws errors with registry
- * codes: AudioTooLargeError (`file_too_large`), InvalidAudioError (`invalid_audio_format`),
+ * codes: AudioTooLargeError and AudioTooLongError (`file_too_large`; the duration is bounded
+ * on the probe before decoding and on the samples decoded, so a lying header costs no more than
+ * the maximum), InvalidAudioError (`invalid_audio_format`; also a stated sample rate under 8 kHz
+ * or over 192 kHz), whatever `admitAudio` throws or its allowance refuses with,
  * ChannelCountError (`invalid_field_value`, channels=2 on a mono file),
  * ModelSelectionError (`INVALID_FIELD`, `UNSUPPORTED_*`), ModelRunError (`model_error`),
  * InferenceBusyError (`service_unavailable`, after retrying for a minute); the signal's reason
@@ -111,13 +131,23 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
   }
   request.onProgress({ stage: 'decoding', doneSegments: 0, totalSegments: 0 });
   const probe = await probeAudio(audioPath, { ffprobePath: parts.ffprobe, signal });
+  const maxSeconds = parts.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS;
+  checkProbedAudio(probe, maxSeconds);
   const names = request.channelNames ?? null;
   if (names !== null && probe.channels < names.length) throw new ChannelCountError(names.length, probe.channels);
+  const allowance = (await request.admitAudio?.(probe.durationSeconds)) ?? null;
+  signal.throwIfAborted();
+  // Decoding stops at the smaller bound: the server's maximum or the request's allowance.
+  const bounded = (stream: AsyncIterable<Float32Array>): AsyncGenerator<Float32Array, void, undefined> =>
+    allowance !== null && allowance.maxSeconds < maxSeconds
+      ? boundDecoded(stream, allowance.maxSeconds, () => allowance.refuse())
+      : boundDecoded(stream, maxSeconds, () => new AudioTooLongError(null, maxSeconds));
   // channels=2: language detection (auto) listens to channel 0.
-  let pcm: AsyncIterable<Float32Array> =
+  let pcm: AsyncIterable<Float32Array> = bounded(
     names === null && decodesNatively(probe)
       ? nativeThenFfmpeg(audioPath, parts.ffmpeg, signal)
-      : decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal, ...(names !== null ? { channel: 0 } : {}) });
+      : decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal, ...(names !== null ? { channel: 0 } : {}) }),
+  );
   let detection: LanguageDetection | null = null;
   let closeHead: (() => Promise<void>) | null = null;
   try {
@@ -176,7 +206,7 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
     try {
       results = await Promise.all(
         names.map((_, channel) =>
-          transcribeAll(channel === 0 ? pcm : decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal: both.signal, channel }), {
+          transcribeAll(channel === 0 ? pcm : bounded(decodeToPcm(audioPath, { ffmpegPath: parts.ffmpeg, signal: both.signal, channel })), {
             ...options,
             signal: both.signal,
             onProgress: (p) => {
@@ -261,6 +291,21 @@ function startDiarization(
     },
     stop: (reason) => controller.abort(reason),
   };
+}
+
+/**
+ * Passes decoded PCM through until it holds more than `maxSeconds`, then throws `tooLong()`
+ * (leaving the source's loop, which stops its decoder): what is really decoded is bounded,
+ * whatever the container claims.
+ */
+async function* boundDecoded(source: AsyncIterable<Float32Array>, maxSeconds: number, tooLong: () => Error): AsyncGenerator<Float32Array, void, undefined> {
+  const maxSamples = Math.floor(maxSeconds * PCM_SAMPLE_RATE);
+  let samples = 0;
+  for await (const chunk of source) {
+    samples += chunk.length;
+    if (samples > maxSamples) throw tooLong();
+    yield chunk;
+  }
 }
 
 /**

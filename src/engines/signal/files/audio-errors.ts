@@ -1,5 +1,6 @@
 // Audio errors are engine errors (runtime/engine-error.ts): kinds `invalid_audio`,
-// `invalid_value` (param `channels`) and `audio_too_large`; the layers above map them.
+// `invalid_value` (param `channels`) and `audio_too_large` (bytes, or seconds past the per-file
+// maximum); the layers above map them.
 import { EngineError } from '../../runtime/engine-error.js';
 
 export class InvalidAudioError extends EngineError {
@@ -35,4 +36,31 @@ export class AudioTooLargeError extends EngineError {
     super('audio_too_large', `The audio is ${size} bytes; the limit is ${limit} bytes.`);
     this.name = 'AudioTooLargeError';
   }
+}
+
+/**
+ * Audio longer than the per-file maximum (MAX_AUDIO_SECONDS): by its probed duration before any
+ * decoding, or by what was decoded (`seconds` null: decoding stopped at the limit). Kind
+ * `audio_too_large`, so 400 `file_too_large`; it has no byte `limit`, so it is not the 413 size rule.
+ */
+export class AudioTooLongError extends EngineError {
+  constructor(
+    readonly seconds: number | null,
+    readonly limitSeconds: number,
+  ) {
+    super(
+      'audio_too_large',
+      seconds === null
+        ? `The audio is longer than ${clock(limitSeconds)}, the longest accepted per file.`
+        : `The audio is ${clock(seconds)} long; the longest accepted per file is ${clock(limitSeconds)}.`,
+    );
+    this.name = 'AudioTooLongError';
+  }
+}
+
+/** Seconds as h:mm:ss. */
+function clock(seconds: number): string {
+  const whole = Math.ceil(seconds);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  return `${Math.floor(whole / 3600)}:${pad(Math.floor(whole / 60) % 60)}:${pad(whole % 60)}`;
 }

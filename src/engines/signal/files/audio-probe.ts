@@ -1,6 +1,6 @@
 import { runProcess, SubprocessError } from '../../../platform/subprocess/subprocess.js';
 import { audioProblemInUserTerms } from './audio-problem.js';
-import { InvalidAudioError } from './audio-errors.js';
+import { AudioTooLongError, InvalidAudioError } from './audio-errors.js';
 
 export interface AudioProbe {
   /** Container duration in seconds; null when the container does not state it (raw ADTS, some streams). */
@@ -60,6 +60,26 @@ export async function probeAudio(path: string, options: ProbeOptions): Promise<A
     sampleRate: Number(stream.sample_rate ?? 0),
     channels: stream.channels ?? 0,
   };
+}
+
+/** Sample rates a file may state: below 8 kHz no speech is left to recognise, and above 192 kHz no recorder writes it. */
+export const MIN_SAMPLE_RATE = 8_000;
+export const MAX_SAMPLE_RATE = 192_000;
+
+/**
+ * Refuses, before any decoding, a file whose stated sample rate is outside MIN..MAX_SAMPLE_RATE
+ * (InvalidAudioError: a WAV header claiming 4 Hz makes ffmpeg stretch 1 MB into 35 hours) or
+ * whose probed duration is past `maxSeconds` (AudioTooLongError). Decoding enforces the same
+ * maximum on what it really yields (file-transcription.ts), since a duration may be absent or wrong.
+ */
+export function checkProbedAudio(probe: AudioProbe, maxSeconds: number): void {
+  if (probe) return;
+  if (probe.sampleRate > 0 && (probe.sampleRate < MIN_SAMPLE_RATE || probe.sampleRate > MAX_SAMPLE_RATE)) {
+    throw new InvalidAudioError(
+      `The audio states a sample rate of ${probe.sampleRate} Hz; accepted rates are ${MIN_SAMPLE_RATE} to ${MAX_SAMPLE_RATE} Hz (is the file's header damaged?).`,
+    );
+  }
+  if (probe.durationSeconds !== null && probe.durationSeconds > maxSeconds) throw new AudioTooLongError(probe.durationSeconds, maxSeconds);
 }
 
 function lastLine(text: string): string {

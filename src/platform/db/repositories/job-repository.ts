@@ -137,11 +137,11 @@ export class JobRepository implements JobStore {
     return ids.filter((id) => held.has(id));
   }
 
-  async findLeaseExpired(now: string, limit: number): Promise<JobRecord[]> {
+  async findLeaseExpired(now: string, limit: number, kinds: readonly JobKind[] = RUNNABLE_KINDS): Promise<JobRecord[]> {
     const rows = await this.db.query(
-      `SELECT * FROM jobs WHERE status = 'processing' AND kind IN (${RUNNABLE}) AND (lease_until IS NULL OR lease_until <= ?)
+      `SELECT * FROM jobs WHERE status = 'processing' AND ${this.db.dialect.inList('kind')} AND (lease_until IS NULL OR lease_until <= ?)
        ORDER BY created_at, id LIMIT ?`,
-      [now, limit],
+      [this.db.dialect.list(kinds), now, limit],
     );
     return rows.map(fromRow);
   }

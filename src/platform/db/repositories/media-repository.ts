@@ -68,10 +68,7 @@ export class MediaRepository implements MediaStore {
 
   /** Oldest first; records created in the same instant in id order. */
   async findUnfinalized(before: string, limit: number): Promise<MediaRecord[]> {
-    const rows = await this.db.query("SELECT * FROM media_assets WHERE status <> 'ready' AND created_at < ? ORDER BY created_at, id LIMIT ?", [
-      before,
-      limit,
-    ]);
+    const rows = await this.db.query("SELECT * FROM media_assets WHERE status <> 'ready' AND created_at < ? ORDER BY created_at, id LIMIT ?", [before, limit]);
     return rows.map(MEDIA.fromRow);
   }
 }

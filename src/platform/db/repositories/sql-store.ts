@@ -1,3 +1,4 @@
+import type { IdempotencyStore } from '../idempotency-records.js';
 import type { JobStore } from '../job-records.js';
 import type { MediaStore } from '../media-records.js';
 import type { SqlDatabase } from '../sql/executor.js';
@@ -5,6 +6,7 @@ import type { AccountStore, ApiKeyStore, Store, StoreHealth, UsageStore } from '
 import type { TranslationStore } from '../translation-records.js';
 import type { WebhookStore } from '../webhook-records.js';
 import { AccountRepository } from './account-repository.js';
+import { IdempotencyRepository } from './idempotency-repository.js';
 import { JobRepository } from './job-repository.js';
 import { KeyRepository } from './key-repository.js';
 import { MediaRepository } from './media-repository.js';
@@ -21,6 +23,7 @@ export abstract class SqlStore<Executor extends SqlDatabase = SqlDatabase> imple
   readonly media: MediaStore;
   readonly webhooks: WebhookStore;
   readonly translations: TranslationStore;
+  readonly idempotency: IdempotencyStore;
 
   constructor(protected readonly sql: Executor) {
     this.accounts = new AccountRepository(sql);
@@ -30,6 +33,7 @@ export abstract class SqlStore<Executor extends SqlDatabase = SqlDatabase> imple
     this.media = new MediaRepository(sql);
     this.webhooks = new WebhookRepository(sql);
     this.translations = new TranslationRepository(sql);
+    this.idempotency = new IdempotencyRepository(sql);
   }
 
   abstract health(): Promise<StoreHealth>;

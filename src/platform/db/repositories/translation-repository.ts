@@ -99,11 +99,7 @@ export class TranslationRepository implements TranslationStore {
   async updateCallback(jobId: string, patch: CallbackPatch, leaseUntil: string): Promise<boolean> {
     const values: unknown[] = [];
     const sets = TRANSLATION_JOBS.setClause({ ...patch, updatedAt: new Date().toISOString() }, values);
-    const changed = await this.db.run(`UPDATE translation_jobs SET ${sets} WHERE job_id = ? AND callback_lease_until = ?`, [
-      ...values,
-      jobId,
-      leaseUntil,
-    ]);
+    const changed = await this.db.run(`UPDATE translation_jobs SET ${sets} WHERE job_id = ? AND callback_lease_until = ?`, [...values, jobId, leaseUntil]);
     return changed > 0;
   }
 

@@ -69,17 +69,39 @@ export function fnv1a(bytes: Uint8Array): number {
 
 const align4 = (n: number): number => (n + 3) & ~3;
 
-/** Reads and checks the 64-byte header (enough for manifest validation without loading the file). */
-export function readLmHeader(bytes: Uint8Array, file = '<buffer>'): LmHeader {
-  if (bytes.length < LM_HEADER_BYTES) throw new LanguageModelFormatError(file, `${bytes.length} bytes is shorter than the header`);
+/** What the two LM formats' headers share: magic, version, header size and order at the same offsets. */
+export interface LmHeaderLayout {
+  readonly magic: string;
+  readonly version: number;
+  readonly headerBytes: number;
+  readonly maxOrder: number;
+}
+
+/**
+ * Checks the shared start of an LM header (bytes 0-11: magic, version, header size, order) and
+ * answers the view and the order; throws LanguageModelFormatError naming `file`.
+ */
+export function readLmHeaderStart(bytes: Uint8Array, file: string, layout: LmHeaderLayout): { view: DataView; version: number; order: number } {
+  if (bytes.length < layout.headerBytes) throw new LanguageModelFormatError(file, `${bytes.length} bytes is shorter than the header`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const magic = String.fromCharCode(bytes[0]!, bytes[1]!, bytes[2]!, bytes[3]!);
-  if (magic !== LM_MAGIC) throw new LanguageModelFormatError(file, `magic ${JSON.stringify(magic)}, expected "${LM_MAGIC}"`);
+  if (magic !== layout.magic) throw new LanguageModelFormatError(file, `magic ${JSON.stringify(magic)}, expected "${layout.magic}"`);
   const version = view.getUint16(4, true);
-  if (version !== LM_VERSION) throw new LanguageModelFormatError(file, `version ${version}; this gateway reads version ${LM_VERSION}`);
-  if (view.getUint16(6, true) !== LM_HEADER_BYTES) throw new LanguageModelFormatError(file, 'unexpected header size');
+  if (version !== layout.version) throw new LanguageModelFormatError(file, `version ${version}; this gateway reads version ${layout.version}`);
+  if (view.getUint16(6, true) !== layout.headerBytes) throw new LanguageModelFormatError(file, 'unexpected header size');
   const order = view.getUint32(8, true);
-  if (order < 1 || order > LM_MAX_ORDER) throw new LanguageModelFormatError(file, `order ${order} is outside 1..${LM_MAX_ORDER}`);
+  if (order < 1 || order > layout.maxOrder) throw new LanguageModelFormatError(file, `order ${order} is outside 1..${layout.maxOrder}`);
+  return { view, version, order };
+}
+
+/** Reads and checks the 64-byte header (enough for manifest validation without loading the file). */
+export function readLmHeader(bytes: Uint8Array, file = '<buffer>'): LmHeader {
+  const { view, version, order } = readLmHeaderStart(bytes, file, {
+    magic: LM_MAGIC,
+    version: LM_VERSION,
+    headerBytes: LM_HEADER_BYTES,
+    maxOrder: LM_MAX_ORDER,
+  });
   const symbols = view.getUint32(12, true);
   if (symbols < FIRST_CHAR_SYMBOL || symbols > 0xd7ff) throw new LanguageModelFormatError(file, `symbol count ${symbols} is out of range`);
   const counts: number[] = [];

@@ -22,7 +22,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { BackoffTrie, type TrieLevel } from './backoff-trie.js';
-import { fnv1a, LanguageModelFormatError } from './char-ngram-lm.js';
+import { fnv1a, LanguageModelFormatError, readLmHeaderStart } from './char-ngram-lm.js';
 
 export const WORD_LM_MAGIC = 'HWLM';
 export const WORD_LM_VERSION = 1;
@@ -48,15 +48,12 @@ const align4 = (n: number): number => (n + 3) & ~3;
 
 /** Reads and checks the 64-byte header (enough for manifest validation without loading the file). */
 export function readWordLmHeader(bytes: Uint8Array, file = '<buffer>'): WordLmHeader {
-  if (bytes.length < WORD_LM_HEADER_BYTES) throw new LanguageModelFormatError(file, `${bytes.length} bytes is shorter than the header`);
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const magic = String.fromCharCode(bytes[0]!, bytes[1]!, bytes[2]!, bytes[3]!);
-  if (magic !== WORD_LM_MAGIC) throw new LanguageModelFormatError(file, `magic ${JSON.stringify(magic)}, expected "${WORD_LM_MAGIC}"`);
-  const version = view.getUint16(4, true);
-  if (version !== WORD_LM_VERSION) throw new LanguageModelFormatError(file, `version ${version}; this gateway reads version ${WORD_LM_VERSION}`);
-  if (view.getUint16(6, true) !== WORD_LM_HEADER_BYTES) throw new LanguageModelFormatError(file, 'unexpected header size');
-  const order = view.getUint32(8, true);
-  if (order < 1 || order > WORD_LM_MAX_ORDER) throw new LanguageModelFormatError(file, `order ${order} is outside 1..${WORD_LM_MAX_ORDER}`);
+  const { view, order } = readLmHeaderStart(bytes, file, {
+    magic: WORD_LM_MAGIC,
+    version: WORD_LM_VERSION,
+    headerBytes: WORD_LM_HEADER_BYTES,
+    maxOrder: WORD_LM_MAX_ORDER,
+  });
   const words = view.getUint32(12, true);
   if (words < FIRST_WORD) throw new LanguageModelFormatError(file, `word count ${words} is below ${FIRST_WORD}`);
   const counts: number[] = [];
