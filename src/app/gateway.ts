@@ -35,6 +35,8 @@ import { translationJobsFeature, translationRunner } from './translation-feature
 import type { TranslationEngine } from '../engines/translation/translation.js';
 
 export const API_VERSION = '4.0.0';
+/** After the drains, how long requests they answered get to be written out. */
+const ANSWER_FLUSH_MS = 1_000;
 
 export interface GatewayOptions {
   readonly config: GatewayConfig;
@@ -50,7 +52,8 @@ export interface GatewayOptions {
 /**
  * The composition root: opens the backends, builds the features on them, mounts the features
  * from one list on one uWebSockets.js app and owns the order of start-up and shutdown
- * (listener, then features in reverse list order, then backends in reverse opening order).
+ * (listener, then requests and feature drains together, then features in reverse list order,
+ * then backends in reverse opening order).
  */
 export class Gateway implements GatewaySite {
   readonly router = new Router();
@@ -249,7 +252,12 @@ export class Gateway implements GatewaySite {
     });
   }
 
-  /** Stops accepting connections, then closes the features (jobs persist) and the backends (stores close). */
+  /**
+   * Shutdown within SHUTDOWN_GRACE_MS: stops accepting connections; then, together, requests in
+   * flight finish and every feature drains by the deadline (sessions record their jobs; running
+   * jobs finish or go back to the queue, and `mode=sync` callers get their jobs as they stand);
+   * then the features close (jobs persist) and the backends, engines after their users (stores last).
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.listenSocket !== null) {
@@ -257,7 +265,11 @@ export class Gateway implements GatewaySite {
         this.listenSocket = null;
       }
       await this.metricsServer?.close();
-      const drained = await this.router.drain(this.config.shutdownGraceMs);
+      const graceMs = this.config.shutdownGraceMs;
+      const deadline = Date.now() + graceMs;
+      await Promise.all([this.router.drain(graceMs), ...this.features.map((feature) => this.drainFeature(feature, deadline))]);
+      // The answers the drains gave (sync callers) are written out before anything closes.
+      const drained = await this.router.drain(ANSWER_FLUSH_MS);
       if (!drained) this.logger.warn({ active: this.router.activeRequests }, 'requests still in flight at shutdown');
       await this.extraClosers.closeAll();
       const features = new ClosingStack(this.logger);
@@ -266,6 +278,14 @@ export class Gateway implements GatewaySite {
       await this.backends.close();
     })();
     return this.closing;
+  }
+
+  private async drainFeature(feature: Feature, deadline: number): Promise<void> {
+    try {
+      await feature.drain?.(deadline);
+    } catch (error) {
+      this.logger.error({ err: error, feature: feature.name }, 'shutdown drain failed');
+    }
   }
 }
 

@@ -18,8 +18,9 @@ export interface JobsFeature extends Feature {
 /**
  * The job runner: the service every surface submits to, the runner on the speech engine, the
  * batch aggregator and the lease sweeper. Start recovers what a previous process left (jobs,
- * batch parents, job events) before taking new work; close stops the sweeper, gives running
- * jobs the shutdown grace, then waits for job events still being recorded.
+ * batch parents, job events) before taking new work. Shutdown: `drain` stops the sweeper and
+ * gives running jobs what is left of the grace before returning them to the queue and answering
+ * the `mode=sync` callers; close then waits for job events still being recorded.
  */
 export function jobsFeature(
   b: Backends,
@@ -41,7 +42,7 @@ export function jobsFeature(
     logger,
     owner: b.owner,
     leaseMs,
-    dailyAudioLimitSecondsX: async (keyId) => 60 * ((await store.apiKeys.get(keyId))?.limits.dailyAudioMinutes ?? config.limits.dailyAudioMinutes),
+    dailyAudioLimitSeconds: async (keyId) => 60 * ((await store.apiKeys.get(keyId))?.limits.dailyAudioMinutes ?? config.limits.dailyAudioMinutes),
     fetchAudio: createAudioFetcher({
       storage,
       guard: b.outbound,
@@ -64,6 +65,7 @@ export function jobsFeature(
     concurrencyLimit: async (keyId) => (await store.apiKeys.get(keyId))?.limits.concurrentJobs ?? config.limits.concurrentJobs,
     soleProcess: b.soleProcess,
     overload: { maxQueueWaitSeconds: config.overload.jobMaxQueueWaitSeconds, workers: config.jobWorkers },
+    workersPerAccount: config.jobWorkersPerAccount,
     idempotency: store.idempotency,
   });
   if (b.metrics) new JobMetrics(b.metrics, parts.events, b.queue, () => service.estimatedQueueWait());
@@ -82,6 +84,11 @@ export function jobsFeature(
       await parts.outbox.replay();
       service.start();
       sweeper.start();
+    },
+    // Shutdown: running jobs get until the deadline, then go back to the queue; then sync callers are answered.
+    drain: async (deadline) => {
+      await sweeper.close();
+      await service.close(Math.max(0, deadline - Date.now()));
     },
     close: () => closing.closeAll(),
   };

@@ -40,6 +40,7 @@ export class MediaFeatures {
   readonly render: JobRenderer;
   readonly sections: readonly DocumentSection[] = MEDIA_GUIDE_SECTIONS;
   private readonly ffprobe: string;
+  private readonly ffmpeg: string;
 
   constructor(
     private readonly deps: {
@@ -60,13 +61,14 @@ export class MediaFeatures {
     },
   ) {
     const { config, logger, store } = deps;
-    this.ffprobe = resolveMediaTools({ ffprobePath: config.ffprobePath }).ffprobe;
+    ({ ffprobe: this.ffprobe, ffmpeg: this.ffmpeg } = resolveMediaTools({ ffprobePath: config.ffprobePath, ffmpegPath: config.ffmpegPath }));
     this.cache = deps.cache;
     this.library = new MediaLibrary({
       store: store.media,
       storage: deps.storage,
       asr: deps.asr,
       ffprobe: this.ffprobe,
+      ffmpeg: this.ffmpeg,
       limits: config.limits,
       logger,
       baseUrl: deps.baseUrl,
@@ -110,6 +112,7 @@ export class MediaFeatures {
         library: this.library,
         guard,
         ffprobe: this.ffprobe,
+        ffmpeg: this.ffmpeg,
         defaultLanguage: config.defaultLanguage,
         limits: config.limits,
       }),

@@ -13,12 +13,14 @@ export interface StreamingFeature extends Feature {
 
 /**
  * The WebSocket endpoint (GET /v1/ws/transcribe) and its session tokens. It mounts on the raw
- * app ahead of the router so that upgrades reach it; on close, open sessions record their jobs
- * and finish their last pieces before the job runner, speech pool and store close.
+ * app ahead of the router so that upgrades reach it; at shutdown (`drain`), open sessions finish
+ * their last pieces and record their jobs before the engines and the store close; `close` stops
+ * renewing the leases of session records still open, which the job sweep then ends.
  */
 export function streamingFeature(b: Backends, jobs: JobService): StreamingFeature {
   const { config, logger } = b;
   const tokens = new SessionTokens(b.cache, config.streaming.tokenTtlSeconds);
+  const records = new SessionRecords(b.store.jobs, b.usage, logger, { owner: b.owner, leaseMs: b.leaseMs });
   const endpoint = new WsEndpoint({
     config,
     logger,
@@ -27,7 +29,7 @@ export function streamingFeature(b: Backends, jobs: JobService): StreamingFeatur
     tokens,
     asr: b.engines.asr,
     vad: b.engines.vad,
-    records: new SessionRecords(b.store.jobs, b.usage, logger),
+    records,
     storage: b.storage,
     admitQuota: (principal) => jobs.admitQuota(principal),
     connections: b.connections,
@@ -40,6 +42,8 @@ export function streamingFeature(b: Backends, jobs: JobService): StreamingFeatur
     routes: wsRoutes({ tokens, streaming: config.streaming }),
     sections: WS_GUIDE_SECTIONS,
     mount: (app) => endpoint.mount(app),
-    close: () => endpoint.close(config.shutdownGraceMs),
+    // Shutdown: sockets close (1001) and sessions record their jobs by the deadline.
+    drain: (deadline) => endpoint.close(Math.max(0, deadline - Date.now())),
+    close: async () => records.close(),
   };
 }

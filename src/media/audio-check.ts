@@ -2,9 +2,12 @@ import { pipeline, Transform, type Readable } from 'node:stream';
 import { ApiError } from '../platform/errors/api-error.js';
 import type { Asr } from '../engines/asr/asr.js';
 import { FfprobeError, mediaFacts, runFfprobe } from './probe/ffprobe.js';
+import { runProcess } from '../platform/subprocess/subprocess.js';
 import type { FileStorage, StoredObject } from '../platform/files/file-storage.js';
 
 const HEAD_BYTES = 64;
+/** Seconds decoded from the start of an upload: a header alone (what ffprobe reads) can sit on damaged data. */
+const DECODE_CHECK_SECONDS = 10;
 
 /** Canonical media types of the recognised containers (what playback serves). */
 const CONTENT_TYPES: Record<string, { audio: string; video?: string }> = {
@@ -19,6 +22,15 @@ const CONTENT_TYPES: Record<string, { audio: string; video?: string }> = {
 
 export const ACCEPTED_FORMATS_TEXT = 'MP3, WAV, OGG, FLAC, M4A or WEBM (and AAC)';
 
+/** What the checks need: storage, the container sniffing, the tools and their time limit. */
+export interface AudioCheckDeps {
+  readonly storage: FileStorage;
+  readonly asr: Pick<Asr, 'sniff'>;
+  readonly ffprobe: string;
+  readonly ffmpeg: string;
+  readonly probeTimeoutSeconds: number;
+}
+
 export interface CheckedAudio {
   readonly object: StoredObject;
   readonly format: string;
@@ -28,11 +40,12 @@ export interface CheckedAudio {
 
 /**
  * Streams `body` into storage under `key` and checks it is audio by its content: the first
- * bytes must be a supported container and ffprobe must find an audio stream in it. Anything
- * else is deleted again and refused with 400 invalid_audio_format.
+ * bytes must be a supported container, ffprobe must find an audio stream in it, and its first
+ * DECODE_CHECK_SECONDS must decode to samples. Anything else is deleted again and refused with
+ * 400 invalid_audio_format.
  */
 export async function storeCheckedAudio(
-  deps: { storage: FileStorage; asr: Pick<Asr, 'sniff'>; ffprobe: string; probeTimeoutSeconds: number },
+  deps: AudioCheckDeps,
   key: string,
   body: Readable,
   options: { maxBytes: number; describe: string; param: string; declaredType: string; signal?: AbortSignal },
@@ -66,7 +79,7 @@ export function headCapture(): Transform & { readonly head: Buffer } {
  * object's first bytes. A refused object is deleted.
  */
 export async function checkStoredAudio(
-  deps: { storage: FileStorage; asr: Pick<Asr, 'sniff'>; ffprobe: string; probeTimeoutSeconds: number },
+  deps: AudioCheckDeps,
   object: StoredObject,
   head: Buffer,
   options: { describe: string; param: string },
@@ -90,6 +103,8 @@ export async function checkStoredAudio(
     if (!facts.hasAudio) return await refuse('holds no audio stream.');
     durationSeconds = facts.durationSeconds;
     hasVideo = facts.hasVideo;
+    const problem = await decodeProblem(deps, local.path);
+    if (problem !== null) return await refuse(problem);
   } catch (error) {
     if (error instanceof FfprobeError && error.exitCode !== null)
       return await refuse('could not be read as audio (the data is damaged or not what its header claims).');
@@ -101,4 +116,31 @@ export async function checkStoredAudio(
   const types = CONTENT_TYPES[format] ?? { audio: 'application/octet-stream' };
   const contentType = hasVideo && types.video ? types.video : types.audio;
   return { object: { ...object, contentType }, format, contentType, durationSeconds };
+}
+
+/**
+ * Decodes the first DECODE_CHECK_SECONDS of a local file as a job would (first audio stream,
+ * mono): the reason it is not audio, or null when samples came out. Null as well when ffmpeg
+ * cannot run or runs past the probe time limit: the other checks then stand alone.
+ */
+async function decodeProblem(deps: AudioCheckDeps, path: string): Promise<string | null> {
+  const source = `file:${path}`;
+  const args = ['-hide_banner', '-nostdin', '-nostats', '-loglevel', 'error', '-threads', '1', '-protocol_whitelist', 'file'];
+  args.push('-t', String(DECODE_CHECK_SECONDS), '-i', source, '-map', '0:a:0', '-vn', '-sn', '-dn', '-ac', '1', '-ar', '8000', '-f', 's16le', 'pipe:1');
+  try {
+    const { code, stdout } = await runProcess(deps.ffmpeg, args, {
+      name: 'ffmpeg',
+      env: { PATH: process.env['PATH'] ?? '' },
+      timeoutMs: deps.probeTimeoutSeconds * 1000,
+      // Whether any sample came out is all that counts: keep one byte, drop the rest.
+      maxStdoutBytes: 1,
+      maxStderrBytes: 2000,
+      redact: { [source]: 'the file', [path]: 'the file' },
+    });
+    if (code === null) return null; // killed from outside: no verdict
+    if (code !== 0) return 'could not be decoded as audio (the data is damaged or not what its header claims).';
+    return stdout.length === 0 ? 'holds no decodable audio (the data after its header is damaged or empty).' : null;
+  } catch {
+    return null;
+  }
 }

@@ -19,6 +19,11 @@ export function newFileId(): string {
 export const SVC_PREFIX = 'svc://media/';
 const FILE_ID = /^file_[0-9a-f]{24}$/;
 const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+/**
+ * A temporary file untouched this long is left over from a killed process: a live upload writes
+ * to it as bytes arrive, and an idle connection is closed within seconds.
+ */
+const STALE_PARTIAL_MS = 60 * 60 * 1000;
 
 export interface MediaLibraryDeps {
   readonly store: MediaStore;
@@ -26,6 +31,8 @@ export interface MediaLibraryDeps {
   /** The container check of uploads. */
   readonly asr: Pick<Asr, 'sniff'>;
   readonly ffprobe: string;
+  /** Decodes the start of each upload before it is accepted. */
+  readonly ffmpeg: string;
   readonly limits: Limits;
   readonly logger: Logger;
   /** PUBLIC_BASE_URL (or this host and port), known once the server listens. */
@@ -94,11 +101,20 @@ export class MediaLibrary {
   }
 
   private checkDeps() {
-    return { storage: this.deps.storage, asr: this.deps.asr, ffprobe: this.deps.ffprobe, probeTimeoutSeconds: this.deps.limits.probeTimeoutSeconds };
+    const { storage, asr, ffprobe, ffmpeg } = this.deps;
+    return { storage, asr, ffprobe, ffmpeg, probeTimeoutSeconds: this.deps.limits.probeTimeoutSeconds };
   }
 
-  /** POST /v1/uploads: one multipart file, streamed to storage and checked; a ready media asset. */
-  async upload(principal: Principal, file: { filename: string; mimeType: string; stream: Readable }, param: string): Promise<MediaRecord> {
+  /**
+   * POST /v1/uploads: one multipart file, streamed to storage and checked; a ready media asset.
+   * `signal` (the client went away) stops the write and removes what was written.
+   */
+  async upload(
+    principal: Principal,
+    file: { filename: string; mimeType: string; stream: Readable },
+    param: string,
+    signal?: AbortSignal,
+  ): Promise<MediaRecord> {
     const id = newFileId();
     const key = this.storageKey(principal.accountId, id);
     let checked;
@@ -108,6 +124,7 @@ export class MediaLibrary {
         describe: file.filename || 'The file',
         param,
         declaredType: file.mimeType,
+        ...(signal ? { signal } : {}),
       });
     } catch (error) {
       if (isApiError(error) && error.code === 'payload_too_large') {
@@ -341,8 +358,19 @@ export class MediaLibrary {
     return removed;
   }
 
+  /** Removes temporary files of uploads that died with their process (untouched for STALE_PARTIAL_MS). Returns how many. */
+  async sweepPartials(now: number = Date.now()): Promise<number> {
+    const removed = (await this.deps.storage.sweepPartials?.(new Date(now - STALE_PARTIAL_MS))) ?? 0;
+    if (removed > 0) this.deps.logger.info({ removed }, 'removed temporary files of unfinished uploads');
+    return removed;
+  }
+
+  /** Sweeps at start and hourly: unfinalized direct uploads, and temporary files a killed process left. */
   start(): void {
-    const run = (): void => void this.sweep().catch((error: unknown) => this.deps.logger.error({ err: error }, 'upload sweep failed'));
+    const run = (): void => {
+      void this.sweep().catch((error: unknown) => this.deps.logger.error({ err: error }, 'upload sweep failed'));
+      void this.sweepPartials().catch((error: unknown) => this.deps.logger.error({ err: error }, 'temporary file sweep failed'));
+    };
     run();
     this.sweeper = setInterval(run, SWEEP_INTERVAL_MS);
     this.sweeper.unref();

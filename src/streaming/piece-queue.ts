@@ -1,7 +1,9 @@
 // The pieces of one session waiting for recognition, and the one in flight. Pieces run one at
 // a time per session, in order (different sessions' pieces meet in the pool's batches); a
 // partial runs only when nothing else waits. A queued piece's audio is a copy out of the ring
-// that the pool reads until its recognition settles, so it counts against the buffer limit.
+// that the pool reads until its recognition settles, so it counts against the buffer limit;
+// or it is still in the ring (a long buffer cut in bounded pieces: each is copied when it
+// starts, so the ring must keep it until then: see `ringFloor`).
 
 export type PieceKind = 'turn' | 'transcribe' | 'final' | 'partial';
 
@@ -18,21 +20,30 @@ export interface Piece {
   readonly automatic?: boolean;
 }
 
+/** A piece as queued: its audio copied out of the ring, or null while it is still there. */
+export type QueuedPiece = Omit<Piece, 'audio'> & { readonly audio: Float32Array | null };
+
 export class PieceQueue {
-  readonly #queue: Piece[] = [];
+  readonly #queue: QueuedPiece[] = [];
+  /** Samples the queued pieces span. */
   #queuedSamples = 0;
+  /** Samples of the queued pieces' own copies. */
+  #queuedCopied = 0;
   #inFlight: Piece | null = null;
 
-  push(piece: Piece): void {
+  push(piece: QueuedPiece): void {
     this.#queue.push(piece);
-    this.#queuedSamples += piece.audio.length;
+    this.#queuedSamples += piece.end - piece.start;
+    this.#queuedCopied += piece.audio?.length ?? 0;
   }
 
-  /** The next queued piece, now in flight; null while one is in flight or none waits. */
-  next(): Piece | null {
+  /** The next queued piece, now in flight (`copy` reads a piece still in the ring); null while one is in flight or none waits. */
+  next(copy: (piece: QueuedPiece) => Float32Array): Piece | null {
     if (this.#inFlight !== null || this.#queue.length === 0) return null;
-    const piece = this.#queue.shift()!;
-    this.#queuedSamples -= piece.audio.length;
+    const queued = this.#queue.shift()!;
+    this.#queuedSamples -= queued.end - queued.start;
+    this.#queuedCopied -= queued.audio?.length ?? 0;
+    const piece: Piece = { ...queued, audio: queued.audio ?? copy(queued) };
     this.#inFlight = piece;
     return piece;
   }
@@ -53,6 +64,24 @@ export class PieceQueue {
   dropQueued(): void {
     this.#queue.length = 0;
     this.#queuedSamples = 0;
+    this.#queuedCopied = 0;
+  }
+
+  /** Copies every queued piece still in the ring (before the ring is cleared). */
+  copyQueued(copy: (piece: QueuedPiece) => Float32Array): void {
+    for (let i = 0; i < this.#queue.length; i++) {
+      const piece = this.#queue[i]!;
+      if (piece.audio !== null) continue;
+      const audio = copy(piece);
+      this.#queue[i] = { ...piece, audio };
+      this.#queuedCopied += audio.length;
+    }
+  }
+
+  /** The first position a queued piece still reads from the ring; null when none does. */
+  get ringFloor(): number | null {
+    for (const piece of this.#queue) if (piece.audio === null) return piece.start;
+    return null;
   }
 
   get idle(): boolean {
@@ -68,9 +97,9 @@ export class PieceQueue {
     return this.#queue.length + (this.#inFlight !== null ? 1 : 0);
   }
 
-  /** Audio samples held by queued pieces and the one in flight (partials included). */
+  /** Audio samples copied out of the ring by queued pieces and the one in flight (partials included). */
   get heldSamples(): number {
-    return this.#queuedSamples + (this.#inFlight?.audio.length ?? 0);
+    return this.#queuedCopied + (this.#inFlight?.audio.length ?? 0);
   }
 
   /** Audio samples waiting for an answer that counts (partials excluded). */
@@ -80,7 +109,7 @@ export class PieceQueue {
   }
 
   /** The oldest piece still owed an answer (partials excluded). */
-  get oldest(): Piece | undefined {
+  get oldest(): Pick<Piece, 'cutAt'> | undefined {
     return this.#inFlight !== null && this.#inFlight.kind !== 'partial' ? this.#inFlight : this.#queue[0];
   }
 }

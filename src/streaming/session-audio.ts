@@ -22,7 +22,7 @@ import type { SileroVad } from '../engines/vad/vad.js';
 import { type ChannelSession, SessionChannel } from './session-channel.js';
 import { audioDataError } from './session-errors.js';
 import type { FlowSnapshot } from './session-flow.js';
-import { toMs } from './session-time.js';
+import { SAMPLES_PER_MS, toMs } from './session-time.js';
 import { type FrontEndCounters, zeroFrontEndCounters } from './session-types.js';
 import type { SessionSettings } from './ws-query.js';
 
@@ -71,6 +71,7 @@ export class SessionAudio {
         vadType: settings.vadType,
         // The buffer limit is the session's: each channel holds its share.
         maxBufferBytes: Math.floor(limits.wsMaxBufferBytes / count),
+        maxPieceSamples: streaming.maxTurnMs * SAMPLES_PER_MS,
         endpointing,
         silero: options.silero,
         session: options.session,
@@ -214,6 +215,13 @@ export class SessionAudio {
     let dropped = 0;
     for (const channel of this.channels) dropped += channel.droppedSamples;
     return dropped;
+  }
+
+  /** Bytes of memory the channels' audio takes (rings and pieces); 0 once closed. */
+  get heldBytes(): number {
+    let bytes = 0;
+    for (const channel of this.channels) bytes += channel.heldBytes;
+    return bytes;
   }
 
   /** The front ends were closed (the session completed). */

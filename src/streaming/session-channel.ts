@@ -4,7 +4,9 @@
 //
 // Rules: the channel does what concerns its own audio: decoding into its front end, feeding
 // its VAD, its cutter and silence trimming, copying cut pieces out of the ring into its queue
-// (they count against its share of the buffer limit), saying what a push did wrong. What that
+// (they count against its share of the buffer limit; a TRANSCRIBE or final span longer than
+// the longest turn is cut in bounded pieces that stay in the ring until each starts, so no
+// recognition ever holds one giant piece), saying what a push did wrong. What that
 // means for the protocol (messages, failing, ending) is the session's (ws-session.ts);
 // recognising the pieces is session-recognition.ts. Positions are absolute 16 kHz samples,
 // the same on every channel. Lifetime: the session's; `close` frees the native front end and
@@ -12,7 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import { describeNativeStatus, NativeStatus, StreamFrontEnd, type AudioFormat, type EndpointEvent } from '../engines/signal/signal.js';
 import type { SileroVad } from '../engines/vad/vad.js';
-import { type Piece, PieceQueue } from './piece-queue.js';
+import { type Piece, PieceQueue, type QueuedPiece } from './piece-queue.js';
 import { SAMPLES_PER_MS } from './session-time.js';
 import type { FrontEndCounters } from './session-types.js';
 import { SileroFeed } from './silero-feed.js';
@@ -40,6 +42,8 @@ export interface ChannelOptions {
   readonly format: AudioFormat;
   readonly vadType: VadType;
   readonly maxBufferBytes: number;
+  /** TRANSCRIBE and final spans longer than this are cut in pieces of at most this (the longest turn). */
+  readonly maxPieceSamples: number;
   readonly endpointing: { readonly minSilenceMs: number; readonly maxSpeechMs: number };
   readonly silero: SileroVad | null;
   readonly session: ChannelSession;
@@ -71,6 +75,7 @@ export class SessionChannel {
   readonly #events: EndpointEvent[] = [];
   readonly #session: ChannelSession;
   readonly #onVadEvent: (event: EndpointEvent) => void;
+  readonly #maxPieceSamples: number;
   #lastPartialAt = 0;
   #badStreamReported = false;
 
@@ -80,6 +85,7 @@ export class SessionChannel {
     this.label = options.name === null ? {} : { channel: options.index, speaker: options.name };
     this.#session = options.session;
     this.#onVadEvent = options.onVadEvent;
+    this.#maxPieceSamples = Math.max(1, options.maxPieceSamples);
     this.#cutter = new TurnCutter(cutterOptionsFor(options.vadType));
     this.#frontEnd = new StreamFrontEnd({
       format: options.format,
@@ -203,7 +209,20 @@ export class SessionChannel {
     // Only audio the VAD has judged (Silero answers asynchronously) may be trimmed as silence.
     const analysed = this.#silero !== null ? this.#silero.analysed : this.#frontEnd.writePosition;
     const until = this.#cutter.trim(analysed);
-    if (until !== null) this.#frontEnd.discardUntil(until);
+    if (until !== null) this.#discardUntil(until);
+  }
+
+  /** Lets the ring drop audio before `position`, but never what a queued piece still reads from it. */
+  #discardUntil(position: number): void {
+    const floor = this.#pieces.ringFloor;
+    this.#frontEnd.discardUntil(floor === null ? position : Math.min(position, floor));
+  }
+
+  /** A span of the ring as float samples (a copy the pool may read until the piece settles). */
+  #copy(start: number, end: number): Float32Array {
+    const audio = new Float32Array(end - start);
+    if (audio.length > 0) this.#frontEnd.peek(start, audio);
+    return audio;
   }
 
   /** A VAD event through the cutter: a turn started (partials wait from now on), or a piece to queue. */
@@ -225,21 +244,36 @@ export class SessionChannel {
   }
 
   /**
-   * Copies a cut span out of the ring, lets the ring discard it, and queues it. False when the
-   * channel then holds more than its buffer (ring + pieces), unless it is the final piece.
+   * Copies a cut span out of the ring, lets the ring discard it, and queues it. A TRANSCRIBE or
+   * final span longer than the longest turn becomes pieces of equal length at most that long:
+   * TRANSCRIBE pieces, the last of a final span the final piece; they stay in the ring and are
+   * copied one at a time as they start. False when the channel then holds more than its buffer
+   * (ring + pieces), unless it is the final piece.
    */
   queue(cut: CutPiece, automatic: boolean): boolean {
     const frontEnd = this.#frontEnd;
-    const audio = new Float32Array(cut.end - cut.start);
-    if (audio.length > 0) frontEnd.peek(cut.start, audio);
-    frontEnd.discardUntil(this.#cutter.committed);
-    this.#pieces.push({ ...cut, audio, cutAt: performance.now(), automatic });
+    const cutAt = performance.now();
+    const span = cut.end - cut.start;
+    if (cut.kind === 'turn' || span <= this.#maxPieceSamples) {
+      this.#pieces.push({ ...cut, audio: this.#copy(cut.start, cut.end), cutAt, automatic });
+    } else {
+      const count = Math.ceil(span / this.#maxPieceSamples);
+      for (let i = 0; i < count; i++) {
+        const start = cut.start + Math.round((span * i) / count);
+        const end = cut.start + Math.round((span * (i + 1)) / count);
+        const kind = i === count - 1 ? cut.kind : 'transcribe';
+        this.#pieces.push({ kind, turnId: null, start, end, audio: null, cutAt, forcedSplit: false, automatic });
+      }
+    }
+    this.#discardUntil(this.#cutter.committed);
     const held = frontEnd.buffered + this.#pieces.heldSamples;
     return held <= frontEnd.maxBufferSamples || cut.kind === 'final';
   }
 
   /** CLEAR: the ring is emptied; the cutter and Silero go on from the write position. */
   clear(): void {
+    // Pieces still in the ring are copied out first: TRANSCRIBE before CLEAR is still answered.
+    this.#pieces.copyQueued((piece) => this.#copy(piece.start, piece.end));
     this.#frontEnd.clear();
     const position = this.#frontEnd.writePosition;
     this.#cutter.clear(position);
@@ -255,6 +289,8 @@ export class SessionChannel {
     const pieces = this.#pieces;
     const cutter = this.#cutter;
     pieces.dropQueued();
+    // Nothing reads the ring any more: its storage goes back to the initial size.
+    this.#frontEnd.clear();
     const inFlight = pieces.inFlight;
     if (inFlight === null || inFlight.kind === 'partial') this.finished = true;
     else if (inFlight.kind !== 'final') {
@@ -268,7 +304,13 @@ export class SessionChannel {
 
   /** The next queued piece, now in flight; null while one is in flight or none waits. */
   nextPiece(): Piece | null {
-    return this.#pieces.next();
+    let fromRing = false;
+    const piece = this.#pieces.next((queued: QueuedPiece) => {
+      fromRing = true;
+      return this.#copy(queued.start, queued.end);
+    });
+    if (fromRing) this.#discardUntil(this.#cutter.committed);
+    return piece;
   }
 
   /** The piece in flight settled. */
@@ -303,6 +345,11 @@ export class SessionChannel {
   /** Audio samples waiting for an answer that counts (partials excluded). */
   get pendingSamples(): number {
     return this.#pieces.pendingSamples;
+  }
+
+  /** Bytes of memory the channel's audio takes: the ring's storage (16-bit) and the pieces' copies (32-bit float). */
+  get heldBytes(): number {
+    return this.#frontEnd.closed ? 0 : this.#frontEnd.capacity * 2 + this.#pieces.heldSamples * 4;
   }
 
   /** Pieces queued plus the one in flight. */

@@ -42,6 +42,8 @@ export function readyMessage(facts: ReadyFacts): ReadyMessage {
       max_session_seconds: limits.wsSessionSeconds,
       max_messages_per_second: limits.wsMessagesPerSecond,
       max_bytes_per_second: limits.wsBytesPerSecond,
+      max_audio_speed: limits.wsMaxAudioSpeed,
+      audio_burst_seconds: limits.wsAudioBurstSeconds,
       max_message_bytes: limits.wsMaxMessageBytes,
       max_buffer_bytes: limits.wsMaxBufferBytes,
       idle_timeout_seconds: limits.wsIdleTimeoutSeconds,

@@ -63,6 +63,8 @@ export interface SessionDeps {
     /** A partial result not computed under overload, and the audio seconds it would have decoded. */
     partialSkipped?(audioSeconds: number): void;
   };
+  /** The bytes of memory the session's audio takes now (rings and pieces), for the process bound; 0 once failed or done. */
+  readonly heldAudio?: (bytes: number) => void;
   /** Overload: false while the gateway computes no partials (finals and turns always run). */
   readonly partialsAllowed?: () => boolean;
 }

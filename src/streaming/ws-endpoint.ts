@@ -14,6 +14,10 @@
 // WS_RESUME_WINDOW_SECONDS. A connection with `resume_token` of the same key attaches to it
 // (taking it over from an older socket that is still open), gets `resumed` and what it missed;
 // when the window ends the session is finished as if the client had left.
+//
+// Held audio (held-audio.ts): sessions report what their audio takes in memory; past
+// WS_MAX_PROCESS_BUFFER_BYTES the session holding the most fails (1009), and near it new
+// sessions are refused (1013), like the capacity refusal.
 import { performance } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
 import type { Principal } from '../platform/auth/principal.js';
@@ -40,6 +44,7 @@ import { errorMessage } from './session-errors.js';
 import { StreamSession, type SessionOutcome } from './ws-session.js';
 import { logRefusal, SessionLog, sessionLogger } from './ws-session-log.js';
 import { wsReadCeiling } from './ws-limits.js';
+import { HELD_AUDIO_RETRY_AFTER_SECONDS, HeldAudio } from './held-audio.js';
 
 export const WS_PATH = '/v1/ws/transcribe';
 const TICK_MS = 50;
@@ -67,6 +72,8 @@ export class WsEndpoint {
   private closing = false;
   /** Live capacity from measured inference cost; its level drives partials, batching and admission. */
   readonly capacity: StreamCapacity;
+  /** The audio the live sessions hold in memory, against the process bound. */
+  readonly heldAudio: HeldAudio<StreamSession>;
   private level: OverloadLevel = 'normal';
   /** Native front-end counters that ended sessions left, by the format they opened with (metrics). */
   private readonly endedNative = new Map<string, FrontEndCounters>();
@@ -82,6 +89,7 @@ export class WsEndpoint {
       maxQueueWaitMs: overload.maxInferenceWaitMs,
       maxSessions: overload.wsMaxSessions,
     });
+    this.heldAudio = new HeldAudio(deps.config.limits.wsMaxProcessBufferBytes);
     this.metrics = deps.metrics
       ? new WsMetrics(
           deps.metrics,
@@ -212,7 +220,7 @@ export class WsEndpoint {
     // Capacity is checked here, where the count of live sessions is exact (no upgrade in between);
     // the refused socket's connection slot is given back by `closed`.
     const now = performance.now();
-    const admission = this.capacity.admit(now, this.live.size, this.warmSessions(now));
+    const admission = this.heldAudio.near ? this.heldAudioRefusal() : this.capacity.admit(now, this.live.size, this.warmSessions(now));
     if (!admission.admitted) {
       const retryAfter = admission.retryAfterSeconds;
       const error = new ApiError('server_overloaded', { message: `The server is at capacity: ${admission.reason}. Try again in ${retryAfter} s.`, retryAfter });
@@ -240,6 +248,7 @@ export class WsEndpoint {
       streaming: config.streaming,
       logger: log.logger,
       partialsAllowed: () => this.level === 'normal',
+      heldAudio: (bytes) => this.noteHeldAudio(session, bytes),
       observe: {
         turnLatency: (ms) => this.metrics?.turnLatency.observe(ms / 1000),
         piece: (kind, ms, audioSeconds, inference) => {
@@ -257,6 +266,7 @@ export class WsEndpoint {
       },
       onComplete: (outcome) => {
         this.live.delete(session);
+        this.heldAudio.delete(session);
         if (this.metrics) {
           const ended = this.endedNative.get(settings.format) ?? zeroFrontEndCounters();
           this.endedNative.set(settings.format, addFrontEndCounters(ended, session.frontEndCounters()));
@@ -279,6 +289,28 @@ export class WsEndpoint {
     this.senders.add(sender);
     sender.send(session.readyMessage(resume));
     log.opened(settings);
+  }
+
+  /** Refusal of a new session while the live ones hold nearly all the audio the process may. */
+  private heldAudioRefusal(): { admitted: false; reason: string; retryAfterSeconds: number } {
+    const { totalBytes, maxBytes } = this.heldAudio;
+    const reason = `the live sessions hold ${mb(totalBytes)} MB of audio, near this server's limit of ${mb(maxBytes)} MB`;
+    return { admitted: false, reason, retryAfterSeconds: HELD_AUDIO_RETRY_AFTER_SECONDS };
+  }
+
+  /** A session's held audio changed; past the process bound the sessions holding the most fail (1009) until it holds again. */
+  private noteHeldAudio(session: StreamSession, bytes: number): void {
+    if (!this.live.has(session)) return;
+    this.heldAudio.set(session, bytes);
+    while (this.heldAudio.over) {
+      // A session whose client left cannot fail: it only decodes what it holds, and frees it.
+      const largest = this.heldAudio.largest((held) => held.failable);
+      if (largest === null) return;
+      const message = `This server holds more buffered audio than its limit of ${mb(this.heldAudio.maxBytes)} MB, and this session holds the most (${mb(this.heldAudio.heldBy(largest))} MB).`;
+      largest.fail(new ApiError('buffer_limit_exceeded', { message }));
+      // A failed session frees its ring and drops its queued pieces; the piece in flight is bounded.
+      this.heldAudio.set(largest, 0);
+    }
   }
 
   /** The socket's sender; a slow reader fails the session it carries. */
@@ -392,3 +424,4 @@ export class WsEndpoint {
 }
 
 const round2 = (v: number): number => Math.round(v * 100) / 100;
+const mb = (bytes: number): number => Math.round(bytes / 100_000) / 10;

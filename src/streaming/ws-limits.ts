@@ -1,6 +1,7 @@
 // Per-connection limits on client messages (spec: Limits): the size of one message, the
-// message/byte rate windows, and the size uWS reads a message up to (wsReadCeiling). Open
-// sessions per key are src/platform/limits/connection-slots.ts.
+// message/byte rate windows, the audio speed (decoded audio against wall time, a token
+// bucket), and the size uWS reads a message up to (wsReadCeiling). Open sessions per key are
+// src/platform/limits/connection-slots.ts; the audio the whole process holds is held-audio.ts.
 import type { Limits } from '../platform/config/config.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import type { ErrorCode } from '../platform/errors/error-registry.js';
@@ -8,9 +9,27 @@ import type { ErrorCode } from '../platform/errors/error-registry.js';
 /** The size limit and the rate windows of one connection. */
 export class MessageLimits {
   readonly #rate: RateWindow;
+  readonly #speed: AudioSpeedLimit;
 
-  constructor(private readonly limits: Pick<Limits, 'wsMaxMessageBytes' | 'wsMessagesPerSecond' | 'wsBytesPerSecond'>) {
+  constructor(
+    private readonly limits: Pick<Limits, 'wsMaxMessageBytes' | 'wsMessagesPerSecond' | 'wsBytesPerSecond' | 'wsMaxAudioSpeed' | 'wsAudioBurstSeconds'>,
+    now: number,
+  ) {
     this.#rate = new RateWindow(limits.wsMessagesPerSecond, limits.wsBytesPerSecond);
+    this.#speed = new AudioSpeedLimit(limits.wsMaxAudioSpeed, limits.wsAudioBurstSeconds, now);
+  }
+
+  /** Counts `audioMs` of decoded audio that arrived at `now`; audio_rate_exceeded when it runs too far ahead of real time. */
+  admitAudio(audioMs: number, now: number): ApiError | null {
+    if (this.#speed.admit(audioMs, now)) return null;
+    const { wsMaxAudioSpeed, wsAudioBurstSeconds } = this.limits;
+    const message = `Audio arrives faster than ${wsMaxAudioSpeed} times real time (more than ${wsAudioBurstSeconds} s ahead): send it at most that fast.`;
+    return new ApiError('audio_rate_exceeded', { message });
+  }
+
+  /** A new connection carries the session on (resume): its audio allowance starts full again. */
+  newConnection(now: number): void {
+    this.#speed.refill(now);
   }
 
   /** Counts one message of `bytes` (audio when binary); returns the limit it breaches, or null. */
@@ -51,6 +70,37 @@ export class RateWindow {
     if (this.messages > this.messagesPerSecond) return 'message_rate_exceeded';
     if (this.bytes > this.bytesPerSecond) return 'audio_rate_exceeded';
     return null;
+  }
+}
+
+/**
+ * A token bucket over stream time: it holds `burstSeconds` of audio (full at the start), and
+ * refills at `speed` seconds of audio per wall second. Audio beyond it is refused. 0: no limit.
+ */
+export class AudioSpeedLimit {
+  #tokensMs: number;
+  #at: number;
+
+  constructor(
+    private readonly speed: number,
+    private readonly burstSeconds: number,
+    now: number,
+  ) {
+    this.#tokensMs = burstSeconds * 1000;
+    this.#at = now;
+  }
+
+  /** Counts `audioMs` arrived at `now`; false when the bucket ran dry. */
+  admit(audioMs: number, now: number): boolean {
+    if (this.speed <= 0) return true;
+    this.#tokensMs = Math.min(this.burstSeconds * 1000, this.#tokensMs + Math.max(0, now - this.#at) * this.speed) - audioMs;
+    this.#at = now;
+    return this.#tokensMs >= 0;
+  }
+
+  refill(now: number): void {
+    this.#tokensMs = this.burstSeconds * 1000;
+    this.#at = now;
   }
 }
 

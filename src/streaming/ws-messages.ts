@@ -40,6 +40,8 @@ export const ReadyMessage = Type.Object(
       max_session_seconds: Type.Integer(),
       max_messages_per_second: Type.Integer(),
       max_bytes_per_second: Type.Integer(),
+      max_audio_speed: Type.Number({ description: 'WS_MAX_AUDIO_SPEED: decoded audio may arrive at most this many times real time (0: no limit)' }),
+      audio_burst_seconds: Type.Integer({ description: 'WS_AUDIO_BURST_SECONDS: how far ahead of real time audio may run at once' }),
       max_message_bytes: Type.Integer(),
       max_buffer_bytes: Type.Integer(),
       idle_timeout_seconds: Type.Integer(),

@@ -8,7 +8,10 @@
 //   recognised. A state moves before anything is sent: a send may re-enter the session
 //   (a slow consumer fails it) and must find the new state.
 // - Audio goes into the channels (session-audio.ts, session-channel.ts: ring, VAD, cutter,
-//   pieces); their rings and queued pieces count against the buffer limit (1009 beyond).
+//   pieces); their rings and queued pieces count against the buffer limit (1009 beyond), and
+//   what they take in memory is reported to the endpoint (`heldAudio`: the process bound).
+//   Decoded audio is metered against wall time (WS_MAX_AUDIO_SPEED, 4029 beyond).
+// - Text messages are commands; one that is not valid UTF-8 fails the session (1007).
 //   Messages about a channel carry `channel` and `speaker` (never in a mono session).
 // - Resuming (docs/streaming.md "Resuming a session"): the endpoint may keep an `open` session
 //   without a socket (its sink, a SessionOutbox, holds what it sends) and attach another one;
@@ -26,7 +29,7 @@ import { SessionOverlaps } from './session-overlaps.js';
 import { readyMessage } from './session-ready.js';
 import { SessionRecognition } from './session-recognition.js';
 import { SessionStats } from './session-stats.js';
-import { toMs } from './session-time.js';
+import { SAMPLES_PER_MS, toMs } from './session-time.js';
 import { SessionTranscript } from './session-transcript.js';
 import type { FrontEndCounters, SessionDeps } from './session-types.js';
 import type { CutPiece } from './turn-cutter.js';
@@ -37,6 +40,8 @@ import type { SessionSettings } from './ws-query.js';
 import type { SessionSink } from './ws-sender.js';
 
 export type { PieceKind } from './piece-queue.js';
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export type { SessionDeps, SessionOutcome } from './session-types.js';
 
 export class StreamSession {
@@ -73,7 +78,7 @@ export class StreamSession {
     private readonly deps: SessionDeps,
   ) {
     const { limits, streaming } = deps;
-    this.limits = new MessageLimits(limits);
+    this.limits = new MessageLimits(limits, this.startedAt);
     this.flow = new SessionFlow(streaming.lagWarningMs);
     const count = settings.channels;
     this.openedFormat = settings.format;
@@ -136,11 +141,15 @@ export class StreamSession {
   }
 
   private onAudio(data: ArrayBuffer | Uint8Array, bytes: number, now: number): void {
+    const before = this.audio.writePosition;
     const pushed = this.audio.push(data);
     this.flow.received(bytes);
     this.statistics.noteArrival(this.audio.writePosition, now);
     if (this.audio.reportPush(pushed)) return this.fail(new ApiError('buffer_limit_exceeded'));
+    const tooFast = this.limits.admitAudio((this.audio.writePosition - before) / SAMPLES_PER_MS, now);
+    if (tooFast !== null) return this.fail(tooFast);
     this.audio.afterAppend();
+    this.reportHeld();
     if (this.state !== 'open') return;
     this.sendAck(now, false);
   }
@@ -150,7 +159,13 @@ export class StreamSession {
       const message = `Text messages are commands of at most ${MAX_COMMAND_BYTES} bytes; send audio as binary messages.`;
       return this.sendError(new ApiError('invalid_command', { message }), null);
     }
-    const command = parseCommand(Buffer.from(data).toString('utf8'));
+    let text: string;
+    try {
+      text = UTF8.decode(data);
+    } catch {
+      return this.fail(new ApiError('invalid_frame_payload', { message: 'A text message is not valid UTF-8; commands are UTF-8 text, audio goes in binary messages.' }));
+    }
+    const command = parseCommand(text);
     switch (command.kind) {
       case 'ping':
         this.sink.send({ type: 'pong', server_time: new Date().toISOString() });
@@ -215,6 +230,12 @@ export class StreamSession {
     const automatic = cut.kind === 'turn' && this.audio.format === 'opus_raw_16k';
     if (!channel.queue(cut, automatic)) return this.fail(new ApiError('buffer_limit_exceeded'));
     this.recognition.pump(channel);
+    this.reportHeld();
+  }
+
+  /** What the session's audio takes in memory, for the process bound (nothing once failed or done). */
+  private reportHeld(): void {
+    this.deps.heldAudio?.(this.failure !== null || this.state === 'done' ? 0 : this.audio.heldBytes);
   }
 
   private clear(): void {
@@ -223,6 +244,7 @@ export class StreamSession {
       this.transcript.resetPartial(channel.index);
     }
     this.overlaps?.clear(this.audio.writePosition);
+    this.reportHeld();
   }
 
   // ---- timers (driven by the endpoint's ticker) ---------------------------------------
@@ -243,6 +265,8 @@ export class StreamSession {
       if (this.flow.unacknowledged) this.sendAck(now, false);
       for (const channel of this.channels) this.recognition.maybePartial(channel, now);
     }
+    // Pieces settle between ticks: the figure follows within one.
+    this.reportHeld();
     this.reportLag(now);
   }
 
@@ -292,6 +316,7 @@ export class StreamSession {
     this.sendError(error, code);
     this.sink.close(code, closeReason(error));
     for (const channel of this.channels) channel.abandon();
+    this.reportHeld();
     this.completeWhenAllFinished();
   }
 
@@ -310,6 +335,11 @@ export class StreamSession {
     return toMs(this.audio.writePosition);
   }
 
+  /** Whether `fail` would end it now (open, or ending after END). */
+  get failable(): boolean {
+    return this.state === 'open' || this.state === 'ending';
+  }
+
   /** Whether a new connection may carry this session on (not ending, failed or done). */
   get resumable(): boolean {
     return this.state === 'open';
@@ -324,6 +354,7 @@ export class StreamSession {
     if (offset !== null && offset > received) return null;
     this.discardBytes = offset === null ? 0 : received - offset;
     this.lastClientMessageAt = performance.now();
+    this.limits.newConnection(this.lastClientMessageAt);
     return this.discardBytes;
   }
 
@@ -363,6 +394,7 @@ export class StreamSession {
     }
     const audioSeconds = this.audio.writePosition / 16_000;
     this.audio.close();
+    this.reportHeld();
     const failure = this.failure;
     this.deps.onComplete({
       status: failure === null ? 'completed' : 'failed',

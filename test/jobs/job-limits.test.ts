@@ -38,19 +38,27 @@ describe('job admission limits', () => {
   });
 
   it("answers 429 daily_quota_exceeded once the day's audio minutes are used", async () => {
-    const client = new JobsClient(gw.url, await gw.key({ account: 'thrifty' }));
+    // 8.1 s a day: the first 8.14 s file fits (a second of slack), and uses the day up.
+    const client = new JobsClient(gw.url, await gw.key({ account: 'thrifty', limits: { dailyAudioMinutes: 0.135 } }));
     const first = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am', mode: 'sync' });
     expect(first.body.status).toBe('completed');
-    const second = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am', mode: 'sync' });
-    expect(second.body.status).toBe('completed'); // 8 s used of 12 s: still admitted
-    const third = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am' });
-    expect(third.status).toBe(429);
-    expect(third.body.error.code).toBe('daily_quota_exceeded');
+    const second = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am' });
+    expect(second.status).toBe(429);
+    expect(second.body.error.code).toBe('daily_quota_exceeded');
     const secondsToMidnight = 86_400 - ((Date.now() / 1000) % 86_400);
-    expect(Math.abs(third.body.error.retry_after - secondsToMidnight)).toBeLessThan(5);
+    expect(Math.abs(second.body.error.retry_after - secondsToMidnight)).toBeLessThan(5);
     const usage = (await (await fetch(`${gw.url}/v1/usage`, { headers: client.headers() })).json()) as Record<string, any>;
-    expect(usage['daily_minutes_used']).toBeGreaterThan(0.25);
-    expect(usage['daily_minutes_limit']).toBe(0.2);
-    expect(usage['history'].at(-1).jobs).toBe(2);
+    expect(usage['daily_minutes_used']).toBeGreaterThan(0.135);
+    expect(usage['daily_minutes_limit']).toBe(0.135);
+    expect(usage['history'].at(-1).jobs).toBe(1);
+  });
+
+  it('fails a job whose probed audio is more than the quota left, before decoding it', async () => {
+    // 12 s a day (the server's DAILY_AUDIO_MINUTES): 3.9 s are left after the first file.
+    const client = new JobsClient(gw.url, await gw.key({ account: 'thrifty' }));
+    expect((await client.submitFile(audioFixture('speech-am.wav'), { language: 'am', mode: 'sync' })).body.status).toBe('completed');
+    const second = await client.submitFile(audioFixture('speech-am.wav'), { language: 'am', mode: 'sync' });
+    expect(second.body.status).toBe('failed');
+    expect(second.body.error).toMatchObject({ type: 'rate_limit_error', code: 'daily_quota_exceeded' });
   });
 });

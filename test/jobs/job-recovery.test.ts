@@ -136,7 +136,8 @@ describe('graceful shutdown with mode=sync callers waiting', () => {
     // A grace over 5 s: the old shutdown drained requests (the sync callers) and then the jobs, each for the whole
     // grace, and its forced exit (grace + 5 s) came first.
     const graceMs = 6_000;
-    const { dataDir, key, server, client } = await firstServer('sigterm-sync', { SHUTDOWN_GRACE_MS: String(graceMs), JOB_WORKERS: '2' });
+    // JOB_WORKERS=3: both jobs run at once (one account holds JOB_WORKERS - 1 workers).
+    const { dataDir, key, server, client } = await firstServer('sigterm-sync', { SHUTDOWN_GRACE_MS: String(graceMs), JOB_WORKERS: '3' });
     const answers = [client.submitFile(longAudio, { language: 'am', mode: 'sync' }), client.submitFile(longAudio, { language: 'am', mode: 'sync' })];
     const ids = await jobsStarted(server, 2);
     const signalledAt = Date.now();

@@ -11,8 +11,11 @@ rate of 1.5 s windows of those groups (cosine after centring and the discriminan
 i-vectors and for the MFCC mean/deviation statistics, so the embedding can be compared on speakers
 neither part was trained on.
 """
-import argparse, json, time
+import argparse, json, os, sys, time
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common'))
+from discriminant import lda  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument('frames')
@@ -160,31 +163,6 @@ def ivectors(rows_of_utts):
     N, F, owners = window_stats(rows_of_utts)
     Wv, _ = extract(N, F, T)
     return Wv, owners
-
-
-def lda(Xs, ys, dims):
-    groups = sorted(set(ys))
-    mu_all = Xs.mean(0)
-    d = Xs.shape[1]
-    Sw, Sb = np.zeros((d, d)), np.zeros((d, d))
-    for g in groups:
-        Xg = Xs[ys == g]
-        mg = Xg.mean(0)
-        Sw += (Xg - mg).T @ (Xg - mg)
-        Sb += len(Xg) * np.outer(mg - mu_all, mg - mu_all)
-    Sw /= len(Xs)
-    Sb /= len(Xs)
-    Sw += 1e-3 * np.eye(d) * np.trace(Sw) / d
-    ev, evec = np.linalg.eigh(Sw)
-    wh = evec @ np.diag(ev ** -0.5) @ evec.T
-    bv, bvec = np.linalg.eigh(wh @ Sb @ wh)
-    order = np.argsort(-bv)
-    k = min(dims, len(groups) - 1)
-    P = wh @ bvec[:, order[:k]]
-    for j in range(k):
-        if P[np.argmax(np.abs(P[:, j])), j] < 0:
-            P[:, j] = -P[:, j]
-    return P, bv[order[:k]]
 
 
 def eer(E, ys):

@@ -30,6 +30,7 @@ export interface BatchRouteDeps {
   readonly library: MediaLibrary;
   readonly guard: OutboundGuard;
   readonly ffprobe: string;
+  readonly ffmpeg: string;
   readonly defaultLanguage: string;
   readonly limits: Limits;
 }
@@ -153,7 +154,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
         const form = await readMultipart<StoredPart>(ctx.exchange, {
           maxFileBytes: limits.maxAudioBytes,
           maxFiles: limits.batchMaxFiles,
-          onFile: (file) => storePart(deps, prefixOf, file, key !== null),
+          onFile: (file) => storePart(deps, prefixOf, file, key !== null, ctx.signal),
           discard: async (part) => deps.storage.deletePrefix(prefixOf(part.id)),
         });
         const parts = form.files;
@@ -219,7 +220,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
 }
 
 /** Stores one part under its own child job's prefix; a part that is not audio is remembered as refused. */
-async function storePart(deps: BatchRouteDeps, prefixOf: (id: string) => string, file: MultipartFile, hash: boolean): Promise<StoredPart> {
+async function storePart(deps: BatchRouteDeps, prefixOf: (id: string) => string, file: MultipartFile, hash: boolean, signal: AbortSignal): Promise<StoredPart> {
   const id = newJobId();
   const filename = file.filename || `file-${id}`;
   if (file.field !== 'files') {
@@ -230,10 +231,11 @@ async function storePart(deps: BatchRouteDeps, prefixOf: (id: string) => string,
   const sha256 = (): string | null => hashed?.sha256() ?? null;
   try {
     const checked = await storeCheckedAudio(
-      { storage: deps.storage, asr: deps.asr, ffprobe: deps.ffprobe, probeTimeoutSeconds: deps.limits.probeTimeoutSeconds },
+      { storage: deps.storage, asr: deps.asr, ffprobe: deps.ffprobe, ffmpeg: deps.ffmpeg, probeTimeoutSeconds: deps.limits.probeTimeoutSeconds },
       `${prefixOf(id)}/audio`,
       hashed?.stream ?? file.stream,
-      { maxBytes: deps.limits.maxAudioBytes, describe: filename, param: 'files', declaredType: file.mimeType },
+      // The signal (the client went away) stops the write and removes what was written.
+      { maxBytes: deps.limits.maxAudioBytes, describe: filename, param: 'files', declaredType: file.mimeType, signal },
     );
     return { id, filename, sha256: sha256(), stored: { key: checked.object.key, size: checked.object.size } };
   } catch (error) {

@@ -43,11 +43,12 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
         201: { description: 'The stored file (status ready)', schema: MediaFileSchema },
         422: { description: 'validation_error' },
       },
-      handler: async ({ exchange, principal }) => {
+      handler: async ({ exchange, principal, signal }) => {
         const form = await readMultipart<MediaRecord>(exchange, {
           maxFileBytes: limits.maxAudioBytes,
           maxFiles: 1,
-          onFile: (file) => library.upload(principal!, file, file.field),
+          // The signal: a client gone mid-upload stops the write (its temporary file is removed).
+          onFile: (file) => library.upload(principal!, file, file.field, signal),
           discard: (record) => library.delete(record.id, record.accountId),
         });
         const record = form.files[0];

@@ -112,6 +112,7 @@ export function storeAudioUpload(
   file: { filename: string; mimeType: string; stream: NodeJS.ReadableStream },
   field: string,
   log?: Logger,
+  signal?: AbortSignal,
 ): Promise<{ key: string; size: number; filename: string | null; channels: number }> {
   const capture = headCapture();
   return (async () => {
@@ -119,9 +120,11 @@ export function storeAudioUpload(
     const source = pipeline(file.stream as Readable, capture).catch((error: unknown) => {
       capture.destroy(error as Error);
     });
+    // The signal (the client went away) stops the write and removes what was written.
     const stored = await deps.storage.put(key, capture, {
       contentType: file.mimeType,
       maxBytes: deps.limits.maxAudioBytes,
+      ...(signal ? { signal } : {}),
     });
     await source;
     const refuse = async (detail: string): Promise<never> => {
@@ -227,9 +230,9 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
               file.stream.resume();
               throw new ApiError('invalid_field_value', { message: `Unexpected file field '${file.field}'; send the audio as 'file'.`, param: file.field });
             }
-            if (key === null) return { ...(await storeAudioUpload(deps, audioKey, file, 'file', ctx.log)), sha256: null };
+            if (key === null) return { ...(await storeAudioUpload(deps, audioKey, file, 'file', ctx.log, ctx.signal)), sha256: null };
             const hashed = hashingStream(file.stream);
-            return { ...(await storeAudioUpload(deps, audioKey, { ...file, stream: hashed.stream }, 'file', ctx.log)), sha256: hashed.sha256() };
+            return { ...(await storeAudioUpload(deps, audioKey, { ...file, stream: hashed.stream }, 'file', ctx.log, ctx.signal)), sha256: hashed.sha256() };
           },
           discard: async (stored) => deps.storage.delete(stored.key),
         });

@@ -202,7 +202,7 @@ export const CONFIG_TABLE = {
     MAX_AUDIO_BYTES: bytes(500 * MB, 1024, 1e12, 'upload and audio size'),
     MAX_AUDIO_SECONDS: integer(4 * 3600, 1, 7 * DAY, {
       description:
-        "longest audio per file, by its probed duration before any work and by what is decoded (400 `file_too_large` beyond; a WAV header stating a sample rate under 8 kHz or over 192 kHz is 400 `invalid_audio_format`); the daily quota is charged the decoded duration",
+        'longest audio per file, by its probed duration before any work and by what is decoded (400 `file_too_large` beyond; a WAV header stating a sample rate under 8 kHz or over 192 kHz is 400 `invalid_audio_format`); the daily quota is charged the decoded duration',
     }),
     MAX_JSON_BODY_BYTES: bytes(1 * MB, 1024, 100 * MB, 'JSON and form request bodies'),
     LIST_MAX_LIMIT: integer(200, 1, 10_000, 'largest page of a list'),
@@ -231,6 +231,21 @@ export const CONFIG_TABLE = {
     WS_MAX_BYTES_PER_SECOND: bytes(1 * MB, 1024, 1e10, 'audio bytes per second per connection'),
     WS_MAX_MESSAGE_BYTES: bytes(1 * MB, 1024, 100 * MB, 'one WebSocket message'),
     WS_MAX_BUFFER_BYTES: bytes(50 * MB, 1024, 1e10, 'buffered audio per session (close 1009 beyond)'),
+    WS_MAX_AUDIO_SPEED: decimal(4, 0, 1000, {
+      description:
+        'audio per connection at most this many times real time, measured on the decoded stream (token bucket; 4029 `audio_rate_exceeded` beyond); `0`: only `WS_MAX_BYTES_PER_SECOND`',
+    }),
+    WS_AUDIO_BURST_SECONDS: integer(
+      60,
+      1,
+      DAY,
+      'seconds of audio a connection may send ahead of real time at once (the bucket of `WS_MAX_AUDIO_SPEED`: a start or a resumed backlog)',
+    ),
+    WS_MAX_PROCESS_BUFFER_BYTES: bytes(0, 0, 1e13, {
+      description:
+        'audio all WebSocket sessions of this process may hold (rings and pieces); beyond it the session holding the most closes 1009 `buffer_limit_exceeded`, and from 90 % of it new sessions are refused (1013)',
+      defaultText: '`0` (an eighth of the memory: the cgroup limit, else the RAM)',
+    }),
     WS_IDLE_TIMEOUT_SECONDS: integer(300, 1, DAY, 'seconds without a client message before a WebSocket session is finished and closed (1000)'),
   }),
   ...inSection('streaming', {

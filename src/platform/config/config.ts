@@ -171,6 +171,11 @@ export interface Limits {
   readonly wsBytesPerSecond: number;
   readonly wsMaxMessageBytes: number;
   readonly wsMaxBufferBytes: number;
+  /** Audio speed limit per connection, times real time (0: off), and the seconds ahead of real time it allows at once. */
+  readonly wsMaxAudioSpeed: number;
+  readonly wsAudioBurstSeconds: number;
+  /** Audio all sessions of the process may hold; 0: derived from the memory (src/streaming/held-audio.ts). */
+  readonly wsMaxProcessBufferBytes: number;
   readonly wsIdleTimeoutSeconds: number;
 }
 
@@ -286,6 +291,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       wsBytesPerSecond: v.WS_MAX_BYTES_PER_SECOND,
       wsMaxMessageBytes: v.WS_MAX_MESSAGE_BYTES,
       wsMaxBufferBytes: v.WS_MAX_BUFFER_BYTES,
+      wsMaxAudioSpeed: v.WS_MAX_AUDIO_SPEED,
+      wsAudioBurstSeconds: v.WS_AUDIO_BURST_SECONDS,
+      wsMaxProcessBufferBytes: v.WS_MAX_PROCESS_BUFFER_BYTES,
       wsIdleTimeoutSeconds: v.WS_IDLE_TIMEOUT_SECONDS,
     },
     streaming: {

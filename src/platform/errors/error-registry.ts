@@ -273,6 +273,12 @@ export const ERROR_REGISTRY = define({
     type: 'invalid_request_error',
     message: 'Unknown WebSocket command. Commands: FORMAT:<format>, TRANSCRIBE, END, CLEAR, PING.',
   },
+  invalid_frame_payload: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'A WebSocket text message is not valid UTF-8.',
+    wsClose: 1007,
+  },
   invalid_audio_data: {
     status: 400,
     type: 'invalid_request_error',

@@ -33,6 +33,11 @@ export interface FileStorage {
   deletePrefix(prefix: string): Promise<void>;
   health(): Promise<{ ok: boolean; detail?: string }>;
   /**
+   * Removes temporary files of writes that never finished (a process killed mid-upload) last
+   * touched before `before`; returns how many. Absent where writes leave nothing behind (S3).
+   */
+  sweepPartials?(before: Date): Promise<number>;
+  /**
    * A URL that serves the object (with Range) straight from the backend, valid `expiresInSeconds`;
    * absent where the gateway must serve the bytes itself (local files).
    */

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile, readFile, access, constants } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat, writeFile, readFile, access, constants } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -14,9 +14,14 @@ import { assertStorageKey, type ByteRange, type FileStorage, type StoredObject }
  * `.meta` file beside it, written the same way. Nothing is kept in memory between calls, so
  * several gateway processes may share the folder (a shared volume).
  */
+/** The temporary name a write goes to until it is complete. */
+const temporaryName = (path: string): string => `${path}.${randomBytes(6).toString('hex')}.partial`;
+/** What `temporaryName` makes, and nothing else. */
+const TEMPORARY_NAME = /\.[0-9a-f]{12}\.partial$/;
+
 /** Readers see the old text or the new, never a torn one. */
 async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${randomBytes(6).toString('hex')}.partial`;
+  const temporary = temporaryName(path);
   try {
     await writeFile(temporary, text);
     await rename(temporary, path);
@@ -41,7 +46,7 @@ export class LocalFileStorage implements FileStorage {
   async put(key: string, body: Readable, options: { contentType: string; maxBytes: number; signal?: AbortSignal }): Promise<StoredObject> {
     const target = this.path(key);
     await mkdir(dirname(target), { recursive: true });
-    const temporary = `${target}.${randomBytes(6).toString('hex')}.partial`;
+    const temporary = temporaryName(target);
     const limiter = new ByteLimiter(options.maxBytes);
     try {
       await pipeline(body, limiter, createWriteStream(temporary, { flags: 'wx' }), options.signal ? { signal: options.signal } : {});
@@ -57,7 +62,7 @@ export class LocalFileStorage implements FileStorage {
   async putBuffer(key: string, body: Buffer, contentType: string): Promise<StoredObject> {
     const target = this.path(key);
     await mkdir(dirname(target), { recursive: true });
-    const temporary = `${target}.${randomBytes(6).toString('hex')}.partial`;
+    const temporary = temporaryName(target);
     await writeFile(temporary, body);
     await writeAtomically(`${target}.meta`, JSON.stringify({ contentType }));
     await rename(temporary, target);
@@ -101,6 +106,33 @@ export class LocalFileStorage implements FileStorage {
   async deletePrefix(prefix: string): Promise<void> {
     // Another process may be writing into or removing the same folder: retry ENOTEMPTY and the like.
     await rm(this.path(prefix), { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  /**
+   * Temporary files are written to as their bytes arrive (and an idle connection is closed within
+   * seconds), so one untouched since `before` belongs to a write that died with its process.
+   */
+  async sweepPartials(before: Date): Promise<number> {
+    let entries: string[];
+    try {
+      entries = await readdir(this.root, { recursive: true });
+    } catch {
+      return 0; // no folder yet
+    }
+    let removed = 0;
+    for (const entry of entries) {
+      if (!TEMPORARY_NAME.test(entry)) continue;
+      const path = join(this.root, entry);
+      try {
+        const info = await stat(path);
+        if (!info.isFile() || info.mtimeMs >= before.getTime()) continue;
+        await rm(path, { force: true });
+        removed++;
+      } catch {
+        // gone meanwhile (finished or removed by another process)
+      }
+    }
+    return removed;
   }
 
   async health(): Promise<{ ok: boolean; detail?: string }> {

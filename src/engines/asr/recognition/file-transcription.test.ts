@@ -137,3 +137,31 @@ describe('transcribeFile with diarization', () => {
     expect(failedSeen.signal!.aborted).toBe(true);
   });
 });
+
+describe('transcribeFile duration bounds', () => {
+  const plain = (signal: AbortSignal) => ({ ...base(signal, []), diarization: null });
+
+  it('refuses a probed duration past the maximum before decoding, and bounds what is decoded by the allowance', async () => {
+    const log: string[] = [];
+    const tooLong = transcribeFile({ ...parts(log, diarizer(log, 0)), maxAudioSeconds: 5 }, plain(new AbortController().signal));
+    await expect(tooLong).rejects.toMatchObject({ name: 'AudioTooLongError', engineError: 'audio_too_large' });
+    expect(log).toEqual([]);
+    // The allowance (a key's quota left) is asked with the probed duration, and decoding stops past it.
+    const asked: (number | null)[] = [];
+    const bounded = transcribeFile(parts(log, diarizer(log, 0)), {
+      ...plain(new AbortController().signal),
+      admitAudio: async (seconds) => {
+        asked.push(seconds);
+        return { maxSeconds: 3, refuse: () => new Error('quota left: 3 s') };
+      },
+    });
+    await expect(bounded).rejects.toThrow('quota left: 3 s');
+    expect(asked[0]).toBeCloseTo(8.14, 1);
+    // Within the allowance: the whole file, its decoded duration.
+    const whole = await transcribeFile(parts(log, diarizer(log, 0), { delayMs: 1 }), {
+      ...plain(new AbortController().signal),
+      admitAudio: async () => ({ maxSeconds: 60, refuse: () => new Error('not reached') }),
+    });
+    expect(whole.durationSeconds).toBeCloseTo(8.14, 1);
+  });
+});

@@ -73,7 +73,6 @@ export const MAX_SAMPLE_RATE = 192_000;
  * maximum on what it really yields (file-transcription.ts), since a duration may be absent or wrong.
  */
 export function checkProbedAudio(probe: AudioProbe, maxSeconds: number): void {
-  if (probe) return;
   if (probe.sampleRate > 0 && (probe.sampleRate < MIN_SAMPLE_RATE || probe.sampleRate > MAX_SAMPLE_RATE)) {
     throw new InvalidAudioError(
       `The audio states a sample rate of ${probe.sampleRate} Hz; accepted rates are ${MIN_SAMPLE_RATE} to ${MAX_SAMPLE_RATE} Hz (is the file's header damaged?).`,
