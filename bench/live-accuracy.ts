@@ -198,6 +198,8 @@ const config = loadConfig({
   // Raw Opus is one 20 ms packet per message, sent faster than real time.
   WS_MAX_MESSAGES_PER_SECOND: '1000000',
   WS_MAX_BYTES_PER_SECOND: '1000000000',
+  // Faster than real time on purpose: the audio speed limit (4x by default) would close sessions.
+  WS_MAX_AUDIO_SPEED: '0',
   // Up to 16 sessions per utterance, all faster than real time: the capacity guard would refuse
   // sessions (a capacity matter, not an accuracy one), so it may not see the worker as full.
   OVERLOAD_FULL_AT: '10',

@@ -63,9 +63,7 @@ async function phase(url: string, key: string, bytesPerSecond: number): Promise<
     await new Promise((resolve) => setTimeout(resolve, TICK_MS));
   }
   for (const socket of sockets) if (socket.readyState === WebSocket.OPEN) socket.send('END');
-  await Promise.all(
-    sockets.map((socket) => (socket.readyState === WebSocket.CLOSED ? undefined : new Promise((resolve) => socket.once('close', resolve)))),
-  );
+  await Promise.all(sockets.map((socket) => (socket.readyState === WebSocket.CLOSED ? undefined : new Promise((resolve) => socket.once('close', resolve)))));
   clearInterval(sampler);
   loop.disable();
   return {

@@ -28,6 +28,8 @@ export async function openTranslation(config: GatewayConfig, logger: Logger, met
       maxBatch: config.translation.maxBatch,
       maxWaitMs: config.translation.maxWaitMs,
       maxQueued: config.translation.maxQueued,
+      maxQueuedPerTenant: config.translation.maxQueuedPerAccount,
+      maxRequestSentences: config.translation.maxRequestSentences,
       workerNice: config.inferenceWorkerNice,
       logger,
       observer: metrics ? createTranslationMetrics(metrics) : undefined,

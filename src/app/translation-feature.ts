@@ -40,6 +40,7 @@ export function translationRunner(
     leaseMs: b.leaseMs,
     concurrency: config.limits.translationUnitConcurrency,
     retryDelayMs: config.limits.translationRetryDelayMs,
+    queueWaitMs: config.limits.translationQueueWaitSeconds * 1000,
   });
 }
 

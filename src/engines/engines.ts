@@ -1,7 +1,7 @@
 // The engines composed from the configuration: the one place that builds them and wires them
 // together (file transcription diarizes through the diarization engine, with the VAD engine's
 // speech spans). Built once at start-up by the composition root (src/app); `close()` stops them
-// in order: recognition (finishes queued inference), then diarization, then Silero.
+// in order: diarization (its threads end), then recognition (finishes queued inference), then Silero.
 import type { Registry } from 'prom-client';
 import type { GatewayConfig } from '../platform/config/config.js';
 import { Asr, type AsrLogger } from './asr/asr.js';

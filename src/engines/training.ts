@@ -44,4 +44,5 @@ export { energySpeechMask } from './diarization/speech-mask.js';
 // Scoring and audio files.
 export { scoredCharacterErrorRate } from './scoring/character-error-rate.js';
 export type { LabelledTurn } from './scoring/diarization-error-rate.js';
+export { concatSamples } from './signal/files/pcm-channels.js';
 export { decodeToPcm } from './signal/files/pcm-decoder.js';

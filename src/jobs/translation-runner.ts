@@ -7,10 +7,8 @@ import type { JobEvents } from './job-events.js';
 import { LeasedRunner, type RunOutcome } from './leased-runner.js';
 import type { StopReason } from './leased-runs.js';
 import { decodeText, parseSource, renderOutput, sourceCharacters, textsToTranslate, UnitFailure, type SourceDocument } from './translation-documents.js';
+import { translateUnitTexts } from './translation-attempts.js';
 import { fetchSource, writeOutput, type TranslationIoDeps } from './translation-io.js';
-
-/** Retries of a unit's translation after its first attempt failed (the spec's Limits table). */
-export const TRANSLATION_RETRIES = 3;
 
 export interface TranslationRunnerDeps {
   readonly jobs: JobStore;
@@ -27,27 +25,16 @@ export interface TranslationRunnerDeps {
   readonly concurrency: number;
   /** Wait before the first retry of a failed translation, doubled for each further one. */
   readonly retryDelayMs: number;
+  /** How long a unit waits in all for room in a full translation queue (translation-attempts.ts). */
+  readonly queueWaitMs: number;
 }
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 
 /**
  * Runs one file translation job per call, like JobRunner runs a transcription: a claim under
  * the key's running-jobs limit with a lease (renewed while it runs), then every pending unit:
  * download each file once, check it is UTF-8 text or transcript JSON, translate it into each
- * target (beam mode; 3 retries), write the output. Each unit's outcome is stored as it ends, so
+ * target (beam mode, the job's account as the engine's tenant; 3 retries, and waits for room in a
+ * full queue that spend none: translation-attempts.ts), write the output. Each unit's outcome is stored as it ends, so
  * a job interrupted by a restart resumes with the units still pending. Shutdown puts the job
  * back in the queue; the job ends COMPLETED (stored `completed`, every unit done), PARTIAL
  * (`completed`, some failed) or FAILED (`failed`, none done).
@@ -201,7 +188,7 @@ export class TranslationRunner extends LeasedRunner {
     for (const unit of units) {
       try {
         const texts = textsToTranslate(doc);
-        const translated = texts.length === 0 ? [] : await this.translateWithRetries(texts, source, unit.targetLanguage, signal);
+        const translated = texts.length === 0 ? [] : await this.translate(texts, source, unit.targetLanguage, job.accountId, signal);
         const output = renderOutput(doc, translated, unit.targetLanguage);
         const key = await writeOutput(this.deps.io, destinationUri, job, unit.outputName, output.body, output.contentType, signal);
         signal.throwIfAborted();
@@ -218,27 +205,17 @@ export class TranslationRunner extends LeasedRunner {
     }
   }
 
-  private async translateWithRetries(texts: string[], source: string, target: string, signal: AbortSignal): Promise<string[]> {
+  private async translate(texts: string[], source: string, target: string, tenant: string, signal: AbortSignal): Promise<string[]> {
     const engine = this.deps.engine();
     if (engine === null) throw new UnitFailure('TRANSLATION_ERROR', 'No translation engine is configured on this server.');
-    let lastError: unknown;
-    for (let attempt = 0; attempt <= TRANSLATION_RETRIES; attempt++) {
-      if (attempt > 0) await sleep(this.deps.retryDelayMs * 2 ** (attempt - 1), signal);
-      try {
-        const out = await engine.translateMany(texts, source as TranslationLanguage, target as TranslationLanguage, { mode: 'beam', signal });
-        if (out.length !== texts.length || out.some((t) => typeof t !== 'string')) {
-          throw new Error(`the engine returned ${out.length} translations for ${texts.length} texts`);
-        }
-        return out;
-      } catch (error) {
-        signal.throwIfAborted();
-        lastError = error;
-      }
-    }
-    throw new UnitFailure(
-      'TRANSLATION_ERROR',
-      `Translation failed after ${TRANSLATION_RETRIES} retries: ${(lastError as Error)?.message ?? String(lastError)}`.slice(0, 500),
-    );
+    return translateUnitTexts(engine, texts, {
+      source: source as TranslationLanguage,
+      target: target as TranslationLanguage,
+      tenant,
+      signal,
+      retryDelayMs: this.deps.retryDelayMs,
+      queueWaitMs: this.deps.queueWaitMs,
+    });
   }
 }
 

@@ -46,6 +46,10 @@ import { logRefusal, SessionLog, sessionLogger } from './ws-session-log.js';
 import { wsReadCeiling } from './ws-limits.js';
 import { HELD_AUDIO_RETRY_AFTER_SECONDS, HeldAudio } from './held-audio.js';
 
+/** The close reason uWebSockets.js gives when it drops a connection for a text frame that is not UTF-8. */
+const UWS_INVALID_UTF8_REASON = 'Received invalid UTF-8';
+const INVALID_UTF8_MESSAGE = 'A text message is not valid UTF-8; commands are UTF-8 text, audio goes in binary messages.';
+
 export const WS_PATH = '/v1/ws/transcribe';
 const TICK_MS = 50;
 /** Above this many unsent bytes on the socket, droppable messages are skipped. */
@@ -362,12 +366,17 @@ export class WsEndpoint {
     if (data.sender) this.senders.delete(data.sender);
     if (data.superseded) return;
     const live = data.live;
-    if (live && !this.closing && this.resumption.park(live, code)) return;
+    // uWebSockets.js checks text frames itself and drops a connection whose text is not UTF-8
+    // (1006, no close frame, before our handler sees the frame): a protocol violation, not a
+    // network cut, so the session is failed with invalid_frame_payload, never parked for resume.
+    const invalidText = code === 1006 && reason === UWS_INVALID_UTF8_REASON;
+    if (live && !this.closing && !invalidText && this.resumption.park(live, code)) return;
     if (live) live.socket = null;
     data.log?.socketClosed(code, reason);
     if (live) this.resumption.releaseLiveSlot(live);
     else if (data.accepted !== null) this.releaseSlot(data.accepted);
-    data.session?.onSocketClosed(this.closing ? 'server_shutdown' : code === 1006 ? 'client_disconnected' : 'client_closed');
+    if (invalidText && !this.closing) data.session?.fail(new ApiError('invalid_frame_payload', { message: INVALID_UTF8_MESSAGE }));
+    else data.session?.onSocketClosed(this.closing ? 'server_shutdown' : code === 1006 ? 'client_disconnected' : 'client_closed');
   }
 
   /** Gives the session's connection slot back; with Redis down its lease ends it instead. */

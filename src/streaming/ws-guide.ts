@@ -49,7 +49,7 @@ export const WS_GUIDE_SECTIONS: readonly DocumentSection[] = [
       'and WS_MAX_BUFFER_BYTES (50 MB of 16-bit audio held) else 1009 (also for the session holding the most when the process holds more than',
       'WS_MAX_PROCESS_BUFFER_BYTES; near it new sessions get 1013); WS_IDLE_TIMEOUT_SECONDS (300) without a client message, then a final',
       'transcription and close 1000; a client that leaves more than WS_MAX_UNSENT_BYTES of server messages unread is closed with 1008.',
-      'Close codes: 1000 normal or idle, 1001 server shutdown, 1007 a text message not UTF-8, 1008 invalid query or slow reader, 1009 size limits, 4001 missing key,',
+      'Close codes: 1000 normal or idle, 1001 server shutdown, 1006 a text message not UTF-8 (dropped by uWebSockets.js; the job fails with invalid_frame_payload), 1008 invalid query or slow reader, 1009 size limits, 4001 missing key,',
       '4003 invalid/expired/revoked key, token, scope, IP or origin, 4029 rate, connection limit or daily audio minutes,',
       '1013 server at capacity (`server_overloaded`; the `error` message carries `retry_after` seconds), 4004 unknown or expired resume token,',
       '4009 the session was resumed on a newer connection. Refusals send one `error` message first.',

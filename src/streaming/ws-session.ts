@@ -163,7 +163,9 @@ export class StreamSession {
     try {
       text = UTF8.decode(data);
     } catch {
-      return this.fail(new ApiError('invalid_frame_payload', { message: 'A text message is not valid UTF-8; commands are UTF-8 text, audio goes in binary messages.' }));
+      return this.fail(
+        new ApiError('invalid_frame_payload', { message: 'A text message is not valid UTF-8; commands are UTF-8 text, audio goes in binary messages.' }),
+      );
     }
     const command = parseCommand(text);
     switch (command.kind) {

@@ -3,8 +3,8 @@
  * training/lm/build_word_lm.py). Ids follow the file's rule: 0 <unk>, 1 <s>, 2 </s>, then the
  * vocabulary in UTF-16 code-unit order.
  */
-import { FIRST_WORD, WORD_LM_HEADER_BYTES, WORD_LM_MAGIC, WORD_LM_VERSION } from '../../src/engines/asr/decoding/lm/word-ngram-lm.js';
-import { fnv1a } from '../../src/engines/asr/decoding/lm/char-ngram-lm.js';
+import { align4, writeLmChecksum, writeLmHeader } from '../../src/engines/asr/decoding/lm/lm-file.js';
+import { FIRST_WORD, WORD_LM_HEADER_BYTES, WORD_LM_LAYOUT } from '../../src/engines/asr/decoding/lm/word-ngram-lm.js';
 
 /** One n-gram: its words (oldest first, by text or special name), ln p, ln backoff weight. */
 export interface TestEntry {
@@ -14,7 +14,6 @@ export interface TestEntry {
 }
 
 const SPECIALS = ['<unk>', '<s>', '</s>'];
-const align4 = (n: number): number => (n + 3) & ~3;
 
 /** Every order-1 entry must be listed (one per special and vocabulary word). */
 export function writeTestWordLm(vocabulary: readonly string[], entries: readonly TestEntry[]): Uint8Array {
@@ -37,12 +36,14 @@ export function writeTestWordLm(vocabulary: readonly string[], entries: readonly
   levels.forEach((l, n) => (size += 8 * l.length + (n < order - 1 ? 8 * l.length + 4 : 0)));
   const bytes = new Uint8Array(size);
   const view = new DataView(bytes.buffer);
-  for (let i = 0; i < 4; i++) bytes[i] = WORD_LM_MAGIC.charCodeAt(i);
-  view.setUint16(4, WORD_LM_VERSION, true);
-  view.setUint16(6, WORD_LM_HEADER_BYTES, true);
-  view.setUint32(8, order, true);
-  view.setUint32(12, words, true);
-  levels.forEach((l, n) => view.setUint32(24 + 4 * n, l.length, true));
+  writeLmHeader(
+    view,
+    WORD_LM_LAYOUT,
+    order,
+    words,
+    0,
+    levels.map((l) => l.length),
+  );
   let at = WORD_LM_HEADER_BYTES;
   let offset = 0;
   for (let w = 0; w <= words; w++, at += 4) {
@@ -64,7 +65,7 @@ export function writeTestWordLm(vocabulary: readonly string[], entries: readonly
     }
     view.setUint32(at, child, true), (at += 4);
   });
-  view.setUint32(20, fnv1a(bytes.subarray(WORD_LM_HEADER_BYTES)), true);
+  writeLmChecksum(bytes, WORD_LM_HEADER_BYTES);
   return bytes;
 }
 

@@ -116,7 +116,8 @@ describe('Idempotency-Key', () => {
     const headers = bearer(key, { 'idempotency-key': 'batch-1' });
     const first = await post('/v1/transcriptions/batch', body, headers);
     const again = await post('/v1/transcriptions/batch', body, headers);
-    expect(first.status).toBe(202);
+    expect(first.status, JSON.stringify(first.body)).toBe(202);
+    expect(again.status, JSON.stringify(again.body)).toBe(202);
     expect(again.status).toBe(202);
     expect(again.body).toEqual(first.body);
   });

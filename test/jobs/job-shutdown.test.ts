@@ -107,7 +107,14 @@ afterEach(async () => {
 
 /** Submits a job on the held audio and resolves once it runs. */
 async function runningJob(): Promise<string> {
-  const job = buildJob({ principal, kind: 'single', language: 'am', requestedModel: '', mode: 'sync', audio: { key: 'audio/held.wav', size: 4, filename: null } });
+  const job = buildJob({
+    principal,
+    kind: 'single',
+    language: 'am',
+    requestedModel: '',
+    mode: 'sync',
+    audio: { key: 'audio/held.wav', size: 4, filename: null },
+  });
   await service.submit([job]);
   for (let i = 0; i < 200 && (await store.jobs.get(job.id))?.status !== 'processing'; i++) await sleep(10);
   expect(await store.jobs.get(job.id)).toMatchObject({ status: 'processing', leaseOwner: 'this-process' });

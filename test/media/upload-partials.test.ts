@@ -76,8 +76,7 @@ describe('.partial upload files after a client disconnects', () => {
       await fetch(`${gw.url}/v1/uploads/signed-url?filename=a.wav&content_type=audio/wav`, { headers: { authorization: `Bearer ${key}` } })
     ).json()) as { upload_url: string };
     const target = new URL(signed.upload_url);
-    const head =
-      `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: audio/wav\r\n` + `Content-Length: 10000000\r\n\r\n`;
+    const head = `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: audio/wav\r\n` + `Content-Length: 10000000\r\n\r\n`;
     const written = await abandonUpload(gw.url, head, wav, root);
     expect(await eventually(() => written.every((name) => !existsSync(join(root, name))))).toBe(true);
   });

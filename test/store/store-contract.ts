@@ -4,7 +4,7 @@ import type { JobRecord } from '../../src/platform/db/job-records.js';
 import type { MediaRecord } from '../../src/platform/db/media-records.js';
 import { InvalidCursorError } from '../../src/platform/db/cursor.js';
 import type { NewApiKey, Store } from '../../src/platform/db/store-types.js';
-import type { TranslationJobRecord, TranslationUnitRecord } from '../../src/platform/db/translation-records.js';
+import { CALLBACK_NOT_SCHEDULED, type TranslationJobRecord, type TranslationUnitRecord } from '../../src/platform/db/translation-records.js';
 import type { DeliveryRecord, WebhookRecord } from '../../src/platform/db/webhook-records.js';
 import { deliveryRecord } from '../helpers/delivery-records.js';
 
@@ -625,12 +625,7 @@ export function storeContract(name: string, makeBackend: () => Promise<StoreBack
         destinationUri: 'svc://out/run',
         callbackUrl: 'https://example.com/cb',
         callbackSecret: 'a-secret-of-sixteen+',
-        callbackStatus: null,
-        callbackPayload: null,
-        callbackAttempts: 0,
-        callbackNextAt: null,
-        callbackLeaseUntil: null,
-        callbackLastError: null,
+        ...CALLBACK_NOT_SCHEDULED,
         expiresAt: at(3600),
         createdAt: at(0),
         updatedAt: at(0),

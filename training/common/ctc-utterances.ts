@@ -3,7 +3,8 @@
 // ffmpeg, featurised by the gateway's own InputPreparer and run through onnxruntime-node, one
 // utterance at a time. Offline only: one session per call, released before it returns.
 import * as ort from 'onnxruntime-node';
-import { type CtcScores, decodeToPcm, InputPreparer, type LoadedCtcModel, resolveMediaTools } from '../../src/engines/training.js';
+import { type CtcScores, InputPreparer, type LoadedCtcModel, resolveMediaTools } from '../../src/engines/training.js';
+import { decodeFile } from './decoded-file.js';
 
 export interface Utterance {
   readonly id: string;
@@ -26,11 +27,7 @@ export async function ctcUtterances(
   const out: Utterance[] = [];
   try {
     for (const id of ids) {
-      const chunks: Float32Array[] = [];
-      for await (const c of decodeToPcm(audioPath(id), { ffmpegPath: tools.ffmpeg })) chunks.push(c);
-      const pcm = new Float32Array(chunks.reduce((n, c) => n + c.length, 0));
-      let at = 0;
-      for (const c of chunks) pcm.set(c, at), (at += c.length);
+      const pcm = await decodeFile(audioPath(id), tools.ffmpeg);
       const input = preparer.prepare(pcm);
       const dims = preparer.featureDim > 0 ? [1, input.length, preparer.featureDim] : [1, input.length];
       const feeds: Record<string, ort.Tensor> = { [io.audio]: new ort.Tensor('float32', input.data, dims) };

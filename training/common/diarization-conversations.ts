@@ -8,7 +8,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeToPcm, type LabelledTurn, resolveMediaTools } from '../../src/engines/training.js';
+import type { LabelledTurn } from '../../src/engines/training.js';
+import { decodeFile } from './decoded-file.js';
 import { seededRandom } from './seeded-random.js';
 
 export const ALFFA_DIR = join(process.env['SHARED_DATA_DIR'] ?? '/work/shared/data', 'alffa-am-train/flac');
@@ -21,19 +22,6 @@ export interface Conversation {
   readonly pcm: Float32Array;
   readonly reference: LabelledTurn[];
   readonly speakers: number;
-}
-
-/** A file as 16 kHz mono samples, decoded by the gateway's own decoder. */
-async function decodeFile(path: string): Promise<Float32Array> {
-  const chunks: Float32Array[] = [];
-  for await (const chunk of decodeToPcm(path, { ffmpegPath: resolveMediaTools().ffmpeg })) chunks.push(chunk);
-  const out = new Float32Array(chunks.reduce((sum, c) => sum + c.length, 0));
-  let at = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, at);
-    at += chunk.length;
-  }
-  return out;
 }
 
 /** The clip from its first to its last 10 ms frame within 30 dB of its loudest frame. */

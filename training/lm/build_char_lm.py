@@ -241,19 +241,21 @@ def final_prob(kept, keys, m, B):
     return out
 
 
-def serialise(kept, alphabet, order, B):
-    symbols = len(alphabet) + FIRST
-    parts = []
+def lm_file(magic, size, kept, order, B, word_dtype, vocabulary):
+    """An HNLM or HWLM file (the layouts of char-ngram-lm.ts and word-ngram-lm.ts): the 64-byte
+    header (`size` symbols or words), the `vocabulary` section's bytes, then one trie level per
+    order: words as `word_dtype` (padded to 4 bytes), ln probs, and below the top bows and child
+    offsets; the checksum of all after the header goes in last."""
     header = bytearray(64)
-    header[0:4] = b"HNLM"
-    struct.pack_into("<HHIII", header, 4, 1, 64, order, symbols, 0)
+    header[0:4] = magic
+    struct.pack_into("<HHIII", header, 4, 1, 64, order, size, 0)
     for n in range(order):
         struct.pack_into("<I", header, 24 + 4 * n, len(kept[n][0]))
-    parts.append(np.array([0, 0, 0] + alphabet, dtype="<u4").tobytes())
+    parts = [vocabulary]
     lnp = lambda p: np.where(p > 0, np.log(np.maximum(p, 1e-300)), -99.0).astype("<f4")  # noqa: E731
     for n in range(order):
         keys, p, bows = kept[n]
-        words = (keys & np.uint64((1 << B) - 1)).astype("<u2").tobytes()
+        words = (keys & np.uint64((1 << B) - 1)).astype(word_dtype).tobytes()
         parts.append(words + b"\0" * ((-len(words)) % 4))
         parts.append(lnp(p).tobytes())
         if n < order - 1:
@@ -262,7 +264,13 @@ def serialise(kept, alphabet, order, B):
             nxt = np.searchsorted(child_ctx, keys, side="left").astype("<u4")
             parts.append(np.append(nxt, np.uint32(len(child_ctx))).astype("<u4").tobytes())
     body = b"".join(parts)
-    return bytes(header), body
+    struct.pack_into("<I", header, 20, fnv1a(body))
+    return bytes(header) + body
+
+
+def serialise(kept, alphabet, order, B):
+    alphabet_bytes = np.array([0, 0, 0] + alphabet, dtype="<u4").tobytes()
+    return lm_file(b"HNLM", len(alphabet) + FIRST, kept, order, B, "<u2", alphabet_bytes)
 
 
 def fnv1a(body):
@@ -287,6 +295,27 @@ def min_counts_for(text, order):
 def repeats_for(text):
     """--repeat "name=k,...": how many times each source's segments count."""
     return {k: int(v) for k, v in (x.split("=") for x in text.split(",") if x)}
+
+
+def write_lm(a, data, fmt, unit, fields, command, t0):
+    """Writes the LM file `data` to a.out and the .bin.json beside it: what every LM records
+    (file, format, language, unit, order), `fields`, then how it was built (`command`: the
+    command line before the arguments)."""
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "wb") as f:
+        f.write(data)
+    meta = {
+        "file": os.path.basename(a.out),
+        "format": fmt,
+        "language": a.lang,
+        "unit": unit,
+        "order": a.order,
+        **fields,
+        "command": command + " " + " ".join(sys.argv[1:]),
+        "build_seconds": round(time.time() - t0, 1),
+        "attribution": ATTRIBUTION,
+    }
+    write_meta(a.out, meta)
 
 
 def write_meta(out, meta):
@@ -366,19 +395,8 @@ def main():
     n_chars = int(np.count_nonzero(seq >= FIRST) + np.count_nonzero(seq == UNK))
     print(f"{len(segments):,} segments, {n_chars:,} characters, {symbols} symbols ({B} bits), order {a.order}, min counts {min_counts}", flush=True)
     kept = build(seq, symbols, B, a.order, min_counts, a.smoothing)
-    header, body = serialise(kept, alphabet, a.order, B)
-    header = bytearray(header)
-    struct.pack_into("<I", header, 20, fnv1a(body))
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    with open(a.out, "wb") as f:
-        f.write(bytes(header) + body)
-    size = len(header) + len(body)
-    meta = {
-        "file": os.path.basename(a.out),
-        "format": "HNLM v1 character n-gram (src/engines/asr/decoding/lm/char-ngram-lm.ts)",
-        "language": a.lang,
-        "unit": "char",
-        "order": a.order,
+    data = serialise(kept, alphabet, a.order, B)
+    write_lm(a, data, "HNLM v1 character n-gram (src/engines/asr/decoding/lm/char-ngram-lm.ts)", "char", {
         "smoothing": ("interpolated Witten-Bell" if a.smoothing == "wb" else "interpolated Kneser-Ney (one discount per order, n1/(n1+2 n2))") + ", backoff form, natural log; backoff weights recomputed after pruning",
         "normalisation": "the acoustic targets' (training/common/common.py normalize_ethiopic + homophone_merge; sentences cut at ። ፧ ? !; runs split at words with digits/Latin); no punctuation, ALFFA homophone merge",
         "spaces": "dropped (word delimiters are LM-transparent)" if a.no_spaces else "kept",
@@ -387,12 +405,8 @@ def main():
         "sources": report_sources,
         "held_out": f"all {held_ids} ALFFA utterances with audio (alffa-am-train/text, incl. the speaker-held-out val/test groups) and HornMT lines 1900..2029: by id/line and any segment sharing a {STRETCH}-letter stretch with one of them ({excluded} segments excluded)",
         "report": {"segments": len(segments), "characters": n_chars, "symbols": symbols,
-                   "counts": [int(len(k[0])) for k in kept], "bytes": size},
-        "command": "nice -n 5 /usr/bin/python3 training/lm/build_char_lm.py " + " ".join(sys.argv[1:]),
-        "build_seconds": round(time.time() - t0, 1),
-        "attribution": ATTRIBUTION,
-    }
-    write_meta(a.out, meta)
+                   "counts": [int(len(k[0])) for k in kept], "bytes": len(data)},
+    }, "nice -n 5 /usr/bin/python3 training/lm/build_char_lm.py", t0)
 
 
 if __name__ == "__main__":

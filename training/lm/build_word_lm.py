@@ -27,9 +27,7 @@ Usage (about 1-2 min and 2 GB on the 2-core dev machine):
 """
 import argparse
 import collections
-import json
 import os
-import struct
 import sys
 import time
 
@@ -37,36 +35,19 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from alffa_segmenter import AlffaSegmenter  # noqa: E402
-from build_char_lm import ATTRIBUTION, STRETCH, build, fnv1a, kept_segments, min_counts_for, repeats_for, write_meta  # noqa: E402
+from build_char_lm import STRETCH, build, kept_segments, lm_file, min_counts_for, repeats_for, write_lm  # noqa: E402
 
 UNK, BOS, EOS, FIRST = 0, 1, 2, 3
 
 
 def serialise(kept, vocab, order, B):
     words_n = len(vocab) + FIRST
-    header = bytearray(64)
-    header[0:4] = b"HWLM"
-    struct.pack_into("<HHIII", header, 4, 1, 64, order, words_n, 0)
-    for n in range(order):
-        struct.pack_into("<I", header, 24 + 4 * n, len(kept[n][0]))
     units = [np.zeros(0, dtype="<u2")] * FIRST + [np.frombuffer(w.encode("utf-16-le"), dtype="<u2") for w in vocab]
     offsets = np.zeros(words_n + 1, dtype="<u4")
     offsets[1:] = np.cumsum([len(u) for u in units])
     code_units = np.concatenate(units).astype("<u2").tobytes()
-    parts = [offsets.tobytes(), code_units + b"\0" * ((-len(code_units)) % 4)]
-    lnp = lambda p: np.where(p > 0, np.log(np.maximum(p, 1e-300)), -99.0).astype("<f4")  # noqa: E731
-    for n in range(order):
-        keys, p, bows = kept[n]
-        parts.append((keys & np.uint64((1 << B) - 1)).astype("<u4").tobytes())
-        parts.append(lnp(p).tobytes())
-        if n < order - 1:
-            parts.append(np.log(bows).astype("<f4").tobytes())
-            child_ctx = kept[n + 1][0] >> np.uint64(B)
-            nxt = np.searchsorted(child_ctx, keys, side="left").astype("<u4")
-            parts.append(np.append(nxt, np.uint32(len(child_ctx))).astype("<u4").tobytes())
-    body = b"".join(parts)
-    struct.pack_into("<I", header, 20, fnv1a(body))
-    return bytes(header) + body
+    vocabulary = offsets.tobytes() + code_units + b"\0" * ((-len(code_units)) % 4)
+    return lm_file(b"HWLM", words_n, kept, order, B, "<u4", vocabulary)
 
 
 def main():
@@ -124,15 +105,7 @@ def main():
     print(f"{len(segments):,} segments, {tokens:,} words ({oov / tokens:.1%} <unk>), {len(counts):,} types, vocabulary {len(vocab):,} ({B} bits), order {a.order}, min counts {min_counts}", flush=True)
     kept = build(seq, words_n, B, a.order, min_counts, "wb", prune_from=2)
     data = serialise(kept, vocab, a.order, B)
-    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    with open(a.out, "wb") as f:
-        f.write(data)
-    meta = {
-        "file": os.path.basename(a.out),
-        "format": "HWLM v1 word n-gram (src/engines/asr/decoding/lm/word-ngram-lm.ts)",
-        "language": a.lang,
-        "unit": "word",
-        "order": a.order,
+    write_lm(a, data, "HWLM v1 word n-gram (src/engines/asr/decoding/lm/word-ngram-lm.ts)", "word", {
         "smoothing": "interpolated Witten-Bell, backoff form, natural log; backoff weights recomputed after pruning (build_char_lm.build)",
         "normalisation": "the acoustic targets' (build_char_lm.target_segments): normalize_ethiopic + ALFFA homophone merge, sentences cut at ። ፧ ? !; words = space-separated tokens (ALFFA transcripts keep their morpheme splits)",
         "vocabulary": {"words": len(vocab), "max": a.vocab, "min_word_count": a.min_word_count, "types_seen": len(counts),
@@ -142,11 +115,7 @@ def main():
         "sources": report_sources,
         "held_out": f"all {held_ids} ALFFA utterances with audio and HornMT lines 1900..2029: by id/line and any segment sharing a {STRETCH}-letter stretch with one of them ({excluded} segments excluded)",
         "report": {"segments": len(segments), "words": tokens, "counts": [int(len(k[0])) for k in kept], "bytes": len(data)},
-        "command": "nice -n 10 /usr/bin/python3 training/lm/build_word_lm.py " + " ".join(sys.argv[1:]),
-        "build_seconds": round(time.time() - t0, 1),
-        "attribution": ATTRIBUTION,
-    }
-    write_meta(a.out, meta)
+    }, "nice -n 10 /usr/bin/python3 training/lm/build_word_lm.py", t0)
 
 
 if __name__ == "__main__":

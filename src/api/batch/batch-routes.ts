@@ -76,7 +76,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
     const parent = await jobs.jobs.get(outcome.jobId);
     if (parent === null) throw new ApiError('job_not_found', { message: `Batch ${outcome.jobId} was deleted.` });
     markReplay(exchange, outcome);
-    return { status: 202, body: batchCreatedView(parent, Number(parent.options['total_count'] ?? 0)) };
+    return { status: 202, body: batchCreatedView(asSubmitted(parent), Number(parent.options['total_count'] ?? 0)) };
   };
 
   return [
@@ -217,6 +217,13 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
       },
     }),
   ];
+}
+
+/** The parent as its submission answered it (queued): what a replay under its Idempotency-Key answers again. */
+function asSubmitted(parent: JobRecord): JobRecord {
+  const progress = { stage: 'queued', percent: 0, total_segments: 0, done_segments: 0 };
+  const unrun = { model: null, error: null, startedAt: null, completedAt: null, durationSeconds: null, processingTimeSeconds: null };
+  return { ...parent, ...unrun, status: 'queued', progress, updatedAt: parent.createdAt };
 }
 
 /** Stores one part under its own child job's prefix; a part that is not audio is remembered as refused. */

@@ -32,7 +32,7 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
       summary: 'Upload an audio file (multipart); it becomes a media asset',
       description:
         `Multipart with one file part named \`file\`, streamed to storage. The content is checked: ${ACCEPTED_FORMATS_TEXT}, ` +
-        `recognised by its bytes (not its name), with an audio stream → else 400 invalid_audio_format. Larger than MAX_AUDIO_BYTES → 413 payload_too_large. ` +
+        `recognised by its bytes (not its name), with an audio stream whose first 10 seconds decode → else 400 invalid_audio_format (the message says why). Larger than MAX_AUDIO_BYTES → 413 payload_too_large. ` +
         'Use `file_url` as `audio_url` of POST /v1/transcriptions, or `svc_uri` in the `audio_urls` of a batch.',
       tags: TAGS,
       ...BEARER_WRITE,

@@ -35,13 +35,16 @@ export function textTranslationRoutes(engine: TranslationEngine | null): RouteDe
         'Form-encoded body with `key`, `text`, `src_lang`, `tgt_lang` (any pair of distinct languages among en, am, ti). ' +
         `\`text\` holds at most ${TEXT_TRANSLATION_MAX_CHARS} characters (400 \`invalid_field_value\`, param \`text\`, beyond). ` +
         'The text is split into sentences (Ethiopic punctuation kept), translated greedily by the shipped am/en/ti model with the sentences of concurrent requests batched together, and joined again (line breaks kept). ' +
+        'A text of more sentences than `TRANSLATION_MAX_REQUEST_SENTENCES` (256 by default) is 400 `invalid_field_value` (param `text`). ' +
+        "Accounts share the engine round-robin; a text is admitted only when all of its sentences fit in the queue's room and in the account's share of it (`TRANSLATION_MAX_QUEUED_PER_ACCOUNT`), else 503 `server_overloaded` with `retry_after` (the estimated drain time). " +
+        'Each sentence yields at most `ceil(max_output_ratio x source pieces) + max_output_extra` pieces of the model (2.5 and 4 for the shipped model). ' +
         'Errors use the unified envelope; requests count against the key rate limits like every endpoint. ' +
-        'Answers 500 `service_unavailable` when no translation model is loaded, 503 `server_overloaded` when the translation queue is full.',
+        'Answers 500 `service_unavailable` when no translation model is loaded.',
       tags: ['Text translation'],
       ...FORM_KEY_READ,
       body: { kind: 'form', schema: TextTranslationForm },
       responses: { 200: { description: 'Translation', schema: TextTranslationResult } },
-      handler: async ({ body, signal }) => {
+      handler: async ({ body, signal, principal }) => {
         if (body.src_lang === body.tgt_lang) {
           throw new ApiError('invalid_field_value', { message: "'tgt_lang' must differ from 'src_lang'.", param: 'tgt_lang' });
         }
@@ -51,6 +54,7 @@ export function textTranslationRoutes(engine: TranslationEngine | null): RouteDe
         const translated = await engine.translate(body.text, body.src_lang as TranslationLanguage, body.tgt_lang as TranslationLanguage, {
           mode: 'greedy',
           signal,
+          tenant: principal?.accountId ?? '',
         });
         return { status: 200, body: { tgt_text: translated } };
       },

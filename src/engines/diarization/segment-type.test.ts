@@ -18,6 +18,13 @@ function voice(f0: number, seconds: number): Float32Array {
   return out;
 }
 
+/** `seconds` of silence with each turn's voice (at its `f0`) over its span; the turns as the diarizer gives them. */
+function voicedTurns(seconds: number, turns: readonly { f0: number; startMs: number; endMs: number; speaker: number }[]) {
+  const pcm = new Float32Array(16_000 * seconds);
+  for (const t of turns) pcm.set(voice(t.f0, (t.endMs - t.startMs) / 1000), t.startMs * 16);
+  return { pcm, turns: turns.map(({ startMs, endMs, speaker }) => ({ startMs, endMs, speaker })) };
+}
+
 describe('voice classification', () => {
   it('calls a low voice male, a high one female and one near the boundary speech', () => {
     const f0 = (pcm: Float32Array): number[] => [...trackPitch(pcm).f0].filter((f) => f > 0);
@@ -35,15 +42,11 @@ describe('voice classification', () => {
   });
 
   it('pools each speaker over all its turns', () => {
-    const pcm = new Float32Array(16_000 * 6);
-    pcm.set(voice(105, 2), 0);
-    pcm.set(voice(220, 2), 32_000);
-    pcm.set(voice(110, 2), 64_000);
-    const turns = [
-      { startMs: 0, endMs: 2000, speaker: 0 },
-      { startMs: 2000, endMs: 4000, speaker: 1 },
-      { startMs: 4000, endMs: 6000, speaker: 0 },
-    ];
+    const { pcm, turns } = voicedTurns(6, [
+      { f0: 105, startMs: 0, endMs: 2000, speaker: 0 },
+      { f0: 220, startMs: 2000, endMs: 4000, speaker: 1 },
+      { f0: 110, startMs: 4000, endMs: 6000, speaker: 0 },
+    ]);
     const speakers = classifySpeakers(trackPitch(pcm), turns, [], model);
     expect(speakers.map((s) => [s.speaker, s.type])).toEqual([
       [0, 'male'],
@@ -79,15 +82,11 @@ describe('music detection', () => {
 describe('typeTurns', () => {
   it('gives a long turn its own voice and a short or unsure one its speaker voice', () => {
     // One cluster holding a man (3 s) and a woman (3 s), and a 0.5 s turn of the woman.
-    const pcm = new Float32Array(16_000 * 7);
-    pcm.set(voice(105, 3), 0);
-    pcm.set(voice(225, 3), 48_000);
-    pcm.set(voice(225, 0.5), 104_000);
-    const turns = [
-      { startMs: 0, endMs: 3000, speaker: 0 },
-      { startMs: 3000, endMs: 6000, speaker: 0 },
-      { startMs: 6500, endMs: 7000, speaker: 1 },
-    ];
+    const { pcm, turns } = voicedTurns(7, [
+      { f0: 105, startMs: 0, endMs: 3000, speaker: 0 },
+      { f0: 225, startMs: 3000, endMs: 6000, speaker: 0 },
+      { f0: 225, startMs: 6500, endMs: 7000, speaker: 1 },
+    ]);
     const track = trackPitch(pcm);
     const speakers = [
       { speaker: 0, type: 'speech' as const, pFemale: 0.5, medianF0: 150, voicedFrames: 600 },

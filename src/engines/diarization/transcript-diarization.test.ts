@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Segment } from '../../platform/db/job-records.js';
-import { DiarizationError } from './diarization-thread.js';
-import { diarizeTranscript, type DiarizationRequest, renumberSpeakers } from './transcript-diarization.js';
+import { DiarizationError, type DiarizedAudio } from './diarization-thread.js';
+import { type Diarizer, diarizeTranscript, type DiarizationRequest, renumberSpeakers } from './transcript-diarization.js';
 
 const segments: Segment[] = [{ id: 0, start_ms: 0, end_ms: 4000, duration_ms: 4000, text: 'አንድ ሁለት', speaker: null, confidence: 0.9 }];
 const words = [
@@ -12,25 +12,44 @@ const words = [
 ];
 const request: DiarizationRequest = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null };
 const pcm = new Float32Array(16_000 * 4);
+const twoSpeakers = [
+  { startMs: 0, endMs: 2000, speaker: 0 },
+  { startMs: 2000, endMs: 4000, speaker: 1 },
+];
+const oneSpeaker = [{ startMs: 0, endMs: 4000, speaker: 0 }];
+
+/** A diarizer's answer: these turns, no types and no warnings unless given. */
+function diarized(turns: DiarizedAudio['turns'], rest: Partial<Omit<DiarizedAudio, 'turns'>> = {}): DiarizedAudio {
+  return { turns, types: null, typesWarning: null, overlapWarning: null, ...rest };
+}
+
+/** diarizeTranscript on the shared words and request, with a fresh signal unless given. */
+function diarize(diarizer: Diarizer, audio: Float32Array | null = pcm, on: Segment[] = segments, signal = new AbortController().signal) {
+  return diarizeTranscript(audio, on, words, request, diarizer, signal);
+}
 
 describe('diarizeTranscript', () => {
-  it('puts the turns onto the segments and reports the speakers', async () => {
-    const out = await diarizeTranscript(
+  it('warns when fewer speakers were told apart than min_speakers asks for, and not when the minimum is met', async () => {
+    const asking = (minSpeakers: number) => ({ ...request, minSpeakers });
+    const short = await diarizeTranscript(pcm, segments, words, asking(20), async () => diarized(twoSpeakers), new AbortController().signal);
+    expect(short.diarization.speakers).toEqual({ count: 2, labels: ['SPEAKER_00', 'SPEAKER_01'] });
+    expect(short.diarization.warning).toBe('min_speakers is 20, but only 2 speakers could be told apart: the audio holds too little speech for more.');
+    const met = await diarizeTranscript(pcm, segments, words, asking(2), async () => diarized(twoSpeakers), new AbortController().signal);
+    expect(met.diarization.warning).toBeNull();
+    // Beside the other notes of a diarization that found speakers.
+    const withOverlap = await diarizeTranscript(
       pcm,
       segments,
       words,
-      request,
-      async () => ({
-        turns: [
-          { startMs: 0, endMs: 2000, speaker: 0 },
-          { startMs: 2000, endMs: 4000, speaker: 1 },
-        ],
-        types: null,
-        typesWarning: null,
-        overlapWarning: null,
-      }),
+      asking(3),
+      async () => diarized(oneSpeaker, { overlapWarning: 'the overlap detector could not be read' }),
       new AbortController().signal,
     );
+    expect(withOverlap.diarization.warning).toMatch(/^min_speakers is 3, but only 1 speaker could be told apart.* Overlapping speech has one speaker\.$/);
+  });
+
+  it('puts the turns onto the segments and reports the speakers', async () => {
+    const out = await diarize(async () => diarized(twoSpeakers));
     expect(out.segments.map((s) => [s.text, s.speaker, s.type])).toEqual([
       ['አንድ', 'SPEAKER_00', 'speech'],
       ['ሁለት', 'SPEAKER_01', 'speech'],
@@ -42,7 +61,7 @@ describe('diarizeTranscript', () => {
     const seen: unknown[] = [];
     const diarizer = async (_pcm: Float32Array, options: { speech?: unknown }) => {
       seen.push(options.speech);
-      return { turns: [{ startMs: 0, endMs: 4000, speaker: 0 }], types: null, typesWarning: null, overlapWarning: null };
+      return diarized(oneSpeaker);
     };
     const spans = [{ startMs: 100, endMs: 3800 }];
     await diarizeTranscript(pcm, segments, words, request, diarizer, new AbortController().signal, spans);
@@ -52,31 +71,23 @@ describe('diarizeTranscript', () => {
 
   it('types the segments by their speakers and adds the music no segment covers', async () => {
     const long: Segment[] = [{ ...segments[0]!, end_ms: 4000 }];
-    const out = await diarizeTranscript(
+    const out = await diarize(
+      async () =>
+        diarized(twoSpeakers, {
+          types: {
+            music: [{ startMs: 4200, endMs: 8000 }],
+            speakers: [
+              { speaker: 0, type: 'male', pFemale: 0.05, medianF0: 110, voicedFrames: 120 },
+              { speaker: 1, type: 'female', pFemale: 0.95, medianF0: 210, voicedFrames: 100 },
+            ],
+            turns: [
+              { startMs: 0, endMs: 2000, speaker: 0, type: 'male' },
+              { startMs: 2000, endMs: 4000, speaker: 1, type: 'female' },
+            ],
+          },
+        }),
       new Float32Array(16_000 * 8),
       long,
-      words,
-      request,
-      async () => ({
-        turns: [
-          { startMs: 0, endMs: 2000, speaker: 0 },
-          { startMs: 2000, endMs: 4000, speaker: 1 },
-        ],
-        types: {
-          music: [{ startMs: 4200, endMs: 8000 }],
-          speakers: [
-            { speaker: 0, type: 'male', pFemale: 0.05, medianF0: 110, voicedFrames: 120 },
-            { speaker: 1, type: 'female', pFemale: 0.95, medianF0: 210, voicedFrames: 100 },
-          ],
-          turns: [
-            { startMs: 0, endMs: 2000, speaker: 0, type: 'male' },
-            { startMs: 2000, endMs: 4000, speaker: 1, type: 'female' },
-          ],
-        },
-        typesWarning: null,
-        overlapWarning: null,
-      }),
-      new AbortController().signal,
     );
     expect(out.segments.map((s) => [s.id, s.start_ms, s.end_ms, s.text, s.speaker, s.type])).toEqual([
       [0, 0, 2500, 'አንድ', 'SPEAKER_00', 'male'],
@@ -86,19 +97,7 @@ describe('diarizeTranscript', () => {
   });
 
   it('keeps the speakers when only the segment types failed, with a warning', async () => {
-    const out = await diarizeTranscript(
-      pcm,
-      segments,
-      words,
-      request,
-      async () => ({
-        turns: [{ startMs: 0, endMs: 4000, speaker: 0 }],
-        types: null,
-        typesWarning: 'Segment types were not classified: ENOENT',
-        overlapWarning: null,
-      }),
-      new AbortController().signal,
-    );
+    const out = await diarize(async () => diarized(oneSpeaker, { typesWarning: 'Segment types were not classified: ENOENT' }));
     expect(out.segments.map((s) => [s.speaker, s.type])).toEqual([['SPEAKER_00', 'speech']]);
     expect(out.diarization).toEqual({
       speakers: { count: 1, labels: ['SPEAKER_00'] },
@@ -107,66 +106,46 @@ describe('diarizeTranscript', () => {
   });
 
   it('keeps the speakers when the overlap detector could not be read, with a warning (beside a segment-type one)', async () => {
-    const diarizer = (typesWarning: string | null) => async () => ({
-      turns: [{ startMs: 0, endMs: 4000, speaker: 0 }],
-      types: null,
-      typesWarning,
-      overlapWarning: "Overlapping speech was not detected: ENOENT: no such file or directory, open 'overlap.json'",
-    });
-    const alone = await diarizeTranscript(pcm, segments, words, request, diarizer(null), new AbortController().signal);
+    const diarizer = (typesWarning: string | null) => async () =>
+      diarized(oneSpeaker, { typesWarning, overlapWarning: "Overlapping speech was not detected: ENOENT: no such file or directory, open 'overlap.json'" });
+    const alone = await diarize(diarizer(null));
     expect(alone.segments.map((s) => s.speaker)).toEqual(['SPEAKER_00']);
     expect(alone.diarization.warning).toBe(
       "Overlapping speech was not detected: ENOENT: no such file or directory, open 'overlap.json'. Overlapping speech has one speaker.",
     );
-    const both = await diarizeTranscript(pcm, segments, words, request, diarizer('Segment types were not classified: ENOENT'), new AbortController().signal);
+    const both = await diarize(diarizer('Segment types were not classified: ENOENT'));
     expect(both.diarization.warning).toBe(
       "Segment types were not classified: ENOENT. Segments are typed `speech`. Overlapping speech was not detected: ENOENT: no such file or directory, open 'overlap.json'. Overlapping speech has one speaker.",
     );
   });
 
   it('turns a failure or timeout into a warning and keeps the plain segments', async () => {
-    const out = await diarizeTranscript(
-      pcm,
-      segments,
-      words,
-      request,
-      async () => {
-        throw new DiarizationError('Speaker diarization timed out after 5 ms.', true);
-      },
-      new AbortController().signal,
-    );
+    const out = await diarize(async () => {
+      throw new DiarizationError('Speaker diarization timed out after 5 ms.', true);
+    });
     expect(out.segments).toBe(segments);
     expect(out.diarization).toEqual({ speakers: null, warning: 'Speaker diarization timed out after 5 ms. The transcript has no speaker labels.' });
   });
 
   it('warns without running when the samples were not kept (too long)', async () => {
     let ran = false;
-    const out = await diarizeTranscript(
-      null,
-      segments,
-      words,
-      request,
-      async () => {
-        ran = true;
-        return { turns: [], types: null, typesWarning: null, overlapWarning: null };
-      },
-      new AbortController().signal,
-    );
+    const out = await diarize(async () => {
+      ran = true;
+      return diarized([]);
+    }, null);
     expect(ran).toBe(false);
     expect(out.diarization.warning).toMatch(/at most 3 hours/);
   });
 
   it('rethrows when the job was stopped', async () => {
     const controller = new AbortController();
-    const stopped = diarizeTranscript(
-      pcm,
-      segments,
-      words,
-      request,
+    const stopped = diarize(
       async () => {
         controller.abort(new Error('cancelled'));
         throw controller.signal.reason;
       },
+      pcm,
+      segments,
       controller.signal,
     );
     await expect(stopped).rejects.toThrow('cancelled');

@@ -3,6 +3,7 @@ import { DiarizationError, type DiarizedAudio } from './diarization-thread.js';
 import type { DiarizationBackend, DiarizationOptions, SpeechSpan } from './diarize.js';
 import { typeSegments } from './segment-typing.js';
 import { assignSpeakers, type AssignableWord, type SpeakerSummary, speakerLabel } from './speaker-assignment.js';
+import type { SpeakerTurn } from './speaker-turns.js';
 
 /** The longest audio kept for diarization (its 16 kHz samples stay in memory: about 230 MB an hour). */
 export const MAX_DIARIZATION_SECONDS = 3 * 3600;
@@ -17,7 +18,8 @@ export interface DiarizationRequest {
 
 /**
  * What became of a requested diarization: speakers, or the warning saying why there are none;
- * with speakers, a warning says the segment types could not be classified (they stay `speech`).
+ * with speakers, a warning says the segment types could not be classified (they stay `speech`),
+ * overlaps were not marked, or fewer speakers were found than min_speakers asks for.
  */
 export interface FileDiarization {
   readonly speakers: SpeakerSummary | null;
@@ -42,7 +44,8 @@ export type DiarizationOutcome = 'ok' | 'failed' | 'timeout' | 'too_long';
 
 /** What diarizing a file's audio gave: the diarizer's answer, or the warning saying why there are no speakers. */
 export type AudioDiarization =
-  | { readonly audio: DiarizedAudio; readonly warning: null; readonly outcome: 'ok' }
+  /** `warning`: speakers were found, but fewer than min_speakers asked for (minSpeakersNote). */
+  | { readonly audio: DiarizedAudio; readonly warning: string | null; readonly outcome: 'ok' }
   | { readonly audio: null; readonly warning: string; readonly outcome: Exclude<DiarizationOutcome, 'ok'> };
 
 /**
@@ -85,17 +88,32 @@ export async function diarizeAudio(
   }
   try {
     const options = { backend: request.backend, minSpeakers: request.minSpeakers, maxSpeakers: request.maxSpeakers };
+    let audio: DiarizedAudio;
     if (speech instanceof Promise) {
       speech.catch(() => undefined); // an abort: the diarizer rejects with it
-      return { audio: await diarizer(pcm, options, signal, speech), warning: null, outcome: 'ok' };
+      audio = await diarizer(pcm, options, signal, speech);
+    } else {
+      audio = await diarizer(pcm, speech !== null ? { ...options, speech } : options, signal);
     }
-    return { audio: await diarizer(pcm, speech !== null ? { ...options, speech } : options, signal), warning: null, outcome: 'ok' };
+    return { audio, warning: minSpeakersNote(audio.turns, request.minSpeakers), outcome: 'ok' };
   } catch (error) {
     if (signal.aborted) throw error;
     const reason = error instanceof Error ? error.message : String(error);
     const outcome = error instanceof DiarizationError && error.timedOut ? 'timeout' : 'failed';
     return { audio: null, warning: `${sentenceOf(reason)} The transcript has no speaker labels.`, outcome };
   }
+}
+
+/**
+ * The warning when the diarizer told fewer speakers apart than `min_speakers` asks for (a short
+ * file has too few speech windows to hold more); null when the minimum was met or none was asked.
+ */
+export function minSpeakersNote(turns: readonly SpeakerTurn[], minSpeakers: number | null): string | null {
+  if (minSpeakers === null) return null;
+  const found = new Set(turns.map((turn) => turn.speaker)).size;
+  if (found >= minSpeakers) return null;
+  const speakers = found === 1 ? '1 speaker' : `${found} speakers`;
+  return `min_speakers is ${minSpeakers}, but only ${speakers} could be told apart: the audio holds too little speech for more.`;
 }
 
 /**
@@ -116,14 +134,15 @@ export function assignDiarization(
     const { turns, types, typesWarning, overlapWarning } = diarized.audio;
     const assigned = assignSpeakers(segments, words, turns);
     const overlapNote = overlapWarning === null ? null : `${sentenceOf(overlapWarning)} Overlapping speech has one speaker.`;
+    const notes = (...more: (string | null)[]): string | null => [diarized.warning, ...more].filter((note) => note !== null).join(' ') || null;
     if (types === null) {
       const typesNote = typesWarning === null ? null : `${sentenceOf(typesWarning)} Segments are typed \`speech\`.`;
-      const warning = [typesNote, overlapNote].filter((note) => note !== null).join(' ') || null;
+      const warning = notes(typesNote, overlapNote);
       return { segments: assigned.segments.map((s) => ({ ...s, type: 'speech' as const })), diarization: { speakers: assigned.speakers, warning } };
     }
     // Segments typed music lose their speaker: number the speakers again by first appearance.
     const typed = renumberSpeakers(typeSegments(assigned.segments, types), assigned.speakers);
-    return { segments: typed.segments, diarization: { speakers: typed.speakers, warning: overlapNote } };
+    return { segments: typed.segments, diarization: { speakers: typed.speakers, warning: notes(overlapNote) } };
   } catch (error) {
     // Never fails the transcription (as a failed diarization does not).
     const reason = error instanceof Error ? error.message : String(error);

@@ -5,9 +5,15 @@
  * batch (sentence-queue.ts) to the translation worker thread (translation-worker.ts), which
  * tokenises, runs the model and decodes. One batch runs at a time, greedy (text requests) before
  * beam (file jobs); a beam batch holds maxBatch / beam_size sentences (the same decoder rows).
- * The queue is bounded per mode: a request that finds `maxQueued` sentences of its mode waiting
- * is refused with `server_overloaded` (503); a request is admitted whole, however many
- * sentences it has, while the queue is below the bound.
+ * Inside a mode, tenants (the callers' accounts) are served round-robin.
+ *
+ * Admission (queue-admission.ts) weighs the whole request: a greedy request holds room for all
+ * of its sentences (more than `maxRequestSentences` is `invalid_value` on `text`); a beam
+ * request holds a window of `beamWindow` sentences, refilled as its sentences go to the worker,
+ * so a file of any length never has more than its window queued. A request whose hold does not
+ * fit the mode's room (`maxQueued`) or its tenant's share (`maxQueuedPerTenant`) is refused with
+ * `overloaded` and a `retryAfterSeconds` from the measured drain rate. The hold is released when
+ * the request ends (answered, failed or aborted through its signal).
  * A worker that dies fails its batch (`model_error`) and is replaced.
  *
  * Why its own worker and not the acoustic InferencePool: the pool's requests are PCM rows with
@@ -19,6 +25,7 @@
 import { availableParallelism } from 'node:os';
 import { EngineError } from '../runtime/engine-error.js';
 import { WorkerHost, WorkerLostError } from '../runtime/worker-host.js';
+import { DrainRate, QueueRoom, retryAfterSeconds, type Refusal } from './queue-admission.js';
 import { SentenceQueue } from './sentence-queue.js';
 import { joinSentences, splitSentences, type Sentence } from './sentence-splitter.js';
 import type { TranslateOptions, TranslationEngine, TranslationLanguage, TranslationMode } from './translation-engine.js';
@@ -31,8 +38,14 @@ export interface TranslationEngineOptions {
   readonly maxBatch?: number;
   /** How long a sentence waits for others to fill its batch. Default 5 ms. */
   readonly maxWaitMs?: number;
-  /** Sentences of a mode waiting before new requests of that mode are refused. Default 256. */
+  /** Sentences of a mode held in the queue at most; a request whose hold does not fit is refused. Default 1024. */
   readonly maxQueued?: number;
+  /** Sentences of a mode one tenant holds at most (at most `maxQueued`). Default 256. */
+  readonly maxQueuedPerTenant?: number;
+  /** Sentences of one greedy request at most (at most `maxQueuedPerTenant`); more is `invalid_value`. Default 256. */
+  readonly maxRequestSentences?: number;
+  /** Sentences of one beam request queued at once (at most `maxQueuedPerTenant`). Default two beam batches. */
+  readonly beamWindow?: number;
   /** onnxruntime intra-op threads of the worker. Default: the cores (at least 1). */
   readonly intraOpThreads?: number;
   /** Worker thread nice value (SCHED_BATCH); null keeps the process's. Default 10. */
@@ -52,7 +65,15 @@ export interface TranslationStats {
 }
 
 interface Request {
+  readonly mode: TranslationMode;
+  readonly tenant: string;
+  readonly items: readonly TranslationItem[];
   readonly outputs: string[];
+  /** Sentences held in the queue's room from admission until the request ends. */
+  readonly hold: number;
+  /** Items put into the queue so far, and how many of them still wait there. */
+  fed: number;
+  waiting: number;
   remaining: number;
   settled: boolean;
   readonly resolve: (outputs: string[]) => void;
@@ -61,6 +82,7 @@ interface Request {
 
 interface Entry {
   readonly mode: TranslationMode;
+  readonly tenant: string;
   readonly enqueuedAt: number;
   readonly item: TranslationItem;
   readonly request: Request;
@@ -72,7 +94,10 @@ export class OnnxTranslationEngine implements TranslationEngine {
   readonly languages: readonly TranslationLanguage[];
   readonly manifest: TranslationManifest;
   private readonly queue: SentenceQueue<Entry>;
-  private readonly maxQueued: number;
+  private readonly room: QueueRoom;
+  private readonly drainRate = new DrainRate();
+  private readonly maxRequestSentences: number;
+  private readonly beamWindow: number;
   private readonly logger: TranslationEngineOptions['logger'];
   private readonly observer: TranslationObserver;
   private readonly host: WorkerHost<ToTranslationWorker, FromTranslationWorker>;
@@ -89,11 +114,13 @@ export class OnnxTranslationEngine implements TranslationEngine {
     this.languages = manifest.languages;
     const maxBatch = Math.max(1, options.maxBatch ?? 16);
     // A beam batch holds beam_size decoder rows per sentence: as many rows as a greedy batch.
-    this.queue = new SentenceQueue<Entry>({
-      maxBatch: { greedy: maxBatch, beam: Math.max(1, Math.ceil(maxBatch / manifest.decoding.beamSize)) },
-      maxWaitMs: Math.max(0, options.maxWaitMs ?? 5),
-    });
-    this.maxQueued = Math.max(1, options.maxQueued ?? 256);
+    const beamBatch = Math.max(1, Math.ceil(maxBatch / manifest.decoding.beamSize));
+    this.queue = new SentenceQueue<Entry>({ maxBatch: { greedy: maxBatch, beam: beamBatch }, maxWaitMs: Math.max(0, options.maxWaitMs ?? 5) });
+    const maxQueued = Math.max(1, options.maxQueued ?? 1024);
+    const maxQueuedPerTenant = Math.min(maxQueued, Math.max(1, options.maxQueuedPerTenant ?? 256));
+    this.room = new QueueRoom({ maxQueued, maxQueuedPerTenant });
+    this.maxRequestSentences = Math.min(maxQueuedPerTenant, Math.max(1, options.maxRequestSentences ?? 256));
+    this.beamWindow = Math.min(maxQueuedPerTenant, Math.max(1, options.beamWindow ?? 2 * beamBatch));
     this.logger = options.logger ?? null;
     this.observer = options.observer ?? {};
     this.observer.queueDepth?.(() => this.queue.queued);
@@ -133,7 +160,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
     const split: Sentence[][] = texts.map((t) => splitSentences(t));
     const items: TranslationItem[] = split.flat().map((s) => ({ text: s.text, source, target }));
     if (items.length === 0) return texts.map(() => '');
-    const outputs = await this.submit(items, options.mode ?? 'greedy', options.signal);
+    const outputs = await this.submit(items, options.mode ?? 'greedy', options.tenant ?? '', options.signal);
     let at = 0;
     return split.map((sentences) => {
       const joined = joinSentences(sentences, outputs.slice(at, at + sentences.length));
@@ -164,25 +191,37 @@ export class OnnxTranslationEngine implements TranslationEngine {
     if (source === target) throw new EngineError('invalid_value', "'tgt_lang' must differ from 'src_lang'.", { param: 'tgt_lang' });
   }
 
-  private submit(items: readonly TranslationItem[], mode: TranslationMode, signal: AbortSignal | undefined): Promise<string[]> {
+  private submit(items: readonly TranslationItem[], mode: TranslationMode, tenant: string, signal: AbortSignal | undefined): Promise<string[]> {
     if (this.closing) return Promise.reject(new EngineError('unavailable', 'The translation service is shutting down.'));
-    if (this.queue.queuedIn(mode) >= this.maxQueued) {
-      this.counters.refused++;
-      this.observer.onRefused?.({ mode, sentences: items.length });
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (mode === 'greedy' && items.length > this.maxRequestSentences) {
       return Promise.reject(
-        new EngineError('overloaded', `The translation queue is full (${this.queue.queuedIn(mode)} sentences waiting). Retry later.`, {
-          retryAfterSeconds: 1,
-        }),
+        new EngineError(
+          'invalid_value',
+          `The text has ${items.length} sentences; one request translates at most ${this.maxRequestSentences}. Send it in several requests.`,
+          { param: 'text' },
+        ),
       );
     }
-    if (signal?.aborted) return Promise.reject(signal.reason);
+    const hold = mode === 'greedy' ? items.length : Math.min(items.length, this.beamWindow);
+    const refusal = this.room.tryHold(mode, tenant, hold);
+    if (refusal !== null) return Promise.reject(this.refuse(mode, items.length, hold, refusal));
     return new Promise<string[]>((resolve, reject) => {
-      const request: Request = { outputs: new Array<string>(items.length).fill(''), remaining: items.length, settled: false, resolve, reject };
-      const now = performance.now();
-      const entries = items.map((item, index) => ({ mode, enqueuedAt: now, item, request, index }));
+      const request: Request = {
+        mode,
+        tenant,
+        items,
+        outputs: new Array<string>(items.length).fill(''),
+        hold,
+        fed: 0,
+        waiting: 0,
+        remaining: items.length,
+        settled: false,
+        resolve,
+        reject,
+      };
       if (signal) {
         const onAbort = (): void => {
-          this.queue.remove((e) => e.request === request);
           this.settle(request, signal.reason);
           this.checkDrained();
         };
@@ -194,14 +233,42 @@ export class OnnxTranslationEngine implements TranslationEngine {
           reject: (e: unknown) => (done(), original.reject(e)),
         });
       }
-      this.queue.add(entries);
+      this.feed(request, performance.now());
       this.dispatch();
     });
   }
 
+  private refuse(mode: TranslationMode, sentences: number, hold: number, refusal: Refusal): EngineError {
+    this.counters.refused++;
+    this.observer.onRefused?.({ mode, sentences });
+    const retryAfter = retryAfterSeconds(refusal, hold, this.drainRate.rate(mode), this.queue.tenantsIn(mode));
+    const message =
+      refusal.reason === 'tenant'
+        ? `This account already has ${refusal.held} sentences waiting for translation (at most ${refusal.limit} at once). Retry in ${retryAfter} s.`
+        : `The translation queue is full (${refusal.held} of ${refusal.limit} sentences taken). Retry in ${retryAfter} s.`;
+    return new EngineError('overloaded', message, { retryAfterSeconds: retryAfter });
+  }
+
+  /** Tops the request's queued sentences up to its hold (all of a greedy request at once). */
+  private feed(request: Request, now: number): void {
+    const entries: Entry[] = [];
+    while (request.waiting < request.hold && request.fed < request.items.length) {
+      const index = request.fed++;
+      request.waiting++;
+      entries.push({ mode: request.mode, tenant: request.tenant, enqueuedAt: now, item: request.items[index]!, request, index });
+    }
+    this.queue.add(entries);
+  }
+
+  /** Ends a request once: releases its hold and drops its sentences still queued. */
   private settle(request: Request, error: unknown | null): void {
     if (request.settled) return;
     request.settled = true;
+    this.room.release(request.mode, request.tenant, request.hold);
+    if (request.waiting > 0) {
+      this.queue.remove((e) => e.request === request);
+      request.waiting = 0;
+    }
     if (error === null) request.resolve(request.outputs);
     else request.reject(error);
   }
@@ -219,6 +286,12 @@ export class OnnxTranslationEngine implements TranslationEngine {
       this.timer = setTimeout(() => this.dispatch(), Math.max(0, decision.wakeAt - now));
       return;
     }
+    const fed = new Set<Request>();
+    for (const entry of decision.take) {
+      entry.request.waiting--;
+      fed.add(entry.request);
+    }
+    for (const request of fed) if (!request.settled) this.feed(request, now);
     const entries = decision.take.filter((e) => !e.request.settled);
     if (entries.length === 0) return this.dispatch();
     const running = { entries };
@@ -249,6 +322,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
     if (message.type === 'failed') this.failEntries(running.entries, message.message);
     else {
       const size = running.entries.length;
+      this.drainRate.observe(mode, size, message.workerMs);
       this.counters.batches++;
       this.counters.sentences += size;
       this.counters.batchSizes[size] = (this.counters.batchSizes[size] ?? 0) + 1;
@@ -272,10 +346,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
 
   private failEntries(entries: readonly Entry[], reason: string): void {
     const error = new EngineError('model_failed', `The translation model failed: ${reason}`);
-    for (const entry of entries) {
-      this.queue.remove((e) => e.request === entry.request);
-      this.settle(entry.request, error);
-    }
+    for (const entry of entries) this.settle(entry.request, error);
   }
 
   private checkDrained(): void {

@@ -7,6 +7,8 @@ export type TranslationMode = 'greedy' | 'beam';
 export interface TranslateOptions {
   mode?: TranslationMode;
   signal?: AbortSignal;
+  /** Who asks (an account id), opaque to the engine: tenants share the engine round-robin and each holds at most its share of the queue. Default: one shared tenant. */
+  tenant?: string;
 }
 
 /**

@@ -56,7 +56,7 @@ describe('parseTranslationManifest', () => {
     });
     expect(m.onnx.encoder).toBe('/models/opus/encoder_model.onnx');
     expect(m.targetTagPosition).toBe('source');
-    expect(m.decoding).toEqual({ beamSize: 4, lengthPenalty: 1, maxInputTokens: 200, maxOutputTokens: 256, maxOutputRatio: 2.5 });
+    expect(m.decoding).toEqual({ beamSize: 4, lengthPenalty: 1, maxInputTokens: 200, maxOutputTokens: 256, maxOutputRatio: 2.5, maxOutputExtra: 4 });
   });
 
   it('reads the NLLB layout: decoder-position tags, source tags, ids, merged decoder', () => {

@@ -27,9 +27,11 @@ export interface TranslationDecoding {
   readonly lengthPenalty: number;
   /** Source tokens per row, tags and end-of-sentence included; longer sentences are cut into chunks. */
   readonly maxInputTokens: number;
+  /** Output tokens per row at most (output-cap.ts). */
   readonly maxOutputTokens: number;
-  /** Output tokens at most `ceil(ratio * source tokens) + 10` (source tokens with tags and end; and `maxOutputTokens`). */
+  /** Output tokens per row at most `ceil(maxOutputRatio x source pieces) + maxOutputExtra` (pieces without language tokens and end). */
   readonly maxOutputRatio: number;
+  readonly maxOutputExtra: number;
 }
 
 export interface TranslationManifest {
@@ -169,6 +171,7 @@ export function parseTranslationManifest(raw: unknown, folder: string): Translat
     maxInputTokens: Math.max(8, int(dec['max_input_tokens'], 'decoding.max_input_tokens', 200)),
     maxOutputTokens: Math.max(1, int(dec['max_output_tokens'], 'decoding.max_output_tokens', 256)),
     maxOutputRatio: Math.max(0.1, num(dec['max_output_ratio'], 'decoding.max_output_ratio', 2.5)),
+    maxOutputExtra: Math.max(0, int(dec['max_output_extra'], 'decoding.max_output_extra', 4)),
   };
 
   let regressionChrf: Record<string, number> | null = null;

@@ -9,6 +9,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { OnnxSeq2Seq } from './onnx-seq2seq.js';
+import { outputCap } from './output-cap.js';
 import { chunkIds } from './token-chunks.js';
 import { beamSearch, greedySearch, type SearchRow, type SearchSettings } from './seq2seq-search.js';
 import type { TranslationLanguage } from './translation-engine.js';
@@ -90,9 +91,8 @@ async function translate(loaded: Loaded, items: readonly Item[], mode: 'greedy' 
     for (const chunk of chunkIds(encoded.ids, encoded.wordStarts, limit)) {
       if (chunk.length === 0) continue;
       const source = [...lead, ...chunk, specialIds.eos];
-      const maxNew = Math.min(decoding.maxOutputTokens, Math.ceil(decoding.maxOutputRatio * source.length) + 10);
       own.push(rows.length);
-      rows.push({ source, prefix, maxNew });
+      rows.push({ source, prefix, maxNew: outputCap(chunk.length, decoding) });
     }
   }
   if (rows.length === 0) return { outputs: items.map(() => ''), rows: 0 };

@@ -91,7 +91,24 @@ export const CONFIG_TABLE = {
     ),
     TRANSLATION_MAX_BATCH: integer(16, 1, 256, 'sentences of concurrent translation requests run as one batch'),
     TRANSLATION_MAX_WAIT_MS: integer(5, 0, 1000, 'how long a sentence waits for others to fill its translation batch'),
-    TRANSLATION_MAX_QUEUED: integer(256, 1, 100_000, 'sentences waiting for the translation model before new requests are refused (503 `server_overloaded`)'),
+    TRANSLATION_MAX_QUEUED: integer(
+      1024,
+      1,
+      100_000,
+      'sentences held in the translation queue, per decoding mode: a text request holds all its sentences, a file translation unit a window of two beam batches; a request that does not fit is refused (503 `server_overloaded` with `retry_after` from the measured drain rate; file jobs wait)',
+    ),
+    TRANSLATION_MAX_QUEUED_PER_ACCOUNT: integer(
+      256,
+      1,
+      100_000,
+      "sentences one account holds in the translation queue, per decoding mode (at most `TRANSLATION_MAX_QUEUED`), so one account's backlog leaves room for the others; accounts are served round-robin",
+    ),
+    TRANSLATION_MAX_REQUEST_SENTENCES: integer(
+      256,
+      1,
+      100_000,
+      'sentences in one `POST /translate/v1` text (at most `TRANSLATION_MAX_QUEUED_PER_ACCOUNT`); more is 400 `invalid_field_value`',
+    ),
     DIARIZATION_MODEL: path('models/diarization/speaker-ivector-v1.json', {
       description:
         'the speaker model speaker diarization uses (`models/diarization/README.md`); when it is missing, diarized jobs complete with a warning and no speakers',
@@ -225,6 +242,12 @@ export const CONFIG_TABLE = {
     TRANSLATION_MAX_SOURCE_BYTES: bytes(10 * MB, 1024, 1e9, 'one source file of a file translation job'),
     TRANSLATION_UNIT_CONCURRENCY: integer(4, 1, 64, 'units of one file translation job downloaded, translated and written at once'),
     TRANSLATION_RETRY_DELAY_MS: integer(500, 0, 60_000, 'first wait before retrying a failed translation of a unit (doubling; 3 retries)'),
+    TRANSLATION_QUEUE_WAIT_SECONDS: integer(
+      600,
+      0,
+      DAY,
+      "how long a file translation unit waits in all for room in a full translation queue (retrying after each refusal's `retry_after`, no retry spent) before it fails with `TRANSLATION_ERROR`",
+    ),
     WS_MAX_CONNECTIONS_PER_KEY: integer(5, 1, 100_000, 'concurrent WebSocket sessions per key'),
     WS_MAX_SESSION_SECONDS: integer(1800, 1, DAY, 'WebSocket session length'),
     WS_MAX_MESSAGES_PER_SECOND: integer(100, 1, 1_000_000, 'messages per second per connection'),

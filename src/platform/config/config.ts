@@ -35,6 +35,8 @@ export interface GatewayConfig {
     readonly maxBatch: number;
     readonly maxWaitMs: number;
     readonly maxQueued: number;
+    readonly maxQueuedPerAccount: number;
+    readonly maxRequestSentences: number;
   };
   /** The speaker projection of diarization (models/diarization/*.json). */
   readonly diarizationModel: string;
@@ -165,6 +167,8 @@ export interface Limits {
   readonly translationMaxSourceBytes: number;
   readonly translationUnitConcurrency: number;
   readonly translationRetryDelayMs: number;
+  /** How long a file translation unit waits in all for room in the translation queue. */
+  readonly translationQueueWaitSeconds: number;
   readonly wsConnectionsPerKey: number;
   readonly wsSessionSeconds: number;
   readonly wsMessagesPerSecond: number;
@@ -237,6 +241,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxBatch: v.TRANSLATION_MAX_BATCH,
       maxWaitMs: v.TRANSLATION_MAX_WAIT_MS,
       maxQueued: v.TRANSLATION_MAX_QUEUED,
+      maxQueuedPerAccount: v.TRANSLATION_MAX_QUEUED_PER_ACCOUNT,
+      maxRequestSentences: v.TRANSLATION_MAX_REQUEST_SENTENCES,
     },
     diarizationModel: v.DIARIZATION_MODEL,
     diarizationOverlapModel: v.DIARIZATION_OVERLAP_MODEL,
@@ -285,6 +291,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       translationMaxSourceBytes: v.TRANSLATION_MAX_SOURCE_BYTES,
       translationUnitConcurrency: v.TRANSLATION_UNIT_CONCURRENCY,
       translationRetryDelayMs: v.TRANSLATION_RETRY_DELAY_MS,
+      translationQueueWaitSeconds: v.TRANSLATION_QUEUE_WAIT_SECONDS,
       wsConnectionsPerKey: v.WS_MAX_CONNECTIONS_PER_KEY,
       wsSessionSeconds: v.WS_MAX_SESSION_SECONDS,
       wsMessagesPerSecond: v.WS_MAX_MESSAGES_PER_SECOND,

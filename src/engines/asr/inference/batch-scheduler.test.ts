@@ -26,26 +26,30 @@ function setup(limits: Record<string, number> = { a: 4 }) {
     return request;
   };
   const names = (model: string) => scheduler.take(model).requests.map((r) => r.name);
-  return { clock, scheduler, add, names };
+  /** Expects `model` to be the one due now and takes its batch: the names in it. */
+  const nextBatch = (model: string) => {
+    expect(scheduler.next(clock.now)).toEqual({ model });
+    return names(model);
+  };
+  return { clock, scheduler, add, names, nextBatch };
 }
 
 describe('batch scheduler', () => {
   it('lets the overload policy lengthen the interactive wait, and null restore the configured one', () => {
-    const { clock, scheduler, add, names } = setup();
+    const { clock, scheduler, add, nextBatch } = setup();
     scheduler.setInteractiveMaxWait(20);
     add('a', 'i1', 'interactive');
     expect(scheduler.next(clock.now)).toEqual({ wakeAt: 1_020 });
     clock.advance(19);
     expect(scheduler.next(clock.now)).toEqual({ wakeAt: 1_020 });
     scheduler.setInteractiveMaxWait(null);
-    expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
-    expect(names('a')).toEqual(['i1']);
+    expect(nextBatch('a')).toEqual(['i1']);
     add('a', 'i2', 'interactive');
     expect(scheduler.next(clock.now)).toEqual({ wakeAt: clock.now + 2 });
   });
 
   it('holds a partial batch until its oldest request has waited maxWaitMs', () => {
-    const { clock, scheduler, add, names } = setup();
+    const { clock, scheduler, add, nextBatch } = setup();
     add('a', 'r1');
     clock.advance(4);
     add('a', 'r2');
@@ -53,70 +57,63 @@ describe('batch scheduler', () => {
     clock.advance(5); // 9 ms after r1
     expect(scheduler.next(clock.now)).toEqual({ wakeAt: 1_010 });
     clock.advance(1);
-    expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
-    expect(names('a')).toEqual(['r1', 'r2']);
+    expect(nextBatch('a')).toEqual(['r1', 'r2']);
     expect(scheduler.queued).toBe(0);
     expect(scheduler.next(clock.now)).toBeNull();
   });
 
   it('sends a full batch at once, and no more than the model limit', () => {
-    const { clock, scheduler, add, names } = setup({ a: 3 });
+    const { clock, scheduler, add, nextBatch } = setup({ a: 3 });
     for (const n of ['r1', 'r2', 'r3', 'r4']) add('a', n);
-    expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
-    expect(names('a')).toEqual(['r1', 'r2', 'r3']);
+    expect(nextBatch('a')).toEqual(['r1', 'r2', 'r3']);
     // The rest is a partial batch again: it waits for r4's deadline.
     expect(scheduler.next(clock.now)).toEqual({ wakeAt: clock.now + 10 });
     expect(scheduler.queued).toBe(1);
   });
 
   it('gives interactive requests the shorter wait and puts them first in the batch', () => {
-    const { clock, scheduler, add, names } = setup();
+    const { clock, scheduler, add, nextBatch } = setup();
     add('a', 'b1', 'batch');
     add('a', 'i1', 'interactive');
     // The queue's head is the interactive request: its 2 ms decide.
     expect(scheduler.next(clock.now)).toEqual({ wakeAt: clock.now + 2 });
     clock.advance(2);
-    expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
-    expect(names('a')).toEqual(['i1', 'b1']);
+    expect(nextBatch('a')).toEqual(['i1', 'b1']);
   });
 
   it("puts turns and finals ahead of other streams' partials, and partials ahead of REST work", () => {
-    const { clock, scheduler, add, names } = setup({ a: 3, b: 4 });
+    const { clock, scheduler, add, names, nextBatch } = setup({ a: 3, b: 4 });
     add('a', 'p1', 'partial');
     add('a', 'p2', 'partial');
     add('a', 'b1', 'batch');
     add('a', 'f1', 'interactive');
     add('a', 'p3', 'partial');
     // Partials wait as interactive requests do (2 ms), not as batch work.
-    expect(scheduler.next(clock.now)).toEqual({ model: 'a' }); // 5 requests: a full batch of 3
-    expect(names('a')).toEqual(['f1', 'p1', 'p2']);
+    // 5 requests: a full batch of 3
+    expect(nextBatch('a')).toEqual(['f1', 'p1', 'p2']);
     clock.advance(2);
-    expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
-    expect(names('a')).toEqual(['p3', 'b1']);
+    expect(nextBatch('a')).toEqual(['p3', 'b1']);
     // Across models: a due queue headed by a final goes before an older one headed by a partial.
     add('b', 'bp', 'partial');
     clock.advance(5);
     add('a', 'af', 'interactive');
     clock.advance(2);
-    expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
-    expect(names('a')).toEqual(['af']);
+    expect(nextBatch('a')).toEqual(['af']);
     expect(scheduler.next(clock.now)).toEqual({ model: 'b' });
     expect(scheduler.remove('b', { name: 'x', priority: 'partial', length: 1, enqueuedAt: 0 })).toBe(false);
     expect(names('b')).toEqual(['bp']);
   });
 
   it('prefers a due interactive queue over an older due batch queue, then the oldest head', () => {
-    const { clock, scheduler, add, names } = setup({ a: 4, b: 4, c: 4 });
+    const { clock, scheduler, add, nextBatch } = setup({ a: 4, b: 4, c: 4 });
     add('a', 'a1', 'batch');
     clock.advance(20);
     add('b', 'b1', 'interactive');
     clock.advance(1);
     add('c', 'c1', 'interactive');
     clock.advance(5);
-    expect(scheduler.next(clock.now)).toEqual({ model: 'b' });
-    expect(names('b')).toEqual(['b1']);
-    expect(scheduler.next(clock.now)).toEqual({ model: 'c' });
-    expect(names('c')).toEqual(['c1']);
+    expect(nextBatch('b')).toEqual(['b1']);
+    expect(nextBatch('c')).toEqual(['c1']);
     expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
   });
 

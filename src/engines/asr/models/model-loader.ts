@@ -1,7 +1,8 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { CtcVocabulary } from '../decoding/ctc-types.js';
-import { LanguageModelFormatError, LM_HEADER_BYTES, readLmHeader } from '../decoding/lm/char-ngram-lm.js';
+import { LM_HEADER_BYTES, readLmHeader } from '../decoding/lm/char-ngram-lm.js';
+import { LanguageModelFormatError } from '../decoding/lm/lm-file.js';
 import { ModelFolderError } from './model-errors.js';
 import { ManifestError, parseManifest, type CtcManifest, type LanguageIdManifest } from './model-manifest.js';
 

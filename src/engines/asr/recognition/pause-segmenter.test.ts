@@ -3,13 +3,14 @@ import { PauseSegmenter, type AudioSegment, type SegmenterOptions } from './paus
 
 const SR = 16000;
 
-/** Pieces: [seconds, amplitude] of a 220 Hz tone (amplitude 0 = digital silence), plus optional noise. */
-function signal(pieces: Array<[number, number]>, noiseAmplitude = 0): Float32Array {
-  const total = pieces.reduce((n, [s]) => n + Math.round(s * SR), 0);
+/** Pieces: [seconds, amplitude] of a 220 Hz tone, or seconds of digital silence; plus optional noise. */
+function signal(pieces: Array<[number, number] | number>, noiseAmplitude = 0): Float32Array {
+  const tones = pieces.map((piece): [number, number] => (typeof piece === 'number' ? [piece, 0] : piece));
+  const total = tones.reduce((n, [s]) => n + Math.round(s * SR), 0);
   const out = new Float32Array(total);
   let at = 0;
   let seed = 7;
-  for (const [seconds, amplitude] of pieces) {
+  for (const [seconds, amplitude] of tones) {
     const n = Math.round(seconds * SR);
     for (let i = 0; i < n; i++) {
       seed = (seed * 1103515245 + 12345) & 0x7fffffff;
@@ -40,13 +41,7 @@ function expectTiling(segments: AudioSegment[], length: number): void {
 
 describe('PauseSegmenter', () => {
   it('cuts inside pauses once the minimum length is reached', () => {
-    const pcm = signal([
-      [2, 0.3],
-      [0.5, 0],
-      [2, 0.3],
-      [0.6, 0],
-      [1.5, 0.3],
-    ]);
+    const pcm = signal([[2, 0.3], 0.5, [2, 0.3], 0.6, [1.5, 0.3]]);
     const segments = run(pcm, { minSegmentMs: 1000, minPauseMs: 300 });
     expectTiling(segments, pcm.length);
     expect(segments.map((s) => s.speech)).toEqual([true, true, true]);
@@ -61,13 +56,7 @@ describe('PauseSegmenter', () => {
   });
 
   it('keeps short pauses inside a segment and ignores pauses before the minimum length', () => {
-    const pcm = signal([
-      [1, 0.3],
-      [0.15, 0],
-      [1, 0.3],
-      [0.5, 0],
-      [3, 0.3],
-    ]);
+    const pcm = signal([[1, 0.3], 0.15, [1, 0.3], 0.5, [3, 0.3]]);
     const segments = run(pcm, { minSegmentMs: 3000, minPauseMs: 300 });
     expect(segments).toHaveLength(1);
   });
@@ -95,33 +84,16 @@ describe('PauseSegmenter', () => {
   });
 
   it('adapts its threshold to a noise floor', () => {
-    const pcm = signal(
-      [
-        [3, 0.3],
-        [0.6, 0],
-        [3, 0.3],
-        [0.6, 0],
-        [3, 0.3],
-      ],
-      0.02,
-    );
+    const pcm = signal([[3, 0.3], 0.6, [3, 0.3], 0.6, [3, 0.3]], 0.02);
     const segments = run(pcm, { minSegmentMs: 2000 });
     expect(segments.filter((s) => s.speech)).toHaveLength(3);
   });
 
   it('gives the same cuts whatever the chunk size', () => {
-    const pcm = signal(
-      [
-        [2, 0.3],
-        [0.5, 0],
-        [4, 0.2],
-        [0.4, 0],
-        [1, 0.3],
-      ],
-      0.001,
-    );
-    const reference = run(pcm, { minSegmentMs: 1000 }).map((s) => [s.spanStart, s.spanEnd, s.startSample, s.samples.length]);
-    expect(run(pcm, { minSegmentMs: 1000 }, 160).map((s) => [s.spanStart, s.spanEnd, s.startSample, s.samples.length])).toEqual(reference);
-    expect(run(pcm, { minSegmentMs: 1000 }, 4097).map((s) => [s.spanStart, s.spanEnd, s.startSample, s.samples.length])).toEqual(reference);
+    const pcm = signal([[2, 0.3], 0.5, [4, 0.2], 0.4, [1, 0.3]], 0.001);
+    const cuts = (chunk?: number) => run(pcm, { minSegmentMs: 1000 }, chunk).map((s) => [s.spanStart, s.spanEnd, s.startSample, s.samples.length]);
+    const reference = cuts();
+    expect(cuts(160)).toEqual(reference);
+    expect(cuts(4097)).toEqual(reference);
   });
 });

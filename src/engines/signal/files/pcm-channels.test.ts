@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeMulaw, deinterleaveInt16, floatToInt16, int16ToFloat, mulawToLinear, parseWavHeader } from './pcm-channels.js';
+import { concatSamples, decodeMulaw, deinterleaveInt16, floatToInt16, int16ToFloat, mulawToLinear, parseWavHeader } from './pcm-channels.js';
 
 function frames(pairs: Array<[number, number]>): Uint8Array {
   const view = new DataView(new ArrayBuffer(pairs.length * 4));
@@ -61,6 +61,17 @@ describe('int16 <-> float', () => {
     const samples = Int16Array.of(0, 1, -1, 32767, -32768, 12345);
     expect([...floatToInt16(int16ToFloat(samples))]).toEqual([...samples]);
     expect([...floatToInt16(Float32Array.of(1.5, -2))]).toEqual([32767, -32768]);
+  });
+});
+
+describe('concatSamples', () => {
+  it('joins the parts in order into a new array of the type asked, and answers one part as it is', () => {
+    const joined = concatSamples([Int16Array.of(1, 2), Int16Array.of(), Int16Array.of(3)], Int16Array);
+    expect(joined).toBeInstanceOf(Int16Array);
+    expect([...joined]).toEqual([1, 2, 3]);
+    expect(concatSamples([], Float32Array)).toEqual(new Float32Array(0));
+    const only = Float32Array.of(0.5);
+    expect(concatSamples([only], Float32Array)).toBe(only);
   });
 });
 

@@ -1,6 +1,7 @@
 // Pure sample conversions for multi-channel and telephone streams: de-interleaving 16-bit PCM
-// frames into one array per channel, G.711 mu-law to 16-bit linear, float <-> int16, and the
-// parts of a 16-bit PCM WAV header a stereo stream needs. No state, no native code.
+// frames into one array per channel, G.711 mu-law to 16-bit linear, float <-> int16, joining
+// decoded chunks, and the parts of a 16-bit PCM WAV header a stereo stream needs. No state, no
+// native code.
 
 /**
  * Splits interleaved 16-bit little-endian frames (`channels` samples each) into one Int16Array
@@ -47,6 +48,18 @@ export function int16ToFloat(samples: Int16Array): Float32Array {
 export function floatToInt16(samples: Float32Array): Int16Array {
   const out = new Int16Array(samples.length);
   for (let i = 0; i < samples.length; i++) out[i] = Math.max(-32768, Math.min(32767, Math.round(samples[i]! * 32768)));
+  return out;
+}
+
+/** The parts one after another in one new array of type `Out`; one part is answered as it is (no copy). */
+export function concatSamples<Samples extends Float32Array | Int16Array>(parts: readonly Samples[], Out: new (length: number) => Samples): Samples {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Out(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
   return out;
 }
 

@@ -9,7 +9,7 @@
 // - A packet libopus refuses is skipped and counted (`packetsRejected`); a broken container or a
 //   track that is not stereo is a sticky problem until the format is set again.
 import { createRequire } from 'node:module';
-import { deinterleaveInt16 } from '../files/pcm-channels.js';
+import { concatSamples, deinterleaveInt16 } from '../files/pcm-channels.js';
 import { describeNativeStatus } from '../../runtime/native-status.js';
 import { WebmDemuxer } from './webm-demuxer.js';
 
@@ -74,7 +74,7 @@ export class StereoWebmDecoder {
       if (this.#gain !== 1) for (const samples of channels) for (let i = 0; i < samples.length; i++) samples[i] = clamp(samples[i]! * this.#gain);
       channels.forEach((samples, c) => parts[c]!.push(samples));
     }
-    return parts.map(join);
+    return parts.map((channel) => concatSamples(channel, Int16Array));
   }
 
   close(): void {
@@ -85,15 +85,4 @@ export class StereoWebmDecoder {
 
 function clamp(value: number): number {
   return Math.max(-32768, Math.min(32767, Math.round(value)));
-}
-
-function join(parts: Int16Array[]): Int16Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Int16Array(parts.reduce((n, part) => n + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -8,7 +8,8 @@
  *   bow(h) = (1 - sum_kept p(w | h)) / (1 - sum_kept p_bo(w | h')).
  * Keys are strings of UTF-16 units, one unit per symbol id, so JS string order is trie order.
  */
-import { BOS, EOS, FIRST_CHAR_SYMBOL, fnv1a, LM_HEADER_BYTES, LM_MAGIC, LM_MAX_ORDER, LM_VERSION, UNK } from './char-ngram-lm.js';
+import { BOS, EOS, FIRST_CHAR_SYMBOL, LM_HEADER_BYTES, LM_LAYOUT, LM_MAX_ORDER, UNK } from './char-ngram-lm.js';
+import { align4, writeLmChecksum, writeLmHeader } from './lm-file.js';
 
 export interface BuildOptions {
   readonly order: number;
@@ -27,8 +28,6 @@ export interface BuildReport {
   readonly counts: readonly number[];
   readonly bytes: number;
 }
-
-const align4 = (n: number): number => (n + 3) & ~3;
 
 /** Sentences are already normalised text; each becomes <s> c1 .. cn </s>. Empty lines are skipped. */
 export function buildCharNgramLm(sentences: readonly string[], options: BuildOptions): { bytes: Uint8Array; report: BuildReport } {
@@ -173,13 +172,7 @@ export function buildCharNgramLm(sentences: readonly string[], options: BuildOpt
   });
   const bytes = new Uint8Array(size);
   const view = new DataView(bytes.buffer);
-  for (let i = 0; i < 4; i++) bytes[i] = LM_MAGIC.charCodeAt(i);
-  view.setUint16(4, LM_VERSION, true);
-  view.setUint16(6, LM_HEADER_BYTES, true);
-  view.setUint32(8, order, true);
-  view.setUint32(12, symbols, true);
-  view.setUint32(16, options.flags ?? 0, true);
-  levelCounts.forEach((count, n) => view.setUint32(24 + 4 * n, count, true));
+  writeLmHeader(view, LM_LAYOUT, order, symbols, options.flags ?? 0, levelCounts);
   let at = LM_HEADER_BYTES;
   for (let s = 0; s < symbols; s++, at += 4) view.setUint32(at, s < FIRST_CHAR_SYMBOL ? 0 : alphabet[s - FIRST_CHAR_SYMBOL]!, true);
   for (let n = 0; n < order; n++) {
@@ -210,6 +203,6 @@ export function buildCharNgramLm(sentences: readonly string[], options: BuildOpt
       at += 4 * (keys.length + 1);
     }
   }
-  view.setUint32(20, fnv1a(bytes.subarray(LM_HEADER_BYTES)), true);
+  writeLmChecksum(bytes, LM_HEADER_BYTES);
   return { bytes, report: { sentences: lines.length, characters, symbols, unkCharacters, counts: levelCounts, bytes: size } };
 }

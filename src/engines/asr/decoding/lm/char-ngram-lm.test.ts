@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildCharNgramLm } from './char-ngram-builder.js';
-import { BOS, CharNgramLm, EOS, LanguageModelFormatError, readLmHeader, UNK } from './char-ngram-lm.js';
+import { BOS, CharNgramLm, EOS, readLmHeader, UNK } from './char-ngram-lm.js';
+import { LanguageModelFormatError } from './lm-file.js';
 
 const corpus = ['ሰላም ነው', 'ሰላም ነህ', 'ሰው ነው', 'ቤት ነው', 'ሰላም ሰላም', 'ልጅ ቤት ሄደ', 'ሰላም'];
 

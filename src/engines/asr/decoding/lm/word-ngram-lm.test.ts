@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { salamBigramWordLm } from '../../../../../test/helpers/word-lm-file.js';
 import { buildCharNgramLm } from './char-ngram-builder.js';
-import { fnv1a, LanguageModelFormatError } from './char-ngram-lm.js';
+import { LanguageModelFormatError, writeLmChecksum } from './lm-file.js';
 import { readWordLmHeader, WORD_BOS, WORD_EOS, WORD_LM_HEADER_BYTES, WORD_UNK, WordNgramLm } from './word-ngram-lm.js';
 
 // The bigram model of test/helpers/word-lm-file.ts (its comment gives every probability).
@@ -65,7 +65,7 @@ describe('WordNgramLm', () => {
     flipped[bytes.length - 3]! ^= 0xff;
     expect(() => WordNgramLm.fromBytes(flipped, 'w.bin')).toThrow(/checksum mismatch/);
     const short = bytes.slice(0, bytes.length - 8);
-    new DataView(short.buffer).setUint32(20, fnv1a(short.subarray(WORD_LM_HEADER_BYTES)), true);
+    writeLmChecksum(short, WORD_LM_HEADER_BYTES);
     expect(() => WordNgramLm.fromBytes(short, 'w.bin')).toThrow(/truncated/);
     // Swap the two words' first code units (ሰ <-> ነ): the vocabulary is then out of order.
     const swapped = bytes.slice();
@@ -75,7 +75,7 @@ describe('WordNgramLm', () => {
     const second = view.getUint16(units + 2 * 3, true);
     view.setUint16(units, second, true);
     view.setUint16(units + 2 * 3, first, true);
-    view.setUint32(20, fnv1a(swapped.subarray(WORD_LM_HEADER_BYTES)), true);
+    writeLmChecksum(swapped, WORD_LM_HEADER_BYTES);
     expect(() => WordNgramLm.fromBytes(swapped, 'w.bin')).toThrow(/not strictly sorted/);
     expect(() => WordNgramLm.fromBytes(buildCharNgramLm(['ሰላም'], { order: 2, minCharCount: 1 }).bytes, 'c.bin')).toThrow(LanguageModelFormatError);
     expect(() => WordNgramLm.fromBytes(buildCharNgramLm(['ሰላም'], { order: 2, minCharCount: 1 }).bytes, 'c.bin')).toThrow(/magic "HNLM"/);

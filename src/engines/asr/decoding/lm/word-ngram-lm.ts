@@ -19,10 +19,8 @@
  * not stored. Word lookup is a binary search over the sorted vocabulary: loading builds no map,
  * only typed-array views on the file's one Buffer, so memory = file size.
  */
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { BackoffTrie, type TrieLevel } from './backoff-trie.js';
-import { fnv1a, LanguageModelFormatError, readLmHeaderStart } from './char-ngram-lm.js';
+import type { TrieLevel } from './backoff-trie.js';
+import { align4, checkedAlignedBytes, LanguageModelFormatError, type LmHeaderLayout, readLmHeaderStart, readTrieLevels, TrieLm } from './lm-file.js';
 
 export const WORD_LM_MAGIC = 'HWLM';
 export const WORD_LM_VERSION = 1;
@@ -32,10 +30,12 @@ export const WORD_UNK = 0;
 export const WORD_BOS = 1;
 export const WORD_EOS = 2;
 export const FIRST_WORD = 3;
-
-interface Level extends TrieLevel {
-  readonly words: Uint32Array;
-}
+export const WORD_LM_LAYOUT: LmHeaderLayout = {
+  magic: WORD_LM_MAGIC,
+  version: WORD_LM_VERSION,
+  headerBytes: WORD_LM_HEADER_BYTES,
+  maxOrder: WORD_LM_MAX_ORDER,
+};
 
 export interface WordLmHeader {
   readonly order: number;
@@ -44,16 +44,9 @@ export interface WordLmHeader {
   readonly counts: readonly number[];
 }
 
-const align4 = (n: number): number => (n + 3) & ~3;
-
 /** Reads and checks the 64-byte header (enough for manifest validation without loading the file). */
 export function readWordLmHeader(bytes: Uint8Array, file = '<buffer>'): WordLmHeader {
-  const { view, order } = readLmHeaderStart(bytes, file, {
-    magic: WORD_LM_MAGIC,
-    version: WORD_LM_VERSION,
-    headerBytes: WORD_LM_HEADER_BYTES,
-    maxOrder: WORD_LM_MAX_ORDER,
-  });
+  const { view, order } = readLmHeaderStart(bytes, file, WORD_LM_LAYOUT);
   const words = view.getUint32(12, true);
   if (words < FIRST_WORD) throw new LanguageModelFormatError(file, `word count ${words} is below ${FIRST_WORD}`);
   const counts: number[] = [];
@@ -62,39 +55,23 @@ export function readWordLmHeader(bytes: Uint8Array, file = '<buffer>'): WordLmHe
   return { order, words, checksum: view.getUint32(20, true), counts };
 }
 
-export class WordNgramLm {
-  readonly order: number;
+export class WordNgramLm extends TrieLm {
   /** Words including the 3 specials. */
   readonly words: number;
-  /** Bytes held (the file). */
-  readonly byteLength: number;
   private readonly offsets: Uint32Array;
   private readonly units: Uint16Array;
-  private readonly trie: BackoffTrie;
 
-  private constructor(header: WordLmHeader, offsets: Uint32Array, units: Uint16Array, levels: Level[], byteLength: number) {
-    this.order = header.order;
+  private constructor(header: WordLmHeader, offsets: Uint32Array, units: Uint16Array, levels: readonly TrieLevel[], byteLength: number) {
+    super(levels, header.words, WORD_UNK, byteLength);
     this.words = header.words;
     this.offsets = offsets;
     this.units = units;
-    this.trie = new BackoffTrie(levels, header.words, WORD_UNK);
-    this.byteLength = byteLength;
-  }
-
-  static async load(path: string): Promise<WordNgramLm> {
-    return WordNgramLm.fromBytes(await readFile(path), path);
-  }
-
-  static loadSync(path: string): WordNgramLm {
-    return WordNgramLm.fromBytes(readFileSync(path), path);
   }
 
   /** Indexes a whole file held in memory; throws LanguageModelFormatError on any inconsistency. */
   static fromBytes(input: Uint8Array, file = '<buffer>'): WordNgramLm {
     const header = readWordLmHeader(input, file);
-    const sum = fnv1a(input.subarray(WORD_LM_HEADER_BYTES));
-    if (sum !== header.checksum) throw new LanguageModelFormatError(file, 'checksum mismatch (the file is corrupt)');
-    const bytes = input.byteOffset % 4 === 0 ? input : new Uint8Array(input);
+    const bytes = checkedAlignedBytes(input, WORD_LM_HEADER_BYTES, header.checksum, file);
     const buffer = bytes.buffer;
     const end = bytes.byteOffset + bytes.length;
     let at = bytes.byteOffset + WORD_LM_HEADER_BYTES;
@@ -109,31 +86,8 @@ export class WordNgramLm {
     need(align4(2 * unitCount), 'the vocabulary');
     const units = new Uint16Array(buffer, at, unitCount);
     at += align4(2 * unitCount);
-    const levels: Level[] = [];
-    for (let n = 0; n < header.order; n++) {
-      const count = header.counts[n]!;
-      const last = n === header.order - 1;
-      need(8 * count + (last ? 0 : 8 * count + 4), `order ${n + 1}`);
-      const words = new Uint32Array(buffer, at, count);
-      at += 4 * count;
-      const probs = new Float32Array(buffer, at, count);
-      at += 4 * count;
-      let bows: Float32Array | null = null;
-      let next: Uint32Array | null = null;
-      if (!last) {
-        bows = new Float32Array(buffer, at, count);
-        at += 4 * count;
-        next = new Uint32Array(buffer, at, count + 1);
-        at += 4 * (count + 1);
-        if (next[0] !== 0 || next[count] !== header.counts[n + 1])
-          throw new LanguageModelFormatError(file, `order ${n + 1} child index does not cover order ${n + 2}`);
-        for (let i = 0; i < count; i++) if (next[i]! > next[i + 1]!) throw new LanguageModelFormatError(file, `order ${n + 1} child index is not sorted`);
-      }
-      for (let i = 0; i < count; i++)
-        if (words[i]! >= header.words) throw new LanguageModelFormatError(file, `order ${n + 1} names word ${words[i]} of ${header.words}`);
-      levels.push({ words, probs, bows, next });
-    }
-    if (at !== end) throw new LanguageModelFormatError(file, `${end - at} bytes after the last order (padded)`);
+    const { levels, at: levelsEnd } = readTrieLevels({ file, buffer, at, end, counts: header.counts, vocabularySize: header.words, noun: 'word' }, Uint32Array);
+    if (levelsEnd !== end) throw new LanguageModelFormatError(file, `${end - levelsEnd} bytes after the last order (padded)`);
     const lm = new WordNgramLm(header, offsets, units, levels, input.length);
     for (let w = FIRST_WORD + 1; w < header.words; w++)
       if (!lm.before(w - 1, w)) throw new LanguageModelFormatError(file, `vocabulary is not strictly sorted at word ${w}`);
@@ -183,15 +137,5 @@ export class WordNgramLm {
       else hi = mid;
     }
     return WORD_UNK;
-  }
-
-  /** ln p(word | context), context = the preceding word ids, oldest first (the last order-1 are used). */
-  logProb(context: ArrayLike<number>, word: number): number {
-    return this.trie.logProb(context, word);
-  }
-
-  /** Entries per order (for reports). */
-  counts(): number[] {
-    return this.trie.counts();
   }
 }
