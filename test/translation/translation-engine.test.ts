@@ -89,7 +89,7 @@ describe('texts', () => {
 });
 
 describe('a bounded queue', () => {
-  it('refuses requests with server_overloaded once maxQueued sentences wait', async () => {
+  it('refuses requests with server_overloaded once maxQueued sentences are held', async () => {
     const small = await OnnxTranslationEngine.open(TRANSLATION_MODEL_DIR, { maxBatch: 1, maxWaitMs: 0, maxQueued: 2, workerNice: null });
     try {
       const results = await Promise.allSettled(Array.from({ length: 8 }, () => small.translate(SAMPLES.en[0]!, 'en', 'ti')));

@@ -155,12 +155,8 @@ def normalize_ethiopic(text, keep_punct):
                 words.append(w)
             continue
         w = re.sub(r"[\"'“”‘’«»()\[\]{}<>.:…*#@_%&+=|~^]", "", w)
-        if not w:
-            continue
-        if not ETHIOPIC_LETTER.match(w):
-            words.append(None)
-            continue
-        words.append(w)
+        if w:
+            words.append(w if ETHIOPIC_LETTER.match(w) else None)
     return words
 
 
@@ -173,12 +169,8 @@ def normalize_oromo(text):
     words = []
     for w in re.split(r"[\s\-/.,;:!?\"“”«»()\[\]{}…]+", text):
         w = w.strip("'")
-        if not w:
-            continue
-        if not LATIN_WORD.match(w):
-            words.append(None)
-            continue
-        words.append(w)
+        if w:
+            words.append(w if LATIN_WORD.match(w) else None)
     return words
 
 

@@ -1,5 +1,5 @@
 // Stable status codes returned by the DSP core and passed unchanged to TypeScript
-// (src/native/native-status.ts mirrors this list). Never renumber; only append.
+// (src/engines/runtime/native-status.ts mirrors this list). Never renumber; only append.
 #pragma once
 
 #include <cstdint>

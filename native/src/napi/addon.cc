@@ -1,6 +1,6 @@
 // Entry point of gateway_native.node. The surface is C-like: `<part>Create` returns an
 // opaque handle, `<part><Verb>(handle, ...)` works on caller-allocated typed arrays, and
-// `<part>Close(handle)` frees it. src/native/*.ts wraps each part in a class.
+// `<part>Close(handle)` frees it. src/engines/signal/live/*.ts wraps each part in a class.
 #include <napi.h>
 
 #include "dsp/simd-dot.h"

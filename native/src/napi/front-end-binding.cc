@@ -4,7 +4,7 @@
 // may reuse the message's memory after its callback returns, and nothing here keeps a
 // pointer). The Float64Array `state` passed to create() is referenced by the handle until
 // close() and is rewritten after every push/setFormat/flush/clear/read/discard with the
-// fields listed in StateField (mirrored by src/native/stream-front-end.ts).
+// fields listed in StateField (mirrored by src/engines/signal/live/stream-front-end.ts).
 #include "dsp/stream-front-end.h"
 #include "napi/bindings.h"
 #include "napi/event-copy.h"
@@ -135,7 +135,7 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
   return FrontEnd::Make(info.Env(), std::move(box), bytes);
 }
 
-// (handle, ArrayBuffer | typed array) -> status (0 ok; see src/native/native-status.ts)
+// (handle, ArrayBuffer | typed array) -> status (0 ok; see src/engines/runtime/native-status.ts)
 Napi::Value Push(const Napi::CallbackInfo& info, FrontEndBox* b) {
   Bytes msg;
   if (!GetBytes(info, 1, &msg)) return {};

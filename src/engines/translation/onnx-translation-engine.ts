@@ -205,7 +205,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
     }
     const hold = mode === 'greedy' ? items.length : Math.min(items.length, this.beamWindow);
     const refusal = this.room.tryHold(mode, tenant, hold);
-    if (refusal !== null) return Promise.reject(this.refuse(mode, items.length, hold, refusal));
+    if (refusal !== null) return Promise.reject(this.refuse(mode, hold, refusal));
     return new Promise<string[]>((resolve, reject) => {
       const request: Request = {
         mode,
@@ -238,9 +238,9 @@ export class OnnxTranslationEngine implements TranslationEngine {
     });
   }
 
-  private refuse(mode: TranslationMode, sentences: number, hold: number, refusal: Refusal): EngineError {
+  private refuse(mode: TranslationMode, hold: number, refusal: Refusal): EngineError {
     this.counters.refused++;
-    this.observer.onRefused?.({ mode, sentences });
+    this.observer.onRefused?.({ mode, sentences: hold });
     const retryAfter = retryAfterSeconds(refusal, hold, this.drainRate.rate(mode), this.queue.tenantsIn(mode));
     const message =
       refusal.reason === 'tenant'
