@@ -14,12 +14,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { buildJob } from '../src/jobs/job-service.js';
-import { principalFor } from '../src/platform/auth/principal.js';
+import { buildJob } from '../src/jobs/new-job.js';
 import type { JobRecord } from '../src/platform/db/job-records.js';
 import { PostgresStore } from '../src/platform/db/postgres/postgres-store.js';
 import { SqliteStore } from '../src/platform/db/sqlite/sqlite-store.js';
 import type { Store } from '../src/platform/db/store-types.js';
+import { testPrincipal } from '../test/helpers/job-services.js';
 import { ratio3, writeBenchResults } from './bench-results.js';
 
 const jobsTotal = Number(process.argv[2] ?? 2000);
@@ -31,22 +31,7 @@ type Operation = (typeof OPERATIONS)[number];
 type Figures = Record<Operation, number>;
 
 /** The 20 keys the benchmark's jobs belong to (only their ids and accounts reach the store). */
-const PRINCIPALS = Array.from({ length: 20 }, (_, i) =>
-  principalFor({
-    id: `key_${i}`,
-    accountId: `acct_${i}`,
-    name: null,
-    prefix: 'sk_bench',
-    scopes: ['write'],
-    ipAllowlist: null,
-    originAllowlist: null,
-    limits: {},
-    createdAt: new Date(0).toISOString(),
-    expiresAt: null,
-    revokedAt: null,
-    lastUsedAt: null,
-  }),
-);
+const PRINCIPALS = Array.from({ length: 20 }, (_, i) => testPrincipal(String(i)));
 
 /** A queued job as POST /v1/transcriptions builds it. */
 function newJob(i: number): JobRecord {

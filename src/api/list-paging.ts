@@ -21,6 +21,19 @@ export async function readPage<T>(list: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The keyset page a list query asks for (`limit` checked by listLimit against `max`, `cursor` by
+ * readPage): `list` reads it with the page size and the cursor, when one was sent.
+ */
+export async function readKeysetPage<T>(
+  query: { readonly limit?: number; readonly cursor?: string },
+  max: number,
+  list: (page: { limit: number; cursor?: string }) => Promise<T>,
+): Promise<T> {
+  const limit = listLimit(query.limit, max);
+  return readPage(() => list({ limit, ...(query.cursor !== undefined ? { cursor: query.cursor } : {}) }));
+}
+
 /** The list envelope of a keyset page: its items, whether more follow, the cursor to them and the total. */
 export function cursorPageBody<T>(data: T[], page: { readonly nextCursor: string | null; readonly total: number }) {
   return { data, has_more: page.nextCursor !== null, next_cursor: page.nextCursor, total: page.total };

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ApiKeyRecord, Principal } from '../platform/auth/principal.js';
 import type { Limits } from '../platform/config/config.js';
@@ -24,66 +23,6 @@ const MAX_PARK_DELAY_MS = 2_000;
 const FINAL_POLL_MS = 500;
 /** At shutdown, how long jobs stopped after the grace get to go back to the queue. */
 const RETURN_WAIT_MS = 3_000;
-
-export function newJobId(): string {
-  return `tr_${randomBytes(12).toString('hex')}`;
-}
-
-export interface NewJobInput {
-  readonly id?: string;
-  readonly principal: Principal;
-  readonly kind: JobKind;
-  readonly api?: JobApi;
-  readonly parentId?: string | null;
-  /** Order within a batch. */
-  readonly position?: number;
-  readonly language: string;
-  readonly requestedModel: string;
-  readonly mode?: 'async' | 'sync';
-  readonly audioUrl?: string | null;
-  readonly audio?: { key: string; size: number; filename: string | null } | null;
-  readonly options?: Record<string, unknown>;
-  readonly status?: JobRecord['status'];
-}
-
-export function buildJob(input: NewJobInput): JobRecord {
-  const now = new Date().toISOString();
-  return {
-    id: input.id ?? newJobId(),
-    accountId: input.principal.accountId,
-    keyId: input.principal.key.id,
-    kind: input.kind,
-    api: input.api ?? 'unified',
-    parentId: input.parentId ?? null,
-    position: input.position ?? 0,
-    status: input.status ?? 'queued',
-    requestedLanguage: input.language,
-    language: input.language,
-    requestedModel: input.requestedModel,
-    model: null,
-    mode: input.mode ?? 'async',
-    audioUrl: input.audioUrl ?? null,
-    audioObject: input.audio?.key ?? null,
-    audioFilename: input.audio?.filename ?? null,
-    audioBytes: input.audio?.size ?? null,
-    transcriptObject: null,
-    text: null,
-    segments: null,
-    progress: { stage: 'queued', percent: 0, total_segments: 0, done_segments: 0 },
-    durationSeconds: null,
-    processingTimeSeconds: null,
-    error: null,
-    options: input.options ?? {},
-    attempts: 0,
-    eventsPending: input.status === 'failed',
-    leaseOwner: null,
-    leaseUntil: null,
-    createdAt: now,
-    startedAt: null,
-    completedAt: null,
-    updatedAt: now,
-  };
-}
 
 /**
  * 429 concurrent_limit_exceeded while the key has its limit (`defaultLimit` unless the key sets

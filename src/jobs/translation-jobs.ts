@@ -4,7 +4,7 @@ import { ApiError } from '../platform/errors/api-error.js';
 import type { JobRecord, JobStore } from '../platform/db/job-records.js';
 import { CALLBACK_NOT_SCHEDULED, type TranslationJobRecord, type TranslationStore, type TranslationUnitRecord } from '../platform/db/translation-records.js';
 import type { JobQueue } from './job-queue.js';
-import { buildJob } from './job-service.js';
+import { buildJob } from './new-job.js';
 import { PeriodicTask } from './periodic-task.js';
 import { outputNames } from './translation-documents.js';
 import { isFinalTranslation } from './translation-views.js';

@@ -26,7 +26,7 @@ import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
 import { websocketClose } from '../platform/errors/error-rendering.js';
 import type { Uws } from '../platform/http/uws.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
-import { newJobId } from '../jobs/job-service.js';
+import { newJobId } from '../jobs/new-job.js';
 import { recordingObject } from '../jobs/job-runner.js';
 import type { Asr } from '../engines/asr/asr.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';

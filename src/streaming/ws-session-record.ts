@@ -9,7 +9,7 @@
 // (src/jobs/orphaned-sessions.ts). `close()` stops the renewals.
 import type { Logger } from 'pino';
 import type { Principal } from '../platform/auth/principal.js';
-import { buildJob } from '../jobs/job-service.js';
+import { buildJob } from '../jobs/new-job.js';
 import { recordingObject } from '../jobs/job-runner.js';
 import { LeasedRuns } from '../jobs/leased-runs.js';
 import type { JobStore } from '../platform/db/job-records.js';

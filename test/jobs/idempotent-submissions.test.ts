@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IdempotentSubmissions } from '../../src/jobs/idempotent-submissions.js';
-import { buildJob } from '../../src/jobs/job-service.js';
+import { buildJob } from '../../src/jobs/new-job.js';
 import type { Principal } from '../../src/platform/auth/principal.js';
 import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/platform/db/sqlite/sqlite-store.js';

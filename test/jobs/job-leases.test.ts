@@ -1,88 +1,30 @@
+// Job leases: a process renews the lease of each job it runs and gives it up when the job ends;
+// a job whose lease ended is taken over (requeued, or failed once out of attempts) by one process
+// of however many sweep, and at start by the only process using a SQLite store.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/platform/config/config.js';
-import { JobEvents } from '../../src/jobs/job-events.js';
-import { InProcessJobQueue } from '../../src/jobs/job-queue.js';
-import { JobRunner } from '../../src/jobs/job-runner.js';
-import { buildJob, JobService } from '../../src/jobs/job-service.js';
-import type { JobRecord } from '../../src/platform/db/job-records.js';
-import type { FileTranscription, FileTranscriptionRequest, Asr } from '../../src/engines/asr/asr.js';
-import { UsageRecorder } from '../../src/platform/limits/usage-recorder.js';
-import { createLogger } from '../../src/platform/logging/logger.js';
-import { LocalFileStorage } from '../../src/platform/files/local-file-storage.js';
-import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/platform/db/sqlite/sqlite-store.js';
-import type { Store } from '../../src/platform/db/store-types.js';
+import type { Asr } from '../../src/engines/asr/asr.js';
+import { buildJob } from '../../src/jobs/new-job.js';
 import { principalFor } from '../../src/platform/auth/principal.js';
+import type { JobRecord } from '../../src/platform/db/job-records.js';
+import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js';
+import type { Store } from '../../src/platform/db/store-types.js';
+import { LocalFileStorage } from '../../src/platform/files/local-file-storage.js';
+import { UsageRecorder } from '../../src/platform/limits/usage-recorder.js';
 import { skipWithout } from '../helpers/distributed-servers.js';
+import { HeldEngine, silentLogger, storedAudioRunner, testJobService, testPrincipal, withSqliteStore } from '../helpers/job-services.js';
 import { useTestSchema } from '../helpers/suite-fixtures.js';
 
-const logger = createLogger('silent');
-const limits = loadConfig({}).limits;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** An engine whose transcription lasts until the test releases it (or the job is stopped). */
-class HeldEngine implements Pick<Asr, 'transcribe'> {
-  private releases: (() => void)[] = [];
-  started = 0;
-
-  async transcribe(request: FileTranscriptionRequest): Promise<FileTranscription> {
-    this.started++;
-    await new Promise<void>((resolve, reject) => {
-      this.releases.push(resolve);
-      request.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
-    });
-    return { language: 'am', model: 'test-model', durationSeconds: 1.5, segments: [], detection: null, diarization: null };
-  }
-
-  release(): void {
-    for (const release of this.releases.splice(0)) release();
-  }
-}
-
-const principal = principalFor({
-  id: 'key_lease',
-  accountId: 'acct_lease',
-  name: null,
-  prefix: 'sk_x',
-  scopes: ['write'],
-  ipAllowlist: null,
-  originAllowlist: null,
-  limits: {},
-  createdAt: '2026-01-01T00:00:00.000Z',
-  expiresAt: null,
-  revokedAt: null,
-  lastUsedAt: null,
-});
+const principal = testPrincipal('lease');
 
 function stored(overrides: Partial<JobRecord> = {}): JobRecord {
   return {
     ...buildJob({ principal, kind: 'single', language: 'am', requestedModel: '', audio: { key: 'audio/held.wav', size: 4, filename: null } }),
     ...overrides,
   };
-}
-
-function service(store: Store, soleProcess: boolean, queue = new InProcessJobQueue(1)) {
-  const events = new JobEvents();
-  const recorder = new UsageRecorder(store.usage, logger, 60_000);
-  const jobs = new JobService({
-    jobs: store.jobs,
-    queue,
-    // recover() and sweep() never run jobs: no runner needed here.
-    runner: undefined as unknown as JobRunner,
-    events,
-    storage: new LocalFileStorage(tmpdir()),
-    usage: store.usage,
-    recorder,
-    limits,
-    logger,
-    concurrencyLimit: async () => 10,
-    soleProcess,
-    idempotency: store.idempotency,
-  });
-  return { jobs, queue, events, close: () => recorder.close() };
 }
 
 const skip = await skipWithout('postgres');
@@ -105,22 +47,9 @@ describe.skipIf(skip)('job leases on PostgreSQL', () => {
     if (files) rmSync(files, { recursive: true, force: true });
   });
 
-  function runner(engine: Pick<Asr, 'transcribe'>, owner: string, leaseMs: number): { runner: JobRunner; close: () => Promise<void> } {
-    const usage = new UsageRecorder(store.usage, logger, 60_000);
-    const runner = new JobRunner({
-      jobs: store.jobs,
-      storage,
-      asr: engine,
-      events: new JobEvents(),
-      fetchAudio: async () => {
-        throw new Error('the audio is stored already');
-      },
-      usage,
-      logger,
-      owner,
-      leaseMs,
-    });
-    return { runner, close: () => usage.close() };
+  function runner(engine: Pick<Asr, 'transcribe'>, owner: string, leaseMs: number) {
+    const usage = new UsageRecorder(store.usage, silentLogger, 60_000);
+    return { runner: storedAudioRunner({ store, storage, asr: engine, usage, owner, leaseMs }), close: () => usage.close() };
   }
 
   /** A stored job that `owner` has claimed (lease `leaseMs`) and is running on an engine held until released. */
@@ -187,7 +116,7 @@ describe.skipIf(skip)('job leases on PostgreSQL', () => {
     const exhausted = stored({ status: 'processing', leaseOwner: 'dead', leaseUntil: past, attempts: 2 });
     const forgotten = stored({ updatedAt: new Date(Date.now() - 120_000).toISOString() });
     await store.jobs.insert([live, expired, exhausted, forgotten]);
-    const others = [service(store, false), service(store, false), service(store, false)];
+    const others = [1, 2, 3].map(() => testJobService(store, { soleProcess: false }));
     const finished: string[] = [];
     for (const o of others) o.events.on('finished', (job) => finished.push(job.id));
     const staleBefore = new Date(Date.now() - 60_000).toISOString();
@@ -202,32 +131,23 @@ describe.skipIf(skip)('job leases on PostgreSQL', () => {
     expect(others.reduce((n, o) => n + o.queue.waiting(), 0)).toBeGreaterThanOrEqual(2);
     expect(others.some((o) => o.queue.waiting() > 0)).toBe(true);
     // A process starting now leaves the live job alone too.
-    const starting = service(store, false);
+    const starting = testJobService(store, { soleProcess: false });
     await starting.jobs.recover();
     expect(await store.jobs.get(live.id)).toMatchObject({ status: 'processing', leaseOwner: 'alive' });
-    for (const o of [...others, starting]) {
-      await o.queue.close(0);
-      await o.close();
-    }
+    for (const o of [...others, starting]) await o.close();
   });
 });
 
 describe('job leases on SQLite (one process)', () => {
   it('takes over every job left processing at start, live lease or not', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lease-sqlite-'));
-    const store = SqliteStore.open(join(dir, 'gateway.db'));
-    try {
+    await withSqliteStore('lease-sqlite-', async (store) => {
       const live = stored({ status: 'processing', leaseOwner: 'previous-run', leaseUntil: new Date(Date.now() + 60_000).toISOString(), attempts: 1 });
       await store.jobs.insert([live]);
-      const s = service(store, true);
+      const s = testJobService(store, { soleProcess: true });
       expect(await s.jobs.recover()).toEqual({ requeued: 1, failed: 0 });
       expect(await store.jobs.get(live.id)).toMatchObject({ status: 'queued', leaseOwner: null });
       expect(s.queue.waiting()).toBe(1);
-      await s.queue.close(0);
       await s.close();
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

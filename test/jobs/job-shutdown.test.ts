@@ -1,108 +1,43 @@
 // JobService.close (issue 34 item 6): running jobs get the grace, then go back to `queued`
 // (lease released, attempt not counted) and every `mode=sync` caller still waiting is answered
 // with its job as it stands; callers arriving after shutdown are answered at once.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Asr, FileTranscription, FileTranscriptionRequest } from '../../src/engines/asr/asr.js';
 import { JobEvents } from '../../src/jobs/job-events.js';
-import { InProcessJobQueue } from '../../src/jobs/job-queue.js';
-import { JobRunner } from '../../src/jobs/job-runner.js';
-import { buildJob, JobService } from '../../src/jobs/job-service.js';
-import { principalFor } from '../../src/platform/auth/principal.js';
-import { loadConfig } from '../../src/platform/config/config.js';
-import { SqliteStore } from '../../src/platform/db/sqlite/sqlite-store.js';
+import { type JobService } from '../../src/jobs/job-service.js';
+import { buildJob } from '../../src/jobs/new-job.js';
 import type { Store } from '../../src/platform/db/store-types.js';
 import { LocalFileStorage } from '../../src/platform/files/local-file-storage.js';
 import { UsageRecorder } from '../../src/platform/limits/usage-recorder.js';
-import { createLogger } from '../../src/platform/logging/logger.js';
+import { HeldEngine, openScratchSqlite, silentLogger, storedAudioRunner, testJobService, testPrincipal, type TestJobService } from '../helpers/job-services.js';
 
-const logger = createLogger('silent');
-const limits = loadConfig({}).limits;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const principal = testPrincipal('shutdown');
 
-const principal = principalFor({
-  id: 'key_shutdown',
-  accountId: 'acct_shutdown',
-  name: null,
-  prefix: 'sk_d',
-  scopes: ['write'],
-  ipAllowlist: null,
-  originAllowlist: null,
-  limits: {},
-  createdAt: '2026-01-01T00:00:00.000Z',
-  expiresAt: null,
-  revokedAt: null,
-  lastUsedAt: null,
-});
-
-/** A transcription that lasts until the test releases it, or its job is stopped. */
-class HeldEngine implements Pick<Asr, 'transcribe'> {
-  private readonly releases: (() => void)[] = [];
-
-  async transcribe(request: FileTranscriptionRequest): Promise<FileTranscription> {
-    await new Promise<void>((resolve, reject) => {
-      this.releases.push(resolve);
-      request.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
-    });
-    return { language: 'am', model: 'test-model', durationSeconds: 1.5, segments: [], detection: null, diarization: null };
-  }
-
-  release(): void {
-    for (const release of this.releases.splice(0)) release();
-  }
-}
-
-let dir: string;
+/** Per test: a SQLite store with the held audio stored, and a started job service whose runner holds each job. */
+let scratch: ReturnType<typeof openScratchSqlite>;
 let store: Store;
-let storage: LocalFileStorage;
-let usage: UsageRecorder;
 let engine: HeldEngine;
+let parts: TestJobService;
 let service: JobService;
 
 beforeEach(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'job-shutdown-'));
-  store = SqliteStore.open(join(dir, 'gateway.db'));
-  storage = new LocalFileStorage(join(dir, 'files'));
+  scratch = openScratchSqlite('job-shutdown-');
+  store = scratch.store;
+  const storage = new LocalFileStorage(join(scratch.dir, 'files'));
   await storage.putBuffer('audio/held.wav', Buffer.from('RIFF'), 'audio/wav');
-  usage = new UsageRecorder(store.usage, logger, 60_000);
+  const usage = new UsageRecorder(store.usage, silentLogger, 60_000);
   engine = new HeldEngine();
   const events = new JobEvents();
-  const runner = new JobRunner({
-    jobs: store.jobs,
-    storage,
-    asr: engine,
-    events,
-    fetchAudio: async () => {
-      throw new Error('the audio is stored already');
-    },
-    usage,
-    logger,
-    owner: 'this-process',
-    leaseMs: 5_000,
-  });
-  service = new JobService({
-    jobs: store.jobs,
-    queue: new InProcessJobQueue(2),
-    runner,
-    events,
-    storage,
-    usage: store.usage,
-    recorder: usage,
-    limits,
-    logger,
-    concurrencyLimit: async () => 10,
-    soleProcess: true,
-    idempotency: store.idempotency,
-  });
+  const runner = storedAudioRunner({ store, storage, asr: engine, usage, events, owner: 'this-process', leaseMs: 5_000 });
+  parts = testJobService(store, { soleProcess: true, runner, events, storage, recorder: usage, workers: 2 });
+  service = parts.jobs;
   service.start();
 });
 
 afterEach(async () => {
-  await usage.close();
-  await store.close();
-  rmSync(dir, { recursive: true, force: true });
+  await parts.close();
+  await scratch.close();
 });
 
 /** Submits a job on the held audio and resolves once it runs. */

@@ -2,48 +2,22 @@
 // record and clears the lease when the session ends; a record whose lease lapsed (its gateway
 // crashed) is ended `failed` with a reason by the sweep, once however many processes sweep, and
 // at the start of the only process using a SQLite store.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JobEvents } from '../../src/jobs/job-events.js';
-import { InProcessJobQueue } from '../../src/jobs/job-queue.js';
-import type { JobRunner } from '../../src/jobs/job-runner.js';
-import { buildJob, JobService } from '../../src/jobs/job-service.js';
+import { buildJob } from '../../src/jobs/new-job.js';
 import { SESSION_LOST_MESSAGE } from '../../src/jobs/orphaned-sessions.js';
-import { principalFor } from '../../src/platform/auth/principal.js';
-import { loadConfig } from '../../src/platform/config/config.js';
 import type { JobRecord } from '../../src/platform/db/job-records.js';
 import { PostgresStore } from '../../src/platform/db/postgres/postgres-store.js';
-import { SqliteStore } from '../../src/platform/db/sqlite/sqlite-store.js';
 import type { Store } from '../../src/platform/db/store-types.js';
-import { LocalFileStorage } from '../../src/platform/files/local-file-storage.js';
 import { UsageRecorder } from '../../src/platform/limits/usage-recorder.js';
-import { createLogger } from '../../src/platform/logging/logger.js';
 import type { SessionSettings } from '../../src/streaming/ws-query.js';
 import { SessionRecords } from '../../src/streaming/ws-session-record.js';
 import type { SessionOutcome } from '../../src/streaming/ws-session.js';
 import { skipWithout } from '../helpers/distributed-servers.js';
+import { silentLogger, testJobService, testPrincipal, withSqliteStore } from '../helpers/job-services.js';
 import { useTestSchema } from '../helpers/suite-fixtures.js';
 
-const logger = createLogger('silent');
-const limits = loadConfig({}).limits;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-const principal = principalFor({
-  id: 'key_sessions',
-  accountId: 'acct_sessions',
-  name: null,
-  prefix: 'sk_s',
-  scopes: ['write'],
-  ipAllowlist: null,
-  originAllowlist: null,
-  limits: {},
-  createdAt: '2026-01-01T00:00:00.000Z',
-  expiresAt: null,
-  revokedAt: null,
-  lastUsedAt: null,
-});
+const principal = testPrincipal('sessions');
 
 /** A session record as a gateway left it: `processing`, under `leaseOwner` until `leaseUntil`. */
 function sessionRecord(leaseOwner: string | null, leaseUntil: string | null): JobRecord {
@@ -52,33 +26,6 @@ function sessionRecord(leaseOwner: string | null, leaseUntil: string | null): Jo
     progress: { stage: 'streaming', percent: 0, total_segments: 0, done_segments: 0 },
     leaseOwner,
     leaseUntil,
-  };
-}
-
-/** A job service that only sweeps and recovers (it runs no job). */
-function sweeper(store: Store, soleProcess: boolean) {
-  const recorder = new UsageRecorder(store.usage, logger, 60_000);
-  const queue = new InProcessJobQueue(1);
-  const jobs = new JobService({
-    jobs: store.jobs,
-    queue,
-    runner: undefined as unknown as JobRunner,
-    events: new JobEvents(),
-    storage: new LocalFileStorage(tmpdir()),
-    usage: store.usage,
-    recorder,
-    limits,
-    logger,
-    concurrencyLimit: async () => 10,
-    soleProcess,
-    idempotency: store.idempotency,
-  });
-  return {
-    jobs,
-    close: async () => {
-      await queue.close(0);
-      await recorder.close();
-    },
   };
 }
 
@@ -134,7 +81,7 @@ describe.skipIf(skip)('WebSocket session records on PostgreSQL (several gateways
     const lapsed = sessionRecord('crashed', past);
     const unleased = sessionRecord(null, null);
     await store.jobs.insert([live, lapsed, unleased]);
-    const others = [sweeper(store, false), sweeper(store, false), sweeper(store, false)];
+    const others = [1, 2, 3].map(() => testJobService(store, { soleProcess: false }));
     const staleBefore = new Date(Date.now() - 60_000).toISOString();
     const results = await Promise.all(others.map((o) => o.jobs.sweep(staleBefore)));
     expect(results.reduce((n, r) => n + r.sessionsEnded, 0)).toBe(2);
@@ -142,15 +89,15 @@ describe.skipIf(skip)('WebSocket session records on PostgreSQL (several gateways
     expectLost(await store.jobs.get(unleased.id));
     expect(await store.jobs.get(live.id)).toMatchObject({ status: 'processing', leaseOwner: 'alive' });
     // A gateway starting now leaves the live session alone too.
-    const starting = sweeper(store, false);
+    const starting = testJobService(store, { soleProcess: false });
     await starting.jobs.recover();
     expect(await store.jobs.get(live.id)).toMatchObject({ status: 'processing', leaseOwner: 'alive' });
     for (const o of [...others, starting]) await o.close();
   });
 
   it('renews an open session record, clears its lease when it ends, and lets it lapse after close()', async () => {
-    const usage = new UsageRecorder(store.usage, logger, 60_000);
-    const records = new SessionRecords(store.jobs, usage, logger, { owner: 'gateway-a', leaseMs: 300 });
+    const usage = new UsageRecorder(store.usage, silentLogger, 60_000);
+    const records = new SessionRecords(store.jobs, usage, silentLogger, { owner: 'gateway-a', leaseMs: 300 });
     const ending = records.open('tr_session_leases_ending', 'ws_a', principal, SETTINGS);
     const kept = records.open('tr_session_leases_kept', 'ws_b', principal, SETTINGS);
     await Promise.all([ending.inserted, kept.inserted]);
@@ -161,7 +108,7 @@ describe.skipIf(skip)('WebSocket session records on PostgreSQL (several gateways
     expect(Date.parse(renewed.leaseUntil!)).toBeGreaterThan(Date.parse(opened.leaseUntil!));
     expect(Date.parse(renewed.leaseUntil!)).toBeGreaterThan(Date.now());
     // No sweep ends a session whose gateway renews it.
-    const other = sweeper(store, false);
+    const other = testJobService(store, { soleProcess: false });
     await other.jobs.sweep(new Date(0).toISOString());
     expect(await store.jobs.get('tr_session_leases_kept')).toMatchObject({ status: 'processing' });
     await records.finish('tr_session_leases_ending', principal.key.id, ending, OUTCOME, Date.now() - 1_000);
@@ -178,20 +125,15 @@ describe.skipIf(skip)('WebSocket session records on PostgreSQL (several gateways
 
 describe('WebSocket session records on SQLite (one process)', () => {
   it('ends every session record left processing at start, live lease or not', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'session-leases-'));
-    const store = SqliteStore.open(join(dir, 'gateway.db'));
-    try {
+    await withSqliteStore('session-leases-', async (store) => {
       const left = sessionRecord('previous-run', new Date(Date.now() + 60_000).toISOString());
       const done = { ...sessionRecord(null, null), status: 'completed' as const };
       await store.jobs.insert([left, done]);
-      const s = sweeper(store, true);
+      const s = testJobService(store, { soleProcess: true });
       expect(await s.jobs.recover()).toEqual({ requeued: 0, failed: 0 });
       expectLost(await store.jobs.get(left.id));
       expect(await store.jobs.get(done.id)).toMatchObject({ status: 'completed' });
       await s.close();
-    } finally {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

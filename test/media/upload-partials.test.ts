@@ -2,8 +2,9 @@ import { connect } from 'node:net';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { describe, expect, it } from 'vitest';
+import { useTestGateway } from '../helpers/suite-gateway.js';
+import { startTestGateway } from '../helpers/test-gateway.js';
 import { MEDIA_DIR } from '../helpers/tls-servers.js';
 
 // Temporary `.partial` files of stored uploads: removed when the client goes away mid-upload,
@@ -47,18 +48,11 @@ async function abandonUpload(url: string, head: string, body: Buffer, root: stri
 }
 
 describe('.partial upload files after a client disconnects', () => {
-  let gw: TestGateway;
-  let key: string;
-  let root: string;
-  beforeAll(async () => {
-    gw = await startTestGateway({ RATE_LIMIT_PER_MINUTE: '10000', FILES_BACKEND: 'local' });
-    key = await gw.key();
-    root = join(gw.dataDir, 'files');
-  });
-  afterAll(async () => gw?.close());
+  const suite = useTestGateway({ RATE_LIMIT_PER_MINUTE: '10000', FILES_BACKEND: 'local' });
+  const filesRoot = () => join(suite.gw.dataDir, 'files');
 
   const multipartHead = (path: string, field: string, boundary: string, total: number) =>
-    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\n` +
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${suite.key}\r\n` +
     `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${total}\r\n\r\n` +
     `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="a.wav"\r\nContent-Type: audio/wav\r\n\r\n`;
 
@@ -67,17 +61,19 @@ describe('.partial upload files after a client disconnects', () => {
     ['POST /v1/transcriptions (multipart)', '/v1/transcriptions', 'file'],
     ['POST /v1/transcriptions/batch (multipart)', '/v1/transcriptions/batch', 'files'],
   ])('%s leaves no .partial file', async (_name, path, field) => {
-    const written = await abandonUpload(gw.url, multipartHead(path, field, 'xyzBOUNDARY', 10_000_000), wav, root);
+    const root = filesRoot();
+    const written = await abandonUpload(suite.gw.url, multipartHead(path, field, 'xyzBOUNDARY', 10_000_000), wav, root);
     expect(await eventually(() => written.every((name) => !existsSync(join(root, name))))).toBe(true);
   });
 
   it('a signed PUT leaves no .partial file', async () => {
     const signed = (await (
-      await fetch(`${gw.url}/v1/uploads/signed-url?filename=a.wav&content_type=audio/wav`, { headers: { authorization: `Bearer ${key}` } })
+      await fetch(`${suite.gw.url}/v1/uploads/signed-url?filename=a.wav&content_type=audio/wav`, { headers: { authorization: `Bearer ${suite.key}` } })
     ).json()) as { upload_url: string };
     const target = new URL(signed.upload_url);
     const head = `PUT ${target.pathname}${target.search} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: audio/wav\r\n` + `Content-Length: 10000000\r\n\r\n`;
-    const written = await abandonUpload(gw.url, head, wav, root);
+    const root = filesRoot();
+    const written = await abandonUpload(suite.gw.url, head, wav, root);
     expect(await eventually(() => written.every((name) => !existsSync(join(root, name))))).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKeyRecord } from '../../src/platform/auth/principal.js';
-import type { JobRecord } from '../../src/platform/db/job-records.js';
+import { JOB_NOT_STARTED, type JobRecord } from '../../src/platform/db/job-records.js';
 import type { MediaRecord } from '../../src/platform/db/media-records.js';
 import { InvalidCursorError } from '../../src/platform/db/cursor.js';
 import type { NewApiKey, Store } from '../../src/platform/db/store-types.js';
@@ -38,27 +38,15 @@ function job(overrides: Partial<JobRecord> = {}): JobRecord {
     requestedLanguage: 'auto',
     language: 'am',
     requestedModel: '',
-    model: null,
     mode: 'async',
     audioUrl: 'https://example.com/a.mp3',
     audioObject: null,
     audioFilename: null,
     audioBytes: null,
-    transcriptObject: null,
-    text: null,
-    segments: null,
-    progress: { stage: 'queued', percent: 0, total_segments: 0, done_segments: 0 },
-    durationSeconds: null,
-    processingTimeSeconds: null,
-    error: null,
+    ...JOB_NOT_STARTED,
     options: {},
-    attempts: 0,
     eventsPending: false,
-    leaseOwner: null,
-    leaseUntil: null,
     createdAt: at(0),
-    startedAt: null,
-    completedAt: null,
     updatedAt: at(0),
     ...overrides,
   };

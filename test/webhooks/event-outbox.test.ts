@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { principalFor } from '../../src/platform/auth/principal.js';
-import { buildJob } from '../../src/jobs/job-service.js';
+import { buildJob } from '../../src/jobs/new-job.js';
 import { bearer, startTestGateway } from '../helpers/test-gateway.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'outbox-test-'));

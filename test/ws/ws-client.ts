@@ -98,6 +98,14 @@ export function wavPcm(path: string): { rate: number; pcm: Buffer } {
   return wavData(readFileSync(path));
 }
 
+/** What a session's final `full_text` holds: the non-empty texts of its pieces (turns, transcriptions), space-joined. */
+export function joinedText(pieces: readonly { readonly text: string }[]): string {
+  return pieces
+    .map((piece) => piece.text)
+    .filter((text) => text.length > 0)
+    .join(' ');
+}
+
 export function chunks(bytes: Buffer, size: number): Buffer[] {
   const out: Buffer[] = [];
   for (let at = 0; at < bytes.length; at += size) out.push(bytes.subarray(at, Math.min(bytes.length, at + size)));

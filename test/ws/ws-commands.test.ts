@@ -4,13 +4,15 @@ import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { speech16k, silence, twoTurns } from './ws-audio.js';
 import { twoTurnsWithPartials } from './ws-scenarios.js';
-import { chunks, connect, paced, sleep, wsUrl, connectReady } from './ws-client.js';
+import { chunks, connect, connectReady, joinedText, paced, sleep, wsUrl } from './ws-client.js';
 
 const suite = useTestGateway({ WS_PARTIAL_INTERVAL_MS: '200' }, { scopes: ['write'] });
+/** A session with the default query, once ready. */
+const readySession = () => connectReady(wsUrl(suite.gw.url), bearer(suite.key));
 
 describe('commands', () => {
   it('PING is answered with pong; unknown commands get an error and the session goes on', async () => {
-    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
+    const client = await readySession();
     client.send('PING');
     expect((await client.waitFor('pong')).server_time).toMatch(/Z$/);
     client.send('ping ');
@@ -29,7 +31,7 @@ describe('commands', () => {
 
   it('TRANSCRIBE transcribes the buffer and keeps the connection; the next one starts where it ended', async () => {
     const pcm = speech16k();
-    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
+    const client = await readySession();
     client.send(pcm.subarray(0, 64_000));
     client.send('TRANSCRIBE');
     const first = await client.waitFor('transcription');
@@ -42,7 +44,7 @@ describe('commands', () => {
     const final = await client.waitFor('transcription', (m) => m.is_final);
     expect(final.start_ms).toBe(4000);
     expect(final.text).toBe('');
-    expect(final.full_text).toBe([first.text, second.text].filter(Boolean).join(' '));
+    expect(final.full_text).toBe(joinedText([first, second]));
     const stats = await client.waitFor('session_stats');
     expect(stats).toMatchObject({ audio_ms: 4000, transcriptions: 3, dropped_audio_ms: 0 });
     expect(stats.latency_ms.count).toBe(3);
@@ -51,7 +53,7 @@ describe('commands', () => {
 
   it('CLEAR discards the buffer without transcribing; stream time continues', async () => {
     const pcm = speech16k();
-    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
+    const client = await readySession();
     client.send(pcm.subarray(0, 64_000));
     client.send('CLEAR');
     client.send(pcm.subarray(64_000, 96_000));
@@ -66,14 +68,14 @@ describe('commands', () => {
   });
 
   it('END on an empty session still sends a final transcription and closes 1000', async () => {
-    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
+    const client = await readySession();
     client.send('END');
     expect(await client.waitFor('transcription')).toMatchObject({ is_final: true, text: '', segments: [], full_text: '' });
     expect((await client.closed).code).toBe(1000);
   });
 
   it('messages after END are ignored', async () => {
-    const client = await connectReady(wsUrl(suite.gw.url), bearer(suite.key));
+    const client = await readySession();
     client.send('END');
     client.send('PING');
     await client.closed;

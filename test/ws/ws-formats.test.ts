@@ -10,7 +10,7 @@ import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { nativeFixture, oddSplits, opusFrames, speech16k, twoTurns, upsample3 } from './ws-audio.js';
 import { wavOf } from '../helpers/fixtures.js';
-import { chunks, connect, paced, wsUrl, type StreamClient, connectReady } from './ws-client.js';
+import { chunks, connect, connectReady, joinedText, paced, wsUrl, type StreamClient } from './ws-client.js';
 
 const suite = useTestGateway({}, { scopes: ['write'] });
 
@@ -59,12 +59,7 @@ describe('audio formats', () => {
     const ids = turns.flatMap((t) => t.segments.map((s) => s.id));
     expect(ids).toEqual(ids.map((_, i) => i));
     const final = await endAndClose(client);
-    expect(final.full_text).toBe(
-      turns
-        .map((t) => t.text)
-        .filter((t) => t.length > 0)
-        .join(' '),
-    );
+    expect(final.full_text).toBe(joinedText(turns));
   }, 60_000);
 
   it('pcm_s16le_48k: the 48 kHz stream lands on the same 16 kHz timeline', async () => {
@@ -122,12 +117,7 @@ describe('audio formats', () => {
     expect(turns.map((t) => t.turn_id)).toEqual([1, 2]);
     expect(automatic.map((t) => [t.turn_id, t.text, t.end_ms])).toEqual(turns.map((t) => [t.turn_id, t.text, t.end_ms]));
     const final = await endAndClose(client);
-    expect(final.full_text).toBe(
-      turns
-        .map((t) => t.text)
-        .filter(Boolean)
-        .join(' '),
-    );
+    expect(final.full_text).toBe(joinedText(turns));
   }, 60_000);
 
   it('opus_raw_16k refuses a message that is not one 20 ms frame, and goes on', async () => {

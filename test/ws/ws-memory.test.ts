@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { silence, speech16k } from './ws-audio.js';
-import { chunks, connect, connectReady, sleep, wsUrl, type StreamClient } from './ws-client.js';
+import { chunks, connect, connectReady, joinedText, sleep, wsUrl, type StreamClient } from './ws-client.js';
 
 const BYTES_PER_SECOND = 32_000;
 
@@ -130,12 +130,7 @@ describe('long buffers are decoded in bounded pieces', () => {
       [4000, 5000],
     ]);
     expect(pieces.map((m) => m.is_final)).toEqual([false, false, false, false, true]);
-    expect(pieces.at(-1)!.full_text).toBe(
-      pieces
-        .map((m) => m.text)
-        .filter((t) => t.length > 0)
-        .join(' '),
-    );
+    expect(pieces.at(-1)!.full_text).toBe(joinedText(pieces));
   }, 30_000);
 
   it('TRANSCRIBE of 3.5 s: four equal pieces, and the session goes on', async () => {

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editDistance, scoringForm } from '../../src/engines/scoring/character-error-rate.js';
 import { fixturePath } from '../helpers/fixtures.js';
-import { callJson } from '../helpers/suite-gateway.js';
+import { callJson, useTestGateway } from '../helpers/suite-gateway.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { nativeFixture, oddSplits, silence, speech16k } from './ws-audio.js';
 import { chunks, connect, connectReady, sleep, wavPcm, wsUrl, type Message, type StreamClient } from './ws-client.js';
@@ -39,6 +39,26 @@ async function until(condition: () => boolean, what: string, timeoutMs = 10_000)
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(10);
   }
+}
+
+/** A session's job record once `completed`, or as it stands after about 10 s of polling. */
+async function completedJob(gw: TestGateway, key: string, jobId: string) {
+  const fetchJob = async () =>
+    (
+      await callJson<{ status: string; duration_seconds: number | null; metadata: Record<string, unknown> }>(
+        gw.url,
+        'GET',
+        `/v1/transcriptions/${jobId}`,
+        undefined,
+        key,
+      )
+    ).body;
+  let job = await fetchJob();
+  for (let i = 0; i < 200 && job.status !== 'completed'; i++) {
+    await sleep(50);
+    job = await fetchJob();
+  }
+  return job;
 }
 
 function sendAll(client: StreamClient, bytes: Buffer): void {
@@ -237,14 +257,11 @@ describe('resume refusals, expiry and takeover (fixture models)', () => {
     const late = connect(wsUrl(gw.url, { resume_token: ready.resume_token as string }), bearer(key));
     expect(await late.waitFor('error')).toMatchObject({ error: { code: 'resume_token_invalid', type: 'not_found_error' }, close_code: 4004 });
     expect((await late.closed).code).toBe(4004);
-    let job: { status: string; duration_seconds: number | null; metadata: Record<string, unknown> } | undefined;
-    const fetchJob = async () => (await callJson<typeof job>(gw.url, 'GET', `/v1/transcriptions/${ready.job_id}`, undefined, key)).body;
-    job = await fetchJob();
-    for (let i = 0; i < 100 && job?.status !== 'completed'; i++) {
-      await sleep(50);
-      job = await fetchJob();
-    }
-    expect(job).toMatchObject({ status: 'completed', duration_seconds: 2, metadata: { end_reason: 'client_disconnected', resumes: 0 } });
+    expect(await completedJob(gw, key, ready.job_id)).toMatchObject({
+      status: 'completed',
+      duration_seconds: 2,
+      metadata: { end_reason: 'client_disconnected', resumes: 0 },
+    });
   });
 
   it('a resume while the old connection still looks open takes the session over (the old one gets 4009)', async () => {
@@ -308,39 +325,26 @@ describe('resume refusals, expiry and takeover (fixture models)', () => {
 });
 
 describe('resuming turned off (WS_RESUME_WINDOW_SECONDS=0)', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway({ WS_RESUME_WINDOW_SECONDS: '0' });
-  }, 60_000);
-  afterAll(async () => gw?.close());
+  const suite = useTestGateway({ WS_RESUME_WINDOW_SECONDS: '0' }, { scopes: ['write', 'read'] });
 
   it('ready carries no token and a dropped connection finishes the session at once', async () => {
-    const key = await gw.key({ scopes: ['write', 'read'] });
+    const { gw, key } = suite;
     const client = await connectReady(wsUrl(gw.url), bearer(key));
     const ready = client.ofType('ready')[0]!;
     expect(ready).toMatchObject({ resume_token: null, resume_window_seconds: 0 });
     client.send(speech16k().subarray(0, 32_000));
     await client.waitFor('chunk_received', (m) => m.total_bytes === 32_000);
     cut(client);
-    let job: { status: string; metadata: Record<string, unknown> } | undefined;
-    for (let i = 0; i < 200 && job?.status !== 'completed'; i++) {
-      await sleep(50);
-      job = (await callJson<typeof job>(gw.url, 'GET', `/v1/transcriptions/${ready.job_id}`, undefined, key)).body;
-    }
-    expect(job).toMatchObject({ status: 'completed', metadata: { end_reason: 'client_disconnected', resumes: 0 } });
+    expect(await completedJob(gw, key, ready.job_id)).toMatchObject({ status: 'completed', metadata: { end_reason: 'client_disconnected', resumes: 0 } });
     expect(gw.gateway.streaming!.parkedSessions).toBe(0);
   });
 });
 
 describe('a session that ends while parked', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway({ WS_RESUME_WINDOW_SECONDS: '30', WS_MAX_SESSION_SECONDS: '2' });
-  }, 60_000);
-  afterAll(async () => gw?.close());
+  const suite = useTestGateway({ WS_RESUME_WINDOW_SECONDS: '30', WS_MAX_SESSION_SECONDS: '2' }, { scopes: ['write', 'read'] });
 
   it('reaching its duration, is finished and gives its connection slot back', async () => {
-    const key = await gw.key({ scopes: ['write', 'read'] });
+    const { gw, key } = suite;
     const client = await connectReady(wsUrl(gw.url), bearer(key));
     const ready = client.ofType('ready')[0]!;
     client.send(speech16k().subarray(0, 32_000));
@@ -351,12 +355,7 @@ describe('a session that ends while parked', () => {
     expect(gw.gateway.streaming!.parkedSessions).toBe(0);
     const usage = await callJson<{ websocket_connections: number }>(gw.url, 'GET', '/v1/usage', undefined, key);
     expect(usage.body.websocket_connections).toBe(0);
-    let job: { status: string; metadata: Record<string, unknown> } | undefined;
-    for (let i = 0; i < 100 && job?.status !== 'completed'; i++) {
-      await sleep(50);
-      job = (await callJson<typeof job>(gw.url, 'GET', `/v1/transcriptions/${ready.job_id}`, undefined, key)).body;
-    }
-    expect(job).toMatchObject({ status: 'completed', metadata: { end_reason: 'session_duration_exceeded', resumes: 0 } });
+    expect(await completedJob(gw, key, ready.job_id)).toMatchObject({ status: 'completed', metadata: { end_reason: 'session_duration_exceeded', resumes: 0 } });
     const late = connect(wsUrl(gw.url, { resume_token: ready.resume_token as string }), bearer(key));
     expect((await late.closed).code).toBe(4004);
   });

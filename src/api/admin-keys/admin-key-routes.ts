@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { keyView, type KeyService } from '../../platform/auth/key-service.js';
+import type { ApiKeyRecord } from '../../platform/auth/principal.js';
 import { ApiError } from '../../platform/errors/api-error.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { named } from '../../platform/http/named-schema.js';
@@ -55,7 +56,8 @@ const ADMIN_ONLY = { tags: ['Administration'], ...BEARER_ADMIN } as const;
 
 /** Key management (admin scope). Hidden from /openapi.json and the root listing. */
 export function adminKeyRoutes(keys: KeyService, store: Store): RouteDefinition[] {
-  const accountName = async (id: string) => (await store.accounts.get(id))?.name;
+  /** A key as the routes answer it: its view, with its account's name. */
+  const render = async (record: ApiKeyRecord) => keyView(record, (await store.accounts.get(record.accountId))?.name);
   return [
     defineRoute({
       method: 'POST',
@@ -99,7 +101,7 @@ export function adminKeyRoutes(keys: KeyService, store: Store): RouteDefinition[
       responses: { 200: { description: 'Keys', schema: Type.Object({ object: Type.Literal('list'), data: Type.Array(KeyViewSchema) }) } },
       handler: async ({ query }) => {
         const list = await keys.list({ ...(query.account !== undefined ? { account: query.account } : {}), includeRevoked: query.include_revoked ?? false });
-        const data = await Promise.all(list.map(async (k) => keyView(k, await accountName(k.accountId))));
+        const data = await Promise.all(list.map(render));
         return { status: 200, body: { object: 'list', data } };
       },
     }),
@@ -113,10 +115,8 @@ export function adminKeyRoutes(keys: KeyService, store: Store): RouteDefinition[
       responses: { 200: { description: 'Key', schema: KeyViewSchema } },
       handler: async ({ params }) => {
         const record = await store.apiKeys.get(params.key_id);
-        if (record === null) {
-          throw new ApiError('resource_not_found', { message: `No API key ${params.key_id}.` });
-        }
-        return { status: 200, body: keyView(record, await accountName(record.accountId)) };
+        if (record === null) throw new ApiError('resource_not_found', { message: `No API key ${params.key_id}.` });
+        return { status: 200, body: await render(record) };
       },
     }),
     defineRoute({
@@ -127,10 +127,7 @@ export function adminKeyRoutes(keys: KeyService, store: Store): RouteDefinition[
       ...ADMIN_ONLY,
       params: KeyIdParams,
       responses: { 200: { description: 'Revoked key', schema: KeyViewSchema } },
-      handler: async ({ params }) => {
-        const record = await keys.revoke(params.key_id);
-        return { status: 200, body: keyView(record, await accountName(record.accountId)) };
-      },
+      handler: async ({ params }) => ({ status: 200, body: await render(await keys.revoke(params.key_id)) }),
     }),
   ];
 }

@@ -6,7 +6,8 @@ import { validateInput } from '../../platform/http/schema-validation.js';
 import { batchCreatedView } from '../../jobs/batch-views.js';
 import { jobErrorFrom } from '../../jobs/job-errors.js';
 import { jobPrefix } from '../../jobs/job-runner.js';
-import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
+import { type JobService } from '../../jobs/job-service.js';
+import { buildJob, newJobId } from '../../jobs/new-job.js';
 import type { JobRecord } from '../../platform/db/job-records.js';
 import type { Asr } from '../../engines/asr/asr.js';
 import { storeCheckedAudio } from '../../media/audio-check.js';
@@ -15,11 +16,11 @@ import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { BatchCreatedSchema, BatchMultipartFields, CreateBatchJson, CreateBatchMultipart } from './batch-schemas.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
-import { MODEL_CHOICE_RESPONSES } from '../transcriptions/transcription-schemas.js';
+import { AUDIO_SUBMISSION_RESPONSES } from '../transcriptions/transcription-schemas.js';
 import { diarizationJobOptions } from '../../jobs/job-diarization.js';
 import { checkDiarizationConfig, multipartDiarization } from '../diarization-fields.js';
 import { BEARER_WRITE } from '../route-access.js';
-import { hashingStream, IDEMPOTENCY_KEY_TEXT, IDEMPOTENCY_RESPONSES, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
+import { hashingStream, IDEMPOTENCY_KEY_TEXT, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
 import type { IdempotentOutcome } from '../../jobs/idempotent-submissions.js';
 import type { HttpExchange } from '../../platform/http/http-exchange.js';
 
@@ -102,11 +103,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
         bytes: limits.batchMaxFiles * limits.maxAudioBytes,
         subject: `The batch (at most ${limits.batchMaxFiles} files of ${limits.maxAudioBytes} bytes each)`,
       },
-      responses: {
-        202: { description: 'The batch parent', schema: BatchCreatedSchema },
-        ...MODEL_CHOICE_RESPONSES,
-        ...IDEMPOTENCY_RESPONSES,
-      },
+      responses: { 202: { description: 'The batch parent', schema: BatchCreatedSchema }, ...AUDIO_SUBMISSION_RESPONSES },
       handler: async (ctx) => {
         const principal = ctx.principal!;
         const key = idempotencyKey(ctx.exchange);

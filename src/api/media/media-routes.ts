@@ -8,7 +8,7 @@ import type { MediaProber } from '../../media/probe/media-prober.js';
 import { FileIdParams, MediaGetQuery, MediaListQuery, MediaListSchema, MediaPlaybackSchema, ProbeRequestSchema, ProbeResultSchema } from './media-schemas.js';
 import { DeletedSchema } from '../transcriptions/transcription-schemas.js';
 import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
-import { cursorPageBody, listLimit, readPage } from '../list-paging.js';
+import { cursorPageBody, readKeysetPage } from '../list-paging.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { serveStoredObject } from '../../platform/http/serve-object.js';
 import { BEARER_READ, BEARER_WRITE, SIGNED } from '../route-access.js';
@@ -62,14 +62,8 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
       query: MediaListQuery,
       responses: { 200: { description: 'List envelope', schema: MediaListSchema } },
       handler: async ({ query, principal }) => {
-        const limit = listLimit(query.limit, limits.listMaxLimit);
-        const page = await readPage(() =>
-          library.store.list({
-            accountId: principal!.accountId,
-            limit,
-            ...(query.status !== undefined ? { status: query.status } : {}),
-            ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
-          }),
+        const page = await readKeysetPage(query, limits.listMaxLimit, (paging) =>
+          library.store.list({ accountId: principal!.accountId, ...paging, ...(query.status !== undefined ? { status: query.status } : {}) }),
         );
         return {
           status: 200,

@@ -8,7 +8,8 @@ import { readMultipart } from '../../platform/http/body-readers.js';
 import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
 import { validateInput } from '../../platform/http/schema-validation.js';
 import { jobPrefix } from '../../jobs/job-runner.js';
-import { buildJob, newJobId, type JobService } from '../../jobs/job-service.js';
+import { type JobService } from '../../jobs/job-service.js';
+import { buildJob, newJobId } from '../../jobs/new-job.js';
 import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
 import { channelOptions, checkChannelCount } from './channel-options.js';
@@ -16,7 +17,7 @@ import type { Asr } from '../../engines/asr/asr.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { tryUrl } from '../../platform/net/try-url.js';
 import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
-import { cursorPageBody, listLimit, readPage } from '../list-paging.js';
+import { cursorPageBody, readKeysetPage } from '../list-paging.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { serveStoredObject } from '../../platform/http/serve-object.js';
 import { headCapture } from '../../media/audio-check.js';
@@ -28,13 +29,13 @@ import {
   DeletedSchema,
   JobIdParams,
   ListTranscriptionsQuery,
-  MODEL_CHOICE_RESPONSES,
+  AUDIO_SUBMISSION_RESPONSES,
   MultipartTranscriptionFields,
   TranscriptionJobSchema,
   TranscriptionListSchema,
 } from './transcription-schemas.js';
 import { BEARER_READ, BEARER_WRITE, SIGNED } from '../route-access.js';
-import { hashingStream, IDEMPOTENCY_KEY_TEXT, IDEMPOTENCY_RESPONSES, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
+import { hashingStream, IDEMPOTENCY_KEY_TEXT, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
 
 export interface TranscriptionRouteDeps {
   readonly jobs: JobService;
@@ -191,8 +192,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       sizeLimit: { bytes: deps.limits.maxAudioBytes, subject: 'The file' },
       responses: {
         202: { description: 'The job: queued (async), or as it is after the sync wait (usually final)', schema: TranscriptionJobSchema },
-        ...MODEL_CHOICE_RESPONSES,
-        ...IDEMPOTENCY_RESPONSES,
+        ...AUDIO_SUBMISSION_RESPONSES,
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;
@@ -289,15 +289,13 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       query: ListTranscriptionsQuery,
       responses: { 200: { description: 'List envelope', schema: TranscriptionListSchema } },
       handler: async ({ query, principal }) => {
-        const limit = listLimit(query.limit, deps.limits.listMaxLimit);
-        const page = await readPage(() =>
+        const page = await readKeysetPage(query, deps.limits.listMaxLimit, (paging) =>
           jobs.jobs.list({
             accountId: principal!.accountId,
             ...(query.status_filter !== undefined ? { status: query.status_filter } : {}),
             ...(query.source !== undefined ? { source: query.source === 'websocket' ? 'websocket' : 'file' } : {}),
-            ...(query.cursor !== undefined ? { cursor: query.cursor } : {}),
+            ...paging,
             api: 'unified',
-            limit,
           }),
         );
         return { status: 200, body: cursorPageBody(await Promise.all(page.jobs.map(render)), page) };

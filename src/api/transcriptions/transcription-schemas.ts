@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { JOB_STATUSES } from '../../platform/db/job-records.js';
 import { named, Nullable } from '../../platform/http/named-schema.js';
+import { IDEMPOTENCY_RESPONSES } from '../idempotency-key.js';
 import { cursorListSchema } from '../list-paging.js';
 import { DiarizationConfigMultipartField, DiarizationConfigSchema, DiarizeField, DiarizeMultipartField, SpeakersSchema } from '../diarization-fields.js';
 
@@ -174,10 +175,14 @@ export const JobIdParams = Type.Object({ job_id: Type.String({ description: 'The
 
 export const DeletedSchema = named('Deleted', Type.Object({ id: Type.String(), object: Type.String(), deleted: Type.Literal(true) }));
 
-/** The answers of a request that chooses a language and model (resolveModel), as create routes document them. */
-export const MODEL_CHOICE_RESPONSES = {
+/**
+ * The answers of a route that submits audio jobs, besides its 202: those of choosing a language and
+ * model (resolveModel) and those of the Idempotency-Key header.
+ */
+export const AUDIO_SUBMISSION_RESPONSES = {
   404: { description: 'Not found' },
   422: {
     description: 'UNSUPPORTED_LANGUAGE (the message lists the languages, with auto) or UNSUPPORTED_MODEL (the message lists the models of the language)',
   },
+  ...IDEMPOTENCY_RESPONSES,
 };

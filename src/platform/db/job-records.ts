@@ -98,6 +98,23 @@ export interface JobRecord {
   readonly updatedAt: string;
 }
 
+/** What a job holds until a process runs it: no model, result, progress past `queued`, error, attempt or lease. */
+export const JOB_NOT_STARTED = {
+  model: null,
+  transcriptObject: null,
+  text: null,
+  segments: null,
+  progress: { stage: 'queued', percent: 0, total_segments: 0, done_segments: 0 },
+  durationSeconds: null,
+  processingTimeSeconds: null,
+  error: null,
+  attempts: 0,
+  leaseOwner: null,
+  leaseUntil: null,
+  startedAt: null,
+  completedAt: null,
+} as const satisfies Partial<JobRecord>;
+
 export type JobPatch = Partial<Omit<JobRecord, 'id' | 'accountId' | 'keyId' | 'kind' | 'api' | 'parentId' | 'position' | 'createdAt'>>;
 
 export interface JobListFilter {
