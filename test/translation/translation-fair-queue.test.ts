@@ -13,23 +13,22 @@ import { until } from '../helpers/polling.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { TRANSLATION_MODEL_DIR } from '../helpers/translation-model.js';
 import { REPO_MODELS_DIR, type Json } from './translation-fixtures.js';
-import { startSourceServer } from './translation-test-servers.js';
+import { useSourceServer } from './translation-test-servers.js';
 
 let gw: TestGateway;
-let sources: Awaited<ReturnType<typeof startSourceServer>>;
 const keys: Record<string, string> = {};
 
 const lines = (count: number, first = 0): string => Array.from({ length: count }, (_, i) => `Where is the hospital ${first + i}?`).join('\n');
+const sources = useSourceServer({
+  'four/a.txt': { body: lines(6, 0) },
+  'four/b.txt': { body: lines(6, 10) },
+  'four/c.txt': { body: lines(6, 20) },
+  'four/d.txt': { body: lines(6, 30) },
+  'big.txt': { body: lines(24, 100) },
+  'small.txt': { body: 'Good morning.\nThe market is open.' },
+});
 
 beforeAll(async () => {
-  sources = await startSourceServer({
-    'four/a.txt': { body: lines(6, 0) },
-    'four/b.txt': { body: lines(6, 10) },
-    'four/c.txt': { body: lines(6, 20) },
-    'four/d.txt': { body: lines(6, 30) },
-    'big.txt': { body: lines(24, 100) },
-    'small.txt': { body: 'Good morning.\nThe market is open.' },
-  });
   gw = await startTestGateway({
     MODELS_DIR: REPO_MODELS_DIR,
     RATE_LIMIT_PER_MINUTE: '100000',
@@ -47,7 +46,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await sources?.close();
 });
 
 const submit = async (account: string, uris: string[]): Promise<string> => {

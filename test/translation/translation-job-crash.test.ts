@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../helpers/polling.js';
 import { useScratchDir } from '../helpers/suite-fixtures.js';
 import { createKeyWithCli, startServerProcess, stopProcess } from '../helpers/spawn-dist.js';
 import type { Json } from './translation-fixtures.js';
-import { startSourceServer } from './translation-test-servers.js';
+import { useSourceServer } from './translation-test-servers.js';
 
 /**
  * Compiled gateway processes on their normal boot (the translation engine of TRANSLATION_MODEL
@@ -13,23 +13,17 @@ import { startSourceServer } from './translation-test-servers.js';
  * the reason after a second crash. Sources come from a real HTTPS host (the test CA, which the
  * spawned processes trust through NODE_EXTRA_CA_CERTS; loopback through ALLOW_PRIVATE_NETWORK).
  */
-let sources: Awaited<ReturnType<typeof startSourceServer>>;
+const sources = useSourceServer({
+  'crash/first.txt': { body: 'Good morning, how are you?\n' },
+  'crash/second.txt': { body: 'The meeting starts at nine.\n' },
+  'crash/third.txt': { body: 'Thank you very much.\n' },
+});
 const started: ChildProcess[] = [];
 const scratch = useScratchDir('translation-crash-');
-
-beforeAll(async () => {
-  sources = await startSourceServer({
-    'crash/first.txt': { body: 'Good morning, how are you?\n' },
-    'crash/second.txt': { body: 'The meeting starts at nine.\n' },
-    'crash/third.txt': { body: 'Thank you very much.\n' },
-  });
-});
 
 afterEach(() => {
   for (const child of started.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
-
-afterAll(async () => sources?.close());
 
 async function start(dataDir: string) {
   const server = await startServerProcess({

@@ -1,29 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { TranslationEngine } from '../../src/engines/translation/translation.js';
 import { until } from '../helpers/polling.js';
 import { useScratchDir } from '../helpers/suite-fixtures.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { REPO_MODELS_DIR, type Json } from './translation-fixtures.js';
-import { startSourceServer } from './translation-test-servers.js';
+import { useSourceServer } from './translation-test-servers.js';
 
 /** Engine failures, restarts mid-job and expiry of file translation jobs. */
-let sources: Awaited<ReturnType<typeof startSourceServer>>;
+const sources = useSourceServer({
+  'a.txt': { body: 'The first file.\nIt has two lines.\n' },
+  'b.txt': { body: 'The second file.\n' },
+  'c.txt': { body: 'The third file.\n' },
+  'resume-1.txt': { body: 'Translated before the shutdown.\n' },
+  'resume-2.txt': { body: 'Translated after the restart.\n' },
+});
 const open: TestGateway[] = [];
 const scratch = useScratchDir('translation-lifecycle-');
 
-beforeAll(async () => {
-  sources = await startSourceServer({
-    'a.txt': { body: 'The first file.\nIt has two lines.\n' },
-    'b.txt': { body: 'The second file.\n' },
-    'c.txt': { body: 'The third file.\n' },
-    'resume-1.txt': { body: 'Translated before the shutdown.\n' },
-    'resume-2.txt': { body: 'Translated after the restart.\n' },
-  });
-});
-
 afterAll(async () => {
   for (const gw of open.splice(0)) await gw.close().catch(() => undefined);
-  await sources?.close();
 });
 
 /** A gateway on its normal boot (the engine of TRANSLATION_MODEL in the repository's models/), or with `engine` instead. */

@@ -6,7 +6,7 @@ import { useTestGateway } from '../helpers/suite-gateway.js';
 import { useTestSchema } from '../helpers/suite-fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
 import { REPO_MODELS_DIR, transcriptFixture, type Json } from './translation-fixtures.js';
-import { startSourceServer } from './translation-test-servers.js';
+import { useSourceServer } from './translation-test-servers.js';
 
 /**
  * File translation jobs on the PostgreSQL store (its own schema): the same repositories and
@@ -15,19 +15,18 @@ import { startSourceServer } from './translation-test-servers.js';
  */
 describe.skipIf(await skipWithout('postgres'))('file translation jobs on PostgreSQL', () => {
   const schema = useTestSchema('translation');
-  let sources: Awaited<ReturnType<typeof startSourceServer>>;
+  const sources = useSourceServer({
+    'pg/notes.txt': { body: 'Good morning.\nSee you tomorrow.\n' },
+    'pg/talk.json': { body: JSON.stringify(transcriptFixture), type: 'application/json' },
+  });
   let callbacks: TestServer;
   const SECRET = 'postgres-callback-secret-01';
 
   beforeAll(async () => {
-    sources = await startSourceServer({
-      'pg/notes.txt': { body: 'Good morning.\nSee you tomorrow.\n' },
-      'pg/talk.json': { body: JSON.stringify(transcriptFixture), type: 'application/json' },
-    });
     callbacks = await startTestServer({ tls: true, respond: (req, res) => res.writeHead(req.headers['x-webhook-attempt'] === '1' ? 500 : 204).end() });
   });
   afterAll(async () => {
-    await Promise.all([sources?.close(), callbacks?.close()]);
+    await callbacks?.close();
   });
   // Registered after the schema and the servers: started after them and closed before them.
   const suite = useTestGateway(() => ({

@@ -3,24 +3,22 @@ import { until } from '../helpers/polling.js';
 import { startS3, type TestS3 } from '../helpers/s3-server.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { REPO_MODELS_DIR, transcriptFixture, type Json } from './translation-fixtures.js';
-import { startSourceServer } from './translation-test-servers.js';
+import { useSourceServer } from './translation-test-servers.js';
 
 /** s3:// destinations: with FILES_BACKEND=s3 (a real S3 API, s3rver), outputs go to the gateway's bucket. */
 let s3: TestS3;
 let gw: TestGateway;
 let key: string;
-let sources: Awaited<ReturnType<typeof startSourceServer>>;
+const sources = useSourceServer({ 's3/talk.json': { body: JSON.stringify(transcriptFixture), type: 'application/json' } });
 
 beforeAll(async () => {
   s3 = await startS3('translations-bucket');
-  sources = await startSourceServer({ 's3/talk.json': { body: JSON.stringify(transcriptFixture), type: 'application/json' } });
   gw = await startTestGateway({ ...s3.env, MODELS_DIR: REPO_MODELS_DIR, RATE_LIMIT_PER_MINUTE: '100000' });
   key = await gw.key();
 });
 
 afterAll(async () => {
   await gw?.close();
-  await sources?.close();
   await s3?.close();
 });
 

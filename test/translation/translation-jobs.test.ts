@@ -5,30 +5,30 @@ import { until } from '../helpers/polling.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { startTestServer, type TestServer } from '../helpers/tls-servers.js';
 import { REPO_MODELS_DIR, transcriptFixture, type Json } from './translation-fixtures.js';
-import { startSourceServer } from './translation-test-servers.js';
+import { useSourceServer } from './translation-test-servers.js';
 
 /**
  * File translation jobs against a real gateway (port 0), a real HTTPS host of the sources, a
  * real HTTPS destination (PUT) and a real HTTPS callback receiver, all on loopback, which the
  * gateway may reach because the test gateway sets the operator's ALLOW_PRIVATE_NETWORK=true.
  */
-let gw: TestGateway;
-let key: string;
-let sources: Awaited<ReturnType<typeof startSourceServer>>;
-let destination: TestServer;
-let callbacks: TestServer;
 const SECRET = 'callback-secret-0123456789';
 
 const TEXT = 'Hello, how are you today?\n\nThe weather is good.\n';
+const sources = useSourceServer({
+  'docs/greeting.txt': { body: TEXT },
+  'docs/interview.json': { body: JSON.stringify(transcriptFixture), type: 'application/json' },
+  'docs/binary.bin': { body: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46]) },
+  'docs/not-transcript.json': { body: '{"hello": "world"}', type: 'application/json' },
+  'am/selam.txt': { body: 'ሰላም ነው።\nእንዴት ነህ?\n' },
+});
+
+let gw: TestGateway;
+let key: string;
+let destination: TestServer;
+let callbacks: TestServer;
 
 beforeAll(async () => {
-  sources = await startSourceServer({
-    'docs/greeting.txt': { body: TEXT },
-    'docs/interview.json': { body: JSON.stringify(transcriptFixture), type: 'application/json' },
-    'docs/binary.bin': { body: Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46]) },
-    'docs/not-transcript.json': { body: '{"hello": "world"}', type: 'application/json' },
-    'am/selam.txt': { body: 'ሰላም ነው።\nእንዴት ነህ?\n' },
-  });
   destination = await startTestServer({ tls: true, respond: (req, res) => res.writeHead(req.url.includes('/broken/') ? 500 : 201).end() });
   callbacks = await startTestServer({ tls: true });
   gw = await startTestGateway({
@@ -42,7 +42,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await Promise.all([sources?.close(), destination?.close(), callbacks?.close()]);
+  await Promise.all([destination?.close(), callbacks?.close()]);
 });
 
 const headers = (k = key) => ({ 'content-type': 'application/json', 'x-api-key': k });

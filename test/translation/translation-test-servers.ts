@@ -1,4 +1,7 @@
+// The HTTPS host of translation sources: startSourceServer, or useSourceServer for a whole test file
+// (started by vitest's beforeAll, closed by its afterAll after the hooks registered later).
 import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll } from 'vitest';
 import { startTestServer, type RecordedRequest, type TestServer } from '../helpers/tls-servers.js';
 
 /** One file the source server serves: bytes, content type, status. */
@@ -48,4 +51,16 @@ export async function startSourceServer(
     },
     fetches: (name: string) => server.requests.filter((r) => decodeURIComponent(new URL(r.url, 'https://x').pathname.slice(1)) === name).length,
   });
+}
+
+export type SourceServer = Awaited<ReturnType<typeof startSourceServer>>;
+
+/** A source server serving `files` for the test file that calls it; read it inside tests and hooks only. */
+export function useSourceServer(files: Record<string, SourceFile>): Pick<SourceServer, 'files' | 'url' | 'stall' | 'fetches'> {
+  let current: SourceServer | undefined;
+  beforeAll(async () => {
+    current = await startSourceServer(files);
+  });
+  afterAll(async () => current?.close());
+  return { files, url: (name) => current!.url(name), stall: (name) => current!.stall(name), fetches: (name) => current!.fetches(name) };
 }

@@ -15,9 +15,9 @@ import { SubmitTranscribeBody, SubmitTranscribeResponse, TranscribeJobStatusSche
 import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
 import { SignedUrlQuery } from '../signed-urls.js';
 import { boundsInverted } from '../diarization-fields.js';
-import { JOB_KEY_READ, JOB_KEY_WRITE, JOB_SIGNED } from '../route-access.js';
-import { countJobSubmission } from './job-submissions.js';
-import { IDEMPOTENCY_KEY_TEXT, IDEMPOTENCY_RESPONSES, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
+import { JOB_KEY_READ, JOB_SIGNED } from '../route-access.js';
+import { countJobSubmission, jobSubmissionContract } from './job-submissions.js';
+import { IDEMPOTENCY_KEY_TEXT, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
 
 export interface JobApiDeps {
   readonly jobs: JobService;
@@ -85,9 +85,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
         'A diarization that fails or runs past DIARIZATION_TIMEOUT_MS never fails the file: it completes with its plain transcript and a message in `warnings`. ' +
         IDEMPOTENCY_KEY_TEXT,
       tags: TAGS,
-      ...JOB_KEY_WRITE,
-      body: { kind: 'json', schema: SubmitTranscribeBody },
-      responses: { 202: { description: 'Submitted', schema: SubmitTranscribeResponse }, ...IDEMPOTENCY_RESPONSES },
+      ...jobSubmissionContract(SubmitTranscribeBody, SubmitTranscribeResponse),
       handler: async ({ body, principal, exchange }) => {
         const key = idempotencyKey(exchange);
         const config = body.diarization_config;

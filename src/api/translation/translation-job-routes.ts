@@ -17,10 +17,10 @@ import { admitJobApiParent } from '../../jobs/job-service.js';
 import type { TranslationJobs } from '../../jobs/translation-jobs.js';
 import { isFinalTranslation, translationResultsView, translationStatusView } from '../../jobs/translation-views.js';
 import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
-import { countJobSubmission } from '../job-api/job-submissions.js';
+import { countJobSubmission, jobSubmissionContract } from '../job-api/job-submissions.js';
 import { SubmitTranslateBody, SubmitTranslateResponse, TranslationJobStatusSchema, TranslationResultsSchema } from './translation-job-schemas.js';
 import { JOB_KEY_READ, JOB_KEY_WRITE, JOB_SIGNED } from '../route-access.js';
-import { IDEMPOTENCY_KEY_TEXT, IDEMPOTENCY_RESPONSES, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
+import { IDEMPOTENCY_KEY_TEXT, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
 import type { IdempotentSubmissions } from '../../jobs/idempotent-submissions.js';
 
 export interface TranslationJobRouteDeps {
@@ -79,9 +79,7 @@ export function translationJobRoutes(deps: TranslationJobRouteDeps): RouteDefini
         'Every URL (sources, https:// destination, callback) passes the outbound guard. Answers 500 service_unavailable when no translation engine is configured. ' +
         IDEMPOTENCY_KEY_TEXT,
       tags: TAGS,
-      ...JOB_KEY_WRITE,
-      body: { kind: 'json', schema: SubmitTranslateBody },
-      responses: { 202: { description: 'Submitted', schema: SubmitTranslateResponse }, ...IDEMPOTENCY_RESPONSES },
+      ...jobSubmissionContract(SubmitTranslateBody, SubmitTranslateResponse),
       handler: async ({ body, principal, exchange }) => {
         const key = idempotencyKey(exchange);
         const issues: ValidationIssue[] = [];
