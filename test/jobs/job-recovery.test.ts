@@ -9,9 +9,11 @@ import { connectReady, wsUrl } from '../ws/ws-client.js';
 
 const scratch = useScratchDir('recovery-test-');
 let longAudio: string;
+let longerAudio: string;
 
 beforeAll(() => {
   longAudio = makeLongAudio(scratch('long.flac'), 40);
+  longerAudio = makeLongAudio(scratch('longer.flac'), 90);
 }, 120_000);
 
 /** Every server a test starts is killed after it, whatever the test did. */
@@ -138,7 +140,8 @@ describe('graceful shutdown with mode=sync callers waiting', () => {
     const graceMs = 6_000;
     // JOB_WORKERS=3: both jobs run at once (one account holds JOB_WORKERS - 1 workers).
     const { dataDir, key, server, client } = await firstServer('sigterm-sync', { SHUTDOWN_GRACE_MS: String(graceMs), JOB_WORKERS: '3' });
-    const answers = [client.submitFile(longAudio, { language: 'am', mode: 'sync' }), client.submitFile(longAudio, { language: 'am', mode: 'sync' })];
+    // 90 minutes each: on a quiet machine the fixture model reads 2 x 40 minutes within the grace, so the jobs would finish instead of going back.
+    const answers = [client.submitFile(longerAudio, { language: 'am', mode: 'sync' }), client.submitFile(longerAudio, { language: 'am', mode: 'sync' })];
     const ids = await jobsStarted(server, 2);
     const signalledAt = Date.now();
     const exit = stopProcess(server.child, 'SIGTERM');
@@ -155,7 +158,7 @@ describe('graceful shutdown with mode=sync callers waiting', () => {
       for (const id of ids) expect((await restartedClient.waitFor(id, undefined, 120_000)).status).toBe('completed');
       expect(restarted.output()).not.toContain('recovered jobs interrupted by a restart');
     });
-  }, 240_000);
+  }, 360_000);
 });
 
 describe('WebSocket session jobs across crashes', () => {
