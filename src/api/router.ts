@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
 import type { Principal } from '../platform/auth/principal.js';
-import { ApiError, asApiError, isApiError } from '../platform/errors/api-error.js';
+import { ApiError, asApiError } from '../platform/errors/api-error.js';
 import { sizeLimitExceeded } from '../platform/errors/size-limit.js';
 import { renderError, type ErrorSurface } from '../platform/errors/error-rendering.js';
 import type { HttpMetrics } from '../platform/metrics/http-metrics.js';

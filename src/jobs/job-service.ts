@@ -14,7 +14,7 @@ import type { TranslationRunner } from './translation-runner.js';
 import { IdempotentSubmissions } from './idempotent-submissions.js';
 import { endOrphanedSessions } from './orphaned-sessions.js';
 import type { IdempotencyStore } from '../platform/db/idempotency-records.js';
-import { FINAL_STATUSES, RUNNABLE_KINDS, type JobApi, type JobKind, type JobRecord, type JobStore } from '../platform/db/job-records.js';
+import { FINAL_STATUSES, RUNNABLE_KINDS, type JobApi, type JobRecord, type JobStore } from '../platform/db/job-records.js';
 
 export const MAX_ATTEMPTS = 2;
 /** A job whose key is at its running-jobs limit is offered again after 250 ms, doubling up to this. */

@@ -54,7 +54,7 @@ export interface EngineErrorShape extends Error {
 
 export function isEngineError(value: unknown): value is EngineErrorShape {
   const kind = (value as { engineError?: unknown } | null)?.engineError;
-  return value instanceof Error && typeof kind === 'string' && Object.prototype.hasOwnProperty.call(ENGINE_ERROR_CODES, kind);
+  return value instanceof Error && typeof kind === 'string' && Object.hasOwn(ENGINE_ERROR_CODES, kind);
 }
 
 /**
