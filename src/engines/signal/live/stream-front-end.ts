@@ -41,29 +41,26 @@ export interface StreamFrontEndOptions {
   resamplerQuality?: ResamplerQuality;
 }
 
-// The state array (front-end-binding.cc StateField): slot i holds STATE_FIELDS[i]. Each but
-// inSpeech is a read-only number property of StreamFrontEnd reading its slot (the class's static
-// block defines them: no native call, no allocation).
-const STATE_FIELDS = [
-  'appendedLast',
-  'droppedLast',
-  'buffered',
-  'readPosition',
-  'writePosition',
-  'pendingEvents',
-  'droppedEvents',
-  'droppedTotal',
-  'packetsDecoded',
-  'packetsRejected',
-  'noiseFloorDbfs',
-  'lastEnergyDbfs',
-  'inSpeech',
-  'capacity',
-  'rejectedWavFormatTag',
-  'bytesIn',
-] as const;
-const PENDING_EVENTS = STATE_FIELDS.indexOf('pendingEvents');
-const IN_SPEECH = STATE_FIELDS.indexOf('inSpeech');
+// Layout of the state array (front-end-binding.cc StateField).
+const S = {
+  appendedLast: 0,
+  droppedLast: 1,
+  buffered: 2,
+  readPos: 3,
+  writePos: 4,
+  pendingEvents: 5,
+  droppedEvents: 6,
+  droppedTotal: 7,
+  packetsDecoded: 8,
+  packetsRejected: 9,
+  noiseFloorDb: 10,
+  lastEnergyDb: 11,
+  inSpeech: 12,
+  capacity: 13,
+  rejectedWavTag: 14,
+  bytesIn: 15,
+} as const;
+const STATE_LENGTH = 16;
 
 export class StreamFrontEnd extends NativeHandle {
   readonly #state: Float64Array;
@@ -75,7 +72,7 @@ export class StreamFrontEnd extends NativeHandle {
     const addon = nativeAddon();
     const maxBufferSamples = Math.floor((options.maxBufferBytes ?? DEFAULT_MAX_BUFFER_BYTES) / 2);
     const initial = Math.max(1, Math.round((options.initialBufferSeconds ?? 8) * OUTPUT_SAMPLE_RATE));
-    const state = new Float64Array(STATE_FIELDS.length);
+    const state = new Float64Array(STATE_LENGTH);
     const handle = addon.frontEndCreate(
       {
         format: audioFormatCode(options.format),
@@ -151,7 +148,7 @@ export class StreamFrontEnd extends NativeHandle {
 
   /** Speech start/end events since the last call (only crosses into native code when there are some). */
   takeEvents(into: EndpointEvent[] = []): EndpointEvent[] {
-    while (this.#state[PENDING_EVENTS]! > 0) {
+    while (this.#state[S.pendingEvents]! > 0) {
       const n = nativeAddon().frontEndTakeEvents(this.handle, this.#events);
       if (n === 0) break;
       decodeEvents(this.#events, n, into);
@@ -160,42 +157,60 @@ export class StreamFrontEnd extends NativeHandle {
   }
 
   /** Samples the last push/flush added to the buffer. */
-  declare readonly appendedLast: number;
-  /** Samples the last push/flush could not store (buffer full). */
-  declare readonly droppedLast: number;
-  declare readonly droppedTotal: number;
-  /** Samples buffered now. */
-  declare readonly buffered: number;
-  declare readonly readPosition: number;
-  declare readonly writePosition: number;
-  declare readonly pendingEvents: number;
-  declare readonly droppedEvents: number;
-  declare readonly packetsDecoded: number;
-  declare readonly packetsRejected: number;
-  declare readonly noiseFloorDbfs: number;
-  declare readonly lastEnergyDbfs: number;
-  /** Storage currently allocated for the buffer, in samples. */
-  declare readonly capacity: number;
-  /** The format tag of a WAV rejected with WavNotPcm (e.g. 7 for mu-law), else 0. */
-  declare readonly rejectedWavFormatTag: number;
-  declare readonly bytesIn: number;
-
-  static {
-    STATE_FIELDS.forEach((field, slot) => {
-      if (slot === IN_SPEECH) return;
-      Object.defineProperty(StreamFrontEnd.prototype, field, {
-        get(this: StreamFrontEnd): number {
-          return this.#state[slot]!;
-        },
-      });
-    });
+  get appendedLast(): number {
+    return this.#state[S.appendedLast]!;
   }
-
+  /** Samples the last push/flush could not store (buffer full). */
+  get droppedLast(): number {
+    return this.#state[S.droppedLast]!;
+  }
+  get droppedTotal(): number {
+    return this.#state[S.droppedTotal]!;
+  }
+  /** Samples buffered now. */
+  get buffered(): number {
+    return this.#state[S.buffered]!;
+  }
   /** Bytes the buffered audio counts against the limit (16-bit samples). */
   get bufferedBytes(): number {
-    return this.buffered * 2;
+    return this.#state[S.buffered]! * 2;
+  }
+  get readPosition(): number {
+    return this.#state[S.readPos]!;
+  }
+  get writePosition(): number {
+    return this.#state[S.writePos]!;
+  }
+  get pendingEvents(): number {
+    return this.#state[S.pendingEvents]!;
+  }
+  get droppedEvents(): number {
+    return this.#state[S.droppedEvents]!;
+  }
+  get packetsDecoded(): number {
+    return this.#state[S.packetsDecoded]!;
+  }
+  get packetsRejected(): number {
+    return this.#state[S.packetsRejected]!;
+  }
+  get noiseFloorDbfs(): number {
+    return this.#state[S.noiseFloorDb]!;
+  }
+  get lastEnergyDbfs(): number {
+    return this.#state[S.lastEnergyDb]!;
   }
   get inSpeech(): boolean {
-    return this.#state[IN_SPEECH] === 1;
+    return this.#state[S.inSpeech] === 1;
+  }
+  /** Storage currently allocated for the buffer, in samples. */
+  get capacity(): number {
+    return this.#state[S.capacity]!;
+  }
+  /** The format tag of a WAV rejected with WavNotPcm (e.g. 7 for mu-law), else 0. */
+  get rejectedWavFormatTag(): number {
+    return this.#state[S.rejectedWavTag]!;
+  }
+  get bytesIn(): number {
+    return this.#state[S.bytesIn]!;
   }
 }
