@@ -11,8 +11,14 @@ RUN apt-get update \
       build-essential cmake python3 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
+# onnxruntime-node's postinstall downloads its CUDA provider (hundreds of MB) on linux/x64 unless told
+# not to. npm 11 never runs it (package.json allowScripts); npm 10, which Node 20 images ship, ignores
+# allowScripts and runs it: this setting makes it exit at once on every npm version.
+ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY . .
-# npm ci builds the native addon (cmake-js) and compiles TypeScript (prepare); then drop dev packages.
+# npm ci builds the native addon (cmake-js) and compiles the gateway's TypeScript, src/ only
+# (prepare: tsconfig.src.json; test/ is not in the build context); then drop dev packages.
+# `npm run lint:docker` replays these steps in the build context (scripts/docker-context-check.ts).
 RUN npm ci && npm prune --omit=dev && rm -rf build/native/CMakeFiles build/native/Release/obj.target
 
 FROM ${NODE_IMAGE} AS runtime

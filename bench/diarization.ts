@@ -19,6 +19,13 @@
  * or more speakers against where the reference has. `--noise-snr` adds white noise that many dB under
  * the speech to the conversations (held-out and development; withNoise: robustness figures; no
  * real-microphone recordings of conversations exist here).
+ * `--set realistic` scores SIMULATED conversations through one shared channel (short turns,
+ * backchannels, overlap, room tone; training/common/realistic-conversations.ts) instead of the joined
+ * utterances (`--set joined`, the default and the regression set). Every DER is POOLED over the
+ * files (total error time over total reference speech) and printed beside two baselines scored in
+ * the same run: one speaker over the whole file, and one speaker over the speech the diarization
+ * marked; with the speaker count exact and within one (and exact on two-speaker conversations).
+ * `--params-list '[{...},...]'` scores each backend-parameter override on the development set and stops.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { BACKENDS, type BackendParameters, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/engines/diarization/diarize.js';
@@ -29,6 +36,7 @@ import { identityProjection, loadSpeakerProjection } from '../src/engines/diariz
 import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans, type SpeechSpanOptions } from '../src/engines/vad/silero-file.js';
 import { SileroVad } from '../src/engines/vad/silero-vad.js';
 import { conversationSet, DEV_GROUPS, loadGroupClips, TEST_GROUPS, withNoise, type Conversation } from '../training/common/diarization-conversations.js';
+import { realisticSet } from '../training/common/realistic-conversations.js';
 
 const args = process.argv.slice(2);
 const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
@@ -39,6 +47,18 @@ const projection = projectionPath === 'identity' ? identityProjection(2 * MFCC_C
 
 const overlapPath = option('--overlap') ?? new URL('../models/diarization/overlap-detector-v1.json', import.meta.url).pathname;
 let overlapDetector: OverlapDetector | null = overlapPath === 'none' ? null : await loadOverlapDetector(overlapPath);
+
+/**
+ * `joined` (the default, the regression set): whole ALFFA utterances joined up, each speaker on
+ * its own recording's channel. `realistic`: SIMULATED conversations through one shared channel
+ * with short turns, backchannels and overlap, held-out ALFFA, speechocean762 and LibriSpeech
+ * speakers (training/common/realistic-conversations.ts): the development side for the tuning
+ * modes, the test side for the figures (2-6 speakers, twice as many two-speaker ones).
+ */
+const setKind = option('--set') ?? 'joined';
+if (setKind !== 'joined' && setKind !== 'realistic') throw new Error('--set is joined or realistic');
+const devSet = async (): Promise<Conversation[]> =>
+  setKind === 'realistic' ? realisticSet('dev', [2, 3, 4, 5, 6], perCount, 7) : conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
 
 const vadKind = option('--vad') ?? 'silero';
 if (vadKind !== 'silero' && vadKind !== 'energy') throw new Error('--vad is silero or energy');
@@ -60,12 +80,23 @@ function speechOf(c: Conversation, spans: SpeechSpanOptions | null): { startMs: 
   return speechSpans(probabilities, spans, (c.pcm.length / 16_000) * 1000);
 }
 
-interface Figures {
+/** Pooled over the files: each part's total time over the total reference speech time. */
+interface PooledDer {
   der: number;
   missed: number;
   falseAlarm: number;
   confusion: number;
+}
+
+interface Figures extends PooledDer {
   countAccuracy: number;
+  /** Conversations whose speaker count is off by at most one. */
+  countWithinOne: number;
+  /** Of the two-speaker conversations (null: none), the share given exactly two. */
+  twoSpeakerExact: number | null;
+  /** Trivial answers scored in the same run: one speaker over the whole file; one speaker over the speech the diarization marked (its turns' union). */
+  baselineWholeFile: PooledDer;
+  baselineDetectedSpeech: PooledDer;
   /** Conversations by speakers found minus speakers there ("-1", "0", "+2", ...). */
   countErrors: Record<string, number>;
   secondsPerAudioSecond: number;
@@ -82,8 +113,18 @@ function overlapGrid(turns: readonly { startMs: number; endMs: number }[], frame
   return count.map((n) => (n >= 2 ? 1 : 0));
 }
 
+/** DER and its parts pooled over files: total error time over total reference speech (as NIST md-eval and pyannote score a set). */
+function pooled(ms: { missedMs: number; falseAlarmMs: number; confusionMs: number; referenceMs: number }): PooledDer {
+  return {
+    der: (ms.missedMs + ms.falseAlarmMs + ms.confusionMs) / ms.referenceMs,
+    missed: ms.missedMs / ms.referenceMs,
+    falseAlarm: ms.falseAlarmMs / ms.referenceMs,
+    confusion: ms.confusionMs / ms.referenceMs,
+  };
+}
+
 /** `--params '{"pcaDims":4}'` overrides backend parameters (both backends) for development runs. */
-const overrides = JSON.parse(option('--params') ?? '{}') as Partial<BackendParameters>;
+let overrides = JSON.parse(option('--params') ?? '{}') as Partial<BackendParameters>;
 
 function evaluate(
   set: readonly Conversation[],
@@ -94,7 +135,11 @@ function evaluate(
 ): Figures {
   // Milliseconds summed over the set, of each part of the error and of the reference speech.
   const ms = { missedMs: 0, falseAlarmMs: 0, confusionMs: 0, referenceMs: 0 };
+  const wholeMs = { missedMs: 0, falseAlarmMs: 0, confusionMs: 0, referenceMs: 0 };
+  const speechMs = { missedMs: 0, falseAlarmMs: 0, confusionMs: 0, referenceMs: 0 };
   let countsRight = 0;
+  let countsNear = 0;
+  const two = { right: 0, all: 0 };
   const countErrors: Record<string, number> = {};
   let seconds = 0;
   let audioSeconds = 0;
@@ -117,6 +162,15 @@ function evaluate(
       turns.map((t) => ({ ...t, speaker: String(t.speaker) })),
     );
     for (const key of Object.keys(ms) as (keyof typeof ms)[]) ms[key] += score[key];
+    const whole = diarizationErrorRate(c.reference, [{ startMs: 0, endMs: Math.round(c.pcm.length / 16), speaker: 'one' }]);
+    const detected = diarizationErrorRate(
+      c.reference,
+      turns.map((t) => ({ startMs: t.startMs, endMs: t.endMs, speaker: 'one' })),
+    );
+    for (const key of Object.keys(ms) as (keyof typeof ms)[]) {
+      wholeMs[key] += whole[key];
+      speechMs[key] += detected[key];
+    }
     const frames = Math.ceil(c.pcm.length / 160);
     const output = overlapGrid(turns, frames);
     const reference = overlapGrid(c.reference, frames);
@@ -127,15 +181,21 @@ function evaluate(
     }
     const found = new Set(turns.map((t) => t.speaker)).size;
     if (found === c.speakers) countsRight++;
+    if (Math.abs(found - c.speakers) <= 1) countsNear++;
+    if (c.speakers === 2) {
+      two.all++;
+      if (found === 2) two.right++;
+    }
     const key = found - c.speakers > 0 ? `+${found - c.speakers}` : String(found - c.speakers);
     countErrors[key] = (countErrors[key] ?? 0) + 1;
   }
   return {
-    der: (ms.missedMs + ms.falseAlarmMs + ms.confusionMs) / ms.referenceMs,
-    missed: ms.missedMs / ms.referenceMs,
-    falseAlarm: ms.falseAlarmMs / ms.referenceMs,
-    confusion: ms.confusionMs / ms.referenceMs,
+    ...pooled(ms),
     countAccuracy: countsRight / set.length,
+    countWithinOne: countsNear / set.length,
+    twoSpeakerExact: two.all > 0 ? two.right / two.all : null,
+    baselineWholeFile: pooled(wholeMs),
+    baselineDetectedSpeech: pooled(speechMs),
     countErrors,
     secondsPerAudioSecond: seconds / audioSeconds,
     overlapPrecision: overlapMs.output > 0 ? overlapMs.both / overlapMs.output : null,
@@ -146,6 +206,7 @@ function evaluate(
 await loadGroupClips([...DEV_GROUPS, ...TEST_GROUPS], 12);
 
 const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
+const describeDer = (d: PooledDer): string => `${pct(d.der)} (${pct(d.missed)} / ${pct(d.falseAlarm)} / ${pct(d.confusion)})`;
 const results: Record<string, unknown> = {
   perCount,
   projection: projection.name,
@@ -156,7 +217,7 @@ const results: Record<string, unknown> = {
 };
 
 if (args.includes('--tune-vad')) {
-  const dev = conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7);
+  const dev = await devSet();
   const started = process.hrtime.bigint();
   await prepare(dev);
   vadSeconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -191,7 +252,7 @@ const noiseSnr = option('--noise-snr');
 const heard = (set: Conversation[]): Conversation[] => (noiseSnr === undefined ? set : set.map((c, i) => withNoise(c, Number(noiseSnr), 7000 + i)));
 if (noiseSnr !== undefined) results['noiseSnrDb'] = Number(noiseSnr);
 if (args.includes('--tune-overlap')) {
-  const dev = heard(conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7));
+  const dev = heard(await devSet());
   await prepare(dev);
   const shipped = overlapDetector;
   if (shipped === null) throw new Error('--tune-overlap needs a detector (--overlap FILE)');
@@ -221,7 +282,7 @@ if (args.includes('--tune-overlap')) {
 const thresholds = (option('--thresholds') ?? '-0.1,0,0.1,0.2,0.3,0.4,0.5').split(',').map(Number);
 const tuneBackends = DIARIZATION_BACKENDS.filter((b) => (option('--backend') ?? b) === b);
 if (args.includes('--tune')) {
-  const dev = heard(conversationSet(DEV_GROUPS, [2, 3, 4], perCount, 7));
+  const dev = heard(await devSet());
   await prepare(dev);
   for (const backend of tuneBackends) {
     const known = evaluate(dev, backend, undefined, true);
@@ -232,18 +293,49 @@ if (args.includes('--tune')) {
     for (const threshold of thresholds) {
       sweep[threshold] = evaluate(dev, backend, threshold);
       console.log(
-        `${backend} threshold ${threshold}: DER ${pct(sweep[threshold]!.der)} count ${pct(sweep[threshold]!.countAccuracy)} ${JSON.stringify(sweep[threshold]!.countErrors)}`,
+        `${backend} threshold ${threshold}: DER ${pct(sweep[threshold]!.der)} (one speaker over detected speech ${pct(sweep[threshold]!.baselineDetectedSpeech.der)}) count ${pct(sweep[threshold]!.countAccuracy)} within one ${pct(sweep[threshold]!.countWithinOne)} ${JSON.stringify(sweep[threshold]!.countErrors)}`,
       );
     }
     results[`tune_${backend}`] = sweep;
   }
 }
 
+/** `--params-list '[{...},{...}]'`: each override set (on top of `--params`) on the development set, count found; then stops. */
+const paramsList = option('--params-list');
+if (paramsList !== undefined) {
+  const dev = heard(await devSet());
+  await prepare(dev);
+  const base = overrides;
+  const sweep: Record<string, unknown>[] = [];
+  for (const extra of JSON.parse(paramsList) as Partial<BackendParameters>[]) {
+    overrides = { ...base, ...extra };
+    for (const backend of tuneBackends) {
+      const f = evaluate(dev, backend);
+      sweep.push({ backend, params: extra, ...f });
+      console.log(
+        `${backend} ${JSON.stringify(extra)}: DER ${describeDer(f)} (one speaker over detected speech ${pct(f.baselineDetectedSpeech.der)}) count exact ${pct(f.countAccuracy)} within one ${pct(f.countWithinOne)} two-speaker ${f.twoSpeakerExact === null ? '-' : pct(f.twoSpeakerExact)} ${JSON.stringify(f.countErrors)}`,
+      );
+    }
+  }
+  mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
+  writeFileSync(
+    new URL(`./results/${option('--out') ?? 'diarization-params-tuning.json'}`, import.meta.url),
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), set: setKind, perCount, projection: projection.name, sweep }, null, 2)}
+`,
+  );
+  await vad?.close();
+  process.exit(0);
+}
+
 if (args.includes('--only-tune')) {
   await vad?.close();
   process.exit(0);
 }
-const sets = { '2-4': heard(conversationSet(TEST_GROUPS, [2, 3, 4], perCount, 1000)), '5-6': heard(conversationSet(TEST_GROUPS, [5, 6], perCount, 2000)) };
+const sets: Record<string, Conversation[]> =
+  setKind === 'realistic'
+    ? { '2-6': heard([...(await realisticSet('test', [2], 2 * perCount, 3000)), ...(await realisticSet('test', [3, 4, 5, 6], perCount, 1000))]) }
+    : { '2-4': heard(conversationSet(TEST_GROUPS, [2, 3, 4], perCount, 1000)), '5-6': heard(conversationSet(TEST_GROUPS, [5, 6], perCount, 2000)) };
+results['set'] = setKind;
 {
   const started = process.hrtime.bigint();
   for (const set of Object.values(sets)) await prepare(set);
@@ -261,7 +353,7 @@ for (const backend of DIARIZATION_BACKENDS) {
       const label = `${backend} ${name} speakers${known ? ', count given' : ''}`;
       results[label] = f;
       console.log(
-        `${label} (${set.length} conversations, held-out groups): DER ${pct(f.der)} (missed ${pct(f.missed)}, false alarm ${pct(f.falseAlarm)}, confusion ${pct(f.confusion)}), speaker count right ${pct(f.countAccuracy)}, overlap precision ${f.overlapPrecision === null ? '-' : pct(f.overlapPrecision)} recall ${pct(f.overlapRecall)}, ${f.secondsPerAudioSecond.toFixed(4)} s per audio second`,
+        `${label} (${set.length} ${setKind} conversations, held-out speakers): pooled DER ${pct(f.der)} (missed ${pct(f.missed)}, false alarm ${pct(f.falseAlarm)}, confusion ${pct(f.confusion)}); baselines: one speaker over the file ${describeDer(f.baselineWholeFile)}, one speaker over the detected speech ${describeDer(f.baselineDetectedSpeech)}; speaker count exact ${pct(f.countAccuracy)}, within one ${pct(f.countWithinOne)}${f.twoSpeakerExact === null ? '' : `, two-speaker exact ${pct(f.twoSpeakerExact)}`} ${JSON.stringify(f.countErrors)}; overlap precision ${f.overlapPrecision === null ? '-' : pct(f.overlapPrecision)} recall ${pct(f.overlapRecall)}, ${f.secondsPerAudioSecond.toFixed(4)} s per audio second`,
       );
     }
 }

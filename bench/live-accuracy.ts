@@ -22,13 +22,8 @@
  * one utterance at a time with its variants in parallel.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { Gateway } from '../src/app/gateway.js';
-import { loadConfig } from '../src/platform/config/config.js';
-import { createLogger } from '../src/platform/logging/logger.js';
 import { resolveMediaTools } from '../src/platform/subprocess/media-tools.js';
 import { decodeToPcm } from '../src/engines/signal/files/pcm-decoder.js';
 import { parseKaldiText } from '../src/engines/asr/decoding/lm/lm-corpus.js';
@@ -36,12 +31,9 @@ import { editDistance, scoredCharacterErrorRate, scoringForm } from '../src/engi
 import { floatToPcm16, wavOf } from '../test/helpers/fixtures.js';
 import { speechFrames, speechOnset } from './speech-onset.js';
 import { decodeOpusFrames, opusFramesOf, STREAM_FORMATS, type StreamFormat, WEBM_OPUS_BITRATE, webmOpusOf } from './stream-encodings.js';
+import { option } from './bench-args.js';
+import { startBenchGateway } from './bench-gateway.js';
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: string): string => {
-  const at = args.indexOf(`--${name}`);
-  return at >= 0 && args[at + 1] !== undefined ? args[at + 1]! : fallback;
-};
 const DATA = option('data', join(process.cwd(), '..', 'shared', 'data'));
 const COUNT = Number(option('count', '20'));
 const FORMATS = option('formats', STREAM_FORMATS.join(','))
@@ -186,29 +178,9 @@ async function readUtterances(): Promise<Array<{ id: string; reference: string; 
 }
 
 const utterances = await readUtterances();
-const dataDir = await mkdtemp(join(tmpdir(), 'live-accuracy-'));
-const config = loadConfig({
-  PORT: '0',
-  HOST: '127.0.0.1',
-  DATA_DIR: dataDir,
-  LOG_LEVEL: 'silent',
-  MODELS_DIR: process.env['MODELS_DIR'] ?? join(process.cwd(), 'models'),
-  INFERENCE_WORKERS: '1',
-  WS_MAX_CONNECTIONS_PER_KEY: '1000',
-  // Raw Opus is one 20 ms packet per message, sent faster than real time.
-  WS_MAX_MESSAGES_PER_SECOND: '1000000',
-  WS_MAX_BYTES_PER_SECOND: '1000000000',
-  // Faster than real time on purpose: the audio speed limit (4x by default) would close sessions.
-  WS_MAX_AUDIO_SPEED: '0',
-  // Up to 16 sessions per utterance, all faster than real time: the capacity guard would refuse
-  // sessions (a capacity matter, not an accuracy one), so it may not see the worker as full.
-  OVERLOAD_FULL_AT: '10',
-  OVERLOAD_MAX_INFERENCE_WAIT_MS: '600000',
-  MAX_CONCURRENT_JOBS: '100',
-  RATE_LIMIT_PER_MINUTE: '100000',
-});
-const gateway = await Gateway.start({ config, logger: createLogger('silent') });
-const key = (await gateway.keys.create({ account: 'bench', scopes: ['write'] })).key;
+// Up to 16 sessions per utterance, all faster than real time (UNLIMITED_LIVE lifts the limits).
+const bench = await startBenchGateway('live-accuracy', { MAX_CONCURRENT_JOBS: '100', RATE_LIMIT_PER_MINUTE: '100000' });
+const { gateway, key } = bench;
 const url = `http://127.0.0.1:${gateway.port}`;
 const model = gateway.engines.asr.models().find((m) => m.isDefault && m.language === 'am')?.name ?? 'unknown';
 
@@ -258,8 +230,7 @@ try {
     process.stdout.write(`\r${i + 1}/${utterances.length} utterances`);
   }
 } finally {
-  await gateway.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await bench.close();
 }
 process.stdout.write('\n');
 

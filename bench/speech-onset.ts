@@ -12,8 +12,8 @@ export function speechOnset(samples: Float32Array, sampleRate = 16_000): number 
   return first < 0 ? 0 : first * Math.round(sampleRate / 100);
 }
 
-/** Per 10 ms frame: above the speech threshold described above. */
-export function speechFrames(samples: Float32Array, sampleRate = 16_000): boolean[] {
+/** Per whole 10 ms frame: its level in dB (10 log10 of the variance, the mean removed; at least -120). */
+export function frameLevels(samples: Float32Array, sampleRate = 16_000): number[] {
   const frame = Math.round(sampleRate / 100);
   const levels: number[] = [];
   for (let at = 0; at + frame <= samples.length; at += frame) {
@@ -27,6 +27,12 @@ export function speechFrames(samples: Float32Array, sampleRate = 16_000): boolea
     const variance = Math.max(sumSquares / frame - mean * mean, 1e-12);
     levels.push(10 * Math.log10(variance));
   }
+  return levels;
+}
+
+/** Per 10 ms frame: above the speech threshold described above. */
+export function speechFrames(samples: Float32Array, sampleRate = 16_000): boolean[] {
+  const levels = frameLevels(samples, sampleRate);
   if (levels.length === 0) return [];
   const sorted = [...levels].sort((a, b) => a - b);
   const noise = sorted[Math.floor(0.1 * (sorted.length - 1))]!;

@@ -16,6 +16,8 @@ export interface ServerStats {
   wallSeconds: number;
   rssMb: number;
   pool: Record<string, unknown> | null;
+  /** The shared Silero VAD's windows, batches and inference time since the mark (null: not started). */
+  silero?: Record<string, unknown> | null;
 }
 
 export interface BenchServer {

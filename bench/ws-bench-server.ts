@@ -16,6 +16,7 @@
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { PoolStats } from '../src/engines/asr/asr.js';
+import type { SileroVadStats } from '../src/engines/vad/silero-vad.js';
 import { fixturePath } from '../test/helpers/fixtures.js';
 import { startTestGateway } from '../test/helpers/test-gateway.js';
 
@@ -33,6 +34,9 @@ let stop: () => Promise<void> = async () => undefined;
 /** Inference pool counters (gateway mode): batches and their sizes since the mark. */
 let poolStats: () => PoolStats | null = () => null;
 let poolMark: PoolStats | null = null;
+/** The shared Silero VAD's counters (gateway mode, once a session started it: vad_type=silero or the speech gate). */
+let sileroStats: () => Promise<SileroVadStats | null> = async () => null;
+let sileroMark: SileroVadStats | null = null;
 
 if (mode === 'plain-ws') {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 1024 * 1024 });
@@ -92,6 +96,9 @@ if (mode === 'plain-ws') {
   const key = await started.key({ scopes: ['write'] });
   const models = gateway.engines.asr.models().filter((m) => m.isDefault);
   poolStats = () => gateway.engines.asr.poolStats();
+  // Started by the first session that needs it; read without starting it.
+  const vad = gateway.engines.vad;
+  sileroStats = async () => (vad.started ? (await vad.shared()).stats : null);
   stop = () => started.close();
   send({
     type: 'ready',
@@ -103,8 +110,9 @@ if (mode === 'plain-ws') {
   });
 }
 
-process.on('message', (message: { type: string }) => {
+process.on('message', async (message: { type: string }) => {
   if (message.type === 'mark') {
+    sileroMark = await sileroStats();
     loop.reset();
     poolMark = poolStats();
     eluMark = performance.eventLoopUtilization();
@@ -126,11 +134,20 @@ process.on('message', (message: { type: string }) => {
       wallSeconds: (performance.now() - wallMark) / 1000,
       rssMb: Math.round(process.memoryUsage().rss / 1e6),
       pool: poolDelta(poolMark, poolStats()),
+      silero: sileroDelta(sileroMark, await sileroStats()),
     });
   } else if (message.type === 'stop') {
     void stop().finally(() => process.exit(0));
   }
 });
+
+function sileroDelta(before: SileroVadStats | null, after: SileroVadStats | null) {
+  if (after === null) return null;
+  const windows = after.windows - (before?.windows ?? 0);
+  const batches = after.batches - (before?.batches ?? 0);
+  const inferenceMs = after.inferenceMs - (before?.inferenceMs ?? 0);
+  return { windows, batches, mean_batch: batches === 0 ? 0 : Math.round((windows / batches) * 10) / 10, inference_ms: Math.round(inferenceMs) };
+}
 
 function poolDelta(before: PoolStats | null, after: PoolStats | null) {
   if (before === null || after === null) return null;

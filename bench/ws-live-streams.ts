@@ -74,6 +74,7 @@ async function run(server: BenchServer, count: number) {
       event_loop_delay_ms: { p50: round1(stats.eventLoopMs.p50), p99: round1(stats.eventLoopMs.p99), max: round1(stats.eventLoopMs.max) },
       rss_mb: stats.rssMb,
       inference_pool: stats.pool,
+      silero: stats.silero ?? null,
     },
   };
 }

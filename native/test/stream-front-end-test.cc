@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "dsp/stream-front-end.h"
+#include "front-end-test-util.h"
 #include "opus-test-util.h"
 #include "test-harness.h"
 #include "test-signals.h"
@@ -11,30 +12,11 @@
 
 using gw::AudioFormat;
 using gw::EndpointEvent;
-using gw::FrontEndConfig;
 using gw::Status;
 using gw::StreamFrontEnd;
 using namespace gwtest;
 
 namespace {
-
-std::unique_ptr<StreamFrontEnd> Make(AudioFormat format, size_t max_samples = 25000000,
-                                     int webm_rate = 16000) {
-  FrontEndConfig c;
-  c.format = format;
-  c.max_buffer_samples = max_samples;
-  c.webm_decode_rate = webm_rate;
-  Status s;
-  auto fe = StreamFrontEnd::Create(c, &s);
-  GW_CHECK_STATUS(s, Status::kOk);
-  return fe;
-}
-
-std::vector<float> Drain(StreamFrontEnd* fe) {
-  std::vector<float> out(fe->ring().size());
-  fe->ring().ReadFloat(out.data(), out.size());
-  return out;
-}
 
 std::vector<uint8_t> Pcm16(const std::vector<float>& x) {
   std::vector<uint8_t> b;
@@ -44,19 +26,6 @@ std::vector<uint8_t> Pcm16(const std::vector<float>& x) {
     b.push_back(static_cast<uint8_t>(q >> 8));
   }
   return b;
-}
-
-// Pushes in random chunk sizes (odd splits included); returns the first non-OK status.
-Status PushSplit(StreamFrontEnd* fe, const std::vector<uint8_t>& bytes, unsigned seed) {
-  std::mt19937 rng(seed);
-  Status first = Status::kOk;
-  for (size_t at = 0; at < bytes.size();) {
-    const size_t n = std::min<size_t>(bytes.size() - at, 1 + rng() % 1500);
-    const Status s = fe->Push(bytes.data() + at, n);
-    if (s != Status::kOk && first == Status::kOk) first = s;
-    at += n;
-  }
-  return first;
 }
 
 // Samples of speech-16k.wav (the committed fixture) as float.
@@ -79,11 +48,11 @@ std::vector<EndpointEvent> Events(StreamFrontEnd* fe) {
 }  // namespace
 
 GW_TEST(FrontEndPcm16OddSplitsAreLossless) {
-  auto fe = Make(AudioFormat::kPcmS16le);
+  auto fe = MakeFrontEnd(AudioFormat::kPcmS16le);
   const auto x = Tone(440.0, 16000, 16001, 0.5);
   const auto bytes = Pcm16(x);
   GW_CHECK_STATUS(PushSplit(fe.get(), bytes, 1), Status::kOk);
-  const auto y = Drain(fe.get());
+  const auto y = DrainFrontEnd(fe.get());
   GW_CHECK_EQ(y.size(), x.size());
   double worst = 0;
   for (size_t i = 0; i < std::min(x.size(), y.size()); ++i)
@@ -92,11 +61,11 @@ GW_TEST(FrontEndPcm16OddSplitsAreLossless) {
 }
 
 GW_TEST(FrontEndPcm48kResamples) {
-  auto fe = Make(AudioFormat::kPcmS16le48k);
+  auto fe = MakeFrontEnd(AudioFormat::kPcmS16le48k);
   const auto x = Tone(1000.0, 48000, 48000, 0.5);
   GW_CHECK_STATUS(PushSplit(fe.get(), Pcm16(x), 2), Status::kOk);
   GW_CHECK_STATUS(fe->Flush(), Status::kOk);
-  const auto y = Drain(fe.get());
+  const auto y = DrainFrontEnd(fe.get());
   GW_CHECK_EQ(y.size(), 16000u);
   const auto ideal = Tone(1000.0, 16000, y.size(), 0.5);
   double err = 0;
@@ -106,7 +75,7 @@ GW_TEST(FrontEndPcm48kResamples) {
 }
 
 GW_TEST(FrontEndWavAt44100Stereo) {
-  auto fe = Make(AudioFormat::kWav);
+  auto fe = MakeFrontEnd(AudioFormat::kWav);
   WavSpec s;
   s.rate = 44100;
   s.channels = 2;
@@ -117,7 +86,7 @@ GW_TEST(FrontEndWavAt44100Stereo) {
   }
   GW_CHECK_STATUS(PushSplit(fe.get(), MakeWav(s, frames), 3), Status::kOk);
   GW_CHECK_STATUS(fe->Flush(), Status::kOk);
-  const auto y = Drain(fe.get());
+  const auto y = DrainFrontEnd(fe.get());
   GW_CHECK_EQ(y.size(), 16000u);
   const ToneFit fit = FitTone(y.data(), 300, y.size() - 300, 500.0, 16000);
   GW_CHECK_NEAR(fit.amplitude, 0.5, 0.002);
@@ -125,7 +94,7 @@ GW_TEST(FrontEndWavAt44100Stereo) {
 }
 
 GW_TEST(FrontEndWavRejectsNonPcmClearly) {
-  auto fe = Make(AudioFormat::kWav);
+  auto fe = MakeFrontEnd(AudioFormat::kWav);
   WavSpec s;
   s.tag = 7;  // mu-law
   s.bits = 8;
@@ -141,7 +110,7 @@ GW_TEST(FrontEndWavRejectsNonPcmClearly) {
 }
 
 GW_TEST(FrontEndRawOpusOneFramePerMessage) {
-  auto fe = Make(AudioFormat::kOpusRaw16k);
+  auto fe = MakeFrontEnd(AudioFormat::kOpusRaw16k);
   const auto x = Tone(300.0, 16000, 16000, 0.3);
   const auto packets = EncodeOpus(x, 16000, 20);
   for (const auto& p : packets) GW_CHECK_STATUS(fe->Push(p.data(), p.size()), Status::kOk);
@@ -163,10 +132,10 @@ GW_TEST(FrontEndWebmOpusBothDecodeRates) {
   const auto packets = EncodeOpus(x, 48000, 20, 64000);
   const auto webm = MakeWebm(packets);
   for (int rate : {16000, 48000}) {
-    auto fe = Make(AudioFormat::kWebmOpus, 25000000, rate);
+    auto fe = MakeFrontEnd(AudioFormat::kWebmOpus, 25000000, rate);
     GW_CHECK_STATUS(PushSplit(fe.get(), webm, 4), Status::kOk);
     GW_CHECK_STATUS(fe->Flush(), Status::kOk);
-    const auto y = Drain(fe.get());
+    const auto y = DrainFrontEnd(fe.get());
     // 100 packets of 20 ms minus the 312-sample pre-skip at 48 kHz (104 at 16 kHz).
     GW_CHECK_EQ(y.size(), 32000u - 104u);
     const ToneFit fit = FitTone(y.data(), 1600, y.size() - 400, 700.0, 16000);
@@ -186,16 +155,16 @@ GW_TEST(FrontEndWebmDiscardPaddingTrimsTheEnd) {
   o.discard_padding_ns = 12500000;  // 12.5 ms: 200 samples at 16 kHz, 600 at 48 kHz
   const auto webm = MakeWebm(packets, o);
   for (int rate : {16000, 48000}) {
-    auto fe = Make(AudioFormat::kWebmOpus, 25000000, rate);
+    auto fe = MakeFrontEnd(AudioFormat::kWebmOpus, 25000000, rate);
     GW_CHECK_STATUS(PushSplit(fe.get(), webm, 3), Status::kOk);
     GW_CHECK_STATUS(fe->Flush(), Status::kOk);
     // 50 packets of 20 ms, minus the pre-skip (104 samples at 16 kHz) and the padding (200).
-    GW_CHECK_EQ(Drain(fe.get()).size(), 16000u - 104u - 200u);
+    GW_CHECK_EQ(DrainFrontEnd(fe.get()).size(), 16000u - 104u - 200u);
   }
 }
 
 GW_TEST(FrontEndBufferFullKeepsAcceptedAudio) {
-  auto fe = Make(AudioFormat::kPcmS16le, 1000);
+  auto fe = MakeFrontEnd(AudioFormat::kPcmS16le, 1000);
   std::vector<uint8_t> bytes(1600, 0x11);
   GW_CHECK_STATUS(fe->Push(bytes.data(), bytes.size()), Status::kOk);
   GW_CHECK_STATUS(fe->Push(bytes.data(), bytes.size()), Status::kBufferFull);
@@ -211,7 +180,7 @@ GW_TEST(FrontEndBufferFullKeepsAcceptedAudio) {
 GW_TEST(FrontEndEnergyEndpointingOnSpeechFixture) {
   const auto speech = FixtureSpeech();
   GW_CHECK(speech.size() > 16000 * 8);
-  auto fe = Make(AudioFormat::kPcmS16le);
+  auto fe = MakeFrontEnd(AudioFormat::kPcmS16le);
   GW_CHECK_STATUS(PushSplit(fe.get(), Pcm16(speech), 5), Status::kOk);
   GW_CHECK_STATUS(fe->Flush(), Status::kOk);
   const auto ev = Events(fe.get());
@@ -230,7 +199,7 @@ GW_TEST(FrontEndEnergyEndpointingOnSpeechFixture) {
 }
 
 GW_TEST(FrontEndClearDropsAudioAndTurn) {
-  auto fe = Make(AudioFormat::kPcmS16le);
+  auto fe = MakeFrontEnd(AudioFormat::kPcmS16le);
   const auto x = Tone(300.0, 16000, 16000, 0.3);
   auto bytes = Pcm16(std::vector<float>(16000, 0.0f));
   auto tone = Pcm16(x);

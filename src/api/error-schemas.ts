@@ -31,3 +31,18 @@ export const JobApiValidationErrorSchema = named(
     ),
   }),
 );
+
+export const OpenAiErrorSchema = named(
+  'OpenAiError',
+  Type.Object(
+    {
+      error: Type.Object({
+        message: Type.String(),
+        type: Type.String({ description: 'Error class, e.g. invalid_request_error, authentication_error, rate_limit_error, server_error' }),
+        param: Type.Union([Type.String(), Type.Null()], { description: 'The offending parameter, or null' }),
+        code: Type.Union([Type.String(), Type.Null()], { description: 'Stable machine-readable code (the unified API code)' }),
+      }),
+    },
+    { description: "Error envelope of the OpenAI-compatible routes (/v1/audio/*, /v1/models), as OpenAI's API has it" },
+  ),
+);

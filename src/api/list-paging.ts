@@ -1,13 +1,23 @@
 // The paging rules every list route shares: the page size and the keyset cursor.
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type TObject, type TSchema } from '@sinclair/typebox';
 import { InvalidCursorError } from '../platform/db/cursor.js';
 import { ApiError } from '../platform/errors/api-error.js';
 import { named, Nullable } from '../platform/http/named-schema.js';
+import { rangeMessage } from '../platform/http/schema-validation.js';
 
-/** The page size a list asked for (default 50); over `max` (LIST_MAX_LIMIT) → 422 validation_error on `limit`. */
+/**
+ * A list query with its `limit` bounded by the configured `max` (LIST_MAX_LIMIT): one range, so
+ * 0 and max + 1 get the same message ("must be between 1 and 200"), and OpenAPI shows it.
+ */
+export function withPageSize<T extends TObject>(query: T, max: number): T {
+  const limit = Type.Optional(Type.Integer({ minimum: 1, maximum: max, default: 50, description: `Page size: 1 to ${max} (LIST_MAX_LIMIT), default 50` }));
+  return { ...query, properties: { ...query.properties, limit } };
+}
+
+/** The page size a list asked for (default 50); outside 1..`max` (LIST_MAX_LIMIT) → 422 validation_error on `limit`. */
 export function listLimit(requested: number | undefined, max: number): number {
   const limit = requested ?? 50;
-  if (limit > max) throw new ApiError('validation_error', { message: `'limit' must be at most ${max}.`, param: 'limit' });
+  if (limit < 1 || limit > max) throw new ApiError('validation_error', { message: rangeMessage('limit', { min: 1, max }), param: 'limit' });
   return limit;
 }
 

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ERROR_REGISTRY } from '../platform/errors/error-registry.js';
-import { JobApiErrorSchema, JobApiValidationErrorSchema, UnifiedErrorSchema } from './error-schemas.js';
+import { JobApiErrorSchema, JobApiValidationErrorSchema, OpenAiErrorSchema, UnifiedErrorSchema } from './error-schemas.js';
 import { schemaName } from '../platform/http/named-schema.js';
 import type { RouteDefinition } from '../platform/http/route-types.js';
 
@@ -108,14 +108,15 @@ function bodyDocument(route: RouteDefinition, convert: (s: TSchema) => unknown):
 /**
  * Every status an operation can answer, each error with its envelope's schema: the route's own
  * declarations, plus the statuses the router itself produces (400 and 500 everywhere; 401, 403
- * and 429 with a key; 403 for signed URLs; 413 and 415/422 with a body; 422 for an invalid
- * query or path parameter).
+ * and 429 with a key; 403 for signed URLs; 414 everywhere (URL over 8 KB); 413 and 415 with a
+ * body (and the job API's 422); 422 for an invalid query or path parameter).
  */
 function responsesDocument(route: RouteDefinition, convert: (s: TSchema) => unknown, maxJsonBodyBytes: number): Json {
   const out: Json = {};
   const job = route.surface === 'job';
+  const openai = route.surface === 'openai';
   const errorContent = (status: number): Json => {
-    const schema = job ? (status === 422 ? JobApiValidationErrorSchema : JobApiErrorSchema) : UnifiedErrorSchema;
+    const schema = job ? (status === 422 ? JobApiValidationErrorSchema : JobApiErrorSchema) : openai ? OpenAiErrorSchema : UnifiedErrorSchema;
     return { 'application/json': { schema: convert(schema) } };
   };
   for (const [status, spec] of Object.entries(route.responses)) {
@@ -127,6 +128,7 @@ function responsesDocument(route: RouteDefinition, convert: (s: TSchema) => unkn
     } else if (Number(status) >= 400) {
       response['content'] = errorContent(Number(status));
     }
+    for (const type of spec.alsoText ?? []) ((response['content'] ??= {}) as Json)[type] = { schema: { type: 'string' } };
     if (spec.headers) {
       response['headers'] = Object.fromEntries(Object.entries(spec.headers).map(([name, description]) => [name, { description, schema: { type: 'string' } }]));
     }
@@ -137,15 +139,20 @@ function responsesDocument(route: RouteDefinition, convert: (s: TSchema) => unkn
     for (const s of [401, 403, 429]) errorStatuses.add(s);
   }
   if (route.auth === 'signed') errorStatuses.add(403);
+  // Every route: a request URL over 8 KB is refused before routing (router.ts refuseLongUrl).
+  errorStatuses.add(414);
   if (route.body !== undefined) {
     errorStatuses.add(413);
-    errorStatuses.add(job ? 422 : 415);
+    // A Content-Type the route does not read: 415 on every surface; the job API's invalid body: 422.
+    errorStatuses.add(415);
+    if (job) errorStatuses.add(422);
   }
-  if (route.query !== undefined || route.params !== undefined) errorStatuses.add(422);
+  // OpenAI's envelope answers 400 where the others answer 422 (error-rendering.ts).
+  if (route.query !== undefined || route.params !== undefined) errorStatuses.add(openai ? 400 : 422);
   for (const status of errorStatuses) {
     if (out[String(status)] !== undefined) continue;
     out[String(status)] = {
-      description: status === 413 ? sizeLimitDescription(route, maxJsonBodyBytes) : errorDescription(status),
+      description: status === 413 ? sizeLimitDescription(route, maxJsonBodyBytes) : errorDescription(status, openai),
       content: errorContent(status),
       ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } } : {}),
     };
@@ -164,9 +171,10 @@ function sizeLimitDescription(route: RouteDefinition, maxJsonBodyBytes: number):
   return `payload_too_large: ${what}. The message names the limit.`;
 }
 
-function errorDescription(status: number): string {
+/** The codes a status carries; OpenAI's envelope answers the registry's 422 codes as 400. */
+function errorDescription(status: number, openai = false): string {
   const codes = Object.entries(ERROR_REGISTRY)
-    .filter(([, def]) => def.status === status)
+    .filter(([, def]) => def.status === status || (openai && status === 400 && def.status === 422))
     .map(([code]) => code);
   return codes.length > 0 ? `Error; codes: ${codes.join(', ')}` : 'Error';
 }

@@ -11,6 +11,10 @@ export const BEARER_ADMIN = { surface: 'unified', auth: 'bearer', scope: 'admin'
 export const JOB_KEY_READ = { surface: 'job', auth: 'x-api-key', scope: 'read' } as const;
 export const JOB_KEY_WRITE = { surface: 'job', auth: 'x-api-key', scope: 'write' } as const;
 
+/** OpenAI-compatible routes (`/v1/audio/*`, `/v1/models`): bearer keys, errors in OpenAI's envelope. */
+export const OPENAI_READ = { surface: 'openai', auth: 'bearer', scope: 'read' } as const;
+export const OPENAI_WRITE = { surface: 'openai', auth: 'bearer', scope: 'write' } as const;
+
 /** The text translation form: the key is its field `key`. */
 export const FORM_KEY_READ = { surface: 'unified', auth: 'form-key', scope: 'read' } as const;
 

@@ -131,7 +131,11 @@ export class Router {
     app.any('/*', (res, req) => {
       const exchange = new HttpExchange(res, req, 0, { trustProxy: options.trustProxy, maxBodyBytes: 0 });
       applyCors(exchange, options.corsAllowedOrigins);
-      const surface: ErrorSurface = /^\/(transcribe|translate)(\/|$)/.test(exchange.path) ? 'job' : 'unified';
+      const surface: ErrorSurface = /^\/(transcribe|translate)(\/|$)/.test(exchange.path)
+        ? 'job'
+        : /^\/v1\/(audio|models)(\/|$)/.test(exchange.path)
+          ? 'openai'
+          : 'unified';
       if (refuseLongUrl(exchange, surface, options)) return;
       if (exchange.method === 'OPTIONS') {
         exchange.send(204);

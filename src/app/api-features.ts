@@ -10,6 +10,8 @@ import { captionRoutes } from '../api/transcriptions/caption-routes.js';
 import { TEXT_TRANSLATION_GUIDE } from '../api/translation/text-translation-guide.js';
 import { textTranslationRoutes } from '../api/translation/text-translation-routes.js';
 import { usageRoutes } from '../api/usage/usage-routes.js';
+import { openAiRoutes } from '../api/openai/openai-routes.js';
+import type { TranslationEngine } from '../engines/translation/translation.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { Feature } from './feature.js';
 import type { MediaFeatures } from './media-features.js';
@@ -120,4 +122,12 @@ export function jobApiFeature(b: Backends, site: GatewaySite, jobs: JobService, 
 /** POST /translate/v1 on the translation engine (null: it answers 500 service_unavailable). */
 export function textTranslationFeature(b: Backends): Feature {
   return { name: 'text translation', routes: textTranslationRoutes(b.translation), sections: TEXT_TRANSLATION_GUIDE };
+}
+
+/** OpenAI-compatible audio routes and model list (docs/openai-compatible.md); translations use `engine`. */
+export function openAiFeature(b: Backends, site: GatewaySite, jobs: JobService, engine: () => TranslationEngine | null): Feature {
+  return {
+    name: 'openai-compatible',
+    routes: openAiRoutes({ jobs, asr: b.engines.asr, storage: b.storage, limits: b.config.limits, translation: engine, startedAt: site.startedAt }),
+  };
 }

@@ -19,6 +19,7 @@ import {
   adminKeysFeature,
   discoveryFeature,
   jobApiFeature,
+  openAiFeature,
   textTranslationFeature,
   transcriptionsFeature,
   usageFeature,
@@ -135,6 +136,7 @@ export class Gateway implements GatewaySite {
       jobApiFeature(b, this, jobs.service, media),
       translationJobsFeature(b, this, { outbox, engine, jobs: jobs.service }),
       textTranslationFeature(b),
+      openAiFeature(b, this, jobs.service, engine),
       // First to close: open sessions record their jobs before the runner and the store close.
       streaming,
     ];

@@ -9,9 +9,12 @@ import { createTranslationMetrics, OnnxTranslationEngine, type TranslationEngine
  * Opens the translation engine named by TRANSLATION_MODEL (a folder under MODELS_DIR), loaded
  * and warm before the gateway listens. Translation is optional: when it is switched off, the
  * folder is missing or the model does not load, the reason is logged, the gateway starts
- * without it and `POST /translate/v1` answers 500 `service_unavailable`.
+ * without it and `POST /translate/v1` answers 500 `service_unavailable`. The translation metrics are
+ * registered either way.
  */
 export async function openTranslation(config: GatewayConfig, logger: Logger, metrics: Registry | null): Promise<TranslationEngine | null> {
+  // Registered whether or not a model loads, so dashboards read zeros rather than no data.
+  const observer = metrics ? createTranslationMetrics(metrics) : undefined;
   const name = config.translation.model;
   if (name === null) {
     logger.info('translation is off (TRANSLATION_MODEL=off)');
@@ -30,11 +33,15 @@ export async function openTranslation(config: GatewayConfig, logger: Logger, met
       maxQueued: config.translation.maxQueued,
       maxQueuedPerTenant: config.translation.maxQueuedPerAccount,
       maxRequestSentences: config.translation.maxRequestSentences,
+      decodingGuards: config.translation.decodingGuards,
       workerNice: config.inferenceWorkerNice,
       logger,
-      observer: metrics ? createTranslationMetrics(metrics) : undefined,
+      observer,
     });
-    logger.info({ model: engine.name, languages: engine.languages, loadMs: Math.round(performance.now() - started) }, 'translation model loaded');
+    logger.info(
+      { model: engine.name, languages: engine.languages, decodingGuards: config.translation.decodingGuards, loadMs: Math.round(performance.now() - started) },
+      'translation model loaded',
+    );
     return engine;
   } catch (error) {
     logger.error({ folder, err: error }, 'translation model did not load: text translation is unavailable');

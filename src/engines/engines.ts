@@ -22,7 +22,7 @@ export interface EnginesLogger extends AsrLogger {
 
 /**
  * The gateway's engines on the configured models (MODELS_DIR, INFERENCE_*, FFMPEG_PATH,
- * FFPROBE_PATH, the audio size limit, DIARIZATION_*, SEGMENT_TYPE_MODEL). Translation is opened
+ * FFPROBE_PATH, the audio size limit, DIARIZATION_*, SEGMENT_TYPE_MODEL, FILE_SPEECH_GATE). Translation is opened
  * on its own (its model is optional and loads in the background: src/app/open-translation.ts).
  */
 export async function createEngines(config: GatewayConfig, logger: EnginesLogger, metrics: Registry | null = null): Promise<Engines> {
@@ -50,6 +50,11 @@ export async function createEngines(config: GatewayConfig, logger: EnginesLogger
       ...(config.diarizationSpeechDetection === 'silero' ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => vad.fileSpeechSpans(pcm, signal) } : {}),
       ...(diarization.observer !== null ? { onDiarized: diarization.observer } : {}),
     },
+    // FILE_SPEECH_GATE: files decode only what the shared Silero calls speech (an energy check when it is unavailable).
+    speechGate:
+      config.fileSpeechGate === 'off'
+        ? null
+        : { speechProbabilities: vad.available().silero ? (pcm: Float32Array, signal: AbortSignal) => vad.speechProbabilities(pcm, signal) : null },
     metrics,
     logger,
   });

@@ -47,6 +47,31 @@ describe('buildCaptionCues', () => {
     expect(cues[0]!.startMs).toBe(1000);
   });
 
+  it("times cues by the segment's words, not by letters", () => {
+    // A long pause after the first words: spread by letters, the second cue would start mid-pause.
+    const texts = ['የኢትዮጵያ', 'ፌዴራላዊ', 'ዲሞክራሲያዊ', 'ሪፐብሊክ', 'መንግሥት', 'ዛሬ', 'በአዲስ', 'አበባ', 'ባደረገው', 'ስብሰባ', 'አዲስ', 'ፖሊሲ'];
+    const starts = [200, 800, 1400, 2000, 2600, 3200, 9000, 9500, 10_000, 10_500, 11_000, 11_500];
+    const words = texts.map((word, i) => ({ word, start_ms: starts[i]!, end_ms: starts[i]! + 450, confidence: 0.9 }));
+    const segment = { start_ms: 0, end_ms: 12_500, text: texts.join(' '), speaker: null, words };
+    const cues = buildCaptionCues([segment], { ...BROADCAST_CAPTION_RULES, maxCueMs: 4000 });
+    expect(cues[0]!.startMs).toBe(200);
+    expect(cues[0]!.lines.join(' ')).toBe(texts.slice(0, 6).join(' '));
+    expect(cues[0]!.endMs).toBe(3650);
+    expect(cues[1]!.startMs).toBe(9000);
+    expect(cues[cues.length - 1]!.endMs).toBe(11_950);
+    expect(cues.flatMap((c) => c.lines).join(' ')).toBe(segment.text);
+    // The same segment without words: interpolated by letters over its whole span.
+    const spread = buildCaptionCues([{ ...segment, words: undefined }], { ...BROADCAST_CAPTION_RULES, maxCueMs: 4000 });
+    expect(spread[0]!.startMs).toBe(0);
+    expect(spread[spread.length - 1]!.endMs).toBe(12_500);
+  });
+
+  it('falls back to letters when the words do not spell the text (edited after recognition)', () => {
+    const words = [{ word: 'ሰላም', start_ms: 500, end_ms: 900, confidence: 0.9 }];
+    const cues = buildCaptionCues([{ start_ms: 0, end_ms: 2000, text: 'ሰላም ለአለም', words }]);
+    expect(cues).toEqual([{ index: 1, startMs: 0, endMs: 2000, lines: ['ሰላም ለአለም'], speaker: null }]);
+  });
+
   it('does not merge speakers into one cue', () => {
     const cues = buildCaptionCues([
       { start_ms: 0, end_ms: 1000, text: 'ሰላም', speaker: 'SPEAKER_00' },

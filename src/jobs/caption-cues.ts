@@ -4,16 +4,21 @@
  * for at least 5/6 s and at most 7 s, two frames (80 ms) between cues, lines broken at word
  * boundaries and preferably after punctuation, one speaker per cue.
  *
- * Segments carry no word timestamps, so a word's time is interpolated by its letters' share of
- * the segment. Pure. A live session builds cues turn by turn (`continuation`) and never changes
- * a cue it sent; the caption file of the finished job is built from all its segments at once, so
- * a cue before a pause may there be held longer (up to the minimum duration) than it was live.
+ * Word times are the segment's `words` (the CTC alignment of the decoded path) when they spell
+ * its text word for word; a segment without them (or whose text was edited after recognition)
+ * falls back to times interpolated by each word's letters' share of the segment. A word longer
+ * than a line is cut into line-long pieces that share its time by letters. Pure. A live session
+ * builds cues turn by turn (`continuation`) and never changes a cue it sent; the caption file of
+ * the finished job is built from all its segments at once, so a cue before a pause may there be
+ * held longer (up to the minimum duration) than it was live.
  */
 export interface CaptionSegment {
   readonly start_ms: number;
   readonly end_ms: number;
   readonly text: string;
   readonly speaker?: string | null;
+  /** The words of `text` with their times (job-records.ts SegmentWord); absent: interpolated. */
+  readonly words?: readonly { readonly word: string; readonly start_ms: number; readonly end_ms: number }[];
 }
 
 export interface CaptionCue {
@@ -39,7 +44,7 @@ export const BROADCAST_CAPTION_RULES: CaptionRules = { maxLineChars: 42, maxLine
 const CLAUSE_END = /[።፣፤፥፦፧፨?!.,;:]$/u;
 const SENTENCE_END = /[።፧?!.]$/u;
 
-interface TimedWord {
+export interface TimedWord {
   readonly text: string;
   readonly startMs: number;
   readonly endMs: number;
@@ -78,22 +83,32 @@ export function buildCaptionCues(
   return settleTiming(drafts, rules, continuation.previousEndMs).map((cue, i) => ({ ...cue, index: continuation.firstIndex + i }));
 }
 
-/** Spreads a segment's span over its words by letter count; words longer than a line are split. */
+/** A segment's words with times: its own `words` when they spell its text, else spread by letters; words longer than a line are split. */
 function timeWords(segment: CaptionSegment, maxLineChars: number): TimedWord[] {
-  const texts = segment.text
-    .split(/\s+/u)
-    .filter((w) => w.length > 0)
-    .flatMap((w) => chunk(w, maxLineChars));
+  const texts = segment.text.split(/\s+/u).filter((w) => w.length > 0);
+  const own = segment.words;
+  if (own !== undefined && own.length === texts.length && own.every((w, i) => w.word === texts[i])) {
+    return own.flatMap((w) => spreadByLetters(chunk(w.word, maxLineChars), w.start_ms, w.end_ms));
+  }
+  return spreadByLetters(
+    texts.flatMap((w) => chunk(w, maxLineChars)),
+    segment.start_ms,
+    segment.end_ms,
+  );
+}
+
+/** Spreads `startMs`..`endMs` over `texts` by their letter counts. */
+export function spreadByLetters(texts: readonly string[], startMs: number, endMs: number): TimedWord[] {
   const letters = texts.reduce((sum, w) => sum + [...w].length, 0);
-  const span = Math.max(0, segment.end_ms - segment.start_ms);
+  const span = Math.max(0, endMs - startMs);
   const words: TimedWord[] = [];
   let before = 0;
   for (const text of texts) {
     const length = [...text].length;
     words.push({
       text,
-      startMs: Math.round(segment.start_ms + (span * before) / letters),
-      endMs: Math.round(segment.start_ms + (span * (before + length)) / letters),
+      startMs: Math.round(startMs + (span * before) / letters),
+      endMs: Math.round(startMs + (span * (before + length)) / letters),
     });
     before += length;
   }

@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { metricFamilies } from '../platform/metrics/metric-families.js';
 import type { JobRecord } from '../platform/db/job-records.js';
 import { audioMetrics, formatLabel, languageLabel, sampledGauge } from '../platform/metrics/shared-metrics.js';
 import type { JobEvents } from './job-events.js';
@@ -28,27 +29,25 @@ const seconds = (from: string | null, to: string | null): number | null =>
  */
 export class JobMetrics {
   constructor(registry: Registry, events: JobEvents, queue: JobQueue, estimatedWait: () => number) {
-    const registers = [registry];
-    const jobs = new Counter({
-      name: 'gateway_jobs_total',
-      help: 'Transcription jobs that reached a final status, by status, source, language and model',
-      labelNames: ['status', 'source', 'language', 'model'],
-      registers,
-    });
-    const duration = new Histogram({
-      name: 'gateway_job_duration_seconds',
-      help: 'Job processing time from start to its final status',
-      labelNames: ['status', 'source'],
-      buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
-      registers,
-    });
-    const queueWait = new Histogram({
-      name: 'gateway_job_queue_wait_seconds',
-      help: 'Time from submission to the start of processing',
-      labelNames: ['source'],
-      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600],
-      registers,
-    });
+    const family = metricFamilies(registry);
+    const jobs = family.counter('gateway_jobs_total', 'Transcription jobs that reached a final status, by status, source, language and model', [
+      'status',
+      'source',
+      'language',
+      'model',
+    ]);
+    const duration = family.histogram(
+      'gateway_job_duration_seconds',
+      'Job processing time from start to its final status',
+      ['status', 'source'],
+      [0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600],
+    );
+    const queueWait = family.histogram(
+      'gateway_job_queue_wait_seconds',
+      'Time from submission to the start of processing',
+      ['source'],
+      [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600],
+    );
     sampledGauge(registry, 'gateway_job_queue_depth', 'Jobs waiting in the queue for a worker', () => queue.waiting());
     sampledGauge(registry, 'gateway_jobs_running', 'Jobs being processed by this process', () => queue.running());
     sampledGauge(

@@ -97,6 +97,7 @@ export class JobRunner extends LeasedRunner {
         signal: controller.signal,
         ...(channelNamesOf(started) !== null ? { channelNames: channelNamesOf(started)! } : {}),
         diarization: diarizationRequestOf(started),
+        keyterms: keytermsOf(started),
         admitAudio: async (probedSeconds) => {
           this.probed.set(jobId, probedSeconds);
           const admitted = await this.admitAudio(started, probedSeconds);
@@ -239,6 +240,12 @@ export class JobRunner extends LeasedRunner {
   private async cleanUpIfDeleted(job: JobRecord): Promise<void> {
     if ((await this.deps.jobs.get(job.id)) === null) await this.deps.storage.deletePrefix(jobPrefix(job)).catch(() => undefined);
   }
+}
+
+/** Jobs submitted with keyterms keep them in options (`keyterms`, checked at submission); null for the others. */
+export function keytermsOf(job: JobRecord): readonly string[] | null {
+  const terms = job.options['keyterms'];
+  return Array.isArray(terms) && terms.length > 0 && terms.every((term) => typeof term === 'string') ? terms : null;
 }
 
 /** channels=2 jobs keep their speaker names in options (`channel_names`); null for the others. */

@@ -71,6 +71,18 @@ describe('translateUnitTexts', () => {
     expect(waits).toEqual([10, 20, 40]);
   });
 
+  it('fails at once with TRANSLATION_ERROR, no retry, when a sentence is untranslatable (the same model fails it again)', async () => {
+    const waits: number[] = [];
+    const reason = 'The sentence ("ok ok") could not be translated from en to am: every output of the model degenerated.';
+    const engine = scriptedEngine([new EngineError('untranslatable', reason, { param: 'text' }), 'ok']);
+    const sleep = async (ms: number): Promise<void> => void waits.push(ms);
+    const failure = await translateUnitTexts(engine, ['ok ok'], unit({ sleep })).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(UnitFailure);
+    expect(failure).toMatchObject({ code: 'TRANSLATION_ERROR', message: reason });
+    expect(engine.calls).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
   it("stops waiting at once when the job's signal aborts", async () => {
     const controller = new AbortController();
     const engine = scriptedEngine([overloaded(30)]);

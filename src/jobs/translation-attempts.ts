@@ -2,7 +2,9 @@
  * One file translation unit's call of the engine, with its retries and its waits for room. A
  * refusal because the engine's queue is full (`overloaded`) is not a failure: the unit waits the
  * refusal's `retryAfterSeconds` (with a tenth of jitter) and asks again, spending no retry, for at
- * most `queueWaitMs` in all. Any other error spends one of the unit's 3 retries (after
+ * most `queueWaitMs` in all. A sentence the decoding guards find untranslatable (`untranslatable`)
+ * fails the unit at once with TRANSLATION_ERROR: the same model would fail it again. Any other
+ * error spends one of the unit's 3 retries (after
  * `retryDelayMs`, doubling). Every wait ends at once when the job's signal aborts (shutdown, lost
  * lease, delete); the abort reason is then thrown.
  */
@@ -56,6 +58,10 @@ export async function translateUnitTexts(engine: TranslationEngine, texts: reado
       return out;
     } catch (error) {
       signal.throwIfAborted();
+      // A sentence the guarded decoding could not translate soundly fails the same way every time.
+      if (isEngineError(error) && error.engineError === 'untranslatable') {
+        throw new UnitFailure('TRANSLATION_ERROR', error.message.slice(0, 500));
+      }
       if (isEngineError(error) && error.engineError === 'overloaded') {
         const waitMs = Math.max(1, error.retryAfterSeconds ?? 1) * 1000 * (0.95 + Math.random() * 0.1);
         if (waitedMs + waitMs > unit.queueWaitMs) {

@@ -39,6 +39,13 @@ describe('translation documents', () => {
     });
   });
 
+  it("drops a translated segment's words (they time the source words)", () => {
+    const words = [{ word: 'Good', start_time: '0.10', end_time: '0.40', confidence: 0.9 }];
+    const input = { ...transcriptFixture, segments: [{ ...transcriptFixture.segments[0], words }] };
+    const out = JSON.parse(renderOutput(parseSource('t.json', JSON.stringify(input)), ['ONE'], 'am').body);
+    expect(out.segments).toEqual([{ ...transcriptFixture.segments[0], text: 'ONE' }]);
+  });
+
   it('refuses .json sources that are not transcripts, and reads other JSON-looking text as text', () => {
     expect(() => parseSource('x.json', '{"a": 1}')).toThrow(/segments/);
     expect(() => parseSource('x.json', 'not json')).toThrow(/not valid JSON/);

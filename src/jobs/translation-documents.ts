@@ -74,8 +74,8 @@ export function textsToTranslate(doc: SourceDocument): string[] {
 /**
  * The output document from the translations of `textsToTranslate(doc)` (same order). Text keeps
  * its lines (blank lines and each line's surrounding whitespace); a transcript keeps its shape,
- * timestamps, speakers, types and duration, with each segment's text translated, `text` rebuilt
- * from the segments when present, and `language` set to the target.
+ * timestamps, speakers, types and duration, with each segment's text translated (its source
+ * `words` dropped), `text` rebuilt from the segments when present, and `language` set to the target.
  */
 export function renderOutput(doc: SourceDocument, translated: readonly string[], target: string): { body: string; contentType: string } {
   let next = 0;
@@ -94,7 +94,12 @@ export function renderOutput(doc: SourceDocument, translated: readonly string[],
     });
     return { body: lines.join(newline), contentType: 'text/plain; charset=utf-8' };
   }
-  const segments = doc.segments.map((s) => ((s['text'] as string).trim().length === 0 ? { ...s } : { ...s, text: take() }));
+  // A translated segment loses its `words`: they time the source language's words, not the translation's.
+  const segments = doc.segments.map((s) => {
+    if ((s['text'] as string).trim().length === 0) return { ...s };
+    const { words: _words, ...rest } = s;
+    return { ...rest, text: take() };
+  });
   const out: Record<string, unknown> = { ...doc.document, language: target, segments };
   if (typeof doc.document['text'] === 'string') {
     out['text'] = segments

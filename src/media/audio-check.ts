@@ -1,6 +1,7 @@
 import { pipeline, Transform, type Readable } from 'node:stream';
 import { ApiError } from '../platform/errors/api-error.js';
 import type { Asr } from '../engines/asr/asr.js';
+import { SUPPORTED_FORMATS_TEXT, unsupportedAudioMessage } from '../engines/signal/signal.js';
 import { FfprobeError, mediaFacts, runFfprobe } from './probe/ffprobe.js';
 import { runProcess } from '../platform/subprocess/subprocess.js';
 import type { FileStorage, StoredObject } from '../platform/files/file-storage.js';
@@ -20,7 +21,7 @@ const CONTENT_TYPES: Record<string, { audio: string; video?: string }> = {
   aac: { audio: 'audio/aac' },
 };
 
-export const ACCEPTED_FORMATS_TEXT = 'MP3, WAV, OGG, FLAC, M4A or WEBM (and AAC)';
+export const ACCEPTED_FORMATS_TEXT = SUPPORTED_FORMATS_TEXT;
 
 /** What the checks need: storage, the container sniffing, the tools and their time limit. */
 export interface AudioCheckDeps {
@@ -93,7 +94,11 @@ export async function checkStoredAudio(
     });
   };
   const format = object.size === 0 ? null : deps.asr.sniff(head);
-  if (format === null) return refuse(object.size === 0 ? 'is empty.' : 'is not audio in a supported format.');
+  if (format === null) {
+    // The same words as every other endpoint's (an empty file, or not a supported container).
+    await deps.storage.delete(key);
+    throw new ApiError('invalid_audio_format', { message: unsupportedAudioMessage(options.describe, object.size), param: options.param });
+  }
 
   let durationSeconds: number | null = null;
   let hasVideo = false;

@@ -162,11 +162,12 @@ export class MediaLibrary {
     input: { filename: string; contentType: string; contentLength: number | null },
   ): Promise<{ record: MediaRecord; uploadUrl: string; expiresAt: Date }> {
     const filename = cleanFilename(input.filename);
-    if (filename === '') throw new ApiError('invalid_field_value', { message: "'filename' must name a file.", param: 'filename' });
+    // These are query parameters (GET /v1/uploads/signed-url): like every query problem, 422 validation_error.
+    if (filename === '') throw new ApiError('validation_error', { message: "Invalid value for 'filename': must name a file.", param: 'filename' });
     const contentType = normaliseMediaType(input.contentType);
     if (contentType === null || !/^(audio\/|video\/|application\/(ogg|octet-stream)$)/.test(contentType)) {
-      throw new ApiError('invalid_field_value', {
-        message: `'content_type' must be an audio or video media type such as audio/mpeg, got '${input.contentType}'.`,
+      throw new ApiError('validation_error', {
+        message: `Invalid value for 'content_type': must be an audio or video media type such as audio/mpeg, got '${input.contentType}'.`,
         param: 'content_type',
       });
     }

@@ -31,6 +31,8 @@ export interface SessionAudioOptions {
   readonly limits: Limits;
   readonly streaming: StreamingSettings;
   readonly silero: SileroVad | null;
+  /** The speech gate's Silero (null: no gate). */
+  readonly speechGate: SileroVad | null;
   readonly session: ChannelSession;
   readonly onVadEvent: (channel: SessionChannel, event: EndpointEvent) => void;
   /** Sends an `error` about audio that could not be read; the session goes on. */
@@ -74,6 +76,7 @@ export class SessionAudio {
         maxPieceSamples: streaming.maxTurnMs * SAMPLES_PER_MS,
         endpointing,
         silero: options.silero,
+        speechGate: options.speechGate,
         session: options.session,
         onVadEvent: (event) => options.onVadEvent(channel, event),
       });

@@ -15,6 +15,8 @@ import { performance } from 'node:perf_hooks';
 import { describeNativeStatus, NativeStatus, StreamFrontEnd, type AudioFormat, type EndpointEvent } from '../engines/signal/signal.js';
 import type { SileroVad } from '../engines/vad/vad.js';
 import { type Piece, PieceQueue, type QueuedPiece } from './piece-queue.js';
+import { SpeechGate } from './session-speech-gate.js';
+import type { SampleSpan } from './speech-evidence.js';
 import { SAMPLES_PER_MS } from './session-time.js';
 import type { FrontEndCounters } from './session-types.js';
 import { SileroFeed } from './silero-feed.js';
@@ -46,6 +48,8 @@ export interface ChannelOptions {
   readonly maxPieceSamples: number;
   readonly endpointing: { readonly minSilenceMs: number; readonly maxSpeechMs: number };
   readonly silero: SileroVad | null;
+  /** LIVE_SPEECH_GATE=on: the shared Silero that confirms speech before a piece is decoded (session-speech-gate.ts); null: off. */
+  readonly speechGate: SileroVad | null;
   readonly session: ChannelSession;
   /** A speech start or end (the front end's, after an append; Silero's, when it answers). */
   readonly onVadEvent: (event: EndpointEvent) => void;
@@ -69,6 +73,7 @@ export class SessionChannel {
   finished = false;
   readonly #frontEnd: StreamFrontEnd;
   readonly #silero: SileroFeed | null;
+  readonly #gate: SpeechGate | null;
   readonly #cutter: TurnCutter;
   readonly #pieces = new PieceQueue();
   /** Scratch list for the front end's endpoint events. */
@@ -99,6 +104,8 @@ export class SessionChannel {
       options.vadType === 'silero' && silero !== null
         ? new SileroFeed(silero.openStream({ endpointing: options.endpointing, onEvent: options.onVadEvent }), silero.maxQueuedWindowsPerStream)
         : null;
+    const session = options.session;
+    this.#gate = options.speechGate === null ? null : new SpeechGate(options.speechGate, this.#frontEnd, () => !session.turnDetection);
   }
 
   /** Where audio has arrived (the same on every channel). */
@@ -167,6 +174,7 @@ export class SessionChannel {
 
   /** After the front end appended audio (push, flush, format change): VAD events and trimming. */
   afterAppend(): void {
+    this.#gate?.followMode();
     if (this.#silero !== null) this.feedSilero();
     if (this.#frontEnd.pendingEvents > 0) {
       this.#events.length = 0;
@@ -185,8 +193,9 @@ export class SessionChannel {
     return this.#silero !== null && this.#silero.fed < this.#frontEnd.writePosition;
   }
 
-  /** A tick: Silero gets what it could not take before, then silence is trimmed. */
+  /** A tick: Silero gets what it could not take before (the speech gate what is due), then silence is trimmed. */
   catchUpSilero(): void {
+    this.#gate?.tick(performance.now());
     if (!this.sileroBehind) return;
     this.feedSilero();
     this.#trimSilence();
@@ -228,7 +237,10 @@ export class SessionChannel {
   /** A VAD event through the cutter: a turn started (partials wait from now on), or a piece to queue. */
   cutterStep(event: EndpointEvent): CutterStep {
     const step = this.#cutter.onEvent(event, this.#frontEnd.writePosition);
-    if (step.type === 'speech_started') this.#lastPartialAt = performance.now();
+    if (step.type === 'speech_started') {
+      this.#lastPartialAt = performance.now();
+      this.#gate?.turnStarted(step.turnId, step.start, event.position);
+    }
     return step;
   }
 
@@ -255,8 +267,11 @@ export class SessionChannel {
     const cutAt = performance.now();
     const span = cut.end - cut.start;
     if (cut.kind === 'turn' || span <= this.#maxPieceSamples) {
-      this.#pieces.push({ ...cut, audio: this.#copy(cut.start, cut.end), cutAt, automatic });
+      const audio = this.#copy(cut.start, cut.end);
+      this.#pieces.push({ ...cut, audio, cutAt, automatic });
+      this.#gate?.pieceCut(cut, audio);
     } else {
+      this.#gate?.pieceCut(cut, null);
       const count = Math.ceil(span / this.#maxPieceSamples);
       for (let i = 0; i < count; i++) {
         const start = cut.start + Math.round((span * i) / count);
@@ -278,6 +293,7 @@ export class SessionChannel {
     const position = this.#frontEnd.writePosition;
     this.#cutter.clear(position);
     this.#silero?.reset(position);
+    this.#gate?.clear(position);
   }
 
   /**
@@ -315,7 +331,25 @@ export class SessionChannel {
 
   /** The piece in flight settled. */
   settle(): void {
+    const piece = this.#pieces.inFlight;
+    if (piece !== null && piece.kind !== 'partial') this.#gate?.settled(piece);
     this.#pieces.settle();
+  }
+
+  /** Whether a piece holds speech (LIVE_SPEECH_GATE: Silero confirms it, maybe after a wait); null without the gate. */
+  hasSpeech(piece: Piece): Promise<boolean> | null {
+    return this.#gate === null ? null : this.#gate.verdict(piece, piece.audio);
+  }
+
+  /** The spans of a piece to decode (manual mode with the gate: its speech, padded); null: the whole piece. */
+  speechSpans(piece: Piece): SampleSpan[] | null {
+    return this.#gate?.decodeSpans(piece) ?? null;
+  }
+
+  /** Whether the open turn may show partials: without the gate always, with it once confirmed as speech. */
+  get partialsAllowed(): boolean {
+    const open = this.openTurnId;
+    return this.#gate === null || (open !== null && this.#gate.confirmed(open));
   }
 
   /**
@@ -386,6 +420,7 @@ export class SessionChannel {
 
   /** The session completed: the Silero stream and the native front end are freed. */
   close(): void {
+    this.#gate?.close();
     this.#silero?.stream.close();
     this.#frontEnd.close();
   }

@@ -6,12 +6,16 @@
 // Rules: two passes. A partial is one fast model run over the open turn (only while the
 // session is open, its socket attached, the gateway not overloaded); a turn, TRANSCRIBE or the
 // final piece is decoded from its whole (padded) audio the way REST decodes a file, so its
-// text equals the REST text for that audio. Text sent in turn_detected never changes. Owns the
-// session's language and model: a session opened without a model gets both from language
-// detection on its first piece. When a channel's final piece settles, the channel is finished
-// and the session is told (it completes once every channel is).
+// text equals the REST text for that audio. Text sent in turn_detected never changes. With the
+// speech gate (LIVE_SPEECH_GATE=on, session-speech-gate.ts) a piece is decoded only once Silero
+// has confirmed speech in it (a turn, TRANSCRIBE or final piece without speech gives no text; in
+// manual mode only its speech spans are decoded), and a partial only for a confirmed open turn.
+// Owns the session's language and model: a session opened without a model gets both from
+// language detection on its first piece. When a channel's final piece settles, the channel is
+// finished and the session is told (it completes once every channel is).
 import { performance } from 'node:perf_hooks';
-import type { InferenceCost } from '../engines/asr/asr.js';
+import type { InferenceCost, PieceOptions, PieceTranscription } from '../engines/asr/asr.js';
+import type { Segment, SegmentWord } from '../platform/db/job-records.js';
 import type { ApiError } from '../platform/errors/api-error.js';
 import type { Piece } from './piece-queue.js';
 import { SessionCaptions } from './session-captions.js';
@@ -62,7 +66,7 @@ export class SessionRecognition {
   maybePartial(channel: SessionChannel, now: number): void {
     const { settings, sink, deps } = this.options;
     // No partials for a session without a socket (parked): nobody would read them.
-    if (!settings.partialResults || !sink.open) return;
+    if (!settings.partialResults || !sink.open || !channel.partialsAllowed) return;
     const span = channel.partialSpan(now, deps.streaming.partialIntervalMs, deps.streaming.maxTurnMs);
     if (span === null) return;
     if (deps.partialsAllowed?.() === false) {
@@ -81,18 +85,21 @@ export class SessionRecognition {
 
   async #run(channel: SessionChannel, piece: Piece): Promise<void> {
     const { deps, sink } = this.options;
-    let recognition: { text: string; confidence: number | null; inference: InferenceCost | null } | null = null;
+    let recognition: { text: string; confidence: number | null; inference: InferenceCost | null; segments?: readonly Segment[] } | null = null;
     let error: ApiError | null = null;
     try {
-      if (piece.audio.length > 0 && (piece.kind !== 'final' || hasSignal(piece.audio))) {
+      const worth = piece.audio.length > 0 && (piece.kind !== 'final' || hasSignal(piece.audio));
+      const verdict = worth && piece.kind !== 'partial' ? channel.hasSpeech(piece) : null;
+      if (verdict !== null && !(await verdict)) {
+        deps.logger.debug({ kind: piece.kind, turnId: piece.turnId, startMs: toMs(piece.start), endMs: toMs(piece.end) }, 'piece without speech not decoded');
+      } else if (worth) {
         if (this.#model === null) {
           const detected = await deps.recognizer.detectLanguage(piece.audio);
           this.#language = detected.language;
           this.#model = detected.model;
         }
-        const options = { model: this.#model, startMs: toMs(piece.start) };
-        recognition =
-          piece.kind === 'partial' ? await deps.recognizer.recognizePiece(piece.audio, options) : await deps.recognizer.transcribePiece(piece.audio, options);
+        const options = { model: this.#model, startMs: toMs(piece.start), keyterms: this.options.settings.keyterms ?? null };
+        recognition = piece.kind === 'partial' ? await deps.recognizer.recognizePiece(piece.audio, options) : await this.#transcribe(channel, piece, options);
       }
     } catch (caught) {
       error = toApiError(caught);
@@ -101,7 +108,9 @@ export class SessionRecognition {
     channel.settle();
     deps.observe?.piece?.(piece.kind, performance.now() - piece.cutAt, piece.audio.length / (SAMPLES_PER_MS * 1000), recognition?.inference ?? null);
     if (error !== null && piece.kind !== 'final' && piece.kind !== 'partial') sink.send(errorMessage(error, null));
-    this.#deliver(channel, piece, recognition?.text.trim() ?? '', recognition?.confidence ?? null);
+    // A turn's words: those of the segments its text joins (stream ms); partials carry none.
+    const words = recognition?.segments?.flatMap((segment) => segment.words ?? []) ?? [];
+    this.#deliver(channel, piece, recognition?.text.trim() ?? '', recognition?.confidence ?? null, words);
     if (piece.kind === 'final') {
       channel.finished = true;
       this.options.onFinalSettled();
@@ -110,7 +119,35 @@ export class SessionRecognition {
     this.pump(channel);
   }
 
-  #deliver(channel: SessionChannel, piece: Piece, text: string, confidence: number | null): void {
+  /** A turn, TRANSCRIBE or final piece decoded as REST decodes a file: whole, or (manual mode with the gate) its speech spans. */
+  async #transcribe(channel: SessionChannel, piece: Piece, options: PieceOptions): Promise<PieceTranscription | null> {
+    const { recognizer } = this.options.deps;
+    const spans = channel.speechSpans(piece);
+    if (spans === null) return recognizer.transcribePiece(piece.audio, options);
+    if (spans.length === 0) return null;
+    const parts = await Promise.all(
+      spans.map((span) =>
+        recognizer.transcribePiece(piece.audio.subarray(span.start - piece.start, span.end - piece.start), { ...options, startMs: toMs(span.start) }),
+      ),
+    );
+    const segments = parts.flatMap((part) => part.segments);
+    const scored = segments.filter((segment) => segment.confidence !== null);
+    const costs = parts.flatMap((part) => (part.inference === null ? [] : [part.inference]));
+    return {
+      text: parts
+        .map((part) => part.text.trim())
+        .filter((text) => text.length > 0)
+        .join(' '),
+      confidence: scored.length === 0 ? null : scored.reduce((sum, segment) => sum + segment.confidence!, 0) / scored.length,
+      segments,
+      inference:
+        costs.length === 0
+          ? null
+          : { workerMs: costs.reduce((sum, cost) => sum + cost.workerMs, 0), batchSize: 1, queueWaitMs: Math.max(...costs.map((cost) => cost.queueWaitMs)) },
+    };
+  }
+
+  #deliver(channel: SessionChannel, piece: Piece, text: string, confidence: number | null, words: readonly SegmentWord[]): void {
     const { deps, sink, settings, transcript, statistics, channels } = this.options;
     const now = performance.now();
     if (piece.kind === 'partial') {
@@ -126,7 +163,7 @@ export class SessionRecognition {
       deps.logger.debug({ turnId: piece.turnId, startMs: toMs(piece.start), endMs: toMs(piece.end) }, 'turn without words dropped');
       return;
     }
-    const segments = transcript.commit(piece, text, confidence, channel.name === null ? undefined : { channel: channel.index, speaker: channel.name });
+    const segments = transcript.commit(piece, text, confidence, channel.name === null ? undefined : { channel: channel.index, speaker: channel.name }, words);
     const caption = this.#captions.next(segments);
     if (caption !== null) sink.send(caption);
     const latency = Math.max(0, Math.round(now - statistics.arrivalOf(piece.end, now)));

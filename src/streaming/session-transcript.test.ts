@@ -23,4 +23,17 @@ describe('SessionTranscript', () => {
     expect(transcript.fullText).toBe('ሰላም ለአለም');
     expect(transcript.segments).toHaveLength(2);
   });
+
+  it("keeps a turn's words on its segment, and in the record's time order with channels", () => {
+    const transcript = new SessionTranscript(true);
+    const words = [
+      { word: 'ሰላም', start_ms: 1100, end_ms: 1400, confidence: 0.8 },
+      { word: 'ለአለም', start_ms: 1500, end_ms: 1900, confidence: 0.7 },
+    ];
+    transcript.commit({ start: 32_000, end: 48_000 }, 'ደህና', 0.6, { channel: 1, speaker: 'customer' }, [
+      { word: 'ደህና', start_ms: 2100, end_ms: 2500, confidence: 0.6 },
+    ]);
+    expect(transcript.commit({ start: 16_000, end: 32_000 }, 'ሰላም ለአለም', 0.75, { channel: 0, speaker: 'agent' }, words)[0]!.words).toEqual(words);
+    expect(transcript.recordSegments.map((s) => s.words?.map((w) => w.word))).toEqual([['ሰላም', 'ለአለም'], ['ደህና']]);
+  });
 });

@@ -5,7 +5,7 @@
 // Multi-channel sessions (channels=2): every segment carries its `channel` and `speaker`; the
 // record's segments are in time order (start, then channel) and renumbered, and the full text
 // is one `speaker: text` line per change of speaker in that order.
-import type { Segment } from '../platform/db/job-records.js';
+import type { Segment, SegmentWord } from '../platform/db/job-records.js';
 import { speakerLines } from '../engines/asr/asr.js';
 import type { PartialMessage } from './ws-messages.js';
 
@@ -48,8 +48,8 @@ export class SessionTranscript {
     };
   }
 
-  /** Commits a piece's text (nothing for empty text); returns the piece's segments. */
-  commit(span: { start: number; end: number }, text: string, confidence: number | null, label?: SegmentLabel): Segment[] {
+  /** Commits a piece's text (nothing for empty text) and its words (stream ms); returns the piece's segments. */
+  commit(span: { start: number; end: number }, text: string, confidence: number | null, label?: SegmentLabel, words?: readonly SegmentWord[]): Segment[] {
     if (text.length === 0) return [];
     const startMs = toMs(span.start);
     const endMs = toMs(span.end);
@@ -62,6 +62,7 @@ export class SessionTranscript {
       speaker: label?.speaker ?? null,
       confidence,
       ...(label !== undefined ? { channel: label.channel } : {}),
+      ...(words !== undefined ? { words } : {}),
     };
     this.segments.push(segment);
     this.#texts.push(text);

@@ -51,6 +51,8 @@ export interface SessionDeps {
   readonly recognizer: Pick<Asr, 'recognizePiece' | 'transcribePiece' | 'detectLanguage'>;
   /** The shared Silero VAD (only used with vad_type=silero; created before the session). */
   readonly silero: SileroVad | null;
+  /** The shared Silero of the speech gate (LIVE_SPEECH_GATE=on; session-speech-gate.ts); null or absent: no gate. */
+  readonly speechGate?: SileroVad | null;
   readonly limits: Limits;
   readonly streaming: StreamingSettings;
   readonly logger: Logger;

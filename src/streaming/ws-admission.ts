@@ -1,7 +1,8 @@
 // Admission of a GET /v1/ws/transcribe upgrade, before any session exists: authentication
 // (ws-upgrade-auth.ts), then either a resume request (which keeps its session's settings,
 // quota admission and connection slot) or the session query, the record scope, the key's daily
-// quota, the shared Silero VAD (vad_type=silero) and one of the key's connection slots.
+// quota, the shared Silero VAD (vad_type=silero, and for the speech gate) and one of the key's
+// connection slots.
 // Never throws: the result is the socket's data, accepted (holding a slot the endpoint gives
 // back when the socket closes), a resume request, or refused (logged here; the endpoint sends
 // the error and closes with its code once the handshake completes).
@@ -15,7 +16,7 @@ import { websocketClose } from '../platform/errors/error-rendering.js';
 import type { ConnectionSlots } from '../platform/limits/connection-slots.js';
 import type { ApiKeyStore } from '../platform/db/store-types.js';
 import type { Asr } from '../engines/asr/asr.js';
-import type { Vad } from '../engines/vad/vad.js';
+import type { SileroVad, Vad } from '../engines/vad/vad.js';
 import { recordableQuery } from './session-recording.js';
 import { parseResumeQuery, parseSessionQuery } from './ws-query.js';
 import { logRefusal } from './ws-session-log.js';
@@ -31,8 +32,8 @@ export interface AdmissionDeps {
   readonly tokens: SessionTokens;
   /** Model rules (the query's language and model). */
   readonly asr: Pick<Asr, 'resolveModel'>;
-  /** The shared Silero VAD. */
-  readonly vad: Pick<Vad, 'shared'>;
+  /** The shared Silero VAD (vad_type=silero, and the speech gate of LIVE_SPEECH_GATE=on). */
+  readonly vad: Pick<Vad, 'shared' | 'available'>;
   /** Throws daily_quota_exceeded (4029) when the key's audio minutes for today are used up. */
   readonly admitQuota: (principal: Principal) => Promise<void>;
   /** Open sessions per key: this process's, or every gateway's through Redis. */
@@ -59,6 +60,7 @@ export async function admitUpgrade(deps: AdmissionDeps, credentials: UpgradeCred
     }
     await deps.admitQuota(principal);
     const silero = settings.vadType === 'silero' ? await vad.shared() : null;
+    const speechGate = config.streaming.liveSpeechGate ? (silero ?? (await gateSilero(vad, deps.logger))) : null;
     const limit = principal.key.limits.wsConnections ?? config.limits.wsConnectionsPerKey;
     const sessionId = `ws_${randomBytes(12).toString('hex')}`;
     let taken: boolean;
@@ -71,11 +73,32 @@ export async function admitUpgrade(deps: AdmissionDeps, credentials: UpgradeCred
     if (!taken) {
       return refuse(new ApiError('connection_limit_exceeded', { message: `This API key already has ${limit} open WebSocket sessions (the limit).` }));
     }
-    return { accepted: { sessionId, principal, settings, silero, query: recordableQuery(query) }, refused: null, resume: null, session: null, sender: null };
+    return {
+      accepted: { sessionId, principal, settings, silero, speechGate, query: recordableQuery(query) },
+      refused: null,
+      resume: null,
+      session: null,
+      sender: null,
+    };
   } catch (error) {
     const refusal = asApiError(error);
     if (refusal !== null) return refuse(refusal);
     deps.logger.error({ err: error }, 'WebSocket upgrade failed');
     return refuse(new ApiError('internal_error'));
+  }
+}
+
+/**
+ * The shared Silero VAD for the speech gate of an energy-VAD session; null (the session runs
+ * without the gate, logged) when Silero is not installed or cannot start: the gate never refuses
+ * a session the energy VAD could serve.
+ */
+async function gateSilero(vad: Pick<Vad, 'shared' | 'available'>, logger: Logger): Promise<SileroVad | null> {
+  if (!vad.available().silero) return null;
+  try {
+    return await vad.shared();
+  } catch (error) {
+    logger.warn({ err: error }, 'LIVE_SPEECH_GATE: Silero is unavailable, this session runs without the speech gate');
+    return null;
   }
 }

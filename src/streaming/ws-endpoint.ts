@@ -232,7 +232,7 @@ export class WsEndpoint {
       return this.refuse(ws, error);
     }
     const accepted = data.accepted;
-    const { sessionId, principal, settings, silero, query } = accepted;
+    const { sessionId, principal, settings, silero, speechGate, query } = accepted;
     const { config, logger, records, asr } = this.deps;
     const jobId = newJobId();
     const recording = settings.record
@@ -248,6 +248,7 @@ export class WsEndpoint {
     const session = new StreamSession(sessionId, jobId, settings, outbox, {
       recognizer: asr,
       silero,
+      speechGate,
       limits: config.limits,
       streaming: config.streaming,
       logger: log.logger,

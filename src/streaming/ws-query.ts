@@ -1,7 +1,7 @@
 // Query parameters of GET /v1/ws/transcribe, checked before a session starts.
 import type { CaptionFormat } from '../jobs/caption-formats.js';
 import { ApiError } from '../platform/errors/api-error.js';
-import { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, parseChannelNames, type Asr } from '../engines/asr/asr.js';
+import { CHANNEL_NAMES_RULE, checkKeyterms, DEFAULT_CHANNEL_NAMES, keytermProblemText, parseChannelNames, type Asr } from '../engines/asr/asr.js';
 import { isStreamFormat, MULTICHANNEL_FORMATS, STREAM_FORMATS, type StreamFormat } from '../engines/signal/signal.js';
 
 export type VadType = 'energy' | 'silero';
@@ -24,6 +24,8 @@ export interface SessionSettings {
   readonly captions: CaptionFormat | null;
   /** `record=true`: the session's client messages are stored (needs the key's `record` scope). */
   readonly record: boolean;
+  /** `keyterms`: terms every turn, partial and final boosts (checked: checkKeyterms); absent or empty for none. */
+  readonly keyterms?: readonly string[];
 }
 
 const CAPTION_QUERY_VALUES: Record<string, CaptionFormat | null> = { '': null, webvtt: 'vtt', vtt: 'vtt', srt: 'srt' };
@@ -32,7 +34,7 @@ const BOOLEAN: Record<string, boolean> = { true: true, '1': true, yes: true, fal
 
 /**
  * Reads language (or the deprecated `lang`), model, format, channels, channel_names,
- * turn_detection, vad_type, partial_results, captions and record. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
+ * turn_detection, vad_type, partial_results, captions, record and keyterms. Throws ApiError (invalid_field_value, INVALID_FIELD, UNSUPPORTED_*), which
  * closes the session with 1008 after an `error` message.
  */
 export function parseSessionQuery(query: URLSearchParams, defaults: { language: string }, speech: Pick<Asr, 'resolveModel'>): SessionSettings {
@@ -83,6 +85,14 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
   if (record === undefined) {
     throw new ApiError('invalid_field_value', { message: 'record must be true or false.', param: 'record' });
   }
+  // Comma-separated and/or repeated; empty pieces are ignored, as in the REST field.
+  const keyterms = checkKeyterms(
+    query
+      .getAll('keyterms')
+      .flatMap((value) => value.split(/[,፣]/u))
+      .filter((piece) => piece.trim() !== ''),
+  );
+  if (!('keyterms' in keyterms)) throw new ApiError('invalid_field_value', keytermProblemText(keyterms));
   return {
     language: choice.language,
     model: choice.model,
@@ -95,6 +105,7 @@ export function parseSessionQuery(query: URLSearchParams, defaults: { language: 
     partialResults,
     captions,
     record,
+    ...(keyterms.keyterms.length > 0 ? { keyterms: keyterms.keyterms } : {}),
   };
 }
 

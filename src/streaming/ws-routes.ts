@@ -30,7 +30,10 @@ const TranscribeQuery = Type.Object({
   format: Type.Optional(
     Type.Union(
       STREAM_FORMATS.map((f) => Type.Literal(f)),
-      { description: 'default pcm_s16le; pcm_s16le_8k and mulaw_8k (8 kHz telephone audio, G.711 mu-law) are upsampled to 16 kHz' },
+      {
+        description:
+          'default pcm_s16le; pcm_s16le_8k, mulaw_8k and alaw_8k (extensions: 8 kHz telephone audio, 16-bit PCM, G.711 mu-law, G.711 A-law) are upsampled to 16 kHz',
+      },
     ),
   ),
   channels: Type.Optional(
@@ -40,6 +43,12 @@ const TranscribeQuery = Type.Object({
   ),
   channel_names: Type.Optional(
     Type.String({ description: 'channels=2: the two speaker names, comma-separated (letters, digits, _ . -); default agent,customer' }),
+  ),
+  keyterms: Type.Optional(
+    Type.String({
+      description:
+        'Keyterm boosting (extension): names and terms to favour in every turn, partial and final, comma-separated (`,` or `፣`) and/or the parameter repeated; at most 100 terms, each 1-50 characters; as `keyterms` of POST /v1/transcriptions (docs/decoding.md); the largest list (100 x 50 Ethiopic letters, about 44 KB of query) is accepted',
+    }),
   ),
   partial_results: Type.Optional(Type.Boolean({ description: 'Interim `partial` messages while a turn is open (extension); default false' })),
   captions: Type.Optional(

@@ -88,6 +88,7 @@ export class StreamSession {
       limits,
       streaming,
       silero: deps.silero,
+      speechGate: deps.speechGate ?? null,
       session: this,
       onVadEvent: (channel, event) => this.onVadEvent(channel, event),
       report: (error) => this.sendError(error, null),

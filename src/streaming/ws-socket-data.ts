@@ -18,6 +18,8 @@ export interface Accepted {
   readonly principal: Principal;
   readonly settings: SessionSettings;
   readonly silero: SileroVad | null;
+  /** The Silero of the speech gate (LIVE_SPEECH_GATE=on and Silero available); null: no gate. */
+  readonly speechGate: SileroVad | null;
   /** The query without `token`, kept for a `record=true` session's recording. */
   readonly query: Record<string, string>;
 }

@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { metricFamilies } from '../platform/metrics/metric-families.js';
 
 /** How one POST ended: a 2xx, another status, or no answer (connection, TLS, guard, timeout). */
 export type AttemptResult = 'success' | 'http_error' | 'network_error';
@@ -17,19 +18,18 @@ export class WebhookMetrics {
   private readonly duration: Histogram<'result'>;
 
   constructor(registry: Registry) {
-    this.attempts = new Counter({
-      name: 'gateway_webhook_attempts_total',
-      help: 'Webhook delivery attempts by event, result of the POST and outcome of the delivery',
-      labelNames: ['event', 'result', 'outcome'],
-      registers: [registry],
-    });
-    this.duration = new Histogram({
-      name: 'gateway_webhook_attempt_duration_seconds',
-      help: 'Latency of one webhook delivery attempt',
-      labelNames: ['result'],
-      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-      registers: [registry],
-    });
+    const family = metricFamilies(registry);
+    this.attempts = family.counter('gateway_webhook_attempts_total', 'Webhook delivery attempts by event, result of the POST and outcome of the delivery', [
+      'event',
+      'result',
+      'outcome',
+    ]);
+    this.duration = family.histogram(
+      'gateway_webhook_attempt_duration_seconds',
+      'Latency of one webhook delivery attempt',
+      ['result'],
+      [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    );
   }
 
   attempt(event: string, status: number | null, outcome: DeliveryOutcome, durationMs: number): void {

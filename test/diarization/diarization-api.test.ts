@@ -71,6 +71,17 @@ describe('diarization on the job API', () => {
     for (const s of segments) expect(s.speaker === null || /^SPEAKER_\d\d$/.test(s.speaker)).toBe(true);
     // Numbered by first appearance: the first labelled segment is SPEAKER_00, the next new one SPEAKER_01.
     expect(speakersIn(segments)).toEqual(['SPEAKER_00', 'SPEAKER_01']);
+    // Segments split at a speaker change split their words: each keeps the words of its own text, inside it.
+    for (const s of segments as unknown as {
+      start_time: string;
+      end_time: string;
+      text: string;
+      words?: { word: string; start_time: string; end_time: string }[];
+    }[]) {
+      if (s.text === '') continue;
+      expect(s.words!.map((w) => w.word).join(' ')).toBe(s.text);
+      for (const w of s.words!) expect(Number(w.start_time) >= Number(s.start_time) && Number(w.end_time) <= Number(s.end_time)).toBe(true);
+    }
     // And they are the two people: most segments' label matches the builder's reference speaker.
     const pairs = segments
       .filter((s) => s.speaker !== null)

@@ -35,11 +35,32 @@ describe('validation messages and limits', () => {
       for (const limit of [201, 20_000, 1e9]) {
         const answer = await json(`${path}?limit=${limit}`);
         expect(answer.status, `${path} ${limit}`).toBe(422);
-        expect(answer.body.error.message, `${path} ${limit}`).toBe(`'limit' must be at most 200.`);
+        expect(answer.body.error.message, `${path} ${limit}`).toBe(`Invalid value for 'limit': must be between 1 and 200.`);
       }
+      // One range, one message, whichever side the value falls off.
       const zero = await json(`${path}?limit=0`);
-      expect(zero.body.error.message).toBe(`Invalid value for 'limit': must be at least 1.`);
+      expect(zero.status).toBe(422);
+      expect(zero.body.error.message).toBe(`Invalid value for 'limit': must be between 1 and 200.`);
     }
+  });
+
+  it('the job API lists one message per field (a nullable bound says its range, not also "must be null")', async () => {
+    const response = await fetch(`${suite.gw.url}/transcribe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': suite.key },
+      body: JSON.stringify({
+        audio_urls: ['https://example.com/a.mp3'],
+        language: 'am',
+        diarize: true,
+        diarization_config: { max_speakers: 0, min_speakers: 'two' },
+      }),
+    });
+    expect(response.status).toBe(422);
+    const { detail } = (await response.json()) as { detail: Array<{ loc: string[]; msg: string }> };
+    expect(detail.map((d) => [d.loc.join('.'), d.msg])).toEqual([
+      ['body.diarization_config.min_speakers', `Invalid value for 'diarization_config.min_speakers': must be an integer or null.`],
+      ['body.diarization_config.max_speakers', `Invalid value for 'diarization_config.max_speakers': must be between 1 and 20.`],
+    ]);
   });
 
   it('answers 414 to a request URL over 8 KB', async () => {
@@ -72,7 +93,9 @@ describe('the OpenAPI document', () => {
           expect(response.content?.['application/json']?.schema, `${method} ${path} ${status}`).toBeDefined();
         }
         if (operation.requestBody !== undefined) expect(operation.responses['413'], `${method} ${path}`).toBeDefined();
-        if ((operation.parameters ?? []).length > 0) expect(operation.responses['422'], `${method} ${path}`).toBeDefined();
+        // The OpenAI-compatible paths answer a bad parameter 400, in OpenAI's error shape (docs/openai-compatible.md).
+        const badParameter = path.startsWith('/v1/audio/') || path.startsWith('/v1/models') ? '400' : '422';
+        if ((operation.parameters ?? []).length > 0) expect(operation.responses[badParameter], `${method} ${path}`).toBeDefined();
       }
     }
     expect(errors).toBeGreaterThan(200);

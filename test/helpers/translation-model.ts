@@ -51,7 +51,7 @@ function readVarint(bytes: Uint8Array, at: number): [number, number] {
 /**
  * The pieces of a SentencePiece `.model` file in id order, read from its protobuf (ModelProto
  * field 1: repeated SentencePiece, whose field 1 is the piece). Tests use it to write a
- * Marian-style `vocab.json` for a model folder; the gateway itself never parses the file.
+ * Marian-style `vocab.json` for a model folder (the gateway reads pieces with src/engines/translation/sentencepiece-pieces.ts).
  */
 export function sentencePiecePieces(model: Uint8Array): string[] {
   const pieces: string[] = [];

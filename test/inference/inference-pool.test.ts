@@ -5,6 +5,7 @@ import { InferenceBusyError, InferenceClosedError, ModelRunError } from '../../s
 import { createInferenceMetrics } from '../../src/engines/asr/inference/inference-metrics.js';
 import { InferencePool, type InferenceResult, type PoolModelSpec } from '../../src/engines/asr/inference/inference-pool.js';
 import { CtcGreedyDecoder } from '../../src/engines/asr/decoding/ctc-greedy-decoder.js';
+import { createDecoder, GREEDY } from '../../src/engines/asr/decoding/decoding-plan.js';
 import { poolSpecFor } from '../../src/engines/asr/inference/model-specs.js';
 import { InputPreparer } from '../../src/engines/asr/inference/model-input.js';
 import { loadModelFolder, type LoadedCtcModel, type LoadedModel } from '../../src/engines/asr/models/model-loader.js';
@@ -127,6 +128,28 @@ describe('InferencePool', () => {
         hypothesis: new CtcGreedyDecoder(vocabulary).decode({ data: r.output.subarray(0, frames * vocabSize), frames, vocabSize }),
       });
     }
+  });
+
+  it("decodes each row with its own request's keyterms (a greedy model gets a beam for them), in one batch", async () => {
+    const pool = await startPool({ workers: 1, maxBatchSize: 8, maxWaitMs: 50 });
+    pool.register(poolSpecFor(ctc, GREEDY));
+    const { vocabulary } = ctc as LoadedCtcModel;
+    const vocabSize = vocabulary.tokens.length;
+    const terms = [['ሀለ', 'መረ', 'ሰሸ', 'ቀበ', 'ተቸ', 'ነአ', 'ከወ', 'ዘየ', 'ደገ'], null, ['aei', 'ou'], null];
+    const inputs = terms.map((_, i) => inputFor(ctc, noise(16_000 + i * 1000, 500 + i)));
+    const results = await Promise.all(inputs.map((input, i) => pool.run('tiny-ctc', input, { keyterms: terms[i] })));
+    expect(results.every((r) => r.batchSize === 4)).toBe(true);
+    let changed = 0;
+    results.forEach((r, i) => {
+      const frames = Math.min(r.dims[0]!, r.outLength!);
+      const scores = { data: r.output.subarray(0, frames * vocabSize), frames, vocabSize };
+      const greedy = new CtcGreedyDecoder(vocabulary).decode(scores);
+      const expected = createDecoder(vocabulary, GREEDY, null, terms[i]).decode(scores);
+      expect(r.decoded!.hypothesis).toEqual(expected);
+      if (terms[i] === null) expect(expected).toEqual(greedy);
+      else if (expected.text !== greedy.text) changed++;
+    });
+    expect(changed).toBeGreaterThan(0);
   });
 
   it('keeps a model whose manifest sets max_batch_size 1 to one row per batch', async () => {

@@ -89,6 +89,16 @@ describe('channels=2 on REST', () => {
     expect(segments[0]!.channel).toBe(0);
     expect(job.text).toBe(`agent: ${textOf(0)}\ncustomer: ${textOf(1)}`);
     expect(job.duration_seconds).toBeGreaterThan(7);
+    // Each merged segment keeps its own channel's words, inside it and spelling its text.
+    for (const s of segments as unknown as Array<{
+      start_ms: number;
+      end_ms: number;
+      text: string;
+      words: Array<{ word: string; start_ms: number; end_ms: number }>;
+    }>) {
+      expect(s.words.map((w) => w.word).join(' ')).toBe(s.text);
+      for (const w of s.words) expect(w.start_ms >= s.start_ms && w.end_ms <= s.end_ms).toBe(true);
+    }
 
     // The stored transcript carries the same segments.
     const transcript = await fetch(`${suite.gw.url}${job.result_url as string}`, { headers: client.headers() });

@@ -137,7 +137,7 @@ describe('dashboard and alert rules', () => {
     expect([...unknown]).toEqual([]);
   });
 
-  it('covers the questions operators ask: traffic, errors, latency, streams, turns, saturation', () => {
+  it('covers the questions operators ask: traffic, errors, latency, streams, turns, saturation, translation', () => {
     const all = dashboardExpressions().join('\n');
     for (const family of [
       'gateway_http_requests_total',
@@ -154,6 +154,10 @@ describe('dashboard and alert rules', () => {
       'gateway_rejections_total',
       'gateway_overload_level',
       'gateway_ws_session_duration_seconds_bucket',
+      'translation_sentences_total',
+      'translation_queue_depth',
+      'translation_batch_seconds_bucket',
+      'translation_guard_rows_total',
     ]) {
       expect(all).toContain(family);
     }

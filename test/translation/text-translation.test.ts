@@ -1,6 +1,7 @@
 // POST /translate/v1 on a real gateway (port 0) serving the shipped translation model from the
 // repository's models/ folder, as a gateway on the default MODELS_DIR and TRANSLATION_MODEL does.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findDegeneracies } from '../../src/engines/scoring/degenerate-output.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { DIRECTIONS, REPO_MODELS_DIR, SAMPLES, scriptShare } from '../helpers/translation-model.js';
 
@@ -97,6 +98,33 @@ describe('POST /translate/v1', () => {
     expect(openapi.paths['/translate/v1']?.post?.description).toContain('5000');
     expect(await (await fetch(`${gw.url}/llms.txt`)).text()).toContain('POST /translate/v1');
   });
+});
+
+describe('decoding guards (TRANSLATION_DECODING_GUARDS)', () => {
+  const sentence = 'The patient has a fever and a cough.';
+
+  it('the shipped model no longer loops on an out-of-domain sentence (en -> am, greedy)', async () => {
+    const response = await translate(gw.url, { key, text: sentence, src_lang: 'en', tgt_lang: 'am' });
+    expect(response.status).toBe(200);
+    const { tgt_text } = (await response.json()) as { tgt_text: string };
+    expect(tgt_text.length).toBeGreaterThan(0);
+    expect(scriptShare(tgt_text, 'am')).toBeGreaterThan(0.8);
+    expect(findDegeneracies(tgt_text, sentence)).toEqual([]);
+    const metrics = await (await fetch(gw.metricsUrl!)).text();
+    expect(metrics).toMatch(/translation_guard_rows_total\{[^}]*mode="greedy"[^}]*\} [1-9]/);
+  }, 60_000);
+
+  it('with the guards off the same sentence loops, as it did before them', async () => {
+    const off = await startTestGateway({ MODELS_DIR: REPO_MODELS_DIR, TRANSLATION_DECODING_GUARDS: 'off' });
+    try {
+      const response = await translate(off.url, { key: await off.key(), text: sentence, src_lang: 'en', tgt_lang: 'am' });
+      expect(response.status).toBe(200);
+      const { tgt_text } = (await response.json()) as { tgt_text: string };
+      expect(findDegeneracies(tgt_text, sentence).map((d) => d.kind)).toContain('letter-run');
+    } finally {
+      await off.close();
+    }
+  }, 120_000);
 });
 
 describe('without the model', () => {

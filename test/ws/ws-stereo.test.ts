@@ -1,7 +1,7 @@
 // Call-centre stereo and telephone audio over the WebSocket (issue 18 item 1): channels=2 runs
 // one VAD and turn stream per channel, labels every turn with its channel and speaker, reports
-// barge-ins and overlaps, and keeps per-channel segments in the job record; 8 kHz PCM and
-// mu-law are upsampled and read about as well as the 16 kHz PCM of the same speech. Uses the
+// barge-ins and overlaps, and keeps per-channel segments in the job record; 8 kHz PCM, mu-law
+// and A-law are upsampled and read about as well as the 16 kHz PCM of the same speech. Uses the
 // shipped Amharic model on two committed ALFFA utterances of different speakers.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -241,6 +241,58 @@ describe('channels=2 (call-centre stereo)', () => {
     expect(errors[0]!.error.message).toContain('channels=2 needs a stereo track');
   }, 120_000);
 
+  it.each(['alaw_8k', 'mulaw_8k'] as const)(
+    '%s stereo (a telephone call recording): each channel through its own G.711 front end, read as the same samples in pcm_s16le_8k',
+    async (format) => {
+      const { stereo, customerStartMs } = call();
+      const codec = format === 'alaw_8k' ? 'alaw' : 'mulaw';
+      const eight = telephone(stereo, codec, `call-${format}`, 2);
+      // The same call as ffmpeg decodes the G.711 codes (the reference decoder): 8 kHz 16-bit PCM.
+      const codes = join(tmp, `call-${format}.g711`);
+      const decoded = join(tmp, `call-${format}.s16`);
+      writeFileSync(codes, eight.raw);
+      runFfmpeg(['-f', codec, '-ar', '8000', '-ac', '2', '-i', codes, '-f', 's16le', '-c:a', 'pcm_s16le', decoded]);
+      const texts: Record<string, string[]> = {};
+      const ends: Record<string, Array<[number, number]>> = {};
+      for (const [sent, audio] of [
+        [format, eight.raw],
+        ['pcm_s16le_8k', readFileSync(decoded)],
+      ] as const) {
+        const client = await connectReady(wsUrl(gw.url, { turn_detection: 'server_vad', language: 'am', channels: '2', format: sent }), bearer(key));
+        expect(client.ofType('ready')[0]).toMatchObject({ channels: 2, format: sent, sample_rate: 8_000 });
+        // Odd sizes: a frame (one code or sample a channel) split across messages.
+        await paced(client, oddSplits(audio, 7), 0);
+        const final = await finish(client);
+        expect(client.ofType('error')).toEqual([]);
+        expect(Math.abs((final.end_ms as number) - stereo.length / 64), 'stream length').toBeLessThan(60);
+        const turns = client.ofType('turn_detected') as unknown as Turn[];
+        expect(new Set(turns.map((t) => `${t.channel}:${t.speaker}`))).toEqual(new Set(['0:agent', '1:customer']));
+        expect(client.ofType('barge_in')[0]).toMatchObject({ channel: 1, interrupted_channel: 0 });
+        expect(Math.abs((client.ofType('barge_in')[0]!.at_ms as number) - customerStartMs)).toBeLessThan(300);
+        ends[sent] = turns.map((t) => [t.channel, t.end_ms]);
+        texts[sent] = [0, 1].map((channel) =>
+          turns
+            .filter((t) => t.channel === channel)
+            .map((t) => t.text)
+            .join(' '),
+        );
+      }
+      console.info(`stereo ${format} against the same samples as pcm_s16le_8k:`, JSON.stringify({ texts, ends }));
+      // The front ends see the same samples (test/native/g711-reference.test.ts), so the VAD ends
+      // the same turns at the same times. Where a turn's audio starts depends on when pieces were
+      // cut while the audio raced in (the customer's turn began at 1.7 s in one PCM run and at
+      // 2.6 s in the A-law run beside it, with identical VAD events), so the texts differ by a few
+      // letters at the edges.
+      expect(ends[format]).toEqual(ends.pcm_s16le_8k);
+      for (const channel of [0, 1]) {
+        const reference = texts.pcm_s16le_8k![channel]!;
+        expect(reference.length, `channel ${channel}`).toBeGreaterThan(10);
+        expect(cer(reference, texts[format]![channel]!), JSON.stringify(texts)).toBeLessThanOrEqual(0.4);
+      }
+    },
+    120_000,
+  );
+
   it('refuses what cannot be split: Opus formats, bad names (1008); a mono WAV stream; FORMAT to Opus', async () => {
     for (const [query, param] of [
       [{ channels: '2', format: 'opus_raw_16k' }, 'channels'],
@@ -274,17 +326,17 @@ describe('channels=2 (call-centre stereo)', () => {
 });
 
 /**
- * 8 kHz mono of 16 kHz PCM through ffmpeg: raw `pcm` (s16le) or G.711 `mulaw` for the stream,
- * and the same samples in a WAV file for REST.
+ * 8 kHz of 16 kHz PCM (mono, or stereo with `channels` 2) through ffmpeg: raw `pcm` (s16le) or
+ * G.711 `mulaw` / `alaw` for the stream, and the same samples in a WAV file for REST.
  */
-function telephone(pcm16k: Buffer, codec: 'pcm' | 'mulaw', name: string): { raw: Buffer; wav: Buffer } {
+function telephone(pcm16k: Buffer, codec: 'pcm' | 'mulaw' | 'alaw', name: string, channels = 1): { raw: Buffer; wav: Buffer } {
   const source = join(tmp, `${name}.s16`);
   writeFileSync(source, pcm16k);
   const raw = join(tmp, `${name}.${codec}`);
   const wav = join(tmp, `${name}.wav`);
-  const input = ['-f', 's16le', '-ar', '16000', '-ac', '1', '-i', source, '-ar', '8000', '-ac', '1'];
-  runFfmpeg([...input, '-f', codec === 'pcm' ? 's16le' : 'mulaw', raw]);
-  runFfmpeg([...input, '-c:a', codec === 'pcm' ? 'pcm_s16le' : 'pcm_mulaw', wav]);
+  const input = ['-f', 's16le', '-ar', '16000', '-ac', String(channels), '-i', source, '-ar', '8000', '-ac', String(channels)];
+  runFfmpeg([...input, '-f', codec === 'pcm' ? 's16le' : codec, raw]);
+  runFfmpeg([...input, '-c:a', codec === 'pcm' ? 'pcm_s16le' : `pcm_${codec}`, wav]);
   return { raw: readFileSync(raw), wav: readFileSync(wav) };
 }
 
@@ -307,10 +359,10 @@ describe('8 kHz telephone audio', () => {
   // REST). So the stream's mean CER over the six clips is held to REST's reading of the same
   // 8 kHz files (ffmpeg upsamples there; a clip of 18 letters moves 5 points per letter, hence
   // 8 points of room), and to the 16 kHz PCM within the band's cost.
-  it('pcm_s16le_8k and mulaw_8k are upsampled: as REST reads the same 8 kHz audio, near the 16 kHz PCM (six ALFFA clips)', async () => {
+  it('pcm_s16le_8k, mulaw_8k and alaw_8k are upsampled: as REST reads the same 8 kHz audio, near the 16 kHz PCM (six ALFFA clips)', async () => {
     const figures: Record<string, number> = {};
-    const mean: Record<string, number> = { pcm_s16le: 0, pcm_s16le_8k: 0, mulaw_8k: 0 };
-    const restMean: Record<string, number> = { pcm_s16le_8k: 0, mulaw_8k: 0 };
+    const mean: Record<string, number> = { pcm_s16le: 0, pcm_s16le_8k: 0, mulaw_8k: 0, alaw_8k: 0 };
+    const restMean: Record<string, number> = { pcm_s16le_8k: 0, mulaw_8k: 0, alaw_8k: 0 };
     const clips = readFileSync(join(HELDOUT, 'heldout.tsv'), 'utf8')
       .split('\n')
       .filter((line) => line.split('\t')[2] === 'alffa_spk_heldout')
@@ -318,16 +370,21 @@ describe('8 kHz telephone audio', () => {
     expect(clips).toHaveLength(6);
     for (const clip of clips) {
       const pcm = Buffer.concat([silence(300), clipPcm(clip), silence(800)]);
-      const eight = { pcm_s16le_8k: telephone(pcm, 'pcm', `${clip}-pcm`), mulaw_8k: telephone(pcm, 'mulaw', `${clip}-mulaw`) };
+      const eight = {
+        pcm_s16le_8k: telephone(pcm, 'pcm', `${clip}-pcm`),
+        mulaw_8k: telephone(pcm, 'mulaw', `${clip}-mulaw`),
+        alaw_8k: telephone(pcm, 'alaw', `${clip}-alaw`),
+      };
       for (const [format, audio] of [
         ['pcm_s16le', pcm],
         ['pcm_s16le_8k', eight.pcm_s16le_8k.raw],
         ['mulaw_8k', eight.mulaw_8k.raw],
+        ['alaw_8k', eight.alaw_8k.raw],
       ] as const) {
         const client = await connectReady(wsUrl(gw.url, { language: 'am', format }), bearer(key));
         expect(client.ofType('ready')[0]).toMatchObject({ format, sample_rate: format === 'pcm_s16le' ? 16_000 : 8_000 });
-        // 100 ms messages; mu-law (one byte a sample) also at odd sizes.
-        await paced(client, format === 'mulaw_8k' ? oddSplits(audio, 5) : chunks(audio, 1_600), 0);
+        // 100 ms messages; G.711 (one byte a sample) also at odd sizes.
+        await paced(client, format === 'mulaw_8k' || format === 'alaw_8k' ? oddSplits(audio, 5) : chunks(audio, 1_600), 0);
         const final = await finish(client);
         expect(client.ofType('error')).toEqual([]);
         // 8 kHz in, 16 kHz positions out: the stream is as long as the audio.
@@ -345,7 +402,7 @@ describe('8 kHz telephone audio', () => {
       }
     }
     console.info('CER against the ALFFA references:', JSON.stringify(figures), JSON.stringify({ mean, restMean }));
-    for (const format of ['pcm_s16le_8k', 'mulaw_8k']) {
+    for (const format of ['pcm_s16le_8k', 'mulaw_8k', 'alaw_8k']) {
       expect(mean[format], JSON.stringify(figures)).toBeLessThanOrEqual(restMean[format]! + 0.08);
       expect(mean[format], JSON.stringify(figures)).toBeLessThanOrEqual(mean['pcm_s16le']! + 0.35);
     }

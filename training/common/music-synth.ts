@@ -103,8 +103,26 @@ function addNote(out: Float32Array, start: number, length: number, f: number, ga
   }
 }
 
-function addDrum(out: Float32Array, start: number, kind: 'kick' | 'snare' | 'hat', gain: number, random: () => number): void {
-  const length = Math.round(RATE * (kind === 'kick' ? 0.25 : kind === 'snare' ? 0.18 : 0.05));
+export type DrumKind = 'kick' | 'snare' | 'hat';
+
+/** How a drum hit sounds: seconds it lasts and envelope decay per second by kind, the snare's
+ * 190 Hz tone beside its noise, and the hat's level. */
+export interface DrumVoicing {
+  readonly seconds: Readonly<Record<DrumKind, number>>;
+  readonly decay: Readonly<Record<DrumKind, number>>;
+  readonly snareTone: number;
+  readonly hatLevel: number;
+}
+
+const DRUMS: DrumVoicing = { seconds: { kick: 0.25, snare: 0.18, hat: 0.05 }, decay: { kick: 12, snare: 20, hat: 60 }, snareTone: 0.3, hatLevel: 0.5 };
+
+/**
+ * Adds one drum hit into `out` from sample `start`: a kick is a 150-to-50 Hz sine sweep, a snare
+ * noise and a 190 Hz tone, a hat first-differenced noise; `noise()` gives the noise samples.
+ */
+export function addDrum(out: Float32Array, start: number, kind: DrumKind, gain: number, noise: () => number, voicing: DrumVoicing = DRUMS): void {
+  const length = Math.round(RATE * voicing.seconds[kind]);
+  const decay = voicing.decay[kind];
   let phase = 0;
   let previous = 0;
   for (let i = 0; i < length && start + i < out.length; i++) {
@@ -112,13 +130,16 @@ function addDrum(out: Float32Array, start: number, kind: 'kick' | 'snare' | 'hat
     let v: number;
     if (kind === 'kick') {
       phase += (2 * Math.PI * (50 + 100 * Math.exp(-t * 30))) / RATE;
-      v = Math.sin(phase) * Math.exp(-t * 12);
+      v = Math.sin(phase) * Math.exp(-t * decay);
     } else {
-      const noise = random() * 2 - 1;
+      const n = noise();
       // A first difference makes the hat's noise bright.
-      const bright = kind === 'hat' ? noise - previous : noise;
-      previous = noise;
-      v = kind === 'snare' ? (0.7 * bright + 0.3 * Math.sin(2 * Math.PI * 190 * t)) * Math.exp(-t * 20) : 0.5 * bright * Math.exp(-t * 60);
+      const bright = kind === 'hat' ? n - previous : n;
+      previous = n;
+      v =
+        kind === 'snare'
+          ? (0.7 * bright + voicing.snareTone * Math.sin(2 * Math.PI * 190 * t)) * Math.exp(-t * decay)
+          : voicing.hatLevel * bright * Math.exp(-t * decay);
     }
     out[start + i]! += gain * v;
   }
@@ -176,12 +197,13 @@ export function synthesiseMusic(seed: number, seconds: number, parts?: readonly 
   }
   if (playing.includes('drums')) {
     const pattern = pick(['rock', 'four', 'half', 'shuffle'] as const);
+    const uniform = (): number => random() * 2 - 1;
     for (let at = 0, n = 0; at < out.length; at += Math.round(beat / 2), n++) {
       const onBeat = n % 2 === 0;
       const beatNo = Math.floor(n / 2) % 4;
-      if (pattern === 'four' ? onBeat : onBeat && (beatNo === 0 || (pattern === 'rock' && beatNo === 2))) addDrum(out, at, 'kick', 0.5, random);
-      if (onBeat && (pattern === 'half' ? beatNo === 2 : beatNo % 2 === 1)) addDrum(out, at, 'snare', 0.3, random);
-      if (pattern !== 'shuffle' || n % 3 !== 1) addDrum(out, at, 'hat', 0.15, random);
+      if (pattern === 'four' ? onBeat : onBeat && (beatNo === 0 || (pattern === 'rock' && beatNo === 2))) addDrum(out, at, 'kick', 0.5, uniform);
+      if (onBeat && (pattern === 'half' ? beatNo === 2 : beatNo % 2 === 1)) addDrum(out, at, 'snare', 0.3, uniform);
+      if (pattern !== 'shuffle' || n % 3 !== 1) addDrum(out, at, 'hat', 0.15, uniform);
     }
   }
   // A random loudness: RMS from -32 to -14 dBFS, less where that would take a peak over 0.99.

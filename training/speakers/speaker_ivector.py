@@ -32,6 +32,8 @@ p.add_argument('--window', type=int, default=150)
 p.add_argument('--hop', type=int, default=50)
 p.add_argument('--name', default='speaker-ivector-v1')
 p.add_argument('--deltas', action='store_true')
+# Issue 29: score an existing model (its UBM, matrix and feature centre) on --eval-groups, train nothing.
+p.add_argument('--model', default='')
 args = p.parse_args()
 rng = np.random.default_rng(0)
 t0 = time.time()
@@ -54,14 +56,21 @@ if args.deltas:
 groups_of = lambda spec: sorted({u['group'] for u in utts}) if spec == 'all' else spec.split(',')
 ubm_groups = set(groups_of(args.ubm_groups))
 lda_groups = [g for g in groups_of(args.lda_groups)] if args.lda_groups else []
-eval_groups = args.eval_groups.split(',') if args.eval_groups else []
+eval_groups = groups_of(args.eval_groups) if args.eval_groups else []
 
 # Serving centres each file's frames on its own mean; training centres on the training mean.
-ubm_rows = np.concatenate([np.arange(u['start'], u['start'] + u['frames']) for u in utts if u['group'] in ubm_groups])
-centre = X_all[ubm_rows].mean(0)
-X_all -= centre
-X = X_all[ubm_rows]
-C = args.components
+loaded = json.load(open(args.model)) if args.model else None
+if loaded is not None:
+    ubm_groups = set()
+    centre = np.array(loaded['feature_centre'])
+    X_all -= centre
+    C = loaded['components']
+else:
+    ubm_rows = np.concatenate([np.arange(u['start'], u['start'] + u['frames']) for u in utts if u['group'] in ubm_groups])
+    centre = X_all[ubm_rows].mean(0)
+    X_all -= centre
+    X = X_all[ubm_rows]
+    C = args.components
 
 
 def loglik(X, w, mu, var):
@@ -80,11 +89,16 @@ def posteriors(X, w, mu, var):
 
 
 # --- UBM: k-means++-style seeds, then EM with a variance floor; components split from 1 by doubling.
-w = np.ones(1)
-mu = X.mean(0, keepdims=True)
-var = X.var(0, keepdims=True)
-floor = 0.01 * X.var(0)
-while len(w) < C:
+if loaded is not None:
+    w = np.array(loaded['ubm_weights'])
+    mu = np.array(loaded['ubm_means'])
+    var = np.array(loaded['ubm_variances'])
+else:
+    w = np.ones(1)
+    mu = X.mean(0, keepdims=True)
+    var = X.var(0, keepdims=True)
+    floor = 0.01 * X.var(0)
+while loaded is None and len(w) < C:
     eps = 0.2 * np.sqrt(var)
     mu = np.concatenate([mu - eps, mu + eps])
     var = np.concatenate([var, var])
@@ -132,10 +146,14 @@ def stats_features(rows_of_utts):
     return np.array(out), np.array(owners)
 
 
-N, F, _ = window_stats([u for u in utts if u['group'] in ubm_groups])
-print(f'{len(N)} training windows ({time.time() - t0:.0f} s)')
-R = args.rank
-T = rng.standard_normal((C, D, R)) * 0.1 * np.sqrt(D * C / R) / np.sqrt(D)
+if loaded is None:
+    N, F, _ = window_stats([u for u in utts if u['group'] in ubm_groups])
+    print(f'{len(N)} training windows ({time.time() - t0:.0f} s)')
+    R = args.rank
+    T = rng.standard_normal((C, D, R)) * 0.1 * np.sqrt(D * C / R) / np.sqrt(D)
+else:
+    R = loaded['rank']
+    T = np.array(loaded['total_variability'])
 
 
 def extract(N, F, T):
@@ -147,7 +165,7 @@ def extract(N, F, T):
     return np.einsum('urs,us->ur', Linv, b), Linv
 
 
-for it in range(args.t_iters):
+for it in range(args.t_iters if loaded is None else 0):
     W, Linv = extract(N, F, T)
     Eww = Linv + np.einsum('ur,us->urs', W, W)
     A = np.einsum('uc,urs->crs', N, Eww)
@@ -155,8 +173,9 @@ for it in range(args.t_iters):
     T = np.einsum('cdr,crs->cds', Cm, np.linalg.inv(A))
     print(f'T iteration {it + 1} ({time.time() - t0:.0f} s)')
 
-W_ubm, _ = extract(N, F, T)
-ivec_mean = W_ubm.mean(0)
+if loaded is None:
+    W_ubm, _ = extract(N, F, T)
+    ivec_mean = W_ubm.mean(0)
 
 
 def ivectors(rows_of_utts):
@@ -204,6 +223,8 @@ if eval_groups:
         Ps, _ = lda(Sl - Sl.mean(0), yl2, args.lda_dims)
         print(f'  MFCC stats + LDA EER {eer((Se - Se.mean(0)) @ Ps, ys):.3f}')
 
+if loaded is not None:
+    sys.exit(0)
 model = {
     'name': args.name,
     'kind': 'ivector',

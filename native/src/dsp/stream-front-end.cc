@@ -15,7 +15,7 @@ constexpr size_t kVadChunk = 4096;
 constexpr size_t kResampledCapacity = 2 * Resampler::kBlock + 16;
 }  // namespace
 
-bool IsAudioFormat(int32_t value) { return value >= 0 && value <= 4; }
+bool IsAudioFormat(int32_t value) { return value >= 0 && value <= 6; }
 
 Status StreamFrontEnd::Validate(const FrontEndConfig& c) {
   if (!IsAudioFormat(static_cast<int32_t>(c.format))) return Status::kInvalidArgument;
@@ -33,6 +33,7 @@ Status StreamFrontEnd::Validate(const FrontEndConfig& c) {
     if (Endpointer::Validate(c.endpointer) != Status::kOk) return Status::kInvalidArgument;
   }
   if (!Resampler::Create(48000, kOutputRate, c.quality)) return Status::kInvalidArgument;
+  if (!Resampler::Create(8000, kOutputRate, c.quality)) return Status::kInvalidArgument;
   return Status::kOk;
 }
 
@@ -94,6 +95,12 @@ Status StreamFrontEnd::Prepare(AudioFormat format) {
       if (!opus16_) opus16_ = OpusFrameDecoder::Create(kOutputRate);
       if (!opus16_) return Status::kInvalidArgument;
       opus16_->Reset();
+      break;
+    case AudioFormat::kMulaw8k:
+    case AudioFormat::kAlaw8k:
+      if (!resampler8_) resampler8_ = Resampler::Create(8000, kOutputRate, config_.quality);
+      if (!resampler8_) return Status::kInvalidArgument;
+      resampler8_->Reset();
       break;
   }
   format_ = format;
@@ -190,6 +197,18 @@ Status StreamFrontEnd::PushPcm48(const uint8_t* data, size_t n) {
   if (n % 2 != 0) {
     carry_byte_ = data[0];
     has_carry_ = true;
+  }
+  return Status::kOk;
+}
+
+Status StreamFrontEnd::PushG711(G711Law law, const uint8_t* data, size_t n) {
+  Resampler* r = resampler8_.get();
+  while (n > 0) {
+    const size_t take = std::min(n, Resampler::kBlock);
+    G711ToFloat(law, data, r->InputSlot(), take);
+    Emit(resampled_.data(), r->ProcessSlot(take, resampled_.data()));
+    data += take;
+    n -= take;
   }
   return Status::kOk;
 }
@@ -296,6 +315,12 @@ Status StreamFrontEnd::Push(const uint8_t* data, size_t n) {
     case AudioFormat::kOpusRaw16k:
       s = PushRawOpus(data, n);
       break;
+    case AudioFormat::kMulaw8k:
+      s = PushG711(G711Law::kMulaw, data, n);
+      break;
+    case AudioFormat::kAlaw8k:
+      s = PushG711(G711Law::kAlaw, data, n);
+      break;
   }
   return EndCall(s);
 }
@@ -339,6 +364,10 @@ void StreamFrontEnd::DrainFormat() {
       break;
     case AudioFormat::kWebmOpus:
       if (config_.webm_decode_rate == 48000) DrainResampler(resampler48_.get());
+      break;
+    case AudioFormat::kMulaw8k:
+    case AudioFormat::kAlaw8k:
+      DrainResampler(resampler8_.get());
       break;
     default:
       break;

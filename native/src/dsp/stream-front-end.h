@@ -8,6 +8,8 @@
 //   webm_opus      WebmDemuxer -> libopus (decoded at 16 kHz by default, or at 48 kHz then
 //                  polyphase) -> ring
 //   opus_raw_16k   one 20 ms packet per message -> libopus at 16 kHz -> ring
+//   mulaw_8k       G.711 mu-law bytes (8 kHz) -> float -> polyphase 8k->16k -> ring
+//   alaw_8k        G.711 A-law bytes (8 kHz) -> float -> polyphase 8k->16k -> ring
 //
 // Push() is synchronous and reads the message in place: the caller's bytes are only read
 // during the call, and the single copy is the write into the ring (partial WebM elements and
@@ -29,6 +31,7 @@
 #include "dsp/endpoint-event.h"
 #include "dsp/endpointer.h"
 #include "dsp/energy-vad.h"
+#include "dsp/g711.h"
 #include "dsp/opus-frame-decoder.h"
 #include "dsp/resampler.h"
 #include "dsp/ring-buffer.h"
@@ -44,6 +47,8 @@ enum class AudioFormat : int32_t {
   kWav = 2,
   kWebmOpus = 3,
   kOpusRaw16k = 4,
+  kMulaw8k = 5,
+  kAlaw8k = 6,
 };
 bool IsAudioFormat(int32_t value);
 
@@ -118,6 +123,8 @@ class StreamFrontEnd final : private WebmFrameSink, private WavSampleSink {
   Status PushPcm16(const uint8_t* data, size_t n);
   Status PushPcm48(const uint8_t* data, size_t n);
   Status PushRawOpus(const uint8_t* data, size_t n);
+  // One byte a sample: expanded straight into the 8 kHz resampler's input block.
+  Status PushG711(G711Law law, const uint8_t* data, size_t n);
   // Decodes one Opus packet into decoded_, counting it as decoded or rejected.
   Status DecodePacket(OpusFrameDecoder* dec, const uint8_t* data, size_t n, size_t* samples);
 
@@ -138,6 +145,7 @@ class StreamFrontEnd final : private WebmFrameSink, private WavSampleSink {
   // Created for the formats that need them (Create/SetFormat; WAV rate on its fmt chunk).
   std::unique_ptr<Resampler> resampler48_;
   std::unique_ptr<Resampler> wav_resampler_;
+  std::unique_ptr<Resampler> resampler8_;  // mulaw_8k, alaw_8k
   std::unique_ptr<OpusFrameDecoder> opus16_;
   std::unique_ptr<OpusFrameDecoder> opus48_;
   std::unique_ptr<WebmDemuxer> webm_;

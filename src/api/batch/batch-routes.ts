@@ -19,6 +19,7 @@ import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
 import { AUDIO_SUBMISSION_RESPONSES } from '../transcriptions/transcription-schemas.js';
 import { diarizationJobOptions } from '../../jobs/job-diarization.js';
 import { checkDiarizationConfig, multipartDiarization } from '../diarization-fields.js';
+import { keytermJobOptions, readKeyterms } from '../keyterm-fields.js';
 import { BEARER_WRITE } from '../route-access.js';
 import { hashingStream, IDEMPOTENCY_KEY_TEXT, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
 import type { IdempotentOutcome } from '../../jobs/idempotent-submissions.js';
@@ -118,7 +119,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
           const resolved = deps.asr.resolveModel(body.language ?? deps.defaultLanguage, body.model);
           body.audio_urls.forEach(checkBatchUrl);
           checkDiarizationConfig(body.diarization_config);
-          const diarization = diarizationJobOptions(body.diarize, body.diarization_config);
+          const childOptions = { ...diarizationJobOptions(body.diarize, body.diarization_config), ...keytermJobOptions(readKeyterms(body.keyterms)) };
           const outcome = await jobs.submissions.submit(principal.accountId, key, requestFingerprint(ROUTE, body), async () => {
             await jobs.admitParent(principal, 'unified');
             const parent = buildJob({
@@ -137,7 +138,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
                 requestedModel: body.model ?? '',
                 audioUrl: url,
                 position: index,
-                options: diarization,
+                options: childOptions,
               }),
             );
             await submit(parent, children);
@@ -164,7 +165,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
           );
           const resolved = deps.asr.resolveModel(fields.language ?? deps.defaultLanguage, fields.model);
           const asked = multipartDiarization(fields);
-          const diarization = diarizationJobOptions(asked.diarize, asked.config);
+          const childOptions = { ...diarizationJobOptions(asked.diarize, asked.config), ...keytermJobOptions(readKeyterms(form.fields['keyterms'])) };
           const fingerprint = requestFingerprint(ROUTE, { fields: form.fields, files: parts.map((part) => [part.filename, part.sha256]) });
           const outcome = await jobs.submissions.submit(principal.accountId, key, fingerprint, async () => {
             await jobs.admitParent(principal, 'unified');
@@ -186,7 +187,7 @@ export function batchRoutes(deps: BatchRouteDeps): RouteDefinition[] {
                 requestedModel: fields.model ?? '',
                 audio: 'stored' in part ? { ...part.stored, filename: part.filename } : null,
                 position: index,
-                options: diarization,
+                options: childOptions,
               });
               if ('stored' in part) return child;
               const now = new Date().toISOString();

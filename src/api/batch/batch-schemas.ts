@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { named } from '../../platform/http/named-schema.js';
 import { TranscriptionJobSchema } from '../transcriptions/transcription-schemas.js';
 import { DiarizationConfigMultipartField, DiarizationConfigSchema, DiarizeField, DiarizeMultipartField } from '../diarization-fields.js';
+import { KeytermsJsonField, KeytermsMultipartField } from '../keyterm-fields.js';
 
 const LanguageField = Type.String({ description: 'am, om, ti or auto; default DEFAULT_LANGUAGE', examples: ['am'] });
 const ModelField = Type.String({ description: 'A model of the given language (applies to every file); needs an explicit language' });
@@ -15,6 +16,7 @@ export const CreateBatchJson = Type.Object({
   model: Type.Optional(ModelField),
   diarize: Type.Optional(DiarizeField),
   diarization_config: Type.Optional(DiarizationConfigSchema),
+  keyterms: Type.Optional(KeytermsJsonField),
 });
 
 export const CreateBatchMultipart = Type.Object({
@@ -23,6 +25,7 @@ export const CreateBatchMultipart = Type.Object({
   model: Type.Optional(ModelField),
   diarize: Type.Optional(DiarizeMultipartField),
   diarization_config: Type.Optional(DiarizationConfigMultipartField),
+  keyterms: Type.Optional(KeytermsMultipartField),
 });
 
 /** Multipart text fields, validated once the files are stored. */

@@ -15,6 +15,7 @@ import { SubmitTranscribeBody, SubmitTranscribeResponse, TranscribeJobStatusSche
 import { checkAudioUrl } from '../transcriptions/transcription-routes.js';
 import { SignedUrlQuery } from '../signed-urls.js';
 import { boundsInverted } from '../diarization-fields.js';
+import { keytermJobOptions, readJobApiKeyterms } from '../keyterm-fields.js';
 import { JOB_KEY_READ, JOB_SIGNED } from '../route-access.js';
 import { countJobSubmission, jobSubmissionContract } from './job-submissions.js';
 import { IDEMPOTENCY_KEY_TEXT, idempotencyKey, markReplay, requestFingerprint } from '../idempotency-key.js';
@@ -48,6 +49,8 @@ const seconds = (ms: number): string => (ms / 1000).toFixed(2);
  * `speaker` (null on non-speech) and its classified `type` (`male`, `female`, `speech`, `music`;
  * `speech` without diarization), and the transcript `speakers` and `warnings`; a failed
  * diarization shows as `speakers: {count: 0, labels: []}`, null speakers and its warning.
+ * Segments carry their `words` (extension) with times in seconds like the segment's:
+ * `{word, start_time, end_time, confidence}`.
  */
 export function jobApiTranscript(parent: JobRecord, child: JobRecord): Record<string, unknown> {
   const diarize = diarizationRequested(parent);
@@ -64,6 +67,9 @@ export function jobApiTranscript(parent: JobRecord, child: JobRecord): Record<st
       type: s.type ?? 'speech',
       text: s.text,
       ...(diarize ? { speaker: s.speaker } : {}),
+      ...(s.words !== undefined
+        ? { words: s.words.map((w) => ({ word: w.word, start_time: seconds(w.start_ms), end_time: seconds(w.end_ms), confidence: w.confidence })) }
+        : {}),
     })),
     ...(diarize ? { speakers: jobSpeakers(child) ?? { count: 0, labels: [] }, warnings: jobWarnings(child) } : {}),
   };
@@ -108,6 +114,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
           }
           throw error;
         }
+        const keyterms = readJobApiKeyterms(body.keyterms);
         body.audio_urls.forEach((url, index) => {
           try {
             checkAudioUrl(url, deps.guard, 'audio_url', deps.isGatewayReference);
@@ -129,7 +136,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
             requestedModel: '',
             options: { diarize: body.diarize ?? false, ...(config ? { diarization_config: config } : {}), total_count: body.audio_urls.length },
           });
-          const diarization = diarizationJobOptions(body.diarize, config);
+          const childOptions = { ...diarizationJobOptions(body.diarize, config), ...keytermJobOptions(keyterms) };
           const children = body.audio_urls.map((url, position) =>
             buildJob({
               principal: principal!,
@@ -140,7 +147,7 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
               language,
               requestedModel: '',
               audioUrl: url,
-              options: diarization,
+              options: childOptions,
             }),
           );
           await jobs.submit([parent, ...children]);
@@ -208,7 +215,11 @@ export function jobApiRoutes(deps: JobApiDeps): RouteDefinition[] {
       params: Type.Object({ file_job_id: Type.String() }),
       query: SignedUrlQuery,
       responses: {
-        200: { description: 'Transcript JSON', schema: Type.Object({}, { additionalProperties: true }) },
+        200: {
+          description:
+            'Transcript JSON: `job_id`, `status`, `duration`, `language`, `text`, `segments` [{`id`, `start_time`, `end_time` (decimal seconds as strings), `type`, `text`, `speaker` (diarized jobs only), `words` (extension: the words of `text`, each {`word`, `start_time`, `end_time`, `confidence` 0..1 or null}, times from the CTC alignment)}], and with diarization `speakers` and `warnings`',
+          schema: Type.Object({}, { additionalProperties: true }),
+        },
         403: { description: 'Invalid or expired link' },
       },
       handler: async ({ params, exchange }) => {

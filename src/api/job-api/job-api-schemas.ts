@@ -1,12 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { named, Nullable } from '../../platform/http/named-schema.js';
 import { DiarizationConfigSchema, DiarizeField } from '../diarization-fields.js';
+import { KeytermsJobApiField } from '../keyterm-fields.js';
 
 export const SubmitTranscribeBody = Type.Object({
   audio_urls: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Public or pre-signed URLs; one job may hold several files' }),
   language: Type.String({ description: 'am, om, ti, or auto' }),
   diarize: Type.Optional(DiarizeField),
   diarization_config: Type.Optional(DiarizationConfigSchema),
+  keyterms: Type.Optional(KeytermsJobApiField),
 });
 
 export const SubmitTranscribeResponse = named('JobSubmission', Type.Object({ job_id: Type.String(), status: Type.String(), message: Type.String() }));

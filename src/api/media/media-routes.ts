@@ -5,10 +5,10 @@ import { defineRoute, type RouteDefinition } from '../../platform/http/route-typ
 import { playbackPath, type MediaLibrary } from '../../media/media-library.js';
 import { mediaView } from '../../media/media-views.js';
 import type { MediaProber } from '../../media/probe/media-prober.js';
-import { FileIdParams, MediaGetQuery, MediaListQuery, MediaListSchema, MediaPlaybackSchema, ProbeRequestSchema, ProbeResultSchema } from './media-schemas.js';
+import { FileIdParams, mediaGetQuery, MediaListQuery, MediaListSchema, MediaPlaybackSchema, ProbeRequestSchema, ProbeResultSchema } from './media-schemas.js';
 import { DeletedSchema } from '../transcriptions/transcription-schemas.js';
 import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
-import { cursorPageBody, readKeysetPage } from '../list-paging.js';
+import { cursorPageBody, readKeysetPage, withPageSize } from '../list-paging.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { serveStoredObject } from '../../platform/http/serve-object.js';
 import { BEARER_READ, BEARER_WRITE, SIGNED } from '../route-access.js';
@@ -59,7 +59,7 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
       summary: "List the account's uploaded files and media assets, newest first",
       tags: TAGS,
       ...BEARER_READ,
-      query: MediaListQuery,
+      query: withPageSize(MediaListQuery, limits.listMaxLimit),
       responses: { 200: { description: 'List envelope', schema: MediaListSchema } },
       handler: async ({ query, principal }) => {
         const page = await readKeysetPage(query, limits.listMaxLimit, (paging) =>
@@ -80,12 +80,12 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
       operationId: 'getMedia',
       summary: 'A media asset with a fresh signed playback URL',
       description:
-        '`expires_in` is in seconds: default MEDIA_URL_DEFAULT_TTL_SECONDS (3600, 1 hour), at most MEDIA_URL_MAX_TTL_SECONDS (604800, 7 days; more → 422). ' +
+        `\`expires_in\` is in seconds: default MEDIA_URL_DEFAULT_TTL_SECONDS (${limits.mediaUrlDefaultTtlSeconds}), 1 to MEDIA_URL_MAX_TTL_SECONDS (${limits.mediaUrlMaxTtlSeconds}); outside that range → 422 validation_error. ` +
         '`playback_url` needs no credential and supports HTTP Range (206) and HEAD. 409 upload_not_complete while a direct upload has no bytes yet.',
       tags: TAGS,
       ...BEARER_READ,
       params: FileIdParams,
-      query: MediaGetQuery,
+      query: mediaGetQuery(limits.mediaUrlDefaultTtlSeconds, limits.mediaUrlMaxTtlSeconds),
       responses: {
         200: { description: 'The media asset and its playback URL', schema: MediaPlaybackSchema },
         404: { description: 'file_not_found' },
@@ -93,10 +93,8 @@ export function mediaRoutes(deps: MediaRouteDeps): RouteDefinition[] {
         422: { description: 'validation_error (expires_in)' },
       },
       handler: async ({ params, query, principal, exchange }) => {
+        // The schema holds expires_in to 1..MEDIA_URL_MAX_TTL_SECONDS; the default is within it (config).
         const ttl = query.expires_in ?? limits.mediaUrlDefaultTtlSeconds;
-        if (ttl > limits.mediaUrlMaxTtlSeconds) {
-          throw new ApiError('validation_error', { message: `'expires_in' must be at most ${limits.mediaUrlMaxTtlSeconds} seconds.`, param: 'expires_in' });
-        }
         const record = await library.getOwned(params.file_id, principal!.accountId);
         if (record.status === 'pending') throw new ApiError('upload_not_complete');
         const signed = library.playbackUrl(record, ttl);

@@ -60,11 +60,19 @@ export const SignedUploadQuery = Type.Object({
 
 export const FileIdParams = Type.Object({ file_id: Type.String({ description: 'The file id (file_...)' }) });
 
-export const MediaGetQuery = Type.Object({
-  expires_in: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 30 * 86400, description: 'Seconds the playback URL stays valid: default 3600 (1 hour), at most 604800 (7 days)' }),
-  ),
-});
+/** GET /v1/media/{file_id}: `expires_in` bounded by MEDIA_URL_MAX_TTL_SECONDS (one range, one message). */
+export function mediaGetQuery(defaultTtlSeconds: number, maxTtlSeconds: number) {
+  return Type.Object({
+    expires_in: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: maxTtlSeconds,
+        'x-unit': 'seconds',
+        description: `Seconds the playback URL stays valid: 1 to ${maxTtlSeconds} (MEDIA_URL_MAX_TTL_SECONDS), default ${defaultTtlSeconds} (MEDIA_URL_DEFAULT_TTL_SECONDS)`,
+      }),
+    ),
+  });
+}
 
 export const MediaListQuery = Type.Object({
   status: Type.Optional(Type.Union(MEDIA_STATUSES.map((s) => Type.Literal(s)))),

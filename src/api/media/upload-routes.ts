@@ -65,11 +65,16 @@ export function uploadRoutes(deps: UploadRouteDeps): RouteDefinition[] {
       description:
         'Flow: (1) this call; (2) `PUT` the bytes to `upload_url` with the same `Content-Type` (and exactly `content_length` bytes when given), no credential; ' +
         `(3) use \`file_url\` as \`audio_url\` (or \`svc_uri\` in a batch), and call POST /v1/uploads/{file_id}/finalize to keep it as a media asset. ` +
-        'Uploads never finalized are deleted after UPLOAD_RETENTION_SECONDS (24 hours).',
+        'Uploads never finalized are deleted after UPLOAD_RETENTION_SECONDS (24 hours). ' +
+        'A query problem (no `filename`, a `content_type` that is not audio or video, a `content_length` below 1) → 422 validation_error naming the parameter; ' +
+        '`content_length` over MAX_AUDIO_BYTES → 413 payload_too_large, as every size limit.',
       tags: TAGS,
       ...BEARER_WRITE,
       query: SignedUploadQuery,
-      responses: { 200: { description: 'The signed upload URL', schema: SignedUploadSchema } },
+      responses: {
+        200: { description: 'The signed upload URL', schema: SignedUploadSchema },
+        413: { description: 'payload_too_large: content_length over MAX_AUDIO_BYTES' },
+      },
       handler: async ({ query, principal }) => {
         const { record, uploadUrl, expiresAt } = await library.createSignedUpload(principal!, {
           filename: query.filename,

@@ -16,6 +16,7 @@ export function captionRoutes(jobs: JobService): RouteDefinition[] {
       summary: format === 'vtt' ? 'Captions of a completed job as WebVTT' : 'Captions of a completed job as SubRip (SRT)',
       description:
         'Cues follow broadcast captioning rules: at most two lines of 42 characters, shown 5/6 s to 7 s, 80 ms apart, one speaker per cue. ' +
+        "Cue times are the segments' word times (`words`, from the CTC alignment); a segment stored without words is timed by letters. " +
         'For a WebSocket session this is the same text as the `caption` messages it sent; a cue before a pause may be held longer here.',
       tags: ['Transcriptions'],
       ...BEARER_READ,

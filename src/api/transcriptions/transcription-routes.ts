@@ -5,7 +5,7 @@ import type { UrlSigner } from '../../platform/auth/url-signer.js';
 import type { Limits } from '../../platform/config/config.js';
 import { ApiError, asApiError } from '../../platform/errors/api-error.js';
 import { readMultipart } from '../../platform/http/body-readers.js';
-import { defineRoute, type RouteDefinition } from '../../platform/http/route-types.js';
+import { defineRoute, type RequestContext, type RouteDefinition } from '../../platform/http/route-types.js';
 import { validateInput } from '../../platform/http/schema-validation.js';
 import { jobPrefix } from '../../jobs/job-runner.js';
 import { type JobService } from '../../jobs/job-service.js';
@@ -14,15 +14,17 @@ import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
 import { channelOptions, checkChannelCount } from './channel-options.js';
 import type { Asr } from '../../engines/asr/asr.js';
+import { unsupportedAudioMessage } from '../../engines/signal/signal.js';
 import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { tryUrl } from '../../platform/net/try-url.js';
 import { requireValidSignature, SIGNED_URL_DESCRIPTION, SignedUrlQuery, signedDownloadResponses } from '../signed-urls.js';
-import { cursorPageBody, readKeysetPage } from '../list-paging.js';
+import { cursorPageBody, readKeysetPage, withPageSize } from '../list-paging.js';
 import type { FileStorage } from '../../platform/files/file-storage.js';
 import { serveStoredObject } from '../../platform/http/serve-object.js';
 import { headCapture } from '../../media/audio-check.js';
 import { diarizationJobOptions } from '../../jobs/job-diarization.js';
 import { checkDiarizationConfig, multipartDiarization } from '../diarization-fields.js';
+import { keytermJobOptions, readKeyterms } from '../keyterm-fields.js';
 import {
   CreateTranscriptionJson,
   CreateTranscriptionMultipart,
@@ -128,13 +130,12 @@ export function storeAudioUpload(
       ...(signal ? { signal } : {}),
     });
     await source;
-    const refuse = async (detail: string): Promise<never> => {
+    const name = file.filename || 'The file';
+    const refuse = async (message: string): Promise<never> => {
       await deps.storage.delete(key);
-      throw new ApiError('invalid_audio_format', { message: `${file.filename || 'The file'} ${detail}`, param: field });
+      throw new ApiError('invalid_audio_format', { message, param: field });
     };
-    if (stored.size === 0 || deps.asr.sniff(capture.head) === null) {
-      await refuse('is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WEBM, AAC).');
-    }
+    if (stored.size === 0 || deps.asr.sniff(capture.head) === null) await refuse(unsupportedAudioMessage(name, stored.size));
     const local = await deps.storage.localPath(key);
     let channels = 0;
     try {
@@ -143,7 +144,7 @@ export function storeAudioUpload(
       if (asApiError(error)?.code === 'invalid_audio_format') {
         // The message is in user terms; the tool's own words (with server paths) go to the log only.
         log?.info({ detail: (error as { detail?: unknown }).detail }, 'upload refused: not decodable audio');
-        await refuse(`could not be read as audio: ${(error as Error).message.replace(/^The audio could not be (read|decoded): /, '')}`);
+        await refuse(`${name} could not be read as audio: ${(error as Error).message.replace(/^The audio could not be (read|decoded): /, '')}`);
       }
       if (asApiError(error)?.code === 'file_too_large') {
         // Longer than MAX_AUDIO_SECONDS by its probe: refused before any work, and not kept.
@@ -156,6 +157,34 @@ export function storeAudioUpload(
     }
     return { key, size: stored.size, filename: file.filename || null, channels };
   })();
+}
+
+/**
+ * Reads a multipart request whose one file is the audio, sent as `file`, streaming it into storage
+ * at `key` (storeAudioUpload's checks); a file under any other field is refused. With `hash` the
+ * stored object carries the SHA-256 of the bytes (for an idempotency fingerprint), else null. A
+ * refused request's stored file is deleted.
+ */
+export function readAudioForm(
+  deps: Pick<TranscriptionRouteDeps, 'storage' | 'asr' | 'limits'>,
+  ctx: Pick<RequestContext, 'exchange' | 'log' | 'signal'>,
+  key: string,
+  hash: boolean,
+) {
+  return readMultipart(ctx.exchange, {
+    maxFileBytes: deps.limits.maxAudioBytes,
+    maxFiles: 1,
+    onFile: async (file) => {
+      if (file.field !== 'file') {
+        file.stream.resume();
+        throw new ApiError('invalid_field_value', { message: `Unexpected file field '${file.field}'; send the audio as 'file'.`, param: file.field });
+      }
+      if (!hash) return { ...(await storeAudioUpload(deps, key, file, 'file', ctx.log, ctx.signal)), sha256: null };
+      const hashed = hashingStream(file.stream);
+      return { ...(await storeAudioUpload(deps, key, { ...file, stream: hashed.stream }, 'file', ctx.log, ctx.signal)), sha256: hashed.sha256() };
+    },
+    discard: async (stored) => deps.storage.delete(stored.key),
+  });
 }
 
 export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefinition[] {
@@ -193,6 +222,11 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       responses: {
         202: { description: 'The job: queued (async), or as it is after the sync wait (usually final)', schema: TranscriptionJobSchema },
         ...AUDIO_SUBMISSION_RESPONSES,
+        503: {
+          description:
+            'server_overloaded: the job queue is past its wait bound (graceful overload), or a sync job did not finish in time (the message names the job)',
+          headers: { 'Retry-After': 'Seconds to wait' },
+        },
       },
       handler: async (ctx) => {
         const principal = ctx.principal!;
@@ -203,6 +237,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
           const options = channelOptions(body.channels, body.channel_names);
           checkAudioUrl(body.audio_url, deps.guard, 'audio_url', deps.isGatewayReference);
           checkDiarizationConfig(body.diarization_config);
+          const keyterms = readKeyterms(body.keyterms);
           const outcome = await jobs.submissions.submit(principal.accountId, key, requestFingerprint(ROUTE, body), async () => {
             await jobs.admit(principal);
             const job = buildJob({
@@ -212,7 +247,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
               requestedModel: body.model ?? '',
               mode: body.mode ?? 'async',
               audioUrl: body.audio_url,
-              options: { ...options, ...diarizationJobOptions(body.diarize, body.diarization_config) },
+              options: { ...options, ...diarizationJobOptions(body.diarize, body.diarization_config), ...keytermJobOptions(keyterms) },
             });
             await jobs.submit([job]);
             return job.id;
@@ -222,20 +257,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
         }
         const id = newJobId();
         const audioKey = `${jobPrefix({ accountId: principal.accountId, id })}/audio`;
-        const form = await readMultipart(ctx.exchange, {
-          maxFileBytes: deps.limits.maxAudioBytes,
-          maxFiles: 1,
-          onFile: async (file) => {
-            if (file.field !== 'file') {
-              file.stream.resume();
-              throw new ApiError('invalid_field_value', { message: `Unexpected file field '${file.field}'; send the audio as 'file'.`, param: file.field });
-            }
-            if (key === null) return { ...(await storeAudioUpload(deps, audioKey, file, 'file', ctx.log, ctx.signal)), sha256: null };
-            const hashed = hashingStream(file.stream);
-            return { ...(await storeAudioUpload(deps, audioKey, { ...file, stream: hashed.stream }, 'file', ctx.log, ctx.signal)), sha256: hashed.sha256() };
-          },
-          discard: async (stored) => deps.storage.delete(stored.key),
-        });
+        const form = await readAudioForm(deps, ctx, audioKey, key !== null);
         const stored = form.files[0];
         try {
           if (stored === undefined) throw new ApiError('missing_required_field', { message: "Missing required field 'file'.", param: 'file' });
@@ -252,6 +274,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
           const options = channelOptions(fields.channels, fields.channel_names);
           checkChannelCount(options, stored.channels);
           const diarization = multipartDiarization(fields);
+          const keyterms = readKeyterms(form.fields['keyterms']);
           const fingerprint = requestFingerprint(ROUTE, { fields: form.fields, file: stored.sha256 });
           const outcome = await jobs.submissions.submit(principal.accountId, key, fingerprint, async () => {
             await jobs.admit(principal);
@@ -263,7 +286,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
               requestedModel: fields.model ?? '',
               mode: fields.mode ?? 'async',
               audio: stored,
-              options: { ...options, ...diarizationJobOptions(diarization.diarize, diarization.config) },
+              options: { ...options, ...diarizationJobOptions(diarization.diarize, diarization.config), ...keytermJobOptions(keyterms) },
             });
             await jobs.submit([job]);
             return job.id;
@@ -286,7 +309,7 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
       description: 'Batch children are listed inside their parent (`metadata.jobs`), not here.',
       tags: TAGS,
       ...BEARER_READ,
-      query: ListTranscriptionsQuery,
+      query: withPageSize(ListTranscriptionsQuery, deps.limits.listMaxLimit),
       responses: { 200: { description: 'List envelope', schema: TranscriptionListSchema } },
       handler: async ({ query, principal }) => {
         const page = await readKeysetPage(query, deps.limits.listMaxLimit, (paging) =>

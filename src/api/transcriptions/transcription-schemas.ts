@@ -1,9 +1,20 @@
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { JOB_STATUSES } from '../../platform/db/job-records.js';
 import { named, Nullable } from '../../platform/http/named-schema.js';
 import { IDEMPOTENCY_RESPONSES } from '../idempotency-key.js';
 import { cursorListSchema } from '../list-paging.js';
 import { DiarizationConfigMultipartField, DiarizationConfigSchema, DiarizeField, DiarizeMultipartField, SpeakersSchema } from '../diarization-fields.js';
+import { KeytermsJsonField, KeytermsMultipartField } from '../keyterm-fields.js';
+
+export const SegmentWordSchema = named(
+  'SegmentWord',
+  Type.Object({
+    word: Type.String(),
+    start_ms: Type.Integer(),
+    end_ms: Type.Integer(),
+    confidence: Nullable(Type.Number({ minimum: 0, maximum: 1, description: "Mean posterior of the word's CTC tokens (null for a lone symbol)" })),
+  }),
+);
 
 export const SegmentSchema = named(
   'Segment',
@@ -26,6 +37,15 @@ export const SegmentSchema = named(
         description:
           "Extension, diarized files only (`diarize: true`): `male` / `female` (the speaker's voice, from pitch), `speech` (voice not classified or unsure), `music` (music without speech; such a segment has empty text and speaker null). See docs/diarization.md",
       }),
+    ),
+    // Static type readonly, as the record's (job-records.ts); the JSON Schema is the array's.
+    words: Type.Optional(
+      Type.Unsafe<readonly Static<typeof SegmentWordSchema>[]>(
+        Type.Array(SegmentWordSchema, {
+          description:
+            'Extension: the words of `text` (joined with single spaces they are `text`), times in ms of the audio (stream ms on a WebSocket) from the CTC alignment of the decoded path, and a confidence. Absent on music segments and on segments stored before word times were kept',
+        }),
+      ),
     ),
   }),
 );
@@ -142,6 +162,7 @@ export const CreateTranscriptionJson = Type.Object({
   channel_names: Type.Optional(ChannelNamesField),
   diarize: Type.Optional(DiarizeField),
   diarization_config: Type.Optional(DiarizationConfigSchema),
+  keyterms: Type.Optional(KeytermsJsonField),
 });
 
 const MultipartChannelsField = Type.Union([Type.Literal('1'), Type.Literal('2')], { description: CHANNELS_DESCRIPTION });
@@ -160,6 +181,8 @@ export const MultipartTranscriptionFields = Type.Object({
 export const CreateTranscriptionMultipart = Type.Object({
   file: Type.String({ format: 'binary', description: 'The audio: MP3, WAV, M4A, FLAC, OGG, WEBM or AAC, up to 500 MB' }),
   ...MultipartTranscriptionFields.properties,
+  // Read apart from the other fields (it may be repeated): keyterm-fields.ts.
+  keyterms: Type.Optional(KeytermsMultipartField),
 });
 
 export const ListTranscriptionsQuery = Type.Object({

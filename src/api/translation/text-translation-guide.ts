@@ -21,6 +21,7 @@ export const TEXT_TRANSLATION_GUIDE: readonly DocumentSection[] = [
       '- Same `src_lang` and `tgt_lang`, or a language outside en, am, ti: 400 `invalid_field_value`. Missing field: 400 `missing_required_field` with `param`. Unknown key: 401 `invalid_api_key`. Over the rate limit: 429 `rate_limit_exceeded` with `retry_after`.',
       "- 500 `service_unavailable`: no translation model is loaded on this server. 503 `server_overloaded`: the translation queue has no room for all of the text's sentences, or the account already holds its share of the queue; retry after `retry_after` seconds (the estimated drain time). Accounts are served round-robin, so another account's backlog delays a text by a few sentences, not by the backlog.",
       "- Each sentence yields at most `ceil(2.5 x its model pieces) + 4` pieces (the manifest's `max_output_ratio` and `max_output_extra`), so an output stays bounded by its input.",
+      '- Decoding guards (`TRANSLATION_DECODING_GUARDS`, on by default): no output repeats a letter 5 times, a word or phrase 3 times in a row, or runs past a letter cap set by the source length and the language pair; a sentence the model cannot translate without such a loop is 400 `untranslatable_text` (`param: "text"`, the message names the sentence). Do not retry the same text: rephrase or shorten that sentence.',
       '- Decoding is greedy for this endpoint (latency); file translation jobs use beam search.',
     ].join('\n'),
   },

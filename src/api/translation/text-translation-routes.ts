@@ -38,12 +38,19 @@ export function textTranslationRoutes(engine: TranslationEngine | null): RouteDe
         'A text of more sentences than `TRANSLATION_MAX_REQUEST_SENTENCES` (256 by default) is 400 `invalid_field_value` (param `text`). ' +
         "Accounts share the engine round-robin; a text is admitted only when all of its sentences fit in the queue's room and in the account's share of it (`TRANSLATION_MAX_QUEUED_PER_ACCOUNT`), else 503 `server_overloaded` with `retry_after` (the estimated drain time). " +
         'Each sentence yields at most `ceil(max_output_ratio x source pieces) + max_output_extra` pieces of the model (2.5 and 4 for the shipped model). ' +
+        'Decoding guards (`TRANSLATION_DECODING_GUARDS`, on by default) keep every output free of loops (a letter 5 times, a word or phrase 3 times in a row) and within a letter cap set by the source; a sentence the model cannot translate soundly is 400 `untranslatable_text` (param `text`, the sentence named; not retryable). ' +
         'Errors use the unified envelope; requests count against the key rate limits like every endpoint. ' +
         'Answers 500 `service_unavailable` when no translation model is loaded.',
       tags: ['Text translation'],
       ...FORM_KEY_READ,
       body: { kind: 'form', schema: TextTranslationForm },
-      responses: { 200: { description: 'Translation', schema: TextTranslationResult } },
+      responses: {
+        200: { description: 'Translation', schema: TextTranslationResult },
+        503: {
+          description: 'server_overloaded: the translation queue has no room for the text now (`retry_after` says when)',
+          headers: { 'Retry-After': 'Seconds to wait' },
+        },
+      },
       handler: async ({ body, signal, principal }) => {
         if (body.src_lang === body.tgt_lang) {
           throw new ApiError('invalid_field_value', { message: "'tgt_lang' must differ from 'src_lang'.", param: 'tgt_lang' });

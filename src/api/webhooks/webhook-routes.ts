@@ -12,7 +12,7 @@ import {
   WebhookListSchema,
   WebhookSchema,
 } from './webhook-schemas.js';
-import { listLimit, readPage } from '../list-paging.js';
+import { listLimit, readPage, withPageSize } from '../list-paging.js';
 import { deliveryView, webhookView, type WebhookService } from '../../webhooks/webhook-service.js';
 import type { WebhookStore } from '../../platform/db/webhook-records.js';
 import { BEARER_READ, BEARER_WRITE } from '../route-access.js';
@@ -58,7 +58,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       summary: "List the account's webhooks (oldest first)",
       tags: TAGS,
       ...BEARER_READ,
-      query: ListWebhooksQuery,
+      query: withPageSize(ListWebhooksQuery, limits.listMaxLimit),
       responses: { 200: { description: 'The webhooks', schema: WebhookListSchema } },
       handler: async ({ query, principal }) => {
         const limit = listLimit(query.limit, limits.listMaxLimit);
@@ -141,7 +141,7 @@ export function webhookRoutes(deps: WebhookRouteDeps): RouteDefinition[] {
       tags: TAGS,
       ...BEARER_READ,
       params: WebhookIdParams,
-      query: ListDeliveriesQuery,
+      query: withPageSize(ListDeliveriesQuery, limits.listMaxLimit),
       responses: { 200: { description: 'Deliveries', schema: DeliveryListSchema }, 404: { description: 'webhook_not_found' } },
       handler: async ({ params, query, principal }) => {
         const limit = listLimit(query.limit, limits.listMaxLimit);

@@ -4,7 +4,10 @@
  *                                 load, order, alphabet coverage, a beam + LM decode); prints
  *                                 JSON, exit 1 on failure
  * npm run models -- list [dir]    the models a registry finds in dir (default $MODELS_DIR or models/)
- * npm run models -- import <export-dir> --name NAME --lang L [--models-dir DIR] [--frame-stride N] [--description TEXT]
+ * npm run models -- import <export-dir> --name NAME --lang L [--models-dir DIR | --in-place] [--variant fp32|q8|fp16|int8|uint8|q4|q4f16|bnb4]
+ *                                 [--target-lang amh] [--frame-stride N] [--description TEXT]
+ * npm run models -- import-translation <export-dir> --name NAME [--variant fp32|q8|...]
+ *                                 write manifest.json into a downloaded NLLB/M2M100 or Marian folder (transformers.js layout)
  *                                 a wav2vec2-style CTC export (model.onnx, vocab.json, preprocessor_config.json)
  *                                 into DIR/NAME (default $MODELS_DIR or models/), then `check`; removed if it fails
  */
@@ -12,7 +15,7 @@ import { rm } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import { CharNgramLm, CtcBeamDecoder, CtcGreedyDecoder, InputPreparer, loadModelFolder, ModelRegistry, UNK, type LoadedModel } from '../../engines/asr/asr.js';
 import { parseFlags, runCommand } from './cli-flags.js';
-import { importCtcExport } from './models-import.js';
+import { importCtcExport, importTranslationExport } from './models-import.js';
 
 interface Check {
   readonly name: string;
@@ -25,7 +28,7 @@ interface Check {
 const round1 = (v: number): number => Math.round(v * 10) / 10;
 
 const USAGE =
-  'usage: npm run models -- check <model-dir> | list [models-dir] | import <export-dir> --name NAME --lang L [--models-dir DIR] [--frame-stride N] [--description TEXT]';
+  'usage: npm run models -- check <model-dir> | list [models-dir] | import <export-dir> --name NAME --lang L [--models-dir DIR | --in-place] [--variant fp32|q8|fp16|int8|uint8|q4|q4f16|bnb4] [--target-lang amh] [--frame-stride N] [--description TEXT] | import-translation <export-dir> --name NAME [--variant fp32|q8|...]';
 
 /** Deterministic test audio: 1 s of a voiced-like buzz with noise, and 0.6 s of noise. */
 function testAudio(): [Float32Array, Float32Array] {
@@ -291,23 +294,35 @@ async function main(argv: string[]): Promise<number> {
     return ok ? 0 : 1;
   }
   if (command === 'import' && target) {
-    const o = parseFlags(argv.slice(2));
+    const rest = argv.slice(2);
+    const o = parseFlags(rest.filter((a) => a !== '--in-place'));
     const name = o.get('name');
     const language = o.get('lang');
     if (!name || !language) throw new Error(USAGE);
     const stride = o.get('frame-stride');
-    const { dir, notes } = await importCtcExport({
+    const { dir, notes, created } = await importCtcExport({
       source: target,
       name,
       language,
       modelsDir: o.get('models-dir') ?? process.env.MODELS_DIR ?? 'models',
       frameStrideSamples: stride ? Number(stride) : undefined,
       description: o.get('description'),
+      variant: o.get('variant'),
+      targetLanguage: o.get('target-lang'),
+      inPlace: rest.includes('--in-place'),
     });
     const { ok, report } = await check(dir);
-    if (!ok) await rm(dir, { recursive: true, force: true });
+    if (!ok) for (const path of created) await rm(path, { recursive: true, force: true });
     process.stdout.write(`${JSON.stringify({ ok, imported: ok ? dir : null, notes, ...report }, null, 2)}\n`);
     return ok ? 0 : 1;
+  }
+  if (command === 'import-translation' && target) {
+    const o = parseFlags(argv.slice(2));
+    const name = o.get('name');
+    if (!name) throw new Error(USAGE);
+    const result = await importTranslationExport({ source: target, name, variant: o.get('variant') });
+    process.stdout.write(`${JSON.stringify({ ok: true, ...result }, null, 2)}\n`);
+    return 0;
   }
   if (command === 'list') {
     const result = await list(target ?? process.env.MODELS_DIR ?? 'models');

@@ -1,13 +1,18 @@
 /**
- * `npm run models -- import <export-dir> --name NAME --lang L [--models-dir DIR] [--frame-stride N]
- *  [--description TEXT]`: copies a wav2vec2-style CTC export (model.onnx, vocab.json, optional
- * preprocessor_config.json) into DIR/NAME as a model folder (rules: src/engines/asr/models/ctc-import.ts).
- * The caller then runs the `check` of models-cli on it; a folder that fails is removed.
+ * `npm run models -- import <export-dir> --name NAME --lang L [--models-dir DIR | --in-place]
+ *  [--variant fp32|q8|fp16|...] [--target-lang amh] [--frame-stride N] [--description TEXT]`:
+ * a wav2vec2-style CTC export as transformers.js / Optimum publish it (onnx/model.onnx or
+ * model.onnx and its variants, vocab.json, preprocessor_config.json, config.json; rules:
+ * src/engines/asr/models/ctc-import.ts) becomes a model folder: copied into DIR/NAME, or with
+ * `--in-place` our manifest.json and vocab.txt are written beside the downloaded files, which stay
+ * as published (put the folder inside the models directory). The caller then runs the `check` of
+ * models-cli on it; on failure what the import wrote is removed.
  */
 import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import * as ort from 'onnxruntime-node';
-import { CtcImportError, planCtcImport, type OnnxTensorInfo } from '../../engines/asr/asr.js';
+import { CtcImportError, pickCtcOnnxFile, planCtcImport, type OnnxTensorInfo } from '../../engines/asr/asr.js';
+import { OnnxTranslationEngine, planTranslationImport, TranslationImportError } from '../../engines/translation/translation.js';
 
 export interface ImportRequest {
   readonly source: string;
@@ -16,6 +21,39 @@ export interface ImportRequest {
   readonly modelsDir: string;
   readonly frameStrideSamples?: number;
   readonly description?: string;
+  /** ONNX variant (transformers.js dtype name): fp32 (default), q8 (model_quantized.onnx), fp16 ... */
+  readonly variant?: string;
+  /** Language key of an MMS per-language vocab.json (default: target_lang of tokenizer_config.json). */
+  readonly targetLanguage?: string;
+  /** Write the manifest into the export folder instead of copying it. */
+  readonly inPlace?: boolean;
+}
+
+/** What an import wrote: the model folder, and the files to remove if its check fails. */
+export interface ImportResult {
+  readonly dir: string;
+  readonly notes: string[];
+  /** Paths the import created (the whole folder when copied; manifest.json and vocab.txt in place). */
+  readonly created: readonly string[];
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Files of the folder and of its onnx/ subfolder, as relative paths. */
+async function exportFiles(source: string): Promise<string[]> {
+  let top: string[];
+  try {
+    top = await readdir(source);
+  } catch {
+    throw new CtcImportError(`${source} is not a readable folder`);
+  }
+  const nested = top.includes('onnx') ? (await readdir(join(source, 'onnx')).catch(() => [] as string[])).map((f) => `onnx/${f}`) : [];
+  return [...top, ...nested];
 }
 
 async function readJson(path: string, required: boolean): Promise<unknown> {
@@ -38,15 +76,20 @@ function tensorInfo(meta: readonly ort.InferenceSession.ValueMetadata[]): OnnxTe
 }
 
 /** Writes the model folder; returns its path and the planner's notes. */
-export async function importCtcExport(request: ImportRequest): Promise<{ dir: string; notes: string[] }> {
-  const onnxPath = join(request.source, 'model.onnx');
+export async function importCtcExport(request: ImportRequest): Promise<ImportResult> {
+  const files = await exportFiles(request.source);
+  const onnxFile = pickCtcOnnxFile(files, request.variant ?? 'fp32');
+  const onnxPath = join(request.source, onnxFile);
   const vocab = await readJson(join(request.source, 'vocab.json'), true);
   const preprocessor = await readJson(join(request.source, 'preprocessor_config.json'), false);
+  const config = await readJson(join(request.source, 'config.json'), false);
+  const tokenizerConfig = (await readJson(join(request.source, 'tokenizer_config.json'), false)) as Record<string, unknown> | null;
+  const tokenizerTarget = typeof tokenizerConfig?.target_lang === 'string' ? tokenizerConfig.target_lang : undefined;
   let session: ort.InferenceSession;
   try {
     session = await ort.InferenceSession.create(onnxPath, { intraOpNumThreads: 1, logSeverityLevel: 3 });
   } catch (error) {
-    throw new CtcImportError(`model.onnx does not load: ${(error as Error).message}`);
+    throw new CtcImportError(`${onnxFile} does not load: ${(error as Error).message}`);
   }
   const inputs = tensorInfo(session.inputMetadata);
   const outputs = tensorInfo(session.outputMetadata);
@@ -56,19 +99,28 @@ export async function importCtcExport(request: ImportRequest): Promise<{ dir: st
     language: request.language,
     description: request.description,
     frameStrideSamples: request.frameStrideSamples,
+    config,
+    targetLanguage: request.targetLanguage ?? tokenizerTarget,
+    onnxFile: request.inPlace ? onnxFile : basename(onnxFile),
   });
+  if (request.inPlace) {
+    const dir = request.source;
+    const manifestPath = join(dir, 'manifest.json');
+    const vocabPath = join(dir, 'vocab.txt');
+    for (const path of [manifestPath, vocabPath]) if (await exists(path)) throw new CtcImportError(`${path} exists already`);
+    await writeFile(vocabPath, plan.vocabText);
+    await writeFile(manifestPath, `${JSON.stringify(plan.manifest, null, 2)}\n`);
+    return { dir, notes: plan.notes, created: [manifestPath, vocabPath] };
+  }
   const dir = join(request.modelsDir, request.name);
-  if (
-    await stat(dir).then(
-      () => true,
-      () => false,
-    )
-  )
-    throw new CtcImportError(`${dir} exists already`);
+  if (await exists(dir)) throw new CtcImportError(`${dir} exists already`);
   await mkdir(dir, { recursive: true });
   try {
-    // model.onnx plus any external-data files that large exports write beside it (model.onnx_data ...).
-    for (const file of await readdir(request.source)) if (file.startsWith('model.onnx')) await copyFile(join(request.source, file), join(dir, file));
+    // The ONNX file plus any external-data files that large exports write beside it (model.onnx_data ...).
+    const onnxDir = dirname(onnxPath);
+    const onnxName = basename(onnxFile);
+    for (const file of await readdir(onnxDir))
+      if (file === onnxName || file.startsWith(`${onnxName}_data`)) await copyFile(join(onnxDir, file), join(dir, file));
     await writeFile(join(dir, 'vocab.txt'), plan.vocabText);
     await writeFile(join(dir, 'manifest.json'), `${JSON.stringify(plan.manifest, null, 2)}\n`);
     await writeFile(
@@ -81,5 +133,58 @@ export async function importCtcExport(request: ImportRequest): Promise<{ dir: st
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-  return { dir, notes: plan.notes };
+  return { dir, notes: plan.notes, created: [dir] };
+}
+
+/**
+ * `npm run models -- import-translation <folder> --name NAME [--variant q8]`: writes our
+ * manifest.json into a translation model folder downloaded in the transformers.js / Optimum layout
+ * (rules: src/engines/translation/translation-import.ts), then opens it with the gateway's engine
+ * and translates one sentence per direction; on failure the manifest is removed again. The
+ * folder goes under MODELS_DIR and TRANSLATION_MODEL names it.
+ */
+export async function importTranslationExport(request: {
+  readonly source: string;
+  readonly name: string;
+  readonly variant?: string;
+}): Promise<{ dir: string; notes: string[]; manifest: Record<string, unknown>; checks: Array<{ direction: string; output: string }> }> {
+  const files = await exportFiles(request.source);
+  const read = async (file: string): Promise<unknown> => {
+    try {
+      return await readJson(join(request.source, file), false);
+    } catch (error) {
+      throw new TranslationImportError((error as Error).message);
+    }
+  };
+  const plan = planTranslationImport(
+    {
+      files,
+      config: await read('config.json'),
+      generationConfig: await read('generation_config.json'),
+      tokenizerJson: await read('tokenizer.json'),
+      vocab: files.includes('vocab.json') ? await read('vocab.json') : null,
+    },
+    { name: request.name, variant: request.variant },
+  );
+  const manifestPath = join(request.source, 'manifest.json');
+  if (await exists(manifestPath)) throw new TranslationImportError(`${manifestPath} exists already`);
+  await writeFile(manifestPath, `${JSON.stringify(plan.manifest, null, 2)}\n`);
+  const checks: Array<{ direction: string; output: string }> = [];
+  try {
+    const engine = await OnnxTranslationEngine.open(request.source, { intraOpThreads: 1, workerNice: null });
+    try {
+      const [first, second] = engine.languages;
+      for (const [from, to] of [
+        [first!, second!],
+        [second!, first!],
+      ] as const)
+        checks.push({ direction: `${from}-${to}`, output: await engine.translate(from === 'en' ? 'Good morning.' : 'ሰላም ነው።', from, to) });
+    } finally {
+      await engine.close();
+    }
+  } catch (error) {
+    await rm(manifestPath, { force: true });
+    throw new TranslationImportError(`the folder does not load with the manifest planned for it: ${(error as Error).message}`);
+  }
+  return { dir: request.source, notes: plan.notes, manifest: plan.manifest, checks };
 }

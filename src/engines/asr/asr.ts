@@ -31,6 +31,7 @@ import {
   type FileTranscriptionRequest,
 } from './recognition/file-transcription.js';
 import { transcribeAll } from './recognition/transcriber.js';
+import { SpeechGate, type SpeechProbabilities } from './recognition/speech-gate.js';
 import { createLanguageDetector, type LanguageDetection, type LanguageDetector } from './recognition/language-detector.js';
 
 // Value types callers outside the engine use (re-exported: this module is their one import).
@@ -40,6 +41,8 @@ export type { InferenceCost, TimedWord } from './recognition/ctc-recognizer.js';
 export type { PoolStats } from './inference/inference-pool.js';
 export type { ModelProblem } from './models/model-registry.js';
 export { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, mergeChannelSegments, parseChannelNames, speakerLines } from './recognition/channel-segments.js';
+/** Keyterms of a request (REST, job API, WebSocket, OpenAI `prompt`): their limits and check. */
+export { checkKeyterms, KEYTERM_LIMITS, keytermProblemText, type KeytermProblem } from './decoding/keyterm-bias.js';
 
 // Offline tools (src/app/cli: `npm run models`, `npm run lm`): model folders, the decoders, the
 // character LM and its corpus, the CTC import of public exports. The running gateway uses `Asr`.
@@ -52,7 +55,7 @@ export { InputPreparer } from './inference/model-input.js';
 export { loadModelFolder, type LoadedModel } from './models/model-loader.js';
 export { ModelRegistry } from './models/model-registry.js';
 export { forLm, usesEthiopicScript } from './text/text-normalizer.js';
-export { CtcImportError, planCtcImport, type OnnxTensorInfo } from './models/ctc-import.js';
+export { CTC_ONNX_VARIANTS, CtcImportError, pickCtcOnnxFile, planCtcImport, type OnnxTensorInfo } from './models/ctc-import.js';
 
 export interface AsrLogger extends PoolLogger {
   error(details: object, message: string): void;
@@ -92,6 +95,12 @@ export interface AsrOptions {
    * diarizer, the VAD's speech spans and the metrics hook; absent: diarized requests fail.
    */
   readonly diarization?: Pick<FileTranscriptionParts, 'diarize' | 'speechSpans' | 'onDiarized'>;
+  /**
+   * FILE_SPEECH_GATE (recognition/speech-gate.ts): files decode only the speech of each pause-cut
+   * piece, found by `speechProbabilities` (the VAD engine's Silero; null: Silero unavailable, the
+   * energy confirmation alone, logged once). Absent or null: every piece with sound is decoded.
+   */
+  readonly speechGate?: { readonly speechProbabilities: SpeechProbabilities | null } | null;
 }
 
 /** A live-stream piece's recognition; word times in stream milliseconds. */
@@ -110,7 +119,7 @@ export interface PieceTranscription {
   readonly text: string;
   /** Mean of the segments' confidences; null when nothing was recognised. */
   readonly confidence: number | null;
-  /** Segments in stream milliseconds (offset by `startMs`); ids from 0 within the piece. */
+  /** Segments in stream milliseconds (offset by `startMs`, their `words` too); ids from 0 within the piece. */
   readonly segments: readonly Segment[];
   /**
    * The pool's figures for the piece's model runs together: worker time per row summed (as one
@@ -124,6 +133,8 @@ export interface PieceOptions {
   /** Stream time of the first sample, ms. */
   readonly startMs: number;
   readonly signal?: AbortSignal;
+  /** The session's keyterms (checked: checkKeyterms), boosted in the beam search as for files. */
+  readonly keyterms?: readonly string[] | null;
 }
 
 /** A detected language with the default model that runs it. */
@@ -142,13 +153,16 @@ export class Asr {
   private readonly recognizers = new Map<string, CtcRecognizer>();
   private detector: LanguageDetector | null = null;
   private readonly loadProblems: ModelProblem[] = [];
+  private readonly speechGate: SpeechGate | null;
   private constructor(
     private readonly registry: ModelRegistry,
     private readonly pool: InferencePool,
     private readonly tools: MediaTools,
     private readonly options: AsrOptions,
     private readonly planner: DecodingPlanner,
-  ) {}
+  ) {
+    this.speechGate = options.speechGate ? new SpeechGate(options.speechGate.speechProbabilities, options.logger) : null;
+  }
 
   /** Scans the models, starts the inference workers and (by default) opens the default models. */
   static async create(options: AsrOptions): Promise<Asr> {
@@ -251,6 +265,7 @@ export class Asr {
         maxAudioSeconds: this.options.maxAudioSeconds ?? DEFAULT_MAX_AUDIO_SECONDS,
         segmenter: this.options.segmenter,
         maxInFlightPerJob: this.options.maxInFlightPerJob,
+        speechGate: this.speechGate,
         recognizerFor: (model) => this.recognizerFor(model),
         detectLanguage: (pcm, signal) => this.languageDetector().detect(pcm, signal),
         ...this.options.diarization,
@@ -272,6 +287,7 @@ export class Asr {
       priority: 'partial',
       busyRetryMs: STREAM_BUSY_RETRY_MS,
       ...(options.signal ? { signal: options.signal } : {}),
+      keyterms: options.keyterms ?? null,
     });
     return { text: result.text, confidence: result.confidence, words: result.words, inference: result.inference };
   }
@@ -293,12 +309,19 @@ export class Asr {
       priority: 'interactive',
       busyRetryMs: STREAM_BUSY_RETRY_MS,
       ...(options.signal ? { signal: options.signal } : {}),
+      keyterms: options.keyterms ?? null,
       onInference: (cost) => {
         const workerMs = (inference?.workerMs ?? 0) + cost.workerMs / Math.max(1, cost.batchSize);
         inference = { workerMs, batchSize: 1, queueWaitMs: Math.max(inference?.queueWaitMs ?? 0, cost.queueWaitMs) };
       },
     });
-    const shifted = segments.map((segment) => ({ ...segment, start_ms: segment.start_ms + options.startMs, end_ms: segment.end_ms + options.startMs }));
+    const shift = (ms: number): number => ms + options.startMs;
+    const shifted = segments.map((segment) => ({
+      ...segment,
+      start_ms: shift(segment.start_ms),
+      end_ms: shift(segment.end_ms),
+      ...(segment.words ? { words: segment.words.map((w) => ({ ...w, start_ms: shift(w.start_ms), end_ms: shift(w.end_ms) })) } : {}),
+    }));
     const scored = shifted.filter((segment) => segment.confidence !== null);
     return {
       text: shifted.map((segment) => segment.text).join(' '),

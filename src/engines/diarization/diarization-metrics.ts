@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { metricFamilies } from '../../platform/metrics/metric-families.js';
 import type { DiarizationBackend } from './diarize.js';
 import type { DiarizationOutcome } from './transcript-diarization.js';
 
@@ -24,33 +25,20 @@ export interface DiarizationEvent {
  * Labels are bounded (two backends, four outcomes). Create once per registry.
  */
 export function createDiarizationMetrics(registry: Registry): (event: DiarizationEvent) => void {
-  const registers = [registry];
-  const runs = new Counter({
-    name: 'gateway_diarization_runs_total',
-    help: 'Diarizations of files by backend and outcome (ok, failed, timeout, too_long: the job completes without speakers)',
-    labelNames: ['backend', 'outcome'],
-    registers,
-  });
-  const time = new Histogram({
-    name: 'gateway_diarization_seconds',
-    help: 'Wall time of a file diarization from its decoded audio to the answer (runs beside recognition)',
-    labelNames: ['backend'],
-    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
-    registers,
-  });
-  const audio = new Counter({
-    name: 'gateway_diarization_audio_seconds_total',
-    help: 'Audio seconds diarized',
-    labelNames: ['backend'],
-    registers,
-  });
-  const speakers = new Histogram({
-    name: 'gateway_diarization_speakers',
-    help: 'Speakers found in a diarized file',
-    labelNames: ['backend'],
-    buckets: [1, 2, 3, 4, 5, 6, 8, 10, 15, 20],
-    registers,
-  });
+  const family = metricFamilies(registry);
+  const runs = family.counter(
+    'gateway_diarization_runs_total',
+    'Diarizations of files by backend and outcome (ok, failed, timeout, too_long: the job completes without speakers)',
+    ['backend', 'outcome'],
+  );
+  const time = family.histogram(
+    'gateway_diarization_seconds',
+    'Wall time of a file diarization from its decoded audio to the answer (runs beside recognition)',
+    ['backend'],
+    [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600],
+  );
+  const audio = family.counter('gateway_diarization_audio_seconds_total', 'Audio seconds diarized', ['backend']);
+  const speakers = family.histogram('gateway_diarization_speakers', 'Speakers found in a diarized file', ['backend'], [1, 2, 3, 4, 5, 6, 8, 10, 15, 20]);
   return (event) => {
     runs.inc({ backend: event.backend, outcome: event.outcome });
     if (event.outcome !== 'too_long') time.observe({ backend: event.backend }, event.seconds);

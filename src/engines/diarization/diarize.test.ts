@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { resolveMediaTools } from '../../platform/subprocess/media-tools.js';
 import { BACKENDS, diarize } from './diarize.js';
 import { SPEAKER_FRAME_MS, speakerFrames } from './speaker-features.js';
 import { diarizationErrorRate } from '../scoring/diarization-error-rate.js';
@@ -31,6 +36,37 @@ describe('diarize', () => {
     for (const backend of ['backend_a', 'backend_b'] as const) {
       const turns = diarize(pcm, { backend, minSpeakers: 3, maxSpeakers: null }, projection);
       expect(new Set(turns.map((t) => t.speaker)).size, backend).toBeGreaterThanOrEqual(3);
+    }
+  });
+
+  it('max_speakers 2 gives at most two speakers and min_speakers 2 at least two, on a clean two-speaker file (issue 29)', () => {
+    const { pcm } = twoSpeakerConversation();
+    for (const backend of ['backend_a', 'backend_b'] as const) {
+      const most = diarize(pcm, { backend, minSpeakers: null, maxSpeakers: 2 }, projection);
+      expect(new Set(most.map((t) => t.speaker)).size, backend).toBeLessThanOrEqual(2);
+      const least = diarize(pcm, { backend, minSpeakers: 2, maxSpeakers: null }, projection);
+      expect(new Set(least.map((t) => t.speaker)).size, backend).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('finds the same speaker count in the WAV and in an MP3 of the same audio (issue 29)', () => {
+    const { pcm } = twoSpeakerConversation();
+    const dir = mkdtempSync(join(tmpdir(), 'diarize-mp3-'));
+    try {
+      const raw = join(dir, 'a.f32');
+      writeFileSync(raw, pcm);
+      const { ffmpeg } = resolveMediaTools();
+      const run = (argv: string[]): Buffer => execFileSync(ffmpeg, ['-v', 'error', '-y', ...argv], { maxBuffer: 1 << 28 });
+      run(['-f', 'f32le', '-ar', '16000', '-ac', '1', '-i', raw, join(dir, 'a.mp3')]);
+      const bytes = run(['-i', join(dir, 'a.mp3'), '-f', 'f32le', '-ar', '16000', '-ac', '1', '-']);
+      const mp3 = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+      for (const backend of ['backend_a', 'backend_b'] as const) {
+        const count = (audio: Float32Array): number =>
+          new Set(diarize(audio, { backend, minSpeakers: null, maxSpeakers: null }, projection).map((t) => t.speaker)).size;
+        expect(count(mp3), backend).toBe(count(pcm));
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -46,6 +46,23 @@ describe('typeSegments', () => {
     ]);
   });
 
+  it('drops the words of a segment that becomes music with its text; other segments keep theirs', () => {
+    const words = (text: string, start: number) => [{ word: text, start_ms: start, end_ms: start + 400, confidence: 0.7 }];
+    const out = typeSegments(
+      [
+        { ...segment(0, 0, 3000, 'a', 'SPEAKER_00'), words: words('a', 100) },
+        { ...segment(1, 7000, 8000, 'x', 'SPEAKER_01'), words: words('x', 7100) },
+      ],
+      types,
+    );
+    expect(out.map((s) => [s.text, s.type, s.words])).toEqual([
+      ['a', 'female', words('a', 100)],
+      ['', 'music', undefined],
+      ['', 'music', undefined],
+      ['', 'music', undefined],
+    ]);
+  });
+
   it('leaves out music pieces shorter than a second between segments, and types speakerless segments speech', () => {
     const out = typeSegments([segment(0, 0, 6500, 'a', null), segment(1, 6500, 11_500, 'y', 'SPEAKER_00')], types);
     // 11.5-12 s of music is left uncovered: too short to be a segment.

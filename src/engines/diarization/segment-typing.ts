@@ -53,8 +53,10 @@ function uncovered(region: MusicRegion, segments: readonly Segment[]): MusicRegi
 export function typeSegments(segments: readonly Segment[], types: AudioTypes): Segment[] {
   const typed: Segment[] = segments.map((segment) => {
     const length = Math.max(1, segment.end_ms - segment.start_ms);
-    if (overlapMs(segment.start_ms, segment.end_ms, types.music) / length >= MUSIC_SHARE)
-      return { ...segment, text: '', speaker: null, confidence: null, type: 'music' };
+    if (overlapMs(segment.start_ms, segment.end_ms, types.music) / length >= MUSIC_SHARE) {
+      const { words: _words, ...rest } = segment; // no text, no words
+      return { ...rest, text: '', speaker: null, confidence: null, type: 'music' };
+    }
     if (segment.speaker === null) return { ...segment, type: 'speech' };
     return { ...segment, type: dominantType(segment.start_ms, segment.end_ms, types.turns) ?? 'speech' };
   });

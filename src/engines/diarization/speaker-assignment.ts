@@ -19,7 +19,9 @@ export const speakerLabel = (n: number): string => `SPEAKER_${String(n).padStart
 /**
  * Puts speaker turns onto transcript segments. Each word takes the speaker it overlaps most
  * (the nearest turn when it overlaps none); a segment whose words change speaker is split at
- * those word boundaries, so every segment has one speaker. Labels are renumbered by first
+ * those word boundaries, so every segment has one speaker (and the segment's `words` with it); it is
+ * also split where no turn covers PAUSE_SPLIT_MS or more between two words (non-speech is nobody's;
+ * the parts end at the word before and start at the word after). Labels are renumbered by first
  * appearance in the transcript (speakers with turns but no segment after them, by first turn);
  * segments with no words and no overlap get `speaker: null` (non-speech). Ids are renumbered from 0.
  */
@@ -49,13 +51,18 @@ export function assignSpeakers(
       return;
     }
     const speakers = segmentWords.map((w) => speakerOf(w.start_ms, w.end_ms, turns, true)!);
+    // The segment's own words (the record's shape) split with it; they pair with `segmentWords` one to one.
+    const own = segment.words !== undefined && segment.words.length === segmentWords.length ? segment.words : null;
+    // Issue 29: a stretch between two words that no turn covers for PAUSE_SPLIT_MS is not speech:
+    // the segment splits there too, so the pause is nobody's (the parts end and start at the words).
+    const pauseBefore = segmentWords.map((w, i) => i > 0 && uncoveredMs(segmentWords[i - 1]!.end_ms, w.start_ms, turns) >= PAUSE_SPLIT_MS);
     let from = 0;
     for (let i = 1; i <= segmentWords.length; i++) {
-      if (i < segmentWords.length && speakers[i] === speakers[from]) continue;
+      if (i < segmentWords.length && speakers[i] === speakers[from] && !pauseBefore[i]) continue;
       const first = from === 0;
       const last = i === segmentWords.length;
       const startMs = first ? segment.start_ms : segmentWords[from]!.start_ms;
-      const endMs = last ? segment.end_ms : segmentWords[i]!.start_ms;
+      const endMs = last ? segment.end_ms : pauseBefore[i] ? segmentWords[i - 1]!.end_ms : segmentWords[i]!.start_ms;
       push({
         start_ms: startMs,
         end_ms: endMs,
@@ -69,6 +76,7 @@ export function assignSpeakers(
                 .join(' '),
         speaker: label(speakers[from]!),
         confidence: segment.confidence,
+        ...(own !== null ? { words: own.slice(from, i) } : {}),
       });
       from = i;
     }
@@ -78,6 +86,25 @@ export function assignSpeakers(
   for (const turn of [...turns].sort((a, b) => a.startMs - b.startMs)) label(turn.speaker);
   const labels = [...numbering.values()].sort((a, b) => a - b).map(speakerLabel);
   return { segments: out, speakers: { count: labels.length, labels } };
+}
+
+/** A pause between words at least this long that no speaker turn covers splits a segment (issue 29). */
+export const PAUSE_SPLIT_MS = 1000;
+
+/** The longest stretch of [startMs, endMs) that no turn covers. */
+function uncoveredMs(startMs: number, endMs: number, turns: readonly SpeakerTurn[]): number {
+  if (endMs <= startMs) return 0;
+  const inside = turns
+    .filter((t) => t.endMs > startMs && t.startMs < endMs)
+    .map((t) => [Math.max(startMs, t.startMs), Math.min(endMs, t.endMs)] as const)
+    .sort((a, b) => a[0] - b[0]);
+  let longest = 0;
+  let at = startMs;
+  for (const [a, b] of inside) {
+    longest = Math.max(longest, a - at);
+    at = Math.max(at, b);
+  }
+  return Math.max(longest, endMs - at);
 }
 
 /** The turn's speaker with the most overlap; with `nearest`, the closest turn when none overlaps. */

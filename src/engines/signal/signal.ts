@@ -13,8 +13,10 @@ export {
   type AudioFormat,
   type StreamFormat,
 } from './live/audio-format.js';
-export type { AudioContainer } from './files/audio-format.js';
+export { SUPPORTED_FORMATS_TEXT, unsupportedAudioMessage, type AudioContainer } from './files/audio-format.js';
 export { ENDPOINT_PADDING_MS, type EndpointEvent } from './live/endpoint-event.js';
 export { describeNativeStatus, NativeStatus } from '../runtime/native-status.js';
 export { StreamFrontEnd } from './live/stream-front-end.js';
 export { frontEndFormatFor, isPassthrough, StreamInput, type InputProblem } from './live/stream-input.js';
+// A pure sample-array helper, for any caller that joins decoded pieces.
+export { concatSamples } from './files/pcm-channels.js';

@@ -16,6 +16,11 @@
  * the request ends (answered, failed or aborted through its signal).
  * A worker that dies fails its batch (`model_error`) and is replaced.
  *
+ * With `decodingGuards` (TRANSLATION_DECODING_GUARDS=on, the default) the worker decodes under the
+ * degeneration guards (guarded-decoding.ts); a sentence it still cannot translate soundly fails
+ * its request with `untranslatable` (param `text`), naming the sentence; the other requests of
+ * the batch are answered as usual.
+ *
  * Why its own worker and not the acoustic InferencePool: the pool's requests are PCM rows with
  * one model run each, while a translation batch is a loop of dependent decoder runs with a cache
  * between them. The worker is started and prioritised the same way (a WorkerHost of
@@ -53,6 +58,8 @@ export interface TranslationEngineOptions {
   readonly logger?: { warn(details: object, message: string): void } | null;
   /** Metrics hooks (`createTranslationMetrics`). */
   readonly observer?: TranslationObserver;
+  /** Decode under the degeneration guards with their fallbacks (TRANSLATION_DECODING_GUARDS). Default true. */
+  readonly decodingGuards?: boolean;
 }
 
 export interface TranslationStats {
@@ -124,7 +131,11 @@ export class OnnxTranslationEngine implements TranslationEngine {
     this.logger = options.logger ?? null;
     this.observer = options.observer ?? {};
     this.observer.queueDepth?.(() => this.queue.queued);
-    const settings: TranslationWorkerSettings = { manifest, intraOpThreads: Math.max(1, options.intraOpThreads ?? availableParallelism()) };
+    const settings: TranslationWorkerSettings = {
+      manifest,
+      intraOpThreads: Math.max(1, options.intraOpThreads ?? availableParallelism()),
+      decodingGuards: options.decodingGuards ?? true,
+    };
     this.host = new WorkerHost<ToTranslationWorker, FromTranslationWorker>({
       entry: new URL('./translation-worker.js', import.meta.url),
       label: 'translation worker',
@@ -318,6 +329,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
       sentences: running.entries.length,
       workerMs: message.type === 'result' ? message.workerMs : 0,
       ok: message.type === 'result',
+      untranslatable: message.type === 'result' ? message.untranslatable.length : 0,
     });
     if (message.type === 'failed') this.failEntries(running.entries, message.message);
     else {
@@ -326,15 +338,29 @@ export class OnnxTranslationEngine implements TranslationEngine {
       this.counters.batches++;
       this.counters.sentences += size;
       this.counters.batchSizes[size] = (this.counters.batchSizes[size] ?? 0) + 1;
+      this.observer.onGuard?.({ mode, actions: message.guardActions });
+      const untranslatable = new Set(message.untranslatable);
       running.entries.forEach((entry, i) => {
         const request = entry.request;
         if (request.settled) return;
+        if (untranslatable.has(i)) return this.settle(request, this.untranslatable(entry));
         request.outputs[entry.index] = message.outputs[i] ?? '';
         if (--request.remaining === 0) this.settle(request, null);
       });
     }
     this.checkDrained();
     this.dispatch();
+  }
+
+  /** The error of a request with a sentence that every guarded decoding turned degenerate. */
+  private untranslatable(entry: Entry): EngineError {
+    const sentence = entry.item.text.length > 80 ? `${entry.item.text.slice(0, 77)}...` : entry.item.text;
+    const position = entry.request.items.length > 1 ? `Sentence ${entry.index + 1} of ${entry.request.items.length}` : 'The sentence';
+    return new EngineError(
+      'untranslatable',
+      `${position} (${JSON.stringify(sentence)}) could not be translated from ${entry.item.source} to ${entry.item.target}: every output of the model ${this.name} for it degenerated (a repeated letter, word or phrase, or an output far longer than the sentence), so none is returned. Rephrase or shorten the sentence; a stronger translation model avoids this.`,
+      { param: 'text' },
+    );
   }
 
   private failRunning(reason: string): void {

@@ -56,7 +56,17 @@ describe('parseTranslationManifest', () => {
     });
     expect(m.onnx.encoder).toBe('/models/opus/encoder_model.onnx');
     expect(m.targetTagPosition).toBe('source');
-    expect(m.decoding).toEqual({ beamSize: 4, lengthPenalty: 1, maxInputTokens: 200, maxOutputTokens: 256, maxOutputRatio: 2.5, maxOutputExtra: 4 });
+    expect(m.decoding).toEqual({
+      beamSize: 4,
+      lengthPenalty: 1,
+      maxInputTokens: 200,
+      maxOutputTokens: 256,
+      maxOutputRatio: 2.5,
+      maxOutputExtra: 4,
+      noRepeatNgram: 3,
+      repetitionPenalty: 1,
+      maxOutputCharRatio: null,
+    });
   });
 
   it('reads the NLLB layout: decoder-position tags, source tags, ids, merged decoder', () => {
@@ -96,5 +106,15 @@ describe('parseTranslationManifest', () => {
     expect(bad({ onnx: {} })).toThrow(/decoder_merged/);
     expect(bad({ special_ids: { pad: 0, unk: 1, eos: 3 } })).toThrow(/decoder_start/);
     expect(bad({ tokenizer: { type: 'sentencepiece', model: '../escape.model' } })).toThrow(/tokenizer\.model/);
+    expect(bad({ decoding: { max_output_char_ratio: 2 } })).toThrow(/max_output_char_ratio/);
+    expect(bad({ decoding: { max_output_char_ratio: { 'en-am': -1 } } })).toThrow(/max_output_char_ratio\.en-am/);
+  });
+
+  it('reads the decoding guards settings; a letter ratio over 3 is held to 3', () => {
+    const m = parseTranslationManifest(
+      { ...ours, decoding: { no_repeat_ngram_size: 4, repetition_penalty: 1.2, max_output_char_ratio: { 'en-am': 1.5, 'am-en': 5 } } },
+      '/m',
+    );
+    expect(m.decoding).toMatchObject({ noRepeatNgram: 4, repetitionPenalty: 1.2, maxOutputCharRatio: { 'en-am': 1.5, 'am-en': 3 } });
   });
 });

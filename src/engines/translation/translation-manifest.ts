@@ -32,6 +32,12 @@ export interface TranslationDecoding {
   /** Output tokens per row at most `ceil(maxOutputRatio x source pieces) + maxOutputExtra` (pieces without language tokens and end). */
   readonly maxOutputRatio: number;
   readonly maxOutputExtra: number;
+  /** Decoding guards (degeneration-guard.ts): token n-grams of this size are not repeated beyond the source; 0: off. */
+  readonly noRepeatNgram: number;
+  /** Decoding guards: penalty on tokens already generated; 1: none. */
+  readonly repetitionPenalty: number;
+  /** Decoding guards: per direction `src-tgt`, most output letters per source letter (at most 3); null: the built-in table. */
+  readonly maxOutputCharRatio: Readonly<Record<string, number>> | null;
 }
 
 export interface TranslationManifest {
@@ -165,6 +171,16 @@ export function parseTranslationManifest(raw: unknown, folder: string): Translat
   };
 
   const dec = isObject(raw['decoding']) ? raw['decoding'] : {};
+  let maxOutputCharRatio: Record<string, number> | null = null;
+  if (dec['max_output_char_ratio'] !== undefined) {
+    const ratios = dec['max_output_char_ratio'];
+    if (!isObject(ratios)) fail('decoding.max_output_char_ratio must map directions (src-tgt) to numbers');
+    maxOutputCharRatio = {};
+    for (const [direction, ratio] of Object.entries(ratios as Json)) {
+      if (typeof ratio !== 'number' || !(ratio > 0)) fail(`decoding.max_output_char_ratio.${direction} must be a positive number`);
+      maxOutputCharRatio[direction] = Math.min(3, ratio as number);
+    }
+  }
   const decoding: TranslationDecoding = {
     beamSize: Math.max(1, int(dec['beam_size'], 'decoding.beam_size', 4)),
     lengthPenalty: num(dec['length_penalty'], 'decoding.length_penalty', 1),
@@ -172,6 +188,9 @@ export function parseTranslationManifest(raw: unknown, folder: string): Translat
     maxOutputTokens: Math.max(1, int(dec['max_output_tokens'], 'decoding.max_output_tokens', 256)),
     maxOutputRatio: Math.max(0.1, num(dec['max_output_ratio'], 'decoding.max_output_ratio', 2.5)),
     maxOutputExtra: Math.max(0, int(dec['max_output_extra'], 'decoding.max_output_extra', 4)),
+    noRepeatNgram: int(dec['no_repeat_ngram_size'], 'decoding.no_repeat_ngram_size', 3),
+    repetitionPenalty: Math.max(1, num(dec['repetition_penalty'], 'decoding.repetition_penalty', 1)),
+    maxOutputCharRatio,
   };
 
   let regressionChrf: Record<string, number> | null = null;

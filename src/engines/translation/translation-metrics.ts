@@ -1,20 +1,33 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { deferredGauge } from '../../platform/metrics/shared-metrics.js';
+import type { GuardAction } from './guarded-decoding.js';
 import type { TranslationMode } from './translation-engine.js';
 
 /** What the translation engine reports (onnx-translation-engine.ts). */
 export interface TranslationObserver {
-  onBatch?(event: { readonly mode: TranslationMode; readonly sentences: number; readonly workerMs: number; readonly ok: boolean }): void;
+  /** `untranslatable`: sentences of an ok batch that the decoding guards could not translate soundly. */
+  onBatch?(event: {
+    readonly mode: TranslationMode;
+    readonly sentences: number;
+    readonly workerMs: number;
+    readonly ok: boolean;
+    readonly untranslatable?: number;
+  }): void;
   onRefused?(event: { readonly mode: TranslationMode; readonly sentences: number }): void;
   queueDepth?(read: () => number): void;
+  /** Decoding guards (on): rows of a batch per action (clean, next_beam, redecoded, prefix, untranslatable). */
+  onGuard?(event: { readonly mode: TranslationMode; readonly actions: Readonly<Partial<Record<GuardAction, number>>> }): void;
 }
 
 /**
  * Prometheus metrics of the translation engine, registered on `registry`:
  *  - `translation_batch_size` histogram (label mode): sentences per batch
  *  - `translation_batch_seconds` histogram (label mode): worker time of a batch (tokenising, model runs, decoding)
- *  - `translation_sentences_total` counter (labels mode, outcome: ok | error | refused)
+ *  - `translation_sentences_total` counter (labels mode, outcome: ok | error | refused | untranslatable)
  *  - `translation_queue_depth` gauge: sentences waiting for the worker
+ *  - `translation_guard_rows_total` counter (labels mode, action): model rows decoded under the
+ *    degeneration guards, by what the guards did (`clean`, `next_beam`, `redecoded`, `prefix`,
+ *    `untranslatable`)
  * Create once per registry.
  */
 export function createTranslationMetrics(registry: Registry): TranslationObserver {
@@ -35,21 +48,32 @@ export function createTranslationMetrics(registry: Registry): TranslationObserve
   });
   const sentences = new Counter({
     name: 'translation_sentences_total',
-    help: 'Sentences translated, failed or refused (queue full)',
+    help: 'Sentences translated, failed, refused (queue full) or untranslatable (every guarded output degenerated)',
     labelNames: ['mode', 'outcome'],
     registers,
   });
   const queueDepth = deferredGauge(registry, 'translation_queue_depth', 'Sentences waiting for the translation worker');
+  const guardRows = new Counter({
+    name: 'translation_guard_rows_total',
+    help: 'Model rows decoded under the degeneration guards, by what the guards did (clean, next_beam, redecoded, prefix, untranslatable)',
+    labelNames: ['mode', 'action'],
+    registers,
+  });
   return {
     onBatch(event) {
       if (event.ok) {
         batchSize.observe({ mode: event.mode }, event.sentences);
         batchTime.observe({ mode: event.mode }, event.workerMs / 1000);
       }
-      sentences.inc({ mode: event.mode, outcome: event.ok ? 'ok' : 'error' }, event.sentences);
+      const untranslatable = event.ok ? (event.untranslatable ?? 0) : 0;
+      sentences.inc({ mode: event.mode, outcome: event.ok ? 'ok' : 'error' }, event.sentences - untranslatable);
+      if (untranslatable > 0) sentences.inc({ mode: event.mode, outcome: 'untranslatable' }, untranslatable);
     },
     onRefused(event) {
       sentences.inc({ mode: event.mode, outcome: 'refused' }, event.sentences);
+    },
+    onGuard(event) {
+      for (const [action, rows] of Object.entries(event.actions)) if (rows > 0) guardRows.inc({ mode: event.mode, action }, rows);
     },
     queueDepth,
   };

@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { SentencePieceProcessor } from '@sctg/sentencepiece-js';
+import { readModelPieces } from './sentencepiece-pieces.js';
 import type { LanguageToken, TranslationTokenizerSpec } from './translation-manifest.js';
 
 interface Processor {
@@ -93,6 +94,32 @@ export class TranslationTokenizer {
     const offset = this.spec.kind === 'shared' ? this.spec.idOffset : 0;
     const ids = this.source.encodeIds(text).map((id) => (id === this.sourceUnk ? this.unkId : id + offset));
     return { ids, wordStarts: ids.length === wordStarts.length ? wordStarts : ids.map(() => true) };
+  }
+
+  /**
+   * The output text of every model id, indexed by id: the piece with U+2581 as a space; '' for
+   * control, unknown and byte pieces, added tokens and ids outside the vocabulary. What the
+   * decoding guards measure (letters, length) as a hypothesis grows.
+   */
+  pieceTexts(): string[] {
+    const text = (piece: string): string => piece.replaceAll('\u2581', ' ');
+    const out: string[] = [];
+    const spec = this.spec;
+    if (spec.kind === 'shared') {
+      const pieces = readModelPieces(readFileSync(spec.model));
+      pieces.forEach((p, id) => (out[id + spec.idOffset] = p.type === 'normal' || p.type === 'user_defined' ? text(p.piece) : ''));
+    } else {
+      const special = new Set(
+        readModelPieces(readFileSync(spec.target))
+          .filter((p) => p.type !== 'normal' && p.type !== 'user_defined')
+          .map((p) => p.piece),
+      );
+      special.add('<pad>');
+      for (const [id, piece] of this.pieces!) out[id] = special.has(piece) ? '' : text(piece);
+    }
+    for (const id of Object.values(spec.addedTokens)) out[id] = '';
+    for (let id = 0; id < out.length; id++) out[id] ??= '';
+    return out;
   }
 
   /** Model ids (special and language tokens already removed) to text. */

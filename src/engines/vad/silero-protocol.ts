@@ -7,12 +7,17 @@ export interface SileroInitMessage {
   maxBatch: number;
 }
 
-/** `windows` holds streams.length rows of 512 samples; its buffer is transferred. */
+/**
+ * `windows` holds streams.length rows of 512 samples; its buffer is transferred. The rows are
+ * `steps` batches run one after the other (steps[k] rows each, a stream at most once per step),
+ * so a stream's later window follows its earlier one.
+ */
 export interface SileroBatchMessage {
   type: 'batch';
   id: number;
   streams: Int32Array;
   windows: Float32Array;
+  steps: Int32Array;
 }
 
 /** Drops a stream's recurrent state and context (closed or reset). */
@@ -39,7 +44,9 @@ export interface SileroResultMessage {
   id: number;
   streams: Int32Array;
   probabilities: Float32Array;
-  /** Milliseconds the onnxruntime call took inside the worker. */
+  /** onnxruntime calls made (the batch's steps). */
+  steps: number;
+  /** Milliseconds the onnxruntime calls took inside the worker. */
   runMs: number;
 }
 

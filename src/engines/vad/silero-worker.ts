@@ -21,7 +21,23 @@ function post(message: SileroResponse): void {
   port!.postMessage(message);
 }
 
-async function runBatch(id: number, ids: Int32Array, windows: Float32Array): Promise<void> {
+/** A message's steps in order (a stream's state carries from one step to the next), one result for all. */
+async function runBatch(id: number, ids: Int32Array, windows: Float32Array, steps: Int32Array): Promise<void> {
+  const probabilities = new Float32Array(ids.length);
+  let runMs = 0;
+  let offset = 0;
+  for (const count of steps) {
+    const rows = ids.subarray(offset, offset + count);
+    const step = await runStep(rows, windows.subarray(offset * SILERO_WINDOW, (offset + count) * SILERO_WINDOW));
+    probabilities.set(step.probabilities, offset);
+    runMs += step.runMs;
+    offset += count;
+  }
+  post({ type: 'result', id, streams: ids, probabilities, steps: steps.length, runMs });
+}
+
+/** One onnxruntime call over one window of each stream in `ids`. */
+async function runStep(ids: Int32Array, windows: Float32Array): Promise<{ probabilities: Float32Array; runMs: number }> {
   const batch = ids.length;
   if (input.length < batch * SILERO_INPUT) {
     input = new Float32Array(batch * SILERO_INPUT);
@@ -52,7 +68,7 @@ async function runBatch(id: number, ids: Int32Array, windows: Float32Array): Pro
     s.set(state.subarray((batch + b) * SILERO_STATE, (batch + b + 1) * SILERO_STATE), SILERO_STATE);
     s.set(windows.subarray((b + 1) * SILERO_WINDOW - SILERO_CONTEXT, (b + 1) * SILERO_WINDOW), 2 * SILERO_STATE);
   }
-  post({ type: 'result', id, streams: ids, probabilities: Float32Array.from(probs.subarray(0, batch)), runMs });
+  return { probabilities: Float32Array.from(probs.subarray(0, batch)), runMs };
 }
 
 // Batches are processed one at a time, in order.
@@ -72,7 +88,7 @@ port.on('message', (message: SileroRequest) => {
     });
   } else if (message.type === 'batch') {
     chain = chain.then(() =>
-      runBatch(message.id, message.streams, message.windows).catch((err: Error) => {
+      runBatch(message.id, message.streams, message.windows, message.steps).catch((err: Error) => {
         post({ type: 'error', message: `Silero inference failed: ${err.message}` });
       }),
     );

@@ -46,6 +46,11 @@ export class Vad {
     return { energy: true, silero: this.sileroPresent };
   }
 
+  /** Whether the shared Silero VAD was started (by `shared()`; until `close()`). */
+  get started(): boolean {
+    return this.silero !== null;
+  }
+
   /**
    * The shared Silero VAD, started on first use; EngineError `unavailable` (param vad_type) when
    * it cannot start (a later call tries again). Stopped by `close()`.
@@ -72,6 +77,29 @@ export class Vad {
     } catch (error) {
       if (signal.aborted) throw error;
       this.logger?.warn({ err: error }, 'Silero speech spans failed: diarization uses the energy gate alone');
+      return null;
+    }
+  }
+
+  /**
+   * Silero's speech probability of each whole 512-sample window (32 ms) of 16 kHz mono `pcm` (a
+   * file's piece, for the file speech gate), batched with the live streams; null when Silero is not
+   * installed, cannot start or has failed (the caller falls back), never an error but the signal's reason.
+   */
+  async speechProbabilities(pcm: Float32Array, signal: AbortSignal): Promise<Float32Array | null> {
+    if (!this.sileroPresent) return null;
+    let silero: SileroVad;
+    try {
+      silero = await this.shared();
+    } catch {
+      signal.throwIfAborted();
+      return null;
+    }
+    if (silero.closed) return null;
+    try {
+      return await sileroProbabilities(silero, pcm, { signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
       return null;
     }
   }

@@ -3,7 +3,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { connect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ApiError, isApiError } from '../../platform/errors/api-error.js';
-import type { OutboundGuard } from '../../platform/net/outbound-guard.js';
+import { OutboundGuard } from '../../platform/net/outbound-guard.js';
 import { safeRequest } from '../../platform/net/safe-http.js';
 
 /** Request headers passed on to the remote server (everything else stays behind). */
@@ -140,7 +140,12 @@ export class GuardedProxy {
   private forward(req: IncomingMessage, res: ServerResponse, url: URL): void {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (isIP(host) !== 0 && !this.guard.addressAllowed(host)) {
-      this.refuse(new ApiError('url_not_allowed', { message: `The media URL leads to ${host}, a private or loopback address.`, param: 'url' }));
+      this.refuse(
+        new ApiError('url_not_allowed', {
+          message: `The media URL leads to ${host}, a private or loopback address. ${OutboundGuard.HOW_TO_ALLOW}`,
+          param: 'url',
+        }),
+      );
       res.writeHead(403).end();
       return;
     }
@@ -177,7 +182,12 @@ export class GuardedProxy {
     const host = match[1]!;
     const port = Number(match[2]);
     if (isIP(host) !== 0 && !this.guard.addressAllowed(host)) {
-      this.refuse(new ApiError('url_not_allowed', { message: `The media URL leads to ${host}, a private or loopback address.`, param: 'url' }));
+      this.refuse(
+        new ApiError('url_not_allowed', {
+          message: `The media URL leads to ${host}, a private or loopback address. ${OutboundGuard.HOW_TO_ALLOW}`,
+          param: 'url',
+        }),
+      );
       client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
       return;
     }

@@ -74,6 +74,10 @@ export const CONFIG_TABLE = {
     }),
     MODELS_DIR: path('models', 'model folders (see `docs/model-format.md`)'),
     INFERENCE_DEVICE: oneOf('cpu', ['cpu', 'cuda'], 'where models run (falls back to CPU when CUDA is unavailable)'),
+    FILE_SPEECH_GATE: oneOf('silero', ['silero', 'off'], {
+      description:
+        'file transcription (REST, batch, job API) decodes only the speech the Silero VAD finds in each pause-cut piece, padded so no word edge is cut: noise, tones and music give no text, and a file without speech completes with `text: ""` and no segments (`docs/decoding.md`, *Speech gate*); when Silero is unavailable an energy check stands in (logged once); `off`: every piece with sound is decoded, as before',
+    }),
     INFERENCE_WORKERS: integer(0, 0, 256, { description: 'inference worker threads', defaultText: '`0` (automatic)' }),
     INFERENCE_WORKER_NICE: integerOrOff(10, 0, 19, {
       description:
@@ -109,6 +113,10 @@ export const CONFIG_TABLE = {
       100_000,
       'sentences in one `POST /translate/v1` text (at most `TRANSLATION_MAX_QUEUED_PER_ACCOUNT`); more is 400 `invalid_field_value`',
     ),
+    TRANSLATION_DECODING_GUARDS: oneOf('on', ['on', 'off'], {
+      description:
+        'translation decoding guards (`docs/translation-models.md`, *Decoding guards*): no repeated token n-grams, token or letter runs, a letter cap per direction against the source, and loop detection with a fallback to the best sound hypothesis; a sentence still degenerate is 400 `untranslatable_text` on `POST /translate/v1` and a `TRANSLATION_ERROR` unit in file jobs. `off`: decoding without them, as before',
+    }),
     DIARIZATION_MODEL: path('models/diarization/speaker-ivector-v1.json', {
       description:
         'the speaker model speaker diarization uses (`models/diarization/README.md`); when it is missing, diarized jobs complete with a warning and no speakers',
@@ -275,6 +283,10 @@ export const CONFIG_TABLE = {
     WS_ENDPOINT_SILENCE_MS: integer(500, 100, 10_000, 'silence that ends a turn (`turn_detection=server_vad`, `opus_raw_16k`)'),
     WS_MAX_TURN_MS: integer(30_000, 1_000, 120_000, 'longer turns are cut (`forced_split`)'),
     WS_PARTIAL_INTERVAL_MS: integer(500, 100, 60_000, 'how often an open turn is re-recognised for `partial` messages (`partial_results=true`)'),
+    LIVE_SPEECH_GATE: oneOf('off', ['on', 'off'], {
+      description:
+        'WebSocket: `on` decodes and sends text only for audio the shared Silero VAD confirms as speech (turns, `TRANSCRIBE` and final pieces, partials; docs/streaming.md "Speech gate"); `off` (default until the gate stops losing quiet speech, see docs/streaming.md): every turn the VAD cuts is decoded (tones and music become text)',
+    }),
     WS_TOKEN_TTL_SECONDS: integer(60, 5, 3600, 'lifetime of a single-use session token from `POST /v1/ws/tokens`'),
     WS_MAX_UNSENT_BYTES: bytes(4 * MB, 64 * 1024, 1e9, 'server messages a client may leave unread before it is closed (1008)'),
     WS_LAG_WARNING_MS: integer(3_000, 100, 600_000, 'a `lag` message is sent while a piece waits longer than this'),

@@ -22,6 +22,8 @@ export interface GatewayConfig {
   readonly defaultLanguage: string;
   readonly modelsDir: string;
   readonly inferenceDevice: 'cpu' | 'cuda';
+  /** FILE_SPEECH_GATE: files decode only Silero-detected speech (`silero`) or every piece with sound (`off`). */
+  readonly fileSpeechGate: 'silero' | 'off';
   readonly inferenceWorkers: number;
   /** Nice value of the inference worker threads (with SCHED_BATCH); null: same as the event loop. */
   readonly inferenceWorkerNice: number | null;
@@ -37,6 +39,8 @@ export interface GatewayConfig {
     readonly maxQueued: number;
     readonly maxQueuedPerAccount: number;
     readonly maxRequestSentences: number;
+    /** TRANSLATION_DECODING_GUARDS=on: decode under the degeneration guards. */
+    readonly decodingGuards: boolean;
   };
   /** The speaker projection of diarization (models/diarization/*.json). */
   readonly diarizationModel: string;
@@ -124,6 +128,8 @@ export interface StreamingSettings {
   readonly maxTurnMs: number;
   /** How often an open turn is re-recognised for `partial` messages (when the client asks for them), ms. */
   readonly partialIntervalMs: number;
+  /** LIVE_SPEECH_GATE: live text only for audio Silero confirms as speech. */
+  readonly liveSpeechGate: boolean;
   /** Lifetime of a session token from POST /v1/ws/tokens, seconds. */
   readonly tokenTtlSeconds: number;
   /** Bytes a slow reader may leave unread (uWS buffer + our queue) before the session is closed (1008). */
@@ -232,6 +238,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     defaultLanguage: v.DEFAULT_LANGUAGE,
     modelsDir: v.MODELS_DIR,
     inferenceDevice: v.INFERENCE_DEVICE,
+    fileSpeechGate: v.FILE_SPEECH_GATE,
     inferenceWorkers: v.INFERENCE_WORKERS,
     inferenceWorkerNice: v.INFERENCE_WORKER_NICE,
     jobWorkers: v.JOB_WORKERS,
@@ -243,6 +250,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxQueued: v.TRANSLATION_MAX_QUEUED,
       maxQueuedPerAccount: v.TRANSLATION_MAX_QUEUED_PER_ACCOUNT,
       maxRequestSentences: v.TRANSLATION_MAX_REQUEST_SENTENCES,
+      decodingGuards: v.TRANSLATION_DECODING_GUARDS === 'on',
     },
     diarizationModel: v.DIARIZATION_MODEL,
     diarizationOverlapModel: v.DIARIZATION_OVERLAP_MODEL,
@@ -307,6 +315,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       endpointSilenceMs: v.WS_ENDPOINT_SILENCE_MS,
       maxTurnMs: v.WS_MAX_TURN_MS,
       partialIntervalMs: v.WS_PARTIAL_INTERVAL_MS,
+      liveSpeechGate: v.LIVE_SPEECH_GATE === 'on',
       tokenTtlSeconds: v.WS_TOKEN_TTL_SECONDS,
       maxUnsentBytes: v.WS_MAX_UNSENT_BYTES,
       lagWarningMs: v.WS_LAG_WARNING_MS,

@@ -17,6 +17,19 @@ export type JobApi = 'unified' | 'job_api';
 /** A segment's kind (the job API's `type`): `male` / `female` speech, `speech` when the voice is not classified or unsure, `music` without speech. */
 export type SegmentType = 'speech' | 'male' | 'female' | 'music';
 
+/**
+ * A recognised word with its time, absolute ms in the audio like its segment, from the CTC
+ * alignment of the decoded path (src/engines/asr/recognition/output-words.ts). A segment's words,
+ * joined with single spaces, are its `text`.
+ */
+export interface SegmentWord {
+  readonly word: string;
+  readonly start_ms: number;
+  readonly end_ms: number;
+  /** Mean posterior of the word's tokens (0..1); null when unknown. */
+  readonly confidence: number | null;
+}
+
 export interface Segment {
   readonly id: number;
   readonly start_ms: number;
@@ -29,6 +42,8 @@ export interface Segment {
   readonly channel?: number;
   /** Set when the file was diarized (docs/diarization.md, segment types); absent: `speech`. */
   readonly type?: SegmentType;
+  /** The words of `text` with their times (extension); absent on segments stored before words were kept. */
+  readonly words?: readonly SegmentWord[];
 }
 
 export interface Progress {

@@ -31,7 +31,8 @@ export const ERROR_REGISTRY = define({
   TRANSLATION_ERROR: {
     status: 200,
     type: 'translation_unit_error',
-    message: 'The translation engine failed on this unit 4 times (the attempt and 3 retries), or none is configured.',
+    message:
+      'The translation engine failed on this unit 4 times (the attempt and 3 retries), a sentence of it could not be translated without a degenerate output (no retry: the same model fails it again), or none is configured.',
   },
   UPLOAD_ERROR: { status: 200, type: 'translation_unit_error', message: 'The output could not be written to the destination.' },
   INTERNAL_ERROR: {
@@ -42,6 +43,12 @@ export const ERROR_REGISTRY = define({
   // 400
   missing_required_field: { status: 400, type: 'invalid_request_error', message: 'A required field is missing.' },
   invalid_field_value: { status: 400, type: 'invalid_request_error', message: 'A field has an invalid value.', wsClose: 1008 },
+  untranslatable_text: {
+    status: 400,
+    type: 'invalid_request_error',
+    message:
+      'A sentence of the text could not be translated: every output of the translation model for it degenerated (a loop, or far longer than the sentence). Retrying the same text fails again; rephrase or shorten the sentence.',
+  },
   invalid_audio_format: {
     status: 400,
     type: 'invalid_request_error',
@@ -65,7 +72,8 @@ export const ERROR_REGISTRY = define({
   url_not_allowed: {
     status: 400,
     type: 'invalid_request_error',
-    message: 'The URL resolves to a private, loopback or link-local address, which this server does not fetch.',
+    message:
+      'The URL resolves to a private, loopback or link-local address, which this server does not fetch (a server allows them for local testing with ALLOW_PRIVATE_NETWORK=true or OUTBOUND_ALLOWED_CIDRS).',
   },
   // 401
   missing_api_key: {
@@ -371,6 +379,8 @@ export const ENGINE_ERROR_CODES = {
   overloaded: 'server_overloaded',
   /** The model failed to load or run, or its worker died. */
   model_failed: 'model_error',
+  /** Every guarded decoding of a sentence degenerated (translation); `param` names the text field. Not retryable. */
+  untranslatable: 'untranslatable_text',
 } as const satisfies Record<string, ErrorCode>;
 
 export type EngineErrorKind = keyof typeof ENGINE_ERROR_CODES;

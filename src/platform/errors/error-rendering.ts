@@ -2,8 +2,8 @@ import { ApiError } from './api-error.js';
 import { ERROR_REGISTRY } from './error-registry.js';
 import { redactServerPaths } from './path-redaction.js';
 
-/** Which error envelope a surface speaks. */
-export type ErrorSurface = 'unified' | 'job';
+/** Which error envelope a surface speaks: the unified API's, the job API's, or OpenAI's (`/v1/audio/*`, `/v1/models`). */
+export type ErrorSurface = 'unified' | 'job' | 'openai';
 
 export interface RenderedError {
   readonly status: number;
@@ -31,7 +31,21 @@ export function renderJobApiError(error: ApiError): RenderedError {
   return { status, body: { detail }, headers: retryHeaders(error) };
 }
 
+/**
+ * OpenAI-compatible routes: `{error: {message, type, param, code}}` (param null when none), as
+ * OpenAI's API and clients have it. Statuses are the registry's, except that 422 (validation,
+ * unsupported language or model) is 400, which OpenAI answers for any invalid request (its
+ * clients raise BadRequestError). 429 and 503 carry Retry-After.
+ */
+export function renderOpenAiError(error: ApiError): RenderedError {
+  const def = ERROR_REGISTRY[error.code];
+  const status = def.status === 422 ? 400 : def.status;
+  const body = { message: redactServerPaths(error.message), type: def.type, param: error.param ?? null, code: error.code };
+  return { status, body: { error: body }, headers: retryHeaders(error) };
+}
+
 export function renderError(surface: ErrorSurface, error: ApiError): RenderedError {
+  if (surface === 'openai') return renderOpenAiError(error);
   return surface === 'job' ? renderJobApiError(error) : renderUnifiedError(error);
 }
 

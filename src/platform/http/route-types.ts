@@ -33,6 +33,8 @@ export interface ResponseSpec {
   /** Defaults to application/json when a schema is given. */
   readonly contentType?: string;
   readonly headers?: Record<string, string>;
+  /** Plain-text content types the same status may answer with instead (the handler sends those itself). */
+  readonly alsoText?: readonly string[];
 }
 
 export interface Reply {

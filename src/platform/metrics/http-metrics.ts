@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
+import { metricFamilies } from './metric-families.js';
 import { isRejection, rejectionMetrics, type RejectionMetrics } from './shared-metrics.js';
 
 /** Request counts and latency per route template (never per raw URL: label cardinality stays fixed). */
@@ -9,19 +10,14 @@ export class HttpMetrics {
 
   constructor(registry: Registry) {
     this.refused = rejectionMetrics(registry);
-    this.requests = new Counter({
-      name: 'gateway_http_requests_total',
-      help: 'HTTP requests by route template and status',
-      labelNames: ['method', 'route', 'status'],
-      registers: [registry],
-    });
-    this.duration = new Histogram({
-      name: 'gateway_http_request_duration_seconds',
-      help: 'HTTP request latency from first byte to response',
-      labelNames: ['method', 'route'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers: [registry],
-    });
+    const family = metricFamilies(registry);
+    this.requests = family.counter('gateway_http_requests_total', 'HTTP requests by route template and status', ['method', 'route', 'status']);
+    this.duration = family.histogram(
+      'gateway_http_request_duration_seconds',
+      'HTTP request latency from first byte to response',
+      ['method', 'route'],
+      [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    );
   }
 
   observe(method: string, route: string, status: number, seconds: number): void {

@@ -45,6 +45,10 @@ export class OutboundGuard {
     readonly allowedRanges: readonly string[] = [],
   ) {}
 
+  /** Said with every refusal: which settings let a server reach such addresses (local testing). */
+  static readonly HOW_TO_ALLOW =
+    'To fetch from your own machine or network while testing, the server operator sets ALLOW_PRIVATE_NETWORK=true (every address) or OUTBOUND_ALLOWED_CIDRS (chosen ranges, e.g. 127.0.0.0/8).';
+
   addressAllowed(address: string): boolean {
     return this.allowPrivateNetwork || isPublicAddress(address) || (this.allowedRanges.length > 0 && addressAllowed(address, this.allowedRanges));
   }
@@ -54,7 +58,7 @@ export class OutboundGuard {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (ipaddr.isValid(host) && !this.addressAllowed(host)) {
       throw new ApiError('url_not_allowed', {
-        message: `The URL's host ${host} is a private, loopback or link-local address; this server does not fetch those.`,
+        message: `The URL's host ${host} is a private, loopback or link-local address; this server does not fetch those. ${OutboundGuard.HOW_TO_ALLOW}`,
         param: 'url',
       });
     }
@@ -74,7 +78,7 @@ export class OutboundGuard {
       const allowed = addresses.filter((a) => this.addressAllowed(a.address));
       if (allowed.length === 0) {
         const refused = new ApiError('url_not_allowed', {
-          message: `The host ${hostname} resolves only to private, loopback or link-local addresses; this server does not fetch those.`,
+          message: `The host ${hostname} resolves only to private, loopback or link-local addresses; this server does not fetch those. ${OutboundGuard.HOW_TO_ALLOW}`,
           param: 'url',
         });
         (callback as (e: Error | null, a: string | LookupAddress[], f?: number) => void)(refused, '', 0);

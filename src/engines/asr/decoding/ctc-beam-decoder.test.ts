@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ctcFrames } from '../../../../test/helpers/ctc-frames.js';
 import { salamBigramWordLm } from '../../../../test/helpers/word-lm-file.js';
 import { buildCharNgramLm } from './lm/char-ngram-builder.js';
 import { CharNgramLm } from './lm/char-ngram-lm.js';
@@ -12,16 +13,7 @@ const vocabulary = { tokens, blankId: 0, wordDelimiter: '|' };
 const id = (t: string): number => tokens.indexOf(t);
 
 /** Frames of probabilities (each row: token -> p, rest spread evenly), as log-probabilities. */
-function frames(rows: Array<Record<string, number>>): CtcScores {
-  const V = tokens.length;
-  const data = new Float32Array(rows.length * V);
-  rows.forEach((row, t) => {
-    const named = Object.values(row).reduce((a, b) => a + b, 0);
-    const rest = (1 - named) / (V - Object.keys(row).length);
-    for (let v = 0; v < V; v++) data[t * V + v] = Math.log(row[tokens[v]!] ?? Math.max(rest, 1e-6));
-  });
-  return { data, frames: rows.length, vocabSize: V };
-}
+const frames = (rows: Array<Record<string, number>>): CtcScores => ctcFrames(tokens, rows);
 
 function randomPeaky(seed: number, T: number): CtcScores {
   let s = seed;

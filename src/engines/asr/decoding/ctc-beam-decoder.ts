@@ -18,6 +18,9 @@
  * in-vocabulary word costs ln P_word(w | h) and an unknown one ln P_word(<unk> | h) plus its
  * character spelling (weights: `alpha` for characters, `weight` for words).
  *
+ * Keyterm boosting (optional `keyterms`, keyterm-bias.ts): a prefix's keyterm bonus is added to its
+ * score; for the final choice the bonus of a term left unfinished is taken back.
+ *
  * Pruning, per frame: only tokens with ln p >= `tokenMinLogProb` (plus the prefix's own last token,
  * for its repeat) are tried, at most `maxCandidates` of them; prefixes more than `beamPruneLogProb`
  * below the best are dropped before the top `beamWidth` are kept.
@@ -35,6 +38,7 @@ import { BOS, EOS, UNK } from './lm/char-ngram-lm.js';
 import type { WordNgramLm } from './lm/word-ngram-lm.js';
 import { WORD_BOS, WORD_EOS, WORD_UNK } from './lm/word-ngram-lm.js';
 import { buildHypothesis } from './ctc-greedy-decoder.js';
+import type { BiasState, KeytermBias } from './keyterm-bias.js';
 import type { CtcDecoder, CtcHypothesis, CtcScores, CtcToken, CtcVocabulary } from './ctc-types.js';
 
 export interface BeamWordLm {
@@ -99,6 +103,8 @@ export interface BeamSearchOptions {
   readonly maxCandidates?: number;
   /** Prefixes this far below the best (log domain) are dropped. Default 10. */
   readonly beamPruneLogProb?: number;
+  /** Keyterm boosting (keyterm-bias.ts): each prefix's bonus is added to its score. */
+  readonly keyterms?: KeytermBias | null;
 }
 
 const NEG = -Infinity;
@@ -134,6 +140,8 @@ class Prefix {
     readonly lmScore: number,
     /** Word-LM state (null without word fusion). */
     readonly words: WordState | null = null,
+    /** Keyterm state (null without keyterms). */
+    readonly bias: BiasState | null = null,
   ) {}
 
   get key(): number {
@@ -190,7 +198,7 @@ export class CtcBeamDecoder implements CtcDecoder {
   private readonly tokenSymbols: (number[] | null)[] | null;
   private readonly wordTokens: (string | null)[] | null;
   private readonly space: number;
-  readonly options: Required<Omit<BeamSearchOptions, 'lm'>> & { lm: BeamLm | null };
+  readonly options: Required<Omit<BeamSearchOptions, 'lm' | 'keyterms'>> & { lm: BeamLm | null; keyterms: KeytermBias | null };
 
   constructor(
     private readonly vocabulary: CtcVocabulary,
@@ -203,6 +211,7 @@ export class CtcBeamDecoder implements CtcDecoder {
       tokenMinLogProb: options.tokenMinLogProb ?? Math.log(1e-3),
       maxCandidates: options.maxCandidates ?? 8,
       beamPruneLogProb: options.beamPruneLogProb ?? 10,
+      keyterms: options.keyterms ?? null,
     };
     this.tokenSymbols = this.options.lm ? mapTokens(vocabulary, this.options.lm.model) : null;
     this.space = this.options.lm ? this.options.lm.model.symbol(' ') : UNK;
@@ -240,7 +249,7 @@ class BeamSearch {
     private readonly wordTokens: (string | null)[] | null,
   ) {
     this.lmOrder = options.lm?.model.order ?? 1;
-    this.root = new Prefix(null, -1, 0, 0x811c9dc5, 0x12345678, [BOS], 0, wordTokens ? ROOT_WORDS : null);
+    this.root = new Prefix(null, -1, 0, 0x811c9dc5, 0x12345678, [BOS], 0, wordTokens ? ROOT_WORDS : null, options.keyterms?.root ?? null);
     this.root.pb = 0;
     this.beam = [this.root];
     this.logProbs = new Float32Array(scores.frames * scores.vocabSize);
@@ -274,7 +283,8 @@ class BeamSearch {
       if (letters === '') words = completeWord(wordLm, words, lmScore);
       else if (letters) words = { ...words, partial: words.partial + letters };
     }
-    node = new Prefix(parent, token, parent.length + 1, h1, h2, context, lmScore, words);
+    const bias = parent.bias && this.options.keyterms ? this.options.keyterms.next(parent.bias, token) : null;
+    node = new Prefix(parent, token, parent.length + 1, h1, h2, context, lmScore, words, bias);
     this.index.set(key, node);
     return node;
   }
@@ -349,7 +359,7 @@ class BeamSearch {
       for (const p of this.touched) {
         p.pb = p.nextPb;
         p.pnb = p.nextPnb;
-        p.score = logAdd(p.pb, p.pnb) + this.fused(p) + beta * p.length;
+        p.score = logAdd(p.pb, p.pnb) + this.fused(p) + beta * p.length + (p.bias?.score ?? 0);
         if (p.score > best) best = p.score;
       }
       // Prefixes not touched this frame had no mass carried forward; only touched ones survive.
@@ -368,6 +378,7 @@ class BeamSearch {
     for (const p of this.beam) {
       let score = logAdd(p.pb, p.pnb);
       if (lm) score += this.fusedAtEnd(p) + lm.beta * p.length;
+      if (p.bias) score += this.options.keyterms!.final(p.bias);
       if (score > bestScore) {
         bestScore = score;
         best = p;

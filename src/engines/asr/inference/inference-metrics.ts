@@ -1,4 +1,5 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { metricFamilies } from '../../../platform/metrics/metric-families.js';
 import { deferredGauge } from '../../../platform/metrics/shared-metrics.js';
 import type { InferenceObserver } from './inference-pool.js';
 
@@ -13,40 +14,22 @@ import type { InferenceObserver } from './inference-pool.js';
  * Create once per registry (prom-client refuses duplicate names).
  */
 export function createInferenceMetrics(registry: Registry, prefix = 'inference_'): InferenceObserver {
-  const registers = [registry];
-  const batchSize = new Histogram({
-    name: `${prefix}batch_size`,
-    help: 'Requests per inference batch',
-    labelNames: ['model'],
-    buckets: [1, 2, 3, 4, 6, 8, 12, 16, 24, 32],
-    registers,
-  });
-  const queueWait = new Histogram({
-    name: `${prefix}queue_wait_seconds`,
-    help: 'Time a request waited in the inference queue before its batch was sent to a worker',
-    labelNames: ['model', 'priority'],
-    buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  });
-  const runTime = new Histogram({
-    name: `${prefix}run_seconds`,
-    help: 'onnxruntime run time of one inference batch',
-    labelNames: ['model', 'device'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  });
-  const requests = new Counter({
-    name: `${prefix}requests_total`,
-    help: 'Inference requests by outcome',
-    labelNames: ['model', 'outcome'],
-    registers,
-  });
-  const loads = new Counter({
-    name: `${prefix}model_loads_total`,
-    help: 'Model sessions opened in inference workers',
-    labelNames: ['model', 'device'],
-    registers,
-  });
+  const family = metricFamilies(registry);
+  const batchSize = family.histogram(`${prefix}batch_size`, 'Requests per inference batch', ['model'], [1, 2, 3, 4, 6, 8, 12, 16, 24, 32]);
+  const queueWait = family.histogram(
+    `${prefix}queue_wait_seconds`,
+    'Time a request waited in the inference queue before its batch was sent to a worker',
+    ['model', 'priority'],
+    [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
+  const runTime = family.histogram(
+    `${prefix}run_seconds`,
+    'onnxruntime run time of one inference batch',
+    ['model', 'device'],
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
+  const requests = family.counter(`${prefix}requests_total`, 'Inference requests by outcome', ['model', 'outcome']);
+  const loads = family.counter(`${prefix}model_loads_total`, 'Model sessions opened in inference workers', ['model', 'device']);
   const queueDepth = deferredGauge(registry, `${prefix}queue_depth`, 'Inference requests waiting for a worker');
   return {
     onBatch(event) {

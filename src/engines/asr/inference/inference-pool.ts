@@ -22,6 +22,7 @@ export type * from './pool-types.js';
 interface Pending extends QueuedRequest {
   readonly model: string;
   readonly data: Float32Array;
+  readonly keyterms: readonly string[] | null;
   readonly resolve: (result: InferenceResult) => void;
   readonly reject: (error: unknown) => void;
   readonly signal: AbortSignal | undefined;
@@ -175,6 +176,7 @@ export class InferencePool {
       const request: Pending = {
         model,
         data: input.data,
+        keyterms: options.keyterms && options.keyterms.length > 0 ? options.keyterms : null,
         length: input.length,
         priority: options.priority ?? 'batch',
         enqueuedAt: performance.now(),
@@ -382,6 +384,7 @@ export class InferencePool {
       priority: requests[0]!.priority,
       sentAt: performance.now(),
     };
-    slot.run(batch, spec, input, [rows, longest], lengths);
+    const keyterms = requests.some((request) => request.keyterms !== null) ? requests.map((request) => request.keyterms) : null;
+    slot.run(batch, spec, input, [rows, longest], lengths, keyterms);
   }
 }

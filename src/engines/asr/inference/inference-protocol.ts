@@ -63,6 +63,8 @@ export type ToWorker =
       readonly dims: readonly [number, number];
       /** Valid samples per row; null for a model without a lengths input (then one row). */
       readonly lengths: BigInt64Array | null;
+      /** Per row, the request's keyterms (decoded with keyterm boosting) or null; null when no row has any. */
+      readonly keyterms?: readonly (readonly string[] | null)[] | null;
     }
   | { readonly type: 'close' };
 

@@ -33,6 +33,9 @@ const preparers = new Map<string, InputPreparer>();
 /** One decoder per model, built on its first run; LMs are read once per path. */
 const decoders = new Map<string, Promise<CtcDecoder>>();
 const languageModels = new Map<string, Promise<CharNgramLm>>();
+/** Decoders with keyterms, by model and terms, the most recently used last (a live session reuses its own). */
+const keytermDecoders = new Map<string, CtcDecoder>();
+const KEYTERM_DECODERS_KEPT = 64;
 
 interface Feed {
   readonly input: Float32Array;
@@ -80,21 +83,42 @@ function decoderFor(spec: PoolModelSpec, decode: RowDecoding): Promise<CtcDecode
   return decoder;
 }
 
-async function buildDecoder(model: string, decode: RowDecoding): Promise<CtcDecoder> {
-  const { plan, vocabulary } = decode;
-  if (plan.kind !== 'beam' || plan.lm === null) return createDecoder(vocabulary, plan, null);
+/** The model's LM as this worker reads it (once per path); null when the plan has none or it does not load. */
+async function languageModel(model: string, decode: RowDecoding): Promise<CharNgramLm | null> {
+  const { plan } = decode;
+  if (plan.kind !== 'beam' || plan.lm === null) return null;
   let lm = languageModels.get(plan.lm.path);
   if (!lm) {
     lm = CharNgramLm.load(plan.lm.path);
     languageModels.set(plan.lm.path, lm);
   }
   try {
-    return createDecoder(vocabulary, plan, await lm);
+    return await lm;
   } catch (error) {
     // The pool checked this file at startup; if it no longer reads, decode greedily and say so.
     post({ type: 'warning', model, message: `language model not loaded in the inference worker, decoding greedily: ${(error as Error).message}` });
-    return createDecoder(vocabulary, plan, null);
+    return null;
   }
+}
+
+async function buildDecoder(model: string, decode: RowDecoding): Promise<CtcDecoder> {
+  return createDecoder(decode.vocabulary, decode.plan, await languageModel(model, decode));
+}
+
+/** A decoder boosting a request's keyterms (decoding-plan.ts createDecoder), kept for the next rows with the same terms. */
+async function keytermDecoderFor(spec: PoolModelSpec, decode: RowDecoding, keyterms: readonly string[]): Promise<CtcDecoder> {
+  const key = `${spec.name}\u0000${keyterms.join('\u0001')}`;
+  let decoder = keytermDecoders.get(key);
+  if (decoder) keytermDecoders.delete(key);
+  else {
+    // The LM load is shared with the model's plain decoder (and its warning said once there).
+    await decoderFor(spec, decode);
+    const lm = decode.plan.kind === 'beam' && decode.plan.lm !== null ? await languageModels.get(decode.plan.lm.path)!.catch(() => null) : null;
+    decoder = createDecoder(decode.vocabulary, decode.plan, lm, keyterms);
+    if (keytermDecoders.size >= KEYTERM_DECODERS_KEPT) keytermDecoders.delete(keytermDecoders.keys().next().value!);
+  }
+  keytermDecoders.set(key, decoder);
+  return decoder;
 }
 
 /**
@@ -102,7 +126,7 @@ async function buildDecoder(model: string, decode: RowDecoding): Promise<CtcDeco
  * model's output length when it reports one, else ceil(valid samples / frame stride).
  */
 function decodeRows(
-  decoder: CtcDecoder,
+  decoderOf: (row: number) => CtcDecoder,
   decode: RowDecoding,
   logits: Float32Array,
   dims: readonly number[],
@@ -119,7 +143,7 @@ function decodeRows(
     const expected = outLengths?.[row] ?? Math.ceil(sampleLengths[row]! / decode.frameStrideSamples);
     const frames = Math.max(0, Math.min(outFrames!, expected));
     const offset = row * outFrames! * vocabSize;
-    const hypothesis = decoder.decode({ data: logits.subarray(offset, offset + frames * vocabSize), frames, vocabSize });
+    const hypothesis = decoderOf(row).decode({ data: logits.subarray(offset, offset + frames * vocabSize), frames, vocabSize });
     decoded.push({ hypothesis, frames });
   }
   return decoded;
@@ -170,7 +194,7 @@ function open(spec: PoolModelSpec): { opened: Promise<OpenSession>; fresh: boole
   return { opened, fresh: true };
 }
 
-type RunRequest = Pick<Extract<ToWorker, { type: 'run' }>, 'input' | 'dims' | 'lengths'>;
+type RunRequest = Pick<Extract<ToWorker, { type: 'run' }>, 'input' | 'dims' | 'lengths' | 'keyterms'>;
 
 interface Executed {
   readonly output: Float32Array;
@@ -185,6 +209,10 @@ interface Executed {
 /** Prepares the batch's input, runs the model and decodes the rows (CTC models with `decode`). */
 async function execute(model: PoolModelSpec, session: ort.InferenceSession, request: RunRequest): Promise<Executed> {
   const decoder = model.decode ? await decoderFor(model, model.decode) : null;
+  const rowDecoders: (CtcDecoder | null)[] = [];
+  if (model.decode && request.keyterms) {
+    for (const terms of request.keyterms) rowDecoders.push(terms && terms.length > 0 ? await keytermDecoderFor(model, model.decode, terms) : null);
+  }
   const prepareStarted = performance.now();
   const feed = prepareBatch(model, request);
   const feeds: Record<string, ort.Tensor> = { [model.inputName]: new ort.Tensor('float32', feed.input, [...feed.dims]) };
@@ -211,7 +239,7 @@ async function execute(model: PoolModelSpec, session: ort.InferenceSession, requ
   if (decoder && model.decode) {
     const [rows, longest] = request.dims;
     const sampleLengths = Array.from({ length: rows }, (_, row) => (request.lengths ? Number(request.lengths[row]) : longest));
-    decoded = decodeRows(decoder, model.decode, output, logits.dims, outLengths, sampleLengths);
+    decoded = decodeRows((row) => rowDecoders[row] ?? decoder, model.decode, output, logits.dims, outLengths, sampleLengths);
   }
   return { output, outputDims: [...logits.dims], outLengths, decoded, runMs, prepareMs, decodeMs: performance.now() - decodeStarted };
 }

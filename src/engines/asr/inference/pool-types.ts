@@ -39,6 +39,8 @@ export interface InferenceResult {
 export interface RunOptions {
   readonly priority?: InferencePriority;
   readonly signal?: AbortSignal;
+  /** A CTC model's row is decoded boosting these terms (already checked: checkKeyterms); absent or empty: none. */
+  readonly keyterms?: readonly string[] | null;
 }
 
 export interface BatchEvent {

@@ -108,7 +108,14 @@ export class WorkerSlot<B> {
   }
 
   /** Sends a batch (its padded input and lengths are transferred, not copied); the slot is busy until `answered` or `failed`. */
-  run(batch: B, spec: PoolModelSpec, input: Float32Array, dims: [number, number], lengths: BigInt64Array | null): void {
+  run(
+    batch: B,
+    spec: PoolModelSpec,
+    input: Float32Array,
+    dims: [number, number],
+    lengths: BigInt64Array | null,
+    keyterms: readonly (readonly string[] | null)[] | null = null,
+  ): void {
     this.running = batch;
     if (!this.registered.has(spec.name)) {
       this.registered.add(spec.name);
@@ -117,7 +124,7 @@ export class WorkerSlot<B> {
     const transfer: ArrayBuffer[] = [input.buffer as ArrayBuffer];
     if (lengths) transfer.push(lengths.buffer as ArrayBuffer);
     this.host
-      .request((batchId) => ({ type: 'run', batchId, model: spec.name, input, dims, lengths }), transfer)
+      .request((batchId) => ({ type: 'run', batchId, model: spec.name, input, dims, lengths, keyterms }), transfer)
       .then(
         (answer) => {
           if (this.running !== batch) return;

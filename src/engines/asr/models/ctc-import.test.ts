@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CtcImportError, planCtcImport, type OnnxTensorInfo } from './ctc-import.js';
+import { CtcImportError, pickCtcOnnxFile, planCtcImport, type OnnxTensorInfo } from './ctc-import.js';
 import { parseManifest } from './model-manifest.js';
 
 const vocab = { '<pad>': 0, '<s>': 1, '</s>': 2, '<unk>': 3, '|': 4, ሰ: 5, ላ: 6, ም: 7 };
@@ -66,5 +66,44 @@ describe('planCtcImport', () => {
     expect(refuse(vocab, [{ name: 'x', type: 'float32', rank: 3 }])).toMatch(/one float32 \[batch, samples\] input/);
     expect(refuse({ '<pad>': 0, 'a b': 1 }, inputs)).toMatch(/whitespace/);
     expect(() => planCtcImport(vocab, null, inputs, outputs, { name: '../x', language: 'am' })).toThrow(CtcImportError);
+  });
+});
+
+describe('the transformers.js / Optimum hub layout', () => {
+  const hubFiles = ['config.json', 'vocab.json', 'onnx/model.onnx', 'onnx/model_quantized.onnx', 'onnx/model_fp16.onnx', 'model.onnx'];
+
+  it('picks the variant as transformers.js names its dtypes, onnx/ first', () => {
+    expect(pickCtcOnnxFile(hubFiles)).toBe('onnx/model.onnx');
+    expect(pickCtcOnnxFile(hubFiles, 'q8')).toBe('onnx/model_quantized.onnx');
+    expect(pickCtcOnnxFile(hubFiles, 'fp16')).toBe('onnx/model_fp16.onnx');
+    expect(pickCtcOnnxFile(['model.onnx', 'model_quantized.onnx'], 'q8')).toBe('model_quantized.onnx');
+    expect(() => pickCtcOnnxFile(hubFiles, 'q4')).toThrow(
+      /looked for onnx\/model_q4.onnx and model_q4.onnx; ONNX files there: onnx\/model.onnx, onnx\/model_quantized.onnx/,
+    );
+    expect(() => pickCtcOnnxFile(hubFiles, 'int3')).toThrow(/variant "int3" is not one of fp32, fp16, q8/);
+    expect(() => pickCtcOnnxFile(['config.json'])).toThrow(/ONNX files there: none/);
+  });
+
+  it('takes the blank from pad_token_id and the frame stride from conv_stride, and checks vocab_size', () => {
+    const config = { model_type: 'wav2vec2', vocab_size: 8, pad_token_id: 0, conv_stride: [5, 2, 2, 2, 2, 2, 2] };
+    const plan = planCtcImport(vocab, null, inputs, outputs, { ...options, config, onnxFile: 'onnx/model.onnx' });
+    expect(parseManifest(plan.manifest)).toMatchObject({ onnx: 'onnx/model.onnx', blankId: 0, frameStrideSamples: 320 });
+    const halved = planCtcImport(vocab, null, inputs, outputs, { ...options, config: { ...config, conv_stride: [5, 2, 2, 2, 2, 2, 2, 2] } });
+    expect(halved.manifest.frame_stride_samples).toBe(640);
+    expect(() => planCtcImport(vocab, null, inputs, outputs, { ...options, config: { ...config, vocab_size: 9 } })).toThrow(
+      /config.json vocab_size 9 differs from vocab.json's 8 tokens/,
+    );
+    expect(() => planCtcImport(vocab, null, inputs, outputs, { ...options, config: { ...config, pad_token_id: 8 } })).toThrow(/pad_token_id 8/);
+    expect(() => planCtcImport(vocab, null, inputs, outputs, { ...options, config: { ...config, conv_stride: 'x' } })).toThrow(/conv_stride/);
+    const other = planCtcImport(vocab, null, inputs, outputs, { ...options, config: { model_type: 'whisper' } });
+    expect(other.notes.join(' ')).toMatch(/model_type whisper/);
+  });
+
+  it('reads one language of an MMS per-language vocab.json', () => {
+    const mms = { amh: vocab, eng: { '<pad>': 0, '|': 1, a: 2 } };
+    expect(() => planCtcImport(mms, null, inputs, outputs, options)).toThrow(/MMS per-language vocab.json \(2 languages\): give --target-lang \(amh, eng\)/);
+    expect(() => planCtcImport(mms, null, inputs, outputs, { ...options, targetLanguage: 'tir' })).toThrow(/no vocabulary for target language "tir"/);
+    const plan = planCtcImport(mms, null, inputs, outputs, { ...options, targetLanguage: 'amh' });
+    expect(plan.vocabText).toBe('<pad>\n<s>\n</s>\n<unk>\n|\nሰ\nላ\nም\n');
   });
 });

@@ -18,6 +18,21 @@
  * - Logits: the output named `logits`, else the only rank-3 output. Frame stride: 320 samples
  *   (wav2vec2's convolutional encoder) unless given.
  * - Decoding is greedy; an operator may add an `lm` block afterwards (docs/model-format.md).
+ *
+ * The layout transformers.js and Optimum publish on the Hugging Face hub (docs/public-models.md):
+ * - The ONNX file is `onnx/model<suffix>.onnx`, else `model<suffix>.onnx` at the top, the suffix
+ *   of the chosen variant named as transformers.js names its dtypes: fp32 '', fp16 `_fp16`,
+ *   q8 `_quantized`, int8 `_int8`, uint8 `_uint8`, q4 `_q4`, q4f16 `_q4f16`, bnb4 `_bnb4`
+ *   (`pickCtcOnnxFile`). A missing variant is refused naming the files looked for and found.
+ * - `config.json`, when present, must agree with the rest: `vocab_size` = the vocabulary's size,
+ *   `pad_token_id` (the CTC blank of Wav2Vec2ForCTC) names a token of it and is the blank; the
+ *   frame stride is the product of `conv_stride` (320 for wav2vec2, HuBERT, WavLM, MMS) unless
+ *   given. A model_type outside the raw-waveform CTC family is noted, not refused (the ONNX
+ *   inputs decide).
+ * - An MMS vocabulary (`vocab.json` of language -> token -> id, as facebook/mms-1b-all) needs
+ *   the target language (ISO 639-3, e.g. amh): the option, else `target_lang` of
+ *   tokenizer_config.json; the ONNX head must be the one exported with that language's adapter
+ *   (config.json's vocab_size then equals that language's vocabulary).
  */
 
 export interface OnnxTensorInfo {
@@ -33,7 +48,40 @@ export interface CtcImportOptions {
   readonly description?: string;
   readonly frameStrideSamples?: number;
   readonly onnxFile?: string;
+  /** config.json of the export (null or absent: not there). */
+  readonly config?: unknown;
+  /** The language key of an MMS per-language vocab.json (e.g. `amh`). */
+  readonly targetLanguage?: string;
 }
+
+/** File suffix of each ONNX variant, named as transformers.js names its dtypes. */
+export const CTC_ONNX_VARIANTS: Readonly<Record<string, string>> = {
+  fp32: '',
+  fp16: '_fp16',
+  q8: '_quantized',
+  int8: '_int8',
+  uint8: '_uint8',
+  q4: '_q4',
+  q4f16: '_q4f16',
+  bnb4: '_bnb4',
+};
+
+/**
+ * The ONNX file of `variant` in an export folder, given the folder's files as relative paths
+ * (`onnx/model.onnx`, `model.onnx` ...): `onnx/` first, then the top. Throws CtcImportError naming
+ * what it looked for and the ONNX files there are.
+ */
+export function pickCtcOnnxFile(files: readonly string[], variant = 'fp32'): string {
+  const suffix = CTC_ONNX_VARIANTS[variant];
+  if (suffix === undefined) throw new CtcImportError(`variant ${JSON.stringify(variant)} is not one of ${Object.keys(CTC_ONNX_VARIANTS).join(', ')}`);
+  const wanted = [`onnx/model${suffix}.onnx`, `model${suffix}.onnx`];
+  const found = wanted.find((file) => files.includes(file));
+  if (found) return found;
+  const onnx = files.filter((f) => f.endsWith('.onnx'));
+  throw new CtcImportError(`no ${variant} ONNX model: looked for ${wanted.join(' and ')}; ONNX files there: ${onnx.join(', ') || 'none'}`);
+}
+
+const NESTED_VOCAB_HINT = 'an MMS per-language vocab.json';
 
 export interface CtcImportPlan {
   /** manifest.json contents (the docs/model-format.md layout). */
@@ -65,8 +113,20 @@ export function planCtcImport(
     throw new CtcImportError(`language ${JSON.stringify(options.language)} must be an ISO 639 code such as am, om, ti`);
   const notes: string[] = [];
 
-  // Vocabulary.
+  // Vocabulary (an MMS vocab.json holds one per language).
   if (typeof vocab !== 'object' || vocab === null || Array.isArray(vocab)) throw new CtcImportError('vocab.json must be an object of token -> id');
+  const values = Object.values(vocab as Record<string, unknown>);
+  if (values.length > 0 && values.every((v) => typeof v === 'object' && v !== null && !Array.isArray(v))) {
+    const languages = Object.keys(vocab as Record<string, unknown>);
+    const target = options.targetLanguage;
+    if (target === undefined)
+      throw new CtcImportError(
+        `vocab.json is ${NESTED_VOCAB_HINT} (${languages.length} languages): give --target-lang (${languages.slice(0, 8).join(', ')}${languages.length > 8 ? ' ...' : ''})`,
+      );
+    if (!languages.includes(target)) throw new CtcImportError(`vocab.json has no vocabulary for target language ${JSON.stringify(target)}`);
+    vocab = (vocab as Record<string, unknown>)[target];
+    notes.push(`vocabulary of target language ${target} from ${NESTED_VOCAB_HINT}: the ONNX model must carry that language's adapter`);
+  }
   const entries = Object.entries(vocab as Record<string, unknown>);
   const tokens: string[] = new Array<string>(entries.length);
   for (const [token, id] of entries) {
@@ -75,8 +135,15 @@ export function planCtcImport(
     if (tokens[id as number] !== undefined) throw new CtcImportError(`vocab.json gives id ${id} twice`);
     tokens[id as number] = token;
   }
-  const blankId = tokens.findIndex((t) => BLANKS.includes(t));
-  if (blankId < 0) throw new CtcImportError(`no CTC blank token (${BLANKS.join(', ')}) in vocab.json`);
+  const config = readConfig(options.config);
+  if (config.vocabSize !== null && config.vocabSize !== tokens.length)
+    throw new CtcImportError(`config.json vocab_size ${config.vocabSize} differs from vocab.json's ${tokens.length} tokens`);
+  if (config.padTokenId !== null && (config.padTokenId < 0 || config.padTokenId >= tokens.length))
+    throw new CtcImportError(`config.json pad_token_id ${config.padTokenId} is not a token of vocab.json`);
+  const blankId = config.padTokenId ?? tokens.findIndex((t) => BLANKS.includes(t));
+  if (blankId < 0) throw new CtcImportError(`no CTC blank token (${BLANKS.join(', ')}) in vocab.json and no pad_token_id in config.json`);
+  if (config.modelType !== null && !RAW_WAVEFORM_CTC.includes(config.modelType))
+    notes.push(`config.json model_type ${config.modelType} is not one of ${RAW_WAVEFORM_CTC.join(', ')}: check that it takes the raw waveform`);
   let wordDelimiter: string | null = tokens.includes('|') ? '|' : null;
   const space = tokens.indexOf(' ');
   if (space >= 0) {
@@ -140,7 +207,7 @@ export function planCtcImport(
     onnx: options.onnxFile ?? 'model.onnx',
     input: { kind: 'waveform', sample_rate: 16000, normalize },
     io: { audio: audio[0]!.name, lengths, logits: logits.name, out_lengths: outLengths },
-    frame_stride_samples: options.frameStrideSamples ?? 320,
+    frame_stride_samples: options.frameStrideSamples ?? config.convStride ?? 320,
     vocabulary: 'vocab.txt',
     blank_id: blankId,
     word_delimiter: wordDelimiter,
@@ -149,4 +216,40 @@ export function planCtcImport(
     ...(lengths === null ? { max_batch_size: 1 } : {}),
   };
   return { manifest, vocabText: `${tokens.join('\n')}\n`, notes };
+}
+
+/** model_type values of Hugging Face CTC models that take the raw 16 kHz waveform (`input_values`). */
+const RAW_WAVEFORM_CTC = ['wav2vec2', 'wav2vec2-conformer', 'hubert', 'wavlm', 'data2vec-audio', 'unispeech', 'unispeech-sat', 'sew', 'sew-d'];
+
+interface ExportConfig {
+  readonly modelType: string | null;
+  readonly vocabSize: number | null;
+  readonly padTokenId: number | null;
+  /** Product of conv_stride: input samples per output frame. */
+  readonly convStride: number | null;
+}
+
+function readConfig(config: unknown): ExportConfig {
+  if (config === null || config === undefined) return { modelType: null, vocabSize: null, padTokenId: null, convStride: null };
+  if (typeof config !== 'object' || Array.isArray(config)) throw new CtcImportError('config.json must be an object');
+  const c = config as Record<string, unknown>;
+  const integer = (key: string): number | null => {
+    const v = c[key];
+    if (v === undefined || v === null) return null;
+    if (!Number.isInteger(v)) throw new CtcImportError(`config.json ${key} ${JSON.stringify(v)} is not an integer`);
+    return v as number;
+  };
+  let convStride: number | null = null;
+  if (c.conv_stride !== undefined) {
+    const strides = c.conv_stride;
+    if (!Array.isArray(strides) || strides.length === 0 || !strides.every((x) => Number.isInteger(x) && (x as number) > 0))
+      throw new CtcImportError(`config.json conv_stride ${JSON.stringify(strides)} is not a list of positive integers`);
+    convStride = (strides as number[]).reduce((a, b) => a * b, 1);
+  }
+  return {
+    modelType: typeof c.model_type === 'string' ? c.model_type : null,
+    vocabSize: integer('vocab_size'),
+    padTokenId: integer('pad_token_id'),
+    convStride,
+  };
 }

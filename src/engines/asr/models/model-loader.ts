@@ -5,6 +5,7 @@ import { LM_HEADER_BYTES, readLmHeader } from '../decoding/lm/char-ngram-lm.js';
 import { LanguageModelFormatError } from '../decoding/lm/lm-file.js';
 import { ModelFolderError } from './model-errors.js';
 import { ManifestError, parseManifest, type CtcManifest, type LanguageIdManifest } from './model-manifest.js';
+import { parseConfidenceCalibration, type ConfidenceCalibration } from '../recognition/confidence-calibration.js';
 
 export interface LoadedCtcModel {
   readonly kind: 'ctc';
@@ -16,6 +17,8 @@ export interface LoadedCtcModel {
   readonly vocabulary: CtcVocabulary;
   /** Language model file, present on disk; null when the manifest names none. */
   readonly lmPath: string | null;
+  /** The manifest's `confidence_calibration`, read and checked; absent or null: the raw score is the confidence. */
+  readonly calibration?: ConfidenceCalibration | null;
 }
 
 export interface LoadedLanguageIdModel {
@@ -109,6 +112,7 @@ export async function loadModelFolder(folder: string): Promise<LoadedModel> {
     throw new ModelFolderError(dir, `word_delimiter ${JSON.stringify(manifest.wordDelimiter)} is not in the vocabulary`);
   }
   const lmPath = manifest.lm ? await checkLanguageModel(dir, manifest.lm) : null;
+  const calibration = manifest.confidenceCalibration ? await readCalibration(dir, manifest.confidenceCalibration) : null;
   return {
     kind: 'ctc',
     name: manifest.name,
@@ -118,5 +122,16 @@ export async function loadModelFolder(folder: string): Promise<LoadedModel> {
     onnxPath,
     vocabulary: { tokens, blankId: manifest.blankId, wordDelimiter: manifest.wordDelimiter },
     lmPath,
+    calibration,
   };
+}
+
+/** The manifest's confidence calibration file, parsed and checked (ModelFolderError when missing or invalid). */
+async function readCalibration(dir: string, file: string): Promise<ConfidenceCalibration> {
+  const path = await requireFile(dir, file, 'confidence calibration');
+  try {
+    return parseConfidenceCalibration(JSON.parse(await readFile(path, 'utf8')));
+  } catch (error) {
+    throw new ModelFolderError(dir, `confidence calibration ${file}: ${(error as Error).message}`);
+  }
 }

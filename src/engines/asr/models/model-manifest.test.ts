@@ -51,6 +51,14 @@ describe('parseManifest', () => {
     expect(m.input).toEqual({ kind: 'waveform', sampleRate: 16000, normalize: 'none' });
   });
 
+  it('reads an optional confidence calibration file in the model folder', () => {
+    const m = parseManifest({ ...documented, confidence_calibration: 'confidence-calibration.json' });
+    expect(m).toMatchObject({ confidenceCalibration: 'confidence-calibration.json' });
+    expect(parseManifest(documented)).toMatchObject({ confidenceCalibration: null });
+    expect(problemsOf({ ...documented, confidence_calibration: '../x.json' })).toEqual(['confidence_calibration must be a file name inside the model folder']);
+    expect(problemsOf({ ...documented, confidence_calibration: 3 })).toEqual(['confidence_calibration must be a non-empty string or null']);
+  });
+
   it('accepts an LM in the model folder or in a sibling folder, nothing further out', () => {
     const lm = (file: string) => ({ ...documented, lm: { ...documented.lm, file } });
     expect(problemsOf(lm('lm.bin'))).toEqual([]);

@@ -39,6 +39,12 @@ export interface CtcManifest {
    * output depends on zero padding (`npm run models -- check` reports `padding_invariance`).
    */
   readonly maxBatchSize: number | null;
+  /**
+   * `confidence_calibration`: a JSON file in the model folder mapping raw decoding scores to
+   * calibrated segment confidence (recognition/confidence-calibration.ts); null or absent: the raw
+   * mean token posterior is the confidence.
+   */
+  readonly confidenceCalibration?: string | null;
 }
 
 export interface LanguageIdManifest {
@@ -223,7 +229,8 @@ export function parseManifest(json: unknown): ModelManifest {
   if (name && !NAME.test(name)) r.problems.push('name must be lower-case letters, digits, ".", "_" or "-" (at most 64)');
   const description = r.string('description', '');
   const onnx = r.string('onnx', 'model.onnx');
-  checkFileName(r, 'onnx', onnx);
+  // A file in the folder, or in its `onnx/` subfolder (the layout transformers.js and Optimum publish).
+  checkFileName(r, 'onnx', onnx.startsWith('onnx/') ? onnx.slice('onnx/'.length) : onnx);
   const input = readInput(r);
   r.object('io');
 
@@ -292,7 +299,9 @@ export function parseManifest(json: unknown): ModelManifest {
     },
     isDefault: r.has('default') ? r.boolean('default') : null,
     maxBatchSize: r.has('max_batch_size') ? r.number('max_batch_size', { integer: true, min: 1, max: 1024 }) : null,
+    confidenceCalibration: r.nullableString('confidence_calibration'),
   };
+  if (manifest.confidenceCalibration) checkFileName(r, 'confidence_calibration', manifest.confidenceCalibration);
   if (input.kind === 'log_mel' && manifest.io.lengths === null) r.problems.push('io.lengths must be a non-empty string (log_mel input takes frame lengths)');
   if (input.kind === 'log_mel' && manifest.frameStrideSamples % input.hopLength !== 0) {
     r.problems.push('frame_stride_samples must be a multiple of input.hop_length');

@@ -2,23 +2,31 @@ import type { DecodingPlan } from '../decoding/decoding-plan.js';
 import type { CtcHypothesis } from '../decoding/ctc-types.js';
 import type { LoadedCtcModel } from '../models/model-loader.js';
 import { forOutput } from '../text/text-normalizer.js';
+import { type OutputWord, outputWords } from './output-words.js';
+import { calibratedConfidence, confidenceFeatures } from './confidence-calibration.js';
 import { greedyPlanner, type DecodingPlanner } from '../inference/decoding-planner.js';
 import { InferenceBusyError, ModelRunError } from '../inference/inference-errors.js';
 import type { InferencePool, InferencePriority } from '../inference/inference-pool.js';
 import { poolSpecFor } from '../inference/model-specs.js';
 
-export interface TimedWord {
-  readonly text: string;
-  readonly start_ms: number;
-  readonly end_ms: number;
-  readonly confidence: number;
-}
+/** A word of the output text with its time (ms) and confidence (output-words.ts). */
+export type TimedWord = OutputWord;
 
 export interface Recognition {
   readonly text: string;
-  /** Mean token probability (0..1); null when nothing was recognised. */
+  /**
+   * 0..1; null when nothing was recognised. With the model's confidence calibration (its manifest's
+   * `confidence_calibration`) the expected share of letters right (confidence-calibration.ts);
+   * without one, `rawConfidence`.
+   */
   readonly confidence: number | null;
-  /** Words with times from the CTC frames they span, offset by `startMs`. */
+  /** Mean token probability (0..1), as decoded; null when nothing was recognised. */
+  readonly rawConfidence: number | null;
+  /** Whether `confidence` is calibrated (the model has a confidence calibration and something was recognised). */
+  readonly calibrated: boolean;
+  /** The decoded piece's raw scores the calibration reads (CONFIDENCE_FEATURES order); null when nothing was recognised. */
+  readonly confidenceFeatures: readonly number[] | null;
+  /** The words of `text` with times from the CTC frames their tokens span, offset by `startMs` (output-words.ts). */
   readonly words: readonly TimedWord[];
   readonly hypothesis: CtcHypothesis;
   /** Valid output frames decoded. */
@@ -41,6 +49,8 @@ export interface RecognizeOptions {
   readonly signal?: AbortSignal;
   /** How long to keep retrying while the pool answers busy. Default 60 s. */
   readonly busyRetryMs?: number;
+  /** Terms to boost in the beam search (checked: checkKeyterms); a greedy model then decodes with a beam (decoding-plan.ts). */
+  readonly keyterms?: readonly string[] | null;
 }
 
 /** Inputs shorter than this are zero-padded: convolution front ends need a minimum receptive field. */
@@ -87,17 +97,21 @@ export class CtcRecognizer {
     // language's canonical punctuation (no space before a mark); case and numerals as decoded.
     const language = this.model.language;
     const trueCase = this.model.manifest.output.casing === 'true_case';
-    const words = hypothesis.words
-      .map((w, i) => ({
-        text: forOutput(w.text, language, { trueCase, sentenceStart: i === 0 }),
-        start_ms: Math.round(startMs + w.startFrame * this.frameMs),
-        end_ms: Math.round(startMs + w.endFrame * this.frameMs),
-        confidence: round4(w.confidence),
-      }))
-      .filter((w) => w.text.length > 0);
+    const text = forOutput(hypothesis.text, language, { trueCase });
+    // The words of the output text itself (so they join back to it), timed by the decoded path's tokens.
+    // Capped at the audio's end (never past the segment the caller makes of it: its end rounds up from here).
+    const endMs = startMs + Math.floor(samples.length / SAMPLES_PER_MS);
+    const words = outputWords(text, hypothesis.tokens, this.model.vocabulary, { frameMs: this.frameMs, startMs, endMs });
+    const rawConfidence = hypothesis.tokens.length > 0 ? round4(hypothesis.confidence) : null;
+    const features = confidenceFeatures(hypothesis, frames, this.frameMs);
+    const calibration = this.model.calibration ?? null;
+    const calibrated = features !== null && calibration !== null;
     return {
-      text: forOutput(hypothesis.text, language, { trueCase }),
-      confidence: hypothesis.tokens.length > 0 ? round4(hypothesis.confidence) : null,
+      text,
+      confidence: calibrated ? calibratedConfidence(calibration, features) : rawConfidence,
+      rawConfidence,
+      calibrated,
+      confidenceFeatures: features,
       words,
       hypothesis,
       frames,
@@ -113,13 +127,13 @@ export async function runWithRetry(
   pool: InferencePool,
   model: string,
   input: { data: Float32Array; length: number },
-  options: { priority?: InferencePriority; signal?: AbortSignal; busyRetryMs?: number },
+  options: { priority?: InferencePriority; signal?: AbortSignal; busyRetryMs?: number; keyterms?: readonly string[] | null },
 ): ReturnType<InferencePool['run']> {
   const deadline = Date.now() + (options.busyRetryMs ?? 60_000);
   let backoff = 25;
   for (;;) {
     try {
-      return await pool.run(model, input, { priority: options.priority ?? 'batch', signal: options.signal });
+      return await pool.run(model, input, { priority: options.priority ?? 'batch', signal: options.signal, keyterms: options.keyterms ?? null });
     } catch (error) {
       if (!(error instanceof InferenceBusyError) || Date.now() + backoff > deadline) throw error;
       await sleep(backoff, options.signal);

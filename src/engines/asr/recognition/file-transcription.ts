@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { Segment } from '../../../platform/db/job-records.js';
 import { AudioTooLargeError, AudioTooLongError, ChannelCountError, InvalidAudioError } from '../../signal/files/audio-errors.js';
-import { sniffAudioFormat } from '../../signal/files/audio-format.js';
+import { sniffAudioFormat, unsupportedAudioMessage } from '../../signal/files/audio-format.js';
 import { checkProbedAudio, probeAudio } from '../../signal/files/audio-probe.js';
 import type { SegmenterOptions } from './pause-segmenter.js';
 import { readHead, splitHead } from '../../signal/files/pcm-head.js';
@@ -12,6 +12,7 @@ import { mergeChannelSegments } from './channel-segments.js';
 import type { CtcRecognizer } from './ctc-recognizer.js';
 import { DETECTION_SECONDS, type LanguageDetection } from './language-detector.js';
 import { transcribeAll } from './transcriber.js';
+import type { SpeechGate } from './speech-gate.js';
 import {
   type AudioDiarization,
   assignDiarization,
@@ -52,6 +53,11 @@ export interface FileTranscriptionRequest {
   /** Speaker diarization (beside recognition, once the file is decoded); absent or null: none (segments keep `speaker: null`). With channelNames the channels name the speakers and diarization is not run (a warning says so). */
   readonly diarization?: DiarizationRequest | null;
   /**
+   * Terms to boost (names, product terms): at most KEYTERM_LIMITS.maxTerms, checked by checkKeyterms
+   * (decoding/keyterm-bias.ts); every piece is decoded by a beam search that favours them.
+   */
+  readonly keyterms?: readonly string[] | null;
+  /**
    * Called once the file is probed and passed the server's checks, before any decoding, with its
    * probed duration (null when the container states none): may throw to refuse the file (a key's
    * daily quota), and answers this request's own bound on decoded audio, or null for none.
@@ -89,6 +95,8 @@ export interface FileTranscriptionParts {
   readonly maxAudioSeconds?: number;
   readonly segmenter?: SegmenterOptions;
   readonly maxInFlightPerJob?: number;
+  /** FILE_SPEECH_GATE: decode only the speech of each pause-cut piece (speech-gate.ts); absent or null: every piece with sound. */
+  readonly speechGate?: SpeechGate | null;
   /** Runs diarization off the event loop (required only for requests that ask for it). */
   readonly diarize?: Diarizer;
   /**
@@ -126,8 +134,8 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
   let choice = registry.resolve(request.language, request.model);
   const size = (await stat(audioPath)).size;
   if (size > parts.maxAudioBytes) throw new AudioTooLargeError(size, parts.maxAudioBytes);
-  if (sniffAudioFormat(await readHead(audioPath, SNIFF_HEAD_BYTES)) === null) {
-    throw new InvalidAudioError('The file is not audio in a supported format (MP3, WAV, M4A, FLAC, OGG, WEBM, AAC).');
+  if (size === 0 || sniffAudioFormat(await readHead(audioPath, SNIFF_HEAD_BYTES)) === null) {
+    throw new InvalidAudioError(unsupportedAudioMessage('The file', size));
   }
   request.onProgress({ stage: 'decoding', doneSegments: 0, totalSegments: 0 });
   const probe = await probeAudio(audioPath, { ffprobePath: parts.ffprobe, signal });
@@ -165,8 +173,10 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
       recognizer: parts.recognizerFor(model),
       segmenter: parts.segmenter,
       maxInFlight: parts.maxInFlightPerJob,
+      speechGate: parts.speechGate ?? null,
       durationMs: probe.durationSeconds !== null ? probe.durationSeconds * 1000 : null,
       signal,
+      keyterms: request.keyterms ?? null,
     };
     if (names === null) {
       // Diarization needs no transcript: it starts on the whole file as soon as it is decoded (read

@@ -1,14 +1,15 @@
 import { PauseSegmenter, type AudioSegment, type SegmenterOptions } from './pause-segmenter.js';
 import type { CtcRecognizer, InferenceCost, TimedWord } from './ctc-recognizer.js';
 import type { InferencePriority } from '../inference/inference-pool.js';
+import type { SpeechGate } from './speech-gate.js';
 
-import type { Segment } from '../../../platform/db/job-records.js';
+import type { Segment, SegmentWord } from '../../../platform/db/job-records.js';
 
 export type { Segment };
 
 export interface TranscribedSegment {
   readonly segment: Segment;
-  /** Word times from the CTC frames (not part of the spec's Segment; for streaming and exports). */
+  /** The segment's words (also on `segment.words`, in the record's shape), for diarization. */
   readonly words: readonly TimedWord[];
 }
 
@@ -33,15 +34,25 @@ export interface TranscribeOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: TranscriptionProgress) => void;
   readonly busyRetryMs?: number;
+  /** Terms every piece's beam search boosts (checked: checkKeyterms). */
+  readonly keyterms?: readonly string[] | null;
   /** The pool's figures of each recognised piece, words or not (live capacity estimation). */
   readonly onInference?: (cost: InferenceCost) => void;
+  /**
+   * FILE_SPEECH_GATE (speech-gate.ts): only the speech regions of each piece are decoded, each as a
+   * segment of its own; a piece without speech is not decoded, and a region the model's calibrated
+   * confidence puts under the gate's minimum gives no segment. Absent or null: every piece with
+   * sound is decoded whole (the energy segmenter alone).
+   */
+  readonly speechGate?: SpeechGate | null;
 }
 
 const NOMINAL_PIECE_MS = 10_000;
 
 interface Piece {
   readonly audio: AudioSegment;
-  readonly result: Promise<TranscribedSegment | null>;
+  /** The piece's segments (none, one, or one per speech region with a speech gate), in order. */
+  readonly result: Promise<(TranscribedSegment | null)[]>;
 }
 
 /**
@@ -51,8 +62,9 @@ interface Piece {
  * come out in order as soon as their turn is decoded. Memory is bounded by the segmenter's
  * buffer plus `maxInFlight` pieces, independent of the input's length.
  *
- * Pieces without speech, and pieces where the model recognises nothing, produce no segment;
- * segment ids count the segments produced. Aborting `signal` (or leaving the loop) cancels the
+ * Pieces without sound, and pieces where the model recognises nothing, produce no segment; with a
+ * speech gate (`speechGate`), a piece's speech regions are decoded one segment each and a piece
+ * without speech produces none. Segment ids count the segments produced. Aborting `signal` (or leaving the loop) cancels the
  * pieces in flight and stops pulling `pcm`.
  */
 export async function* transcribeStream(pcm: AsyncIterable<Float32Array>, options: TranscribeOptions): AsyncGenerator<TranscribedSegment, void, undefined> {
@@ -80,15 +92,16 @@ export async function* transcribeStream(pcm: AsyncIterable<Float32Array>, option
     options.onProgress({ stage: 'transcribing', doneSegments: done, totalSegments: total, processedMs, durationMs });
   };
 
-  const start = (audio: AudioSegment): Piece => {
-    if (!audio.speech) return { audio, result: Promise.resolve(null) };
-    const startMs = Math.round(audio.startSample / 16);
-    const result = recognizer
-      .recognize(audio.samples, { startMs, priority: options.priority ?? 'batch', signal, busyRetryMs: options.busyRetryMs })
+  /** One segment of `samples` (absolute start `startSample`), null when nothing is recognised. */
+  const recognise = (startSample: number, samples: Float32Array): Promise<TranscribedSegment | null> => {
+    const startMs = Math.round(startSample / 16);
+    return recognizer
+      .recognize(samples, { startMs, priority: options.priority ?? 'batch', signal, busyRetryMs: options.busyRetryMs, keyterms: options.keyterms ?? null })
       .then((recognition) => {
         options.onInference?.(recognition.inference);
         if (recognition.text.length === 0) return null;
-        const endMs = Math.round((audio.startSample + audio.samples.length) / 16);
+        if (options.speechGate && !options.speechGate.shouldKeep(recognition)) return null;
+        const endMs = Math.round((startSample + samples.length) / 16);
         const segment: Segment = {
           id: -1,
           start_ms: startMs,
@@ -97,19 +110,30 @@ export async function* transcribeStream(pcm: AsyncIterable<Float32Array>, option
           text: recognition.text,
           speaker: null,
           confidence: recognition.confidence,
+          words: recognition.words.map(segmentWord),
         };
         return { segment, words: recognition.words };
       });
+  };
+
+  const start = (audio: AudioSegment): Piece => {
+    if (!audio.speech) return { audio, result: Promise.resolve([]) };
+    const gate = options.speechGate ?? null;
+    const result =
+      gate === null
+        ? recognise(audio.startSample, audio.samples).then((out) => [out])
+        : gate
+            .regions(audio.samples, signal)
+            .then((regions) => Promise.all(regions.map((r) => recognise(audio.startSample + r.from, audio.samples.subarray(r.from, r.to)))));
     result.catch(() => undefined); // observed when its turn comes; avoids an unhandled rejection meanwhile
     return { audio, result };
   };
 
-  const finish = async (piece: Piece): Promise<TranscribedSegment | null> => {
-    const out = await piece.result;
+  const finish = async (piece: Piece): Promise<TranscribedSegment[]> => {
+    const outs = await piece.result;
     done++;
     processedMs = Math.round(piece.audio.spanEnd / 16);
-    if (out === null) return null;
-    return { segment: { ...out.segment, id: nextId++ }, words: out.words };
+    return outs.filter((out) => out !== null).map((out) => ({ segment: { ...out.segment, id: nextId++ }, words: out.words }));
   };
 
   try {
@@ -119,23 +143,28 @@ export async function* transcribeStream(pcm: AsyncIterable<Float32Array>, option
       for (const audio of segmenter.push(chunk)) {
         pending.push(start(audio));
         while (pending.length >= maxInFlight) {
-          const out = await finish(pending.shift()!);
+          const outs = await finish(pending.shift()!);
           report(false);
-          if (out) yield out;
+          yield* outs;
         }
       }
     }
     signal.throwIfAborted();
     for (const audio of segmenter.flush()) pending.push(start(audio));
     while (pending.length > 0) {
-      const out = await finish(pending.shift()!);
+      const outs = await finish(pending.shift()!);
       report(pending.length === 0);
-      if (out) yield out;
+      yield* outs;
     }
     if (done === 0) report(true);
   } finally {
     controller.abort(new Error('transcription stopped'));
   }
+}
+
+/** A recognised word as segments carry it (job-records.ts SegmentWord). */
+export function segmentWord(word: TimedWord): SegmentWord {
+  return { word: word.text, start_ms: word.start_ms, end_ms: word.end_ms, confidence: word.confidence };
 }
 
 /** Collects `transcribeStream` into a list; also returns the audio length seen. */

@@ -3,6 +3,20 @@ export type AudioContainer = 'mp3' | 'wav' | 'm4a' | 'flac' | 'ogg' | 'webm' | '
 
 export const SUPPORTED_CONTAINERS: readonly AudioContainer[] = ['mp3', 'wav', 'm4a', 'flac', 'ogg', 'webm', 'aac'];
 
+/** The supported containers as every refusal names them. */
+export const SUPPORTED_FORMATS_TEXT = 'MP3, WAV, M4A, FLAC, OGG, WEBM or AAC';
+
+/**
+ * Why a file is not taken as audio, in the same words on every endpoint (uploads, jobs, batches,
+ * the job API, signed uploads): an empty file is said to be empty, anything else that is not a
+ * supported container is said to be that. `name` is the file's name or "The file".
+ */
+export function unsupportedAudioMessage(name: string, sizeBytes: number): string {
+  return sizeBytes === 0
+    ? `${name} is empty (0 bytes); send audio in a supported format (${SUPPORTED_FORMATS_TEXT}).`
+    : `${name} is not audio in a supported format (${SUPPORTED_FORMATS_TEXT}).`;
+}
+
 /** Bytes `sniffAudioFormat` needs to see to recognise every supported container. */
 export const SNIFF_BYTES = 12;
 

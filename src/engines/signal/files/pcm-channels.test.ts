@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { concatSamples, decodeMulaw, deinterleaveInt16, floatToInt16, int16ToFloat, mulawToLinear, parseWavHeader } from './pcm-channels.js';
+import { concatSamples, deinterleaveInt16, floatToInt16, int16ToFloat, parseWavHeader } from './pcm-channels.js';
 
 function frames(pairs: Array<[number, number]>): Uint8Array {
   const view = new DataView(new ArrayBuffer(pairs.length * 4));
@@ -30,29 +30,6 @@ describe('deinterleaveInt16', () => {
     const [left, right] = deinterleaveInt16(bytes.subarray(1, 5), 2);
     expect([left![0], right![0]]).toEqual([258, -2]);
     expect(() => deinterleaveInt16(bytes.subarray(0, 6), 2)).toThrow(RangeError);
-  });
-});
-
-describe('G.711 mu-law', () => {
-  it('decodes the reference values', () => {
-    // ITU-T G.711 / Sun audio table values.
-    expect(mulawToLinear(0xff)).toBe(0);
-    expect(mulawToLinear(0x7f)).toBe(0);
-    expect(mulawToLinear(0x80)).toBe(32124);
-    expect(mulawToLinear(0x00)).toBe(-32124);
-    expect(mulawToLinear(0x0f)).toBe(-16764);
-    expect(mulawToLinear(0x8f)).toBe(16764);
-    expect(mulawToLinear(0xfe)).toBe(8);
-    expect(mulawToLinear(0x7e)).toBe(-8);
-    expect(mulawToLinear(0xf0)).toBe(120);
-    expect(mulawToLinear(0xe0)).toBe(372);
-    expect(mulawToLinear(0x70)).toBe(-120);
-  });
-
-  it('is odd-symmetric and monotonic over each half of the code space', () => {
-    for (let b = 0; b < 128; b++) expect(mulawToLinear(b | 0x80) + mulawToLinear(b)).toBe(0);
-    for (let b = 0x80; b < 0xff; b++) expect(mulawToLinear(b)).toBeGreaterThan(mulawToLinear(b + 1));
-    expect([...decodeMulaw(Uint8Array.of(0x80, 0xff, 0x00))]).toEqual([32124, 0, -32124]);
   });
 });
 

@@ -1,7 +1,7 @@
 // Pure sample conversions for multi-channel and telephone streams: de-interleaving 16-bit PCM
-// frames into one array per channel, G.711 mu-law to 16-bit linear, float <-> int16, joining
-// decoded chunks, and the parts of a 16-bit PCM WAV header a stereo stream needs. No state, no
-// native code.
+// frames into one array per channel, float <-> int16, joining decoded chunks, and the parts of a
+// 16-bit PCM WAV header a stereo stream needs. No state, no native code (G.711 is expanded by
+// the native front end: native/src/dsp/g711.h).
 
 /**
  * Splits interleaved 16-bit little-endian frames (`channels` samples each) into one Int16Array
@@ -17,23 +17,6 @@ export function deinterleaveInt16(bytes: Uint8Array, channels: number): Int16Arr
   for (let f = 0, at = 0; f < frames; f++) {
     for (let c = 0; c < channels; c++, at += 2) out[c]![f] = view.getInt16(at, true);
   }
-  return out;
-}
-
-/** One G.711 mu-law byte as a 16-bit linear sample (ITU-T G.711; 0xFF and 0x7F are 0, 0x80 is 32124, 0x00 is -32124). */
-export function mulawToLinear(byte: number): number {
-  const u = ~byte & 0xff;
-  const exponent = (u >> 4) & 0x07;
-  const magnitude = ((((u & 0x0f) << 3) + 0x84) << exponent) - 0x84;
-  return u & 0x80 ? 0 - magnitude : magnitude;
-}
-
-const MULAW_TABLE = Int16Array.from({ length: 256 }, (_, byte) => mulawToLinear(byte));
-
-/** Mu-law bytes (one sample each) as 16-bit linear samples. */
-export function decodeMulaw(bytes: Uint8Array): Int16Array {
-  const out = new Int16Array(bytes.byteLength);
-  for (let i = 0; i < bytes.byteLength; i++) out[i] = MULAW_TABLE[bytes[i]!]!;
   return out;
 }
 

@@ -1,18 +1,20 @@
 // What sits in front of a session's StreamFrontEnd(s) when the client's audio is not one the
-// front end reads as is: interleaved multi-channel PCM or WAV (channels=2) and 8 kHz telephone
-// audio (pcm_s16le_8k, mulaw_8k). Each binary message becomes one 16-bit PCM array per channel
-// at the front ends' rate; mono audio in a native format never comes here (the session pushes
-// it straight to its one front end, byte for byte as before).
+// front end reads as is: interleaved multi-channel audio (channels=2) and 8 kHz 16-bit PCM
+// (pcm_s16le_8k). Each binary message becomes one array per channel for the front ends: 16-bit
+// PCM at their rate, or, for G.711 (mulaw_8k, alaw_8k), that channel's bytes, which the front
+// ends expand and upsample themselves. Mono audio in a native format (G.711 included) never
+// comes here (the session pushes it straight to its one front end, byte for byte).
 //
 // - Frames may be split at any byte: the bytes of an incomplete frame wait for the next message.
-// - 8 kHz (and WAV at rates other than 16 kHz) is upsampled to 16 kHz by the native polyphase
-//   resampler, one per channel; flush() hands out its tail at END and before a format change.
+// - 8 kHz PCM (and WAV at rates other than 16 kHz) is upsampled to 16 kHz by the native
+//   polyphase resampler, one per channel; flush() hands out its tail at END and before a format
+//   change.
 // - A stereo WAV stream's header is read here (16-bit PCM only); the data then goes the PCM way.
 // - Stereo webm_opus is demuxed and decoded to two channels by stereo-webm-decoder.ts.
 // - Problems are reported like the front end's: `sticky` ones (a bad WAV header) repeat on every
 //   message until the format is set again.
-import { decodeMulaw, deinterleaveInt16, floatToInt16, int16ToFloat, parseWavHeader } from '../files/pcm-channels.js';
-import { isAudioFormat, type AudioFormat, type StreamFormat } from './audio-format.js';
+import { deinterleaveInt16, floatToInt16, int16ToFloat, parseWavHeader } from '../files/pcm-channels.js';
+import { isAudioFormat, isG711, type AudioFormat, type StreamFormat } from './audio-format.js';
 import { Resampler } from './resampler.js';
 import { StereoWebmDecoder } from './stereo-webm-decoder.js';
 
@@ -33,8 +35,12 @@ export function isPassthrough(format: StreamFormat, channels: number): boolean {
 /** The native format the front ends of a session decode. */
 export function frontEndFormatFor(format: StreamFormat, channels: number): AudioFormat {
   if (channels === 1 && isAudioFormat(format)) return format;
+  if (isG711(format)) return format;
   return format === 'pcm_s16le_48k' ? 'pcm_s16le_48k' : 'pcm_s16le';
 }
+
+/** One channel's share of a message: 16-bit PCM, or G.711 bytes (one a sample). */
+export type ChannelSamples = Int16Array | Uint8Array;
 
 export class StreamInput {
   readonly channels: number;
@@ -61,8 +67,8 @@ export class StreamInput {
     return frontEndFormatFor(this.#format, this.channels);
   }
 
-  /** One binary message: one PCM array per channel (maybe empty), or a problem. */
-  split(message: ArrayBuffer | Uint8Array): Int16Array[] | InputProblem {
+  /** One binary message: one array per channel (maybe empty), or a problem. */
+  split(message: ArrayBuffer | Uint8Array): ChannelSamples[] | InputProblem {
     if (this.#sticky !== null) return this.#sticky;
     let bytes = message instanceof Uint8Array ? message : new Uint8Array(message);
     if (this.#webm !== null) {
@@ -98,13 +104,15 @@ export class StreamInput {
         this.#wavDataLeft -= bytes.byteLength;
       }
     }
-    const sampleBytes = this.#format === 'mulaw_8k' ? 1 : 2;
+    const sampleBytes = isG711(this.#format) ? 1 : 2;
     const frameBytes = sampleBytes * this.channels;
     const all = this.#carry.byteLength > 0 ? concat(this.#carry, bytes) : bytes;
     const whole = all.byteLength - (all.byteLength % frameBytes);
     this.#carry = all.slice(whole);
     const frames = all.subarray(0, whole);
-    const perChannel = sampleBytes === 1 ? deinterleaveBytes(frames, this.channels).map(decodeMulaw) : deinterleaveInt16(frames, this.channels);
+    // G.711: each channel's bytes go to its front end (copied: the message is not ours to keep).
+    if (sampleBytes === 1) return deinterleaveBytes(frames, this.channels);
+    const perChannel = deinterleaveInt16(frames, this.channels);
     return this.#resamplers.length === 0 ? perChannel : perChannel.map((samples, c) => this.#resample(c, samples));
   }
 
@@ -149,7 +157,8 @@ export class StreamInput {
     this.#carry = new Uint8Array(0);
     this.#wavHead = this.#format === 'wav' ? new Uint8Array(0) : null;
     this.#wavDataLeft = null;
-    this.#setResamplers(this.#format === 'pcm_s16le_8k' || this.#format === 'mulaw_8k' ? 8000 : OUTPUT_RATE);
+    // G.711 is upsampled by the front ends; 48 kHz PCM is read by them as it is.
+    this.#setResamplers(this.#format === 'pcm_s16le_8k' ? 8000 : OUTPUT_RATE);
   }
 
   #setResamplers(inputRate: number): void {
@@ -183,9 +192,9 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** Splits interleaved 8-bit frames into one byte array per channel. */
+/** Splits interleaved 8-bit frames into one new byte array per channel. */
 function deinterleaveBytes(bytes: Uint8Array, channels: number): Uint8Array[] {
-  if (channels === 1) return [bytes];
+  if (channels === 1) return [bytes.slice()];
   const frames = bytes.byteLength / channels;
   const out = Array.from({ length: channels }, () => new Uint8Array(frames));
   for (let f = 0, at = 0; f < frames; f++) for (let c = 0; c < channels; c++) out[c]![f] = bytes[at++]!;

@@ -1,0 +1,149 @@
+/**
+ * What a public model of a published size costs on this machine (docs/public-models.md, the cost
+ * table): load time, resident memory added, and speed, through the gateway's own engines, with the
+ * machine's 1-minute load average beside them (the cores are shared: a load far above 2 means the
+ * figures are pessimistic). The
+ * weights are random (made by the export scripts with published sizes, never committed): speed and
+ * memory depend on the sizes, not on the values.
+ *
+ * Speech (a folder imported with `npm run models -- import --in-place`): InferencePool with one
+ * worker of `--threads` onnxruntime threads; load = opening the session; real-time factor =
+ * recognition time / audio time on a 14 s utterance (4 held-out ALFFA clips joined), median of
+ * `--runs`; the baseline from the same run is the shipped small-am-v2 model. Live streams a model
+ * sustains on the cores is estimated as 1 / RTF (a stream sends one second of audio per second;
+ * wav2vec2 exports without a lengths input run each piece alone, so there is no batching gain):
+ * an estimate, not a measurement with sockets.
+ *
+ * Translation (a folder imported with `npm run models -- import-translation`): OnnxTranslationEngine
+ * greedy, decoding guards off, `--sentences` sentences of 20 pieces each submitted at once (the
+ * sentence queue batches them, TRANSLATION_MAX_BATCH 16); with --no-eos weights every sentence runs
+ * to the output cap (2.5 x 20 + 4 = 54 tokens): the worst case per sentence.
+ *
+ *   npx tsx bench/public-models-cost.ts [--asr DIR] [--translation DIR] [--threads 2] [--runs 3] [--sentences 32]
+ *   figures to bench/results/public-models-cost.json (merged by model folder name)
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { basename, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InferencePool } from '../src/engines/asr/inference/inference-pool.js';
+import { poolSpecFor } from '../src/engines/asr/inference/model-specs.js';
+import { loadModelFolder, type LoadedCtcModel } from '../src/engines/asr/models/model-loader.js';
+import { CtcRecognizer } from '../src/engines/asr/recognition/ctc-recognizer.js';
+import { OnnxTranslationEngine } from '../src/engines/translation/onnx-translation-engine.js';
+import { concatSamples } from '../src/engines/signal/signal.js';
+import { readWav } from '../training/common/wav-file.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const args = new Map<string, string>();
+for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.replace(/^--/, ''), process.argv[i + 1]!);
+const threads = Number(args.get('threads') ?? 2);
+const runs = Number(args.get('runs') ?? 3);
+const mb = (bytes: number): number => Math.round(bytes / 2 ** 20);
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+function utterance(): Float32Array {
+  const clips = ['10778_tr02101', '10779_tr02102', '10780_tr02103', '10827_tr09101'].map((c) =>
+    join(ROOT, `test/fixtures/heldout/alffa_spk_heldout-tr_${c}.wav`),
+  );
+  return concatSamples(
+    clips.filter((c) => existsSync(c)).map((c) => readWav(c)),
+    Float32Array,
+  );
+}
+
+async function measureAsr(dir: string): Promise<Record<string, unknown>> {
+  const pcm = utterance();
+  global.gc?.();
+  const rss0 = process.memoryUsage().rss;
+  const pool = await InferencePool.start({ workers: 1, intraOpThreads: threads, workerNice: null });
+  try {
+    const model = (await loadModelFolder(dir)) as LoadedCtcModel;
+    const recognizer = new CtcRecognizer(pool, model);
+    const started = performance.now();
+    await pool.load(poolSpecFor(model, recognizer.decoding));
+    const loadMs = performance.now() - started;
+    await recognizer.recognize(pcm); // warm-up
+    const times: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const t = performance.now();
+      await recognizer.recognize(pcm);
+      times.push(performance.now() - t);
+    }
+    const rss = process.memoryUsage().rss - rss0;
+    const rtf = median(times) / 1000 / (pcm.length / 16000);
+    return {
+      model: basename(dir),
+      onnx_mb: mb(readFileSync(model.onnxPath).length),
+      load_s: Math.round(loadMs) / 1000,
+      rss_added_mb: mb(rss),
+      audio_s: Math.round((pcm.length / 16000) * 10) / 10,
+      rtf: Math.round(rtf * 1000) / 1000,
+      live_streams_estimate: Math.floor(1 / rtf),
+      threads,
+      runs,
+      load_average_1m: Math.round(loadavg()[0]! * 10) / 10,
+    };
+  } finally {
+    await pool.close();
+  }
+}
+
+async function measureTranslation(dir: string): Promise<Record<string, unknown>> {
+  const count = Number(args.get('sentences') ?? 32);
+  // 20 pieces per sentence from the fixture vocabulary's words (the same in the tiny and the sized exports).
+  const words = ['the', 'a', 'is', 'good', 'day', 'water', 'nagaa', 'bishaan'];
+  const sentences = Array.from({ length: count }, (_, i) => Array.from({ length: 20 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' '));
+  global.gc?.();
+  const rss0 = process.memoryUsage().rss;
+  const started = performance.now();
+  const engine = await OnnxTranslationEngine.open(dir, { intraOpThreads: threads, workerNice: null, decodingGuards: false });
+  const loadMs = performance.now() - started;
+  try {
+    await engine.translate(sentences[0]!, 'en', 'am', { mode: 'greedy' }); // warm-up
+    const times: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      const t = performance.now();
+      await engine.translateMany(sentences, 'en', 'am', { mode: 'greedy' });
+      times.push(performance.now() - t);
+    }
+    const rss = process.memoryUsage().rss - rss0;
+    return {
+      model: basename(dir),
+      load_s: Math.round(loadMs) / 1000,
+      rss_added_mb: mb(rss),
+      sentences: count,
+      source_pieces: 20,
+      sentences_per_s: Math.round((count / (median(times) / 1000)) * 100) / 100,
+      threads,
+      runs,
+      load_average_1m: Math.round(loadavg()[0]! * 10) / 10,
+    };
+  } finally {
+    await engine.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const out = join(ROOT, 'bench/results/public-models-cost.json');
+  const results = existsSync(out)
+    ? (JSON.parse(readFileSync(out, 'utf8')) as { asr: Record<string, unknown>; translation: Record<string, unknown> })
+    : { asr: {}, translation: {} };
+  const asr = args.get('asr');
+  if (asr) {
+    const baseline = await measureAsr(join(ROOT, 'models/small-am-v2'));
+    const measured = await measureAsr(asr);
+    results.asr[basename(asr)] = { ...measured, baseline_same_run: baseline, measured_at: new Date().toISOString() };
+    process.stdout.write(`${JSON.stringify({ measured, baseline })}\n`);
+  }
+  const translation = args.get('translation');
+  if (translation) {
+    const measured = await measureTranslation(translation);
+    results.translation[basename(translation)] = { ...measured, measured_at: new Date().toISOString() };
+    process.stdout.write(`${JSON.stringify(measured)}\n`);
+  }
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+await main();

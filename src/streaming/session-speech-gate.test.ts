@@ -1,0 +1,123 @@
+// The speech gate over the real shared Silero VAD and a real native front end (its ring): turns of
+// speech are confirmed while they are still open, tones and music are not, a piece the ring has let
+// go is heard from its own copy, and manual-mode pieces decode only their speech.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StreamFrontEnd } from '../engines/signal/signal.js';
+import { type SileroVad, Vad } from '../engines/vad/vad.js';
+import { floatToPcm16, nativeSpeech16k } from '../../test/helpers/fixtures.js';
+import { nonSpeech } from '../../test/helpers/non-speech.js';
+import { SpeechGate } from './session-speech-gate.js';
+
+const vad = new Vad();
+let silero: SileroVad;
+beforeAll(async () => {
+  silero = await vad.shared();
+}, 60_000);
+afterAll(async () => vad.close());
+
+const frontEnd = () => new StreamFrontEnd({ format: 'pcm_s16le', energyVad: false, initialBufferSeconds: 4 });
+const push = (ring: StreamFrontEnd, samples: Float32Array): void => void ring.push(floatToPcm16(samples));
+const until = async (check: () => boolean): Promise<void> => {
+  for (let i = 0; i < 400 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+};
+
+describe('SpeechGate with turn detection', () => {
+  it('confirms a spoken turn while it is open (partials may show it), and its piece holds speech', async () => {
+    const ring = frontEnd();
+    const gate = new SpeechGate(silero, ring, () => false);
+    const speech = nativeSpeech16k();
+    gate.turnStarted(1, 0, 0);
+    expect(gate.confirmed(1)).toBe(false);
+    for (let at = 0; at < speech.length; at += 1_600) {
+      push(ring, speech.subarray(at, at + 1_600));
+      gate.pump();
+    }
+    await until(() => gate.confirmed(1));
+    expect(gate.confirmed(1)).toBe(true);
+    const piece = { kind: 'turn', turnId: 1, start: 0, end: speech.length } as const;
+    gate.pieceCut(piece, speech);
+    expect(await gate.verdict(piece, speech)).toBe(true);
+    gate.close();
+    ring.close();
+  }, 30_000);
+
+  it('a turn of music or telephone tones holds no speech, also once the ring has let its audio go', async () => {
+    for (const kind of ['chord_melody', 'dtmf', 'ringback'] as const) {
+      const ring = frontEnd();
+      const gate = new SpeechGate(silero, ring, () => false);
+      const sound = nonSpeech(kind, 4, { seed: 3 });
+      gate.turnStarted(1, 0, 0);
+      push(ring, sound);
+      // The session copied the piece and the ring dropped it before Silero heard it all.
+      const piece = { kind: 'turn', turnId: 1, start: 0, end: sound.length } as const;
+      ring.discardUntil(sound.length);
+      gate.pieceCut(piece, sound.slice());
+      expect(await gate.verdict(piece, sound), kind).toBe(false);
+      expect(gate.confirmed(1), kind).toBe(false);
+      gate.close();
+      ring.close();
+    }
+  }, 30_000);
+
+  it('a TRANSCRIBE piece outside every turn holds no speech (nothing to wait for)', async () => {
+    const ring = frontEnd();
+    const gate = new SpeechGate(silero, ring, () => false);
+    const quiet = nonSpeech('pink_noise', 2, { dbfs: -60 });
+    push(ring, quiet);
+    const piece = { kind: 'transcribe', turnId: null, start: 0, end: quiet.length } as const;
+    gate.pieceCut(piece, quiet);
+    expect(await gate.verdict(piece, quiet)).toBe(false);
+    gate.close();
+    ring.close();
+  }, 30_000);
+});
+
+describe('SpeechGate in manual mode', () => {
+  it('hears all the audio: a piece of music then speech decodes the speech, padded, and not the music', async () => {
+    const ring = frontEnd();
+    const gate = new SpeechGate(silero, ring, () => true);
+    const music = nonSpeech('chord_melody', 4, { seed: 5 });
+    const speech = nativeSpeech16k();
+    const audio = new Float32Array(music.length + 16_000 + speech.length);
+    audio.set(music);
+    audio.set(speech, music.length + 16_000);
+    for (let at = 0; at < audio.length; at += 3_200) {
+      push(ring, audio.subarray(at, at + 3_200));
+      gate.pump();
+    }
+    const piece = { kind: 'final', turnId: null, start: 0, end: audio.length } as const;
+    gate.pieceCut(piece, audio);
+    expect(await gate.verdict(piece, audio)).toBe(true);
+    const spans = gate.decodeSpans(piece)!;
+    expect(spans.length).toBeGreaterThan(0);
+    // The first span starts within the pre-roll (700 ms) before the speech, never in the music's first 3 s.
+    expect(spans[0]!.start).toBeGreaterThan(3 * 16_000);
+    expect(spans[0]!.start).toBeLessThanOrEqual(music.length + 16_000);
+    expect(spans[spans.length - 1]!.end).toBe(audio.length);
+
+    const tones = { kind: 'transcribe', turnId: null, start: audio.length, end: audio.length + 3 * 16_000 } as const;
+    const dtmf = nonSpeech('dtmf', 3);
+    push(ring, dtmf);
+    gate.pieceCut(tones, dtmf);
+    expect(await gate.verdict(tones, dtmf)).toBe(false);
+    gate.close();
+    ring.close();
+  }, 30_000);
+
+  it('a fast sender: the whole stream is one piece cut before Silero heard any of it, and still decodes its speech', async () => {
+    const ring = frontEnd();
+    const gate = new SpeechGate(silero, ring, () => true);
+    const speech = nativeSpeech16k();
+    push(ring, speech);
+    gate.followMode(); // what the channel does after each append
+    const piece = { kind: 'final', turnId: null, start: 0, end: speech.length } as const;
+    ring.discardUntil(speech.length);
+    gate.pieceCut(piece, speech);
+    expect(await gate.verdict(piece, speech)).toBe(true);
+    const spans = gate.decodeSpans(piece);
+    // All speech: the whole piece (null), or spans starting within the first second.
+    if (spans !== null) expect(spans[0]!.start).toBeLessThan(16_000);
+    gate.close();
+    ring.close();
+  }, 30_000);
+});
