@@ -10,8 +10,8 @@
  * Prints per path and gate: invented letters per minute (the final `full_text`, ALFFA scoring
  * form), clips whose final text is empty, turn_detected messages with text, partials with text.
  * The speech side, in the same run: the 12 committed held-out ALFFA clips (test/fixtures/heldout,
- * speakers the model never heard) clean and in pink noise at 10 and 5 dB SNR (the noise running
- * 500 ms before and after the speech), energy-VAD turns and manual mode: CER and clips that come
+ * speakers the model never heard) clean and in pink noise at 10 and 5 dB SNR of the active speech
+ * level (the noise running 500 ms before and after), energy-VAD turns and manual mode: CER and clips that come
  * back empty, gate off and on. Writes bench/results/live-non-speech.json. Speech accuracy on more
  * utterances and formats: bench/live-accuracy.ts.
  *
@@ -28,6 +28,7 @@ import WebSocket from 'ws';
 import { scoredCharacterErrorRate, scoringForm } from '../src/engines/scoring/character-error-rate.js';
 import { fixturePath, floatToPcm16, interleaveStereo, pcm16ToFloat, wavData } from '../test/helpers/fixtures.js';
 import { type NonSpeechKind, nonSpeech } from '../test/helpers/non-speech.js';
+import { mixAtSnr } from './speech-conditions.js';
 import { opusFramesOf, webmOpusOf } from './stream-encodings.js';
 import { startBenchGateway } from './bench-gateway.js';
 
@@ -87,10 +88,10 @@ function stream(port: number, key: string, query: Record<string, string>, messag
       else if (type === 'partial' && message['text'] !== '') partialsWithText++;
       else if (type === 'speech_started') speechStarted++;
       else if (type === 'transcription' && message['is_final'] === true) finalText = message['full_text'] as string;
-      else if (type === 'error') reject(new Error(`session error: ${JSON.stringify(message['error'])}`));
+      else if (type === 'error') reject(new Error(`${params}: session error: ${JSON.stringify(message['error'])}`));
     });
     socket.on('close', (code) => {
-      if (finalText === null) reject(new Error(`closed ${code} without a final transcription`));
+      if (finalText === null) reject(new Error(`${params}: closed ${code} without a final transcription`));
       else resolve({ finalText, turnsWithText, partialsWithText, speechStarted });
     });
     socket.on('error', reject);
@@ -131,17 +132,17 @@ const speechClips = readFileSync(fixturePath('heldout/heldout.tsv'), 'utf8')
   .filter((row) => row[0]!.startsWith('alffa'))
   .map(([file, , , reference]) => ({ file: file!, reference: reference!, samples: pcm16ToFloat(wavData(readFileSync(fixturePath(`heldout/${file}`))).pcm) }));
 const SNRS = ['clean', 10, 5] as const;
-/** A clip with 500 ms before and after, in pink noise at `snr` dB below its RMS (none when clean). */
+/**
+ * A clip with 500 ms of its own mean level before and after, in pink noise `snr` dB below its
+ * active speech level (the robustness benchmark's definition: bench/speech-conditions.ts), or clean.
+ */
 function inNoise(samples: Float32Array, snr: (typeof SNRS)[number], seed: number): Buffer {
   const pad = 8_000;
-  const out = new Float32Array(samples.length + 2 * pad);
+  const mean = samples.reduce((sum, s) => sum + s, 0) / samples.length;
+  const out = new Float32Array(samples.length + 2 * pad).fill(mean);
   out.set(samples, pad);
-  if (snr !== 'clean') {
-    const rms = Math.sqrt(samples.reduce((sum, s) => sum + s * s, 0) / samples.length);
-    const noise = nonSpeech('pink_noise', out.length / 16_000, { dbfs: 20 * Math.log10(rms) - snr, seed });
-    for (let i = 0; i < out.length; i++) out[i] = out[i]! + noise[i]!;
-  }
-  return floatToPcm16(out);
+  if (snr === 'clean') return floatToPcm16(out);
+  return floatToPcm16(mixAtSnr(out, nonSpeech('pink_noise', out.length / 16_000, { seed }), snr).samples);
 }
 const SPEECH_PATHS = ['energy', 'manual'] as const;
 

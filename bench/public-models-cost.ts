@@ -19,14 +19,27 @@
  * sentence queue batches them, TRANSLATION_MAX_BATCH 16); with --no-eos weights every sentence runs
  * to the output cap (2.5 x 20 + 4 = 54 tokens): the worst case per sentence.
  *
- *   npx tsx bench/public-models-cost.ts [--asr DIR] [--translation DIR] [--threads 2] [--runs 3] [--sentences 32]
+ * Speaker embedding (a WeSpeaker / 3D-Speaker ONNX, DIARIZATION_EMBEDDING_MODEL; e.g. the ResNet34-sized
+ * export of training/speakers/export_resnet34_style.py): what the diarization thread does with it, on
+ * one onnxruntime thread as there: load = SpeakerEmbeddingModel.open; the windows of a 57 s file
+ * (the 14 s utterance four times) embedded (batched), and the whole diarization (speaker frames,
+ * window embeddings, clustering, turns), median of `--runs`, against the built-in i-vector
+ * diarization of the same file (models/diarization/speaker-ivector-v1.json) in the same run. The
+ * energy gate finds speech in about 30% of that file's frames (32 windows), so the time per window
+ * and the real-time factor of audio that is all speech (a window every 0.76 s) are given too.
+ *
+ *   npx tsx bench/public-models-cost.ts [--asr DIR] [--translation DIR] [--speaker FILE] [--threads 2] [--runs 3] [--sentences 32]
  *   figures to bench/results/public-models-cost.json (merged by model folder name)
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InferencePool } from '../src/engines/asr/inference/inference-pool.js';
+import { diarizationFrames, diarize, EMBEDDING_BACKENDS } from '../src/engines/diarization/diarize.js';
+import { SpeakerEmbeddingModel } from '../src/engines/diarization/speaker-embedding-model.js';
+import { loadSpeakerProjection } from '../src/engines/diarization/speaker-projection.js';
+import { speechWindowSpans } from '../src/engines/diarization/speaker-windows.js';
 import { poolSpecFor } from '../src/engines/asr/inference/model-specs.js';
 import { loadModelFolder, type LoadedCtcModel } from '../src/engines/asr/models/model-loader.js';
 import { CtcRecognizer } from '../src/engines/asr/recognition/ctc-recognizer.js';
@@ -40,6 +53,8 @@ for (let i = 2; i < process.argv.length; i += 2) args.set(process.argv[i]!.repla
 const threads = Number(args.get('threads') ?? 2);
 const runs = Number(args.get('runs') ?? 3);
 const mb = (bytes: number): number => Math.round(bytes / 2 ** 20);
+// The file's size without reading it (a 300 M model is 1.2 GB), with Optimum's external data file (`model.onnx_data`) if there is one.
+const onnxBytes = (path: string): number => statSync(path).size + (existsSync(`${path}_data`) ? statSync(`${path}_data`).size : 0);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 function utterance(): Float32Array {
@@ -74,7 +89,7 @@ async function measureAsr(dir: string): Promise<Record<string, unknown>> {
     const rtf = median(times) / 1000 / (pcm.length / 16000);
     return {
       model: basename(dir),
-      onnx_mb: mb(readFileSync(model.onnxPath).length),
+      onnx_mb: mb(onnxBytes(model.onnxPath)),
       load_s: Math.round(loadMs) / 1000,
       rss_added_mb: mb(rss),
       audio_s: Math.round((pcm.length / 16000) * 10) / 10,
@@ -124,23 +139,97 @@ async function measureTranslation(dir: string): Promise<Record<string, unknown>>
   }
 }
 
+async function measureSpeaker(file: string): Promise<Record<string, unknown>> {
+  const once = utterance();
+  const pcm = concatSamples([once, once, once, once], Float32Array);
+  const audioS = pcm.length / 16000;
+  const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null } as const;
+  const timed = async <T>(run: () => T | Promise<T>): Promise<{ value: T; s: number }> => {
+    const t = performance.now();
+    const value = await run();
+    return { value, s: (performance.now() - t) / 1000 };
+  };
+  const projection = await loadSpeakerProjection(join(ROOT, 'models/diarization/speaker-ivector-v1.json'));
+  diarize(pcm, options, projection); // warm-up
+  const baseline: number[] = [];
+  for (let r = 0; r < runs; r++) baseline.push((await timed(() => diarize(pcm, options, projection))).s);
+  global.gc?.();
+  const rss0 = process.memoryUsage().rss;
+  const opened = await timed(() => SpeakerEmbeddingModel.open(file, 1));
+  const model = opened.value;
+  try {
+    const frames = diarizationFrames(pcm, {});
+    const spans = speechWindowSpans(frames.speech, frames.features.frames, EMBEDDING_BACKENDS.backend_a);
+    await model.embedWindows(pcm, frames.speech, spans); // warm-up
+    const embedding: number[] = [];
+    const whole: number[] = [];
+    for (let r = 0; r < runs; r++) {
+      embedding.push((await timed(() => model.embedWindows(pcm, frames.speech, spans))).s);
+      whole.push(
+        (
+          await timed(async () => {
+            const f = diarizationFrames(pcm, {});
+            const windows = await model.embedWindows(pcm, f.speech, speechWindowSpans(f.speech, f.features.frames, EMBEDDING_BACKENDS.backend_a));
+            return diarize(pcm, options, windows, undefined, f);
+          })
+        ).s,
+      );
+    }
+    const rss = process.memoryUsage().rss - rss0;
+    const round = (x: number): number => Math.round(x * 1000) / 1000;
+    return {
+      model: basename(file),
+      onnx_mb: mb(onnxBytes(file)),
+      dim: (await model.embed(pcm.subarray(0, 16000))).length,
+      load_s: round(opened.s),
+      rss_added_mb: mb(rss),
+      audio_s: Math.round(audioS * 10) / 10,
+      windows: spans.length,
+      embedding_s: round(median(embedding)),
+      embedding_ms_per_window: Math.round((median(embedding) * 1000) / spans.length),
+      // Audio that is all speech has a window every hop (0.76 s): the embedding's real-time factor then.
+      all_speech_embedding_rtf_estimate: round(median(embedding) / spans.length / (EMBEDDING_BACKENDS.backend_a.hopFrames * 0.02)),
+      diarization_s: round(median(whole)),
+      diarization_rtf: round(median(whole) / audioS),
+      baseline_ivector_diarization_s: round(median(baseline)),
+      baseline_ivector_rtf: round(median(baseline) / audioS),
+      onnxruntime_threads: 1,
+      runs,
+      load_average_1m: Math.round(loadavg()[0]! * 10) / 10,
+    };
+  } finally {
+    await model.release();
+  }
+}
+
 async function main(): Promise<void> {
-  const out = join(ROOT, 'bench/results/public-models-cost.json');
-  const results = existsSync(out)
-    ? (JSON.parse(readFileSync(out, 'utf8')) as { asr: Record<string, unknown>; translation: Record<string, unknown> })
-    : { asr: {}, translation: {} };
+  const measured: { asr?: [string, unknown]; translation?: [string, unknown]; speaker?: [string, unknown] } = {};
   const asr = args.get('asr');
   if (asr) {
     const baseline = await measureAsr(join(ROOT, 'models/small-am-v2'));
-    const measured = await measureAsr(asr);
-    results.asr[basename(asr)] = { ...measured, baseline_same_run: baseline, measured_at: new Date().toISOString() };
-    process.stdout.write(`${JSON.stringify({ measured, baseline })}\n`);
+    const model = await measureAsr(asr);
+    measured.asr = [basename(asr), { ...model, baseline_same_run: baseline, measured_at: new Date().toISOString() }];
+    process.stdout.write(`${JSON.stringify({ measured: model, baseline })}\n`);
   }
   const translation = args.get('translation');
   if (translation) {
-    const measured = await measureTranslation(translation);
-    results.translation[basename(translation)] = { ...measured, measured_at: new Date().toISOString() };
-    process.stdout.write(`${JSON.stringify(measured)}\n`);
+    const model = await measureTranslation(translation);
+    measured.translation = [basename(translation), { ...model, measured_at: new Date().toISOString() }];
+    process.stdout.write(`${JSON.stringify(model)}\n`);
+  }
+  const speaker = args.get('speaker');
+  if (speaker) {
+    const model = await measureSpeaker(speaker);
+    measured.speaker = [basename(speaker), { ...model, measured_at: new Date().toISOString() }];
+    process.stdout.write(`${JSON.stringify(model)}\n`);
+  }
+  // Read the file only now (a large model runs for many minutes): rows written meanwhile by another run stay.
+  const out = join(ROOT, 'bench/results/public-models-cost.json');
+  const results: Record<'asr' | 'translation' | 'speaker', Record<string, unknown>> = { asr: {}, translation: {}, speaker: {} };
+  if (existsSync(out)) Object.assign(results, JSON.parse(readFileSync(out, 'utf8')));
+  for (const section of ['asr', 'translation', 'speaker'] as const) {
+    const row = measured[section];
+    if (row) results[section] = { ...results[section], [row[0]]: row[1] };
   }
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);

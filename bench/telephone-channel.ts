@@ -10,6 +10,7 @@
  *   of each code's interval). Encode then decode: the round trip a G.711 call makes.
  * Pure: samples in, samples out.
  */
+import { rbjBiquad } from '../training/common/biquad.js';
 
 const MULAW_BIAS = 0x84;
 const MULAW_CLIP = 32_635;
@@ -104,39 +105,13 @@ export function downsampleTo8k(samples: Float32Array, taps: Float64Array = lowPa
   return out;
 }
 
-/** A biquad (RBJ cookbook) high-pass at `frequency` Hz with quality `q`, run over `samples` in place. */
-export function highPassBiquad(samples: Float32Array, frequency: number, q: number, rate: number): void {
-  const w = (2 * Math.PI * frequency) / rate;
-  const alpha = Math.sin(w) / (2 * q);
-  const cos = Math.cos(w);
-  const a0 = 1 + alpha;
-  const b0 = (1 + cos) / 2 / a0;
-  const b1 = -(1 + cos) / a0;
-  const b2 = b0;
-  const a1 = (-2 * cos) / a0;
-  const a2 = (1 - alpha) / a0;
-  let x1 = 0;
-  let x2 = 0;
-  let y1 = 0;
-  let y2 = 0;
-  for (let i = 0; i < samples.length; i++) {
-    const x = samples[i]!;
-    const y = b0 * x + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2;
-    x2 = x1;
-    x1 = x;
-    y2 = y1;
-    y1 = y;
-    samples[i] = y;
-  }
-}
-
 /** The two quality factors of a 4th-order Butterworth filter as two biquads. */
 const BUTTERWORTH_4_Q = [0.541_196_1, 1.306_563];
 
 /** 16 kHz samples in the 300-3,400 Hz band at 8 kHz (float). */
 export function telephoneBand(samples: Float32Array): Float32Array {
   const narrow = downsampleTo8k(samples);
-  for (const q of BUTTERWORTH_4_Q) highPassBiquad(narrow, 300, q, 8_000);
+  for (const q of BUTTERWORTH_4_Q) rbjBiquad(narrow, 'high', 300, q, 8_000);
   return narrow;
 }
 

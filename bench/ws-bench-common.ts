@@ -201,6 +201,8 @@ export class LiveStream {
         }
       });
       this.socket.once('error', reject);
+      // Refused before `ready` (1013 server_overloaded past capacity, 4xxx): the stream fails rather than wait forever.
+      this.socket.once('close', (code) => reject(new Error(`closed ${code} before ready${this.errors.length > 0 ? ` (${this.errors.join(', ')})` : ''}`)));
     });
     this.closed = new Promise((resolve) =>
       this.socket.once('close', (code) => {

@@ -12,9 +12,10 @@
  *
  *   npm run bench:ws-live -- [streams=100] [cycles=5]
  *   MODELS_DIR=/tmp/bench-models npm run bench:ws-live      # a model with the planned small models' compute profile
+ *   LIVE_SPEECH_GATE=off MODELS_DIR=models npm run bench:ws-live   # the gate's cost: run with off and on, alternating
  *
  * Model: MODELS_DIR, else the UNTRAINED fixture models; the output names the model that ran and
- * the results go to bench/results/ws-live-streams-<model>.json.
+ * the results go to bench/results/ws-live-streams-<model>.json (-gate-on / -gate-off with LIVE_SPEECH_GATE set).
  */
 import { writeBenchResults } from './bench-results.js';
 import {
@@ -80,7 +81,12 @@ async function run(server: BenchServer, count: number) {
 }
 
 const header = reportHeader('ws-live-streams');
-const server = await startServer('gateway', { WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS) });
+// LIVE_SPEECH_GATE=on|off in this process's environment sets the server's (its default otherwise), to measure the gate's cost.
+const liveSpeechGate = process.env['LIVE_SPEECH_GATE'] ?? null;
+const server = await startServer('gateway', {
+  WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS),
+  ...(liveSpeechGate === null ? {} : { LIVE_SPEECH_GATE: liveSpeechGate }),
+});
 console.log(`model: ${server.model}`);
 try {
   const baseline = await run(server, 1);
@@ -93,6 +99,7 @@ try {
     model: server.model,
     inference_worker_priority: server.workerPriority,
     endpoint_silence_ms: ENDPOINT_SILENCE_MS,
+    live_speech_gate: liveSpeechGate ?? 'default',
     chunk_ms: 100,
     speaking: '3 s speech / 3 s quiet, real time',
     baseline_1_stream: baseline,
@@ -103,7 +110,7 @@ try {
         : null,
     target: { p95_beyond_silence_ms: 300, met: p95 !== null && p95 <= 300 && loaded.dropped_audio_ms === 0 && loaded.streams_with_unacknowledged_audio === 0 },
   };
-  const out = writeBenchResults(`ws-live-streams-${modelFileName(server.model)}`, result);
+  const out = writeBenchResults(`ws-live-streams-${modelFileName(server.model)}${liveSpeechGate === null ? '' : `-gate-${liveSpeechGate}`}`, result);
   console.log(
     `p95 end of speech -> turn_detected beyond ${ENDPOINT_SILENCE_MS} ms silence: ${p95} ms with ${streamsWanted} streams ` +
       `(1 stream: ${baseline.end_of_speech_to_turn_beyond_silence_ms.p95} ms, ratio ${result.ratio_p95_loaded_to_1_stream}); ` +

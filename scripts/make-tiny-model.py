@@ -28,6 +28,12 @@ from torch import nn
 SEED = 20240611
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = sys.argv[1] if len(sys.argv) == 2 else os.path.join(ROOT, "test", "fixtures", "models")
+sys.path.insert(0, os.path.join(ROOT, "training", "common"))
+from common import FEATURES  # noqa: E402
+
+# tiny-ctc-mel's input: the training log-mel features (training/common/common.py) less the settings
+# it leaves at the manifest's defaults (mel_norm none, center true, power 2), with a lower floor.
+TINY_MEL_FEATURES = {**{k: v for k, v in FEATURES.items() if k not in ("mel_norm", "center", "power")}, "log_floor": 1e-10}
 
 # <blank>, the word delimiter, then a handful of Ethiopic syllables and Latin letters.
 VOCAB = ["<blank>", "|"] + list("ሀለሐመሠረሰሸቀበተቸነአከወዘየደገጠጰጸፈፐ") + list("aeiou")
@@ -234,20 +240,7 @@ def main():
             "tiny-ctc-mel",
             "om",
             UNTRAINED,
-            {
-                "kind": "log_mel",
-                "sample_rate": 16000,
-                "n_fft": 400,
-                "win_length": 400,
-                "hop_length": 160,
-                "n_mels": 80,
-                "f_min": 0,
-                "f_max": 8000,
-                "window": "hann",
-                "mel_scale": "htk",
-                "log_floor": 1e-10,
-                "normalize": "per_utterance",
-            },
+            TINY_MEL_FEATURES,
             {"script": "latin", "casing": "true_case", "punctuation": True},
         ),
         ["logits", "out_lengths"],

@@ -1,5 +1,5 @@
 // StreamFrontEnd helpers shared by the front-end tests: make one for a format, push bytes in
-// random chunk sizes, and drain what it wrote to its ring.
+// random chunk sizes, and drain what it wrote to its ring (or all three: PushFlushDrain).
 #pragma once
 
 #include <algorithm>
@@ -49,6 +49,15 @@ inline gw::Status PushSplit(gw::StreamFrontEnd* fe, const std::vector<uint8_t>& 
     at += n;
   }
   return first;
+}
+
+// Pushes `bytes` (PushSplit), flushes and returns every sample the front end wrote; fails the
+// test when a push or the flush is not kOk.
+inline std::vector<float> PushFlushDrain(gw::StreamFrontEnd* fe, const std::vector<uint8_t>& bytes,
+                                         unsigned seed, size_t max_chunk = 1500) {
+  GW_CHECK_STATUS(PushSplit(fe, bytes, seed, max_chunk), gw::Status::kOk);
+  GW_CHECK_STATUS(fe->Flush(), gw::Status::kOk);
+  return DrainFrontEnd(fe);
 }
 
 }  // namespace gwtest

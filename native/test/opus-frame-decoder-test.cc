@@ -26,7 +26,7 @@ GW_TEST(OpusDecodesEncodedToneAtSixteenKilohertz) {
   }
   // The codec delays the signal; a tone fit is phase-independent.
   const ToneFit fit = FitTone(out.data(), 1600, out.size(), 440.0, 16000);
-  const double snr = Db(fit.amplitude / std::sqrt(2.0) / fit.residual_rms);
+  const double snr = ToneSnrDb(fit);
   std::printf("  OPUS 16k round trip 440 Hz: amplitude %.3f (in 0.4), SNR %.1f dB\n", fit.amplitude,
               snr);
   GW_CHECK_NEAR(fit.amplitude, 0.4, 0.04);

@@ -63,9 +63,7 @@ GW_TEST(FrontEndPcm16OddSplitsAreLossless) {
 GW_TEST(FrontEndPcm48kResamples) {
   auto fe = MakeFrontEnd(AudioFormat::kPcmS16le48k);
   const auto x = Tone(1000.0, 48000, 48000, 0.5);
-  GW_CHECK_STATUS(PushSplit(fe.get(), Pcm16(x), 2), Status::kOk);
-  GW_CHECK_STATUS(fe->Flush(), Status::kOk);
-  const auto y = DrainFrontEnd(fe.get());
+  const auto y = PushFlushDrain(fe.get(), Pcm16(x), 2);
   GW_CHECK_EQ(y.size(), 16000u);
   const auto ideal = Tone(1000.0, 16000, y.size(), 0.5);
   double err = 0;
@@ -84,13 +82,11 @@ GW_TEST(FrontEndWavAt44100Stereo) {
     const double v = 0.5 * std::sin(2 * kPi * 500.0 * i / 44100.0);
     frames[i] = {v, v};
   }
-  GW_CHECK_STATUS(PushSplit(fe.get(), MakeWav(s, frames), 3), Status::kOk);
-  GW_CHECK_STATUS(fe->Flush(), Status::kOk);
-  const auto y = DrainFrontEnd(fe.get());
+  const auto y = PushFlushDrain(fe.get(), MakeWav(s, frames), 3);
   GW_CHECK_EQ(y.size(), 16000u);
   const ToneFit fit = FitTone(y.data(), 300, y.size() - 300, 500.0, 16000);
   GW_CHECK_NEAR(fit.amplitude, 0.5, 0.002);
-  GW_CHECK(Db(fit.amplitude / std::sqrt(2.0) / fit.residual_rms) > 60.0);
+  GW_CHECK(ToneSnrDb(fit) > 60.0);
 }
 
 GW_TEST(FrontEndWavRejectsNonPcmClearly) {
@@ -133,13 +129,11 @@ GW_TEST(FrontEndWebmOpusBothDecodeRates) {
   const auto webm = MakeWebm(packets);
   for (int rate : {16000, 48000}) {
     auto fe = MakeFrontEnd(AudioFormat::kWebmOpus, 25000000, rate);
-    GW_CHECK_STATUS(PushSplit(fe.get(), webm, 4), Status::kOk);
-    GW_CHECK_STATUS(fe->Flush(), Status::kOk);
-    const auto y = DrainFrontEnd(fe.get());
+    const auto y = PushFlushDrain(fe.get(), webm, 4);
     // 100 packets of 20 ms minus the 312-sample pre-skip at 48 kHz (104 at 16 kHz).
     GW_CHECK_EQ(y.size(), 32000u - 104u);
     const ToneFit fit = FitTone(y.data(), 1600, y.size() - 400, 700.0, 16000);
-    const double snr = Db(fit.amplitude / std::sqrt(2.0) / fit.residual_rms);
+    const double snr = ToneSnrDb(fit);
     std::printf("  WEBM decode@%d: tone amplitude %.3f (in 0.3), SNR %.1f dB\n", rate,
                 fit.amplitude, snr);
     GW_CHECK_NEAR(fit.amplitude, 0.3, 0.03);
@@ -156,10 +150,8 @@ GW_TEST(FrontEndWebmDiscardPaddingTrimsTheEnd) {
   const auto webm = MakeWebm(packets, o);
   for (int rate : {16000, 48000}) {
     auto fe = MakeFrontEnd(AudioFormat::kWebmOpus, 25000000, rate);
-    GW_CHECK_STATUS(PushSplit(fe.get(), webm, 3), Status::kOk);
-    GW_CHECK_STATUS(fe->Flush(), Status::kOk);
     // 50 packets of 20 ms, minus the pre-skip (104 samples at 16 kHz) and the padding (200).
-    GW_CHECK_EQ(DrainFrontEnd(fe.get()).size(), 16000u - 104u - 200u);
+    GW_CHECK_EQ(PushFlushDrain(fe.get(), webm, 3).size(), 16000u - 104u - 200u);
   }
 }
 

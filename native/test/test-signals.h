@@ -58,4 +58,9 @@ inline double Rms(const float* x, size_t begin, size_t end) {
 
 inline double Db(double ratio) { return 20.0 * std::log10(std::fmax(ratio, 1e-30)); }
 
+// Signal-to-noise ratio of a tone fit, in dB: the fitted sine's RMS over the residual's.
+inline double ToneSnrDb(const ToneFit& fit) {
+  return Db(fit.amplitude / std::sqrt(2.0) / fit.residual_rms);
+}
+
 }  // namespace gwtest

@@ -22,13 +22,15 @@ export interface EnginesLogger extends AsrLogger {
 
 /**
  * The gateway's engines on the configured models (MODELS_DIR, INFERENCE_*, FFMPEG_PATH,
- * FFPROBE_PATH, the audio size limit, DIARIZATION_*, SEGMENT_TYPE_MODEL, FILE_SPEECH_GATE). Translation is opened
+ * FFPROBE_PATH, the audio size limit, DIARIZATION_*, SEGMENT_TYPE_MODEL, FILE_SPEECH_GATE); a
+ * DIARIZATION_EMBEDDING_MODEL that cannot be used stops it (Diarization.open). Translation is opened
  * on its own (its model is optional and loads in the background: src/app/open-translation.ts).
  */
 export async function createEngines(config: GatewayConfig, logger: EnginesLogger, metrics: Registry | null = null): Promise<Engines> {
-  const vad = new Vad(logger);
-  const diarization = new Diarization({
+  // DIARIZATION_EMBEDDING_MODEL is checked first: a bad file stops start-up before anything runs.
+  const diarization = await Diarization.open({
     speakerModel: config.diarizationModel,
+    embeddingModel: config.diarizationEmbeddingModel,
     overlapModel: config.diarizationOverlapModel,
     segmentTypeModel: config.segmentTypeModel,
     timeoutMs: config.diarizationTimeoutMs,
@@ -36,6 +38,7 @@ export async function createEngines(config: GatewayConfig, logger: EnginesLogger
     metrics,
     logger,
   });
+  const vad = new Vad(logger);
   const asr = await Asr.create({
     modelsDir: config.modelsDir,
     device: config.inferenceDevice,

@@ -12,6 +12,7 @@ import type { JobQueue } from './job-queue.js';
 import { jobPrefix, type JobRunner } from './job-runner.js';
 import type { TranslationRunner } from './translation-runner.js';
 import { IdempotentSubmissions } from './idempotent-submissions.js';
+import { buildJob, type NewJobInput } from './new-job.js';
 import { endOrphanedSessions } from './orphaned-sessions.js';
 import type { IdempotencyStore } from '../platform/db/idempotency-records.js';
 import { FINAL_STATUSES, RUNNABLE_KINDS, type JobApi, type JobRecord, type JobStore } from '../platform/db/job-records.js';
@@ -181,6 +182,14 @@ export class JobService {
   async submit(jobs: readonly JobRecord[]): Promise<void> {
     await this.deps.jobs.insert(jobs);
     for (const job of jobs) if (job.kind !== 'batch' && job.status === 'queued') await this.deps.queue.enqueue(job.id);
+  }
+
+  /** Admits one single (not batch) job of `input.principal` (`admit`), then builds and submits it; answers the job stored. */
+  async submitSingle(input: Omit<NewJobInput, 'kind'>): Promise<JobRecord> {
+    await this.admit(input.principal);
+    const job = buildJob({ ...input, kind: 'single' });
+    await this.submit([job]);
+    return job;
   }
 
   /** A transcription job visible to this account, or 404 (file translation jobs live under /translate only). */

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamFrontEnd } from '../engines/signal/signal.js';
 import { type SileroVad, Vad } from '../engines/vad/vad.js';
-import { floatToPcm16, nativeSpeech16k } from '../../test/helpers/fixtures.js';
+import { readFileSync } from 'node:fs';
+import { fixturePath, floatToPcm16, nativeSpeech16k, pcm16ToFloat, wavData } from '../../test/helpers/fixtures.js';
 import { nonSpeech } from '../../test/helpers/non-speech.js';
 import { SpeechGate } from './session-speech-gate.js';
 
@@ -59,7 +60,54 @@ describe('SpeechGate with turn detection', () => {
     }
   }, 30_000);
 
-  it('a TRANSCRIBE piece outside every turn holds no speech (nothing to wait for)', async () => {
+  it('a turn that starts mid-utterance in a recording with a DC offset (ALFFA: -0.125) is confirmed', async () => {
+    // 1.2 s of speech from 1.0 s into a held-out ALFFA clip: Silero, started there on the recording
+    // as it is, scores at most 2 windows in a row at 0.5; without the offset, 37.
+    const { pcm } = wavData(readFileSync(fixturePath('heldout/alffa_spk_heldout-tr_10827_tr09101.wav')));
+    const recording = pcm16ToFloat(pcm);
+    const ring = frontEnd();
+    const gate = new SpeechGate(silero, ring, () => false);
+    push(ring, recording);
+    const [start, end] = [16_000, 16_000 + 19_200];
+    gate.turnStarted(1, start, start - 3_200); // the endpointer's speech start is 200 ms before its first speech frame
+    const piece = { kind: 'turn', turnId: 1, start, end } as const;
+    const audio = recording.subarray(start, end);
+    gate.pieceCut(piece, audio);
+    expect(await gate.verdict(piece, audio)).toBe(true);
+    gate.close();
+    ring.close();
+  }, 30_000);
+
+  it('the final piece outside every turn is heard whole: speech too quiet for the energy VAD still counts', async () => {
+    const ring = frontEnd();
+    const gate = new SpeechGate(silero, ring, () => false);
+    const quiet = nativeSpeech16k().map((v) => v * 10 ** (-30 / 20));
+    push(ring, quiet);
+    const piece = { kind: 'final', turnId: null, start: 0, end: quiet.length } as const;
+    gate.pieceCut(piece, quiet);
+    expect(await gate.verdict(piece, quiet)).toBe(true);
+    gate.close();
+    ring.close();
+  }, 30_000);
+
+  it('held-out ALFFA speech 30 dB quieter (about -50 dBFS) is confirmed, as a turn and as a final piece (levelled before Silero)', async () => {
+    for (const file of ['alffa_spk_heldout-tr_10827_tr09101.wav', 'alffa_spk_heldout_v2-tr_10672_tr13137.wav']) {
+      const quiet = pcm16ToFloat(wavData(readFileSync(fixturePath(`heldout/${file}`))).pcm).map((v) => v * 10 ** (-30 / 20));
+      for (const kind of ['turn', 'final'] as const) {
+        const ring = frontEnd();
+        const gate = new SpeechGate(silero, ring, () => false);
+        if (kind === 'turn') gate.turnStarted(1, 0, 0);
+        push(ring, quiet);
+        const piece = { kind, turnId: kind === 'turn' ? 1 : null, start: 0, end: quiet.length } as const;
+        gate.pieceCut(piece, quiet);
+        expect(await gate.verdict(piece, quiet), `${file} ${kind}`).toBe(true);
+        gate.close();
+        ring.close();
+      }
+    }
+  }, 30_000);
+
+  it('a TRANSCRIBE piece outside every turn holds no speech when Silero hears none', async () => {
     const ring = frontEnd();
     const gate = new SpeechGate(silero, ring, () => false);
     const quiet = nonSpeech('pink_noise', 2, { dbfs: -60 });

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, describe } from 'vitest';
 import { createTestSchema, type TestSchema } from './distributed-servers.js';
 
 /** A fresh schema of the test PostgreSQL, dropped with everything in it afterwards. */
@@ -36,4 +36,25 @@ export function useScratchDir(prefix: string): (...parts: string[]) => string {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
   return (...parts) => join(dir!, ...parts);
+}
+
+/**
+ * One describe block per implementation of an interface (named by its key), each running the same
+ * `tests` on an instance `make` gives before them, closed after them: the implementations must
+ * behave identically.
+ */
+export function describeEachImplementation<T extends { close(): Promise<void> }>(
+  implementations: Record<string, () => Promise<T>>,
+  tests: (current: () => T) => void,
+): void {
+  for (const [name, make] of Object.entries(implementations)) {
+    describe(name, () => {
+      let instance: T | undefined;
+      beforeAll(async () => {
+        instance = await make();
+      });
+      afterAll(async () => instance?.close());
+      tests(() => instance!);
+    });
+  }
 }

@@ -63,6 +63,7 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     ...(options.translationEngine ? { translationEngine: options.translationEngine } : {}),
   }).catch(async (error: unknown) => {
     await s3?.close();
+    rmSync(dataDir, { recursive: true, force: true });
     throw error;
   });
   return {

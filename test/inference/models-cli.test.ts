@@ -1,40 +1,22 @@
-import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildCharNgramLm } from '../../src/engines/asr/decoding/lm/char-ngram-builder.js';
+import { runModelsCli } from '../helpers/models-cli.js';
+import { useScratchDir } from '../helpers/suite-fixtures.js';
 import { TINY_CTC, TINY_CTC_MEL, TINY_LID } from './fixtures.js';
 import { makeModelFolder } from './model-folders.js';
 
-const run = promisify(execFile);
-const CLI = fileURLToPath(new URL('../../src/app/cli/models-cli.ts', import.meta.url));
-
-/** Runs `npm run models -- <args>` from the TypeScript source (the npm script runs the compiled copy). */
+/** Runs `npm run models -- <args>`, its JSON answer parsed. */
 async function models(...args: string[]): Promise<{ code: number; json: Record<string, unknown> | null; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { timeout: 60_000 });
-    return { code: 0, json: JSON.parse(stdout) as Record<string, unknown>, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, json: e.stdout ? (JSON.parse(e.stdout) as Record<string, unknown>) : null, stderr: e.stderr };
-  }
+  const { code, stdout, stderr } = await runModelsCli(args, { timeout: 60_000 });
+  return { code, json: stdout ? (JSON.parse(stdout) as Record<string, unknown>) : null, stderr };
 }
 
 type CheckRow = { name: string; ok: boolean; detail: string; required?: false };
 const failed = (json: Record<string, unknown> | null): string[] => ((json?.checks as CheckRow[]) ?? []).filter((c) => !c.ok).map((c) => c.name);
 
-let root: string;
-
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'models-cli-'));
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const scratch = useScratchDir('models-cli-');
 
 describe('npm run models', () => {
   it.each([
@@ -55,7 +37,7 @@ describe('npm run models', () => {
   });
 
   it('check fails a vocabulary that does not match the logits', async () => {
-    const dir = await makeModelFolder(root, 'short-vocab', { name: 'short-vocab' });
+    const dir = await makeModelFolder(scratch(), 'short-vocab', { name: 'short-vocab' });
     const vocab = (await readFile(join(dir, 'vocab.txt'), 'utf8')).split('\n').slice(0, 30).join('\n');
     await writeFile(join(dir, 'vocab.txt'), `${vocab}\n`);
     const { code, json } = await models('check', dir);
@@ -64,7 +46,7 @@ describe('npm run models', () => {
   });
 
   it('check fails input names the graph does not have, and a wrong frame stride', async () => {
-    const names = await makeModelFolder(root, 'wrong-names', {
+    const names = await makeModelFolder(scratch(), 'wrong-names', {
       name: 'wrong-names',
       io: { audio: 'input_values', lengths: 'lengths', logits: 'logits', out_lengths: 'out_lengths' },
     });
@@ -72,20 +54,20 @@ describe('npm run models', () => {
     expect(wrongNames.code).toBe(1);
     expect(failed(wrongNames.json)).toEqual(['input_audio']);
 
-    const stride = await makeModelFolder(root, 'wrong-stride', { name: 'wrong-stride', frame_stride_samples: 160 });
+    const stride = await makeModelFolder(scratch(), 'wrong-stride', { name: 'wrong-stride', frame_stride_samples: 160 });
     const wrongStride = await models('check', stride);
     expect(wrongStride.code).toBe(1);
     expect(failed(wrongStride.json)).toEqual(['frame_stride']);
   });
 
   it('check fails a folder that is not a model and explains why', async () => {
-    const { code, json } = await models('check', root);
+    const { code, json } = await models('check', scratch());
     expect(code).toBe(1);
     expect((json!.checks as CheckRow[])[0]).toMatchObject({ name: 'folder', ok: false, detail: expect.stringContaining('manifest.json is missing') });
   });
 
   it('check loads the LM a manifest names and runs a beam + LM decode', async () => {
-    const dir = join(root, 'with-lm');
+    const dir = scratch('with-lm');
     await mkdir(join(dir, 'lm'), { recursive: true });
     await writeFile(join(dir, 'lm/am-char-3gram.bin'), buildCharNgramLm(['ሰላም ነው', 'አዲስ አበባ', 'ዝናቡ ነገ ይቀጥላል'], { order: 3, minCharCount: 1 }).bytes);
     const lm = { file: '../lm/am-char-3gram.bin', unit: 'char', order: 3, alpha: 0.5, beta: 1 };
@@ -104,7 +86,7 @@ describe('npm run models', () => {
   });
 
   it('list shows languages, defaults and problems', async () => {
-    const dir = join(root, 'tree');
+    const dir = scratch('tree');
     await makeModelFolder(dir, 'small-am-v1', { name: 'small-am-v1', language: 'am' });
     await makeModelFolder(dir, 'beta-am-v1', { name: 'beta-am-v1', language: 'am' });
     await makeModelFolder(dir, 'broken', { name: 'broken', blank_id: 40 });

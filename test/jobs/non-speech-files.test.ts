@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { audioFixture, startFileServer } from '../helpers/audio-files.js';
 import { floatToPcm16, REPO_ROOT, wavOf } from '../helpers/fixtures.js';
 import { JobsClient, TranscribeJobClient } from '../helpers/jobs-client.js';
 import { nonSpeech, type NonSpeechKind } from '../helpers/non-speech.js';
+import { useScratchDir } from '../helpers/suite-fixtures.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { synthesiseMusic } from '../../training/common/music-synth.js';
 
@@ -22,24 +22,23 @@ const NOISES: ReadonlyArray<{ name: string; kind: NonSpeechKind; dbfs?: number }
   { name: 'busy.wav', kind: 'busy' },
 ];
 
-let dir: string;
+const scratch = useScratchDir('non-speech-');
 let gw: TestGateway;
 let off: TestGateway;
 let files: Awaited<ReturnType<typeof startFileServer>>;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'non-speech-'));
   for (const noise of NOISES) {
-    writeFileSync(join(dir, noise.name), wavOf(floatToPcm16(nonSpeech(noise.kind, 15, noise.dbfs !== undefined ? { dbfs: noise.dbfs } : {}))));
+    writeFileSync(scratch(noise.name), wavOf(floatToPcm16(nonSpeech(noise.kind, 15, noise.dbfs !== undefined ? { dbfs: noise.dbfs } : {}))));
   }
   // Music of a seed the segment-type model never saw (training/common/music-synth.ts).
-  writeFileSync(join(dir, 'music.wav'), wavOf(floatToPcm16(synthesiseMusic(9_001, 15).pcm)));
+  writeFileSync(scratch('music.wav'), wavOf(floatToPcm16(synthesiseMusic(9_001, 15).pcm)));
   gw = await startTestGateway(MODELS);
   off = await startTestGateway({ ...MODELS, FILE_SPEECH_GATE: 'off' });
   files = await startFileServer({
-    ...Object.fromEntries(NOISES.map((n) => [n.name, join(dir, n.name)])),
+    ...Object.fromEntries(NOISES.map((n) => [n.name, scratch(n.name)])),
     'speech.wav': audioFixture('speech-am.wav'),
-    'music.wav': join(dir, 'music.wav'),
+    'music.wav': scratch('music.wav'),
   });
 }, 180_000);
 
@@ -47,7 +46,6 @@ afterAll(async () => {
   await files?.close();
   await gw?.close();
   await off?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 const sync = async (gateway: TestGateway, path: string) => {
@@ -61,7 +59,7 @@ describe('non-speech files (FILE_SPEECH_GATE=silero)', () => {
   it.each(NOISES.map((n) => n.name))(
     'POST /v1/transcriptions mode=sync: %s completes with text "" and no segments',
     async (name) => {
-      const job = await sync(gw, join(dir, name));
+      const job = await sync(gw, scratch(name));
       expect(job.status).toBe('completed');
       expect(job.text).toBe('');
       expect(job.segments).toEqual([]);
@@ -115,7 +113,7 @@ describe('non-speech files (FILE_SPEECH_GATE=silero)', () => {
 
 describe('FILE_SPEECH_GATE=off (the old path)', () => {
   it('decodes the noise and invents text from it, as before the gate', async () => {
-    const job = await sync(off, join(dir, 'pink-60.wav'));
+    const job = await sync(off, scratch('pink-60.wav'));
     expect(job.status).toBe('completed');
     expect(job.text.length).toBeGreaterThan(0);
     expect(job.segments.length).toBeGreaterThan(0);

@@ -15,39 +15,29 @@
  * repeats, so "ለ <pad> ለ" becomes one "ለ" there; the test pins that this is the only difference.
  * A missing file, a wrong config or a model that does not load is refused naming the file.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
-import { AutoModelForCTC, AutoProcessor, AutoTokenizer, env, pipeline, type Tensor } from '@huggingface/transformers';
+import { AutoModelForCTC, AutoProcessor, AutoTokenizer, pipeline, type Tensor } from '@huggingface/transformers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InferencePool } from '../../src/engines/asr/inference/inference-pool.js';
 import type { LoadedCtcModel } from '../../src/engines/asr/models/model-loader.js';
 import { ModelRegistry } from '../../src/engines/asr/models/model-registry.js';
 import { CtcRecognizer } from '../../src/engines/asr/recognition/ctc-recognizer.js';
+import { useLocalHub } from '../helpers/hub-models.js';
+import { type CliRun, downloadModel, runModelsCli } from '../helpers/models-cli.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = join(ROOT, 'test/fixtures/wav2vec2-hf');
 const CLIP = join(ROOT, 'test/fixtures/heldout/alffa_spk_heldout-tr_10778_tr02101.wav');
-const CLI = join(ROOT, 'src/app/cli/models-cli.ts');
 const LOGIT_TOLERANCE = 1e-4;
 
-let modelsDir: string;
+const modelsDir = useLocalHub('hub-ctc-');
 let pool: InferencePool;
 
-async function runImport(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', CLI, 'import', ...args], { cwd: ROOT });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const runImport = (args: string[]): Promise<CliRun> => runModelsCli(['import', ...args]);
 
 async function fileHashes(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
@@ -61,23 +51,14 @@ async function fileHashes(dir: string): Promise<Record<string, string>> {
   return out;
 }
 
-/** A copy of the published folder in a fresh models directory, as an operator downloads it. */
-async function download(name: string): Promise<string> {
-  const dir = join(modelsDir, name);
-  await cp(FIXTURE, dir, { recursive: true });
-  return dir;
-}
+const download = (name: string): Promise<string> => downloadModel(FIXTURE, modelsDir(), name);
 
 beforeAll(async () => {
-  modelsDir = await mkdtemp(join(tmpdir(), 'hub-ctc-'));
   pool = await InferencePool.start({ workers: 1, intraOpThreads: 1, maxBatchSize: 4, maxWaitMs: 2 });
-  env.allowRemoteModels = false;
-  env.localModelPath = modelsDir;
 });
 
 afterAll(async () => {
   await pool?.close();
-  await rm(modelsDir, { recursive: true, force: true });
 });
 
 describe('wav2vec2 CTC in the transformers.js layout', () => {
@@ -93,7 +74,7 @@ describe('wav2vec2 CTC in the transformers.js layout', () => {
     expect(Object.keys(after).sort()).toEqual([...Object.keys(published), 'manifest.json', 'vocab.txt'].sort());
     for (const [file, hash] of Object.entries(published)) expect(after[file]).toBe(hash);
 
-    const registry = await ModelRegistry.scan(modelsDir);
+    const registry = await ModelRegistry.scan(modelsDir());
     expect(registry.problems()).toEqual([]);
     const model = registry.get('w2v-hub-am') as LoadedCtcModel;
     expect(model.onnxPath).toBe(join(dir, 'onnx/model.onnx'));
@@ -174,7 +155,7 @@ describe('wav2vec2 CTC in the transformers.js layout', () => {
     const gone = await download('w2v-gone');
     expect((await runImport([gone, '--in-place', '--name', 'w2v-gone-am', '--lang', 'am'])).code).toBe(0);
     await rm(join(gone, 'onnx/model.onnx'));
-    const registry = await ModelRegistry.scan(modelsDir);
+    const registry = await ModelRegistry.scan(modelsDir());
     expect(registry.problems().map((p) => p.message)).toContainEqual(expect.stringContaining('onnx/model.onnx is missing'));
   }, 120_000);
 });

@@ -4,41 +4,35 @@
  * it appears in /v1/languages and /health, is its language's default, and the REST and
  * OpenAI-compatible endpoints transcribe with it when it is chosen.
  */
-import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath } from '../helpers/fixtures.js';
 import { JobsClient } from '../helpers/jobs-client.js';
+import { downloadModel, runModelsCli } from '../helpers/models-cli.js';
+import { useScratchDir } from '../helpers/suite-fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLIP = join(ROOT, 'test/fixtures/heldout/alffa_spk_heldout-tr_10778_tr02101.wav');
 
-let modelsDir: string;
+const scratch = useScratchDir('hub-serve-');
 let gw: TestGateway;
 let key: string;
 
 beforeAll(async () => {
-  modelsDir = await mkdtemp(join(tmpdir(), 'hub-serve-'));
+  const modelsDir = scratch();
   await cp(fixturePath('models/tiny-ctc'), join(modelsDir, 'tiny-ctc'), { recursive: true });
-  const hub = join(modelsDir, 'w2v-hub');
-  await cp(join(ROOT, 'test/fixtures/wav2vec2-hf'), hub, { recursive: true });
-  await promisify(execFile)(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'src/app/cli/models-cli.ts'), 'import', hub, '--in-place', '--name', 'w2v-hub-om', '--lang', 'om'],
-    { cwd: ROOT },
-  );
+  const hub = await downloadModel(fixturePath('wav2vec2-hf'), modelsDir, 'w2v-hub');
+  const imported = await runModelsCli(['import', hub, '--in-place', '--name', 'w2v-hub-om', '--lang', 'om']);
+  if (imported.code !== 0) throw new Error(imported.stderr);
   gw = await startTestGateway({ MODELS_DIR: modelsDir, FILE_SPEECH_GATE: 'off' });
   key = await gw.key();
 }, 120_000);
 
 afterAll(async () => {
   await gw?.close();
-  await rm(modelsDir, { recursive: true, force: true });
 });
 
 describe('an imported hub model is served like a bundled one', () => {

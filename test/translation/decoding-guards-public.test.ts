@@ -11,20 +11,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findDegeneracies } from '../../src/engines/scoring/degenerate-output.js';
 import { OnnxTranslationEngine } from '../../src/engines/translation/onnx-translation-engine.js';
-import type { TranslationLanguage } from '../../src/engines/translation/translation-engine.js';
 import { readTranslationManifest } from '../../src/engines/translation/translation-manifest.js';
 import { TranslationTokenizer } from '../../src/engines/translation/translation-tokenizer.js';
+import { HUB_CASES as CASES } from '../helpers/hub-models.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/nllb-tiny', import.meta.url));
-const CASES: Array<{ text: string; source: TranslationLanguage; target: TranslationLanguage }> = [
-  { text: 'the good day is water.', source: 'en', target: 'am' },
-  { text: 'a good day.', source: 'en', target: 'ti' },
-  { text: 'ሰላም ነው።', source: 'am', target: 'en' },
-  { text: 'ደህና ቀን ውሃ ነው።', source: 'am', target: 'ti' },
-  { text: 'ሰላምታ ቀን።', source: 'ti', target: 'am' },
-  { text: 'water is good?', source: 'en', target: 'am' },
-];
-
 let folder: string;
 beforeAll(async () => {
   folder = await mkdtemp(join(tmpdir(), 'nllb-guards-'));

@@ -49,8 +49,10 @@ export function connect(url: string, headers: Record<string, string> = {}): Stre
     for (const w of [...waiters]) w();
   });
   socket.on('error', () => undefined);
+  let closedWith = '';
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
     socket.on('close', (code, reason) => {
+      closedWith = ` (${code}${reason.length > 0 ? ` ${reason.toString()}` : ''})`;
       resolve({ code, reason: reason.toString() });
       for (const w of [...waiters]) w();
     });
@@ -73,7 +75,7 @@ export function connect(url: string, headers: Record<string, string> = {}): Stre
           if (socket.readyState === WebSocket.CLOSED) {
             waiters.delete(check);
             clearTimeout(timer);
-            reject(new Error(`socket closed before a '${type}' message; got ${messages.map((m) => m.type).join(', ')}`));
+            reject(new Error(`socket closed${closedWith} before a '${type}' message; got ${messages.map((m) => m.type).join(', ')}`));
             return true;
           }
           return false;

@@ -125,9 +125,7 @@ describe('non-speech gives no text (LIVE_SPEECH_GATE=on)', () => {
     }, 240_000);
   }
 
-  // KNOWN FAILURE of the unfinished live gate (off by default; 2026-11-28 closing note): in manual mode the
-  // speech after non-speech comes back empty. Skipped until the gate is finished.
-  it.skip('manual mode: TRANSCRIBE and END of non-speech give empty text; non-speech before speech decodes only the speech', async () => {
+  it('manual mode: TRANSCRIBE and END of non-speech give empty text; non-speech before speech decodes only the speech', async () => {
     const audio = chunks(nonSpeechStream(), 3_200);
     const gated = await stream('on', {}, audio, { transcribeFirst: true });
     for (const m of gated.client.ofType('transcription')) expect(m.text).toBe('');

@@ -15,15 +15,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-  CtcRecognizer,
-  greedyPlanner,
-  InferencePool,
-  type LoadedCtcModel,
-  loadModelFolder,
-  manifestDecodingPlanner,
-  scoredCharacterErrorRate,
-} from '../../src/engines/training.js';
+import { scoredCharacterErrorRate } from '../../src/engines/training.js';
+import { type CtcDecoding, ctcRecognizer, loadCtcModel, startMeasuringPool, tsvRows } from '../common/ctc-recognition.js';
 import { readWav } from '../common/wav-file.js';
 
 /** training/work (git-ignored): the sets prepare_data.py writes. */
@@ -52,7 +45,7 @@ function args(): {
   out: string | null;
   limit: number;
   examples: number;
-  decoding: string;
+  decoding: CtcDecoding;
   units: string;
 } {
   const a = process.argv.slice(2);
@@ -61,7 +54,7 @@ function args(): {
   let out: string | null = null;
   let limit = Infinity;
   let examples = 3;
-  let decoding = 'greedy';
+  let decoding: string = 'greedy';
   let units = 'syllable';
   for (let i = 0; i < a.length; i++) {
     if (a[i] === '--model') model = a[++i]!;
@@ -76,16 +69,14 @@ function args(): {
   if (!model || sets.length === 0) throw new Error('usage: evaluate.ts --model <dir> --set <name> [--set ...] [--out file] [--limit N]');
   if (decoding !== 'greedy' && decoding !== 'manifest') throw new Error('--decoding greedy|manifest');
   if (units !== 'syllable' && units !== 'decomposed') throw new Error('--units syllable|decomposed');
-  return { model, sets, out, limit, examples, decoding, units };
+  return { model, sets, out, limit, examples, decoding: decoding as CtcDecoding, units };
 }
 
 async function main(): Promise<void> {
   const opts = args();
-  const model = (await loadModelFolder(opts.model)) as LoadedCtcModel;
-  if (model.kind !== 'ctc') throw new Error('not a CTC model');
-  const pool = await InferencePool.start({ workers: 1, intraOpThreads: 1, maxBatchSize: 1 });
-  const planner = opts.decoding === 'manifest' ? manifestDecodingPlanner({ has: () => true }) : greedyPlanner;
-  const recognizer = new CtcRecognizer(pool, model, planner);
+  const model = await loadCtcModel(opts.model);
+  const pool = await startMeasuringPool({ maxBatchSize: 1 });
+  const recognizer = ctcRecognizer(pool, model, opts.decoding);
   const results: Record<string, unknown> = {
     model: model.name,
     language: model.language,
@@ -98,11 +89,7 @@ async function main(): Promise<void> {
     let totalAudio = 0;
     let totalWall = 0;
     for (const set of opts.sets) {
-      const rows = readFileSync(join(WORK, `${set}.tsv`), 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .slice(0, opts.limit)
-        .map((l) => l.split('\t') as [string, string]);
+      const rows = tsvRows(readFileSync(join(WORK, `${set}.tsv`), 'utf8')).slice(0, opts.limit) as [string, string][];
       const refs: string[] = [];
       const hyps: string[] = [];
       let audio = 0;

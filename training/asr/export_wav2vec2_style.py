@@ -21,12 +21,15 @@ Wav2Vec2ForCTC model on the Hugging Face hub (e.g. Xenova/wav2vec2-base-960h): `
 random model, like a trained one, rarely emits them. test/fixtures/wav2vec2-hf was made with
 `--layout transformers-js --seed 7 --out test/fixtures/wav2vec2-hf`.
 """
-import argparse
 import json
 import os
+import sys
 
 import torch
 from torch import nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from tiny_export import export_arguments, parse_seeded  # noqa: E402
 
 LETTERS = list("ሀለሐመሠረሰሸቀበተቸኀነኘአከኸወዐዘዠየደጀገጠጨጰጸፀፈፐ") + ["ሁ", "ሊ", "ማ", "ሬ", "ስ", "ቶ"]
 
@@ -94,9 +97,7 @@ def write_hub_files(out, vocab, model):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--seed", type=int, default=6)
+    ap = export_arguments(6)
     ap.add_argument("--layout", choices=["flat", "transformers-js"], default="flat")
     # Published sizes for the cost table (docs/public-models.md), e.g. wav2vec2-base:
     # --conv-dim 512 --dim 768 --layers 12 --heads 12 --ffn 3072 (random weights, never committed).
@@ -108,8 +109,7 @@ def main():
     # nn.TransformerEncoder copies one layer: without this, torch.onnx stores its weights once and
     # the file (and resident memory) is far below a real model of that size.
     ap.add_argument("--distinct-layers", action="store_true")
-    a = ap.parse_args()
-    torch.manual_seed(a.seed)
+    a = parse_seeded(ap)
     vocab = {"<pad>": 0, "<s>": 1, "</s>": 2, "<unk>": 3, "|": 4}
     for ch in LETTERS:
         vocab.setdefault(ch, len(vocab))

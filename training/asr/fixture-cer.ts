@@ -8,15 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import {
-  CtcRecognizer,
-  greedyPlanner,
-  InferencePool,
-  type LoadedCtcModel,
-  loadModelFolder,
-  manifestDecodingPlanner,
-  scoredCharacterErrorRate,
-} from '../../src/engines/training.js';
+import { scoredCharacterErrorRate } from '../../src/engines/training.js';
+import { ctcRecognizer, loadCtcModel, startMeasuringPool, tsvRows } from '../common/ctc-recognition.js';
 import { readWav } from '../common/wav-file.js';
 
 const ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../..');
@@ -25,19 +18,13 @@ const HELDOUT = join(ROOT, 'test/fixtures/heldout');
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
   if (names.length === 0) throw new Error('usage: fixture-cer.ts MODEL [MODEL ...]');
-  const clips = readFileSync(join(HELDOUT, 'heldout.tsv'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => l.split('\t') as [string, string, string, string]);
-  const pool = await InferencePool.start({ workers: 1, intraOpThreads: 1, maxBatchSize: 4, maxWaitMs: 2 });
+  const clips = tsvRows(readFileSync(join(HELDOUT, 'heldout.tsv'), 'utf8')) as [string, string, string, string][];
+  const pool = await startMeasuringPool({ maxBatchSize: 4, maxWaitMs: 2 });
   try {
     for (const name of names) {
-      const model = (await loadModelFolder(join(ROOT, 'models', name))) as LoadedCtcModel;
-      for (const [label, planner] of [
-        ['greedy', greedyPlanner],
-        ['manifest', manifestDecodingPlanner({ has: () => true })],
-      ] as const) {
-        const recognizer = new CtcRecognizer(pool, { ...model, name: `${name}-${label}` }, planner);
+      const model = await loadCtcModel(join(ROOT, 'models', name));
+      for (const label of ['greedy', 'manifest'] as const) {
+        const recognizer = ctcRecognizer(pool, { ...model, name: `${name}-${label}` }, label);
         const bySet = new Map<string, { refs: string[]; hyps: string[] }>();
         for (const [file, language, set, reference] of clips) {
           if (language !== model.language) continue;

@@ -12,6 +12,16 @@ surplus synthetic utterances of a batch sit that epoch out (the next epoch draws
 --bootstrap-steps N leaves the first N batches of the first (shortest-first) epoch uncapped: the
 short synthetic clips that lead that epoch are what gets a CTC model off the blank plateau
 quickly on a CPU (without them small-am-v2's first try sat on it for 1,000 steps).
+--init-onnx MODEL_DIR resumes from committed weights: the CtcNet is rebuilt from a shipped model
+folder's model.onnx (onnx_weights.py; its vocabulary and shape win over --dim/--blocks/--kernel),
+so fine-tuning needs no git-ignored checkpoint. Export folded the first two BatchNorms into their
+convolutions; those two stay frozen as identities (eval mode) during training, so step 0 computes
+exactly the shipped function; the block BatchNorms keep their shipped statistics and train as usual.
+The first epoch is then length-bucketed random, not shortest-first.
+Sets named nonspeech_* (prepare_nonspeech.py) hold non-speech with EMPTY targets: CTC with target
+length 0 (all frames blank). --nonspeech-share caps their share of every batch as
+--synth-max-share does for synthetic speech; as a --valid set, a nonspeech_* set reports invented
+letters per minute (greedy) instead of CER.
 --select SET keeps best.pt, the checkpoint with the lowest greedy CER on SET (all of it), so a
 run is chosen on held-out speakers only.
 
@@ -74,7 +84,8 @@ def greedy(logits, length, tokens):
 
 def cap_synthetic(batch_list, is_synth, share, rng):
     """Drops the surplus synthetic utterances of each batch so that at most `share` of its
-    utterances are synthetic (at least one real utterance kept; all-synthetic batches go)."""
+    utterances are synthetic (at least one real utterance kept; all-synthetic batches go).
+    Also used with is_synth = "non-speech" for --nonspeech-share."""
     out = []
     for b in batch_list:
         real = [j for j in b if not is_synth[j]]
@@ -138,7 +149,13 @@ def collate(feats, idx, targets):
     return x, lengths, torch.cat(tg), torch.tensor([len(t) for t in tg], dtype=torch.int64)
 
 
-def evaluate(model, data, tokens, lang, limit=40, units="syllable"):
+def letters_per_minute(data, hyps):
+    """Invented letters (non-space characters of the greedy output) per minute of non-speech."""
+    minutes = sum(f.shape[0] for f in data["feats"][:len(hyps)]) / 100 / 60
+    return sum(len(h.replace(" ", "")) for h in hyps) / max(minutes, 1e-9)
+
+
+def evaluate(model, data, tokens, lang, limit=40, units="syllable", train_mode=None):
     model.eval()
     feats, texts = data["feats"][:limit], data["texts"][:limit]
     hyps = []
@@ -148,7 +165,9 @@ def evaluate(model, data, tokens, lang, limit=40, units="syllable"):
             x, lengths, _, _ = collate(feats, idx, [[0]] * len(feats))
             logits, out_len = model(x, lengths)
             hyps += [from_units(greedy(logits[k], int(out_len[k]), tokens), units) for k in range(len(idx))]
-    model.train()
+    (train_mode or model.train)()
+    if data.get("nonspeech"):
+        return letters_per_minute(data, hyps), hyps
     return cer(texts, hyps, lang), hyps
 
 
@@ -180,6 +199,8 @@ def main():
                     help="drop utterances whose output frames are fewer than 2 x target + 1 (the v1/v2 recipe), "
                          "or only those CTC cannot align (target + repeats; needed for the longer decomposed targets)")
     ap.add_argument("--init", default=None, help="start from work/runs/<run>/checkpoint.pt (same vocabulary and shape)")
+    ap.add_argument("--init-onnx", default=None, help="start from a shipped model folder's model.onnx + vocab.txt (onnx_weights.py)")
+    ap.add_argument("--nonspeech-share", type=float, default=1.0, help="most non-speech clips (sets nonspeech_*) per batch (share)")
     a = ap.parse_args()
 
     torch.set_num_threads(a.threads)
@@ -198,7 +219,7 @@ def main():
         log.flush()
 
     t0 = time.time()
-    feats, texts, synth = [], [], []
+    feats, texts, synth, nonspeech = [], [], [], []
     for spec in a.sets.split(","):
         name, _, rep = spec.partition(":")
         d = load(name)
@@ -206,8 +227,17 @@ def main():
             feats += d["feats"]
             texts += [to_units(target_text(t, a.strip_punct), a.units) for t in d["texts"]]
             synth += [name.startswith("synth_")] * len(d["feats"])
+            nonspeech += [name.startswith("nonspeech_")] * len(d["feats"])
     chars = sorted({ch for t in texts for ch in t if ch != " "})
     tokens = [BLANK, SPACE] + chars
+    onnx_init = None
+    if a.init_onnx:
+        from onnx_weights import load_ctcnet
+        onnx_model, onnx_tokens, onnx_init = load_ctcnet(a.init_onnx, dropout=a.dropout)
+        unknown = sorted(set(chars) - set(onnx_tokens))
+        if unknown:  # encode() drops them; say so
+            note(event="warning", unknown_units=len(unknown), examples="".join(unknown[:20]))
+        tokens = onnx_tokens
     index = {t: i for i, t in enumerate(tokens)}
     targets = [encode(t, index) for t in texts]
     lengths = np.array([f.shape[0] for f in feats])
@@ -216,19 +246,32 @@ def main():
         need = [len(t) + sum(1 for x, y in zip(t, t[1:]) if x == y) for t in targets]
     else:
         need = [2 * len(t) + 1 for t in targets]
-    keep = [i for i in range(len(feats)) if 0 < len(targets[i]) and need[i] <= out_lengths[i]]
+    keep = [i for i in range(len(feats)) if (0 < len(targets[i]) or nonspeech[i]) and need[i] <= out_lengths[i]]
     feats = [feats[i] for i in keep]
     targets = [targets[i] for i in keep]
     synth = np.array([synth[i] for i in keep], dtype=bool)
+    nonspeech = np.array([nonspeech[i] for i in keep], dtype=bool)
     lengths = lengths[keep]
     valid = {}
     for v in (a.valid.split(",") if a.valid else []):
         d = load(v)
-        valid[v] = {"feats": d["feats"], "texts": [target_text(t, a.strip_punct) for t in d["texts"]]}
+        valid[v] = {"feats": d["feats"], "texts": [target_text(t, a.strip_punct) for t in d["texts"]],
+                    "nonspeech": v.startswith("nonspeech_")}
     hours = lengths.sum() / 100 / 3600
-    note(event="data", units=a.units, target_units=int(sum(len(t) for t in targets)), utterances=len(feats), dropped=len(texts) - len(keep), hours=round(float(hours), 2), vocab=len(tokens))
+    note(event="data", units=a.units, target_units=int(sum(len(t) for t in targets)), utterances=len(feats), dropped=len(texts) - len(keep), hours=round(float(hours), 2), vocab=len(tokens),
+         nonspeech_clips=int(nonspeech.sum()), nonspeech_hours=round(float(lengths[nonspeech].sum() / 100 / 3600), 2))
 
-    model = CtcNet(len(tokens), dim=a.dim, blocks=a.blocks, kernel=a.kernel, dropout=a.dropout)
+    if onnx_init:
+        model = onnx_model
+        note(event="init_onnx", **onnx_init)
+    else:
+        model = CtcNet(len(tokens), dim=a.dim, blocks=a.blocks, kernel=a.kernel, dropout=a.dropout)
+    frozen = [model.bn1, model.bn2] if onnx_init else []  # folded into sub1/sub2 by export: identities
+
+    def train_mode():
+        model.train()
+        for m in frozen:
+            m.eval()
     if a.init:
         init = torch.load(os.path.join(WORK, "runs", a.init, "checkpoint.pt"))
         if init["tokens"] != tokens:
@@ -238,25 +281,33 @@ def main():
     params = sum(p.numel() for p in model.parameters())
     note(event="model", params=params, config=model.config)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-3, betas=(0.9, 0.98))
-    ctc = torch.nn.CTCLoss(blank=0, zero_infinity=True)
     budget = a.minutes * 60
     step, epoch, last_ckpt, done = 0, 0, time.time(), False
+    train_mode()
     audio_seconds = 0.0
     best = {"cer": float("inf"), "step": None}
     mix = {"utts": 0, "synth_utts": 0, "secs": 0.0, "synth_secs": 0.0, "max_share": 0.0}
     boot = {"utts": 0, "synth_utts": 0, "secs": 0.0, "synth_secs": 0.0, "max_share": 0.0}
+    nonspeech_seen = {"utts": 0, "max_share": 0.0}
 
     def save(tag):
         torch.save({"state": model.state_dict(), "config": model.config, "tokens": tokens, "lang": a.lang,
                     "strip_punct": a.strip_punct, "units": a.units, "step": step, "epoch": epoch, "train_minutes": (time.time() - t_train) / 60,
-                    "args": vars(a), "hours": float(hours), "params": params}, os.path.join(run_dir, f"{tag}.pt"))
+                    "args": vars(a), "hours": float(hours), "params": params, "init_onnx": onnx_init}, os.path.join(run_dir, f"{tag}.pt"))
 
     t_train = time.time()
+    if a.init or a.init_onnx:  # the starting point on the held-out sets (logged; not a best.pt candidate)
+        for v, d in valid.items():
+            c, _ = evaluate(model, d, tokens, a.lang, limit=1000, units=a.units, train_mode=train_mode)
+            note(event="start", set=v, step=0, **{"letters_per_min" if d["nonspeech"] else "cer": round(c, 4)})
+        t_train = time.time()
     while not done:
-        epoch_batches = batches(lengths, a.max_frames, rng, sort_first=(epoch == 0))
+        epoch_batches = batches(lengths, a.max_frames, rng, sort_first=(epoch == 0 and not a.init_onnx))
         if a.synth_max_share < 1.0:
             free = a.bootstrap_steps if epoch == 0 else 0
             epoch_batches = epoch_batches[:free] + cap_synthetic(epoch_batches[free:], synth, a.synth_max_share, rng)
+        if a.nonspeech_share < 1.0:
+            epoch_batches = cap_synthetic(epoch_batches, nonspeech, a.nonspeech_share, rng)
         for idx in epoch_batches:
             elapsed = time.time() - t_train
             if elapsed >= budget:
@@ -271,7 +322,11 @@ def main():
                 spec_augment(x, xl, rng)
             logits, ol = model(x, xl)
             logp = torch.log_softmax(logits, -1).transpose(0, 1)
-            loss = ctc(logp, y, ol, yl)
+            per_utt = torch.nn.functional.ctc_loss(logp, y, ol, yl, blank=0, reduction="none", zero_infinity=True)
+            # speech: per target unit (CTCLoss "mean"); empty targets: per 4 output frames (about
+            # one syllable's worth of frames), so a long non-speech clip does not outweigh a batch
+            denom = torch.where(yl > 0, yl, torch.div(ol, 4, rounding_mode="floor")).clamp_min(1)
+            loss = (per_utt / denom).mean()
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
@@ -284,6 +339,8 @@ def main():
             acc["secs"] += float(xl.sum()) / 100
             acc["synth_secs"] += float(lengths[idx][synth[idx]].sum()) / 100
             acc["max_share"] = max(acc["max_share"], ns / len(idx))
+            nonspeech_seen["utts"] += int(nonspeech[idx].sum())
+            nonspeech_seen["max_share"] = max(nonspeech_seen["max_share"], float(nonspeech[idx].mean()))
             step += 1
             if step % 25 == 0:
                 note(event="step", step=step, epoch=epoch, loss=round(float(loss), 3), lr=round(lr, 6),
@@ -292,8 +349,10 @@ def main():
                 last_ckpt = time.time()
                 save("checkpoint")
                 for v, d in valid.items():
-                    c, hyps = evaluate(model, d, tokens, a.lang, limit=1000 if v == a.select else 40, units=a.units)
-                    note(event="valid", set=v, step=step, cer=round(c, 4), example=hyps[0][:80], ref=d["texts"][0][:80])
+                    c, hyps = evaluate(model, d, tokens, a.lang, limit=1000 if v == a.select or d["nonspeech"] else 40, units=a.units,
+                                       train_mode=train_mode)
+                    note(event="valid", set=v, step=step, **{"letters_per_min" if d["nonspeech"] else "cer": round(c, 4)},
+                         example=hyps[0][:80], ref=d["texts"][0][:80])
                     if v == a.select and c < best["cer"]:
                         best = {"cer": c, "step": step}
                         save("best")
@@ -301,8 +360,9 @@ def main():
         epoch += 1
     save("checkpoint")
     for v, d in valid.items():
-        c, hyps = evaluate(model, d, tokens, a.lang, limit=1000, units=a.units)
-        note(event="final", set=v, step=step, cer=round(c, 4), example=hyps[0][:80], ref=d["texts"][0][:80])
+        c, hyps = evaluate(model, d, tokens, a.lang, limit=1000, units=a.units, train_mode=train_mode)
+        note(event="final", set=v, step=step, **{"letters_per_min" if d["nonspeech"] else "cer": round(c, 4)},
+             example=hyps[0][:80], ref=d["texts"][0][:80])
         if v == a.select and c < best["cer"]:
             best = {"cer": c, "step": step}
             save("best")
@@ -312,7 +372,9 @@ def main():
              synthetic_utterance_share=round(m["synth_utts"] / max(m["utts"], 1), 3),
              synthetic_audio_share=round(m["synth_secs"] / max(m["secs"], 1e-9), 3),
              max_synthetic_share_in_a_batch=round(m["max_share"], 3))
-    note(event="done", steps=step, epochs=epoch, train_minutes=round((time.time() - t_train) / 60, 2),
+    note(event="nonspeech_mix", utterance_share=round(nonspeech_seen["utts"] / max(mix["utts"] + boot["utts"], 1), 3),
+         max_share_in_a_batch=round(nonspeech_seen["max_share"], 3))
+    note(event="done", steps=step, audio_hours_seen=round(audio_seconds / 3600, 2), epochs=epoch, train_minutes=round((time.time() - t_train) / 60, 2),
          best_step=best["step"], best_cer=None if best["step"] is None else round(best["cer"], 4))
 
 

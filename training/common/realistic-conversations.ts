@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import type { LabelledTurn } from '../../src/engines/training.js';
 import { decodeFile } from './decoded-file.js';
 import { type Conversation, DEV_GROUPS, groupClips, loadGroupClips, TEST_GROUPS } from './diarization-conversations.js';
+import { rbjBiquad } from './biquad.js';
 import { seededRandom } from './seeded-random.js';
 
 const DATA = process.env['SHARED_DATA_DIR'] ?? '/work/shared/data';
@@ -231,25 +232,17 @@ function convolveSparse(x: Float32Array, response: { at: Int32Array; gain: Float
   return y.subarray(0, x.length);
 }
 
-/** RBJ biquad in place (low- or high-pass). */
+/** RBJ biquad in place (low- or high-pass), Q 1/√2 by default. */
 function biquad(x: Float32Array, kind: 'low' | 'high', frequency: number, q = Math.SQRT1_2): void {
-  const w = (2 * Math.PI * frequency) / RATE;
-  const alpha = Math.sin(w) / (2 * q);
-  const cos = Math.cos(w);
-  const b0 = kind === 'low' ? (1 - cos) / 2 : (1 + cos) / 2;
-  const b1 = kind === 'low' ? 1 - cos : -(1 + cos);
-  const a0 = 1 + alpha;
-  const [n0, n1, n2, d1, d2] = [b0 / a0, b1 / a0, b0 / a0, (-2 * cos) / a0, (1 - alpha) / a0];
-  let [x1, x2, y1, y2] = [0, 0, 0, 0];
-  for (let i = 0; i < x.length; i++) {
-    const v = x[i]!;
-    const y = n0 * v + n1 * x1 + n2 * x2 - d1 * y1 - d2 * y2;
-    x2 = x1;
-    x1 = v;
-    y2 = y1;
-    y1 = y;
-    x[i] = y;
-  }
+  rbjBiquad(x, kind, frequency, q, RATE);
+}
+
+/** The 300-3,400 Hz band of a telephone line, in place: two high-pass and two low-pass biquads. */
+function telephoneBand(x: Float32Array): void {
+  biquad(x, 'high', 300);
+  biquad(x, 'high', 300);
+  biquad(x, 'low', 3400);
+  biquad(x, 'low', 3400);
 }
 
 /** mu-law companding (mu = 255) quantised to 8 bits and back: a G.711-like codec's distortion. */
@@ -286,12 +279,7 @@ export function throughRandomChannel(clip: Float32Array, seed: number): Float32A
   const g = (level * 10 ** (-snrDb / 20)) / Math.sqrt(power / Math.max(1, x.length) || 1e-12);
   const out = x.map((v, i) => v + g * noise[i]!);
   const telephone = random() < 1 / 3;
-  if (telephone) {
-    biquad(out, 'high', 300);
-    biquad(out, 'high', 300);
-    biquad(out, 'low', 3400);
-    biquad(out, 'low', 3400);
-  }
+  if (telephone) telephoneBand(out);
   let peak = 0;
   for (const v of out) peak = Math.max(peak, Math.abs(v));
   const gain = Math.min(10 ** ((-40 + 28 * random()) / 20) / level, 0.99 / Math.max(peak, 1e-9));
@@ -477,12 +465,7 @@ export async function buildRealisticConversation(
   for (let i = 0; i < total; i++) noisePower += noise[i]! * noise[i]!;
   const noiseGain = (speechLevel * 10 ** (-snrDb / 20)) / Math.sqrt(noisePower / total);
   for (let i = 0; i < total; i++) wet[i]! += noiseGain * noise[i]!;
-  if (telephone) {
-    biquad(wet, 'high', 300);
-    biquad(wet, 'high', 300);
-    biquad(wet, 'low', 3400);
-    biquad(wet, 'low', 3400);
-  }
+  if (telephone) telephoneBand(wet);
   // One level normalisation: the speech at about -23 dBFS RMS, peaks held under 0.99.
   let peak = 0;
   for (let i = 0; i < total; i++) peak = Math.max(peak, Math.abs(wet[i]!));

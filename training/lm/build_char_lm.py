@@ -352,24 +352,34 @@ def kept_segments(lang, use, repeat):
     return by_source, report_sources, excluded, held_ids
 
 
-def main():
+def lm_arguments(order, min_counts, min_counts_help=None, repeat_help="name=k,...: count a source's segments k times"):
+    """The options both LM builders take (--lang, --order, --min-counts, --sources, --repeat, --out); each adds its own."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--lang", default="am")
-    ap.add_argument("--order", type=int, default=7)
-    ap.add_argument("--min-counts", default="1,1,1,2,2,3,3")
-    ap.add_argument("--min-char-count", type=int, default=2)
+    ap.add_argument("--order", type=int, default=order)
+    ap.add_argument("--min-counts", default=min_counts, help=min_counts_help)
     ap.add_argument("--sources", default="enh,alffa-am-train,hornmt,afrisenti")
+    ap.add_argument("--repeat", default="", help=repeat_help)
+    ap.add_argument("--out", required=True)
+    return ap
+
+
+def lm_inputs(a):
+    """For parsed LM options `a`: the minimum count per order, the repeats per source, and kept_segments' four results."""
+    repeat = repeats_for(a.repeat)
+    return (min_counts_for(a.min_counts, a.order), repeat, *kept_segments(a.lang, set(a.sources.split(",")), repeat))
+
+
+def main():
+    ap = lm_arguments(7, "1,1,1,2,2,3,3", repeat_help="name=k,...: count a source's segments k times (weights the in-domain ALFFA style)")
+    ap.add_argument("--min-char-count", type=int, default=2)
     ap.add_argument("--smoothing", choices=["wb", "kn"], default="wb",
                     help="wb: interpolated Witten-Bell (as char-ngram-builder.ts); kn: interpolated Kneser-Ney, one discount per order")
     ap.add_argument("--no-spaces", action="store_true",
                     help="drop spaces: the LM models the letter sequence only (the scoring ignores spaces, and ALFFA's morpheme splits differ from news spacing); the decoder then leaves word delimiters to the acoustic model")
-    ap.add_argument("--repeat", default="", help="name=k,...: count a source's segments k times (weights the in-domain ALFFA style)")
-    ap.add_argument("--out", required=True)
     a = ap.parse_args()
     t0 = time.time()
-    min_counts = min_counts_for(a.min_counts, a.order)
-    repeat = repeats_for(a.repeat)
-    by_source, report_sources, excluded, held_ids = kept_segments(a.lang, set(a.sources.split(",")), repeat)
+    min_counts, repeat, by_source, report_sources, excluded, held_ids = lm_inputs(a)
     segments = []
     for name, kept in by_source.items():
         for seg in kept:

@@ -25,7 +25,6 @@ Usage (about 1-2 min and 2 GB on the 2-core dev machine):
   nice -n 10 /usr/bin/python3 training/lm/build_word_lm.py --order 3 --vocab 200000 \
       --min-counts 1,2,2 --repeat alffa-am-train=5 --out training/work/am-word-3gram.bin
 """
-import argparse
 import collections
 import os
 import sys
@@ -35,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from alffa_segmenter import AlffaSegmenter  # noqa: E402
-from build_char_lm import STRETCH, build, kept_segments, lm_file, min_counts_for, repeats_for, write_lm  # noqa: E402
+from build_char_lm import STRETCH, build, lm_arguments, lm_file, lm_inputs, write_lm  # noqa: E402
 
 UNK, BOS, EOS, FIRST = 0, 1, 2, 3
 
@@ -51,21 +50,13 @@ def serialise(kept, vocab, order, B):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--lang", default="am")
-    ap.add_argument("--order", type=int, default=3)
-    ap.add_argument("--min-counts", default="1,2,2", help="per order; bigrams and up are pruned below theirs")
+    ap = lm_arguments(3, "1,2,2", min_counts_help="per order; bigrams and up are pruned below theirs")
     ap.add_argument("--vocab", type=int, default=200000, help="most frequent words kept; the rest are <unk>")
     ap.add_argument("--min-word-count", type=int, default=2)
-    ap.add_argument("--sources", default="enh,alffa-am-train,hornmt,afrisenti")
-    ap.add_argument("--repeat", default="", help="name=k,...: count a source's segments k times")
     ap.add_argument("--segment-news", action="store_true", help="split non-ALFFA words into ALFFA-style morphemes (alffa_segmenter.py)")
-    ap.add_argument("--out", required=True)
     a = ap.parse_args()
     t0 = time.time()
-    min_counts = min_counts_for(a.min_counts, a.order)
-    repeat = repeats_for(a.repeat)
-    kept, report_sources, excluded, held_ids = kept_segments(a.lang, set(a.sources.split(",")), repeat)
+    min_counts, repeat, kept, report_sources, excluded, held_ids = lm_inputs(a)
     by_source = {name: [seg.split() for seg in segs] for name, segs in kept.items()}
     segmenter = None
     if a.segment_news:

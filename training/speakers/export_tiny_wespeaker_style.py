@@ -8,16 +8,19 @@ convolution, mean and standard-deviation pooling, a linear embedding) has random
 exists to test the feature extraction and the ONNX contract against sherpa-onnx, not to tell
 speakers apart.
 
-torch.onnx cannot write metadata_props without the onnx package; they are appended to the
-serialised ModelProto as field 14 (StringStringEntryProto key 1, value 2), which protobuf parsers
-merge like any repeated field.
+torch.onnx cannot write metadata_props without the onnx package; training/common/tiny_export.py
+appends them to the serialised ModelProto as field 14.
 
 Usage: /usr/bin/python3 training/speakers/export_tiny_wespeaker_style.py --out test/fixtures/speaker-embedding/tiny-wespeaker.onnx
 """
-import argparse
+import os
+import sys
 
 import torch
 from torch import nn
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from tiny_export import export_speaker_embedder  # noqa: E402
 
 
 class TinySpeakerNet(nn.Module):
@@ -35,38 +38,5 @@ class TinySpeakerNet(nn.Module):
         return self.embed(torch.cat([mean, std], dim=1))
 
 
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def string_field(num, text):
-    data = text.encode("utf-8")
-    return varint((num << 3) | 2) + varint(len(data)) + data
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--seed", type=int, default=3)
-    a = ap.parse_args()
-    torch.manual_seed(a.seed)
-    model = TinySpeakerNet().eval()
-    torch.onnx.export(model, (torch.randn(1, 100, 80),), a.out, opset_version=14, input_names=["feats"], output_names=["embs"],
-                      dynamic_axes={"feats": {0: "N", 1: "T"}, "embs": {0: "N"}})
-    meta = {"framework": "wespeaker", "sample_rate": "16000", "output_dim": "16", "normalize_samples": "0",
-            "feature_normalize_type": "global-mean", "language": "multilingual", "comment": "tiny random-weight test model"}
-    with open(a.out, "ab") as f:
-        for key, value in meta.items():
-            entry = string_field(1, key) + string_field(2, value)
-            f.write(varint((14 << 3) | 2) + varint(len(entry)) + entry)
-    print(f"{a.out}: {sum(p.numel() for p in model.parameters())} parameters")
-
-
 if __name__ == "__main__":
-    main()
+    export_speaker_embedder(TinySpeakerNet, 3, 100, 16, "tiny random-weight test model")

@@ -18,20 +18,12 @@ import onnx
 from onnx import helper, numpy_helper, TensorProto
 import torch
 
+from hub_export import EncoderGraph
 from mt_model import Seq2Seq
 
 OPSET = 14
 ALIGN = 4096
 MIN_ELEMENTS_TO_SHARE = 1024
-
-
-class EncoderGraph(torch.nn.Module):
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids, attention_mask):
-        return self.model.encode(input_ids, attention_mask)
 
 
 class FirstStepGraph(torch.nn.Module):

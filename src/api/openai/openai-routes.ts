@@ -12,11 +12,9 @@ import type { FileStorage } from '../../platform/files/file-storage.js';
 import type { Asr } from '../../engines/asr/asr.js';
 import type { TranslationEngine, TranslationLanguage } from '../../engines/translation/translation.js';
 import { awaitCompletedJob, type CompletedJob } from '../../jobs/awaited-job.js';
-import { jobPrefix } from '../../jobs/job-runner.js';
 import type { JobService } from '../../jobs/job-service.js';
-import { buildJob, newJobId } from '../../jobs/new-job.js';
 import { OPENAI_READ, OPENAI_WRITE } from '../route-access.js';
-import { readAudioForm } from '../transcriptions/transcription-routes.js';
+import { withAudioUpload } from '../transcriptions/transcription-routes.js';
 import { keytermJobOptions } from '../keyterm-fields.js';
 import { renderAudioResult, TEXT_CONTENT_TYPE, type AudioResult, type ResultSegment } from './openai-formats.js';
 import { MODEL_ALIASES, readOpenAiFields, type ModelCatalogue, type OpenAiAudioRequest, type OpenAiTask } from './openai-request.js';
@@ -103,35 +101,19 @@ export function openAiRoutes(deps: OpenAiRouteDeps): RouteDefinition[] {
   const submitUpload = async (
     ctx: Pick<RequestContext, 'principal' | 'exchange' | 'log' | 'signal'>,
     task: OpenAiTask,
-  ): Promise<{ job: { id: string; accountId: string }; request: OpenAiAudioRequest }> => {
-    const principal = ctx.principal!;
-    const id = newJobId();
-    const prefix = jobPrefix({ accountId: principal.accountId, id });
-    const form = await readAudioForm(deps, ctx, `${prefix}/audio`, false);
-    const stored = form.files[0];
-    try {
-      if (stored === undefined) throw new ApiError('missing_required_field', { message: "Missing required field 'file'.", param: 'file' });
-      const request = readOpenAiFields(form.fields, catalogue(), task);
+  ): Promise<{ job: { id: string; accountId: string }; request: OpenAiAudioRequest }> =>
+    withAudioUpload(deps, ctx, false, async (upload) => {
+      const request = readOpenAiFields(upload.fields, catalogue(), task);
       const resolved = deps.asr.resolveModel(request.language, request.model);
       if (task === 'translate') translatable(resolved.language);
-      await deps.jobs.admit(principal);
-      const job = buildJob({
-        id,
-        principal,
-        kind: 'single',
+      const job = await upload.submit({
         language: resolved.language,
         requestedModel: request.model ?? '',
         mode: 'sync',
-        audio: stored,
         options: { ...keytermJobOptions(request.keyterms.length > 0 ? request.keyterms : null), openai: task },
       });
-      await deps.jobs.submit([job]);
       return { job, request };
-    } catch (error) {
-      if (stored !== undefined && (await deps.jobs.jobs.get(id)) === null) await deps.storage.deletePrefix(prefix);
-      throw error;
-    }
-  };
+    });
 
   const transcriptOf = (job: CompletedJob): AudioResult => ({
     task: 'transcribe',

@@ -9,7 +9,7 @@ import { defineRoute, type RequestContext, type RouteDefinition } from '../../pl
 import { validateInput } from '../../platform/http/schema-validation.js';
 import { jobPrefix } from '../../jobs/job-runner.js';
 import { type JobService } from '../../jobs/job-service.js';
-import { buildJob, newJobId } from '../../jobs/new-job.js';
+import { newJobId, type NewJobInput } from '../../jobs/new-job.js';
 import type { JobRecord } from '../../platform/db/job-records.js';
 import { transcriptionView } from '../../jobs/job-views.js';
 import { channelOptions, checkChannelCount } from './channel-options.js';
@@ -187,6 +187,42 @@ export function readAudioForm(
   });
 }
 
+/** A multipart request's audio, stored under the prefix of the single job it is for. */
+export interface AudioUpload {
+  /** The job's id and storage prefix; the file is at `${prefix}/audio`. */
+  readonly id: string;
+  readonly prefix: string;
+  readonly stored: NonNullable<Awaited<ReturnType<typeof readAudioForm>>['files'][number]>;
+  readonly fields: Record<string, string | string[]>;
+  /** Admits, builds and submits the upload's job (JobService.submitSingle with this id, principal and file). */
+  readonly submit: (job: Omit<NewJobInput, 'kind' | 'id' | 'principal' | 'audio' | 'audioUrl'>) => Promise<JobRecord>;
+}
+
+/**
+ * Reads a multipart request (readAudioForm, `hash` as there) into a new job's storage prefix and
+ * runs `handle` on it; a request without the file is refused (missing_required_field). When
+ * `handle` throws and no job with the upload's id was stored, the stored file is deleted.
+ */
+export async function withAudioUpload<T>(
+  deps: Pick<TranscriptionRouteDeps, 'storage' | 'asr' | 'limits' | 'jobs'>,
+  ctx: Pick<RequestContext, 'principal' | 'exchange' | 'log' | 'signal'>,
+  hash: boolean,
+  handle: (upload: AudioUpload) => Promise<T>,
+): Promise<T> {
+  const principal = ctx.principal!;
+  const id = newJobId();
+  const prefix = jobPrefix({ accountId: principal.accountId, id });
+  const form = await readAudioForm(deps, ctx, `${prefix}/audio`, hash);
+  const stored = form.files[0];
+  try {
+    if (stored === undefined) throw new ApiError('missing_required_field', { message: "Missing required field 'file'.", param: 'file' });
+    return await handle({ id, prefix, stored, fields: form.fields, submit: (job) => deps.jobs.submitSingle({ ...job, id, principal, audio: stored }) });
+  } catch (error) {
+    if (stored !== undefined && (await deps.jobs.jobs.get(id)) === null) await deps.storage.deletePrefix(prefix);
+    throw error;
+  }
+}
+
 export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefinition[] {
   const { jobs } = deps;
   const render = deps.render ?? (async (job: JobRecord) => transcriptionView(job));
@@ -239,28 +275,20 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
           checkDiarizationConfig(body.diarization_config);
           const keyterms = readKeyterms(body.keyterms);
           const outcome = await jobs.submissions.submit(principal.accountId, key, requestFingerprint(ROUTE, body), async () => {
-            await jobs.admit(principal);
-            const job = buildJob({
+            const job = await jobs.submitSingle({
               principal,
-              kind: 'single',
               language: resolved.language,
               requestedModel: body.model ?? '',
               mode: body.mode ?? 'async',
               audioUrl: body.audio_url,
               options: { ...options, ...diarizationJobOptions(body.diarize, body.diarization_config), ...keytermJobOptions(keyterms) },
             });
-            await jobs.submit([job]);
             return job.id;
           });
           markReplay(ctx.exchange, outcome);
           return answerCreated(outcome.jobId, body.mode ?? 'async', ctx.signal);
         }
-        const id = newJobId();
-        const audioKey = `${jobPrefix({ accountId: principal.accountId, id })}/audio`;
-        const form = await readAudioForm(deps, ctx, audioKey, key !== null);
-        const stored = form.files[0];
-        try {
-          if (stored === undefined) throw new ApiError('missing_required_field', { message: "Missing required field 'file'.", param: 'file' });
+        return withAudioUpload(deps, ctx, key !== null, async (upload) => {
           const fields = validateInput<{
             language: string;
             mode?: 'async' | 'sync';
@@ -269,36 +297,27 @@ export function transcriptionRoutes(deps: TranscriptionRouteDeps): RouteDefiniti
             channel_names?: string;
             diarize?: string;
             diarization_config?: string;
-          }>(MultipartTranscriptionFields, form.fields, 'body');
+          }>(MultipartTranscriptionFields, upload.fields, 'body');
           const resolved = deps.asr.resolveModel(fields.language, fields.model);
           const options = channelOptions(fields.channels, fields.channel_names);
-          checkChannelCount(options, stored.channels);
+          checkChannelCount(options, upload.stored.channels);
           const diarization = multipartDiarization(fields);
-          const keyterms = readKeyterms(form.fields['keyterms']);
-          const fingerprint = requestFingerprint(ROUTE, { fields: form.fields, file: stored.sha256 });
+          const keyterms = readKeyterms(upload.fields['keyterms']);
+          const fingerprint = requestFingerprint(ROUTE, { fields: upload.fields, file: upload.stored.sha256 });
           const outcome = await jobs.submissions.submit(principal.accountId, key, fingerprint, async () => {
-            await jobs.admit(principal);
-            const job = buildJob({
-              id,
-              principal,
-              kind: 'single',
+            const job = await upload.submit({
               language: resolved.language,
               requestedModel: fields.model ?? '',
               mode: fields.mode ?? 'async',
-              audio: stored,
               options: { ...options, ...diarizationJobOptions(diarization.diarize, diarization.config), ...keytermJobOptions(keyterms) },
             });
-            await jobs.submit([job]);
             return job.id;
           });
           // A replay answers the first request's job: this request's copy of the file is not needed.
-          if (outcome.replayed) await deps.storage.deletePrefix(jobPrefix({ accountId: principal.accountId, id }));
+          if (outcome.replayed) await deps.storage.deletePrefix(upload.prefix);
           markReplay(ctx.exchange, outcome);
           return await answerCreated(outcome.jobId, fields.mode ?? 'async', ctx.signal);
-        } catch (error) {
-          if (stored !== undefined && (await jobs.jobs.get(id)) === null) await deps.storage.deletePrefix(jobPrefix({ accountId: principal.accountId, id }));
-          throw error;
-        }
+        });
       },
     }),
     defineRoute({

@@ -99,5 +99,37 @@ export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> =
   backend_b: { ...SHARED_PARAMETERS, blockSize: 300, minTurnFrames: 50, refinements: 1, overlapAware: false },
 };
 
+/**
+ * The backends on a pretrained speaker-embedding network (DIARIZATION_EMBEDDING_MODEL: a WeSpeaker /
+ * 3D-Speaker ONNX, speaker-embedding-model.ts) instead of the i-vectors: each backend keeps its
+ * re-segmentation rounds, turn length, pauses and overlap handling; the windows and the clustering
+ * follow the geometry of such embeddings, where the raw L2-normalised vectors are compared by cosine
+ * (no principal directions: same-speaker windows lie at cosine 0.6-0.9, different speakers around
+ * 0-0.4, where the i-vector path's centred principal directions put two speakers near -1).
+ * UNTUNED defaults from the literature, not measured here (no real weights can be downloaded on
+ * this machine; a random-weight network says nothing about thresholds): 1.5 s windows every
+ * 0.76 s (WeSpeaker's diarization recipe: 1.5 s every 0.75 s), average-linkage agglomerative
+ * clustering stopped at cosine similarity 0.5 (sherpa-onnx's default clustering threshold, a
+ * cosine distance of 0.5; pyannote 3.1 stops its centroid linkage near 0.7 of Euclidean distance
+ * between unit vectors, a cosine of about 0.75) unless min/max_speakers fix the count, and a
+ * re-segmentation switch cost scaled to that narrower gap between speakers (0.15 against the
+ * i-vectors' 0.5). Tune them on your own recordings with real weights (docs/public-models.md).
+ */
+const EMBEDDING_PARAMETERS = {
+  windowFrames: 75,
+  hopFrames: 38,
+  clustering: 'agglomerative',
+  eigengapNeighbours: [] as readonly number[],
+  threshold: 0.5,
+  switchCost: 0.15,
+  // Spectral clustering only (not used with agglomerative clustering).
+  mergeSimilarity: 0.75,
+} as const;
+
+export const EMBEDDING_BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
+  backend_a: { ...BACKENDS.backend_a, ...EMBEDDING_PARAMETERS },
+  backend_b: { ...BACKENDS.backend_b, ...EMBEDDING_PARAMETERS },
+};
+
 /** The most speakers a file is given (min_speakers and max_speakers are bounded by it). */
 export const MAX_SPEAKERS = 20;

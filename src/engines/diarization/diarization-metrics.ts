@@ -46,3 +46,17 @@ export function createDiarizationMetrics(registry: Registry): (event: Diarizatio
     if (event.speakers !== null) speakers.observe({ backend: event.backend }, event.speakers);
   };
 }
+
+/**
+ * `gateway_diarization_embedding_model_windows_total{backend}`: speech windows the speaker-embedding
+ * network (DIARIZATION_EMBEDDING_MODEL) embedded, so an operator sees the model is in use. Create
+ * once per registry.
+ */
+export function createEmbeddingModelMetrics(registry: Registry): (backend: DiarizationBackend, windows: number) => void {
+  const windows = metricFamilies(registry).counter(
+    'gateway_diarization_embedding_model_windows_total',
+    'Speech windows embedded by the speaker-embedding network (DIARIZATION_EMBEDDING_MODEL), by backend',
+    ['backend'],
+  );
+  return (backend, count) => windows.inc({ backend }, count);
+}

@@ -4,8 +4,10 @@ import type { AudioTypes } from './segment-type.js';
 
 /** What a diarization thread is started with (its workerData): the models it loads once and keeps. */
 export interface DiarizationThreadSetup {
-  /** The speaker projection (models/diarization/*.json). */
+  /** The speaker projection (models/diarization/*.json); not read with an embedding model. */
   readonly projectionPath: string;
+  /** A WeSpeaker / 3D-Speaker speaker-embedding ONNX the windows are embedded with instead (DIARIZATION_EMBEDDING_MODEL); null: the projection. */
+  readonly embeddingModelPath: string | null;
   /** The segment-type model (models/segment-types/*.json); null: no segment types. */
   readonly typeModelPath: string | null;
   /** The overlapped-speech detector of backend_a (models/diarization/overlap-detector-*.json); null: none. */
@@ -40,6 +42,8 @@ export interface DiarizedAudio {
   readonly typesWarning: string | null;
   /** Why overlapped speech was not marked (the detector could not be read); null when it was, or not asked. */
   readonly overlapWarning: string | null;
+  /** Windows the speaker-embedding network embedded (0 or absent without one). */
+  readonly modelWindows?: number;
 }
 
 export type DiarizationWorkerReply = { readonly id: number } & (({ readonly ok: true } & DiarizedAudio) | { readonly ok: false; readonly message: string });
@@ -57,6 +61,8 @@ export class DiarizationError extends Error {
 
 export interface DiarizationThreadsOptions {
   readonly projectionPath: string;
+  /** A speaker-embedding ONNX both backends embed their windows with; absent or null: the projection. */
+  readonly embeddingModelPath?: string | null;
   /** The segment-type model; absent or null: turns only (`types` null). */
   readonly typeModelPath?: string | null;
   /** The overlapped-speech detector; absent or null: none. */
@@ -121,6 +127,7 @@ export class DiarizationThreads {
   constructor(private readonly options: DiarizationThreadsOptions) {
     this.setup = {
       projectionPath: options.projectionPath,
+      embeddingModelPath: options.embeddingModelPath ?? null,
       typeModelPath: options.typeModelPath ?? null,
       overlapModelPath: options.overlapModelPath ?? null,
     };
@@ -199,7 +206,13 @@ export class DiarizationThreads {
     if (thread.timer !== null) clearTimeout(thread.timer);
     this.settle(pending, () =>
       reply.ok
-        ? pending.resolve({ turns: reply.turns, types: reply.types, typesWarning: reply.typesWarning, overlapWarning: reply.overlapWarning })
+        ? pending.resolve({
+            turns: reply.turns,
+            types: reply.types,
+            typesWarning: reply.typesWarning,
+            overlapWarning: reply.overlapWarning,
+            modelWindows: reply.modelWindows ?? 0,
+          })
         : pending.reject(new DiarizationError(`Speaker diarization failed: ${reply.message}`)),
     );
     this.rest(thread);
@@ -289,11 +302,12 @@ export class DiarizationThreads {
 export async function diarizeInThread(
   pcm: Float32Array,
   options: DiarizationOptions,
-  run: DiarizationRun & Pick<DiarizationThreadsOptions, 'projectionPath' | 'typeModelPath' | 'overlapModelPath' | 'nice'>,
+  run: DiarizationRun & Pick<DiarizationThreadsOptions, 'projectionPath' | 'embeddingModelPath' | 'typeModelPath' | 'overlapModelPath' | 'nice'>,
 ): Promise<DiarizedAudio> {
   run.signal?.throwIfAborted();
   const threads = new DiarizationThreads({
     projectionPath: run.projectionPath,
+    embeddingModelPath: run.embeddingModelPath ?? null,
     typeModelPath: run.typeModelPath ?? null,
     overlapModelPath: run.overlapModelPath ?? null,
     nice: run.nice ?? null,

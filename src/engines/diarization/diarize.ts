@@ -6,18 +6,25 @@
  * speakers (overlap-detector.ts) and turns (speaker-turns.ts). Also the entry point's contract:
  * its options, and the types and backends its importers read here.
  */
-import { BACKENDS, type BackendParameters, type DiarizationBackend } from './diarization-backends.js';
+import { BACKENDS, type BackendParameters, type DiarizationBackend, EMBEDDING_BACKENDS } from './diarization-backends.js';
 import { speakerCount, speakerFrameLabels } from './frame-labels.js';
 import { type OverlapDetector, overlapFrameFeatures, overlapProbabilities, overlapRegions } from './overlap-detector.js';
 import { trackPitch } from './pitch-track.js';
-import { centredFrames, speakerFrames } from './speaker-features.js';
+import { centredFrames, type SpeakerFrames, speakerFrames } from './speaker-features.js';
 import type { SpeakerProjection } from './speaker-projection.js';
 import { secondSpeakers, type SpeakerTurn, toTurns } from './speaker-turns.js';
-import { embeddedWindows } from './speaker-windows.js';
+import { embeddedWindows, type ModelWindowEmbeddings } from './speaker-windows.js';
 import { energyRangeDb, energySpeechMask, type SpeechSpan } from './speech-mask.js';
 import { clusterWindows } from './window-clustering.js';
 
-export { BACKENDS, type BackendParameters, DIARIZATION_BACKENDS, type DiarizationBackend, MAX_SPEAKERS } from './diarization-backends.js';
+export {
+  BACKENDS,
+  type BackendParameters,
+  DIARIZATION_BACKENDS,
+  type DiarizationBackend,
+  EMBEDDING_BACKENDS,
+  MAX_SPEAKERS,
+} from './diarization-backends.js';
 export type { SpeakerTurn } from './speaker-turns.js';
 export type { SpeechSpan } from './speech-mask.js';
 
@@ -39,10 +46,28 @@ export interface DiarizationOptions {
   readonly periodicity?: Float32Array;
 }
 
+/** What diarize computes of the audio before the windows: the speaker frames and which of them are speech. */
+export interface DiarizationFrames {
+  readonly features: SpeakerFrames;
+  readonly speech: Uint8Array;
+}
+
+/** The file's speaker frames and speech mask (the energy gate, the VAD's spans, confined to `within`). */
+export function diarizationFrames(pcm: Float32Array, options: Pick<DiarizationOptions, 'speech' | 'within'>): DiarizationFrames {
+  const features = speakerFrames(pcm);
+  return { features, speech: energySpeechMask(features, options.speech, options.within) };
+}
+
+/** A backend's parameters for these speaker embeddings: EMBEDDING_BACKENDS' for a speaker-embedding network, BACKENDS' otherwise. */
+export function diarizationParameters(backend: DiarizationBackend, speakers: SpeakerProjection | ModelWindowEmbeddings): BackendParameters {
+  return speakers.kind === 'model' ? EMBEDDING_BACKENDS[backend] : BACKENDS[backend];
+}
+
 /**
  * Who spoke when, from 16 kHz mono PCM: an embedding per window (with the i-vector model: the
  * i-vector of the window's speech frames on the file's principal directions; with a linear
- * projection: projected MFCC means and deviations), the speaker count by the eigengap (or a
+ * projection: projected MFCC means and deviations; with a speaker-embedding network: its
+ * embeddings of the windows' speech, computed beforehand on `frames`), the speaker count by the eigengap (or a
  * threshold) within the speaker bounds, spectral clustering (or cosine agglomerative), Viterbi re-segmentation
  * of the windows against the clusters' centroids, a label per speech frame from the windows
  * covering it, short pauses bridged and short runs merged into their neighbours.
@@ -51,11 +76,11 @@ export interface DiarizationOptions {
 export function diarize(
   pcm: Float32Array,
   options: DiarizationOptions,
-  projection: SpeakerProjection,
-  parameters: BackendParameters = BACKENDS[options.backend],
+  projection: SpeakerProjection | ModelWindowEmbeddings,
+  parameters: BackendParameters = diarizationParameters(options.backend, projection),
+  frames: DiarizationFrames = diarizationFrames(pcm, options),
 ): SpeakerTurn[] {
-  const features = speakerFrames(pcm);
-  const speech = energySpeechMask(features, options.speech, options.within);
+  const { features, speech } = frames;
   const { windows, centred } = embeddedWindows(features, speech, parameters, projection);
   if (windows.length === 0) return [];
   const labels = clusterWindows(

@@ -11,12 +11,19 @@
  * mean over the utterance); `output_dim`, checked against the output when the graph states it.
  * The embedding of a stretch of speech is the network's output for its whole fbank sequence.
  *
- * Not yet wired into the diarization backends (docs/public-models.md, "Not done").
+ * Diarization (DIARIZATION_EMBEDDING_MODEL): the gateway opens the model once at start-up to check
+ * it (`checkSpeakerEmbeddingModel`: a missing file, wrong signature or metadata stops start-up
+ * naming the file); each diarization thread opens its own session (one onnxruntime thread, on the
+ * diarization thread itself) and, before the pure pipeline runs, embeds every speech window's
+ * speech samples (`embedWindows`: stretches of equal length batched together). Both backends then
+ * cluster those embeddings by cosine with EMBEDDING_BACKENDS' parameters (diarization-backends.ts;
+ * untuned, docs/public-models.md).
  */
 import { readFile } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import { readOnnxMetadata } from '../runtime/onnx-metadata.js';
 import { kaldiFbank } from '../signal/features/kaldi-fbank.js';
+import { type ModelWindowEmbeddings, type WindowSpan, windowSpeechSamples } from './speaker-windows.js';
 
 export class SpeakerEmbeddingModelError extends Error {
   constructor(path: string, problem: string) {
@@ -98,16 +105,71 @@ export class SpeakerEmbeddingModel {
 
   /** The embedding of 16 kHz mono PCM in [-1, 1] (at least one 10 ms frame). */
   async embed(pcm: Float32Array): Promise<Float32Array> {
-    const fbank = kaldiFbank(pcm, { normalizeSamples: this.contract.normalizeSamples, globalMean: this.contract.globalMean });
-    if (fbank.frames === 0) throw new SpeakerEmbeddingModelError(this.path, 'no audio to embed');
-    const out = await this.session.run({ [this.input]: new ort.Tensor('float32', fbank.data, [1, fbank.frames, fbank.bins]) });
-    const embedding = out[this.output]!.data as Float32Array;
-    if (this.contract.dim !== null && embedding.length !== this.contract.dim)
-      throw new SpeakerEmbeddingModelError(this.path, `output has ${embedding.length} values, metadata output_dim says ${this.contract.dim}`);
-    return embedding;
+    return (await this.embedBatch([pcm]))[0]!;
+  }
+
+  /**
+   * The embeddings of several stretches of 16 kHz mono PCM (each at least one 10 ms frame), in
+   * order: stretches with the same number of fbank frames go through the network together, at
+   * most `maxBatch` at a time ([N, T, 80] in one run).
+   */
+  async embedBatch(pcms: readonly Float32Array[], maxBatch = 16): Promise<Float32Array[]> {
+    const features = pcms.map((pcm) => kaldiFbank(pcm, { normalizeSamples: this.contract.normalizeSamples, globalMean: this.contract.globalMean }));
+    if (features.some((f) => f.frames === 0)) throw new SpeakerEmbeddingModelError(this.path, 'no audio to embed');
+    const byLength = new Map<number, number[]>();
+    features.forEach((f, i) => byLength.set(f.frames, [...(byLength.get(f.frames) ?? []), i]));
+    const out = new Array<Float32Array>(pcms.length);
+    for (const [frames, indices] of byLength) {
+      for (let at = 0; at < indices.length; at += maxBatch) {
+        const batch = indices.slice(at, at + maxBatch);
+        const bins = features[batch[0]!]!.bins;
+        const input = new Float32Array(batch.length * frames * bins);
+        batch.forEach((i, row) => input.set(features[i]!.data, row * frames * bins));
+        const result = await this.session.run({ [this.input]: new ort.Tensor('float32', input, [batch.length, frames, bins]) });
+        const data = result[this.output]!.data as Float32Array;
+        const dim = data.length / batch.length;
+        if (this.contract.dim !== null && dim !== this.contract.dim)
+          throw new SpeakerEmbeddingModelError(this.path, `output has ${dim} values, metadata output_dim says ${this.contract.dim}`);
+        batch.forEach((i, row) => {
+          out[i] = data.slice(row * dim, (row + 1) * dim);
+        });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The network's embeddings of diarization windows: each window's speech frames' samples
+   * (windowSpeechSamples), embedded in batches, for `diarize` (the windows are speechWindowSpans
+   * of the same speech frames).
+   */
+  async embedWindows(pcm: Float32Array, speech: Uint8Array, spans: readonly WindowSpan[]): Promise<ModelWindowEmbeddings> {
+    const embeddings = await this.embedBatch(spans.map((span) => windowSpeechSamples(pcm, speech, span)));
+    return { kind: 'model', windows: spans.map((span, i) => ({ startFrame: span.startFrame, endFrame: span.endFrame, embedding: embeddings[i]! })) };
   }
 
   async release(): Promise<void> {
     await this.session.release();
+  }
+}
+
+/**
+ * Opens the model, embeds one second of silence and releases it: what start-up checks of
+ * DIARIZATION_EMBEDDING_MODEL (the file, its metadata, its signature, that it runs). Throws a
+ * SpeakerEmbeddingModelError naming the file; answers what the model is.
+ */
+export async function checkSpeakerEmbeddingModel(path: string): Promise<{ framework: SpeakerEmbeddingContract['framework']; dim: number }> {
+  const model = await SpeakerEmbeddingModel.open(path);
+  try {
+    let dim: number;
+    try {
+      dim = (await model.embed(new Float32Array(16_000))).length;
+    } catch (error) {
+      if (error instanceof SpeakerEmbeddingModelError) throw error;
+      throw new SpeakerEmbeddingModelError(path, `does not run: ${(error as Error).message}`);
+    }
+    return { framework: model.contract.framework, dim };
+  } finally {
+    await model.release();
   }
 }

@@ -3,7 +3,10 @@
  * frames) with at least a third of their frames speech, each embedded by the speaker model: with an
  * i-vector extractor, the windows' i-vectors centred on their mean, on the file's principal
  * directions; with a linear projection, their MFCC means and deviations centred on the file's mean
- * window and projected. Embeddings are unit length, windows in time order. Pure; one call per file.
+ * window and projected; with a pretrained speaker-embedding network (speaker-embedding-model.ts),
+ * the network's embeddings of the windows' speech (computed beforehand, asynchronously, by the
+ * diarization thread on `speechWindowSpans` and `windowSpeechSamples`), unit length, not centred.
+ * Embeddings are unit length, windows in time order. Pure; one call per file.
  */
 import type { BackendParameters } from './diarization-backends.js';
 import { addInto, normalize } from './speaker-clustering.js';
@@ -12,10 +15,53 @@ import { ivectorWindows, type RawIvector } from './speaker-ivectors.js';
 import { symmetricEigen } from './speaker-linear-algebra.js';
 import type { LinearSpeakerProjection, SpeakerProjection } from './speaker-projection.js';
 
-export interface EmbeddedWindow {
+export interface WindowSpan {
   readonly startFrame: number;
   readonly endFrame: number;
+}
+
+export interface EmbeddedWindow extends WindowSpan {
   readonly embedding: Float32Array;
+}
+
+/**
+ * The windows' embeddings by a speaker-embedding network, computed before the pure pipeline runs
+ * (one per `speechWindowSpans` window of the same speech frames and parameters, in order).
+ */
+export interface ModelWindowEmbeddings {
+  readonly kind: 'model';
+  readonly windows: readonly EmbeddedWindow[];
+}
+
+/** Samples per 20 ms speaker frame at 16 kHz. */
+const FRAME_SAMPLES = 320;
+
+/** The windows (`windowFrames` every `hopFrames`) with at least a third of their frames speech, in time order. */
+export function speechWindowSpans(speech: Uint8Array, frames: number, p: Pick<BackendParameters, 'windowFrames' | 'hopFrames'>): WindowSpan[] {
+  const spans: WindowSpan[] = [];
+  const last = Math.max(0, frames - p.windowFrames);
+  for (let start = 0; start <= last; start += p.hopFrames) {
+    const end = Math.min(frames, start + p.windowFrames);
+    let n = 0;
+    for (let t = start; t < end; t++) n += speech[t] === 0 ? 0 : 1;
+    if (n > 0 && n >= p.windowFrames / 3) spans.push({ startFrame: start, endFrame: end });
+  }
+  return spans;
+}
+
+/** The 16 kHz samples of a window's speech frames, joined in order (what a speaker-embedding network embeds). */
+export function windowSpeechSamples(pcm: Float32Array, speech: Uint8Array, span: WindowSpan): Float32Array {
+  let n = 0;
+  for (let t = span.startFrame; t < span.endFrame; t++) if (speech[t] !== 0) n++;
+  const out = new Float32Array(n * FRAME_SAMPLES);
+  let at = 0;
+  for (let t = span.startFrame; t < span.endFrame; t++) {
+    if (speech[t] === 0) continue;
+    const frame = pcm.subarray(t * FRAME_SAMPLES, Math.min(pcm.length, (t + 1) * FRAME_SAMPLES));
+    out.set(frame, at);
+    at += frame.length;
+  }
+  return at === out.length ? out : out.subarray(0, at);
 }
 
 /**
@@ -26,8 +72,9 @@ export function embeddedWindows(
   features: SpeakerFrames,
   speech: Uint8Array,
   parameters: BackendParameters,
-  projection: SpeakerProjection,
+  projection: SpeakerProjection | ModelWindowEmbeddings,
 ): { windows: EmbeddedWindow[]; centred: Float32Array | null } {
+  if (projection.kind === 'model') return { windows: modelWindows(speech, features.frames, parameters, projection), centred: null };
   // I-vector models: the long windows' i-vectors on the file's principal directions (what varies
   // most within one recording is who speaks); a linear projection: projected MFCC statistics.
   if (projection.kind !== 'ivector') return { windows: linearWindows(features, speech, parameters, projection), centred: null };
@@ -35,6 +82,14 @@ export function embeddedWindows(
   const raw = ivectorWindows(centred, speech, features.frames, parameters.windowFrames, parameters.hopFrames, projection);
   if (raw.length === 0) return { windows: [], centred };
   return { windows: projectIvectors(raw, principalDirections(raw, projection.rank), projection.rank, parameters.pcaDims), centred };
+}
+
+/** The network's window embeddings, unit length, checked against the windows these speech frames and parameters give. */
+function modelWindows(speech: Uint8Array, frames: number, p: BackendParameters, given: ModelWindowEmbeddings): EmbeddedWindow[] {
+  const spans = speechWindowSpans(speech, frames, p);
+  if (spans.length !== given.windows.length || spans.some((s, i) => s.startFrame !== given.windows[i]!.startFrame || s.endFrame !== given.windows[i]!.endFrame))
+    throw new Error('the window embeddings were computed on other windows than these speech frames and parameters give');
+  return given.windows.map((w) => ({ startFrame: w.startFrame, endFrame: w.endFrame, embedding: normalize(Float32Array.from(w.embedding)) }));
 }
 
 /** Windows of MFCC statistics centred on the file's mean window and projected by a linear speaker projection. */

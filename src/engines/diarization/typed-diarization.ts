@@ -1,8 +1,9 @@
-import type { DiarizationOptions, SpeakerTurn } from './diarize.js';
-import { diarize } from './diarize.js';
+import type { DiarizationFrames, DiarizationOptions, SpeakerTurn } from './diarize.js';
+import { diarizationFrames, diarize, EMBEDDING_BACKENDS } from './diarize.js';
 import { type TypingFrames, typingFrames } from './music-detector.js';
 import { type AudioTypes, classifySpeakers, detectMusic, outsideRegions, type SegmentTypeModel, typeTurns } from './segment-type.js';
 import type { SpeakerProjection } from './speaker-projection.js';
+import { type ModelWindowEmbeddings, speechWindowSpans, type WindowSpan } from './speaker-windows.js';
 
 /** The first half of a typed diarization: the typing frames and the music regions (no speech spans needed). */
 export interface AudioTyping {
@@ -40,26 +41,63 @@ export function diarizeWithTypes(
   return diarizeTyped(pcm, options, projection, model, typeAudio(pcm, model));
 }
 
-/** diarizeWithTypes's second half, on `typed` (typeAudio of the same `pcm` and `model`). */
-export function diarizeTyped(
-  pcm: Float32Array,
-  options: DiarizationOptions,
-  projection: SpeakerProjection,
-  model: SegmentTypeModel | null,
-  typed: AudioTyping,
-): { turns: SpeakerTurn[]; types: AudioTypes | null; typesWarning: string | null } {
+/**
+ * The options `diarize` runs with after the typing: music is nobody's speech, so the speech (energy
+ * and the VAD's spans alike) is confined to the audio outside it, and the typing's pitch track
+ * serves the overlap detector too (its periodicity). Without a typing, `options` as they are.
+ */
+export function typedOptions(pcm: Float32Array, options: DiarizationOptions, typed: AudioTyping): DiarizationOptions {
   const { typing } = typed;
-  if (model === null || typing === null) return { turns: diarize(pcm, options, projection), types: null, typesWarning: typed.typesWarning };
+  if (typing === null) return options;
   const durationMs = (pcm.length / 16_000) * 1000;
-  // Music is nobody's speech: the speech (energy and the VAD's spans alike) is confined to the audio outside it.
-  // The typing's pitch track serves the overlap detector too (its periodicity).
-  const spans = {
+  return {
     ...options,
     periodicity: typing.frames.track.periodicity,
     ...(typing.music.length > 0 ? { within: outsideRegions(typing.music, durationMs) } : {}),
   };
-  const turns = diarize(pcm, spans, projection);
+}
+
+/**
+ * diarizeWithTypes's second half, on `typed` (typeAudio of the same `pcm` and `model`). With a
+ * speaker-embedding network, `embedding` holds its window embeddings and `frames` the speaker frames
+ * they were computed on (diarizationFrames of `typedOptions`).
+ */
+export function diarizeTyped(
+  pcm: Float32Array,
+  options: DiarizationOptions,
+  embedding: SpeakerProjection | ModelWindowEmbeddings,
+  model: SegmentTypeModel | null,
+  typed: AudioTyping,
+  frames?: DiarizationFrames,
+): { turns: SpeakerTurn[]; types: AudioTypes | null; typesWarning: string | null } {
+  const { typing } = typed;
+  if (model === null || typing === null) return { turns: diarize(pcm, options, embedding, undefined, frames), types: null, typesWarning: typed.typesWarning };
+  const turns = diarize(pcm, typedOptions(pcm, options, typed), embedding, undefined, frames);
   const speakers = classifySpeakers(typing.frames.track, turns, typing.music, model);
   const typedTurns = typeTurns(typing.frames.track, turns, typing.music, speakers, model);
   return { turns, types: { music: typing.music, speakers, turns: typedTurns }, typesWarning: null };
+}
+
+/** What embeds diarization windows with a speaker-embedding network (SpeakerEmbeddingModel.embedWindows). */
+export interface WindowEmbedder {
+  embedWindows(pcm: Float32Array, speech: Uint8Array, spans: readonly WindowSpan[]): Promise<ModelWindowEmbeddings>;
+}
+
+/**
+ * diarizeTyped with a speaker-embedding network, as the diarization thread runs it: the speech
+ * frames of the typed options, the speech windows of the backend's EMBEDDING_BACKENDS parameters,
+ * their embeddings by the network (asynchronous, batched), then the pure pipeline on them.
+ * `windows`: how many windows the network embedded.
+ */
+export async function diarizeTypedWithModel(
+  pcm: Float32Array,
+  options: DiarizationOptions,
+  embedder: WindowEmbedder,
+  model: SegmentTypeModel | null,
+  typed: AudioTyping,
+): Promise<{ turns: SpeakerTurn[]; types: AudioTypes | null; typesWarning: string | null; windows: number }> {
+  const frames = diarizationFrames(pcm, typedOptions(pcm, options, typed));
+  const spans = speechWindowSpans(frames.speech, frames.features.frames, EMBEDDING_BACKENDS[options.backend]);
+  const embeddings = await embedder.embedWindows(pcm, frames.speech, spans);
+  return { ...diarizeTyped(pcm, options, embeddings, model, typed, frames), windows: spans.length };
 }

@@ -29,6 +29,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { EngineError } from '../runtime/engine-error.js';
+import { WakeTimer } from '../runtime/wake-timer.js';
 import { WorkerHost, WorkerLostError } from '../runtime/worker-host.js';
 import { DrainRate, QueueRoom, retryAfterSeconds, type Refusal } from './queue-admission.js';
 import { SentenceQueue } from './sentence-queue.js';
@@ -109,7 +110,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
   private readonly observer: TranslationObserver;
   private readonly host: WorkerHost<ToTranslationWorker, FromTranslationWorker>;
   private running: { readonly entries: Entry[] } | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly wake = new WakeTimer(() => this.dispatch());
   private closing = false;
   private closed: Promise<void> | null = null;
   private drained: (() => void) | null = null;
@@ -285,18 +286,11 @@ export class OnnxTranslationEngine implements TranslationEngine {
   }
 
   private dispatch(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
+    this.wake.cancel();
     if (!this.host.ready || this.running !== null) return;
     const now = performance.now();
-    const decision = this.queue.next(now, this.closing);
+    const decision = this.wake.due(this.queue.next(now, this.closing), now);
     if (decision === null) return;
-    if ('wakeAt' in decision) {
-      this.timer = setTimeout(() => this.dispatch(), Math.max(0, decision.wakeAt - now));
-      return;
-    }
     const fed = new Set<Request>();
     for (const entry of decision.take) {
       entry.request.waiting--;
@@ -392,7 +386,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
         this.checkDrained();
       });
     }
-    if (this.timer) clearTimeout(this.timer);
+    this.wake.cancel();
     await this.host.close();
   }
 }

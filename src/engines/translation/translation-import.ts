@@ -28,6 +28,7 @@
  *   source. A bilingual opus-mt model (no such tokens) translates one direction only, which the
  *   engine cannot express (it serves every pair of its languages): refused with that reason.
  */
+import { findHubOnnx, hubOnnxSuffix, MODEL_FOLDER_NAME } from '../runtime/hub-onnx-files.js';
 import { TRANSLATION_LANGUAGES, type TranslationLanguage } from './translation-engine.js';
 
 export class TranslationImportError extends Error {
@@ -59,17 +60,6 @@ export interface TranslationImportPlan {
   readonly notes: string[];
 }
 
-const SUFFIX: Readonly<Record<string, string>> = {
-  fp32: '',
-  fp16: '_fp16',
-  q8: '_quantized',
-  int8: '_int8',
-  uint8: '_uint8',
-  q4: '_q4',
-  q4f16: '_q4f16',
-  bnb4: '_bnb4',
-};
-
 /** NLLB-200's codes for the gateway's languages (and Oromo's, noted only). */
 export const NLLB_CODES: Readonly<Record<TranslationLanguage, string>> = { en: 'eng_Latn', am: 'amh_Ethi', ti: 'tir_Ethi' };
 /** opus-mt's target tokens for the gateway's languages. */
@@ -77,15 +67,9 @@ export const MARIAN_CODES: Readonly<Record<TranslationLanguage, string>> = { en:
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function pick(files: readonly string[], stem: string, suffix: string): string | null {
-  for (const path of [`onnx/${stem}${suffix}.onnx`, `${stem}${suffix}.onnx`]) if (files.includes(path)) return path;
-  return null;
-}
-
 export function planTranslationImport(found: TranslationExport, options: TranslationImportOptions): TranslationImportPlan {
   const notes: string[] = [];
-  if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(options.name))
-    throw new TranslationImportError(`name ${JSON.stringify(options.name)} must be lower-case letters, digits, . _ -`);
+  if (!MODEL_FOLDER_NAME.test(options.name)) throw new TranslationImportError(`name ${JSON.stringify(options.name)} must be lower-case letters, digits, . _ -`);
   if (!isObject(found.config)) throw new TranslationImportError('config.json is missing or not an object');
   const config = found.config;
   const generation = isObject(found.generationConfig) ? found.generationConfig : {};
@@ -95,13 +79,12 @@ export function planTranslationImport(found: TranslationExport, options: Transla
   if (family === null) throw new TranslationImportError(`config.json model_type ${JSON.stringify(modelType)} is not m2m_100 (NLLB, M2M100) or marian`);
 
   const variant = options.variant ?? 'fp32';
-  const suffix = SUFFIX[variant];
-  if (suffix === undefined) throw new TranslationImportError(`variant ${JSON.stringify(variant)} is not one of ${Object.keys(SUFFIX).join(', ')}`);
-  const encoder = pick(found.files, 'encoder_model', suffix);
+  const suffix = hubOnnxSuffix(variant, (detail) => new TranslationImportError(detail));
+  const encoder = findHubOnnx(found.files, 'encoder_model', suffix);
   if (encoder === null) throw new TranslationImportError(`no ${variant} encoder: looked for onnx/encoder_model${suffix}.onnx and encoder_model${suffix}.onnx`);
-  const merged = pick(found.files, 'decoder_model_merged', suffix);
-  const decoder = pick(found.files, 'decoder_model', suffix);
-  const withPast = pick(found.files, 'decoder_with_past_model', suffix);
+  const merged = findHubOnnx(found.files, 'decoder_model_merged', suffix);
+  const decoder = findHubOnnx(found.files, 'decoder_model', suffix);
+  const withPast = findHubOnnx(found.files, 'decoder_with_past_model', suffix);
   if (merged === null && (decoder === null || withPast === null))
     throw new TranslationImportError(
       `no ${variant} decoder: looked for onnx/decoder_model_merged${suffix}.onnx, or onnx/decoder_model${suffix}.onnx with onnx/decoder_with_past_model${suffix}.onnx (or the same at the top)`,

@@ -189,6 +189,11 @@ export function pathOrOff(fallback: string, doc: EntryDoc): SectionlessEntry<str
   return entry(doc, code(`./${fallback}`), `path, or ${code('off')}`, (name, raw, ctx) => (raw === 'off' ? null : file.parse(name, raw, ctx)));
 }
 
+/** A file path as `path` reads it, or none (null: unset or empty). */
+export function optionalPath(doc: EntryDoc): SectionlessEntry<string | null> {
+  return entry(doc, '(none)', 'path', (_name, raw, { cwd }) => (raw === undefined ? null : isAbsolute(raw) ? raw : resolve(cwd, raw)));
+}
+
 /** An http(s) URL with trailing slashes removed, or null when unset. */
 export function optionalUrl(doc: EntryDoc): SectionlessEntry<string | null> {
   return entry(doc, '(none)', 'http(s) URL', (name, raw, { problems }) => {

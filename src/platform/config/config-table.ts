@@ -8,6 +8,7 @@ import {
   integerOrOff,
   keyPrefix,
   oneOf,
+  optionalPath,
   optionalText,
   optionalUrl,
   path,
@@ -120,6 +121,10 @@ export const CONFIG_TABLE = {
     DIARIZATION_MODEL: path('models/diarization/speaker-ivector-v1.json', {
       description:
         'the speaker model speaker diarization uses (`models/diarization/README.md`); when it is missing, diarized jobs complete with a warning and no speakers',
+    }),
+    DIARIZATION_EMBEDDING_MODEL: optionalPath({
+      description:
+        'a pretrained speaker-embedding ONNX of the WeSpeaker / 3D-Speaker kind, as published for sherpa-onnx (`docs/public-models.md`): both backends then embed their speech windows with it and cluster on cosine similarity (untuned defaults), instead of the built-in speaker features of `DIARIZATION_MODEL`; a missing file, a wrong signature or missing metadata stops start-up with an error naming the file. Unset: the built-in features',
     }),
     DIARIZATION_OVERLAP_MODEL: pathOrOff('models/diarization/overlap-detector-v1.json', {
       description:
@@ -283,9 +288,9 @@ export const CONFIG_TABLE = {
     WS_ENDPOINT_SILENCE_MS: integer(500, 100, 10_000, 'silence that ends a turn (`turn_detection=server_vad`, `opus_raw_16k`)'),
     WS_MAX_TURN_MS: integer(30_000, 1_000, 120_000, 'longer turns are cut (`forced_split`)'),
     WS_PARTIAL_INTERVAL_MS: integer(500, 100, 60_000, 'how often an open turn is re-recognised for `partial` messages (`partial_results=true`)'),
-    LIVE_SPEECH_GATE: oneOf('off', ['on', 'off'], {
+    LIVE_SPEECH_GATE: oneOf('on', ['on', 'off'], {
       description:
-        'WebSocket: `on` decodes and sends text only for audio the shared Silero VAD confirms as speech (turns, `TRANSCRIBE` and final pieces, partials; docs/streaming.md "Speech gate"); `off` (default until the gate stops losing quiet speech, see docs/streaming.md): every turn the VAD cuts is decoded (tones and music become text)',
+        'WebSocket: `on` (default) decodes and sends text only for audio the shared Silero VAD confirms as speech (turns, `TRANSCRIBE` and final pieces, partials; docs/streaming.md "Speech gate"); `off`: every turn the VAD cuts is decoded (tones, music and noise become text)',
     }),
     WS_TOKEN_TTL_SECONDS: integer(60, 5, 3600, 'lifetime of a single-use session token from `POST /v1/ws/tokens`'),
     WS_MAX_UNSENT_BYTES: bytes(4 * MB, 64 * 1024, 1e9, 'server messages a client may leave unread before it is closed (1008)'),

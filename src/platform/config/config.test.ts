@@ -27,6 +27,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ DIARIZATION_OVERLAP_MODEL: 'off' }, '/srv/app').diarizationOverlapModel).toBeNull();
   });
 
+  it('reads the speaker-embedding model of diarization: none by default or when empty, a path otherwise', () => {
+    expect(loadConfig({}, '/srv/app').diarizationEmbeddingModel).toBeNull();
+    expect(loadConfig({ DIARIZATION_EMBEDDING_MODEL: '' }, '/srv/app').diarizationEmbeddingModel).toBeNull();
+    expect(loadConfig({ DIARIZATION_EMBEDDING_MODEL: 'models/spk.onnx' }, '/srv/app').diarizationEmbeddingModel).toBe('/srv/app/models/spk.onnx');
+  });
+
   it('parses sizes, lists and booleans', () => {
     const config = loadConfig({
       MAX_AUDIO_BYTES: '1.5GB',

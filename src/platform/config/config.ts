@@ -44,6 +44,8 @@ export interface GatewayConfig {
   };
   /** The speaker projection of diarization (models/diarization/*.json). */
   readonly diarizationModel: string;
+  /** A WeSpeaker / 3D-Speaker speaker-embedding ONNX both diarization backends embed their windows with; null: the built-in speaker features. */
+  readonly diarizationEmbeddingModel: string | null;
   /** The overlapped-speech detector of backend_a (models/diarization/overlap-detector-*.json). */
   readonly diarizationOverlapModel: string | null;
   /** The segment-type model (models/segment-types/*.json) used on diarized files. */
@@ -253,6 +255,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       decodingGuards: v.TRANSLATION_DECODING_GUARDS === 'on',
     },
     diarizationModel: v.DIARIZATION_MODEL,
+    diarizationEmbeddingModel: v.DIARIZATION_EMBEDDING_MODEL,
     diarizationOverlapModel: v.DIARIZATION_OVERLAP_MODEL,
     segmentTypeModel: v.SEGMENT_TYPE_MODEL,
     diarizationTimeoutMs: v.DIARIZATION_TIMEOUT_MS,

@@ -1,18 +1,19 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryConnectionSlots, type ConnectionSlots } from './connection-slots.js';
 import { RedisConnectionSlots } from './redis-connection-slots.js';
 import { connectTestRedis } from '../../../test/helpers/distributed-servers.js';
+import { describeEachImplementation } from '../../../test/helpers/suite-fixtures.js';
 
 const prefix = `gw-test-ws-${process.pid}-${Date.now()}`;
 
-/** Both implementations must behave identically. */
-function behaviour(name: string, make: () => Promise<ConnectionSlots>): void {
-  describe(name, () => {
-    let slots: ConnectionSlots;
-    afterAll(async () => slots?.close());
-
+describeEachImplementation<ConnectionSlots>(
+  {
+    MemoryConnectionSlots: async () => new MemoryConnectionSlots(),
+    'RedisConnectionSlots (Redis at 127.0.0.1:6379)': async () => new RedisConnectionSlots(await connectTestRedis(), prefix),
+  },
+  (current) => {
     it('takes slots up to the limit per key, refuses the next, and frees a slot on release', async () => {
-      slots = await make();
+      const slots = current();
       const key = `key-${Math.random()}`;
       const other = `key-${Math.random()}`;
       expect(await slots.tryAcquire(key, 'a', 2)).toBe(true);
@@ -33,11 +34,8 @@ function behaviour(name: string, make: () => Promise<ConnectionSlots>): void {
       await slots.release(other, 'c');
       expect(await slots.count(key)).toBe(0);
     });
-  });
-}
-
-behaviour('MemoryConnectionSlots', async () => new MemoryConnectionSlots());
-behaviour('RedisConnectionSlots (Redis at 127.0.0.1:6379)', async () => new RedisConnectionSlots(await connectTestRedis(), prefix));
+  },
+);
 
 describe('RedisConnectionSlots across gateways', () => {
   it("counts one key's sessions on every gateway against one limit", async () => {

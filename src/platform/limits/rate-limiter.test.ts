@@ -1,8 +1,9 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from './memory-rate-limiter.js';
 import type { RateLimiter, WindowLimit } from './rate-limiter.js';
 import { RedisRateLimiter } from './redis-rate-limiter.js';
 import { connectTestRedis } from '../../../test/helpers/distributed-servers.js';
+import { describeEachImplementation } from '../../../test/helpers/suite-fixtures.js';
 
 const windows: WindowLimit[] = [
   { window: 'minute', limit: 3 },
@@ -10,14 +11,14 @@ const windows: WindowLimit[] = [
   { window: 'day', limit: 0 },
 ];
 
-/** Both implementations must behave identically. */
-function behaviour(name: string, make: () => Promise<RateLimiter>): void {
-  describe(name, () => {
-    let limiter: RateLimiter;
-    afterAll(async () => limiter?.close());
-
+describeEachImplementation<RateLimiter>(
+  {
+    MemoryRateLimiter: async () => new MemoryRateLimiter(),
+    'RedisRateLimiter (Redis at 127.0.0.1:6379)': async () => new RedisRateLimiter(await connectTestRedis(), `gw-test-${process.pid}`),
+  },
+  (current) => {
     it('allows up to the limit in a window, refuses without counting, and resets at the window end', async () => {
-      limiter = await make();
+      const limiter = current();
       const bucket = `test:${Math.random()}`;
       const t0 = Date.parse('2026-05-05T10:00:10Z');
       const results = [];
@@ -36,12 +37,8 @@ function behaviour(name: string, make: () => Promise<RateLimiter>): void {
       const counts = await limiter.peek(bucket, windows, t1);
       expect(counts.map((c) => c.count)).toEqual([2, 5, 5]);
     });
-  });
-}
-
-behaviour('MemoryRateLimiter', async () => new MemoryRateLimiter());
-
-behaviour('RedisRateLimiter (Redis at 127.0.0.1:6379)', async () => new RedisRateLimiter(await connectTestRedis(), `gw-test-${process.pid}`));
+  },
+);
 
 describe('RedisRateLimiter across processes', () => {
   it('never over-admits when two gateways share a bucket', async () => {

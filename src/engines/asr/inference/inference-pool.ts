@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { samePlan } from '../decoding/decoding-plan.js';
 import { BatchScheduler, rowsPerBatch, type InferencePriority, type QueuedRequest } from './batch-scheduler.js';
+import { WakeTimer } from '../../runtime/wake-timer.js';
 import { InferenceBusyError, InferenceClosedError, ModelRunError } from './inference-errors.js';
 import type { ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, WorkerSettings } from './inference-protocol.js';
 import type {
@@ -72,7 +73,7 @@ export class InferencePool {
   private readonly slots: Slot[] = [];
   private readonly slotEvents: SlotEvents<Batch>;
   private scheduled = false;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly wake = new WakeTimer(() => this.dispatch());
   private closing = false;
   private closed: Promise<void> | null = null;
   private drained: (() => void) | null = null;
@@ -230,7 +231,7 @@ export class InferencePool {
         this.checkDrained();
       });
     }
-    if (this.timer) clearTimeout(this.timer);
+    this.wake.cancel();
     await Promise.all(this.slots.map((slot) => slot.close()));
   }
 
@@ -349,21 +350,14 @@ export class InferencePool {
 
   /** Sends due batches to idle workers (preferring one that has the model open); sets a timer for the next due one. */
   private dispatch(): void {
-    if (this.timer) {
-      clearTimeout(this.timer);
-      this.timer = null;
-    }
+    this.wake.cancel();
     for (;;) {
       if (this.scheduler.queued === 0) return;
       const idle = this.slots.filter((s) => s.idle);
       if (idle.length === 0) return;
       const now = performance.now();
-      const decision = this.scheduler.next(now, this.closing);
+      const decision = this.wake.due(this.scheduler.next(now, this.closing), now);
       if (decision === null) return;
-      if ('wakeAt' in decision) {
-        this.timer = setTimeout(() => this.dispatch(), Math.max(0, decision.wakeAt - now));
-        return;
-      }
       const slot = idle.find((s) => s.loaded.has(decision.model)) ?? idle[0]!;
       this.send(slot, this.specs.get(decision.model)!);
     }

@@ -34,6 +34,7 @@
  *   tokenizer_config.json; the ONNX head must be the one exported with that language's adapter
  *   (config.json's vocab_size then equals that language's vocabulary).
  */
+import { findHubOnnx, HUB_ONNX_VARIANTS, hubOnnxCandidates, hubOnnxSuffix, MODEL_FOLDER_NAME } from '../../runtime/hub-onnx-files.js';
 
 export interface OnnxTensorInfo {
   readonly name: string;
@@ -55,16 +56,7 @@ export interface CtcImportOptions {
 }
 
 /** File suffix of each ONNX variant, named as transformers.js names its dtypes. */
-export const CTC_ONNX_VARIANTS: Readonly<Record<string, string>> = {
-  fp32: '',
-  fp16: '_fp16',
-  q8: '_quantized',
-  int8: '_int8',
-  uint8: '_uint8',
-  q4: '_q4',
-  q4f16: '_q4f16',
-  bnb4: '_bnb4',
-};
+export const CTC_ONNX_VARIANTS = HUB_ONNX_VARIANTS;
 
 /**
  * The ONNX file of `variant` in an export folder, given the folder's files as relative paths
@@ -72,13 +64,13 @@ export const CTC_ONNX_VARIANTS: Readonly<Record<string, string>> = {
  * what it looked for and the ONNX files there are.
  */
 export function pickCtcOnnxFile(files: readonly string[], variant = 'fp32'): string {
-  const suffix = CTC_ONNX_VARIANTS[variant];
-  if (suffix === undefined) throw new CtcImportError(`variant ${JSON.stringify(variant)} is not one of ${Object.keys(CTC_ONNX_VARIANTS).join(', ')}`);
-  const wanted = [`onnx/model${suffix}.onnx`, `model${suffix}.onnx`];
-  const found = wanted.find((file) => files.includes(file));
+  const suffix = hubOnnxSuffix(variant, (detail) => new CtcImportError(detail));
+  const found = findHubOnnx(files, 'model', suffix);
   if (found) return found;
   const onnx = files.filter((f) => f.endsWith('.onnx'));
-  throw new CtcImportError(`no ${variant} ONNX model: looked for ${wanted.join(' and ')}; ONNX files there: ${onnx.join(', ') || 'none'}`);
+  throw new CtcImportError(
+    `no ${variant} ONNX model: looked for ${hubOnnxCandidates('model', suffix).join(' and ')}; ONNX files there: ${onnx.join(', ') || 'none'}`,
+  );
 }
 
 const NESTED_VOCAB_HINT = 'an MMS per-language vocab.json';
@@ -99,7 +91,6 @@ export class CtcImportError extends Error {
 }
 
 const BLANKS = ['<pad>', '[PAD]', '<blank>'];
-const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 
 export function planCtcImport(
   vocab: unknown,
@@ -108,7 +99,8 @@ export function planCtcImport(
   outputs: readonly OnnxTensorInfo[],
   options: CtcImportOptions,
 ): CtcImportPlan {
-  if (!NAME.test(options.name)) throw new CtcImportError(`name ${JSON.stringify(options.name)} must be lower-case letters, digits, . _ - (at most 64)`);
+  if (!MODEL_FOLDER_NAME.test(options.name))
+    throw new CtcImportError(`name ${JSON.stringify(options.name)} must be lower-case letters, digits, . _ - (at most 64)`);
   if (!/^[a-z]{2,3}$/.test(options.language))
     throw new CtcImportError(`language ${JSON.stringify(options.language)} must be an ISO 639 code such as am, om, ti`);
   const notes: string[] = [];

@@ -1,3 +1,4 @@
+import { MODEL_FOLDER_NAME } from '../../runtime/hub-onnx-files.js';
 import type { LogMelInput } from '../../signal/features/log-mel-features.js';
 /**
  * model.json schema (docs/model-format.md), parsed into camel-cased, fully defaulted records.
@@ -161,7 +162,6 @@ class Reader {
   }
 }
 
-const NAME = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const LANGUAGE = /^[a-z]{2,3}$/;
 
 /** A file name inside the model folder: no directories, no traversal. */
@@ -226,7 +226,7 @@ export function parseManifest(json: unknown): ModelManifest {
   if (schemaVersion !== 1) r.problems.push('schema_version must be 1');
   const kind = r.oneOf('kind', ['ctc', 'language_id'] as const, 'ctc');
   const name = r.string('name');
-  if (name && !NAME.test(name)) r.problems.push('name must be lower-case letters, digits, ".", "_" or "-" (at most 64)');
+  if (name && !MODEL_FOLDER_NAME.test(name)) r.problems.push('name must be lower-case letters, digits, ".", "_" or "-" (at most 64)');
   const description = r.string('description', '');
   const onnx = r.string('onnx', 'model.onnx');
   // A file in the folder, or in its `onnx/` subfolder (the layout transformers.js and Optimum publish).

@@ -1,0 +1,76 @@
+#!/bin/sh
+# Exports the small-am-v3 candidate (train_v3.sh; best.pt, picked on the val speaker groups) into
+# a SCRATCH folder (OUT, default /tmp/am-v3-candidate; not models/) and measures it beside the
+# shipped small-am-v2 in the same run:
+#  1. held-out speaker groups (val 041/091/131, test 021/231): greedy, beam, beam + 7-gram LM, with
+#     small-am-v2's manifest decoding weights for both (held-out-decoding.ts, the card's tool);
+#  2. invented letters per minute on the robustness benchmark's non-speech clips with the speech
+#     gate off (bench/robustness.ts --runs today --surfaces rest), once with models/ and once with
+#     a models folder copy where the candidate is the Amharic default. The bench writes
+#     bench/results/robustness.json: this script keeps a copy of that file and puts it back after.
+# Run from the repository root after train_v3.sh. NAMES="small-am-v3" measures the candidate only
+# (small-am-v2's figures already in $OUT/results: they do not depend on the candidate).
+set -e
+export OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
+OUT=$(realpath -m "${OUT:-/tmp/am-v3-candidate}")
+M=$OUT/small-am-v3
+R=$OUT/results
+mkdir -p $R
+DESC="Compact convolutional CTC model for Amharic (candidate v3): small-am-v2 fine-tuned from its shipped weights with non-speech clips (empty targets, at most 15% of every batch) added to the v2 sets; CTC prefix beam search with a character 7-gram LM of Amharic news"
+NAMES=${NAMES:-small-am-v2 small-am-v3}
+# 1. ONNX + vocab + manifest; decoding block (beam 16, LM alpha/beta) as small-am-v2's manifest
+/usr/bin/python3 training/asr/export.py --run small-am-v3 --checkpoint best --out $M --name small-am-v3 --description "$DESC" 2>&1 | grep -v -i warn
+cp training/work/runs/small-am-v3/export.json training/work/runs/small-am-v3/log.jsonl $OUT/
+/usr/bin/python3 - "$M/manifest.json" models/small-am-v2/manifest.json <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1], encoding="utf-8"))
+v2 = json.load(open(sys.argv[2], encoding="utf-8"))
+m["decoding"], m["lm"] = v2["decoding"], v2["lm"]
+json.dump(m, open(sys.argv[1], "w", encoding="utf-8"), ensure_ascii=False, indent=2)
+open(sys.argv[1], "a").write("\n")
+PY
+ln -sfn "$(pwd)/models/lm" $OUT/lm  # the manifest's ../lm/am-char-7gram.bin, as in models/
+# 2. held-out CER, both models, the same decoder settings
+for NAME in $NAMES; do
+  DIR=models/$NAME; [ $NAME = small-am-v3 ] && DIR=$M
+  nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $DIR --lm models/lm/am-char-7gram.bin \
+    --out $R/$NAME-spk-heldout.json > $R/$NAME-spk-heldout.log 2>&1
+done
+# 2b. the candidate with decoding weights tuned for it on val only (test untuned)
+case " $NAMES " in *" small-am-v3 "*)
+  nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $M --lm models/lm/am-char-7gram.bin --tune \
+    --beams 16 --alphas 0.3,0.4,0.5,0.6,0.8 --betas 1,1.5,2,2.5,3,4 --out $R/small-am-v3-spk-heldout-tuned.json \
+    > $R/small-am-v3-spk-heldout-tuned.log 2>&1 ;;
+esac
+# 3. non-speech, gate off: a models folder whose Amharic default is the candidate
+MD=$OUT/models
+rm -rf $MD && mkdir -p $MD
+for d in models/*; do
+  case $(basename $d) in small-am-v2) ;; *) ln -s "$(pwd)/$d" $MD/ ;; esac
+done
+cp -r models/small-am-v2 $MD/ && cp -r $M $MD/
+/usr/bin/python3 - "$MD/small-am-v2/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1], encoding="utf-8")); m["default"] = False
+json.dump(m, open(sys.argv[1], "w", encoding="utf-8"), ensure_ascii=False, indent=2); open(sys.argv[1], "a").write("\n")
+PY
+/usr/bin/python3 - "$MD/small-am-v3/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1], encoding="utf-8")); m["default"] = True
+json.dump(m, open(sys.argv[1], "w", encoding="utf-8"), ensure_ascii=False, indent=2); open(sys.argv[1], "a").write("\n")
+PY
+B=bench/results/robustness.json
+cp $B $R/robustness.json.before
+for NAME in $NAMES; do
+  DIRS=$(pwd)/models; [ $NAME = small-am-v3 ] && DIRS=$MD
+  MODELS_DIR=$DIRS nice -n 10 npx tsx bench/robustness.ts --surfaces rest --runs today --count 0 --sentences 0 \
+    > $R/$NAME-robustness.log 2>&1 || true
+  cp $B $R/$NAME-robustness.json
+  cp $R/robustness.json.before $B
+  # the same gateway on 6 held-out utterances per speech condition (noise, music, telephone):
+  # non-speech training must not make the model drop speech
+  MODELS_DIR=$DIRS nice -n 10 npx tsx bench/robustness.ts --surfaces rest --runs today --count 6 --sentences 0 \
+    > $R/$NAME-robustness-speech6.log 2>&1 || true
+  cp $B $R/$NAME-robustness-speech6.json
+  cp $R/robustness.json.before $B
+done
