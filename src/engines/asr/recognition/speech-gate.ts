@@ -6,7 +6,7 @@
  * Rules:
  * - Silero (`speechProbabilities`: the VAD engine's probability of every whole 512-sample window
  *   of the piece, 32 ms) hears the piece levelled (`levelledForVad`: its mean removed, then raised
- *   to SILERO_LEVEL_DBFS RMS, by at most SILERO_MAX_GAIN_DB, never lowered), so quiet speech is
+ *   to SILERO_INPUT_LEVEL_DBFS RMS, by at most SILERO_MAX_INPUT_GAIN_DB, never lowered), so quiet speech is
  *   judged as speech at a normal level, and gives the regions: a window at or over `threshold` starts speech, speech
  *   goes on until a window under `negativeThreshold`; runs shorter than `minSpeechMs` are dropped;
  *   each run is widened by `padMs` on both sides (so no word edge is cut) and runs closer than
@@ -28,6 +28,7 @@
  *   posterior is no such estimate); `shouldKeep` says it.
  * - Only an abort (the signal's reason) rejects.
  */
+import { SILERO_INPUT_LEVEL_DBFS, SILERO_MAX_INPUT_GAIN_DB, SILERO_WINDOW, speechWindowRuns } from '../../vad/vad.js';
 
 /** A region of a piece, samples [from, to). */
 export interface SpeechRegion {
@@ -66,25 +67,13 @@ export interface SpeechGateLogger {
 }
 
 const SAMPLES_PER_MS = 16;
-/** The RMS level a piece is raised to before Silero hears it, and the most it is raised. */
-export const SILERO_LEVEL_DBFS = -30;
-export const SILERO_MAX_GAIN_DB = 40;
-/** Silero's window at 16 kHz (the VAD engine's silero-model.ts). */
-const SILERO_WINDOW_SAMPLES = 512;
 
 /** Regions of a piece of `length` samples from its window probabilities (the rules above). */
 export function speechRegions(probabilities: ArrayLike<number>, length: number, options: SpeechGateOptions = FILE_SPEECH_GATE_OPTIONS): SpeechRegion[] {
-  const runs: { from: number; to: number }[] = [];
-  let start = -1;
-  for (let i = 0; i < probabilities.length; i++) {
-    const p = probabilities[i]!;
-    if (start < 0 && p >= options.threshold) start = i;
-    else if (start >= 0 && p < options.negativeThreshold) {
-      runs.push({ from: start * SILERO_WINDOW_SAMPLES, to: i * SILERO_WINDOW_SAMPLES });
-      start = -1;
-    }
-  }
-  if (start >= 0) runs.push({ from: start * SILERO_WINDOW_SAMPLES, to: length });
+  const runs = speechWindowRuns(probabilities, options.threshold, options.negativeThreshold).map((run) => ({
+    from: run.from * SILERO_WINDOW,
+    to: run.to === probabilities.length ? length : run.to * SILERO_WINDOW,
+  }));
   const minSpeech = options.minSpeechMs * SAMPLES_PER_MS;
   const pad = options.padMs * SAMPLES_PER_MS;
   const joinGap = options.joinGapMs * SAMPLES_PER_MS;
@@ -106,7 +95,7 @@ export function speechRegions(probabilities: ArrayLike<number>, length: number, 
   return out;
 }
 
-/** A copy of a piece for the VAD: its mean removed, raised towards SILERO_LEVEL_DBFS RMS (the rules above). */
+/** A copy of a piece for the VAD: its mean removed, raised towards SILERO_INPUT_LEVEL_DBFS RMS (the rules above). */
 export function levelledForVad(samples: Float32Array): Float32Array {
   let mean = 0;
   for (let i = 0; i < samples.length; i++) mean += samples[i]!;
@@ -114,8 +103,8 @@ export function levelledForVad(samples: Float32Array): Float32Array {
   let sum = 0;
   for (let i = 0; i < samples.length; i++) sum += (samples[i]! - mean) ** 2;
   const rms = Math.sqrt(sum / Math.max(1, samples.length));
-  const target = 10 ** (SILERO_LEVEL_DBFS / 20);
-  const gain = rms > 0 ? Math.min(10 ** (SILERO_MAX_GAIN_DB / 20), Math.max(1, target / rms)) : 1;
+  const target = 10 ** (SILERO_INPUT_LEVEL_DBFS / 20);
+  const gain = rms > 0 ? Math.min(10 ** (SILERO_MAX_INPUT_GAIN_DB / 20), Math.max(1, target / rms)) : 1;
   const out = new Float32Array(samples.length);
   for (let i = 0; i < samples.length; i++) out[i] = (samples[i]! - mean) * gain;
   return out;
