@@ -42,7 +42,7 @@ const args = process.argv.slice(2);
 const option = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
 const perCount = Number(option('--per-count') ?? 3) || 3;
 /** The shipped projection by default; `--projection identity` measures the untrained statistics. */
-const projectionPath = option('--projection') ?? new URL('../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname;
+const projectionPath = option('--projection') ?? new URL('../models/diarization/speaker-ivector-v3.json', import.meta.url).pathname;
 const projection = projectionPath === 'identity' ? identityProjection(2 * MFCC_COEFFICIENTS) : await loadSpeakerProjection(projectionPath);
 
 const overlapPath = option('--overlap') ?? new URL('../models/diarization/overlap-detector-v1.json', import.meta.url).pathname;

@@ -15,13 +15,18 @@
  * test: see speaker_split.py). --subset new-sentences keeps only the utterances whose sentence no
  * utterance of the train groups reads (ALFFA speakers read overlapping sentence lists).
  *
+ * --audio-dir DIR reads the ALFFA utterances from DIR/<id>.wav instead of their flac files: the
+ * same utterances through another channel, e.g. the 8 kHz G.711 calls telephone_heldout.py writes
+ * (read through ffmpeg as the gateway reads an 8 kHz upload); the results name the folder.
+ *
  * --work-sets val=synth_om_val,test_clean=synth_om_test_clean,... decodes sets made by
  * prepare_data.py instead (training/work/<set>.tsv + audio/<set>/<id>.wav; the om and ti
  * models, whose only held-out speech is synthetic): --tune then tunes on the set named `val`.
  *
  *   npx tsx training/asr/held-out-decoding.ts --model models/small-am-v1 \
  *     [--lm models/lm/am-char-7gram.bin] [--tune] [--alpha A --beta B --beam W] \
- *     [--sets val,test] [--subset v1-unseen|new-sentences] [--out training/asr/results/x.json]
+ *     [--sets val,test] [--subset v1-unseen|new-sentences] [--audio-dir DIR]
+ *     [--out training/asr/results/x.json]
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -85,7 +90,7 @@ async function main(): Promise<void> {
   const modelDir = opt('model');
   if (!modelDir)
     throw new Error(
-      'usage: held-out-decoding.ts --model DIR [--lm FILE] [--tune] [--alpha A --beta B --beam W] [--sets val,test] [--subset v1-unseen|new-sentences] [--out FILE]',
+      'usage: held-out-decoding.ts --model DIR [--lm FILE] [--tune] [--alpha A --beta B --beam W] [--sets val,test] [--subset v1-unseen|new-sentences] [--audio-dir DIR] [--out FILE]',
     );
   const dataDir = opt('data') ?? process.env.DATA_DIR ?? '/work/shared/data';
   const model = await loadModelFolder(modelDir);
@@ -106,6 +111,8 @@ async function main(): Promise<void> {
   );
   const sets = new Map<string, Utterance[]>();
   const workSets = opt('work-sets');
+  const audioDir = opt('audio-dir');
+  if (audioDir && workSets) throw new Error('--audio-dir applies to the ALFFA speaker groups, not --work-sets');
   const workNames = new Map<string, string>();
   if (workSets) {
     const work = join(TRAINING, 'work');
@@ -134,7 +141,8 @@ async function main(): Promise<void> {
     if (subset === 'v1-unseen') ids = ids.filter((id) => groupOf(id) === V1_UNSEEN[name]);
     else if (subset === 'new-sentences') ids = ids.filter((id) => !trainSentences.has(texts.get(id)));
     else if (subset !== undefined) throw new Error(`--subset ${subset}: v1-unseen or new-sentences`);
-    sets.set(name, await ctcUtterances(model, texts, ids, (id) => join(dataDir, 'alffa-am-train/flac', `${id}.flac`)));
+    const audioPath = (id: string): string => (audioDir ? join(audioDir, `${id}.wav`) : join(dataDir, 'alffa-am-train/flac', `${id}.flac`));
+    sets.set(name, await ctcUtterances(model, texts, ids, audioPath));
   }
   const language = model.language;
   const vocabulary = model.vocabulary;
@@ -176,6 +184,7 @@ async function main(): Promise<void> {
           : 'val (speaker groups ' + JSON.parse(readFileSync(join(SPLITS, 'alffa-spk-split.json'), 'utf8')).val_groups.join(', ') + ')',
     },
     subset: subset ?? 'all',
+    audio: audioDir ?? 'the ALFFA flac files',
     ...(workSets ? { work_sets: Object.fromEntries(workNames) } : {}),
     scoring: `scored-character-error-rate.ts (spaces and punctuation removed${language === 'am' ? ', ALFFA homophone merge' : ''})`,
     sets: {} as Record<string, unknown>,

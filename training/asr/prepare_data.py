@@ -22,6 +22,16 @@ With --split speaker (small-am-v2 onwards) the ALFFA split is by speaker group i
     text leaves out every transcript of the val and test groups. The synthetic held-out sets are
     the same as without --split (same seed, same HornMT lines).
 
+With --telephone-copies N (small-am-v3, issue 33) the speaker split also writes
+  `alffa_spk_train_tel`: N more copies of every training utterance through a phone line and a
+  level change (telephone_copy): 75% over an 8 kHz G.711 call (mu-law or A-law, half each; the
+  300-3400 Hz band as bench/telephone-channel.ts makes it: 3.7 kHz windowed-sinc low-pass, every
+  second sample, 4th-order Butterworth high-pass at 300 Hz; back to 16 kHz by polyphase
+  resampling), 25% wideband; every copy at a drawn peak level of -40..-1 dBFS, rounded to 16 bits
+  (quiet calls lose low bits), a third with noise at 10-30 dB SNR before the channel, then VTLP and
+  tempo as the other copies. Its own seed: the v2 sets stay byte for byte what they were.
+  --telephone-only writes just that set (the other sets already made).
+
 Held-out sets also keep their audio as 16-bit WAV (work/audio/<set>/<id>.wav) and a
 <set>.tsv (id, reference) so that evaluate.ts can run them through the gateway's runtime.
 
@@ -252,6 +262,84 @@ def perturbed_copy(pcm, k, rng):
     return feat
 
 
+def g711_round_trip(x, law):
+    """Float samples in [-1, 1) through a G.711 encode and decode (ITU-T G.711 as Sun's g711.c,
+    the algorithm of bench/telephone-channel.ts): 16-bit linear in, 8-bit code, back to linear."""
+    pcm = np.clip(np.round(np.asarray(x, dtype=np.float64) * 32768), -32768, 32767).astype(np.int64)
+    if law == "mulaw":
+        sign = pcm < 0
+        mag = np.minimum(np.abs(pcm), 32635) + 0x84
+        exponent = np.clip(np.floor(np.log2(mag)).astype(np.int64) - 7, 0, 7)
+        mantissa = (mag >> (exponent + 3)) & 0x0F
+        out = (((mantissa << 3) + 0x84) << exponent) - 0x84
+        return (np.where(sign, -out, out) / 32768.0).astype(np.float32)
+    v = pcm >> 3  # A-law: 13-bit
+    neg = v < 0
+    v = np.where(neg, -v - 1, v)
+    ends = np.array([0x1F, 0x3F, 0x7F, 0xFF, 0x1FF, 0x3FF, 0x7FF, 0xFFF])
+    seg = np.searchsorted(ends, v)  # first segment whose end is >= v
+    over = seg >= 8
+    seg = np.minimum(seg, 7)
+    mant = np.where(seg < 2, v >> 1, v >> seg) & 0x0F
+    mant = np.where(over, 0x0F, mant)
+    t = mant << 4
+    t = np.where(seg == 0, t + 8, (t + 0x108) << np.maximum(seg - 1, 0))
+    return (np.where(neg, -t, t) / 32768.0).astype(np.float32)
+
+
+def telephone_band(x):
+    """16 kHz samples as an 8 kHz phone line passes them: 300-3400 Hz, back at 16 kHz."""
+    from scipy.signal import butter, firwin, resample_poly, sosfilt
+    lp = firwin(161, 3700, window="blackman", fs=SAMPLE_RATE)
+    narrow = np.convolve(np.asarray(x, dtype=np.float64), lp, mode="same")[::2]
+    narrow = sosfilt(butter(4, 300, btype="high", fs=8000, output="sos"), narrow)
+    return narrow
+
+
+def telephone_copy(pcm, rng):
+    """A copy of a real utterance over a phone line (75%: G.711 mu-law or A-law at 8 kHz) or
+    wideband (25%), at a drawn level (-40..-1 dBFS peak) in 16 bits; VTLP and tempo as the other
+    copies. Returns (features [T, n_mels], channel name)."""
+    from scipy.signal import resample_poly
+    x = np.asarray(pcm, dtype=np.float64) - np.mean(pcm)  # ALFFA's DC offset is no part of the call
+    if rng.random() < 1 / 3:
+        snr = rng.uniform(10, 30)
+        noise = colored_noise(len(x), rng, rng.choice(["white", "pink", "brown"]))
+        x = x + noise * np.sqrt((np.mean(x ** 2) + 1e-12) / 10 ** (snr / 10))
+    level = 10 ** (rng.uniform(-40, -1) / 20)
+    channel = "wideband"
+    if rng.random() < 0.75:
+        channel = "mulaw" if rng.random() < 0.5 else "alaw"
+        narrow = telephone_band(x)
+        narrow = narrow / (np.max(np.abs(narrow)) + 1e-9) * level
+        x = resample_poly(g711_round_trip(narrow, channel).astype(np.float64), 2, 1)
+    else:
+        x = x / (np.max(np.abs(x)) + 1e-9) * level
+        x = np.round(x * 32767) / 32767
+    ext = LogMel()
+    ext.bank = torch.from_numpy(vtlp_filterbank(float(rng.uniform(0.9, 1.1))))
+    feat = ext(np.clip(x, -1, 1).astype(np.float32))
+    if rng.random() < 0.5:
+        feat = tempo_frames(feat, float(rng.uniform(0.9, 1.1)))
+    return feat, channel
+
+
+def telephone_set(seed, copies, train):
+    """`alffa_spk_train_tel`: `copies` telephone/level copies of every training utterance."""
+    rng = np.random.default_rng(seed + 2000)
+    feats, texts, out_ids, secs, channels = [], [], [], 0.0, {}
+    for k in range(copies):
+        for u, t, pcm in train:
+            f, ch = telephone_copy(pcm, rng)
+            feats.append(torch.from_numpy(f).to(torch.float16))
+            texts.append(t)
+            out_ids.append(f"{u}-t{k}")
+            secs += f.shape[0] / 100
+            channels[ch] = channels.get(ch, 0) + 1
+    torch.save({"feats": feats, "texts": texts, "ids": out_ids}, os.path.join(WORK, "alffa_spk_train_tel.pt"))
+    print(f"alffa_spk_train_tel: {len(out_ids)} utterances, {secs / 60:.1f} min, channels {json.dumps(channels)}", flush=True)
+
+
 def speaker_split_sets(seed, copies):
     """ALFFA by speaker group (splits/): train (clean + perturbed copies), val and test groups."""
     text = {}
@@ -418,9 +506,19 @@ def main():
                     help="om/ti: v2 holds HornMT lines 1800..1899 out as synth_<lang>_val (--synth-val clean + "
                          "augmented utterances) and adds VTLP + tempo to the training features (synth_<lang>_train_v2)")
     ap.add_argument("--synth-val", type=int, default=60)
+    ap.add_argument("--telephone-copies", type=int, default=0,
+                    help="--split speaker: telephone/level copies of every training utterance (alffa_spk_train_tel)")
+    ap.add_argument("--telephone-only", action="store_true", help="write only alffa_spk_train_tel")
     a = ap.parse_args()
     os.makedirs(WORK, exist_ok=True)
     random.seed(a.seed)
+    if a.lang == "am" and a.split == "speaker" and a.telephone_copies > 0:
+        train_ids = open(os.path.join(SPLITS, "alffa-spk-train.txt")).read().split()
+        text = dict(l.strip().split(None, 1) for l in open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8")
+                    if len(l.strip().split(None, 1)) == 2)
+        telephone_set(a.seed, a.telephone_copies, [(u, " ".join(text[u].split()), decode_flac(u)) for u in train_ids])
+        if a.telephone_only:
+            return
     if a.lang == "am" and a.split == "speaker":
         held_out_texts = speaker_split_sets(a.seed, a.real_copies)
         synth_sets("am", a.seed, a.synth_train, a.synth_test, exclude=held_out_texts, train_name="synth_am_train_spk")

@@ -11,7 +11,11 @@ format of prepare_data.py's sets.
     `nonspeech_train` from the TRAIN speaker groups only (splits/alffa-spk-train.txt), for
     `nonspeech_val` from the val groups (never trained on either way).
 
+--extra-music N adds N more music clips (nonspeech.py's music family: chords, arpeggio, melody,
+drums, mixes) to `nonspeech_train`, clip indices past the --count ones (no clip repeated).
+
 Usage: nice -n 19 /usr/bin/python3 training/asr/prepare_nonspeech.py --seed 33 --count 900 --room-tone 150
+       (the second v3 candidate: --count 1200 --extra-music 300 --room-tone 300)
 """
 import argparse
 import json
@@ -89,9 +93,14 @@ def room_tone(split, count, rng):
     return items
 
 
-def generated(count, seed, prefix):
+def generated(count, seed, prefix, extra_music=0):
+    """Clips 0..count-1 of nonspeech.py (families round-robin), then `extra_music` music clips:
+    the indices after `count` whose family is music."""
+    music = nonspeech.FAMILIES.index("music")
+    first = (count // len(nonspeech.FAMILIES) + 1) * len(nonspeech.FAMILIES) + music
+    indices = list(range(count)) + [first + len(nonspeech.FAMILIES) * k for k in range(extra_music)]
     out = []
-    for i in range(count):
+    for i in indices:
         desc, _, x = nonspeech.clip(i, seed)
         out.append((f"{prefix}-{i:05d}", desc.split("@")[0], x))
     return out
@@ -116,9 +125,10 @@ def main():
     ap.add_argument("--count-val", type=int, default=60, help="generated clips in nonspeech_val (seed + 1000)")
     ap.add_argument("--room-tone", type=int, default=150, help="room-tone clips in nonspeech_train")
     ap.add_argument("--room-tone-val", type=int, default=20, help="room-tone clips in nonspeech_val")
+    ap.add_argument("--extra-music", type=int, default=0, help="more music clips in nonspeech_train")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
-    save("nonspeech_train", generated(a.count, a.seed, "ns-train") + room_tone("train", a.room_tone, rng))
+    save("nonspeech_train", generated(a.count, a.seed, "ns-train", a.extra_music) + room_tone("train", a.room_tone, rng))
     save("nonspeech_val", generated(a.count_val, a.seed + 1000, "ns-val") + room_tone("val", a.room_tone_val, rng))
 
 

@@ -4,23 +4,30 @@
 # shipped small-am-v2 in the same run:
 #  1. held-out speaker groups (val 041/091/131, test 021/231): greedy, beam, beam + 7-gram LM, with
 #     small-am-v2's manifest decoding weights for both (held-out-decoding.ts, the card's tool);
+#     the same on the new-sentences subset, and all held-out utterances again through an 8 kHz G.711
+#     mu-law call (telephone_heldout.py, then --audio-dir: 300-3400 Hz at 8 kHz, the robustness
+#     benchmark's channel), to set beside the wideband figures of the same utterances;
 #  2. invented letters per minute on the robustness benchmark's non-speech clips with the speech
 #     gate off (bench/robustness.ts --runs today --surfaces rest), once with models/ and once with
 #     a models folder copy where the candidate is the Amharic default. The bench writes
 #     bench/results/robustness.json: this script keeps a copy of that file and puts it back after.
 # Run from the repository root after train_v3.sh. NAMES="small-am-v3" measures the candidate only
-# (small-am-v2's figures already in $OUT/results: they do not depend on the candidate).
+# (small-am-v2's figures already in $OUT/results: they do not depend on the candidate);
+# NAMES="small-am-v2" measures the baseline only (no candidate needed: steps 1 and 3's folder skipped).
 set -e
 export OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 OUT=$(realpath -m "${OUT:-/tmp/am-v3-candidate}")
 M=$OUT/small-am-v3
 R=$OUT/results
 mkdir -p $R
-DESC="Compact convolutional CTC model for Amharic (candidate v3): small-am-v2 fine-tuned from its shipped weights with non-speech clips (empty targets, at most 15% of every batch) added to the v2 sets; CTC prefix beam search with a character 7-gram LM of Amharic news"
+DESC="Compact convolutional CTC model for Amharic (candidate v3): small-am-v2 fine-tuned from its shipped weights on the v2 sets plus G.711 telephone/level copies of the real speech and non-speech clips with empty targets (at most 15% of every batch); CTC prefix beam search with a character 7-gram LM of Amharic news"
 NAMES=${NAMES:-small-am-v2 small-am-v3}
+RUN=${RUN:-small-am-v3}  # the run whose best.pt is the candidate (interpolate.py writes one too)
+CAND=0; case " $NAMES " in *" small-am-v3 "*) CAND=1 ;; esac
 # 1. ONNX + vocab + manifest; decoding block (beam 16, LM alpha/beta) as small-am-v2's manifest
-/usr/bin/python3 training/asr/export.py --run small-am-v3 --checkpoint best --out $M --name small-am-v3 --description "$DESC" 2>&1 | grep -v -i warn
-cp training/work/runs/small-am-v3/export.json training/work/runs/small-am-v3/log.jsonl $OUT/
+if [ $CAND = 1 ]; then
+/usr/bin/python3 training/asr/export.py --run $RUN --checkpoint best --out $M --name small-am-v3 --description "$DESC" 2>&1 | grep -v -i warn
+cp training/work/runs/$RUN/export.json training/work/runs/$RUN/log.jsonl $OUT/
 /usr/bin/python3 - "$M/manifest.json" models/small-am-v2/manifest.json <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1], encoding="utf-8"))
@@ -30,11 +37,21 @@ json.dump(m, open(sys.argv[1], "w", encoding="utf-8"), ensure_ascii=False, inden
 open(sys.argv[1], "a").write("\n")
 PY
 ln -sfn "$(pwd)/models/lm" $OUT/lm  # the manifest's ../lm/am-char-7gram.bin, as in models/
+fi
 # 2. held-out CER, both models, the same decoder settings
+TEL=training/work/audio/heldout-telephone-mulaw
+[ -d $TEL ] || nice -n 10 /usr/bin/python3 training/asr/telephone_heldout.py --law mulaw --out $TEL
 for NAME in $NAMES; do
   DIR=models/$NAME; [ $NAME = small-am-v3 ] && DIR=$M
   nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $DIR --lm models/lm/am-char-7gram.bin \
     --out $R/$NAME-spk-heldout.json > $R/$NAME-spk-heldout.log 2>&1
+  nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $DIR --lm models/lm/am-char-7gram.bin --subset new-sentences \
+    --out $R/$NAME-spk-heldout-new-sentences.json > $R/$NAME-spk-heldout-new-sentences.log 2>&1
+  nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $DIR --lm models/lm/am-char-7gram.bin --audio-dir $TEL \
+    --out $R/$NAME-spk-heldout-telephone-mulaw.json > $R/$NAME-spk-heldout-telephone-mulaw.log 2>&1
+  # the synthetic held-out sets of v2's card (HornMT lines 1900-2029, text never trained on)
+  nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $DIR --lm models/lm/am-char-7gram.bin \
+    --work-sets synth_clean=synth_am_test_clean,synth_aug=synth_am_test_aug --out $R/$NAME-synth-heldout.json > $R/$NAME-synth-heldout.log 2>&1
 done
 # 2b. the candidate with decoding weights tuned for it on val only (test untuned)
 case " $NAMES " in *" small-am-v3 "*)
@@ -44,6 +61,7 @@ case " $NAMES " in *" small-am-v3 "*)
 esac
 # 3. non-speech, gate off: a models folder whose Amharic default is the candidate
 MD=$OUT/models
+if [ $CAND = 1 ]; then
 rm -rf $MD && mkdir -p $MD
 for d in models/*; do
   case $(basename $d) in small-am-v2) ;; *) ln -s "$(pwd)/$d" $MD/ ;; esac
@@ -59,6 +77,8 @@ import json, sys
 m = json.load(open(sys.argv[1], encoding="utf-8")); m["default"] = True
 json.dump(m, open(sys.argv[1], "w", encoding="utf-8"), ensure_ascii=False, indent=2); open(sys.argv[1], "a").write("\n")
 PY
+fi
+[ -f bench/data/robustness/manifest.json ] || nice -n 10 npx tsx bench/robustness-corpus.ts > $R/robustness-corpus.log 2>&1
 B=bench/results/robustness.json
 cp $B $R/robustness.json.before
 for NAME in $NAMES; do
@@ -74,3 +94,23 @@ for NAME in $NAMES; do
   cp $B $R/$NAME-robustness-speech6.json
   cp $R/robustness.json.before $B
 done
+# 4. one table of the figures above (results/summary.txt)
+/usr/bin/python3 - $R $NAMES <<'PY' | tee $R/summary.txt
+import json, os, sys
+R, names = sys.argv[1], sys.argv[2:]
+def fig(path, s, k):
+    if not os.path.exists(path): return "-"
+    f = json.load(open(path))["sets"][s]["figures"][k]["cer"]
+    return f"{100 * f:.1f}"
+print("model | set | greedy | beam+LM | new-sentences beam+LM | telephone mu-law greedy | telephone mu-law beam+LM")
+for n in names:
+    for s in ("val", "test"):
+        b = f"{R}/{n}-spk-heldout"
+        print(f"{n} | {s} | {fig(b + '.json', s, 0)} | {fig(b + '.json', s, 2)} | {fig(b + '-new-sentences.json', s, 2)} | "
+              f"{fig(b + '-telephone-mulaw.json', s, 0)} | {fig(b + '-telephone-mulaw.json', s, 2)}")
+for n in names:
+    p = f"{R}/{n}-robustness.json"
+    if os.path.exists(p):
+        a = json.load(open(p))["summary"]["nonSpeech"]["ALL"]["rest-today"]
+        print(f"{n}: non-speech, gate off (REST): {a['lettersPerMinute']} letters/min, {a['emptyPercent']}% of clips empty, {a['clips']} clips")
+PY

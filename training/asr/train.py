@@ -82,17 +82,22 @@ def greedy(logits, length, tokens):
     return "".join(out).strip()
 
 
-def cap_synthetic(batch_list, is_synth, share, rng):
+def cap_synthetic(batch_list, is_synth, share, rng, stochastic=False):
     """Drops the surplus synthetic utterances of each batch so that at most `share` of its
     utterances are synthetic (at least one real utterance kept; all-synthetic batches go).
-    Also used with is_synth = "non-speech" for --nonspeech-share."""
+    Also used with is_synth = "non-speech" for --nonspeech-share, with stochastic=True: a batch's
+    room share * real / (1 - share) is rounded up with probability equal to its fraction (rng), so
+    the share is reached on average where rounding down (the synthetic cap, v2) gives small batches none."""
     out = []
     for b in batch_list:
         real = [j for j in b if not is_synth[j]]
         if not real:
             continue
         synth = [j for j in b if is_synth[j]]
-        room = int(share * len(real) / (1 - share)) if share < 1 else len(synth)
+        exact = share * len(real) / (1 - share) if share < 1 else float(len(synth))
+        room = int(exact)
+        if stochastic and rng.random() < exact - room:
+            room += 1
         if len(synth) > room:
             synth = [synth[k] for k in sorted(rng.choice(len(synth), room, replace=False))]
         out.append(real + synth)
@@ -307,7 +312,7 @@ def main():
             free = a.bootstrap_steps if epoch == 0 else 0
             epoch_batches = epoch_batches[:free] + cap_synthetic(epoch_batches[free:], synth, a.synth_max_share, rng)
         if a.nonspeech_share < 1.0:
-            epoch_batches = cap_synthetic(epoch_batches, nonspeech, a.nonspeech_share, rng)
+            epoch_batches = cap_synthetic(epoch_batches, nonspeech, a.nonspeech_share, rng, stochastic=True)
         for idx in epoch_batches:
             elapsed = time.time() - t_train
             if elapsed >= budget:

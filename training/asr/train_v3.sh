@@ -5,7 +5,11 @@
 # DTMF, music, clicks/pops/keyboard, room tone from the TRAIN groups' pauses), at most 15% of every
 # batch; the checkpoint is picked on the val speaker groups (greedy CER) only. The val (041, 091, 131)
 # and test (021, 231) groups are never trained on. Seeded, time-boxed (MINUTES, default 40).
-# The first candidate: MINUTES=48 sh training/asr/train_v3.sh --skip-prepare, after the prepare steps.
+# The first candidate: MINUTES=48 sh training/asr/train_v3.sh --skip-prepare, after the prepare steps
+# (900 + 150 non-speech clips, no telephone set, no synthetic set). The second (2026-11-29) adds
+# alffa_spk_train_tel (G.711 mu-law/A-law calls at 8 kHz and level changes, one copy of every training
+# utterance), more non-speech (1,200 clips + 300 more music + 300 room tone) and the espeak-ng set,
+# with the non-speech cap rounded stochastically (train.py), so 15% is reached on average.
 # Run from the repository root. Then: sh training/asr/ship_v3.sh (exports to a scratch folder).
 set -e
 export OPENBLAS_NUM_THREADS=2 OMP_WAIT_POLICY=PASSIVE
@@ -14,13 +18,15 @@ L=training/work/logs
 mkdir -p $L
 if [ "$1" != "--skip-prepare" ]; then
   [ -f training/work/alffa_spk_train_aug.pt ] || $P training/asr/prepare_data.py --lang am --seed 1 --split speaker > $L/prepare-am-spk.log 2>&1 || true
-  $P training/asr/prepare_nonspeech.py --seed 33 --count 900 --room-tone 150 > $L/prepare-nonspeech.log 2>&1
+  $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --telephone-copies 1 --telephone-only > $L/prepare-am-tel.log 2>&1
+  $P training/asr/prepare_nonspeech.py --seed 33 --count 1200 --extra-music 300 --room-tone 300 > $L/prepare-nonspeech.log 2>&1
 fi
 # the espeak-ng synthetic set of v2 joins when prepare_data.py could make it (espeak-ng installed);
 # the first v3 candidate was trained without it (no espeak-ng on that machine)
 SYNTH=""; [ -f training/work/synth_am_train_spk.pt ] && SYNTH=",synth_am_train_spk"
+TEL=""; [ -f training/work/alffa_spk_train_tel.pt ] && TEL=",alffa_spk_train_tel"
 $P training/asr/train.py --name small-am-v3 --lang am --init-onnx models/small-am-v2 \
-  --sets "alffa_spk_train,alffa_spk_train_aug$SYNTH,nonspeech_train" --synth-max-share 0.4 \
+  --sets "alffa_spk_train,alffa_spk_train_aug$TEL$SYNTH,nonspeech_train" --synth-max-share 0.4 \
   --nonspeech-share 0.15 \
   --valid alffa_spk_val,nonspeech_val --select alffa_spk_val \
   --lr 0.0005 --warmup 100 --max-frames 8000 \

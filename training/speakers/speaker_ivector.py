@@ -5,6 +5,10 @@ discriminant over the windows' i-vectors (the only part that uses speaker labels
     /usr/bin/python3 training/speakers/speaker_ivector.py FRAMES_PREFIX OUT.json \
         [--ubm-groups all] [--lda-groups 020,097,...] [--eval-groups 021,...] [--components 64] [--rank 40] [--lda-dims 8]
 
+With --model FILE it scores that model (--eval-groups); with --model and --lda-groups it writes FILE's
+extractor unchanged plus a speaker discriminant trained on its i-vectors (`projection`,
+`projection_mean`; speaker-ivector-v3.json). --skip-stats-lda leaves out the MFCC-statistics comparison.
+
 FRAMES_PREFIX comes from training/speakers/speaker-frames.ts. Seeded (numpy default_rng(0)): a rerun
 gives the same file. numpy only. With --eval-groups it prints a same/different-speaker equal error
 rate of 1.5 s windows of those groups (cosine after centring and the discriminant) for the
@@ -34,6 +38,7 @@ p.add_argument('--name', default='speaker-ivector-v1')
 p.add_argument('--deltas', action='store_true')
 # Issue 29: score an existing model (its UBM, matrix and feature centre) on --eval-groups, train nothing.
 p.add_argument('--model', default='')
+p.add_argument('--skip-stats-lda', action='store_true')
 args = p.parse_args()
 rng = np.random.default_rng(0)
 t0 = time.time()
@@ -199,10 +204,12 @@ def eer(E, ys):
     return float((1 - tp[i] + fp[i]) / 2)
 
 
-P = None
+P = np.array(loaded['projection']) if loaded is not None and 'projection' in loaded else None
+P_mean = np.array(loaded['projection_mean']) if P is not None else None
 if lda_groups:
     Wl, yl = ivectors([u for u in utts if u['group'] in lda_groups])
-    P, ratios = lda(Wl - Wl.mean(0), yl, args.lda_dims)
+    P_mean = Wl.mean(0)
+    P, ratios = lda(Wl - P_mean, yl, args.lda_dims)
     print(f'LDA on {len(lda_groups)} groups, {len(Wl)} windows: ratios {np.round(ratios, 3)}')
 if eval_groups:
     ev_utts = [u for u in utts if u['group'] in eval_groups]
@@ -215,15 +222,25 @@ if eval_groups:
         top = np.argsort(-ev)[:keep]
         print(f'  i-vector file-PCA {keep} EER {eer(Wc @ evec[:, top], ye):.3f}, whitened {eer(Wc @ evec[:, top] / np.sqrt(ev[top]), ye):.3f}')
     if P is not None:
-        print(f'  i-vector + LDA EER {eer((We - We.mean(0)) @ P, ye):.3f}')
+        print(f'  i-vector + LDA ({P.shape[1]} dims) EER {eer((We - P_mean) @ P, ye):.3f}')
+        for keep in (10, 15, 20, 25, 30, 40, 60):
+            if keep < P.shape[1]:
+                print(f'    first {keep} discriminant dims EER {eer((We - P_mean) @ P[:, :keep], ye):.3f}')
     Se, ys = stats_features(ev_utts)
     print(f'  MFCC stats raw EER {eer(Se, ys):.3f}')
-    if lda_groups:
+    if lda_groups and not args.skip_stats_lda:
         Sl, yl2 = stats_features([u for u in utts if u['group'] in lda_groups])
         Ps, _ = lda(Sl - Sl.mean(0), yl2, args.lda_dims)
         print(f'  MFCC stats + LDA EER {eer((Se - Se.mean(0)) @ Ps, ys):.3f}')
 
 if loaded is not None:
+    if P is None or args.out == '-':
+        sys.exit(0)
+    # --model with --lda-groups: the loaded extractor unchanged, with a speaker discriminant trained on its i-vectors.
+    loaded.update(name=args.name, lda_groups=lda_groups, projection_mean=[round(float(v), 6) for v in P_mean],
+                  projection=[[round(float(v), 7) for v in row] for row in P])
+    json.dump(loaded, open(args.out, 'w'))
+    print(f'wrote {args.out} ({time.time() - t0:.0f} s)')
     sys.exit(0)
 model = {
     'name': args.name,
@@ -243,6 +260,8 @@ model = {
     'ivector_mean': [round(float(v), 6) for v in ivec_mean],
 }
 if P is not None:
+    # Serving: embedding = (i-vector - projection_mean) @ projection, before the file's own centring.
+    model['projection_mean'] = [round(float(v), 6) for v in P_mean]
     model['projection'] = [[round(float(v), 7) for v in row] for row in P]
 json.dump(model, open(args.out, 'w'))
 print(f'wrote {args.out} ({time.time() - t0:.0f} s)')

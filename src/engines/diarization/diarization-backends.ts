@@ -9,8 +9,11 @@
  * pauses up to 0.3 s bridged.
  * - backend_a (conversations, interviews): two rounds of Viterbi re-segmentation, 0.3 s turns.
  * - backend_b (long-form, batch at scale): one round of re-segmentation, 1 s turns.
+ * Short-turn conversations (half the speech in runs under 5.5 s; speech-runs.ts) take `shortTurns`:
+ * 1.5 s windows every 0.24 s with the model's speaker discriminant in the cosine, average-linkage
+ * clustering and no overlap marking (issue 29).
  * Tuned on synthetic conversations of the development speaker groups (bench/diarization.ts
- * --tune; figures in docs/diarization.md).
+ * --tune, --params-list, joined and realistic sets; figures in docs/diarization.md).
  */
 
 export const DIARIZATION_BACKENDS = ['backend_a', 'backend_b'] as const;
@@ -44,9 +47,9 @@ export interface BackendParameters {
   /** Clusters holding fewer than this share of the windows join their nearest cluster (never below min_speakers). */
   readonly minClusterShare: number;
   /**
-   * Spectral clustering with the count not given: two clusters whose centroids are more similar
-   * than this (cosine) are one speaker split in two and merge (never below min_speakers). On the
-   * file's principal directions different speakers' centroids point apart (about -1 for two).
+   * With the count not given: two clusters whose centroids are more similar than this (cosine) are
+   * one speaker split in two and merge (never below min_speakers). On the file's principal
+   * directions different speakers' centroids point apart (about -1 for two).
    */
   readonly mergeSimilarity: number;
   /** Quiet stretches up to this long inside speech (pauses between words) take the speaker around them. */
@@ -60,6 +63,11 @@ export interface BackendParameters {
   /** I-vector models: the file's principal directions of i-vectors kept (the speaker differences within the file). */
   readonly pcaDims: number;
   /**
+   * I-vector models with a speaker discriminant: its share of each window's cosine similarity (the
+   * rest is the file's principal directions'); 0: the principal directions alone (models without one).
+   */
+  readonly discriminantWeight: number;
+  /**
    * Overlap-aware re-segmentation (with an overlap detector in the options): in the regions the
    * detector finds, the nearest other speaker in time speaks as well (a second turn).
    */
@@ -71,6 +79,12 @@ export interface BackendParameters {
    * development groups it was neutral at 30 dB SNR and cost DER at 25 dB (docs/diarization.md).
    */
   readonly overlapMinRangeDb: number;
+  /**
+   * Conversations of short turns: when half the file's speech lies in runs shorter than
+   * `belowRunSeconds` (runs of speech frames split by pauses over SHORT_TURN_PAUSE_FRAMES;
+   * speech-runs.ts), `overrides` replace these parameters for the file. Null: one set for every file.
+   */
+  readonly shortTurns: { readonly belowRunSeconds: number; readonly overrides: Partial<Omit<BackendParameters, 'shortTurns'>> } | null;
 }
 
 /** Neighbour shares the eigengap count tries (the best ratio of share to gap wins). */
@@ -92,6 +106,23 @@ const SHARED_PARAMETERS = {
   eigengapPoints: 200,
   clustering: 'spectral',
   overlapMinRangeDb: 20,
+  discriminantWeight: 0,
+  shortTurns: {
+    belowRunSeconds: 5.5,
+    // 1.5 s windows every 0.24 s follow turns of 1-2 s; their speakers by average-linkage at a
+    // fixed cosine (the eigengap of short noisy windows splits and merges at random); the overlap
+    // detector (trained on clean, joined-up speech) was right about one mark in five on such files.
+    overrides: {
+      windowFrames: 75,
+      hopFrames: 12,
+      clustering: 'agglomerative',
+      eigengapNeighbours: [],
+      threshold: 0.15,
+      mergeSimilarity: 0.25,
+      discriminantWeight: 0.3,
+      overlapAware: false,
+    },
+  },
 } as const;
 
 export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {
@@ -116,14 +147,16 @@ export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> =
  * i-vectors' 0.5). Tune them on your own recordings with real weights (docs/public-models.md).
  */
 const EMBEDDING_PARAMETERS = {
+  discriminantWeight: 0,
+  shortTurns: null,
   windowFrames: 75,
   hopFrames: 38,
   clustering: 'agglomerative',
   eigengapNeighbours: [] as readonly number[],
   threshold: 0.5,
   switchCost: 0.15,
-  // Spectral clustering only (not used with agglomerative clustering).
-  mergeSimilarity: 0.75,
+  // Clusters are not merged by their centroids (untuned for such embeddings: cosine never exceeds 1).
+  mergeSimilarity: 1,
 } as const;
 
 export const EMBEDDING_BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> = {

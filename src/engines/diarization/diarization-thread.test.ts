@@ -5,7 +5,7 @@ import { loadOverlapDetector } from './overlap-detector.js';
 import { loadSpeakerProjection } from './speaker-projection.js';
 import { twoSpeakerConversation } from '../../../test/helpers/speaker-conversation.js';
 
-const projectionPath = new URL('../../../models/diarization/speaker-ivector-v1.json', import.meta.url).pathname;
+const projectionPath = new URL('../../../models/diarization/speaker-ivector-v3.json', import.meta.url).pathname;
 const typeModelPath = new URL('../../../models/segment-types/segment-types-v1.json', import.meta.url).pathname;
 const overlapModelPath = new URL('../../../models/diarization/overlap-detector-v1.json', import.meta.url).pathname;
 const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null } as const;
@@ -53,22 +53,25 @@ describe('diarizeInThread', () => {
 
   it('marks overlapped speech with backend_a when given the detector; a missing detector is a warning, not a failure', async () => {
     const projection = await loadSpeakerProjection(projectionPath);
-    const { pcm } = twoSpeakerConversation(-16_000);
-    const direct = diarize(pcm, { ...options, overlapDetector: await loadOverlapDetector(overlapModelPath) }, projection);
-    const plain = diarize(pcm, options, projection);
+    const { pcm, reference } = twoSpeakerConversation(-16_000);
+    // The VAD's span over the whole overlapped exchange, as the API passes it: one long run of
+    // speech, so backend_a keeps its overlap marking (short-turn files leave it out; speech-runs.ts).
+    const overlapped = { ...options, speech: [{ startMs: reference[0]!.startMs, endMs: reference[reference.length - 1]!.endMs }] };
+    const direct = diarize(pcm, { ...overlapped, overlapDetector: await loadOverlapDetector(overlapModelPath) }, projection);
+    const plain = diarize(pcm, overlapped, projection);
     expect(direct.length).toBeGreaterThan(plain.length);
     // The thread takes the samples (their buffer is transferred): each call gets its own copy.
-    const marked = await diarizeInThread(pcm.slice(), options, { projectionPath, overlapModelPath, timeoutMs: 60_000 });
+    const marked = await diarizeInThread(pcm.slice(), overlapped, { projectionPath, overlapModelPath, timeoutMs: 60_000 });
     expect(marked.overlapWarning).toBeNull();
     expect(marked.turns).toEqual(direct);
-    const missing = await diarizeInThread(pcm.slice(), options, { projectionPath, overlapModelPath: '/nonexistent/overlap.json', timeoutMs: 60_000 });
+    const missing = await diarizeInThread(pcm.slice(), overlapped, { projectionPath, overlapModelPath: '/nonexistent/overlap.json', timeoutMs: 60_000 });
     expect(missing.turns).toEqual(plain);
     expect(missing.overlapWarning).toMatch(/Overlapping speech was not detected: .*ENOENT.*'overlap\.json'/);
     expect(missing.overlapWarning).not.toContain('/nonexistent');
     // backend_b does not mark overlap: it never reads the detector.
     const coarse = await diarizeInThread(
       pcm.slice(),
-      { ...options, backend: 'backend_b' },
+      { ...overlapped, backend: 'backend_b' },
       { projectionPath, overlapModelPath: '/nonexistent/overlap.json', timeoutMs: 60_000 },
     );
     expect(coarse.overlapWarning).toBeNull();

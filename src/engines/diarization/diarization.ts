@@ -27,7 +27,7 @@ export {
 } from './transcript-diarization.js';
 
 export interface DiarizationEngineOptions {
-  /** The speaker model (DIARIZATION_MODEL). Default models/diarization/speaker-ivector-v1.json under the working folder. */
+  /** The speaker model (DIARIZATION_MODEL). Default models/diarization/speaker-ivector-v3.json under the working folder. */
   readonly speakerModel?: string;
   /**
    * A WeSpeaker / 3D-Speaker speaker-embedding ONNX (DIARIZATION_EMBEDDING_MODEL) both backends embed
@@ -48,7 +48,7 @@ export interface DiarizationEngineOptions {
   readonly logger?: { warn(details: object, message: string): void; info(details: object, message: string): void };
 }
 
-const DEFAULT_SPEAKER_MODEL = 'models/diarization/speaker-ivector-v1.json';
+const DEFAULT_SPEAKER_MODEL = 'models/diarization/speaker-ivector-v3.json';
 const DEFAULT_SEGMENT_TYPE_MODEL = 'models/segment-types/segment-types-v1.json';
 const DEFAULT_OVERLAP_MODEL = 'models/diarization/overlap-detector-v1.json';
 const DEFAULT_TIMEOUT_MS = 300_000;

@@ -14,6 +14,7 @@ import { centredFrames, type SpeakerFrames, speakerFrames } from './speaker-feat
 import type { SpeakerProjection } from './speaker-projection.js';
 import { secondSpeakers, type SpeakerTurn, toTurns } from './speaker-turns.js';
 import { embeddedWindows, type ModelWindowEmbeddings } from './speaker-windows.js';
+import { parametersForSpeech } from './speech-runs.js';
 import { energyRangeDb, energySpeechMask, type SpeechSpan } from './speech-mask.js';
 import { clusterWindows } from './window-clustering.js';
 
@@ -81,19 +82,21 @@ export function diarize(
   frames: DiarizationFrames = diarizationFrames(pcm, options),
 ): SpeakerTurn[] {
   const { features, speech } = frames;
-  const { windows, centred } = embeddedWindows(features, speech, parameters, projection);
+  // Short-turn conversations take their own windows and clustering (a network's windows are fixed beforehand).
+  const chosen = projection.kind === 'model' ? parameters : parametersForSpeech(parameters, speech);
+  const { windows, centred } = embeddedWindows(features, speech, chosen, projection);
   if (windows.length === 0) return [];
   const labels = clusterWindows(
     windows.map((w) => w.embedding),
     options.minSpeakers,
     options.maxSpeakers,
-    parameters,
+    chosen,
   );
-  const primary = speakerFrameLabels(features.frames, speech, windows, labels, options.minSpeakers, parameters);
+  const primary = speakerFrameLabels(features.frames, speech, windows, labels, options.minSpeakers, chosen);
   const detector = options.overlapDetector;
-  if (!parameters.overlapAware || detector === undefined || speakerCount(primary) < 2) return toTurns(primary);
+  if (!chosen.overlapAware || detector === undefined || speakerCount(primary) < 2) return toTurns(primary);
   // The detector learnt clean conversations: on a noisy file its marks are mostly wrong.
-  if (energyRangeDb(features) < parameters.overlapMinRangeDb) return toTurns(primary);
+  if (energyRangeDb(features) < chosen.overlapMinRangeDb) return toTurns(primary);
   const periodicity = options.periodicity ?? trackPitch(pcm).periodicity;
   // The MFCCs centred on the file's speech: the i-vector path's when it computed them.
   const inputs = overlapFrameFeatures(features, centred ?? centredFrames(features, speech), speech, periodicity);

@@ -1,23 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { accumulateFrame, extractIvector, ivectorExtractor } from './speaker-ivectors.js';
+import { accumulateFrame, discriminate, extractIvector, ivectorDiscriminant, ivectorExtractor } from './speaker-ivectors.js';
 
 // Two components in two dimensions, rank 1: T_0 = [1, 0], T_1 = [0, 2] (whitened space).
-const model = ivectorExtractor(
-  'test',
-  [0.5, 0.5],
-  [
-    [-3, 0],
-    [3, 0],
-  ],
-  [
-    [1, 1],
-    [4, 4],
-  ],
-  [
-    [[1], [0]],
-    [[0], [2]],
-  ],
-);
+const weights = [0.5, 0.5];
+const means = [
+  [-3, 0],
+  [3, 0],
+];
+const variances = [
+  [1, 1],
+  [4, 4],
+];
+const matrix = [
+  [[1], [0]],
+  [[0], [2]],
+];
+const model = ivectorExtractor('test', weights, means, variances, matrix);
 
 describe('ivector extractor', () => {
   it('gives a frame to the component it lies at, with first-order statistics centred and whitened', () => {
@@ -42,5 +40,15 @@ describe('ivector extractor', () => {
   it('refuses tables that disagree in size', () => {
     expect(() => ivectorExtractor('bad', [1], [[0, 0]], [[1]], [[[1], [1]]])).toThrow(/variances/);
     expect(() => ivectorExtractor('bad', [1, 1], [[0, 0]], [[1, 1]], [[[1], [1]]])).toThrow(/agree/);
+  });
+
+  it('carries a trained speaker discriminant: (w - mean) · projection, checked against the rank', () => {
+    const withProjection = ivectorExtractor('lda', weights, means, variances, matrix, { mean: [0.25], matrix: [[2, -1]] });
+    expect(withProjection.discriminant?.dims).toBe(2);
+    expect(Array.from(discriminate(Float64Array.of(1.25), withProjection.discriminant!))).toEqual([2, -1]);
+    expect(model.discriminant).toBeNull();
+    expect(() => ivectorDiscriminant(1, [0, 0], [[1]])).toThrow(/projection/);
+    expect(() => ivectorDiscriminant(2, [0, 0], [[1, 2], [3]])).toThrow(/projection/);
+    expect(() => ivectorDiscriminant(1, [0], [[Number.NaN]])).toThrow(/finite/);
   });
 });

@@ -27,6 +27,42 @@ export interface IvectorExtractor {
   readonly t: Float64Array;
   /** T_cᵀ T_c, [C][R][R]. */
   readonly tt: Float64Array;
+  /**
+   * A speaker discriminant trained with speaker labels (the model file's `projection`, [R][k], and
+   * `projection_mean`, [R]): windows are embedded as (i-vector - mean) · projection before the
+   * file's own centring and principal directions. Null: the raw i-vectors (unsupervised models).
+   */
+  readonly discriminant: IvectorDiscriminant | null;
+}
+
+export interface IvectorDiscriminant {
+  readonly dims: number;
+  /** [R]. */
+  readonly mean: Float64Array;
+  /** [R][dims], row-major. */
+  readonly matrix: Float64Array;
+}
+
+/** Checks and flattens a discriminant for an extractor of `rank`. */
+export function ivectorDiscriminant(rank: number, mean: readonly number[], matrix: readonly (readonly number[])[]): IvectorDiscriminant {
+  const dims = matrix[0]?.length ?? 0;
+  if (mean.length !== rank || matrix.length !== rank || dims === 0 || matrix.some((row) => row.length !== dims))
+    throw new Error('speaker model: projection must be [rank][dims] and projection_mean [rank]');
+  const flat = new Float64Array(rank * dims);
+  matrix.forEach((row, r) => row.forEach((x, k) => (flat[r * dims + k] = Number(x))));
+  if (!flat.every(Number.isFinite) || !mean.every((x) => Number.isFinite(Number(x)))) throw new Error('speaker model: projection must be finite numbers');
+  return { dims, mean: Float64Array.from(mean, Number), matrix: flat };
+}
+
+/** A raw i-vector through the discriminant: (w - mean) · matrix. */
+export function discriminate(ivector: Float64Array, d: IvectorDiscriminant): Float64Array {
+  const out = new Float64Array(d.dims);
+  for (let r = 0; r < d.mean.length; r++) {
+    const x = ivector[r]! - d.mean[r]!;
+    if (x === 0) continue;
+    for (let k = 0; k < d.dims; k++) out[k]! += x * d.matrix[r * d.dims + k]!;
+  }
+  return out;
 }
 
 /** Builds the extractor's tables from the model file's arrays. */
@@ -36,6 +72,7 @@ export function ivectorExtractor(
   means: readonly (readonly number[])[],
   variances: readonly (readonly number[])[],
   t: readonly (readonly (readonly number[])[])[],
+  discriminant: { readonly mean: readonly number[]; readonly matrix: readonly (readonly number[])[] } | null = null,
 ): IvectorExtractor {
   const components = weights.length;
   const featureDim = means[0]?.length ?? 0;
@@ -77,7 +114,21 @@ export function ivectorExtractor(
       }
     }
   }
-  return { kind: 'ivector', name, featureDim, components, rank, gconst, meanOverVar, inverseVariance, means: flatMeans, inverseDeviation, t: flatT, tt };
+  return {
+    kind: 'ivector',
+    name,
+    featureDim,
+    components,
+    rank,
+    gconst,
+    meanOverVar,
+    inverseVariance,
+    means: flatMeans,
+    inverseDeviation,
+    t: flatT,
+    tt,
+    discriminant: discriminant === null ? null : ivectorDiscriminant(rank, discriminant.mean, discriminant.matrix),
+  };
 }
 
 /**

@@ -28,7 +28,7 @@ export function identityProjection(inputDim: number): LinearSpeakerProjection {
 
 /**
  * Reads a speaker model: `{ kind: 'ivector', name, ubm_weights, ubm_means, ubm_variances,
- * total_variability }` or `{ name, input_dim, output_dim, matrix: number[][] }` (models/diarization/*.json).
+ * total_variability[, projection, projection_mean] }` or `{ name, input_dim, output_dim, matrix: number[][] }` (models/diarization/*.json).
  */
 export async function loadSpeakerProjection(path: string): Promise<SpeakerProjection> {
   const raw = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
@@ -42,9 +42,18 @@ export async function loadSpeakerProjection(path: string): Promise<SpeakerProjec
       raw['ubm_means'] as number[][],
       raw['ubm_variances'] as number[][],
       raw['total_variability'] as number[][][],
+      discriminantOf(raw),
     );
   }
   return linearProjection(name, raw);
+}
+
+/** The i-vector model's optional speaker discriminant (`projection` with `projection_mean`), checked by ivectorExtractor. */
+function discriminantOf(raw: Record<string, unknown>): { mean: number[]; matrix: number[][] } | null {
+  if (raw['projection'] === undefined) return null;
+  if (!Array.isArray(raw['projection']) || !Array.isArray(raw['projection_mean']) || !raw['projection'].every(Array.isArray))
+    throw new Error('speaker model: projection needs projection_mean, both arrays');
+  return { mean: raw['projection_mean'] as number[], matrix: raw['projection'] as number[][] };
 }
 
 function linearProjection(name: string, raw: Record<string, unknown>): LinearSpeakerProjection {

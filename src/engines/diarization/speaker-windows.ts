@@ -1,8 +1,8 @@
 /**
  * Window embeddings for diarization: windows of `windowFrames` every `hopFrames` (20 ms speaker
  * frames) with at least a third of their frames speech, each embedded by the speaker model: with an
- * i-vector extractor, the windows' i-vectors centred on their mean, on the file's principal
- * directions; with a linear projection, their MFCC means and deviations centred on the file's mean
+ * i-vector extractor, the windows' i-vectors (through the model's speaker discriminant when it has
+ * one) centred on their mean, on the file's principal directions; with a linear projection, their MFCC means and deviations centred on the file's mean
  * window and projected; with a pretrained speaker-embedding network (speaker-embedding-model.ts),
  * the network's embeddings of the windows' speech (computed beforehand, asynchronously, by the
  * diarization thread on `speechWindowSpans` and `windowSpeechSamples`), unit length, not centred.
@@ -11,7 +11,7 @@
 import type { BackendParameters } from './diarization-backends.js';
 import { addInto, normalize } from './speaker-clustering.js';
 import { centredFrames, MFCC_COEFFICIENTS, type SpeakerFrames } from './speaker-features.js';
-import { ivectorWindows, type RawIvector } from './speaker-ivectors.js';
+import { discriminate, ivectorWindows, type RawIvector } from './speaker-ivectors.js';
 import { symmetricEigen } from './speaker-linear-algebra.js';
 import type { LinearSpeakerProjection, SpeakerProjection } from './speaker-projection.js';
 
@@ -81,7 +81,22 @@ export function embeddedWindows(
   const centred = centredFrames(features, speech);
   const raw = ivectorWindows(centred, speech, features.frames, parameters.windowFrames, parameters.hopFrames, projection);
   if (raw.length === 0) return { windows: [], centred };
-  return { windows: projectIvectors(raw, principalDirections(raw, projection.rank), projection.rank, parameters.pcaDims), centred };
+  // What varies most within the recording (who speaks, and each speaker's own channel when they have one).
+  const inFile = projectIvectors(raw, principalDirections(raw, projection.rank), projection.rank, parameters.pcaDims);
+  const { discriminant } = projection;
+  const weight = discriminant === null ? 0 : parameters.discriminantWeight;
+  if (weight === 0 || discriminant === null) return { windows: inFile, centred };
+  // With a trained speaker discriminant: its output (comparable across files, blind to channels) joins
+  // the file's directions, cosine = weight · discriminant cosine + (1 - weight) · in-file cosine.
+  const windows = raw.map((w, i) => {
+    const across = normalize(Float32Array.from(discriminate(w.ivector, discriminant)));
+    const within = inFile[i]!.embedding;
+    const embedding = new Float32Array(across.length + within.length);
+    for (let k = 0; k < across.length; k++) embedding[k] = Math.sqrt(weight) * across[k]!;
+    for (let k = 0; k < within.length; k++) embedding[across.length + k] = Math.sqrt(1 - weight) * within[k]!;
+    return { startFrame: w.startFrame, endFrame: w.endFrame, embedding };
+  });
+  return { windows, centred };
 }
 
 /** The network's window embeddings, unit length, checked against the windows these speech frames and parameters give. */

@@ -36,6 +36,8 @@ export function clusterWindows(
       bounds = { ...bounds, minClusters: count, maxClusters: count };
     }
     labels = embeddings.length <= parameters.blockSize ? clusterEmbeddings(embeddings, bounds) : clusterInBlocks(embeddings, bounds, parameters.blockSize);
+    // Window linkage splits a voice whose windows scatter (short, noisy windows); cluster centroids average that out.
+    if (bounds.minClusters < bounds.maxClusters) labels = mergeSimilarClusters(embeddings, labels, parameters.mergeSimilarity, bounds.minClusters);
   }
   labels = mergeSmallClusters(embeddings, labels, parameters.minClusterShare, Math.min(minSpeakers ?? 1, maxClusters));
   for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels, parameters.switchCost);

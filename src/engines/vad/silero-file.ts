@@ -161,5 +161,5 @@ export const DIARIZATION_SPEECH_SPANS: SpeechSpanOptions = {
   negativeThreshold: 0.35,
   minSilenceMs: 300,
   minSpeechMs: 250,
-  padMs: 200,
+  padMs: 0,
 };

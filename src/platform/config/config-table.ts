@@ -118,7 +118,7 @@ export const CONFIG_TABLE = {
       description:
         'translation decoding guards (`docs/translation-models.md`, *Decoding guards*): no repeated token n-grams, token or letter runs, a letter cap per direction against the source, and loop detection with a fallback to the best sound hypothesis; a sentence still degenerate is 400 `untranslatable_text` on `POST /translate/v1` and a `TRANSLATION_ERROR` unit in file jobs. `off`: decoding without them, as before',
     }),
-    DIARIZATION_MODEL: path('models/diarization/speaker-ivector-v1.json', {
+    DIARIZATION_MODEL: path('models/diarization/speaker-ivector-v3.json', {
       description:
         'the speaker model speaker diarization uses (`models/diarization/README.md`); when it is missing, diarized jobs complete with a warning and no speakers',
     }),
