@@ -29,8 +29,9 @@ export interface IvectorExtractor {
   readonly tt: Float64Array;
   /**
    * A speaker discriminant trained with speaker labels (the model file's `projection`, [R][k], and
-   * `projection_mean`, [R]): windows are embedded as (i-vector - mean) · projection before the
-   * file's own centring and principal directions. Null: the raw i-vectors (unsupervised models).
+   * `projection_mean`, [R]): (i-vector - mean) · projection, comparable across files, gives a
+   * `discriminantWeight` share of each window's cosine (speaker-windows.ts). Null: the file's
+   * principal directions of the raw i-vectors alone (unsupervised models).
    */
   readonly discriminant: IvectorDiscriminant | null;
 }

@@ -1,8 +1,8 @@
 /**
  * Window embeddings for diarization: windows of `windowFrames` every `hopFrames` (20 ms speaker
  * frames) with at least a third of their frames speech, each embedded by the speaker model: with an
- * i-vector extractor, the windows' i-vectors (through the model's speaker discriminant when it has
- * one) centred on their mean, on the file's principal directions; with a linear projection, their MFCC means and deviations centred on the file's mean
+ * i-vector extractor, the windows' i-vectors centred on their mean, on the file's principal
+ * directions, joined (`discriminantWeight` > 0) by the model's speaker discriminant of them; with a linear projection, their MFCC means and deviations centred on the file's mean
  * window and projected; with a pretrained speaker-embedding network (speaker-embedding-model.ts),
  * the network's embeddings of the windows' speech (computed beforehand, asynchronously, by the
  * diarization thread on `speechWindowSpans` and `windowSpeechSamples`), unit length, not centred.
