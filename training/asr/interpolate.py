@@ -41,6 +41,9 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
+    weights = [float(x) for x in a.weights.split(",")]
+    if 0.0 not in weights:
+        raise SystemExit("--weights must include 0 (the shipped model, the reference)")
     shipped, tokens, _ = load_ctcnet(a.shipped)
     ck = torch.load(os.path.join(WORK, "runs", a.run, a.checkpoint + ".pt"))
     if ck["tokens"] != tokens:
@@ -52,7 +55,7 @@ def main():
     ns = load(a.nonspeech)
     ns = {"feats": ns["feats"], "texts": ns["texts"], "nonspeech": True}
     rows = []
-    for w in [float(x) for x in a.weights.split(",")]:
+    for w in weights:
         state = {k: ((1 - w) * base[k].double() + w * tuned[k].double()).to(tuned[k].dtype) if tuned[k].is_floating_point() else tuned[k]
                  for k in tuned}
         shipped.load_state_dict(state)
@@ -60,9 +63,7 @@ def main():
         lpm, _ = evaluate(shipped, ns, tokens, ck["lang"], limit=100000, units=ck.get("units", "syllable"), train_mode=shipped.eval)
         rows.append({"w": w, "cer": round(c, 4), "letters_per_min": round(lpm, 2), "state": state})
         print(json.dumps({"w": w, a.select + "_greedy_cer": round(c, 4), a.nonspeech + "_letters_per_min": round(lpm, 2)}), flush=True)
-    ref = next(r for r in rows if r["w"] == 0.0)["cer"] if any(r["w"] == 0.0 for r in rows) else None
-    if ref is None:
-        raise SystemExit("--weights must include 0 (the shipped model, the reference)")
+    ref = next(r["cer"] for r in rows if r["w"] == 0.0)
     ok = [r for r in rows if r["cer"] <= ref + a.tolerance / 100 + 1e-9]
     pick = max(ok, key=lambda r: r["w"])
     out = dict(ck)

@@ -289,7 +289,7 @@ def g711_round_trip(x, law):
 
 def telephone_band(x):
     """16 kHz samples as an 8 kHz phone line passes them: 300-3400 Hz, back at 16 kHz."""
-    from scipy.signal import butter, firwin, resample_poly, sosfilt
+    from scipy.signal import butter, firwin, sosfilt
     lp = firwin(161, 3700, window="blackman", fs=SAMPLE_RATE)
     narrow = np.convolve(np.asarray(x, dtype=np.float64), lp, mode="same")[::2]
     narrow = sosfilt(butter(4, 300, btype="high", fs=8000, output="sos"), narrow)

@@ -60,7 +60,6 @@ export function discriminate(ivector: Float64Array, d: IvectorDiscriminant): Flo
   const out = new Float64Array(d.dims);
   for (let r = 0; r < d.mean.length; r++) {
     const x = ivector[r]! - d.mean[r]!;
-    if (x === 0) continue;
     for (let k = 0; k < d.dims; k++) out[k]! += x * d.matrix[r * d.dims + k]!;
   }
   return out;

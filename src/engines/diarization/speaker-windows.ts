@@ -75,8 +75,8 @@ export function embeddedWindows(
   projection: SpeakerProjection | ModelWindowEmbeddings,
 ): { windows: EmbeddedWindow[]; centred: Float32Array | null } {
   if (projection.kind === 'model') return { windows: modelWindows(speech, features.frames, parameters, projection), centred: null };
-  // I-vector models: the long windows' i-vectors on the file's principal directions (what varies
-  // most within one recording is who speaks); a linear projection: projected MFCC statistics.
+  // I-vector models: the windows' i-vectors on the file's principal directions (what varies most
+  // within one recording is who speaks); a linear projection: projected MFCC statistics.
   if (projection.kind !== 'ivector') return { windows: linearWindows(features, speech, parameters, projection), centred: null };
   const centred = centredFrames(features, speech);
   const raw = ivectorWindows(centred, speech, features.frames, parameters.windowFrames, parameters.hopFrames, projection);
@@ -84,8 +84,8 @@ export function embeddedWindows(
   // What varies most within the recording (who speaks, and each speaker's own channel when they have one).
   const inFile = projectIvectors(raw, principalDirections(raw, projection.rank), projection.rank, parameters.pcaDims);
   const { discriminant } = projection;
-  const weight = discriminant === null ? 0 : parameters.discriminantWeight;
-  if (weight === 0 || discriminant === null) return { windows: inFile, centred };
+  const weight = parameters.discriminantWeight;
+  if (discriminant === null || weight === 0) return { windows: inFile, centred };
   // With a trained speaker discriminant: its output (comparable across files, blind to channels) joins
   // the file's directions, cosine = weight · discriminant cosine + (1 - weight) · in-file cosine.
   const windows = raw.map((w, i) => {
