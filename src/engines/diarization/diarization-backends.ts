@@ -9,7 +9,7 @@
  * pauses up to 0.3 s bridged.
  * - backend_a (conversations, interviews): two rounds of Viterbi re-segmentation, 0.3 s turns.
  * - backend_b (long-form, batch at scale): one round of re-segmentation, 1 s turns.
- * Short-turn conversations (half the speech in runs under 5.5 s; speech-runs.ts) take `shortTurns`:
+ * Short-turn conversations (12 or more runs of speech a minute of speech; speech-runs.ts) take `shortTurns`:
  * 1.5 s windows every 0.24 s with the model's speaker discriminant in the cosine, average-linkage
  * clustering and no overlap marking (issue 29).
  * Tuned on synthetic conversations of the development speaker groups (bench/diarization.ts
@@ -80,11 +80,11 @@ export interface BackendParameters {
    */
   readonly overlapMinRangeDb: number;
   /**
-   * Conversations of short turns: when half the file's speech lies in runs shorter than
-   * `belowRunSeconds` (runs of speech frames split by pauses over SHORT_TURN_PAUSE_FRAMES;
-   * speech-runs.ts), `overrides` replace these parameters for the file. Null: one set for every file.
+   * Conversations of short turns: when the file has at least `minRunsPerMinute` runs of speech
+   * (speech frames split by pauses over SHORT_TURN_PAUSE_FRAMES; speech-runs.ts) a minute of
+   * speech, `overrides` replace these parameters for the file. Null: one set for every file.
    */
-  readonly shortTurns: { readonly belowRunSeconds: number; readonly overrides: Partial<Omit<BackendParameters, 'shortTurns'>> } | null;
+  readonly shortTurns: { readonly minRunsPerMinute: number; readonly overrides: Partial<Omit<BackendParameters, 'shortTurns'>> } | null;
 }
 
 /** Neighbour shares the eigengap count tries (the best ratio of share to gap wins). */
@@ -108,7 +108,8 @@ const SHARED_PARAMETERS = {
   overlapMinRangeDb: 20,
   discriminantWeight: 0,
   shortTurns: {
-    belowRunSeconds: 5.5,
+    // Development files: joined-up read speech 8.1-9.8 runs a minute, realistic conversations 13.5-30.7.
+    minRunsPerMinute: 12,
     // 1.5 s windows every 0.24 s follow turns of 1-2 s; their speakers by average-linkage at a
     // fixed cosine (the eigengap of short noisy windows splits and merges at random); the overlap
     // detector (trained on clean, joined-up speech) was right about one mark in five on such files.
@@ -118,7 +119,7 @@ const SHARED_PARAMETERS = {
       clustering: 'agglomerative',
       eigengapNeighbours: [],
       threshold: 0.15,
-      mergeSimilarity: 0.25,
+      mergeSimilarity: 0.35,
       discriminantWeight: 0.3,
       overlapAware: false,
     },
