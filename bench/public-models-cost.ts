@@ -57,6 +57,24 @@ const mb = (bytes: number): number => Math.round(bytes / 2 ** 20);
 const onnxBytes = (path: string): number => statSync(path).size + (existsSync(`${path}_data`) ? statSync(`${path}_data`).size : 0);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/** What `run` answers and the seconds it took. */
+async function timed<T>(run: () => T | Promise<T>): Promise<{ value: T; s: number }> {
+  const t = performance.now();
+  const value = await run();
+  return { value, s: (performance.now() - t) / 1000 };
+}
+
+/** The median seconds of `--runs` calls of `run`, after `warmUp` (by default one call of `run`). */
+async function medianSeconds(run: () => unknown, warmUp: () => unknown = run): Promise<number> {
+  await warmUp();
+  const seconds: number[] = [];
+  for (let r = 0; r < runs; r++) seconds.push((await timed(run)).s);
+  return median(seconds);
+}
+
+/** How a row was measured: the runs and the machine's load (the cores are shared). */
+const conditions = (): { runs: number; load_average_1m: number } => ({ runs, load_average_1m: Math.round(loadavg()[0]! * 10) / 10 });
+
 function utterance(): Float32Array {
   const clips = ['10778_tr02101', '10779_tr02102', '10780_tr02103', '10827_tr09101'].map((c) =>
     join(ROOT, `test/fixtures/heldout/alffa_spk_heldout-tr_${c}.wav`),
@@ -75,29 +93,19 @@ async function measureAsr(dir: string): Promise<Record<string, unknown>> {
   try {
     const model = (await loadModelFolder(dir)) as LoadedCtcModel;
     const recognizer = new CtcRecognizer(pool, model);
-    const started = performance.now();
-    await pool.load(poolSpecFor(model, recognizer.decoding));
-    const loadMs = performance.now() - started;
-    await recognizer.recognize(pcm); // warm-up
-    const times: number[] = [];
-    for (let r = 0; r < runs; r++) {
-      const t = performance.now();
-      await recognizer.recognize(pcm);
-      times.push(performance.now() - t);
-    }
+    const load = await timed(() => pool.load(poolSpecFor(model, recognizer.decoding)));
+    const rtf = (await medianSeconds(() => recognizer.recognize(pcm))) / (pcm.length / 16000);
     const rss = process.memoryUsage().rss - rss0;
-    const rtf = median(times) / 1000 / (pcm.length / 16000);
     return {
       model: basename(dir),
       onnx_mb: mb(onnxBytes(model.onnxPath)),
-      load_s: Math.round(loadMs) / 1000,
+      load_s: Math.round(load.s * 1000) / 1000,
       rss_added_mb: mb(rss),
       audio_s: Math.round((pcm.length / 16000) * 10) / 10,
       rtf: Math.round(rtf * 1000) / 1000,
       live_streams_estimate: Math.floor(1 / rtf),
       threads,
-      runs,
-      load_average_1m: Math.round(loadavg()[0]! * 10) / 10,
+      ...conditions(),
     };
   } finally {
     await pool.close();
@@ -111,28 +119,23 @@ async function measureTranslation(dir: string): Promise<Record<string, unknown>>
   const sentences = Array.from({ length: count }, (_, i) => Array.from({ length: 20 }, (_, j) => words[(i * 7 + j * 3) % words.length]).join(' '));
   global.gc?.();
   const rss0 = process.memoryUsage().rss;
-  const started = performance.now();
-  const engine = await OnnxTranslationEngine.open(dir, { intraOpThreads: threads, workerNice: null, decodingGuards: false });
-  const loadMs = performance.now() - started;
+  const opened = await timed(() => OnnxTranslationEngine.open(dir, { intraOpThreads: threads, workerNice: null, decodingGuards: false }));
+  const engine = opened.value;
   try {
-    await engine.translate(sentences[0]!, 'en', 'am', { mode: 'greedy' }); // warm-up
-    const times: number[] = [];
-    for (let r = 0; r < runs; r++) {
-      const t = performance.now();
-      await engine.translateMany(sentences, 'en', 'am', { mode: 'greedy' });
-      times.push(performance.now() - t);
-    }
+    const seconds = await medianSeconds(
+      () => engine.translateMany(sentences, 'en', 'am', { mode: 'greedy' }),
+      () => engine.translate(sentences[0]!, 'en', 'am', { mode: 'greedy' }), // a large model: warm with one sentence
+    );
     const rss = process.memoryUsage().rss - rss0;
     return {
       model: basename(dir),
-      load_s: Math.round(loadMs) / 1000,
+      load_s: Math.round(opened.s * 1000) / 1000,
       rss_added_mb: mb(rss),
       sentences: count,
       source_pieces: 20,
-      sentences_per_s: Math.round((count / (median(times) / 1000)) * 100) / 100,
+      sentences_per_s: Math.round((count / seconds) * 100) / 100,
       threads,
-      runs,
-      load_average_1m: Math.round(loadavg()[0]! * 10) / 10,
+      ...conditions(),
     };
   } finally {
     await engine.close();
@@ -144,15 +147,8 @@ async function measureSpeaker(file: string): Promise<Record<string, unknown>> {
   const pcm = concatSamples([once, once, once, once], Float32Array);
   const audioS = pcm.length / 16000;
   const options = { backend: 'backend_a', minSpeakers: null, maxSpeakers: null } as const;
-  const timed = async <T>(run: () => T | Promise<T>): Promise<{ value: T; s: number }> => {
-    const t = performance.now();
-    const value = await run();
-    return { value, s: (performance.now() - t) / 1000 };
-  };
   const projection = await loadSpeakerProjection(join(ROOT, 'models/diarization/speaker-ivector-v1.json'));
-  diarize(pcm, options, projection); // warm-up
-  const baseline: number[] = [];
-  for (let r = 0; r < runs; r++) baseline.push((await timed(() => diarize(pcm, options, projection))).s);
+  const baselineS = await medianSeconds(() => diarize(pcm, options, projection));
   global.gc?.();
   const rss0 = process.memoryUsage().rss;
   const opened = await timed(() => SpeakerEmbeddingModel.open(file, 1));
@@ -160,21 +156,15 @@ async function measureSpeaker(file: string): Promise<Record<string, unknown>> {
   try {
     const frames = diarizationFrames(pcm, {});
     const spans = speechWindowSpans(frames.speech, frames.features.frames, EMBEDDING_BACKENDS.backend_a);
-    await model.embedWindows(pcm, frames.speech, spans); // warm-up
-    const embedding: number[] = [];
-    const whole: number[] = [];
-    for (let r = 0; r < runs; r++) {
-      embedding.push((await timed(() => model.embedWindows(pcm, frames.speech, spans))).s);
-      whole.push(
-        (
-          await timed(async () => {
-            const f = diarizationFrames(pcm, {});
-            const windows = await model.embedWindows(pcm, f.speech, speechWindowSpans(f.speech, f.features.frames, EMBEDDING_BACKENDS.backend_a));
-            return diarize(pcm, options, windows, undefined, f);
-          })
-        ).s,
-      );
-    }
+    const embeddingS = await medianSeconds(() => model.embedWindows(pcm, frames.speech, spans));
+    const wholeS = await medianSeconds(
+      async () => {
+        const f = diarizationFrames(pcm, {});
+        const windows = await model.embedWindows(pcm, f.speech, speechWindowSpans(f.speech, f.features.frames, EMBEDDING_BACKENDS.backend_a));
+        return diarize(pcm, options, windows, undefined, f);
+      },
+      () => undefined, // the embedding runs above warmed the model
+    );
     const rss = process.memoryUsage().rss - rss0;
     const round = (x: number): number => Math.round(x * 1000) / 1000;
     return {
@@ -185,17 +175,16 @@ async function measureSpeaker(file: string): Promise<Record<string, unknown>> {
       rss_added_mb: mb(rss),
       audio_s: Math.round(audioS * 10) / 10,
       windows: spans.length,
-      embedding_s: round(median(embedding)),
-      embedding_ms_per_window: Math.round((median(embedding) * 1000) / spans.length),
+      embedding_s: round(embeddingS),
+      embedding_ms_per_window: Math.round((embeddingS * 1000) / spans.length),
       // Audio that is all speech has a window every hop (0.76 s): the embedding's real-time factor then.
-      all_speech_embedding_rtf_estimate: round(median(embedding) / spans.length / (EMBEDDING_BACKENDS.backend_a.hopFrames * 0.02)),
-      diarization_s: round(median(whole)),
-      diarization_rtf: round(median(whole) / audioS),
-      baseline_ivector_diarization_s: round(median(baseline)),
-      baseline_ivector_rtf: round(median(baseline) / audioS),
+      all_speech_embedding_rtf_estimate: round(embeddingS / spans.length / (EMBEDDING_BACKENDS.backend_a.hopFrames * 0.02)),
+      diarization_s: round(wholeS),
+      diarization_rtf: round(wholeS / audioS),
+      baseline_ivector_diarization_s: round(baselineS),
+      baseline_ivector_rtf: round(baselineS / audioS),
       onnxruntime_threads: 1,
-      runs,
-      load_average_1m: Math.round(loadavg()[0]! * 10) / 10,
+      ...conditions(),
     };
   } finally {
     await model.release();

@@ -41,16 +41,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import WebSocket from 'ws';
 import { CONFIG_TABLE } from '../src/platform/config/config-table.js';
-import { corpusChrf, countDegenerate, type DegeneracyCounts, scoredCharacterErrorRate, scoringForm } from '../src/engines/scoring/scoring.js';
+import { corpusChrf, countDegenerate, type DegeneracyCounts, scoredCharacterErrorRate } from '../src/engines/scoring/scoring.js';
 import type { TranslationLanguage } from '../src/engines/translation/translation.js';
-import { REPO_ROOT, wavData, wavOf } from '../test/helpers/fixtures.js';
+import { REPO_ROOT, wavData } from '../test/helpers/fixtures.js';
 import { startTestGateway } from '../test/helpers/test-gateway.js';
 import { writeBenchResults } from './bench-results.js';
 import { DIRECTIONS, type HeldoutSentence, hornmtHeldout } from './hornmt-heldout.js';
 import type { NonSpeechEntry, RobustnessManifest, SpeechEntry } from './robustness-plan.js';
 import { option } from './bench-args.js';
+import { type Clip, capacity, letters, pool, type RestAnswer, rest, translateGreedy, type WsAnswer, type WsPacing, wsSession } from './robustness-clients.js';
 
 const list = (value: string): string[] =>
   value
@@ -68,6 +68,7 @@ const RUNS = list(option('runs', 'today,gated')) as RunName[];
 const SURFACES = list(option('surfaces', 'rest,ws')) as Surface[];
 const WS_SPEED = Number(option('ws-speed', '4'));
 const WS_VAD = option('ws-vad', '');
+const PACING: WsPacing = { speed: WS_SPEED, vad: WS_VAD };
 const CONCURRENCY = Number(option('concurrency', '4'));
 
 type RunName = 'today' | 'gated';
@@ -87,14 +88,6 @@ try {
   manifest = JSON.parse(readFileSync(join(CORPUS, 'manifest.json'), 'utf8')) as RobustnessManifest;
 } catch (error) {
   throw new Error(`no corpus at ${CORPUS} (${(error as Error).message}); write it first: npm run bench:robustness-corpus`);
-}
-
-interface Clip {
-  readonly file: string;
-  readonly rate: number;
-  /** 16-bit PCM, cut to --clip-seconds. */
-  readonly pcm: Buffer;
-  readonly seconds: number;
 }
 
 function readClip(file: string, maxSeconds = Infinity): Clip {
@@ -132,177 +125,6 @@ const sentences: Record<string, HeldoutSentence[]> = Object.fromEntries(
     return [direction, Array.from({ length: n }, (_, i) => rows[Math.floor((i * rows.length) / n)]!)];
   }),
 );
-
-// ---- talking to a gateway -------------------------------------------------------------------
-
-const letters = (text: string): number => scoringForm(text, 'am').length;
-
-interface RestAnswer {
-  readonly text: string;
-  readonly letters: number;
-  readonly segments: number;
-}
-
-async function rest(url: string, key: string, clip: Clip): Promise<RestAnswer> {
-  const form = new FormData();
-  form.append('language', 'am');
-  form.append('mode', 'sync');
-  form.append('file', new Blob([wavOf(clip.pcm, clip.rate)]), 'clip.wav');
-  const response = await fetch(`${url}/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
-  const body = (await response.json()) as { status?: string; text?: string; segments?: unknown[] };
-  if (body.status !== 'completed') throw new Error(`REST ${clip.file}: ${response.status} ${JSON.stringify(body)}`);
-  const text = body.text ?? '';
-  return { text, letters: letters(text), segments: body.segments?.length ?? 0 };
-}
-
-interface WsAnswer {
-  /** The session's committed text (final `full_text`). */
-  readonly text: string;
-  /** Every letter shown: per turn the most of its committed text and its longest partial, plus the final piece. */
-  readonly letters: number;
-  readonly committedLetters: number;
-  readonly partialLetters: number;
-  readonly turns: number;
-  readonly partials: number;
-}
-
-function ws(port: number, key: string, clip: Clip): Promise<WsAnswer> {
-  const query = new URLSearchParams({
-    language: 'am',
-    format: clip.rate === 8_000 ? 'pcm_s16le_8k' : 'pcm_s16le',
-    turn_detection: 'server_vad',
-    partial_results: 'true',
-  });
-  if (WS_VAD !== '') query.set('vad_type', WS_VAD);
-  const chunkBytes = (clip.rate / 10) * 2; // 100 ms
-  const messages = Array.from({ length: Math.ceil(clip.pcm.length / chunkBytes) }, (_, i) => clip.pcm.subarray(i * chunkBytes, (i + 1) * chunkBytes));
-  const limitMs = 120_000 + (WS_SPEED > 0 ? (clip.seconds * 1000) / WS_SPEED : 0) * 2;
-  return new Promise((resolvePromise, reject) => {
-    const socket = new WebSocket(`ws://127.0.0.1:${port}/v1/ws/transcribe?${query}`, { headers: { authorization: `Bearer ${key}` } });
-    const turns = new Map<string, { committed: number; partial: number }>();
-    const turnOf = (id: unknown): { committed: number; partial: number } => {
-      const k = String(id);
-      if (!turns.has(k)) turns.set(k, { committed: 0, partial: 0 });
-      return turns.get(k)!;
-    };
-    let finalText: string | null = null;
-    let finalPiece = 0;
-    let partials = 0;
-    const timer = setTimeout(() => {
-      socket.terminate();
-      reject(new Error(`WebSocket ${clip.file}: no final transcription after ${Math.round(limitMs / 1000)} s`));
-    }, limitMs);
-    const send = (): void => {
-      if (WS_SPEED <= 0) {
-        for (const m of messages) socket.send(m);
-        socket.send('END');
-        return;
-      }
-      const t0 = performance.now();
-      const stepMs = 100 / WS_SPEED;
-      let next = 0;
-      const tick = (): void => {
-        if (socket.readyState !== WebSocket.OPEN) return;
-        const due = Math.min(messages.length, Math.floor((performance.now() - t0) / stepMs) + 1);
-        while (next < due) socket.send(messages[next++]!);
-        if (next >= messages.length) socket.send('END');
-        else setTimeout(tick, stepMs);
-      };
-      tick();
-    };
-    socket.on('message', (data, isBinary) => {
-      if (isBinary) return;
-      const message = JSON.parse(data.toString()) as Record<string, unknown>;
-      const type = message['type'];
-      if (type === 'ready') send();
-      else if (type === 'partial') {
-        partials++;
-        const turn = turnOf(message['turn_id']);
-        turn.partial = Math.max(turn.partial, letters(String(message['text'] ?? '')));
-      } else if (type === 'turn_detected') {
-        const turn = turnOf(message['turn_id']);
-        turn.committed = Math.max(turn.committed, letters(String(message['text'] ?? '')));
-      } else if (type === 'transcription') {
-        const n = letters(String(message['text'] ?? ''));
-        if (message['turn_id'] !== null && message['turn_id'] !== undefined) {
-          const turn = turnOf(message['turn_id']);
-          turn.committed = Math.max(turn.committed, n);
-        } else finalPiece += n;
-        if (message['is_final'] === true) finalText = String(message['full_text'] ?? '');
-      } else if (type === 'error' && message['close_code'] !== null) {
-        const error = message['error'] as { code?: string; retry_after?: number };
-        if (error.code === 'server_overloaded') reject(new Overloaded(error.retry_after ?? 10));
-        else reject(new Error(`WebSocket ${clip.file}: ${JSON.stringify(error)}`));
-      }
-    });
-    socket.on('close', (code) => {
-      clearTimeout(timer);
-      if (finalText === null) {
-        reject(new Error(`WebSocket ${clip.file}: closed ${code} without a final transcription`));
-        return;
-      }
-      const all = [...turns.values()];
-      const committed = all.reduce((s, t) => s + t.committed, 0) + finalPiece;
-      resolvePromise({
-        text: finalText,
-        letters: all.reduce((s, t) => s + Math.max(t.committed, t.partial), 0) + finalPiece,
-        committedLetters: committed,
-        partialLetters: all.reduce((s, t) => s + t.partial, 0),
-        turns: all.filter((t) => t.committed > 0).length,
-        partials,
-      });
-    });
-    socket.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-  });
-}
-
-/** The gateway refused or closed a session for capacity (1013): a capacity matter, retried, not measured. */
-class Overloaded extends Error {
-  constructor(readonly retryAfterSeconds: number) {
-    super(`server_overloaded, retry after ${retryAfterSeconds} s`);
-  }
-}
-
-let capacityRetries = 0;
-
-/** A session, again after `retry_after` when the gateway is at capacity (up to 30 times). */
-async function wsSession(port: number, key: string, clip: Clip): Promise<WsAnswer> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await ws(port, key, clip);
-    } catch (error) {
-      if (!(error instanceof Overloaded) || attempt >= 30) throw error;
-      capacityRetries++;
-      await new Promise((r) => setTimeout(r, error.retryAfterSeconds * 1000));
-    }
-  }
-}
-
-async function pool<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await work(items[i]!, i);
-      }
-    }),
-  );
-  return out;
-}
-
-async function translateGreedy(url: string, key: string, text: string, source: string, target: string): Promise<string> {
-  const body = new URLSearchParams({ key, text, src_lang: source, tgt_lang: target }).toString();
-  const response = await fetch(`${url}/translate/v1`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
-  const answer = (await response.json()) as { tgt_text?: string };
-  if (response.status !== 200 || typeof answer.tgt_text !== 'string')
-    throw new Error(`translate ${source}-${target}: ${response.status} ${JSON.stringify(answer)}`);
-  return answer.tgt_text;
-}
 
 // ---- one run --------------------------------------------------------------------------------
 
@@ -371,7 +193,7 @@ async function measure(run: RunName): Promise<RunResult> {
     const nonSpeechRows = await pool(nonSpeech, CONCURRENCY, async ({ entry, clip }) => {
       const [restAnswer, wsAnswer] = await Promise.all([
         SURFACES.includes('rest') ? rest(gateway.url, key, clip) : undefined,
-        SURFACES.includes('ws') ? wsSession(port, key, clip) : undefined,
+        SURFACES.includes('ws') ? wsSession(port, key, clip, PACING) : undefined,
       ]);
       progress('non-speech clips', ++done, nonSpeech.length);
       return { file: entry.file, kind: entry.kind, seconds: clip.seconds, ...(restAnswer ? { rest: restAnswer } : {}), ...(wsAnswer ? { ws: wsAnswer } : {}) };
@@ -383,7 +205,7 @@ async function measure(run: RunName): Promise<RunResult> {
       const clip = readClip(entry.file);
       const [restAnswer, wsAnswer] = await Promise.all([
         SURFACES.includes('rest') ? rest(gateway.url, key, clip) : undefined,
-        SURFACES.includes('ws') ? wsSession(port, key, clip) : undefined,
+        SURFACES.includes('ws') ? wsSession(port, key, clip, PACING) : undefined,
       ]);
       progress('speech files', ++done, speech.length);
       return {
@@ -616,7 +438,7 @@ const file = writeBenchResults('robustness', {
   },
   runs: Object.fromEntries(runs.map((r) => [r, { env: RUN_ENV[r], seconds: results[r]!.seconds, phases: results[r]!.phases }])),
   gateKeysKnown: knownKeys,
-  wsCapacityRetries: capacityRetries,
+  wsCapacityRetries: capacity.retries,
   summary,
   rows: Object.fromEntries(
     runs.map((r) => [
@@ -634,5 +456,5 @@ const file = writeBenchResults('robustness', {
     ]),
   ),
 });
-if (capacityRetries > 0) console.log(`WebSocket sessions retried after a capacity refusal: ${capacityRetries}`);
+if (capacity.retries > 0) console.log(`WebSocket sessions retried after a capacity refusal: ${capacity.retries}`);
 console.log(`wrote ${file}`);

@@ -1,3 +1,4 @@
+// Over 500 lines as one suite: the contract every Store backend runs, area by area, on shared stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKeyRecord } from '../../src/platform/auth/principal.js';
 import { JOB_NOT_STARTED, type JobRecord } from '../../src/platform/db/job-records.js';

@@ -9,6 +9,13 @@ import { chunks, connect, connectReady, joinedText, paced, sleep, wsUrl } from '
 const suite = useTestGateway({ WS_PARTIAL_INTERVAL_MS: '200' }, { scopes: ['write'] });
 /** A session with the default query, once ready. */
 const readySession = () => connectReady(wsUrl(suite.gw.url), bearer(suite.key));
+/** A ready session sent the first 2 s (64,000 bytes) of the speech fixture; the fixture with it. */
+async function sessionAfterTwoSeconds() {
+  const pcm = speech16k();
+  const client = await readySession();
+  client.send(pcm.subarray(0, 64_000));
+  return { pcm, client };
+}
 
 describe('commands', () => {
   it('PING is answered with pong; unknown commands get an error and the session goes on', async () => {
@@ -30,9 +37,7 @@ describe('commands', () => {
   });
 
   it('TRANSCRIBE transcribes the buffer and keeps the connection; the next one starts where it ended', async () => {
-    const pcm = speech16k();
-    const client = await readySession();
-    client.send(pcm.subarray(0, 64_000));
+    const { pcm, client } = await sessionAfterTwoSeconds();
     client.send('TRANSCRIBE');
     const first = await client.waitFor('transcription');
     expect(first).toMatchObject({ is_final: false, start_ms: 0, end_ms: 2000, turn_id: null });
@@ -52,9 +57,7 @@ describe('commands', () => {
   });
 
   it('CLEAR discards the buffer without transcribing; stream time continues', async () => {
-    const pcm = speech16k();
-    const client = await readySession();
-    client.send(pcm.subarray(0, 64_000));
+    const { pcm, client } = await sessionAfterTwoSeconds();
     client.send('CLEAR');
     client.send(pcm.subarray(64_000, 96_000));
     client.send('TRANSCRIBE');

@@ -2,7 +2,7 @@
 """The held-out ALFFA speaker groups (splits/alffa-spk-{val,test}.txt) as a G.711 call delivers
 them, for held-out-decoding.ts --audio-dir (the telephone target of issue 33: within 2 CER points of
 wideband on the same utterances): each recording through the channel of the robustness benchmark's
-telephone condition (bench/telephone-channel.ts, computed here by prepare_data.telephone_band and
+telephone condition (bench/telephone-channel.ts, computed here by speech_augment.telephone_band and
 g711_round_trip, checked against it: G.711 codes bit for bit, the band to float rounding): 3.7 kHz
 windowed-sinc low-pass and every second sample (8 kHz), 4th-order Butterworth high-pass at 300 Hz,
 mu-law or A-law round trip; written as 8 kHz 16-bit WAV <out>/<id>.wav, levels as recorded.
@@ -18,7 +18,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from prepare_data import SPLITS, decode_flac, g711_round_trip, telephone_band  # noqa: E402
+from prepare_data import SPLITS, decode_flac  # noqa: E402
+from speech_augment import g711_round_trip, telephone_band  # noqa: E402
 
 
 def main():

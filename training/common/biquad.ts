@@ -1,6 +1,6 @@
 // A second-order section with the RBJ audio-EQ cookbook's low- and high-pass coefficients, run in
 // place: the one filter the synthetic channels use (bench/telephone-channel.ts, the telephone band
-// of training/common/realistic-conversations.ts).
+// of training/common/simulated-channel.ts).
 
 /** Filters `samples` (at `rate` Hz) in place through an RBJ biquad low- or high-pass at `frequency` Hz with quality `q`. */
 export function rbjBiquad(samples: Float32Array, kind: 'low' | 'high', frequency: number, q: number, rate: number): void {

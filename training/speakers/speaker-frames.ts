@@ -16,7 +16,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { groupClips, loadGroupClips } from '../common/diarization-conversations.js';
-import { extraSpeakerClips, extraSpeakerSplit, type HeldOutSide, throughRandomChannel } from '../common/realistic-conversations.js';
+import { extraSpeakerClips, extraSpeakerSplit, type HeldOutSide } from '../common/realistic-conversations.js';
+import { throughRandomChannel } from '../common/simulated-channel.js';
 import { energySpeechMask, MFCC_COEFFICIENTS, speakerFrames } from '../../src/engines/training.js';
 
 /** The shipped speaker models were trained on frames every 10 ms (the gateway serves them on SPEAKER_FRAME_MS frames). */

@@ -1,3 +1,4 @@
+// Over 500 lines as one state machine: the incremental EBML parser, its element tables and blocks.
 #include "dsp/webm-demuxer.h"
 
 #include <algorithm>

@@ -17,7 +17,7 @@ export class AccountRepository implements AccountStore {
   }
 
   async get(id: string): Promise<Account | null> {
-    return ACCOUNTS.fromRowOrNull(await this.sql.one('SELECT * FROM accounts WHERE id = ?', [id]));
+    return ACCOUNTS.byId(this.sql, id);
   }
 
   async findByName(name: string): Promise<Account | null> {

@@ -13,7 +13,7 @@ import {
 } from '../job-records.js';
 import type { Row, SqlDatabase } from '../sql/executor.js';
 import { countWhere, keysetPage } from './keyset.js';
-import { RecordTable } from './record-table.js';
+import { inListCondition, RecordTable, type SqlCondition } from './record-table.js';
 
 /** The jobs table, shared by every backend. */
 const JOBS = new RecordTable<JobRecord>('jobs', {
@@ -61,8 +61,8 @@ function fromRow(row: Row): JobRecord {
   return { ...job, options: job.options ?? {} };
 }
 
-/** The SET list of a patch, its parameters appended to `values`; `updated_at` is always written. */
-const setClause = (patch: JobPatch, values: unknown[]): string => JOBS.setClause({ ...patch, updatedAt: new Date().toISOString() }, values);
+/** A patch with `updated_at` now: every write of a job stamps it. */
+const stamped = (patch: JobPatch): Partial<JobRecord> => ({ ...patch, updatedAt: new Date().toISOString() });
 
 /** INSERTs job rows through `sql` (a transaction of another repository included), in chunks. */
 export async function insertJobRows(sql: Pick<SqlDatabase, 'run'>, jobs: readonly JobRecord[]): Promise<void> {
@@ -85,23 +85,11 @@ export class JobRepository implements JobStore {
   }
 
   async update(id: string, patch: JobPatch, fromStatuses?: readonly JobStatus[], condition: UpdateCondition = {}): Promise<JobRecord | null> {
-    const values: unknown[] = [];
-    const sets = setClause(patch, values);
-    let where = 'id = ?';
-    values.push(id);
-    if (fromStatuses !== undefined) {
-      where += ` AND ${this.db.dialect.inList('status')}`;
-      values.push(this.db.dialect.list(fromStatuses));
-    }
-    if (condition.leaseOwner !== undefined) {
-      where += ' AND lease_owner = ?';
-      values.push(condition.leaseOwner);
-    }
-    if (condition.leaseExpiredAt !== undefined) {
-      where += ' AND (lease_until IS NULL OR lease_until <= ?)';
-      values.push(condition.leaseExpiredAt);
-    }
-    const row = await this.db.one(`UPDATE jobs SET ${sets} WHERE ${where} RETURNING *`, values);
+    const conditions: SqlCondition[] = [];
+    if (fromStatuses !== undefined) conditions.push(inListCondition(this.db.dialect, 'status', fromStatuses));
+    if (condition.leaseOwner !== undefined) conditions.push({ sql: 'lease_owner = ?', values: [condition.leaseOwner] });
+    if (condition.leaseExpiredAt !== undefined) conditions.push({ sql: '(lease_until IS NULL OR lease_until <= ?)', values: [condition.leaseExpiredAt] });
+    const row = await JOBS.updateRow(this.db, id, stamped(patch), conditions);
     return row ? fromRow(row) : null;
   }
 
@@ -121,7 +109,7 @@ export class JobRepository implements JobStore {
       ]))!.n;
       if (running >= request.maxRunningForKey) return { outcome: 'busy' };
       const values: unknown[] = [];
-      const sets = setClause({ ...request.patch, status: 'processing', leaseOwner: request.owner, leaseUntil: request.leaseUntil }, values);
+      const sets = JOBS.setClause(stamped({ ...request.patch, status: 'processing', leaseOwner: request.owner, leaseUntil: request.leaseUntil }), values);
       const row = await tx.one(`UPDATE jobs SET ${sets}, attempts = attempts + 1 WHERE id = ? AND status = 'queued' RETURNING *`, [...values, id]);
       return row ? { outcome: 'claimed', job: fromRow(row) } : { outcome: 'not_queued' };
     });

@@ -49,7 +49,7 @@ export class KeyRepository implements ApiKeyStore {
   }
 
   async get(id: string): Promise<ApiKeyRecord | null> {
-    return KEYS.fromRowOrNull(await this.sql.one('SELECT * FROM api_keys WHERE id = ?', [id]));
+    return KEYS.byId(this.sql, id);
   }
 
   async list(filter: { accountId?: string; includeRevoked?: boolean }): Promise<ApiKeyRecord[]> {

@@ -1,6 +1,7 @@
-import type { MediaListFilter, MediaPage, MediaPatch, MediaRecord, MediaStatus, MediaStore } from '../media-records.js';
+import type { MediaListFilter, MediaPage, MediaRecord, MediaStore } from '../media-records.js';
 import type { SqlDatabase } from '../sql/executor.js';
 import { countWhere, keysetPage } from './keyset.js';
+import { KeyedRepository } from './keyed-repository.js';
 import { RecordTable } from './record-table.js';
 
 /** The media_assets table. */
@@ -23,27 +24,9 @@ const MEDIA = new RecordTable<MediaRecord>('media_assets', {
   updatedAt: 'time',
 });
 
-export class MediaRepository implements MediaStore {
-  constructor(private readonly db: SqlDatabase) {}
-
-  async insert(record: MediaRecord): Promise<void> {
-    await MEDIA.insert(this.db, [record]);
-  }
-
-  async get(id: string): Promise<MediaRecord | null> {
-    return MEDIA.fromRowOrNull(await this.db.one('SELECT * FROM media_assets WHERE id = ?', [id]));
-  }
-
-  async update(id: string, patch: MediaPatch, fromStatuses?: readonly MediaStatus[]): Promise<MediaRecord | null> {
-    const values: unknown[] = [];
-    const sets = MEDIA.setClause({ ...patch, updatedAt: new Date().toISOString() }, values);
-    let where = 'id = ?';
-    values.push(id);
-    if (fromStatuses !== undefined) {
-      where += ` AND ${this.db.dialect.inList('status')}`;
-      values.push(this.db.dialect.list(fromStatuses));
-    }
-    return MEDIA.fromRowOrNull(await this.db.one(`UPDATE media_assets SET ${sets} WHERE ${where} RETURNING *`, values));
+export class MediaRepository extends KeyedRepository<MediaRecord> implements MediaStore {
+  constructor(db: SqlDatabase) {
+    super(db, MEDIA);
   }
 
   async list(filter: MediaListFilter): Promise<MediaPage> {
@@ -56,14 +39,6 @@ export class MediaRepository implements MediaStore {
     const total = await countWhere(this.db, 'media_assets', clauses, values);
     const page = await keysetPage(this.db, { table: 'media_assets', where: clauses, values, cursor: filter.cursor, limit: filter.limit });
     return { items: page.rows.map(MEDIA.fromRow), total, nextCursor: page.nextCursor };
-  }
-
-  async delete(id: string, fromStatuses?: readonly MediaStatus[]): Promise<boolean> {
-    const changed =
-      fromStatuses === undefined
-        ? await this.db.run('DELETE FROM media_assets WHERE id = ?', [id])
-        : await this.db.run(`DELETE FROM media_assets WHERE id = ? AND ${this.db.dialect.inList('status')}`, [id, this.db.dialect.list(fromStatuses)]);
-    return changed > 0;
   }
 
   /** Oldest first; records created in the same instant in id order. */

@@ -1,4 +1,4 @@
-import type { Row, SqlExecutor } from '../sql/executor.js';
+import type { Row, SqlDialect, SqlExecutor } from '../sql/executor.js';
 
 /**
  * The kind of a column: `json` holds a document (as text on both backends), `bool` a flag (bound
@@ -6,6 +6,24 @@ import type { Row, SqlExecutor } from '../sql/executor.js';
  * PostgreSQL), `plain` a value stored as it is.
  */
 export type ColumnKind = 'plain' | 'json' | 'bool' | 'time';
+
+/** A condition of a conditional write and the parameters it binds, in order. */
+export interface SqlCondition {
+  readonly sql: string;
+  readonly values: readonly unknown[];
+}
+
+/** `column` is one of `values` (one parameter, whatever their number). */
+export const inListCondition = (dialect: SqlDialect, column: string, values: readonly unknown[]): SqlCondition => ({
+  sql: dialect.inList(column),
+  values: [dialect.list(values)],
+});
+
+/** `id = ?` and every condition after it. */
+const whereId = (id: string, conditions: readonly SqlCondition[]): SqlCondition => ({
+  sql: ['id = ?', ...conditions.map((c) => c.sql)].join(' AND '),
+  values: [id, ...conditions.flatMap((c) => c.values)],
+});
 
 interface Column {
   readonly field: string;
@@ -52,6 +70,25 @@ export class RecordTable<T extends object> {
 
   /** The record of the row a `one` found, or null when it found none. */
   readonly fromRowOrNull = (row: Row | undefined): T | null => (row === undefined ? null : this.fromRow(row));
+
+  /** The record whose `id` column is `id`, or null. */
+  async byId(sql: Pick<SqlExecutor, 'one'>, id: string): Promise<T | null> {
+    return this.fromRowOrNull(await sql.one(`SELECT * FROM ${this.name} WHERE id = ?`, [id]));
+  }
+
+  /** UPDATEs the row whose `id` column is `id` with `patch` (as `setClause`) where every condition holds; the updated row, or undefined when none matched. */
+  updateRow(sql: Pick<SqlExecutor, 'one'>, id: string, patch: Partial<T>, conditions: readonly SqlCondition[] = []): Promise<Row | undefined> {
+    const values: unknown[] = [];
+    const sets = this.setClause(patch, values);
+    const where = whereId(id, conditions);
+    return sql.one(`UPDATE ${this.name} SET ${sets} WHERE ${where.sql} RETURNING *`, [...values, ...where.values]);
+  }
+
+  /** DELETEs the row whose `id` column is `id` where every condition holds; whether there was one. */
+  async deleteRow(sql: Pick<SqlExecutor, 'run'>, id: string, conditions: readonly SqlCondition[] = []): Promise<boolean> {
+    const where = whereId(id, conditions);
+    return (await sql.run(`DELETE FROM ${this.name} WHERE ${where.sql}`, where.values)) > 0;
+  }
 
   /** INSERTs `records` in one statement, `suffix` after it (e.g. ` ON CONFLICT DO NOTHING`); returns the rows inserted. */
   insert(sql: Pick<SqlExecutor, 'run'>, records: readonly T[], suffix = ''): Promise<number> {

@@ -1,14 +1,6 @@
 import type { SqlDatabase, SqlExecutor } from '../sql/executor.js';
-import type {
-  DeliveryAttempt,
-  DeliveryPage,
-  DeliveryRecord,
-  DeliveryStatus,
-  WebhookPatch,
-  WebhookRecord,
-  WebhookStatus,
-  WebhookStore,
-} from '../webhook-records.js';
+import type { DeliveryAttempt, DeliveryPage, DeliveryRecord, DeliveryStatus, WebhookRecord, WebhookStatus, WebhookStore } from '../webhook-records.js';
+import { KeyedRepository } from './keyed-repository.js';
 import { countWhere, keysetPage } from './keyset.js';
 import { RecordTable } from './record-table.js';
 
@@ -57,25 +49,9 @@ const byDue = (a: DeliveryRecord, b: DeliveryRecord): number =>
 /** Idempotent: an event already recorded for a webhook (same event id, not a redelivery) is skipped. */
 const insertDelivery = (sql: SqlExecutor, delivery: DeliveryRecord): Promise<number> => DELIVERIES.insert(sql, [delivery], ' ON CONFLICT DO NOTHING');
 
-export class WebhookRepository implements WebhookStore {
-  constructor(private readonly db: SqlDatabase) {}
-
-  async insert(webhook: WebhookRecord): Promise<void> {
-    await WEBHOOKS.insert(this.db, [webhook]);
-  }
-
-  async get(id: string): Promise<WebhookRecord | null> {
-    return WEBHOOKS.fromRowOrNull(await this.db.one('SELECT * FROM webhooks WHERE id = ?', [id]));
-  }
-
-  async update(id: string, patch: WebhookPatch): Promise<WebhookRecord | null> {
-    const values: unknown[] = [];
-    const sets = WEBHOOKS.setClause({ ...patch, updatedAt: new Date().toISOString() }, values);
-    return WEBHOOKS.fromRowOrNull(await this.db.one(`UPDATE webhooks SET ${sets} WHERE id = ? RETURNING *`, [...values, id]));
-  }
-
-  async delete(id: string): Promise<boolean> {
-    return (await this.db.run('DELETE FROM webhooks WHERE id = ?', [id])) > 0;
+export class WebhookRepository extends KeyedRepository<WebhookRecord> implements WebhookStore {
+  constructor(db: SqlDatabase) {
+    super(db, WEBHOOKS);
   }
 
   async list(filter: { accountId: string; status?: WebhookStatus; limit: number; offset: number }): Promise<{ items: WebhookRecord[]; total: number }> {
@@ -140,7 +116,7 @@ export class WebhookRepository implements WebhookStore {
   }
 
   async getDelivery(id: string): Promise<DeliveryRecord | null> {
-    return DELIVERIES.fromRowOrNull(await this.db.one('SELECT * FROM webhook_deliveries WHERE id = ?', [id]));
+    return DELIVERIES.byId(this.db, id);
   }
 
   async listDeliveries(filter: { webhookId: string; status?: DeliveryStatus; cursor?: string; limit: number }): Promise<DeliveryPage> {
