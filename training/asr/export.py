@@ -7,6 +7,9 @@ ONNX contract: input `features` float32 [batch, time, 80] log-mel (the gateway c
 from the manifest's `input` block, the same definition as common.LogMel) and `lengths` int64
 [batch] (valid frames); outputs `logits` float32 [batch, frames, vocab] and `out_lengths` int64
 [batch]; batch and time axes dynamic; rows are padding-invariant (the model masks every layer).
+A checkpoint's config carries the blocks' right context where it is bounded (train.py
+--right-context; model.py): the graph then cuts each depthwise Conv's output (a Slice), and
+onnx_weights.py reads the right context back from the Conv pads.
 
 Usage: /usr/bin/python3 training/asr/export.py --run small-am-v1 --out models/small-am-v1 \
          --description "..."
@@ -82,7 +85,8 @@ def main():
     with open(os.path.join(WORK, "runs", a.run, "export.json"), "w") as f:
         json.dump(info, f, indent=2)
     size = os.path.getsize(os.path.join(a.out, "model.onnx"))
-    print(json.dumps({"out": a.out, "onnx_bytes": size, **{k: info[k] for k in ("step", "train_minutes", "params", "vocab_size")}}))
+    print(json.dumps({"out": a.out, "onnx_bytes": size, "right_context": cfg.get("right_context"),
+                      **{k: info[k] for k in ("step", "train_minutes", "params", "vocab_size")}}))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,11 @@ into the folded BatchNorms, so in eval mode it computes what the ONNX graph comp
 then continues from that function (the folded BatchNorm layers learn from identity, which is
 what the running statistics of a fresh layer start near).
 
+A block's right context (model.py) is read from its depthwise Conv's pads: kernel - 1 - pad, None
+where that is the symmetric kernel // 2. load_ctcnet(..., right_context=r) rebuilds the model with
+another right context, its depthwise taps moved by model.realign_taps (same frame offsets kept,
+the rest zero; every other weight as shipped).
+
 Usage as a library: model, tokens, info = load_ctcnet("models/small-am-v2")
 """
 import json
@@ -20,7 +25,7 @@ import struct
 import numpy as np
 import torch
 
-from model import CtcNet
+from model import CtcNet, realign_taps
 
 # TensorProto.DataType -> numpy
 DTYPES = {1: np.float32, 6: np.int32, 7: np.int64, 10: np.float16, 11: np.float64}
@@ -98,8 +103,19 @@ def _varints(buf):
     return out
 
 
+def _ints_attribute(buf):
+    """(name, ints) of an AttributeProto (name: field 1, ints: field 8)."""
+    name, ints = "", []
+    for f, wt, v in _fields(buf):
+        if f == 1:
+            name = bytes(v).decode()
+        elif f == 8:
+            ints += [v] if wt == 0 else _varints(v)
+    return name, ints
+
+
 def _node(buf):
-    ins, outs, op = [], [], ""
+    ins, outs, op, attrs = [], [], "", {}
     for f, _, v in _fields(buf):
         if f == 1:
             ins.append(bytes(v).decode())
@@ -107,7 +123,10 @@ def _node(buf):
             outs.append(bytes(v).decode())
         elif f == 4:
             op = bytes(v).decode()
-    return {"op": op, "inputs": ins, "outputs": outs}
+        elif f == 5:
+            name, ints = _ints_attribute(v)
+            attrs[name] = ints
+    return {"op": op, "inputs": ins, "outputs": outs, "ints": attrs}
 
 
 def read_onnx(path):
@@ -147,13 +166,19 @@ def onnx_state(path, vocab_size):
         state[f"bn{k}.running_mean"] = torch.zeros(dim)
         state[f"bn{k}.running_var"] = torch.ones(dim) - 1e-5  # (x - 0) / sqrt(var + eps) = x
         state[f"bn{k}.num_batches_tracked"] = torch.tensor(0)
-    # blocks: depthwise Conv (groups = dim) -> MatMul(pointwise weight, .) -> BatchNormalization
+    # blocks: depthwise Conv (groups = dim) [-> Slice] -> MatMul(pointwise weight, .) -> BatchNormalization
     dws = [n for n in nodes if n["op"] == "Conv" and n["inputs"][1] in inits and inits[n["inputs"][1]].shape[1] == 1]
     kernel = inits[dws[0]["inputs"][1]].shape[2]
+    rights = {kernel - 1 - dw["ints"].get("pads", [kernel // 2])[0] for dw in dws}
+    if len(rights) != 1:
+        raise ValueError(f"{path}: blocks differ in right context {sorted(rights)}")
+    right = rights.pop()
     for b, dw in enumerate(dws):
         p = f"blocks.{b}."
         state[p + "dw.weight"] = t(dw["inputs"][1])
         mm = consumers[dw["outputs"][0]][0]
+        if mm["op"] == "Slice":  # a bounded right context cuts the padded output to the input's length
+            mm = consumers[mm["outputs"][0]][0]
         assert mm["op"] == "MatMul", mm
         pw = mm["inputs"][0]
         w = inits[pw] if pw in inits else None
@@ -175,18 +200,34 @@ def onnx_state(path, vocab_size):
     state["out.bias"] = torch.from_numpy(out_b[0].astype(np.float32).reshape(vocab_size))
     n_mels = state["sub1.weight"].shape[1]
     config = dict(vocab_size=vocab_size, n_mels=n_mels, dim=dim, blocks=len(dws), kernel=kernel, dropout=0.0)
+    if right != kernel // 2:
+        config["right_context"] = right
     return state, config
 
 
-def load_ctcnet(model_dir, dropout=0.0):
-    """(CtcNet in eval mode, tokens, info) rebuilt from model_dir/{manifest.json, vocab.txt, model.onnx}."""
+KEEP = "model"  # load_ctcnet's default right_context: the shipped model's own
+
+
+def load_ctcnet(model_dir, dropout=0.0, right_context=KEEP):
+    """(CtcNet in eval mode, tokens, info) rebuilt from model_dir/{manifest.json, vocab.txt, model.onnx};
+    with right_context (None = symmetric, or an int) other than the model's, the depthwise taps are
+    realigned to it (realign_taps) and info notes the change."""
     manifest = json.load(open(os.path.join(model_dir, "manifest.json"), encoding="utf-8"))
     tokens = open(os.path.join(model_dir, manifest.get("vocabulary", "vocab.txt")), encoding="utf-8").read().split("\n")
     tokens = [x for x in tokens if x != ""]
     state, config = onnx_state(os.path.join(model_dir, manifest.get("onnx", "model.onnx")), len(tokens))
     config["dropout"] = dropout
+    shipped_right = config.get("right_context")
+    extra = {}
+    if right_context != KEEP and right_context != shipped_right:
+        for key in [k for k in state if k.endswith(".dw.weight")]:
+            state[key] = realign_taps(state[key], shipped_right, right_context)
+        config.pop("right_context", None)
+        if right_context is not None:
+            config["right_context"] = right_context
+        extra["realigned_right_context"] = {"from": shipped_right, "to": right_context}
     model = CtcNet(**config)
     model.load_state_dict(state)
     model.eval()
     return model, tokens, {"model": os.path.normpath(model_dir), "name": manifest.get("name"), "language": manifest.get("language"),
-                           "config": config}
+                           "config": config, **extra}

@@ -6,22 +6,13 @@
      rounding of two different kernels: max abs difference < 1e-3, same argmax on > 99.9% of frames).
 Inputs: random log-mel-like rows of different lengths in one padded batch.
 Run: /usr/bin/python3 training/asr/test_onnx_init.py [models/small-am-v2]"""
-import json
 import os
-import subprocess
-import sys
 import tempfile
 
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))  # common.py
-from onnx_weights import load_ctcnet, read_onnx  # noqa: E402
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MODEL = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "models", "small-am-v2")
+from check_setup import MODEL, run_node  # first: one OpenBLAS thread, the import path
+import numpy as np
+import torch
+from onnx_weights import load_ctcnet, read_onnx
 
 # onnxruntime-node (the gateway's runtime): run one ONNX file on features.bin / lengths.bin
 ORT = r"""
@@ -43,10 +34,7 @@ const [onnx, dir, B, T, F] = process.argv.slice(1); const b = +B, t = +T, f = +F
 def ort_logits(onnx_path, x, lengths, tmp):
     x.numpy().astype(np.float32).tofile(os.path.join(tmp, "features.bin"))
     lengths.numpy().astype(np.int64).tofile(os.path.join(tmp, "lengths.bin"))
-    run = subprocess.run(["node", "-e", ORT, onnx_path, tmp, *map(str, x.shape)], cwd=ROOT, capture_output=True, text=True)
-    if run.returncode != 0:
-        raise SystemExit(f"onnxruntime-node failed: {run.stderr[-2000:]}")
-    dims = json.loads(run.stdout.strip().splitlines()[-1])
+    dims = run_node(ORT, onnx_path, tmp, *x.shape)
     logits = np.fromfile(os.path.join(tmp, "logits.bin"), dtype=np.float32).reshape(dims)
     out_len = np.fromfile(os.path.join(tmp, "out_lengths.bin"), dtype=np.int64)
     return logits, out_len

@@ -13,7 +13,8 @@ surplus synthetic utterances of a batch sit that epoch out (the next epoch draws
 short synthetic clips that lead that epoch are what gets a CTC model off the blank plateau
 quickly on a CPU (without them small-am-v2's first try sat on it for 1,000 steps).
 --init-onnx MODEL_DIR resumes from committed weights: the CtcNet is rebuilt from a shipped model
-folder's model.onnx (onnx_weights.py; its vocabulary and shape win over --dim/--blocks/--kernel),
+folder's model.onnx (onnx_weights.py; its vocabulary and shape win over --dim/--blocks/--kernel;
+--right-context R moves its depthwise taps to R frames of look-ahead, model.realign_taps),
 so fine-tuning needs no git-ignored checkpoint. Export folded the first two BatchNorms into their
 convolutions; those two stay frozen as identities (eval mode) during training, so step 0 computes
 exactly the shipped function; the block BatchNorms keep their shipped statistics and train as usual.
@@ -186,6 +187,9 @@ def main():
     ap.add_argument("--dim", type=int, default=256)
     ap.add_argument("--blocks", type=int, default=8)
     ap.add_argument("--kernel", type=int, default=11)
+    ap.add_argument("--right-context", type=int, default=None,
+                    help="frames each block's depthwise conv looks ahead (model.py); default symmetric. "
+                         "With --init-onnx the shipped taps are realigned to it (model.realign_taps)")
     ap.add_argument("--dropout", type=float, default=0.0)
     ap.add_argument("--lr", type=float, default=3e-3)
     ap.add_argument("--warmup", type=int, default=300)
@@ -238,7 +242,9 @@ def main():
     onnx_init = None
     if a.init_onnx:
         from onnx_weights import load_ctcnet
-        onnx_model, onnx_tokens, onnx_init = load_ctcnet(a.init_onnx, dropout=a.dropout)
+        from onnx_weights import KEEP
+        onnx_model, onnx_tokens, onnx_init = load_ctcnet(
+            a.init_onnx, dropout=a.dropout, right_context=KEEP if a.right_context is None else a.right_context)
         unknown = sorted(set(chars) - set(onnx_tokens))
         if unknown:  # encode() drops them; say so
             note(event="warning", unknown_units=len(unknown), examples="".join(unknown[:20]))
@@ -270,7 +276,7 @@ def main():
         model = onnx_model
         note(event="init_onnx", **onnx_init)
     else:
-        model = CtcNet(len(tokens), dim=a.dim, blocks=a.blocks, kernel=a.kernel, dropout=a.dropout)
+        model = CtcNet(len(tokens), dim=a.dim, blocks=a.blocks, kernel=a.kernel, dropout=a.dropout, right_context=a.right_context)
     frozen = [model.bn1, model.bn2] if onnx_init else []  # folded into sub1/sub2 by export: identities
 
     def train_mode():
@@ -299,6 +305,18 @@ def main():
         torch.save({"state": model.state_dict(), "config": model.config, "tokens": tokens, "lang": a.lang,
                     "strip_punct": a.strip_punct, "units": a.units, "step": step, "epoch": epoch, "train_minutes": (time.time() - t_train) / 60,
                     "args": vars(a), "hours": float(hours), "params": params, "init_onnx": onnx_init}, os.path.join(run_dir, f"{tag}.pt"))
+
+    def validate(event, limit):
+        """Scores every held-out set on its first limit(name, set) utterances, logs it as `event`, and
+        saves best.pt when the --select set's CER is the lowest yet."""
+        for v, d in valid.items():
+            c, hyps = evaluate(model, d, tokens, a.lang, limit=limit(v, d), units=a.units, train_mode=train_mode)
+            note(event=event, set=v, step=step, **{"letters_per_min" if d["nonspeech"] else "cer": round(c, 4)},
+                 example=hyps[0][:80], ref=d["texts"][0][:80])
+            if v == a.select and c < best["cer"]:
+                best.update(cer=c, step=step)
+                save("best")
+                note(event="best", set=v, step=step, cer=round(c, 4))
 
     t_train = time.time()
     if a.init or a.init_onnx:  # the starting point on the held-out sets (logged; not a best.pt candidate)
@@ -353,25 +371,10 @@ def main():
             if time.time() - last_ckpt >= a.checkpoint_minutes * 60:
                 last_ckpt = time.time()
                 save("checkpoint")
-                for v, d in valid.items():
-                    c, hyps = evaluate(model, d, tokens, a.lang, limit=1000 if v == a.select or d["nonspeech"] else 40, units=a.units,
-                                       train_mode=train_mode)
-                    note(event="valid", set=v, step=step, **{"letters_per_min" if d["nonspeech"] else "cer": round(c, 4)},
-                         example=hyps[0][:80], ref=d["texts"][0][:80])
-                    if v == a.select and c < best["cer"]:
-                        best = {"cer": c, "step": step}
-                        save("best")
-                        note(event="best", set=v, step=step, cer=round(c, 4))
+                validate("valid", lambda v, d: 1000 if v == a.select or d["nonspeech"] else 40)
         epoch += 1
     save("checkpoint")
-    for v, d in valid.items():
-        c, hyps = evaluate(model, d, tokens, a.lang, limit=1000, units=a.units, train_mode=train_mode)
-        note(event="final", set=v, step=step, **{"letters_per_min" if d["nonspeech"] else "cer": round(c, 4)},
-             example=hyps[0][:80], ref=d["texts"][0][:80])
-        if v == a.select and c < best["cer"]:
-            best = {"cer": c, "step": step}
-            save("best")
-            note(event="best", set=v, step=step, cer=round(c, 4))
+    validate("final", lambda v, d: 1000)
     for tag, m in (("mix", mix), ("mix_bootstrap", boot)):
         note(event=tag, steps=a.bootstrap_steps if tag == "mix_bootstrap" else step - a.bootstrap_steps,
              synthetic_utterance_share=round(m["synth_utts"] / max(m["utts"], 1), 3),

@@ -4,7 +4,8 @@ import { salamBigramWordLm } from '../../../../test/helpers/word-lm-file.js';
 import { buildCharNgramLm } from './lm/char-ngram-builder.js';
 import { CharNgramLm } from './lm/char-ngram-lm.js';
 import { WordNgramLm } from './lm/word-ngram-lm.js';
-import { alignTokens, CtcBeamDecoder } from './ctc-beam-decoder.js';
+import { alignTokens } from './ctc-alignment.js';
+import { CtcBeamDecoder } from './ctc-beam-decoder.js';
 import { CtcGreedyDecoder } from './ctc-greedy-decoder.js';
 import type { CtcScores } from './ctc-types.js';
 

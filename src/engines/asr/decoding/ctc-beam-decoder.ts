@@ -26,20 +26,21 @@
  * below the best are dropped before the top `beamWidth` are kept.
  *
  * Timing and confidence: the best label sequence is force-aligned to the frames (Viterbi over the
- * CTC topology), which gives every token its frames; a token's probability is its mean posterior
- * over them, as in the greedy decoder, so words keep start/end frames and a confidence.
+ * CTC topology, ctc-alignment.ts), which gives every token its frames; a token's probability is its
+ * mean posterior over them, as in the greedy decoder, so words keep start/end frames and a confidence.
  *
  * Cost: `decode` runs on the calling thread, about 1 ms per 3 s of speech at beam 8 + LM; the
  * gateway calls it in the inference workers (src/engines/asr/inference/inference-worker.ts), never on the
- * event loop.
+ * event loop. The same search runs frame by frame for live turns: CtcBeamStream (ctc-beam-stream.ts).
  */
 import type { CharNgramLm } from './lm/char-ngram-lm.js';
 import { BOS, EOS, UNK } from './lm/char-ngram-lm.js';
 import type { WordNgramLm } from './lm/word-ngram-lm.js';
 import { WORD_BOS, WORD_EOS, WORD_UNK } from './lm/word-ngram-lm.js';
+import { alignTokens } from './ctc-alignment.js';
 import { buildHypothesis } from './ctc-greedy-decoder.js';
 import type { BiasState, KeytermBias } from './keyterm-bias.js';
-import type { CtcDecoder, CtcHypothesis, CtcScores, CtcToken, CtcVocabulary } from './ctc-types.js';
+import type { CtcDecoder, CtcHypothesis, CtcScores, CtcVocabulary } from './ctc-types.js';
 
 export interface BeamWordLm {
   readonly model: WordNgramLm;
@@ -153,6 +154,13 @@ const prefixKey = (h1: number, h2: number): number => h1 * 2097152 + (h2 >>> 11)
 const nextH1 = (h1: number, token: number): number => Math.imul(h1 ^ (token + 1), 0x01000193) >>> 0;
 const nextH2 = (h2: number, token: number): number => Math.imul(h2 ^ Math.imul(token + 1, 0x9e3779b1), 0x85ebca6b) >>> 0;
 
+/** The label sequence of `p`, first label first. */
+function labelsOf(p: Prefix): number[] {
+  const labels: number[] = [];
+  for (let q: Prefix | null = p; q && q.token >= 0; q = q.parent) labels.push(q.token);
+  return labels.reverse();
+}
+
 /** LM symbols per vocabulary token; null entries are LM-transparent. */
 function mapTokens(vocabulary: CtcVocabulary, lm: CharNgramLm): (number[] | null)[] {
   const space = lm.symbol(' ');
@@ -201,7 +209,7 @@ export class CtcBeamDecoder implements CtcDecoder {
   readonly options: Required<Omit<BeamSearchOptions, 'lm' | 'keyterms'>> & { lm: BeamLm | null; keyterms: KeytermBias | null };
 
   constructor(
-    private readonly vocabulary: CtcVocabulary,
+    readonly vocabulary: CtcVocabulary,
     options: BeamSearchOptions,
   ) {
     if (!Number.isInteger(options.beamWidth) || options.beamWidth < 1) throw new RangeError('beamWidth must be an integer >= 1');
@@ -222,37 +230,57 @@ export class CtcBeamDecoder implements CtcDecoder {
     if (scores.vocabSize !== this.vocabulary.tokens.length) {
       throw new Error(`scores have ${scores.vocabSize} classes, vocabulary has ${this.vocabulary.tokens.length}`);
     }
-    const search = new BeamSearch(scores, this.vocabulary, this.options, this.tokenSymbols, this.space, this.wordTokens);
-    search.run();
-    return buildHypothesis(alignTokens(search.bestLabels(), search.logProbs, scores.frames, scores.vocabSize, this.vocabulary.blankId), this.vocabulary);
+    const search = this.search(scores.frames);
+    search.advance(scores.data, scores.frames);
+    return search.hypothesis();
+  }
+
+  /** A fresh search with this decoder's options, room for `frames` frames (it grows); CtcBeamStream holds one. */
+  search(frames = 0): BeamSearch {
+    return new BeamSearch(this.vocabulary, this.options, this.tokenSymbols, this.space, this.wordTokens, frames);
   }
 }
 
-class BeamSearch {
-  private t = 0;
+/**
+ * The prefix beam search, frame by frame: `advance` searches more frames, `hypothesis` is the best
+ * prefix as if the utterance ended there (end-of-sentence LM term, keyterm take-back, alignment).
+ * `tentatively` runs a function (say, advance over a provisional tail, then hypothesis) and puts
+ * the search back as it was: between frames the state is the beam (at most beamWidth prefixes,
+ * whose pb/pnb are saved) and the frame count; ancestors and LM/word/keyterm states are immutable.
+ */
+export class BeamSearch {
+  /** Frames searched. */
+  private frames = 0;
+  /** Stamp of the frame being searched: grows every frame, tentative ones included, so never repeats. */
+  private stamp = 0;
   private beam: Prefix[];
   private readonly root: Prefix;
-  /** Log-softmax of every frame, filled by run(); the aligner reads it. */
-  readonly logProbs: Float32Array;
+  /** Log-softmax of every searched frame, row-major; room for more rows than `frames`. The aligner reads it. */
+  private logProbs: Float32Array;
+  private readonly vocabSize: number;
   private readonly touched: Prefix[] = [];
   private readonly candidates: number[] = [];
   /** This frame's prefixes by key: the beam, then every prefix reached. */
   private readonly index = new Map<number, Prefix>();
   private readonly lmOrder: number;
+  /** pb, pnb of the beam saved by `tentatively`. */
+  private readonly saved: Float64Array;
 
   constructor(
-    private readonly scores: CtcScores,
     private readonly vocabulary: CtcVocabulary,
     private readonly options: CtcBeamDecoder['options'],
     private readonly tokenSymbols: (number[] | null)[] | null,
     private readonly space: number,
     private readonly wordTokens: (string | null)[] | null,
+    capacityFrames: number,
   ) {
     this.lmOrder = options.lm?.model.order ?? 1;
     this.root = new Prefix(null, -1, 0, 0x811c9dc5, 0x12345678, [BOS], 0, wordTokens ? ROOT_WORDS : null, options.keyterms?.root ?? null);
     this.root.pb = 0;
     this.beam = [this.root];
-    this.logProbs = new Float32Array(scores.frames * scores.vocabSize);
+    this.vocabSize = vocabulary.tokens.length;
+    this.logProbs = new Float32Array(capacityFrames * this.vocabSize);
+    this.saved = new Float64Array(2 * options.beamWidth);
   }
 
   private child(parent: Prefix, token: number): Prefix {
@@ -309,23 +337,29 @@ class BeamSearch {
   }
 
   private touch(p: Prefix): void {
-    if (p.stamp !== this.t) {
-      p.stamp = this.t;
+    if (p.stamp !== this.stamp) {
+      p.stamp = this.stamp;
       p.nextPb = NEG;
       p.nextPnb = NEG;
       this.touched.push(p);
     }
   }
 
-  /** Searches every frame. */
-  run(): void {
-    const { vocabSize, data } = this.scores;
+  /** Searches `frames` more rows of raw scores (`data`, row-major, vocabSize wide: logits or log-probabilities). */
+  advance(data: Float32Array, frames: number): void {
+    const vocabSize = this.vocabSize;
     const blank = this.vocabulary.blankId;
     const { beamWidth, tokenMinLogProb, maxCandidates, beamPruneLogProb } = this.options;
     const beta = this.options.lm?.beta ?? 0;
-    for (; this.t < this.scores.frames; this.t++) {
-      const row = this.logProbs.subarray(this.t * vocabSize, (this.t + 1) * vocabSize);
-      logSoftmax(data, this.t * vocabSize, vocabSize, row);
+    const needed = (this.frames + frames) * vocabSize;
+    if (needed > this.logProbs.length) {
+      const grown = new Float32Array(Math.max(needed, 2 * this.logProbs.length));
+      grown.set(this.logProbs.subarray(0, this.frames * vocabSize));
+      this.logProbs = grown;
+    }
+    for (let f = 0; f < frames; f++, this.frames++, this.stamp++) {
+      const row = this.logProbs.subarray(this.frames * vocabSize, (this.frames + 1) * vocabSize);
+      logSoftmax(data, f * vocabSize, vocabSize, row);
       const cands = this.candidates;
       cands.length = 0;
       // Top maxCandidates tokens above tokenMinLogProb, best first (insertion into a short list).
@@ -370,8 +404,46 @@ class BeamSearch {
     }
   }
 
+  /** Runs `fn` and puts the search back as it was before it (beam, frame count), whatever `fn` searched. */
+  tentatively<T>(fn: () => T): T {
+    const beam = this.beam;
+    const frames = this.frames;
+    for (let i = 0; i < beam.length; i++) {
+      this.saved[2 * i] = beam[i]!.pb;
+      this.saved[2 * i + 1] = beam[i]!.pnb;
+    }
+    try {
+      return fn();
+    } finally {
+      // Only the beam's own prefixes can have been touched since: the rest are new or unreachable.
+      for (let i = 0; i < beam.length; i++) {
+        beam[i]!.pb = this.saved[2 * i]!;
+        beam[i]!.pnb = this.saved[2 * i + 1]!;
+      }
+      this.beam = beam;
+      this.frames = frames;
+    }
+  }
+
+  /** The best hypothesis as if the utterance ended after the frames searched: labels, then their alignment. */
+  hypothesis(): CtcHypothesis {
+    const tokens = alignTokens(this.bestLabels(), this.logProbs, this.frames, this.vocabSize, this.vocabulary.blankId);
+    return buildHypothesis(tokens, this.vocabulary);
+  }
+
+  /** The labels every prefix of the beam starts with (their common ancestor's). */
+  commonLabels(): number[] {
+    const cursor = [...this.beam];
+    let length = Math.min(...cursor.map((p) => p.length));
+    for (let i = 0; i < cursor.length; i++) while (cursor[i]!.length > length) cursor[i] = cursor[i]!.parent!;
+    // Equal hashes at equal length: equal label sequences (as the search's merging assumes).
+    const same = (): boolean => cursor.every((p) => p.h1 === cursor[0]!.h1 && p.h2 === cursor[0]!.h2);
+    for (; length > 0 && !same(); length--) for (let i = 0; i < cursor.length; i++) cursor[i] = cursor[i]!.parent!;
+    return labelsOf(cursor[0]!);
+  }
+
   /** The best prefix's labels (end-of-sentence LM score included). */
-  bestLabels(): number[] {
+  private bestLabels(): number[] {
     const lm = this.options.lm;
     let best: Prefix = this.root;
     let bestScore = NEG;
@@ -384,111 +456,6 @@ class BeamSearch {
         best = p;
       }
     }
-    const labels: number[] = [];
-    for (let p: Prefix | null = best; p && p.token >= 0; p = p.parent) labels.push(p.token);
-    return labels.reverse();
+    return labelsOf(best);
   }
-}
-
-/**
- * Viterbi alignment of a label sequence to CTC log posteriors (frames x vocab, row-major).
- * `result()` gives each label with the frames its non-blank state occupies and its mean
- * posterior there.
- */
-class CtcAligner {
-  private t = 0;
-  private prev: Float64Array;
-  private cur: Float64Array;
-  private readonly stateLabel: Int32Array;
-  private readonly canSkip: Uint8Array;
-  /** Back-pointers: 0 same state, 1 from s-1, 2 from s-2. */
-  private readonly from: Uint8Array;
-  private readonly states: number;
-
-  constructor(
-    private readonly labels: readonly number[],
-    private readonly logProbs: Float32Array,
-    private readonly frames: number,
-    private readonly vocabSize: number,
-    blank: number,
-  ) {
-    this.states = 2 * labels.length + 1;
-    this.stateLabel = new Int32Array(this.states);
-    this.canSkip = new Uint8Array(this.states);
-    for (let s = 0; s < this.states; s++) {
-      this.stateLabel[s] = s % 2 === 0 ? blank : labels[(s - 1) >> 1]!;
-      this.canSkip[s] = s >= 2 && s % 2 === 1 && labels[(s - 1) >> 1] !== labels[(s - 3) >> 1] ? 1 : 0;
-    }
-    this.prev = new Float64Array(this.states).fill(NEG);
-    this.cur = new Float64Array(this.states);
-    this.from = new Uint8Array(labels.length > 0 ? frames * this.states : 0);
-    if (labels.length === 0 || frames === 0) {
-      this.t = frames;
-      return;
-    }
-    this.prev[0] = logProbs[this.stateLabel[0]!]!;
-    this.prev[1] = logProbs[this.stateLabel[1]!]!;
-    this.t = 1;
-  }
-
-  private forward(): void {
-    const { states, stateLabel, canSkip, from, logProbs, vocabSize } = this;
-    for (; this.t < this.frames; this.t++) {
-      const prev = this.prev;
-      const cur = this.cur;
-      const row = this.t * vocabSize;
-      const back = this.t * states;
-      // States that cannot be reached yet (s > 2t+1) stay at -Infinity through prev.
-      const top = Math.min(states, 2 * this.t + 2);
-      for (let s = 0; s < top; s++) {
-        let best = prev[s]!;
-        let step = 0;
-        if (s >= 1 && prev[s - 1]! > best) {
-          best = prev[s - 1]!;
-          step = 1;
-        }
-        if (canSkip[s] === 1 && prev[s - 2]! > best) {
-          best = prev[s - 2]!;
-          step = 2;
-        }
-        cur[s] = best + logProbs[row + stateLabel[s]!]!;
-        from[back + s] = step;
-      }
-      for (let s = top; s < states; s++) cur[s] = NEG;
-      this.prev = cur;
-      this.cur = prev;
-    }
-  }
-
-  result(): CtcToken[] {
-    const { labels, frames, states, logProbs, vocabSize } = this;
-    if (labels.length === 0 || frames === 0) return [];
-    this.forward();
-    const last = this.prev;
-    let s = states >= 2 && last[states - 2]! > last[states - 1]! ? states - 2 : states - 1;
-    const stateOf = new Int32Array(frames);
-    for (let t = frames - 1; t >= 0; t--) {
-      stateOf[t] = s;
-      if (t > 0) s -= this.from[t * states + s]!;
-    }
-    const tokens: CtcToken[] = [];
-    let t = 0;
-    for (let i = 0; i < labels.length; i++) {
-      const state = 2 * i + 1;
-      while (t < frames && stateOf[t] !== state) t++;
-      const start = t;
-      let sum = 0;
-      for (; t < frames && stateOf[t] === state; t++) sum += Math.exp(logProbs[t * vocabSize + labels[i]!]!);
-      // An unreachable alignment (too few frames) still reports the label, at the last frame.
-      const startFrame = Math.min(start, frames - 1);
-      const endFrame = Math.max(t, startFrame + 1);
-      tokens.push({ id: labels[i]!, startFrame, endFrame, probability: t > start ? sum / (t - start) : 0 });
-    }
-    return tokens;
-  }
-}
-
-/** Aligns in one go; see CtcAligner. */
-export function alignTokens(labels: readonly number[], logProbs: Float32Array, frames: number, vocabSize: number, blank: number): CtcToken[] {
-  return new CtcAligner(labels, logProbs, frames, vocabSize, blank).result();
 }

@@ -9,13 +9,13 @@
  *   targets: training/asr/train.py `encode`), and the word delimiter token goes between words
  *   (the label sequence the model was trained to emit). A word left with no token is not aligned.
  * - The labels are aligned to the frames' log posteriors by the beam decoder's Viterbi aligner
- *   (ctc-beam-decoder.ts `alignTokens`: the best path through the CTC topology, every label on
+ *   (ctc-alignment.ts `alignTokens`: the best path through the CTC topology, every label on
  *   the frames its non-blank state occupies), so a word spans the frames of its first to its last
  *   token, exactly as the decoders time the words they emit.
  * - `feasible` is false when the frames are too few for the labels (a CTC path needs one frame per
  *   label plus one blank between repeated labels); the times are then not an alignment.
  */
-import { alignTokens } from './ctc-beam-decoder.js';
+import { alignTokens } from './ctc-alignment.js';
 import type { CtcScores, CtcVocabulary } from './ctc-types.js';
 
 export interface AlignedWord {
