@@ -13,6 +13,16 @@ export function writeBenchResults(name: string, report: unknown): string {
   return file;
 }
 
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** `v` rounded to two decimals, as the reports give times and percentages. */
+export const round2 = (v: number): number => Math.round(v * 100) / 100;
+
 /** a / b rounded to three decimals, as the reports give their ratios. */
 export const ratio3 = (a: number, b: number): number => Math.round((a / b) * 1000) / 1000;
 

@@ -30,20 +30,16 @@ import { parseKaldiText } from '../src/engines/asr/decoding/lm/lm-corpus.js';
 import { manifestDecodingPlanner } from '../src/engines/asr/inference/decoding-planner.js';
 import { loadModelFolder } from '../src/engines/asr/models/model-loader.js';
 import { ctcUtterances } from '../training/common/ctc-utterances.js';
-import { publishReport, ratio3 } from './bench-results.js';
+import { option } from './bench-args.js';
+import { median, publishReport, ratio3, round2 } from './bench-results.js';
 
-const argv = process.argv.slice(2);
-const opt = (name: string, fallback: string): string => {
-  const i = argv.indexOf(`--${name}`);
-  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1]! : fallback;
-};
 const ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
-const dataDir = opt('data', process.env.DATA_DIR ?? '/work/shared/data');
-const modelDir = opt('model', join(ROOT, 'models', 'small-am-v2'));
-const TURNS = Number(opt('turns', '8'));
-const SECONDS = opt('seconds', '3,6,12').split(',').map(Number);
-const TAIL = Number(opt('tail', '40'));
-const REPEATS = Number(opt('repeats', '5'));
+const dataDir = option('data', process.env.DATA_DIR ?? '/work/shared/data');
+const modelDir = option('model', join(ROOT, 'models', 'small-am-v2'));
+const TURNS = Number(option('turns', '8'));
+const SECONDS = option('seconds', '3,6,12').split(',').map(Number);
+const TAIL = Number(option('tail', '40'));
+const REPEATS = Number(option('repeats', '5'));
 const PARTIAL_MS = 500;
 
 /** Rows [from, to) of `scores`. */
@@ -101,9 +97,6 @@ function incremental(decoder: CtcBeamDecoder, turn: CtcScores, ends: readonly nu
   t.final = performance.now() - started;
   return t;
 }
-
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const round2 = (v: number): number => Math.round(v * 100) / 100;
 
 async function main(): Promise<void> {
   const model = await loadModelFolder(modelDir);

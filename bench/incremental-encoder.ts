@@ -40,7 +40,7 @@ import { LogMelExtractor, NORMALIZE_EPSILON } from '../src/engines/signal/featur
 import { pcm16ToFloat, speechAmPcm } from '../test/helpers/fixtures.js';
 import { decodeFile } from '../training/common/decoded-file.js';
 import { flag, option } from './bench-args.js';
-import { publishReport, ratio3 } from './bench-results.js';
+import { median, publishReport, ratio3, round2 } from './bench-results.js';
 import { heldOutUtterances, TEST_GROUPS, VALIDATION_GROUPS } from './held-out-audio.js';
 
 const DEFAULT_MODEL = join(process.cwd(), 'models', 'small-am-v2');
@@ -86,12 +86,6 @@ async function fullLogits(features: Float32Array, frames: number, rows = 1): Pro
   });
   return out.logits!.data as Float32Array;
 }
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 === 1 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 
 /**
  * One turn of `frames` features for `rows` streams in lockstep (one batch per model run):

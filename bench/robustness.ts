@@ -46,7 +46,7 @@ import { corpusChrf, countDegenerate, type DegeneracyCounts, scoredCharacterErro
 import type { TranslationLanguage } from '../src/engines/translation/translation.js';
 import { REPO_ROOT, wavData } from '../test/helpers/fixtures.js';
 import { startTestGateway } from '../test/helpers/test-gateway.js';
-import { writeBenchResults } from './bench-results.js';
+import { round2, writeBenchResults } from './bench-results.js';
 import { DIRECTIONS, type HeldoutSentence, hornmtHeldout } from './hornmt-heldout.js';
 import type { NonSpeechEntry, RobustnessManifest, SpeechEntry } from './robustness-plan.js';
 import { option } from './bench-args.js';
@@ -249,7 +249,6 @@ async function measure(run: RunName): Promise<RunResult> {
 
 // ---- figures --------------------------------------------------------------------------------
 
-const round2 = (x: number): number => Math.round(x * 100) / 100;
 const pct = (a: number, b: number): number => (b === 0 ? 0 : round2((100 * a) / b));
 
 interface NonSpeechFigures {
