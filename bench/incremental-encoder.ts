@@ -29,7 +29,6 @@
  * Run: npm run bench:incremental-encoder [-- --model models/small-am-v2 --data ../shared/data
  *      --per-group 10 --train 100 --repeats 9 --batch 16 --cost-only]
  */
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { CtcGreedyDecoder } from '../src/engines/asr/decoding/ctc-greedy-decoder.js';
@@ -38,10 +37,10 @@ import { loadModelFolder } from '../src/engines/asr/models/model-loader.js';
 import { editDistance, scoredCharacterErrorRate, scoringForm } from '../src/engines/scoring/character-error-rate.js';
 import { LogMelExtractor, NORMALIZE_EPSILON } from '../src/engines/signal/features/log-mel-features.js';
 import { pcm16ToFloat, speechAmPcm } from '../test/helpers/fixtures.js';
-import { decodeFile } from '../training/common/decoded-file.js';
 import { flag, option } from './bench-args.js';
 import { median, publishReport, ratio3, round2 } from './bench-results.js';
 import { heldOutUtterances, TEST_GROUPS, VALIDATION_GROUPS } from './held-out-audio.js';
+import { featureStatistics, trainingFeatures } from '../training/common/feature-statistics.js';
 
 const DEFAULT_MODEL = join(process.cwd(), 'models', 'small-am-v2');
 const MODEL = resolve(option('model', DEFAULT_MODEL));
@@ -162,25 +161,8 @@ async function measureCost() {
 }
 
 interface Stats {
-  readonly mean: Float64Array;
-  readonly std: Float64Array;
-}
-
-/** Per-channel mean and standard deviation (n-1) over every frame of `utterances` (raw log-mel). */
-function globalStats(utterances: readonly Float32Array[]): Stats {
-  const sum = new Float64Array(nMels);
-  const sq = new Float64Array(nMels);
-  let n = 0;
-  for (const u of utterances) {
-    for (let i = 0; i < u.length; i++) {
-      sum[i % nMels]! += u[i]!;
-      sq[i % nMels]! += u[i]! * u[i]!;
-    }
-    n += u.length / nMels;
-  }
-  const mean = sum.map((s) => s / n);
-  const std = sq.map((s, c) => Math.sqrt(Math.max(0, (s - n * mean[c]! ** 2) / (n - 1))));
-  return { mean, std };
+  readonly mean: readonly number[];
+  readonly std: readonly number[];
 }
 
 function normaliseGlobal(raw: Float32Array, g: Stats): Float32Array {
@@ -210,23 +192,10 @@ function normaliseRunning(raw: Float32Array, g: Stats, priorFrames: number): Flo
   return out;
 }
 
-async function trainingFeatures(raw: LogMelExtractor): Promise<Float32Array[]> {
-  const ids = readFileSync(join(import.meta.dirname, '..', 'training', 'common', 'splits', 'alffa-spk-train.txt'), 'utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0)
-    .sort((a, b) => Number(a.split('_')[1]) - Number(b.split('_')[1]));
-  const step = Math.max(1, Math.floor(ids.length / TRAIN));
-  const chosen = ids.filter((_, i) => i % step === 0).slice(0, TRAIN);
-  const out: Float32Array[] = [];
-  for (const id of chosen) out.push(raw.compute(await decodeFile(join(DATA, 'alffa-am-train', 'flac', `${id}.flac`))));
-  return out;
-}
-
 async function measureNormalisation() {
   const raw = new LogMelExtractor({ ...melInput, normalize: 'none' });
   const perUtterance = new LogMelExtractor(melInput);
-  const g = globalStats(await trainingFeatures(raw));
+  const g = featureStatistics(await trainingFeatures(DATA, melInput, TRAIN), nMels);
   const utterances = await heldOutUtterances(DATA, [...VALIDATION_GROUPS, ...TEST_GROUPS], PER_GROUP);
   const decoder = new CtcGreedyDecoder(model.vocabulary);
   const vocab = model.vocabulary.tokens.length;

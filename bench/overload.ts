@@ -10,7 +10,10 @@
  *   npm run build && nice -n 10 node dist/bench/overload.js [maxStreams=600] [rampSeconds=20] [cycles=3]
  *   MODELS_DIR=models ...    # the shipped small models (default: the untrained fixture models)
  *
- * Results go to bench/results/overload-<model>.json.
+ *   LIVE_INCREMENTAL_PARTIALS=on|off MODEL=small-am-stream-v1 ...   # partials from live streams or by re-running the turn; a model by name
+ *   LIVE_FINAL_PASS=stream ...   # turns from the live streams' frames (no second pass)
+ *
+ * Results go to bench/results/overload-<model>[-incremental-on|off].json.
  */
 import { performance } from 'node:perf_hooks';
 import { writeBenchResults } from './bench-results.js';
@@ -43,13 +46,9 @@ async function scrape(server: BenchServer): Promise<Record<string, number>> {
 type Outcome = 'ready' | 'refused' | 'failed';
 
 function outcome(stream: LiveStream): Promise<Outcome> {
-  return Promise.race([
-    stream.opened.then(
-      () => 'ready' as const,
-      () => 'failed' as const,
-    ),
-    stream.closed.then(() => (stream.closeCode === 1013 ? ('refused' as const) : ('failed' as const))),
-  ]);
+  // a refused session closes before `ready`, which rejects `opened` first: its close code says why
+  const closedOutcome = (): Promise<Outcome> => stream.closed.then(() => (stream.closeCode === 1013 ? 'refused' : 'failed'));
+  return Promise.race([stream.opened.then(() => 'ready' as const, closedOutcome), closedOutcome()]);
 }
 
 /** Streams open as they are admitted and speak at real time from then on; END after their last chunk. */
@@ -97,8 +96,18 @@ async function load(server: BenchServer, attempts: number, rampMs: number, url: 
 }
 
 const header = reportHeader('overload');
-const server = await startServer('gateway', { WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS), METRICS_ENABLED: 'true' });
-const url = `ws://127.0.0.1:${server.port}/v1/ws/transcribe?turn_detection=server_vad&format=pcm_s16le&partial_results=true`;
+const incremental = process.env['LIVE_INCREMENTAL_PARTIALS'] ?? null;
+const finalPass = process.env['LIVE_FINAL_PASS'] ?? null;
+const modelName = process.env['MODEL'] ?? null;
+const server = await startServer('gateway', {
+  WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS),
+  METRICS_ENABLED: 'true',
+  ...(incremental === null ? {} : { LIVE_INCREMENTAL_PARTIALS: incremental }),
+  ...(finalPass === null ? {} : { LIVE_FINAL_PASS: finalPass }),
+});
+const url =
+  `ws://127.0.0.1:${server.port}/v1/ws/transcribe?turn_detection=server_vad&format=pcm_s16le&partial_results=true` +
+  (modelName === null ? '' : `&model=${encodeURIComponent(modelName)}`);
 console.log(`model: ${server.model}`);
 try {
   // Calibration: a light load, long enough for turns to be recognised and measured.
@@ -163,7 +172,16 @@ try {
     server: { cpu_cores_busy: round1(stats.cpuSeconds / stats.wallSeconds), event_loop_delay_ms_p99: round1(stats.eventLoopMs.p99), rss_mb: stats.rssMb },
     target: { p95_beyond_silence_ms: 300, met: p95 !== null && p95 <= 300 && count('refused') > 0 },
   };
-  const out = writeBenchResults(`overload-${modelFileName(server.model)}`, result);
+  const variant =
+    (modelName === null ? modelFileName(server.model) : modelFileName(modelName)) +
+    (incremental === null ? '' : `-incremental-${incremental}`) +
+    (finalPass === null ? '' : `-final-${finalPass}`);
+  const out = writeBenchResults(`overload-${variant}`, {
+    ...result,
+    live_incremental_partials: incremental ?? 'default',
+    live_final_pass: finalPass ?? 'default',
+    session_model: modelName ?? 'default',
+  });
   console.log(JSON.stringify({ ...result, overload_timeline: undefined }, null, 1));
   console.log(
     `${attempts} sessions tried (2x capacity ${capacity}): ${result.admitted} admitted, ${result.refused_1013} refused with 1013, ${result.failed_otherwise} other; ` +

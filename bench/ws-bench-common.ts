@@ -159,6 +159,8 @@ export class LiveStream {
   bytesSent = 0;
   lastAckBytes = 0;
   lagMessages = 0;
+  /** `partial` messages received (partial_results=true). */
+  partials = 0;
   errors: string[] = [];
   stats: Record<string, unknown> | null = null;
   closeCode: number | null = null;
@@ -191,6 +193,9 @@ export class LiveStream {
             break;
           case 'lag':
             this.lagMessages++;
+            break;
+          case 'partial':
+            this.partials++;
             break;
           case 'session_stats':
             this.stats = m;

@@ -82,7 +82,7 @@ if (mode === 'plain-ws') {
   const started = await startTestGateway(
     {
       MODELS_DIR: process.env['MODELS_DIR'] ?? fixturePath('models'),
-      INFERENCE_WORKERS: '1',
+      INFERENCE_WORKERS: process.env['INFERENCE_WORKERS'] ?? '1',
       // Set INFERENCE_WORKER_NICE=off to compare with workers at the event loop's priority.
       INFERENCE_WORKER_NICE: process.env['INFERENCE_WORKER_NICE'] ?? '10',
       WS_MAX_CONNECTIONS_PER_KEY: '100000',
@@ -169,5 +169,19 @@ function poolDelta(before: PoolStats | null, after: PoolStats | null) {
     mean_prepare_ms: batches === 0 ? 0 : Math.round(((after.totalPrepareMs - before.totalPrepareMs) / batches) * 10) / 10,
     mean_decode_ms: batches === 0 ? 0 : Math.round(((after.totalDecodeMs - before.totalDecodeMs) / batches) * 10) / 10,
     rejected_busy: after.rejectedBusy - before.rejectedBusy,
+    // worker time in all, by part: whole-piece runs (partials re-running the turn, turns, finals)
+    // and live streams' steps (issue 30)
+    rows_ms: {
+      features: Math.round(after.totalPrepareMs - before.totalPrepareMs),
+      model: Math.round(after.totalRunMs - before.totalRunMs),
+      decoder: Math.round(after.totalDecodeMs - before.totalDecodeMs),
+    },
+    stream_steps: {
+      steps: after.streams.steps - before.streams.steps,
+      batches: after.streams.batches - before.streams.batches,
+      features_ms: Math.round(after.streams.featuresMs - before.streams.featuresMs),
+      model_ms: Math.round(after.streams.modelMs - before.streams.modelMs),
+      decoder_ms: Math.round(after.streams.decodeMs - before.streams.decodeMs),
+    },
   };
 }

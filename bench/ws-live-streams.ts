@@ -13,6 +13,8 @@
  *   npm run bench:ws-live -- [streams=100] [cycles=5]
  *   MODELS_DIR=/tmp/bench-models npm run bench:ws-live      # a model with the planned small models' compute profile
  *   LIVE_SPEECH_GATE=off MODELS_DIR=models npm run bench:ws-live   # the gate's cost: run with off and on, alternating
+ *   PARTIALS=1 LIVE_INCREMENTAL_PARTIALS=on|off MODEL=small-am-stream-v1 MODELS_DIR=models npm run bench:ws-live
+ *       # interim results every WS_PARTIAL_INTERVAL_MS (500) from live streams (on) or by re-running the open turn (off)
  *
  * Model: MODELS_DIR, else the UNTRAINED fixture models; the output names the model that ran and
  * the results go to bench/results/ws-live-streams-<model>.json (-gate-on / -gate-off with LIVE_SPEECH_GATE set).
@@ -35,8 +37,16 @@ const streamsWanted = Number(process.argv[2] ?? 100);
 const cycles = Number(process.argv[3] ?? 5);
 const ENDPOINT_SILENCE_MS = 500;
 
+// PARTIALS=1: the sessions ask for interim results; MODEL: a model by name (else the language's default).
+const partials = process.env['PARTIALS'] === '1';
+const modelName = process.env['MODEL'] ?? null;
+const incremental = process.env['LIVE_INCREMENTAL_PARTIALS'] ?? null;
+
 async function run(server: BenchServer, count: number) {
-  const url = `ws://127.0.0.1:${server.port}/v1/ws/transcribe?turn_detection=server_vad&format=pcm_s16le`;
+  const url =
+    `ws://127.0.0.1:${server.port}/v1/ws/transcribe?turn_detection=server_vad&format=pcm_s16le` +
+    (partials ? '&partial_results=true' : '') +
+    (modelName === null ? '' : `&model=${encodeURIComponent(modelName)}`);
   const streams = Array.from({ length: count }, (_, i) => new LiveStream(url, server.key, speakingStream(cycles, i + 1)));
   await Promise.all(streams.map((s) => s.opened));
   await server.mark();
@@ -66,6 +76,7 @@ async function run(server: BenchServer, count: number) {
     streams_with_unacknowledged_audio: unacknowledged,
     streams_without_session_stats: streams.filter((s) => s.stats === null).length,
     lag_messages: streams.reduce((n, s) => n + s.lagMessages, 0),
+    partial_messages: streams.reduce((n, s) => n + s.partials, 0),
     errors: streams.flatMap((s) => s.errors),
     close_codes: [...new Set(streams.map((s) => s.closeCode))],
     server: {
@@ -86,6 +97,7 @@ const liveSpeechGate = process.env['LIVE_SPEECH_GATE'] ?? null;
 const server = await startServer('gateway', {
   WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS),
   ...(liveSpeechGate === null ? {} : { LIVE_SPEECH_GATE: liveSpeechGate }),
+  ...(incremental === null ? {} : { LIVE_INCREMENTAL_PARTIALS: incremental }),
 });
 console.log(`model: ${server.model}`);
 try {
@@ -100,6 +112,9 @@ try {
     inference_worker_priority: server.workerPriority,
     endpoint_silence_ms: ENDPOINT_SILENCE_MS,
     live_speech_gate: liveSpeechGate ?? 'default',
+    partial_results: partials,
+    live_incremental_partials: incremental ?? 'default',
+    session_model: modelName ?? 'default',
     chunk_ms: 100,
     speaking: '3 s speech / 3 s quiet, real time',
     baseline_1_stream: baseline,
@@ -110,7 +125,11 @@ try {
         : null,
     target: { p95_beyond_silence_ms: 300, met: p95 !== null && p95 <= 300 && loaded.dropped_audio_ms === 0 && loaded.streams_with_unacknowledged_audio === 0 },
   };
-  const out = writeBenchResults(`ws-live-streams-${modelFileName(server.model)}${liveSpeechGate === null ? '' : `-gate-${liveSpeechGate}`}`, result);
+  const variant =
+    (modelName === null ? modelFileName(server.model) : modelFileName(modelName)) +
+    (liveSpeechGate === null ? '' : `-gate-${liveSpeechGate}`) +
+    (partials ? `-partials${incremental === null ? '' : `-incremental-${incremental}`}` : '');
+  const out = writeBenchResults(`ws-live-streams-${variant}`, result);
   console.log(
     `p95 end of speech -> turn_detected beyond ${ENDPOINT_SILENCE_MS} ms silence: ${p95} ms with ${streamsWanted} streams ` +
       `(1 stream: ${baseline.end_of_speech_to_turn_beyond_silence_ms.p95} ms, ratio ${result.ratio_p95_loaded_to_1_stream}); ` +

@@ -18,6 +18,11 @@ export interface Piece {
   readonly forcedSplit: boolean;
   /** A turn cut while the format was opus_raw_16k: also sent as a `transcription`. */
   readonly automatic?: boolean;
+  /**
+   * A partial fed to a live stream (issue 30): `audio` starts here, after what the stream has
+   * already been fed, not at `start` (which stays the open turn's start). Absent: at `start`.
+   */
+  readonly audioStart?: number;
 }
 
 /** A piece as queued: its audio copied out of the ring, or null while it is still there. */

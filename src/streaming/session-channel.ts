@@ -379,11 +379,14 @@ export class SessionChannel {
     return { turnId: open.id, start, end };
   }
 
-  /** The span copied out of the ring, in flight as a partial piece; null when another piece came first. */
-  startPartial(span: PartialSpan, now: number): Piece | null {
-    const audio = new Float32Array(span.end - span.start);
-    this.#frontEnd.peek(span.start, audio);
-    const piece: Piece = { kind: 'partial', turnId: span.turnId, start: span.start, end: span.end, audio, cutAt: now, forcedSplit: false };
+  /**
+   * The span copied out of the ring (from `audioStart`: a live stream has what comes before),
+   * in flight as a partial piece; null when another piece came first.
+   */
+  startPartial(span: PartialSpan, now: number, audioStart = span.start): Piece | null {
+    const audio = new Float32Array(span.end - audioStart);
+    this.#frontEnd.peek(audioStart, audio);
+    const piece: Piece = { kind: 'partial', turnId: span.turnId, start: span.start, end: span.end, audio, cutAt: now, forcedSplit: false, audioStart };
     return this.#pieces.startPartial(piece) ? piece : null;
   }
 

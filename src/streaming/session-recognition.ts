@@ -3,10 +3,16 @@
 // failed (the session goes on). Each channel's pieces run one at a time, in order
 // (piece-queue.ts), on the shared pool.
 //
-// Rules: two passes. A partial is one fast model run over the open turn (only while the
-// session is open, its socket attached, the gateway not overloaded); a turn, TRANSCRIBE or the
+// Rules: two passes. A partial comes from the channel's live stream (issue 30; a model with a
+// streaming step graph and LIVE_INCREMENTAL_PARTIALS=on): only the audio since the last partial
+// is fed, the stream's model state and beam are kept between partials, and `stable_text` is
+// what every beam prefix starts with; a stream whose state was lost restarts from the turn's
+// start. Without one, a partial is one model run over the open turn. Partials run only while
+// the session is open, its socket attached, the gateway not overloaded. A turn, TRANSCRIBE or the
 // final piece is decoded from its whole (padded) audio the way REST decodes a file, so its
-// text equals the REST text for that audio. Text sent in turn_detected never changes. With the
+// text equals the REST text for that audio (the second pass; with LIVE_FINAL_PASS=stream a turn
+// with a live stream is transcribed from the stream's frames instead). Text sent in
+// turn_detected never changes. With the
 // speech gate (LIVE_SPEECH_GATE=on, session-speech-gate.ts) a piece is decoded only once Silero
 // has confirmed speech in it (a turn, TRANSCRIBE or final piece without speech gives no text; in
 // manual mode only its speech spans are decoded), and a partial only for a confirmed open turn.
@@ -14,7 +20,7 @@
 // language detection on its first piece. When a channel's final piece settles, the channel is
 // finished and the session is told (it completes once every channel is).
 import { performance } from 'node:perf_hooks';
-import type { InferenceCost, PieceOptions, PieceTranscription } from '../engines/asr/asr.js';
+import type { InferenceCost, LiveTurnStream, PieceOptions, PieceTranscription } from '../engines/asr/asr.js';
 import type { Segment, SegmentWord } from '../platform/db/job-records.js';
 import type { ApiError } from '../platform/errors/api-error.js';
 import type { Piece } from './piece-queue.js';
@@ -42,10 +48,22 @@ export interface RecognitionOptions {
   readonly onFinalSettled: () => void;
 }
 
+/**
+ * A channel's live stream: its open turn, the sample its audio starts at, and the sample up to
+ * which it was fed (null: restart it from the turn's start).
+ */
+interface LivePartials {
+  readonly turnId: number;
+  readonly stream: LiveTurnStream;
+  from: number;
+  fedTo: number | null;
+}
+
 export class SessionRecognition {
   #language: string;
   #model: string | null;
   readonly #captions: SessionCaptions;
+  readonly #live = new Map<SessionChannel, LivePartials>();
 
   constructor(private readonly options: RecognitionOptions) {
     this.#language = options.settings.language;
@@ -73,8 +91,59 @@ export class SessionRecognition {
       deps.observe?.partialSkipped?.((span.end - span.start) / (SAMPLES_PER_MS * 1000));
       return;
     }
-    const piece = channel.startPartial(span, now);
+    const live = this.#livePartials(channel, span.turnId);
+    const fedTo = live?.fedTo ?? null;
+    const audioStart = fedTo !== null && fedTo >= span.start && fedTo < span.end ? fedTo : span.start;
+    const piece = channel.startPartial(span, now, audioStart);
     if (piece !== null) void this.#run(channel, piece);
+  }
+
+  /** Ends every channel's live stream (the session is over). Idempotent. */
+  close(): void {
+    for (const live of this.#live.values()) live.stream.close();
+    this.#live.clear();
+  }
+
+  /** The channel's live stream for `turnId` (a new one for a new turn); null when partials re-run the turn. */
+  #livePartials(channel: SessionChannel, turnId: number): LivePartials | null {
+    const { deps, settings } = this.options;
+    const current = this.#live.get(channel);
+    if (current?.turnId === turnId) return current;
+    if (current !== undefined) {
+      current.stream.close();
+      this.#live.delete(channel);
+    }
+    if (!deps.streaming.incrementalPartials || this.#model === null || deps.recognizer.openPartialStream === undefined) return null;
+    const stream = deps.recognizer.openPartialStream(this.#model, settings.keyterms ?? null);
+    if (stream === null) return null;
+    const live: LivePartials = { turnId, stream, from: -1, fedTo: null };
+    this.#live.set(channel, live);
+    return live;
+  }
+
+  /** A turn's recognition settled: its live stream (if any) is over; `null`: whatever stream the channel has. */
+  #endLivePartials(channel: SessionChannel, turnId: number | null): void {
+    const live = this.#live.get(channel);
+    if (live === undefined || (turnId !== null && live.turnId !== turnId)) return;
+    live.stream.close();
+    this.#live.delete(channel);
+  }
+
+  /** A partial from the channel's live stream: `piece.audio` (from `audioStart`) is what the stream has not had yet. */
+  async #streamPartial(live: LivePartials, piece: Piece): Promise<{ text: string; stableText: string; confidence: null; inference: InferenceCost }> {
+    const restart = (piece.audioStart ?? piece.start) === piece.start;
+    if (!restart && live.fedTo !== piece.audioStart) throw new Error('the partial does not follow what the live stream was fed');
+    live.fedTo = null;
+    if (restart) live.from = piece.start;
+    // the worker takes a copy; the piece keeps its audio until it settles
+    const partial = await live.stream.step(piece.audio.slice(), restart);
+    live.fedTo = piece.end;
+    return {
+      text: partial.text,
+      stableText: partial.stableText,
+      confidence: null,
+      inference: { workerMs: partial.workerMs, batchSize: partial.batchSize, queueWaitMs: partial.queueWaitMs },
+    };
   }
 
   /** Starts the channel's next queued piece, unless one is in flight. */
@@ -85,7 +154,14 @@ export class SessionRecognition {
 
   async #run(channel: SessionChannel, piece: Piece): Promise<void> {
     const { deps, sink } = this.options;
-    let recognition: { text: string; confidence: number | null; inference: InferenceCost | null; segments?: readonly Segment[] } | null = null;
+    let recognition: {
+      text: string;
+      confidence: number | null;
+      inference: InferenceCost | null;
+      segments?: readonly Segment[];
+      stableText?: string;
+    } | null = null;
+    const audioSeconds = piece.audio.length / (SAMPLES_PER_MS * 1000);
     let error: ApiError | null = null;
     try {
       const worth = piece.audio.length > 0 && (piece.kind !== 'final' || hasSignal(piece.audio));
@@ -99,24 +175,54 @@ export class SessionRecognition {
           this.#model = detected.model;
         }
         const options = { model: this.#model, startMs: toMs(piece.start), keyterms: this.options.settings.keyterms ?? null };
-        recognition = piece.kind === 'partial' ? await deps.recognizer.recognizePiece(piece.audio, options) : await this.#transcribe(channel, piece, options);
+        const live = this.#live.get(channel);
+        const own = live !== undefined && live.turnId === piece.turnId ? live : null;
+        if (piece.kind === 'partial' && own !== null) recognition = await this.#streamPartial(own, piece);
+        else if (piece.kind === 'partial') recognition = await deps.recognizer.recognizePiece(piece.audio, options);
+        else if (piece.kind === 'turn' && own !== null && deps.streaming.finalPass === 'stream')
+          recognition = await this.#streamFinal(channel, own, piece, options);
+        else recognition = await this.#transcribe(channel, piece, options);
       }
     } catch (caught) {
       error = toApiError(caught);
       deps.logger.warn({ err: caught, session: this.options.sessionId }, 'streaming recognition failed');
     }
     channel.settle();
-    deps.observe?.piece?.(piece.kind, performance.now() - piece.cutAt, piece.audio.length / (SAMPLES_PER_MS * 1000), recognition?.inference ?? null);
+    if (piece.kind !== 'partial') this.#endLivePartials(channel, piece.kind === 'turn' ? piece.turnId : null);
+    deps.observe?.piece?.(piece.kind, performance.now() - piece.cutAt, audioSeconds, recognition?.inference ?? null);
     if (error !== null && piece.kind !== 'final' && piece.kind !== 'partial') sink.send(errorMessage(error, null));
     // A turn's words: those of the segments its text joins (stream ms); partials carry none.
     const words = recognition?.segments?.flatMap((segment) => segment.words ?? []) ?? [];
-    this.#deliver(channel, piece, recognition?.text.trim() ?? '', recognition?.confidence ?? null, words);
+    this.#deliver(channel, piece, recognition?.text.trim() ?? '', recognition?.confidence ?? null, words, recognition?.stableText);
     if (piece.kind === 'final') {
       channel.finished = true;
       this.options.onFinalSettled();
       return;
     }
     this.pump(channel);
+  }
+
+  /**
+   * LIVE_FINAL_PASS=stream: a turn transcribed from the frames its live stream computed (the
+   * audio after the last partial is fed, the last frames finished), no second pass. A stream
+   * that does not cover the turn from its start, or that fails, gives way to the second pass.
+   */
+  async #streamFinal(channel: SessionChannel, live: LivePartials, piece: Piece, options: PieceOptions): Promise<PieceTranscription | null> {
+    const fedTo = live.fedTo;
+    this.#live.delete(channel);
+    if (fedTo === null || live.from !== piece.start) {
+      live.stream.close();
+      return this.#transcribe(channel, piece, options);
+    }
+    const rest = fedTo < piece.end ? piece.audio.slice(fedTo - piece.start) : new Float32Array(0);
+    try {
+      // audio the partials fed past the turn's end (endpoint silence) stays in the stream; words are timed within the turn
+      return await live.stream.finish(rest, false, { startMs: toMs(piece.start), samples: piece.end - piece.start });
+    } catch (error) {
+      this.options.deps.logger.debug({ err: error, turnId: piece.turnId }, 'live stream final failed; second pass');
+      live.stream.close();
+      return this.#transcribe(channel, piece, options);
+    }
   }
 
   /** A turn, TRANSCRIBE or final piece decoded as REST decodes a file: whole, or (manual mode with the gate) its speech spans. */
@@ -147,13 +253,13 @@ export class SessionRecognition {
     };
   }
 
-  #deliver(channel: SessionChannel, piece: Piece, text: string, confidence: number | null, words: readonly SegmentWord[]): void {
+  #deliver(channel: SessionChannel, piece: Piece, text: string, confidence: number | null, words: readonly SegmentWord[], stableText?: string): void {
     const { deps, sink, settings, transcript, statistics, channels } = this.options;
     const now = performance.now();
     if (piece.kind === 'partial') {
       const openTurnId = channel.openTurnId;
       if (openTurnId === null || openTurnId !== piece.turnId || !this.options.isOpen()) return;
-      sink.send({ ...transcript.partial(openTurnId, piece, text, channel.index), ...channel.label });
+      sink.send({ ...transcript.partial(openTurnId, piece, text, channel.index, stableText), ...channel.label });
       return;
     }
     // A turn with no words (noise, a cough, a click the VAD took for speech) is dropped: no

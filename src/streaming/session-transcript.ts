@@ -29,11 +29,16 @@ export class SessionTranscript {
     this.#lastPartial.delete(channel);
   }
 
-  /** The partial message for the open turn's interim text; `stable_text` is what two partials in a row agree on. */
-  partial(turnId: number, span: { start: number; end: number }, text: string, channel = 0): PartialMessage {
+  /**
+   * The partial message for the open turn's interim text; `stable_text` is the leading words of
+   * `text` that `stableText` (a live stream's beam prefix) holds or, without it, what two
+   * partials in a row agree on.
+   */
+  partial(turnId: number, span: { start: number; end: number }, text: string, channel = 0, stableText?: string): PartialMessage {
     const words = text.length > 0 ? text.split(/\s+/) : [];
     const last = this.#lastPartial.get(channel);
-    const previous = last?.turnId === turnId ? last.words : [];
+    const stable = stableText === undefined ? null : stableText.length > 0 ? stableText.split(/\s+/) : [];
+    const previous = stable ?? (last?.turnId === turnId ? last.words : []);
     let agree = 0;
     while (agree < words.length && agree < previous.length && words[agree] === previous[agree]) agree++;
     this.#lastPartial.set(channel, { turnId, words });

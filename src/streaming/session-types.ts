@@ -48,7 +48,8 @@ export interface SessionOutcome {
 }
 
 export interface SessionDeps {
-  readonly recognizer: Pick<Asr, 'recognizePiece' | 'transcribePiece' | 'detectLanguage'>;
+  /** `openPartialStream` absent: partials re-run the open turn. */
+  readonly recognizer: Pick<Asr, 'recognizePiece' | 'transcribePiece' | 'detectLanguage'> & Partial<Pick<Asr, 'openPartialStream'>>;
   /** The shared Silero VAD (only used with vad_type=silero; created before the session). */
   readonly silero: SileroVad | null;
   /** The shared Silero of the speech gate (LIVE_SPEECH_GATE=on; session-speech-gate.ts); null or absent: no gate. */

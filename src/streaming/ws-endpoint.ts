@@ -57,7 +57,8 @@ const HIGH_WATER_BYTES = 64 * 1024;
 
 export interface WsEndpointDeps extends AdmissionDeps {
   /** Model rules, piece recognition, language detection. */
-  readonly asr: Pick<Asr, 'resolveModel' | 'recognizePiece' | 'transcribePiece' | 'detectLanguage' | 'setInteractiveBatchWait'>;
+  readonly asr: Pick<Asr, 'resolveModel' | 'recognizePiece' | 'transcribePiece' | 'detectLanguage' | 'setInteractiveBatchWait'> &
+    Partial<Pick<Asr, 'openPartialStream'>>;
   readonly records: SessionRecords;
   /** Where `record=true` sessions store their message timeline. */
   readonly storage: FileStorage;

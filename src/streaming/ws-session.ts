@@ -396,6 +396,7 @@ export class StreamSession {
       this.sink.close(this.closeAfterFinal.code, this.closeAfterFinal.reason);
     }
     const audioSeconds = this.audio.writePosition / 16_000;
+    this.recognition.close();
     this.audio.close();
     this.reportHeld();
     const failure = this.failure;

@@ -19,6 +19,7 @@ import { loadLanguageModels, manifestDecodingPlanner, type DecodingPlanner } fro
 import { createInferenceMetrics } from './inference/inference-metrics.js';
 import { InferencePool, type ExecutionDevice, type InferencePoolOptions, type PoolLogger, type PoolStats } from './inference/inference-pool.js';
 import { poolSpecFor } from './inference/model-specs.js';
+import { forOutput } from './text/text-normalizer.js';
 import type { LoadedModel } from './models/model-loader.js';
 import type { LanguageInfo, ModelInfo } from './models/model-info.js';
 import { LANGUAGE_NAMES, ModelRegistry, type ModelProblem } from './models/model-registry.js';
@@ -30,7 +31,8 @@ import {
   type FileTranscriptionParts,
   type FileTranscriptionRequest,
 } from './recognition/file-transcription.js';
-import { transcribeAll } from './recognition/transcriber.js';
+import { segmentWord, transcribeAll } from './recognition/transcriber.js';
+import { ModelRunError } from './inference/inference-errors.js';
 import { SpeechGate, type SpeechProbabilities } from './recognition/speech-gate.js';
 import { createLanguageDetector, type LanguageDetection, type LanguageDetector } from './recognition/language-detector.js';
 
@@ -38,7 +40,8 @@ import { createLanguageDetector, type LanguageDetection, type LanguageDetector }
 export type { LanguageInfo, ModelInfo } from './models/model-info.js';
 export type { AudioAllowance, FileTranscription, FileTranscriptionProgress, FileTranscriptionRequest } from './recognition/file-transcription.js';
 export type { InferenceCost, TimedWord } from './recognition/ctc-recognizer.js';
-export type { PoolStats } from './inference/inference-pool.js';
+export type { PoolStats, StreamPartial } from './inference/inference-pool.js';
+import type { StreamPartial } from './inference/inference-pool.js';
 export type { ModelProblem } from './models/model-registry.js';
 export { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, mergeChannelSegments, parseChannelNames, speakerLines } from './recognition/channel-segments.js';
 /** Keyterms of a request (REST, job API, WebSocket, OpenAI `prompt`): their limits and check. */
@@ -114,6 +117,20 @@ export interface PieceRecognition {
 }
 
 /** A whole piece decoded the way REST decodes a file: its segments (stream times) and their text. */
+/** A live turn's stream on its model's step graph (issue 30; `Asr.openPartialStream`). */
+export interface LiveTurnStream {
+  readonly model: string;
+  /** The turn's audio since the last step (with `restart`, from the turn's start): its partial. `pcm` goes to the worker. */
+  step(pcm: Float32Array, restart: boolean): Promise<StreamPartial>;
+  /**
+   * The turn's last audio: the turn transcribed from the frames the stream computed (one pass,
+   * running normalisation), as one segment of `turn` (its start, stream ms, and its samples);
+   * closes the stream.
+   */
+  finish(pcm: Float32Array, restart: boolean, turn: { readonly startMs: number; readonly samples: number }): Promise<PieceTranscription>;
+  close(): void;
+}
+
 export interface PieceTranscription {
   /** The segments' texts joined with spaces, as a REST job's `text`. */
   readonly text: string;
@@ -290,6 +307,50 @@ export class Asr {
       keyterms: options.keyterms ?? null,
     });
     return { text: result.text, confidence: result.confidence, words: result.words, inference: result.inference };
+  }
+
+  /**
+   * A live stream for a turn's partials on the model's streaming step graph (issue 30:
+   * inference-pool.ts `openStream`); null when the model folder has none. `keyterms` already
+   * checked (checkKeyterms).
+   */
+  openPartialStream(model: string, keyterms: readonly string[] | null): LiveTurnStream | null {
+    const loaded = this.registry.get(model);
+    if (loaded?.kind !== 'ctc' || !loaded.streaming) return null;
+    const recognizer = this.recognizerFor(model);
+    const stream = this.pool.openStream(model, keyterms);
+    // the text normalised for output as a turn's (CtcRecognizer.recognize)
+    const trueCase = loaded.manifest.output.casing === 'true_case';
+    const output = (text: string): string => forOutput(text, loaded.language, { trueCase });
+    return {
+      model,
+      close: () => stream.close(),
+      step: async (pcm, restart) => {
+        const partial = await stream.step(pcm, restart);
+        return { ...partial, text: output(partial.text), stableText: output(partial.stableText) };
+      },
+      finish: async (pcm, restart, turn) => {
+        const last = await stream.finish(pcm, restart);
+        if (!last.final) throw new ModelRunError(model, 'the live stream ended without its final hypothesis');
+        const inference = { workerMs: last.workerMs, batchSize: last.batchSize, queueWaitMs: last.queueWaitMs };
+        const recognition = recognizer.recognitionOf(last.final.hypothesis, last.final.frames, turn.samples, turn.startMs, inference);
+        if (recognition.text.length === 0 || (this.speechGate !== null && !this.speechGate.shouldKeep(recognition))) {
+          return { text: '', confidence: null, segments: [], inference };
+        }
+        const endMs = turn.startMs + Math.round(turn.samples / 16);
+        const segment: Segment = {
+          id: 0,
+          start_ms: turn.startMs,
+          end_ms: endMs,
+          duration_ms: endMs - turn.startMs,
+          text: recognition.text,
+          speaker: null,
+          confidence: recognition.confidence,
+          words: recognition.words.map(segmentWord),
+        };
+        return { text: recognition.text, confidence: recognition.confidence, segments: [segment], inference };
+      },
+    };
   }
 
   /** Overload policy: interactive batches wait `ms` to fill (null: back to the configured wait). */

@@ -288,6 +288,14 @@ export const CONFIG_TABLE = {
     WS_ENDPOINT_SILENCE_MS: integer(500, 100, 10_000, 'silence that ends a turn (`turn_detection=server_vad`, `opus_raw_16k`)'),
     WS_MAX_TURN_MS: integer(30_000, 1_000, 120_000, 'longer turns are cut (`forced_split`)'),
     WS_PARTIAL_INTERVAL_MS: integer(500, 100, 60_000, 'how often an open turn is re-recognised for `partial` messages (`partial_results=true`)'),
+    LIVE_FINAL_PASS: oneOf('second_pass', ['second_pass', 'stream'], {
+      description:
+        'WebSocket turns of sessions with a live stream (`partial_results=true`, `LIVE_INCREMENTAL_PARTIALS=on`): `second_pass` (default) decodes each turn again as REST decodes it (1.1 points lower CER on held-out speech than the stream\'s own frames, at one more model pass per turn; docs/streaming.md "Incremental recognition"); `stream` transcribes the turn from the frames its stream computed',
+    }),
+    LIVE_INCREMENTAL_PARTIALS: oneOf('on', ['on', 'off'], {
+      description:
+        'WebSocket partials: `on` (default) feeds each open turn to a live stream on the model\'s streaming step graph (models with `streaming.onnx` and `stream-stats.json`), so each frame is computed once per turn (docs/streaming.md "Incremental recognition"); `off`: every partial re-runs the model over the whole open turn',
+    }),
     LIVE_SPEECH_GATE: oneOf('on', ['on', 'off'], {
       description:
         'WebSocket: `on` (default) decodes and sends text only for audio the shared Silero VAD confirms as speech (turns, `TRANSCRIBE` and final pieces, partials; docs/streaming.md "Speech gate"); `off`: every turn the VAD cuts is decoded (tones, music and noise become text)',

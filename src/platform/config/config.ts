@@ -130,6 +130,10 @@ export interface StreamingSettings {
   readonly maxTurnMs: number;
   /** How often an open turn is re-recognised for `partial` messages (when the client asks for them), ms. */
   readonly partialIntervalMs: number;
+  /** LIVE_INCREMENTAL_PARTIALS: partials from live streams on models' step graphs (else re-run the open turn). */
+  readonly incrementalPartials: boolean;
+  /** LIVE_FINAL_PASS: a turn with a live stream decoded again (`second_pass`) or from the stream's frames (`stream`). */
+  readonly finalPass: 'second_pass' | 'stream';
   /** LIVE_SPEECH_GATE: live text only for audio Silero confirms as speech. */
   readonly liveSpeechGate: boolean;
   /** Lifetime of a session token from POST /v1/ws/tokens, seconds. */
@@ -318,6 +322,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       endpointSilenceMs: v.WS_ENDPOINT_SILENCE_MS,
       maxTurnMs: v.WS_MAX_TURN_MS,
       partialIntervalMs: v.WS_PARTIAL_INTERVAL_MS,
+      incrementalPartials: v.LIVE_INCREMENTAL_PARTIALS === 'on',
+      finalPass: v.LIVE_FINAL_PASS,
       liveSpeechGate: v.LIVE_SPEECH_GATE === 'on',
       tokenTtlSeconds: v.WS_TOKEN_TTL_SECONDS,
       maxUnsentBytes: v.WS_MAX_UNSENT_BYTES,

@@ -431,9 +431,16 @@ export class BeamSearch {
     return buildHypothesis(tokens, this.vocabulary);
   }
 
-  /** The labels every prefix of the beam starts with (their common ancestor's). */
-  commonLabels(): number[] {
-    const cursor = [...this.beam];
+  /**
+   * The labels every prefix of the beam starts with (their common ancestor's); with `margin`,
+   * only the prefixes whose search score (CTC, LM, length and keyterm terms, natural log) is
+   * within `margin` of the best one's count.
+   */
+  commonLabels(margin = Number.POSITIVE_INFINITY): number[] {
+    const scores = this.beam.map((p) => p.score);
+    const best = Math.max(...scores);
+    const cursor = this.beam.filter((_, i) => scores[i]! >= best - margin);
+    if (cursor.length === 0) return [];
     let length = Math.min(...cursor.map((p) => p.length));
     for (let i = 0; i < cursor.length; i++) while (cursor[i]!.length > length) cursor[i] = cursor[i]!.parent!;
     // Equal hashes at equal length: equal label sequences (as the search's merging assumes).
@@ -443,7 +450,7 @@ export class BeamSearch {
   }
 
   /** The best prefix's labels (end-of-sentence LM score included). */
-  private bestLabels(): number[] {
+  bestLabels(): number[] {
     const lm = this.options.lm;
     let best: Prefix = this.root;
     let bestScore = NEG;

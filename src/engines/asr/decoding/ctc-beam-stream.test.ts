@@ -119,6 +119,8 @@ describe('CtcBeamStream', () => {
             const tail = Math.min(scores.frames - done, 40);
             expect(peeking.peek(rows(scores, done, done + tail), tail)).toEqual(decoder.decode(prefix(scores, done + tail)));
             expect(peeking.peek()).toEqual(decoder.decode(prefix(scores, done)));
+            // the text alone, without the alignment
+            expect(peeking.peekText(rows(scores, done, done + tail), tail)).toBe(decoder.decode(prefix(scores, done + tail)).text);
             expect(peeking.stablePrefix()).toEqual(plain.stablePrefix());
           }
           expect(peeking.finish()).toEqual(plain.finish());

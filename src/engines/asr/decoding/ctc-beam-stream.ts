@@ -45,6 +45,19 @@ export class CtcBeamStream {
     this.open().advance(logits, this.checked(logits, frames));
   }
 
+  /**
+   * `peek`'s text alone: the same best labels, without aligning them to frames (the alignment
+   * reads every frame of the turn; a partial needs only the text).
+   */
+  peekText(tailLogits: Float32Array = new Float32Array(0), tailFrames = 0): string {
+    const search = this.open();
+    const frames = this.checked(tailLogits, tailFrames);
+    return search.tentatively(() => {
+      search.advance(tailLogits, frames);
+      return this.textOf(search.bestLabels());
+    });
+  }
+
   /** The best hypothesis over the committed frames plus `tailFrames` rows of `tailLogits`, not committed. */
   peek(tailLogits: Float32Array = new Float32Array(0), tailFrames = 0): CtcHypothesis {
     const search = this.open();
@@ -55,16 +68,22 @@ export class CtcBeamStream {
     });
   }
 
-  /** The labels (and text) every prefix in the beam starts with. */
-  stablePrefix(): StablePrefix {
-    const labels = this.open().commonLabels();
+  /**
+   * The labels (and text) every prefix in the beam starts with; with `margin`, every prefix
+   * whose search score (natural log) is within `margin` of the best one's (the hypotheses that
+   * can still plausibly win: a prefix further behind rarely catches up, but may).
+   */
+  stablePrefix(margin = Number.POSITIVE_INFINITY): StablePrefix {
+    const labels = this.open().commonLabels(margin);
+    return { labels, text: this.textOf(labels) };
+  }
+
+  /** Labels as a hypothesis's text: its words joined by a space. */
+  private textOf(labels: readonly number[]): string {
     const tokens: CtcToken[] = labels.map((id) => ({ id, startFrame: 0, endFrame: 0, probability: 0 }));
-    return {
-      labels,
-      text: tokensToWords(tokens, this.vocabulary)
-        .map((w) => w.text)
-        .join(' '),
-    };
+    return tokensToWords(tokens, this.vocabulary)
+      .map((w) => w.text)
+      .join(' ');
   }
 
   /** The final hypothesis over the committed frames; closes the stream. */

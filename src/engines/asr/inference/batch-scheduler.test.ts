@@ -26,9 +26,9 @@ function setup(limits: Record<string, number> = { a: 4 }) {
     return request;
   };
   const names = (model: string) => scheduler.take(model).requests.map((r) => r.name);
-  /** Expects `model` to be the one due now and takes its batch: the names in it. */
-  const nextBatch = (model: string) => {
-    expect(scheduler.next(clock.now)).toEqual({ model });
+  /** Expects `model` to be the one due now (with its head's priority) and takes its batch: the names in it. */
+  const nextBatch = (model: string, priority?: InferencePriority) => {
+    expect(scheduler.next(clock.now)).toEqual({ model, priority: priority ?? expect.any(String) });
     return names(model);
   };
   return { clock, scheduler, add, names, nextBatch };
@@ -99,7 +99,7 @@ describe('batch scheduler', () => {
     add('a', 'af', 'interactive');
     clock.advance(2);
     expect(nextBatch('a')).toEqual(['af']);
-    expect(scheduler.next(clock.now)).toEqual({ model: 'b' });
+    expect(scheduler.next(clock.now)).toEqual({ model: 'b', priority: 'partial' });
     expect(scheduler.remove('b', { name: 'x', priority: 'partial', length: 1, enqueuedAt: 0 })).toBe(false);
     expect(names('b')).toEqual(['bp']);
   });
@@ -112,9 +112,9 @@ describe('batch scheduler', () => {
     clock.advance(1);
     add('c', 'c1', 'interactive');
     clock.advance(5);
-    expect(nextBatch('b')).toEqual(['b1']);
-    expect(nextBatch('c')).toEqual(['c1']);
-    expect(scheduler.next(clock.now)).toEqual({ model: 'a' });
+    expect(nextBatch('b', 'interactive')).toEqual(['b1']);
+    expect(nextBatch('c', 'interactive')).toEqual(['c1']);
+    expect(scheduler.next(clock.now)).toEqual({ model: 'a', priority: 'batch' });
   });
 
   it('wakes at the earliest deadline across models', () => {
@@ -128,7 +128,7 @@ describe('batch scheduler', () => {
   it('flushes every non-empty queue while closing', () => {
     const { clock, scheduler, add } = setup();
     add('a', 'r1');
-    expect(scheduler.next(clock.now, true)).toEqual({ model: 'a' });
+    expect(scheduler.next(clock.now, true)).toEqual({ model: 'a', priority: 'batch' });
   });
 
   it('caps the padded batch at maxBatchElements, always taking a first request', () => {

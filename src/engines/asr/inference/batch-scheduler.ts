@@ -40,7 +40,7 @@ export interface BatchSettings {
 }
 
 /** What to do now: send a batch of `model`, look again at `wakeAt`, or nothing (queues empty). */
-export type BatchDecision = { readonly model: string } | { readonly wakeAt: number } | null;
+export type BatchDecision = { readonly model: string; readonly priority: InferencePriority } | { readonly wakeAt: number } | null;
 
 interface ModelQueue<R> {
   /** Rows per batch for this model. */
@@ -124,7 +124,7 @@ export class BatchScheduler<R extends QueuedRequest> {
       const better = best === null || RANK[priority] < RANK[best.priority] || (priority === best.priority && age > best.age);
       if (better) best = { model, priority, age };
     }
-    if (best !== null) return { model: best.model };
+    if (best !== null) return { model: best.model, priority: best.priority };
     return Number.isFinite(wakeAt) ? { wakeAt } : null;
   }
 

@@ -28,3 +28,11 @@ export class ModelRunError extends EngineError {
     this.name = 'ModelRunError';
   }
 }
+
+/** A live stream's state is gone (its worker restarted, or it was never opened there): restart it from the turn's start. */
+export class StreamLostError extends EngineError {
+  constructor(readonly streamId: number) {
+    super('unavailable', 'The live recognition stream was lost; it restarts from the start of the turn.');
+    this.name = 'StreamLostError';
+  }
+}

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { samePlan } from '../decoding/decoding-plan.js';
 import { BatchScheduler, rowsPerBatch, type InferencePriority, type QueuedRequest } from './batch-scheduler.js';
 import { WakeTimer } from '../../runtime/wake-timer.js';
-import { InferenceBusyError, InferenceClosedError, ModelRunError } from './inference-errors.js';
+import { InferenceBusyError, InferenceClosedError, ModelRunError, StreamLostError } from './inference-errors.js';
 import type { ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, WorkerSettings } from './inference-protocol.js';
 import type {
   DeviceReport,
@@ -14,11 +14,27 @@ import type {
   PoolStats,
   RunOptions,
 } from './pool-types.js';
+import { type PendingStep, type StreamPartial, type StreamRecord, StreamSteps } from './stream-steps.js';
 import { WorkerSlot, type BatchAnswer, type SlotEvents } from './worker-slot.js';
 
 export type { DecodedRow, ExecutionDevice, LoadReport, PoolModelSpec } from './inference-protocol.js';
 export type { InferencePriority } from './batch-scheduler.js';
 export type * from './pool-types.js';
+export type { StreamPartial } from './stream-steps.js';
+
+/**
+ * One live stream's state in the pool's workers (issue 30): `step` feeds the open turn's new
+ * audio and answers the partial; `close` ends it (idempotent). A step refused with
+ * StreamLostError means the state is gone: feed the turn again from its start with `restart`.
+ */
+export interface InferenceStream {
+  readonly model: string;
+  /** `pcm` is transferred to the worker: the caller must not use it afterwards. */
+  step(pcm: Float32Array, restart: boolean): Promise<StreamPartial>;
+  /** The turn's last audio: answers with `final` (the hypothesis over the whole turn) and closes the stream. */
+  finish(pcm: Float32Array, restart: boolean): Promise<StreamPartial>;
+  close(): void;
+}
 
 interface Pending extends QueuedRequest {
   readonly model: string;
@@ -33,6 +49,8 @@ interface Pending extends QueuedRequest {
 interface Batch {
   readonly model: string;
   readonly requests: Pending[];
+  /** A batch of live streams' steps (then `requests` is empty). */
+  readonly steps: PendingStep[] | null;
   readonly priority: InferencePriority;
   readonly sentAt: number;
 }
@@ -78,6 +96,7 @@ export class InferencePool {
   private closed: Promise<void> | null = null;
   private drained: (() => void) | null = null;
   private fallback: string | null = null;
+  private readonly streamSteps: StreamSteps;
   private readonly counters = {
     completedRequests: 0,
     failedRequests: 0,
@@ -89,6 +108,7 @@ export class InferencePool {
     totalPrepareMs: 0,
     totalDecodeMs: 0,
   };
+  private readonly streamCounters = { steps: 0, batches: 0, featuresMs: 0, modelMs: 0, decodeMs: 0 };
 
   private constructor(options: InferencePoolOptions) {
     this.device = options.device ?? 'cpu';
@@ -105,6 +125,8 @@ export class InferencePool {
     this.maxQueued = Math.max(1, options.maxQueued ?? 512);
     this.observer = options.observer ?? {};
     this.logger = options.logger ?? null;
+    // a step batch is bounded like a row batch, twice as wide (a step is 500 ms of audio plus the tail)
+    this.streamSteps = new StreamSteps(this.workerCount, 2 * this.maxBatchSize);
     this.observer.queueDepth?.(() => this.scheduler.queued);
     this.slotEvents = {
       ready: () => this.schedule(),
@@ -112,6 +134,7 @@ export class InferencePool {
       answered: (slot, batch, answer) => this.answered(slot, batch, answer),
       failed: (_slot, batch, message) => this.failBatch(batch, message),
       exited: (slot, code, restarting) => {
+        this.streamSteps.slotLost(slot.index);
         if (restarting) this.logger?.warn({ worker: slot.index, code }, 'inference worker exited; starting a new one');
       },
       restartFailed: (slot, err) => this.logger?.warn({ worker: slot.index, err }, 'inference worker restart failed'),
@@ -195,6 +218,33 @@ export class InferencePool {
     });
   }
 
+  /**
+   * A live stream on `model`'s streaming step graph (its spec has `streaming`), pinned to one
+   * worker. Steps run at `partial` priority: after due interactive batches, before `batch` work;
+   * a worker's waiting steps run together, at most twice `maxBatchSize` in one batch.
+   */
+  openStream(model: string, keyterms: readonly string[] | null = null): InferenceStream {
+    const spec = this.specs.get(model);
+    if (!spec) throw new ModelRunError(model, 'is not registered with the inference pool');
+    if (spec.streaming === null) throw new ModelRunError(model, 'has no streaming step graph');
+    const record = this.streamSteps.start(model, keyterms && keyterms.length > 0 ? keyterms : null);
+    return {
+      model,
+      step: (pcm, restart) => this.step(record, pcm, restart, false),
+      finish: (pcm, restart) => this.step(record, pcm, restart, true),
+      close: () => {
+        if (this.streamSteps.close(record)) this.slots[record.slot]?.closeStreams(model, [record.id]);
+      },
+    };
+  }
+
+  private step(record: StreamRecord, pcm: Float32Array, restart: boolean, finish: boolean): Promise<StreamPartial> {
+    if (this.closing) return Promise.reject(new InferenceClosedError());
+    const stepped = this.streamSteps.enqueue(record, pcm, restart, performance.now(), finish);
+    this.schedule();
+    return stepped;
+  }
+
   /** How long interactive requests wait for company: `ms`, or the configured value when null (overload policy). */
   setInteractiveMaxWait(ms: number | null): void {
     this.scheduler.setInteractiveMaxWait(ms);
@@ -210,9 +260,10 @@ export class InferencePool {
   stats(): PoolStats {
     return {
       queued: this.scheduler.queued,
-      running: this.slots.reduce((n, s) => n + (s.busy?.requests.length ?? 0), 0),
+      running: this.slots.reduce((n, s) => n + (s.busy?.requests.length ?? 0) + (s.busy?.steps?.length ?? 0), 0),
       ...this.counters,
       batchSizes: { ...this.counters.batchSizes },
+      streams: { open: this.streamSteps.streams, ...this.streamCounters },
     };
   }
 
@@ -224,6 +275,7 @@ export class InferencePool {
 
   private async shutdown(): Promise<void> {
     this.closing = true;
+    this.streamSteps.refuseAll(() => new InferenceClosedError());
     this.schedule();
     if (this.scheduler.queued > 0 || this.slots.some((s) => s.busy !== null)) {
       await new Promise<void>((resolve) => {
@@ -252,6 +304,7 @@ export class InferencePool {
 
   /** Fails the batch of a worker that failed or exited (the slot restarts the worker). */
   private failBatch(batch: Batch, message: string): void {
+    if (batch.steps !== null) this.failSteps(batch.steps);
     for (const request of batch.requests) {
       this.finishRequest(request);
       this.counters.failedRequests++;
@@ -269,11 +322,33 @@ export class InferencePool {
     this.observer.onLoad?.({ ...report, worker: slot.index });
   }
 
+  /** Steps whose batch failed: their streams' state is not to be trusted any more. */
+  private failSteps(steps: readonly PendingStep[]): void {
+    this.streamSteps.fail(steps, (step) => {
+      step.stream.lost = true;
+      return new StreamLostError(step.stream.id);
+    });
+  }
+
   private answered(slot: Slot, batch: Batch, answer: BatchAnswer): void {
+    if (batch.steps !== null) {
+      if (answer.type === 'stream-result') {
+        const counters = this.streamCounters;
+        counters.steps += batch.steps.length;
+        counters.batches++;
+        counters.featuresMs += answer.times.featuresMs;
+        counters.modelMs += answer.times.modelMs;
+        counters.decodeMs += answer.times.decodeMs;
+        this.streamSteps.answer(batch.steps, answer.results, answer.workerMs, batch.sentAt);
+      } else this.failSteps(batch.steps);
+      this.checkDrained();
+      this.schedule();
+      return;
+    }
     const provider = slot.loaded.get(batch.model)?.provider ?? 'cpu';
     const waits = batch.requests.map((r) => batch.sentAt - r.enqueuedAt);
     if (answer.type === 'result') this.deliver(batch, answer, waits, provider);
-    else {
+    else if (answer.type === 'failed') {
       for (const request of batch.requests) {
         this.finishRequest(request);
         this.counters.failedRequests++;
@@ -348,19 +423,37 @@ export class InferencePool {
     });
   }
 
-  /** Sends due batches to idle workers (preferring one that has the model open); sets a timer for the next due one. */
+  /**
+   * Sends due batches to idle workers (preferring one that has the model open); sets a timer for
+   * the next due one. A worker with live streams' steps waiting takes them before any batch but
+   * a due `interactive` one.
+   */
   private dispatch(): void {
     this.wake.cancel();
     for (;;) {
-      if (this.scheduler.queued === 0) return;
       const idle = this.slots.filter((s) => s.idle);
       if (idle.length === 0) return;
       const now = performance.now();
-      const decision = this.wake.due(this.scheduler.next(now, this.closing), now);
+      const decision = this.scheduler.queued === 0 ? null : this.wake.due(this.scheduler.next(now, this.closing), now);
+      const stepping = idle.find((s) => this.streamSteps.hasWaiting(s.index));
+      if (stepping !== undefined && decision?.priority !== 'interactive') {
+        this.sendSteps(stepping);
+        continue;
+      }
       if (decision === null) return;
       const slot = idle.find((s) => s.loaded.has(decision.model)) ?? idle[0]!;
       this.send(slot, this.specs.get(decision.model)!);
     }
+  }
+
+  private sendSteps(slot: Slot): void {
+    const taken = this.streamSteps.take(slot.index)!;
+    const batch: Batch = { model: taken.model, requests: [], steps: taken.steps, priority: 'partial', sentAt: performance.now() };
+    slot.runSteps(
+      batch,
+      this.specs.get(taken.model)!,
+      taken.steps.map((step) => ({ streamId: step.stream.id, pcm: step.pcm, restart: step.restart, finish: step.finish, keyterms: step.stream.keyterms })),
+    );
   }
 
   private send(slot: Slot, spec: PoolModelSpec): void {
@@ -375,6 +468,7 @@ export class InferencePool {
     const batch: Batch = {
       model: spec.name,
       requests,
+      steps: null,
       priority: requests[0]!.priority,
       sentAt: performance.now(),
     };

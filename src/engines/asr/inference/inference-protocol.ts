@@ -3,6 +3,10 @@
 import type { RowDecoding } from '../decoding/decoding-plan.js';
 import type { CtcHypothesis } from '../decoding/ctc-types.js';
 import type { ModelInput } from '../models/model-manifest.js';
+import type { FeatureStatistics } from '../../signal/features/running-normalizer.js';
+import type { StreamStepRequest, StreamStepResult, StreamStepTimes } from './live-streams.js';
+
+export type { StreamStepRequest, StreamStepResult } from './live-streams.js';
 
 export type ExecutionDevice = 'cpu' | 'cuda';
 
@@ -30,6 +34,17 @@ export interface PoolModelSpec {
    * hypotheses back with the logits, so decoding never runs on the main thread. Null: logits only.
    */
   readonly decode: RowDecoding | null;
+  /**
+   * Live streams (issue 30): the model folder's streaming step graph and the feature statistics
+   * its running normalisation starts from; null when the folder has none (partials then
+   * re-run the open turn).
+   */
+  readonly streaming: StreamingSpec | null;
+}
+
+export interface StreamingSpec {
+  readonly onnxPath: string;
+  readonly statistics: FeatureStatistics;
 }
 
 /** One row decoded in the worker. */
@@ -66,6 +81,15 @@ export type ToWorker =
       /** Per row, the request's keyterms (decoded with keyterm boosting) or null; null when no row has any. */
       readonly keyterms?: readonly (readonly string[] | null)[] | null;
     }
+  | {
+      readonly type: 'stream-steps';
+      readonly batchId: number;
+      readonly model: string;
+      /** One step per stream; each `pcm` is transferred. */
+      readonly steps: readonly StreamStepRequest[];
+    }
+  /** Streams that ended (no answer); ids are never reused. */
+  | { readonly type: 'stream-close'; readonly model: string; readonly streamIds: readonly number[] }
   | { readonly type: 'close' };
 
 export interface LoadReport {
@@ -94,6 +118,15 @@ export type FromWorker =
       /** Input preparation and decoding time of the batch, around the run. */
       readonly prepareMs: number;
       readonly decodeMs: number;
+      readonly load: LoadReport | null;
+    }
+  | {
+      readonly type: 'stream-result';
+      readonly batchId: number;
+      readonly results: readonly StreamStepResult[];
+      /** Features, graph runs and decoding of the whole step batch. */
+      readonly workerMs: number;
+      readonly times: StreamStepTimes;
       readonly load: LoadReport | null;
     }
   | { readonly type: 'failed'; readonly batchId: number; readonly message: string; readonly load: LoadReport | null }

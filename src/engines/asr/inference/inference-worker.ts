@@ -14,7 +14,9 @@ import * as ort from 'onnxruntime-node';
 import { createDecoder, type RowDecoding } from '../decoding/decoding-plan.js';
 import type { CtcDecoder } from '../decoding/ctc-types.js';
 import { CharNgramLm } from '../decoding/lm/char-ngram-lm.js';
+import { LiveStreams } from './live-streams.js';
 import { InputPreparer } from './model-input.js';
+import { StreamingEncoder } from './streaming-encoder.js';
 import type { DecodedRow, ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, ToWorker, WorkerSettings } from './inference-protocol.js';
 
 const settings = workerData as WorkerSettings;
@@ -36,6 +38,8 @@ const languageModels = new Map<string, Promise<CharNgramLm>>();
 /** Decoders with keyterms, by model and terms, the most recently used last (a live session reuses its own). */
 const keytermDecoders = new Map<string, CtcDecoder>();
 const KEYTERM_DECODERS_KEPT = 64;
+/** Live streams per model (the step graph opened on the first step; live-streams.ts). */
+const liveStreams = new Map<string, Promise<LiveStreams>>();
 
 interface Feed {
   readonly input: Float32Array;
@@ -267,6 +271,50 @@ async function run(message: Extract<ToWorker, { type: 'run' }>): Promise<void> {
   }
 }
 
+/** Opens the model's step graph and stream registry once; a failed open is forgotten so a later step retries. */
+function liveStreamsFor(spec: PoolModelSpec): Promise<LiveStreams> {
+  let streams = liveStreams.get(spec.name);
+  if (!streams) {
+    const { streaming, decode, prepare } = spec;
+    if (streaming === null || decode === null || prepare.kind !== 'log_mel') {
+      return Promise.reject(new Error(`model ${spec.name} has no streaming step graph`));
+    }
+    streams = StreamingEncoder.open(streaming.onnxPath, settings.intraOpThreads).then(
+      (encoder) =>
+        new LiveStreams({
+          encoder,
+          input: prepare,
+          statistics: streaming.statistics,
+          vocabulary: decode.vocabulary,
+          decoderFor: async (keyterms) => (keyterms && keyterms.length > 0 ? keytermDecoderFor(spec, decode, keyterms) : decoderFor(spec, decode)),
+        }),
+    );
+    liveStreams.set(spec.name, streams);
+    streams.catch(() => liveStreams.delete(spec.name));
+  }
+  return streams;
+}
+
+async function runStreamSteps(message: Extract<ToWorker, { type: 'stream-steps' }>): Promise<void> {
+  const { batchId } = message;
+  try {
+    const spec = specs.get(message.model);
+    if (!spec) throw new Error(`model ${message.model} was not registered with this worker`);
+    const streams = await liveStreamsFor(spec);
+    const started = performance.now();
+    const times = { featuresMs: 0, modelMs: 0, decodeMs: 0 };
+    const results = await streams.step(message.steps, times);
+    post({ type: 'stream-result', batchId, results, workerMs: performance.now() - started, times, load: null });
+  } catch (error) {
+    post({ type: 'failed', batchId, message: (error as Error).message, load: null });
+  }
+}
+
+async function closeStreams(model: string, streamIds: readonly number[]): Promise<void> {
+  const streams = liveStreams.get(model);
+  if (streams) (await streams.catch(() => null))?.close(streamIds);
+}
+
 /** Warm-up input: two seconds of quiet deterministic noise, run until the hot code is compiled (about 10 runs). */
 const WARM_UP_SAMPLES = 32_000;
 const WARM_UP_RUNS = 10;
@@ -302,6 +350,9 @@ async function load(spec: PoolModelSpec): Promise<LoadReport> {
 async function close(): Promise<void> {
   const open = [...sessions.values()];
   sessions.clear();
+  const streaming = [...liveStreams.values()];
+  liveStreams.clear();
+  for (const pending of streaming) await (await pending.catch(() => null))?.release();
   for (const pending of open) {
     try {
       await (await pending).session.release();
@@ -327,6 +378,12 @@ port.on('message', (message: ToWorker) => {
       break;
     case 'run':
       void run(message);
+      break;
+    case 'stream-steps':
+      void runStreamSteps(message);
+      break;
+    case 'stream-close':
+      void closeStreams(message.model, message.streamIds);
       break;
     case 'close':
       void close();

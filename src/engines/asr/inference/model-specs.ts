@@ -22,5 +22,6 @@ export function poolSpecFor(model: LoadedModel, decoding: DecodingPlan | null = 
       model.kind === 'ctc' && decoding !== null
         ? { vocabulary: model.vocabulary, plan: decoding, frameStrideSamples: model.manifest.frameStrideSamples }
         : null,
+    streaming: model.kind === 'ctc' && decoding !== null ? (model.streaming ?? null) : null,
   };
 }

@@ -115,4 +115,13 @@ export interface PoolStats {
   /** Worker time around the runs: input preparation (features) and decoding. */
   readonly totalPrepareMs: number;
   readonly totalDecodeMs: number;
+  /** Live streams (issue 30): open now, steps answered, step batches, and the workers' time on them by part. */
+  readonly streams: {
+    readonly open: number;
+    readonly steps: number;
+    readonly batches: number;
+    readonly featuresMs: number;
+    readonly modelMs: number;
+    readonly decodeMs: number;
+  };
 }

@@ -5,14 +5,14 @@
 // at a time. The pool decides what to run; the slot tells it what happened.
 import { WorkerHost } from '../../runtime/worker-host.js';
 import { ModelRunError } from './inference-errors.js';
-import type { FromWorker, LoadReport, PoolModelSpec, ToWorker, WorkerSettings } from './inference-protocol.js';
+import type { FromWorker, LoadReport, PoolModelSpec, StreamStepRequest, ToWorker, WorkerSettings } from './inference-protocol.js';
 
 export interface SlotLogger {
   warn(details: object, message: string): void;
   info(details: object, message: string): void;
 }
 
-export type BatchAnswer = Extract<FromWorker, { type: 'result' | 'failed' }>;
+export type BatchAnswer = Extract<FromWorker, { type: 'result' | 'stream-result' | 'failed' }>;
 
 /** What the pool hears from a slot, and the one thing the slot asks it. */
 export interface SlotEvents<B> {
@@ -57,7 +57,7 @@ export class WorkerSlot<B> {
       workerData: settings,
       nice,
       starts: (message) => (message.type === 'ready' ? 'ready' : null),
-      replyId: (message) => (message.type === 'result' || message.type === 'failed' ? message.batchId : null),
+      replyId: (message) => (message.type === 'result' || message.type === 'stream-result' || message.type === 'failed' ? message.batchId : null),
       onMessage: (message) => this.onMessage(message),
       onPriority: ({ report, error }) => {
         if (error !== null) logger?.warn({ worker: index, err: error }, 'inference worker priority not lowered');
@@ -107,6 +107,21 @@ export class WorkerSlot<B> {
     });
   }
 
+  /** Sends live streams' steps (each one's PCM transferred); the slot is busy until `answered` or `failed`. */
+  runSteps(batch: B, spec: PoolModelSpec, steps: readonly StreamStepRequest[]): void {
+    this.ensureRegistered(spec);
+    this.dispatch(
+      batch,
+      (batchId) => ({ type: 'stream-steps', batchId, model: spec.name, steps }),
+      steps.map((step) => step.pcm.buffer as ArrayBuffer),
+    );
+  }
+
+  /** Tells the worker these streams ended (no answer; a worker that died has none of them anyway). */
+  closeStreams(model: string, streamIds: readonly number[]): void {
+    if (streamIds.length > 0 && this.host.ready && this.registered.has(model)) this.host.post({ type: 'stream-close', model, streamIds });
+  }
+
   /** Sends a batch (its padded input and lengths are transferred, not copied); the slot is busy until `answered` or `failed`. */
   run(
     batch: B,
@@ -116,29 +131,36 @@ export class WorkerSlot<B> {
     lengths: BigInt64Array | null,
     keyterms: readonly (readonly string[] | null)[] | null = null,
   ): void {
-    this.running = batch;
+    this.ensureRegistered(spec);
+    const transfer: ArrayBuffer[] = [input.buffer as ArrayBuffer];
+    if (lengths) transfer.push(lengths.buffer as ArrayBuffer);
+    this.dispatch(batch, (batchId) => ({ type: 'run', batchId, model: spec.name, input, dims, lengths, keyterms }), transfer);
+  }
+
+  private ensureRegistered(spec: PoolModelSpec): void {
     if (!this.registered.has(spec.name)) {
       this.registered.add(spec.name);
       this.host.post({ type: 'register', model: spec });
     }
-    const transfer: ArrayBuffer[] = [input.buffer as ArrayBuffer];
-    if (lengths) transfer.push(lengths.buffer as ArrayBuffer);
-    this.host
-      .request((batchId) => ({ type: 'run', batchId, model: spec.name, input, dims, lengths, keyterms }), transfer)
-      .then(
-        (answer) => {
-          if (this.running !== batch) return;
-          this.running = null;
-          if (answer.type !== 'result' && answer.type !== 'failed') return;
-          if (answer.load) this.noteLoad(answer.load);
-          this.events.answered(this, batch, answer);
-        },
-        (error: Error) => {
-          if (this.running !== batch) return;
-          this.running = null;
-          this.events.failed(this, batch, error.message);
-        },
-      );
+  }
+
+  /** Posts one request the worker answers with `result`, `stream-result` or `failed`; the slot runs `batch` until then. */
+  private dispatch(batch: B, message: (batchId: number) => ToWorker, transfer: ArrayBuffer[]): void {
+    this.running = batch;
+    this.host.request(message, transfer).then(
+      (answer) => {
+        if (this.running !== batch) return;
+        this.running = null;
+        if (answer.type !== 'result' && answer.type !== 'stream-result' && answer.type !== 'failed') return;
+        if (answer.load) this.noteLoad(answer.load);
+        this.events.answered(this, batch, answer);
+      },
+      (error: Error) => {
+        if (this.running !== batch) return;
+        this.running = null;
+        this.events.failed(this, batch, error.message);
+      },
+    );
   }
 
   /** Asks the worker to release its sessions and end; terminates it after 10 s. Resolves when it has exited. */

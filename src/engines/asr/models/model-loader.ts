@@ -5,6 +5,7 @@ import { LM_HEADER_BYTES, readLmHeader } from '../decoding/lm/char-ngram-lm.js';
 import { LanguageModelFormatError } from '../decoding/lm/lm-file.js';
 import { ModelFolderError } from './model-errors.js';
 import { ManifestError, parseManifest, type CtcManifest, type LanguageIdManifest } from './model-manifest.js';
+import type { FeatureStatistics } from '../../signal/features/running-normalizer.js';
 import { parseConfidenceCalibration, type ConfidenceCalibration } from '../recognition/confidence-calibration.js';
 
 export interface LoadedCtcModel {
@@ -19,6 +20,12 @@ export interface LoadedCtcModel {
   readonly lmPath: string | null;
   /** The manifest's `confidence_calibration`, read and checked; absent or null: the raw score is the confidence. */
   readonly calibration?: ConfidenceCalibration | null;
+  /**
+   * The folder's streaming step graph (`streaming.onnx`) and the statistics of its running
+   * normalisation (`stream-stats.json`), both present (docs/model-format.md "Streaming step
+   * graph"); absent or null: partials re-run the open turn.
+   */
+  readonly streaming?: { readonly onnxPath: string; readonly statistics: FeatureStatistics } | null;
 }
 
 export interface LoadedLanguageIdModel {
@@ -123,7 +130,50 @@ export async function loadModelFolder(folder: string): Promise<LoadedModel> {
     vocabulary: { tokens, blankId: manifest.blankId, wordDelimiter: manifest.wordDelimiter },
     lmPath,
     calibration,
+    streaming: manifest.input.kind === 'log_mel' ? await readStreaming(dir, manifest.input.nMels) : null,
   };
+}
+
+const STREAMING_GRAPH = 'streaming.onnx';
+const STREAM_STATISTICS = 'stream-stats.json';
+
+const isFile = (path: string): Promise<boolean> =>
+  stat(path).then(
+    (info) => info.isFile(),
+    () => false,
+  );
+
+/**
+ * The optional streaming step graph and its statistics: live streams need both, so either
+ * alone gives null (the model serves as before); statistics that do not parse are a
+ * ModelFolderError.
+ */
+async function readStreaming(dir: string, nMels: number): Promise<LoadedCtcModel['streaming']> {
+  const onnxPath = join(dir, STREAMING_GRAPH);
+  const statsPath = join(dir, STREAM_STATISTICS);
+  const [graph, stats] = await Promise.all([isFile(onnxPath), isFile(statsPath)]);
+  if (!graph || !stats) return null;
+  try {
+    return { onnxPath, statistics: parseStreamStatistics(JSON.parse(await readFile(statsPath, 'utf8')), nMels) };
+  } catch (error) {
+    throw new ModelFolderError(dir, `${STREAM_STATISTICS}: ${(error as Error).message}`);
+  }
+}
+
+/** `{ "mean": [n_mels], "std": [n_mels], "prior_frames": n }`: finite values, positive deviations. */
+export function parseStreamStatistics(raw: unknown, nMels: number): FeatureStatistics {
+  const record = (raw ?? {}) as Record<string, unknown>;
+  const vector = (name: string, positive: boolean): number[] => {
+    const value = record[name];
+    if (!Array.isArray(value) || value.length !== nMels) throw new Error(`${name} must be an array of ${nMels} numbers`);
+    if (!value.every((v) => typeof v === 'number' && Number.isFinite(v) && (!positive || v > 0))) {
+      throw new Error(`${name} must hold finite${positive ? ' positive' : ''} numbers`);
+    }
+    return value as number[];
+  };
+  const prior = record.prior_frames;
+  if (typeof prior !== 'number' || !Number.isInteger(prior) || prior < 0) throw new Error('prior_frames must be an integer >= 0');
+  return { mean: vector('mean', false), std: vector('std', true), priorFrames: prior };
 }
 
 /** The manifest's confidence calibration file, parsed and checked (ModelFolderError when missing or invalid). */

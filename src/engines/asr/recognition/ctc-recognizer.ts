@@ -91,8 +91,19 @@ export class CtcRecognizer {
     const result = await runWithRetry(this.pool, this.model.name, { data: pcm, length: pcm.length }, options);
     // The worker checked the logits' shape against the vocabulary before decoding.
     if (result.decoded === null) throw new ModelRunError(this.model.name, 'the inference pool sent no decoding for this CTC model');
-    const { hypothesis, frames } = result.decoded;
-    const startMs = options.startMs ?? 0;
+    return this.recognitionOf(result.decoded.hypothesis, result.decoded.frames, samples.length, options.startMs ?? 0, {
+      workerMs: result.workerMs,
+      batchSize: result.batchSize,
+      queueWaitMs: result.queueWaitMs,
+    });
+  }
+
+  /**
+   * A decoded hypothesis over `frames` output frames of `sampleCount` samples starting at
+   * `startMs`, as `recognize` answers it: the text normalised for output, its timed words and its
+   * (calibrated) confidence. A live stream's finished turn comes through here too.
+   */
+  recognitionOf(hypothesis: CtcHypothesis, frames: number, sampleCount: number, startMs: number, inference: InferenceCost): Recognition {
     // Output normalisation (src/engines/asr/text/text-normalizer.ts forOutput): NFC, whitespace, the
     // language's canonical punctuation (no space before a mark); case and numerals as decoded.
     const language = this.model.language;
@@ -100,7 +111,7 @@ export class CtcRecognizer {
     const text = forOutput(hypothesis.text, language, { trueCase });
     // The words of the output text itself (so they join back to it), timed by the decoded path's tokens.
     // Capped at the audio's end (never past the segment the caller makes of it: its end rounds up from here).
-    const endMs = startMs + Math.floor(samples.length / SAMPLES_PER_MS);
+    const endMs = startMs + Math.floor(sampleCount / SAMPLES_PER_MS);
     const words = outputWords(text, hypothesis.tokens, this.model.vocabulary, { frameMs: this.frameMs, startMs, endMs });
     const rawConfidence = hypothesis.tokens.length > 0 ? round4(hypothesis.confidence) : null;
     const features = confidenceFeatures(hypothesis, frames, this.frameMs);
@@ -115,7 +126,7 @@ export class CtcRecognizer {
       words,
       hypothesis,
       frames,
-      inference: { workerMs: result.workerMs, batchSize: result.batchSize, queueWaitMs: result.queueWaitMs },
+      inference,
     };
   }
 }
