@@ -87,13 +87,16 @@ export class SessionRecognition {
     if (!settings.partialResults || !sink.open || !channel.partialsAllowed) return;
     const span = channel.partialSpan(now, deps.streaming.partialIntervalMs, deps.streaming.maxTurnMs);
     if (span === null) return;
-    if (deps.partialsAllowed?.() === false) {
-      deps.observe?.partialSkipped?.((span.end - span.start) / (SAMPLES_PER_MS * 1000));
-      return;
-    }
     const live = this.#livePartials(channel, span.turnId);
     const fedTo = live?.fedTo ?? null;
+    // nothing new since the last partial: nothing to compute
+    if (fedTo === span.end) return;
     const audioStart = fedTo !== null && fedTo >= span.start && fedTo < span.end ? fedTo : span.start;
+    if (deps.partialsAllowed?.() === false) {
+      // what the skipped partial would have decoded: the new audio of a live stream, else the open turn
+      deps.observe?.partialSkipped?.((span.end - audioStart) / (SAMPLES_PER_MS * 1000));
+      return;
+    }
     const piece = channel.startPartial(span, now, audioStart);
     if (piece !== null) void this.#run(channel, piece);
   }
@@ -161,7 +164,8 @@ export class SessionRecognition {
       segments?: readonly Segment[];
       stableText?: string;
     } | null = null;
-    const audioSeconds = piece.audio.length / (SAMPLES_PER_MS * 1000);
+    // the audio this piece's recognition computed (a stream final: only what the partials had not fed)
+    let audioSeconds = piece.audio.length / (SAMPLES_PER_MS * 1000);
     let error: ApiError | null = null;
     try {
       const worth = piece.audio.length > 0 && (piece.kind !== 'final' || hasSignal(piece.audio));
@@ -180,7 +184,9 @@ export class SessionRecognition {
         if (piece.kind === 'partial' && own !== null) recognition = await this.#streamPartial(own, piece);
         else if (piece.kind === 'partial') recognition = await deps.recognizer.recognizePiece(piece.audio, options);
         else if (piece.kind === 'turn' && own !== null && deps.streaming.finalPass === 'stream')
-          recognition = await this.#streamFinal(channel, own, piece, options);
+          recognition = await this.#streamFinal(channel, own, piece, options, (samples) => {
+            audioSeconds = samples / (SAMPLES_PER_MS * 1000);
+          });
         else recognition = await this.#transcribe(channel, piece, options);
       }
     } catch (caught) {
@@ -207,7 +213,13 @@ export class SessionRecognition {
    * audio after the last partial is fed, the last frames finished), no second pass. A stream
    * that does not cover the turn from its start, or that fails, gives way to the second pass.
    */
-  async #streamFinal(channel: SessionChannel, live: LivePartials, piece: Piece, options: PieceOptions): Promise<PieceTranscription | null> {
+  async #streamFinal(
+    channel: SessionChannel,
+    live: LivePartials,
+    piece: Piece,
+    options: PieceOptions,
+    onStreamed: (newSamples: number) => void,
+  ): Promise<PieceTranscription | null> {
     const fedTo = live.fedTo;
     this.#live.delete(channel);
     if (fedTo === null || live.from !== piece.start) {
@@ -217,7 +229,9 @@ export class SessionRecognition {
     const rest = fedTo < piece.end ? piece.audio.slice(fedTo - piece.start) : new Float32Array(0);
     try {
       // audio the partials fed past the turn's end (endpoint silence) stays in the stream; words are timed within the turn
-      return await live.stream.finish(rest, false, { startMs: toMs(piece.start), samples: piece.end - piece.start });
+      const final = await live.stream.finish(rest.slice(), false, { startMs: toMs(piece.start), samples: piece.end - piece.start });
+      onStreamed(rest.length);
+      return final;
     } catch (error) {
       this.options.deps.logger.debug({ err: error, turnId: piece.turnId }, 'live stream final failed; second pass');
       live.stream.close();

@@ -129,10 +129,13 @@ export class InferencePool {
     this.streamSteps = new StreamSteps(this.workerCount, 2 * this.maxBatchSize);
     this.observer.queueDepth?.(() => this.scheduler.queued);
     this.slotEvents = {
-      ready: () => this.schedule(),
+      ready: (slot) => {
+        this.streamSteps.slotReady(slot.index);
+        this.schedule();
+      },
       loaded: (slot, report) => this.noteLoad(slot, report),
       answered: (slot, batch, answer) => this.answered(slot, batch, answer),
-      failed: (_slot, batch, message) => this.failBatch(batch, message),
+      failed: (slot, batch, message) => this.failBatch(batch, message, slot),
       exited: (slot, code, restarting) => {
         this.streamSteps.slotLost(slot.index);
         if (restarting) this.logger?.warn({ worker: slot.index, code }, 'inference worker exited; starting a new one');
@@ -303,8 +306,8 @@ export class InferencePool {
   }
 
   /** Fails the batch of a worker that failed or exited (the slot restarts the worker). */
-  private failBatch(batch: Batch, message: string): void {
-    if (batch.steps !== null) this.failSteps(batch.steps);
+  private failBatch(batch: Batch, message: string, slot: Slot): void {
+    if (batch.steps !== null) this.failSteps(slot, batch);
     for (const request of batch.requests) {
       this.finishRequest(request);
       this.counters.failedRequests++;
@@ -322,8 +325,16 @@ export class InferencePool {
     this.observer.onLoad?.({ ...report, worker: slot.index });
   }
 
-  /** Steps whose batch failed: their streams' state is not to be trusted any more. */
-  private failSteps(steps: readonly PendingStep[]): void {
+  /**
+   * Steps whose batch failed: their streams' state is not to be trusted any more. A worker that
+   * is still there is told to drop them (their next step restarts them).
+   */
+  private failSteps(slot: Slot, batch: Batch): void {
+    const steps = batch.steps ?? [];
+    slot.closeStreams(
+      batch.model,
+      steps.map((step) => step.stream.id),
+    );
     this.streamSteps.fail(steps, (step) => {
       step.stream.lost = true;
       return new StreamLostError(step.stream.id);
@@ -340,7 +351,7 @@ export class InferencePool {
         counters.modelMs += answer.times.modelMs;
         counters.decodeMs += answer.times.decodeMs;
         this.streamSteps.answer(batch.steps, answer.results, answer.workerMs, batch.sentAt);
-      } else this.failSteps(batch.steps);
+      } else this.failSteps(slot, batch);
       this.checkDrained();
       this.schedule();
       return;

@@ -117,6 +117,9 @@ export interface StreamStepTimes {
 
 export class LiveStreams {
   private readonly streams = new Map<number, LiveStream>();
+  /** Streams whose (re)start waits for its decoder, and those of them closed meanwhile (not to be kept). */
+  private readonly opening = new Set<number>();
+  private readonly closedWhileOpening = new Set<number>();
 
   constructor(private readonly model: LiveStreamModel) {}
 
@@ -125,7 +128,10 @@ export class LiveStreams {
   }
 
   close(streamIds: readonly number[]): void {
-    for (const id of streamIds) this.streams.delete(id);
+    for (const id of streamIds) {
+      this.streams.delete(id);
+      if (this.opening.has(id)) this.closedWhileOpening.add(id);
+    }
   }
 
   /** Drops every stream and releases the step graph (the worker is closing). */
@@ -195,14 +201,21 @@ export class LiveStreams {
 
   private async open(request: StreamStepRequest): Promise<LiveStream> {
     const { encoder, input, statistics, vocabulary } = this.model;
-    const decoder = await this.model.decoderFor(request.keyterms);
+    this.opening.add(request.streamId);
+    let decoder: CtcDecoder;
+    try {
+      decoder = await this.model.decoderFor(request.keyterms);
+    } finally {
+      this.opening.delete(request.streamId);
+    }
     const stream: LiveStream = {
       features: new StreamingLogMel(input),
       normalizer: new RunningNormalizer(statistics),
       encoder: encoder.start(),
       search: decoder instanceof CtcBeamDecoder ? new CtcBeamStream(decoder) : new FramesKept(decoder, vocabulary.tokens.length),
     };
-    this.streams.set(request.streamId, stream);
+    // a close that came while the decoder was built ends the stream after this step
+    if (!this.closedWhileOpening.delete(request.streamId)) this.streams.set(request.streamId, stream);
     return stream;
   }
 }

@@ -140,6 +140,33 @@ describe('StreamSteps', () => {
     expect(steps.hasWaiting(1)).toBe(true);
   });
 
+  it('a dead worker refuses its waiting steps, takes no new stream until ready, and a restart moves to a ready worker', async () => {
+    const steps = new StreamSteps(2);
+    const a = steps.start('m', null);
+    const waiting = steps.enqueue(a, pcm, false, 0);
+    steps.slotLost(a.slot);
+    await expect(waiting).rejects.toBeInstanceOf(StreamLostError);
+    expect(steps.hasWaiting(0)).toBe(false);
+    // new streams go to the live worker only, even when it holds more
+    expect([steps.start('m', null).slot, steps.start('m', null).slot]).toEqual([1, 1]);
+    // a restart of the lost stream moves it to worker 1
+    void steps.enqueue(a, pcm, true, 1);
+    expect(a.slot).toBe(1);
+    expect(steps.hasWaiting(1)).toBe(true);
+    steps.slotReady(0);
+    expect(steps.start('m', null).slot).toBe(0);
+  });
+
+  it('with every worker dead, steps are refused as lost, restarts too', async () => {
+    const steps = new StreamSteps(1);
+    const a = steps.start('m', null);
+    steps.slotLost(0);
+    await expect(steps.enqueue(a, pcm, true, 0)).rejects.toBeInstanceOf(StreamLostError);
+    steps.slotReady(0);
+    void steps.enqueue(a, pcm, true, 1);
+    expect(steps.take(0)!.steps).toHaveLength(1);
+  });
+
   it('close refuses the waiting step, drops it from the queue, and answers true once', async () => {
     const steps = new StreamSteps(1);
     const a = steps.start('m', null);

@@ -5,8 +5,10 @@
 // - A stream is pinned to one worker for its life (the one holding fewest streams when it
 //   opened): its state lives there. Ids are never reused.
 // - One step per stream at a time; a second is refused (a session's pieces run one at a time).
-// - When the worker dies its streams are lost: their next step without `restart` is refused
-//   with StreamLostError, and the caller restarts the stream with the turn's audio from its start.
+// - When the worker dies its streams are lost and its waiting steps refused (StreamLostError);
+//   the caller restarts the stream with the turn's audio from its start. Until the worker is
+//   ready again no stream is placed on it, and a restart moves the stream to a worker that is.
+//   A step the worker answers clears `lost`.
 // - A worker takes its waiting steps of one model (the oldest step's model), at most `maxSteps`
 //   at once, so that the streams' new frames run through the graph together while a turn that
 //   arrives meanwhile waits for one bounded batch only.
@@ -32,7 +34,7 @@ export interface StreamPartial {
 export interface StreamRecord {
   readonly id: number;
   readonly model: string;
-  readonly slot: number;
+  slot: number;
   readonly keyterms: readonly string[] | null;
   lost: boolean;
   closed: boolean;
@@ -53,6 +55,8 @@ export class StreamSteps {
   private nextId = 1;
   private readonly open = new Map<number, StreamRecord>();
   private readonly waiting: PendingStep[][];
+  /** Slots whose worker died and is not ready again. */
+  private readonly down = new Set<number>();
 
   constructor(
     slots: number,
@@ -69,14 +73,22 @@ export class StreamSteps {
     return this.waiting.reduce((n, list) => n + list.length, 0);
   }
 
-  /** A new stream on the worker holding the fewest. */
+  /** A new stream on the ready worker holding the fewest (any worker when none is ready). */
   start(model: string, keyterms: readonly string[] | null): StreamRecord {
-    const held = this.waiting.map(() => 0);
-    for (const stream of this.open.values()) held[stream.slot]!++;
-    const slot = held.indexOf(Math.min(...held));
-    const stream: StreamRecord = { id: this.nextId++, model, slot, keyterms, lost: false, closed: false, pending: null };
+    const stream: StreamRecord = { id: this.nextId++, model, slot: this.leastHeld(), keyterms, lost: false, closed: false, pending: null };
     this.open.set(stream.id, stream);
     return stream;
+  }
+
+  private leastHeld(): number {
+    const held = this.waiting.map(() => 0);
+    for (const stream of this.open.values()) held[stream.slot]!++;
+    let best = -1;
+    for (const [slot, count] of held.entries()) {
+      if (this.down.has(slot) && this.down.size < held.length) continue;
+      if (best < 0 || count < held[best]!) best = slot;
+    }
+    return best;
   }
 
   /**
@@ -87,6 +99,13 @@ export class StreamSteps {
     if (stream.closed) return Promise.reject(new Error('the stream is closed'));
     if (stream.pending !== null) return Promise.reject(new Error('the stream has a step in flight'));
     if (stream.lost && !restart) return Promise.reject(new StreamLostError(stream.id));
+    if (this.down.has(stream.slot)) {
+      if (!restart || this.down.size >= this.waiting.length) {
+        stream.lost = true;
+        return Promise.reject(new StreamLostError(stream.id));
+      }
+      stream.slot = this.leastHeld();
+    }
     stream.lost = false;
     return new Promise<StreamPartial>((resolve, reject) => {
       const step: PendingStep = { stream, pcm, restart, finish, enqueuedAt: now, resolve, reject };
@@ -135,6 +154,7 @@ export class StreamSteps {
       step.stream.pending = null;
       const result = results[i];
       if (result?.ok) {
+        step.stream.lost = false;
         if (step.finish) {
           // the worker dropped the stream with its last step
           step.stream.lost = true;
@@ -166,9 +186,19 @@ export class StreamSteps {
     }
   }
 
-  /** The slot's worker died: its streams are lost (their waiting steps stay queued and are answered `lost` by the new worker unless restarting). */
+  /** The slot's worker died: its streams are lost and its waiting steps refused; it takes no stream until `slotReady`. */
   slotLost(slot: number): void {
+    this.down.add(slot);
     for (const stream of this.open.values()) if (stream.slot === slot) stream.lost = true;
+    for (const step of this.waiting[slot]!.splice(0)) {
+      step.stream.pending = null;
+      step.reject(new StreamLostError(step.stream.id));
+    }
+  }
+
+  /** The slot's worker is ready (its first start, or a restart). */
+  slotReady(slot: number): void {
+    this.down.delete(slot);
   }
 
   /** Refuses every waiting step (the pool is closing). */
