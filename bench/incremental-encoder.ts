@@ -36,6 +36,7 @@ import { type EncoderStream, StreamingEncoder } from '../src/engines/asr/inferen
 import { loadModelFolder } from '../src/engines/asr/models/model-loader.js';
 import { editDistance, scoredCharacterErrorRate, scoringForm } from '../src/engines/scoring/character-error-rate.js';
 import { LogMelExtractor, NORMALIZE_EPSILON } from '../src/engines/signal/features/log-mel-features.js';
+import { RunningNormalizer } from '../src/engines/signal/features/running-normalizer.js';
 import { pcm16ToFloat, speechAmPcm } from '../test/helpers/fixtures.js';
 import { flag, option } from './bench-args.js';
 import { median, publishReport, ratio3, round2 } from './bench-results.js';
@@ -169,29 +170,6 @@ function normaliseGlobal(raw: Float32Array, g: Stats): Float32Array {
   return raw.map((x, i) => (x - g.mean[i % nMels]!) / (g.std[i % nMels]! + NORMALIZE_EPSILON));
 }
 
-/**
- * Each frame normalised by the mean and std (n-1) of the turn's frames up to and including it;
- * `priorFrames` > 0 adds that many frames' worth of the global statistics to the sums.
- */
-function normaliseRunning(raw: Float32Array, g: Stats, priorFrames: number): Float32Array {
-  const out = new Float32Array(raw.length);
-  const frames = raw.length / nMels;
-  for (let c = 0; c < nMels; c++) {
-    let s1 = priorFrames * g.mean[c]!;
-    let s2 = priorFrames * (g.std[c]! ** 2 + g.mean[c]! ** 2);
-    for (let t = 0; t < frames; t++) {
-      const x = raw[t * nMels + c]!;
-      s1 += x;
-      s2 += x * x;
-      const n = priorFrames + t + 1;
-      const mean = s1 / n;
-      const std = n > 1 ? Math.sqrt(Math.max(0, (s2 - n * mean * mean) / (n - 1))) : 0;
-      out[t * nMels + c] = (x - mean) / (std + NORMALIZE_EPSILON);
-    }
-  }
-  return out;
-}
-
 async function measureNormalisation() {
   const raw = new LogMelExtractor({ ...melInput, normalize: 'none' });
   const perUtterance = new LogMelExtractor(melInput);
@@ -202,8 +180,9 @@ async function measureNormalisation() {
   const kinds = {
     per_utterance: (pcm: Float32Array) => perUtterance.compute(pcm),
     global: (pcm: Float32Array) => normaliseGlobal(raw.compute(pcm), g),
-    running: (pcm: Float32Array) => normaliseRunning(raw.compute(pcm), g, 0),
-    running_global_prior_1s: (pcm: Float32Array) => normaliseRunning(raw.compute(pcm), g, 100),
+    // what live streams compute (running-normalizer.ts), without and with a 1 s prior
+    running: (pcm: Float32Array) => new RunningNormalizer({ ...g, priorFrames: 0 }).apply(raw.compute(pcm)),
+    running_global_prior_1s: (pcm: Float32Array) => new RunningNormalizer({ ...g, priorFrames: 100 }).apply(raw.compute(pcm)),
   };
   const texts: Record<string, string[]> = {};
   const argmax: Record<string, Int32Array[]> = {};

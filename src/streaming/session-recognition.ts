@@ -87,8 +87,8 @@ export class SessionRecognition {
     if (!settings.partialResults || !sink.open || !channel.partialsAllowed) return;
     const span = channel.partialSpan(now, deps.streaming.partialIntervalMs, deps.streaming.maxTurnMs);
     if (span === null) return;
-    const live = this.#livePartials(channel, span.turnId);
-    const fedTo = live?.fedTo ?? null;
+    const current = this.#live.get(channel);
+    const fedTo = current?.turnId === span.turnId ? current.fedTo : null;
     // nothing new since the last partial: nothing to compute
     if (fedTo === span.end) return;
     const audioStart = fedTo !== null && fedTo >= span.start && fedTo < span.end ? fedTo : span.start;
@@ -97,6 +97,7 @@ export class SessionRecognition {
       deps.observe?.partialSkipped?.((span.end - audioStart) / (SAMPLES_PER_MS * 1000));
       return;
     }
+    this.#livePartials(channel, span.turnId);
     const piece = channel.startPartial(span, now, audioStart);
     if (piece !== null) void this.#run(channel, piece);
   }

@@ -31,7 +31,7 @@ import {
   type FileTranscriptionParts,
   type FileTranscriptionRequest,
 } from './recognition/file-transcription.js';
-import { segmentWord, transcribeAll } from './recognition/transcriber.js';
+import { recognizedSegment, transcribeAll } from './recognition/transcriber.js';
 import { ModelRunError } from './inference/inference-errors.js';
 import { SpeechGate, type SpeechProbabilities } from './recognition/speech-gate.js';
 import { createLanguageDetector, type LanguageDetection, type LanguageDetector } from './recognition/language-detector.js';
@@ -334,21 +334,10 @@ export class Asr {
         if (!last.final) throw new ModelRunError(model, 'the live stream ended without its final hypothesis');
         const inference = { workerMs: last.workerMs, batchSize: last.batchSize, queueWaitMs: last.queueWaitMs };
         const recognition = recognizer.recognitionOf(last.final.hypothesis, last.final.frames, turn.samples, turn.startMs, inference);
-        if (recognition.text.length === 0 || (this.speechGate !== null && !this.speechGate.shouldKeep(recognition))) {
-          return { text: '', confidence: null, segments: [], inference };
-        }
-        const endMs = turn.startMs + Math.round(turn.samples / 16);
-        const segment: Segment = {
-          id: 0,
-          start_ms: turn.startMs,
-          end_ms: endMs,
-          duration_ms: endMs - turn.startMs,
-          text: recognition.text,
-          speaker: null,
-          confidence: recognition.confidence,
-          words: recognition.words.map(segmentWord),
-        };
-        return { text: recognition.text, confidence: recognition.confidence, segments: [segment], inference };
+        // one segment, as the REST path makes of a recognised span
+        const segment = recognizedSegment(recognition, turn.startMs, turn.startMs + Math.round(turn.samples / 16), this.speechGate);
+        if (segment === null) return { text: '', confidence: null, segments: [], inference };
+        return { text: segment.text, confidence: segment.confidence, segments: [{ ...segment, id: 0 }], inference };
       },
     };
   }

@@ -156,9 +156,9 @@ export class StreamSteps {
       if (result?.ok) {
         step.stream.lost = false;
         if (step.finish) {
-          // the worker dropped the stream with its last step
-          step.stream.lost = true;
-          this.close(step.stream);
+          // the worker dropped the stream with its last step: closed here without telling it
+          step.stream.closed = true;
+          this.open.delete(step.stream.id);
         }
         step.resolve({
           ...(result.final ? { final: result.final } : {}),

@@ -1,5 +1,5 @@
 import { PauseSegmenter, type AudioSegment, type SegmenterOptions } from './pause-segmenter.js';
-import type { CtcRecognizer, InferenceCost, TimedWord } from './ctc-recognizer.js';
+import type { CtcRecognizer, InferenceCost, Recognition, TimedWord } from './ctc-recognizer.js';
 import type { InferencePriority } from '../inference/inference-pool.js';
 import type { SpeechGate } from './speech-gate.js';
 
@@ -99,20 +99,8 @@ export async function* transcribeStream(pcm: AsyncIterable<Float32Array>, option
       .recognize(samples, { startMs, priority: options.priority ?? 'batch', signal, busyRetryMs: options.busyRetryMs, keyterms: options.keyterms ?? null })
       .then((recognition) => {
         options.onInference?.(recognition.inference);
-        if (recognition.text.length === 0) return null;
-        if (options.speechGate && !options.speechGate.shouldKeep(recognition)) return null;
-        const endMs = Math.round((startSample + samples.length) / 16);
-        const segment: Segment = {
-          id: -1,
-          start_ms: startMs,
-          end_ms: endMs,
-          duration_ms: endMs - startMs,
-          text: recognition.text,
-          speaker: null,
-          confidence: recognition.confidence,
-          words: recognition.words.map(segmentWord),
-        };
-        return { segment, words: recognition.words };
+        const segment = recognizedSegment(recognition, startMs, Math.round((startSample + samples.length) / 16), options.speechGate);
+        return segment === null ? null : { segment, words: recognition.words };
       });
   };
 
@@ -163,6 +151,25 @@ export async function* transcribeStream(pcm: AsyncIterable<Float32Array>, option
 }
 
 /** A recognised word as segments carry it (job-records.ts SegmentWord). */
+/**
+ * A recognised span of audio (`startMs` to `endMs`) as a segment (id -1, for the caller to
+ * number); null when it holds no text or text the speech gate drops.
+ */
+export function recognizedSegment(recognition: Recognition, startMs: number, endMs: number, speechGate?: SpeechGate | null): Segment | null {
+  if (recognition.text.length === 0) return null;
+  if (speechGate && !speechGate.shouldKeep(recognition)) return null;
+  return {
+    id: -1,
+    start_ms: startMs,
+    end_ms: endMs,
+    duration_ms: endMs - startMs,
+    text: recognition.text,
+    speaker: null,
+    confidence: recognition.confidence,
+    words: recognition.words.map(segmentWord),
+  };
+}
+
 export function segmentWord(word: TimedWord): SegmentWord {
   return { word: word.text, start_ms: word.start_ms, end_ms: word.end_ms, confidence: word.confidence };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LogMelExtractor, type LogMelInput } from './log-mel-features.js';
+import { concatSamples } from '../files/pcm-channels.js';
 import { StreamingLogMel } from './streaming-log-mel.js';
 
 /** small-am-v2's manifest input (models/small-am-v2/manifest.json). */
@@ -57,13 +58,7 @@ function pushChunked(input: LogMelInput, pcm: Float32Array, sizes: readonly numb
     expect(out.length).toBe((stream.frames - before) * input.nMels);
     parts.push(out);
   }
-  const all = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    all.set(p, offset);
-    offset += p.length;
-  }
-  return all;
+  return concatSamples(parts, Float32Array);
 }
 
 function expectClose(actual: Float32Array, expected: Float32Array, tolerance: number): void {
@@ -133,12 +128,7 @@ describe('StreamingLogMel', () => {
           let at = 0;
           for (; at + chunk < length; at += chunk) parts.push(stream.push(pcm.slice(at, at + chunk)));
           parts.push(stream.finish(pcm.slice(at)));
-          const got = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-          let offset = 0;
-          for (const part of parts) {
-            got.set(part, offset);
-            offset += part.length;
-          }
+          const got = concatSamples(parts, Float32Array);
           const expected = new LogMelExtractor({ ...input, normalize: 'none' }).compute(pcm);
           expect(got.length).toBe(expected.length);
           expectClose(got, expected, 1e-5);

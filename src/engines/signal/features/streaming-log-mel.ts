@@ -12,6 +12,7 @@
 // - Memory: the samples of the next frame's window, at most n_fft + the newest push, and the
 //   last n_fft/2 + 1 samples (the end's reflection).
 // - Features are raw (no normalisation): RunningNormalizer normalises them causally.
+import { concatSamples } from '../files/pcm-channels.js';
 import { LogMelExtractor, type LogMelInput } from './log-mel-features.js';
 
 export class StreamingLogMel {
@@ -70,12 +71,13 @@ export class StreamingLogMel {
     const head = this.push(pcm);
     const { nFft, hopLength, center, nMels } = this.input;
     const pad = center ? nFft >> 1 : 0;
-    const total = new LogMelExtractor(this.input).frameCount(this.received);
+    // `compute`'s frame count for the whole signal (LogMelExtractor.frameCount)
+    const total = center ? 1 + Math.floor(this.received / hopLength) : this.received >= nFft ? 1 + Math.floor((this.received - nFft) / hopLength) : 1;
     const remaining = total - this.frames;
     let tail: Float32Array = new Float32Array(0);
     if (remaining > 0 && this.received > 0) {
       if (center && this.received <= pad) {
-        // nothing emitted yet (the start's reflection never had its samples): the whole signal at once
+        // nothing emitted yet (the start's reflection never had its samples): the whole signal at once, as `compute` reads it
         tail = new LogMelExtractor({ ...this.input, normalize: 'none' }).compute(this.pending);
       } else {
         // the end's reflection (`compute` reads sample 2(n-1) - i for i >= n), or zeros without centring
@@ -90,10 +92,7 @@ export class StreamingLogMel {
     }
     this.frames += tail.length / nMels;
     this.pending = new Float32Array(0);
-    const all = new Float32Array(head.length + tail.length);
-    all.set(head);
-    all.set(tail, head.length);
-    return all;
+    return concatSamples([head, tail], Float32Array);
   }
 
   private keepLast(pcm: Float32Array): void {
