@@ -26,9 +26,23 @@
  * the same run: one speaker over the whole file, and one speaker over the speech the diarization
  * marked; with the speaker count exact and within one (and exact on two-speaker conversations).
  * `--params-list '[{...},...]'` scores each backend-parameter override on the development set and stops.
+ * `--embedding-model FILE.onnx` clusters a speaker-embedding network's window embeddings (what
+ * DIARIZATION_EMBEDDING_MODEL serves; EMBEDDING_BACKENDS' parameters, `--params` on top) instead of
+ * the i-vectors.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { BACKENDS, type BackendParameters, diarize, DIARIZATION_BACKENDS, type DiarizationBackend } from '../src/engines/diarization/diarize.js';
+import {
+  BACKENDS,
+  type BackendParameters,
+  diarize,
+  DIARIZATION_BACKENDS,
+  type DiarizationBackend,
+  type DiarizationFrames,
+  diarizationFrames,
+  EMBEDDING_BACKENDS,
+} from '../src/engines/diarization/diarize.js';
+import { SpeakerEmbeddingModel } from '../src/engines/diarization/speaker-embedding-model.js';
+import { type ModelWindowEmbeddings, speechWindowSpans } from '../src/engines/diarization/speaker-windows.js';
 import { diarizationErrorRate } from '../src/engines/scoring/diarization-error-rate.js';
 import { MFCC_COEFFICIENTS } from '../src/engines/diarization/speaker-features.js';
 import { loadOverlapDetector, type OverlapDetector } from '../src/engines/diarization/overlap-detector.js';
@@ -44,6 +58,11 @@ const perCount = Number(option('--per-count') ?? 3) || 3;
 /** The shipped projection by default; `--projection identity` measures the untrained statistics. */
 const projectionPath = option('--projection') ?? new URL('../models/diarization/speaker-ivector-v3.json', import.meta.url).pathname;
 const projection = projectionPath === 'identity' ? identityProjection(2 * MFCC_COEFFICIENTS) : await loadSpeakerProjection(projectionPath);
+
+/** `--embedding-model FILE`: a speaker-embedding network in the i-vectors' place (its windows embedded once per conversation, in `prepare`). */
+const embeddingModelPath = option('--embedding-model');
+const embeddingModel = embeddingModelPath === undefined ? null : await SpeakerEmbeddingModel.open(embeddingModelPath);
+const backendParameters = embeddingModel === null ? BACKENDS : EMBEDDING_BACKENDS;
 
 const overlapPath = option('--overlap') ?? new URL('../models/diarization/overlap-detector-v1.json', import.meta.url).pathname;
 let overlapDetector: OverlapDetector | null = overlapPath === 'none' ? null : await loadOverlapDetector(overlapPath);
@@ -68,8 +87,30 @@ const vad = vadKind !== 'energy' || args.includes('--tune-vad') ? await SileroVa
 const probabilityCache = new Map<Float32Array, Float32Array>();
 /** Silero's window probabilities of every conversation of a set (once each). */
 async function prepare(set: readonly Conversation[]): Promise<void> {
-  if (vad === null) return;
-  for (const c of set) if (!probabilityCache.has(c.pcm)) probabilityCache.set(c.pcm, await sileroProbabilities(vad, c.pcm));
+  if (vad !== null) for (const c of set) if (!probabilityCache.has(c.pcm)) probabilityCache.set(c.pcm, await sileroProbabilities(vad, c.pcm));
+  if (embeddingModel !== null) for (const c of set) await networkEmbeddings(c, vadKind !== 'energy' ? spanOptions : null);
+}
+/** A network's window embeddings of a conversation (and the frames they were cut from), per speech setting and window shape. */
+const embeddingCache = new Map<Float32Array, Map<string, { frames: DiarizationFrames; embeddings: ModelWindowEmbeddings }>>();
+async function networkEmbeddings(c: Conversation, spans: SpeechSpanOptions | null): Promise<{ frames: DiarizationFrames; embeddings: ModelWindowEmbeddings }> {
+  if (embeddingModel === null) throw new Error('no --embedding-model');
+  const window = { ...EMBEDDING_BACKENDS.backend_a, ...overrides };
+  const key = JSON.stringify([spans, window.windowFrames, window.hopFrames]);
+  const byKey = embeddingCache.get(c.pcm) ?? new Map();
+  embeddingCache.set(c.pcm, byKey);
+  const known = byKey.get(key);
+  if (known !== undefined) return known;
+  const speech = speechOf(c, spans);
+  const frames = diarizationFrames(c.pcm, speech ? { speech } : {});
+  const embeddings = await embeddingModel.embedWindows(c.pcm, frames.speech, speechWindowSpans(frames.speech, frames.features.frames, window));
+  byKey.set(key, { frames, embeddings });
+  return { frames, embeddings };
+}
+function cachedNetworkEmbeddings(c: Conversation, spans: SpeechSpanOptions | null): { frames: DiarizationFrames; embeddings: ModelWindowEmbeddings } {
+  const window = { ...EMBEDDING_BACKENDS.backend_a, ...overrides };
+  const known = embeddingCache.get(c.pcm)?.get(JSON.stringify([spans, window.windowFrames, window.hopFrames]));
+  if (known === undefined) throw new Error('conversation not prepared for the embedding model');
+  return known;
 }
 let vadSeconds = 0;
 /** The spans diarize is given: Silero's (with `spans`' settings), or none (the energy gate alone). */
@@ -146,14 +187,16 @@ function evaluate(
   const overlapMs = { both: 0, output: 0, reference: 0 };
   for (const c of set) {
     const started = process.hrtime.bigint();
-    const parameters = { ...BACKENDS[backend], ...overrides, ...(threshold === undefined ? {} : { threshold }) };
+    const parameters = { ...backendParameters[backend], ...overrides, ...(threshold === undefined ? {} : { threshold }) };
     const bound = knownCount ? c.speakers : null;
     const speech = speechOf(c, spans);
+    const network = embeddingModel === null ? null : cachedNetworkEmbeddings(c, spans);
     const turns = diarize(
       c.pcm,
       { backend, minSpeakers: bound, maxSpeakers: bound, ...(speech ? { speech } : {}), ...(overlapDetector !== null ? { overlapDetector } : {}) },
-      projection,
+      network?.embeddings ?? projection,
       parameters,
+      ...(network ? [network.frames] : []),
     );
     seconds += Number(process.hrtime.bigint() - started) / 1e9;
     audioSeconds += c.pcm.length / 16_000;
@@ -210,6 +253,7 @@ const describeDer = (d: PooledDer): string => `${pct(d.der)} (${pct(d.missed)} /
 const results: Record<string, unknown> = {
   perCount,
   projection: projection.name,
+  ...(embeddingModelPath !== undefined ? { embeddingModel: embeddingModelPath.split('/').pop() } : {}),
   devGroups: DEV_GROUPS,
   testGroups: TEST_GROUPS,
   vad: vadKind,
@@ -309,6 +353,7 @@ if (paramsList !== undefined) {
   const sweep: Record<string, unknown>[] = [];
   for (const extra of JSON.parse(paramsList) as Partial<BackendParameters>[]) {
     overrides = { ...base, ...extra };
+    await prepare(dev);
     for (const backend of tuneBackends) {
       const f = evaluate(dev, backend);
       sweep.push({ backend, params: extra, ...f });

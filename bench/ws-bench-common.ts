@@ -14,10 +14,14 @@ export interface ServerStats {
   /** Share of the time the server's main thread was busy (not waiting for I/O). */
   eventLoopUtilization: number;
   wallSeconds: number;
+  /** The server's main-thread garbage-collection pauses since the mark (gateway mode). */
+  gcSeconds?: number;
   rssMb: number;
   pool: Record<string, unknown> | null;
   /** The shared Silero VAD's windows, batches and inference time since the mark (null: not started). */
   silero?: Record<string, unknown> | null;
+  /** The event loop's seconds on live sessions by part since the mark (gateway_ws_main_thread_seconds_total; null: plain ws). */
+  mainThreadParts?: Record<string, number> | null;
 }
 
 export interface BenchServer {

@@ -13,7 +13,7 @@
  * memcpy, coalesced JSON acks every 100 ms, PING -> pong), without our native front end
  * (decoding, resampling, VAD, endpointing), limits or sessions.
  */
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:perf_hooks';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { PoolStats } from '../src/engines/asr/asr.js';
 import type { SileroVadStats } from '../src/engines/vad/silero-vad.js';
@@ -29,6 +29,12 @@ loop.enable();
 let cpuMark = process.cpuUsage();
 let wallMark = performance.now();
 let eluMark = performance.eventLoopUtilization();
+/** The main thread's garbage-collection pauses, in ms (the workers collect on their own threads). */
+let gcMs = 0;
+let gcMark = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
 
 let stop: () => Promise<void> = async () => undefined;
 /** Inference pool counters (gateway mode): batches and their sizes since the mark. */
@@ -37,6 +43,9 @@ let poolMark: PoolStats | null = null;
 /** The shared Silero VAD's counters (gateway mode, once a session started it: vad_type=silero or the speech gate). */
 let sileroStats: () => Promise<SileroVadStats | null> = async () => null;
 let sileroMark: SileroVadStats | null = null;
+/** The event loop's seconds on live sessions by part (gateway mode: gateway_ws_main_thread_seconds_total, scraped). */
+let mainThreadParts: () => Promise<Record<string, number> | null> = async () => null;
+let mainThreadMark: Record<string, number> | null = null;
 
 if (mode === 'plain-ws') {
   const server = new WebSocketServer({ host: '127.0.0.1', port: 0, maxPayload: 1024 * 1024 });
@@ -99,6 +108,14 @@ if (mode === 'plain-ws') {
   // Started by the first session that needs it; read without starting it.
   const vad = gateway.engines.vad;
   sileroStats = async () => (vad.started ? (await vad.shared()).stats : null);
+  const metricsUrl = started.metricsUrl;
+  if (metricsUrl !== null)
+    mainThreadParts = async () => {
+      const text = await (await fetch(metricsUrl)).text();
+      const parts: Record<string, number> = {};
+      for (const m of text.matchAll(/^gateway_ws_main_thread_seconds_total\{[^}]*part="([a-z_]+)"[^}]*\} (\S+)$/gm)) parts[m[1]!] = Number(m[2]);
+      return parts;
+    };
   stop = () => started.close();
   send({
     type: 'ready',
@@ -113,11 +130,13 @@ if (mode === 'plain-ws') {
 process.on('message', async (message: { type: string }) => {
   if (message.type === 'mark') {
     sileroMark = await sileroStats();
+    mainThreadMark = await mainThreadParts();
     loop.reset();
     poolMark = poolStats();
     eluMark = performance.eventLoopUtilization();
     cpuMark = process.cpuUsage();
     wallMark = performance.now();
+    gcMark = gcMs;
     send({ type: 'marked' });
   } else if (message.type === 'stats') {
     const cpu = process.cpuUsage(cpuMark);
@@ -132,9 +151,11 @@ process.on('message', async (message: { type: string }) => {
       cpuSeconds: (cpu.user + cpu.system) / 1e6,
       eventLoopUtilization: Math.round(performance.eventLoopUtilization(eluMark).utilization * 1000) / 1000,
       wallSeconds: (performance.now() - wallMark) / 1000,
+      gcSeconds: (gcMs - gcMark) / 1000,
       rssMb: Math.round(process.memoryUsage().rss / 1e6),
       pool: poolDelta(poolMark, poolStats()),
       silero: sileroDelta(sileroMark, await sileroStats()),
+      mainThreadParts: partsDelta(mainThreadMark, await mainThreadParts()),
     });
   } else if (message.type === 'stop') {
     void stop().finally(() => process.exit(0));
@@ -184,4 +205,10 @@ function poolDelta(before: PoolStats | null, after: PoolStats | null) {
       decoder_ms: Math.round(after.streams.decodeMs - before.streams.decodeMs),
     },
   };
+}
+
+/** Seconds by part since the mark. */
+function partsDelta(mark: Record<string, number> | null, now: Record<string, number> | null): Record<string, number> | null {
+  if (now === null) return null;
+  return Object.fromEntries(Object.entries(now).map(([part, seconds]) => [part, seconds - (mark?.[part] ?? 0)]));
 }

@@ -31,6 +31,7 @@ import {
   speakingStream,
   startServer,
   type BenchServer,
+  type ServerStats,
 } from './ws-bench-common.js';
 
 const streamsWanted = Number(process.argv[2] ?? 100);
@@ -60,6 +61,7 @@ async function run(server: BenchServer, count: number) {
   const detected = streams.reduce((n, s) => n + s.turns.length, 0);
   const unacknowledged = streams.filter((s) => s.lastAckBytes !== s.bytesSent).length;
   const droppedAudioMs = streams.reduce((n, s) => n + ((s.stats?.['dropped_audio_ms'] as number | undefined) ?? 0), 0);
+  const streamHours = (count * streams[0]!.chunks.length) / 10 / 3600;
   return {
     streams: count,
     audio_seconds_per_stream: streams[0]!.chunks.length / 10,
@@ -87,8 +89,37 @@ async function run(server: BenchServer, count: number) {
       rss_mb: stats.rssMb,
       inference_pool: stats.pool,
       silero: stats.silero ?? null,
+      cpu_seconds_per_stream_hour: cpuPerStreamHour(stats, streamHours),
     },
   };
+}
+
+/**
+ * CPU seconds per stream-hour by component: the event loop's timed parts (main-thread-parts.ts),
+ * its garbage collection, the rest of its busy time (uWebSockets.js I/O, worker messages, promise
+ * continuations), the inference workers' parts (pool figures) and Silero's worker, and
+ * the process total (everything, GC and threads included).
+ */
+function cpuPerStreamHour(stats: ServerStats, streamHours: number): Record<string, number> {
+  const per = (seconds: number): number => Math.round((seconds / streamHours) * 10) / 10;
+  const parts = stats.mainThreadParts ?? {};
+  const timed = Object.values(parts).reduce((a, b) => a + b, 0);
+  const busy = stats.eventLoopUtilization * stats.wallSeconds;
+  const out: Record<string, number> = {};
+  for (const [part, seconds] of Object.entries(parts)) out[`event_loop_${part}`] = per(seconds);
+  const gc = stats.gcSeconds ?? 0;
+  out['event_loop_gc'] = per(gc);
+  out['event_loop_other'] = per(Math.max(0, busy - timed - gc));
+  // Worker time: whole-piece rows (turns, finals, re-run partials) and live streams' steps, by part.
+  const pool = (stats.pool ?? {}) as { rows_ms?: Record<string, number>; stream_steps?: Record<string, number> };
+  for (const part of ['features', 'model', 'decoder']) {
+    const ms = (pool.rows_ms?.[part] ?? 0) + (pool.stream_steps?.[`${part}_ms`] ?? 0);
+    out[`inference_${part}`] = per(ms / 1000);
+  }
+  const silero = stats.silero as { inference_ms?: number } | null | undefined;
+  if (typeof silero?.inference_ms === 'number') out['silero_inference'] = per(silero.inference_ms / 1000);
+  out['process_total'] = per(stats.cpuSeconds);
+  return out;
 }
 
 const header = reportHeader('ws-live-streams');

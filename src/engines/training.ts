@@ -19,6 +19,7 @@ export { InputPreparer } from './asr/inference/model-input.js';
 export { type LoadedCtcModel, loadModelFolder } from './asr/models/model-loader.js';
 export { CtcRecognizer } from './asr/recognition/ctc-recognizer.js';
 // Features.
+export { kaldiFbank } from './signal/features/kaldi-fbank.js';
 export { type LogMelInput, LogMelExtractor } from './signal/features/log-mel-features.js';
 // Diarization: speaker frames and statistics, overlap and segment-type features, classifier fitting.
 export {

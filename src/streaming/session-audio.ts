@@ -25,6 +25,7 @@ import type { FlowSnapshot } from './session-flow.js';
 import { SAMPLES_PER_MS, toMs } from './session-time.js';
 import { type FrontEndCounters, zeroFrontEndCounters } from './session-types.js';
 import type { SessionSettings } from './ws-query.js';
+import type { MainThreadParts } from './main-thread-parts.js';
 
 export interface SessionAudioOptions {
   readonly settings: SessionSettings;
@@ -37,6 +38,8 @@ export interface SessionAudioOptions {
   readonly onVadEvent: (channel: SessionChannel, event: EndpointEvent) => void;
   /** Sends an `error` about audio that could not be read; the session goes on. */
   readonly report: (error: ApiError) => void;
+  /** The endpoint's event-loop time by part; null: not timed. */
+  readonly mainThread: MainThreadParts | null;
 }
 
 /** How far behind the session's channels are, for `lag` (worst channel; pieces summed). */
@@ -79,6 +82,7 @@ export class SessionAudio {
         speechGate: options.speechGate,
         session: options.session,
         onVadEvent: (event) => options.onVadEvent(channel, event),
+        mainThread: options.mainThread,
       });
       channels.push(channel);
     }

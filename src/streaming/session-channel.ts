@@ -22,6 +22,7 @@ import type { FrontEndCounters } from './session-types.js';
 import { SileroFeed } from './silero-feed.js';
 import { type CutPiece, type CutterStep, cutterOptionsFor, TurnCutter } from './turn-cutter.js';
 import type { VadType } from './ws-query.js';
+import type { MainThreadParts } from './main-thread-parts.js';
 
 /** A partial covers at least this much of the open turn. */
 const MIN_PARTIAL_MS = 400;
@@ -62,6 +63,8 @@ export interface ChannelOptions {
   readonly session: ChannelSession;
   /** A speech start or end (the front end's, after an append; Silero's, when it answers). */
   readonly onVadEvent: (event: EndpointEvent) => void;
+  /** The endpoint's event-loop time by part (front end, Silero); null: not timed. */
+  readonly mainThread: MainThreadParts | null;
 }
 
 /** The fields a message about one channel carries (none in a mono session). */
@@ -83,6 +86,7 @@ export class SessionChannel {
   readonly #frontEnd: StreamFrontEnd;
   readonly #silero: SileroFeed | null;
   readonly #gate: SpeechGate | null;
+  readonly #parts: MainThreadParts | null;
   readonly #cutter: TurnCutter;
   readonly #pieces = new PieceQueue();
   /** Scratch list for the front end's endpoint events. */
@@ -98,6 +102,7 @@ export class SessionChannel {
     this.name = options.name;
     this.label = options.name === null ? {} : { channel: options.index, speaker: options.name };
     this.#session = options.session;
+    this.#parts = options.mainThread;
     this.#onVadEvent = options.onVadEvent;
     this.#maxPieceSamples = Math.max(1, options.maxPieceSamples);
     this.#cutter = new TurnCutter(cutterOptionsFor(options.vadType));
@@ -143,7 +148,12 @@ export class SessionChannel {
 
   /** Decodes audio into the ring; the status says what went wrong, if anything. */
   push(audio: ChannelAudio): NativeStatus {
-    return this.#frontEnd.push(audio);
+    this.#parts?.begin('front_end');
+    try {
+      return this.#frontEnd.push(audio);
+    } finally {
+      this.#parts?.end();
+    }
   }
 
   /** A resampler's tail (the old format's, or the stream's end), when there is one. */
@@ -185,8 +195,13 @@ export class SessionChannel {
 
   /** After the front end appended audio (push, flush, format change): VAD events and trimming. */
   afterAppend(): void {
-    this.#gate?.followMode();
-    if (this.#silero !== null) this.feedSilero();
+    this.#parts?.begin('silero');
+    try {
+      this.#gate?.followMode();
+      if (this.#silero !== null) this.feedSilero();
+    } finally {
+      this.#parts?.end();
+    }
     if (this.#frontEnd.pendingEvents > 0) {
       this.#events.length = 0;
       this.#frontEnd.takeEvents(this.#events);
@@ -206,9 +221,14 @@ export class SessionChannel {
 
   /** A tick: Silero gets what it could not take before (the speech gate what is due), then silence is trimmed. */
   catchUpSilero(): void {
-    this.#gate?.tick(performance.now());
-    if (!this.sileroBehind) return;
-    this.feedSilero();
+    this.#parts?.begin('silero');
+    try {
+      this.#gate?.tick(performance.now());
+      if (!this.sileroBehind) return;
+      this.feedSilero();
+    } finally {
+      this.#parts?.end();
+    }
     this.#trimSilence();
   }
 

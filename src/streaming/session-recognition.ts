@@ -59,6 +59,14 @@ interface LivePartials {
   fedTo: number | null;
 }
 
+/** What a piece's recognition gave (a turn's segments; a partial's stable words). */
+interface PieceRecognition {
+  readonly text: string;
+  readonly confidence: number | null;
+  readonly inference: InferenceCost | null;
+  readonly segments?: readonly Segment[];
+  readonly stableText?: string;
+}
 export class SessionRecognition {
   #language: string;
   #model: string | null;
@@ -157,14 +165,8 @@ export class SessionRecognition {
   }
 
   async #run(channel: SessionChannel, piece: Piece): Promise<void> {
-    const { deps, sink } = this.options;
-    let recognition: {
-      text: string;
-      confidence: number | null;
-      inference: InferenceCost | null;
-      segments?: readonly Segment[];
-      stableText?: string;
-    } | null = null;
+    const { deps } = this.options;
+    let recognition: PieceRecognition | null = null;
     // the audio this piece's recognition computed (a stream final: only what the partials had not fed)
     let audioSeconds = piece.audio.length / (SAMPLES_PER_MS * 1000);
     let error: ApiError | null = null;
@@ -194,6 +196,17 @@ export class SessionRecognition {
       error = toApiError(caught);
       deps.logger.warn({ err: caught, session: this.options.sessionId }, 'streaming recognition failed');
     }
+    deps.mainThread?.begin('results');
+    try {
+      this.#settled(channel, piece, recognition, audioSeconds, error);
+    } finally {
+      deps.mainThread?.end();
+    }
+  }
+
+  /** A piece's recognition (or error) delivered, then the channel's next piece. */
+  #settled(channel: SessionChannel, piece: Piece, recognition: PieceRecognition | null, audioSeconds: number, error: ApiError | null): void {
+    const { deps, sink } = this.options;
     channel.settle();
     if (piece.kind !== 'partial') this.#endLivePartials(channel, piece.kind === 'turn' ? piece.turnId : null);
     deps.observe?.piece?.(piece.kind, performance.now() - piece.cutAt, audioSeconds, recognition?.inference ?? null);

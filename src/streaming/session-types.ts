@@ -7,6 +7,7 @@ import type { InferenceCost, Asr } from '../engines/asr/asr.js';
 import type { SileroVad } from '../engines/vad/vad.js';
 import type { PieceKind } from './piece-queue.js';
 import type { SessionStatsMessage } from './ws-messages.js';
+import type { MainThreadParts } from './main-thread-parts.js';
 
 /** A session's native front-end counters, summed over its channels (read at metrics scrapes). */
 export interface FrontEndCounters {
@@ -70,4 +71,6 @@ export interface SessionDeps {
   readonly heldAudio?: (bytes: number) => void;
   /** Overload: false while the gateway computes no partials (finals and turns always run). */
   readonly partialsAllowed?: () => boolean;
+  /** The endpoint's event-loop time by part (main-thread-parts.ts); absent: not timed. */
+  readonly mainThread?: MainThreadParts;
 }

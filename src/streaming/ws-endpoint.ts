@@ -32,6 +32,7 @@ import type { Asr } from '../engines/asr/asr.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
 import { type AdmissionDeps, admitUpgrade } from './ws-admission.js';
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
+import { MainThreadParts } from './main-thread-parts.js';
 import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
 import { SessionOutbox } from './session-outbox.js';
 import { addFrontEndCounters, type FrontEndCounters, zeroFrontEndCounters } from './session-types.js';
@@ -74,6 +75,8 @@ export class WsEndpoint {
   private readonly resumption: SessionResumption;
   private readonly ticker: NodeJS.Timeout;
   private readonly metrics: WsMetrics | null;
+  /** The event loop's time on live sessions by part (gateway_ws_main_thread_seconds_total). */
+  readonly mainThread = new MainThreadParts();
   private closing = false;
   /** Live capacity from measured inference cost; its level drives partials, batching and admission. */
   readonly capacity: StreamCapacity;
@@ -101,6 +104,7 @@ export class WsEndpoint {
           () => this.live.size,
           () => this.overload(),
           () => this.nativeCounters(),
+          () => this.mainThread.seconds(),
         )
       : null;
     this.resumption = new SessionResumption({
@@ -173,7 +177,12 @@ export class WsEndpoint {
           if (skip < message.byteLength || !isBinary)
             data.recording.add(skip > 0 ? message.slice(skip) : message, isBinary, performance.now() - data.session.startedAt);
         }
-        data.session?.onMessage(message, isBinary);
+        this.mainThread.begin('session');
+        try {
+          data.session?.onMessage(message, isBinary);
+        } finally {
+          this.mainThread.end();
+        }
       },
       drain: (ws) => ws.getUserData().sender?.drain(),
       close: (ws, code, message) => this.closed(ws.getUserData(), code, Buffer.from(message).toString('utf8')),
@@ -254,6 +263,7 @@ export class WsEndpoint {
       streaming: config.streaming,
       logger: log.logger,
       partialsAllowed: () => this.level === 'normal',
+      mainThread: this.mainThread,
       heldAudio: (bytes) => this.noteHeldAudio(session, bytes),
       observe: {
         turnLatency: (ms) => this.metrics?.turnLatency.observe(ms / 1000),
@@ -322,10 +332,16 @@ export class WsEndpoint {
   /** The socket's sender; a slow reader fails the session it carries. */
   private sender(ws: Uws.WebSocket<SocketData>, session: () => StreamSession | null): WsSender<SocketData> {
     const { maxUnsentBytes } = this.deps.config.streaming;
-    const sender: WsSender<SocketData> = new WsSender(ws, HIGH_WATER_BYTES, maxUnsentBytes, () => {
-      session()?.fail(new ApiError('slow_consumer', { message: `More than ${maxUnsentBytes} bytes of server messages are unread.` }));
-      sender.abort(ERROR_REGISTRY.slow_consumer.wsClose!, 'slow_consumer');
-    });
+    const sender: WsSender<SocketData> = new WsSender(
+      ws,
+      HIGH_WATER_BYTES,
+      maxUnsentBytes,
+      () => {
+        session()?.fail(new ApiError('slow_consumer', { message: `More than ${maxUnsentBytes} bytes of server messages are unread.` }));
+        sender.abort(ERROR_REGISTRY.slow_consumer.wsClose!, 'slow_consumer');
+      },
+      this.mainThread,
+    );
     return sender;
   }
 
@@ -389,10 +405,15 @@ export class WsEndpoint {
   }
 
   private tick(): void {
-    const now = performance.now();
-    this.applyLevel(this.capacity.estimate(now, this.live.size, this.warmSessions(now)));
-    for (const session of this.live) session.tick(now);
-    this.resumption.expire(now);
+    this.mainThread.begin('ticks');
+    try {
+      const now = performance.now();
+      this.applyLevel(this.capacity.estimate(now, this.live.size, this.warmSessions(now)));
+      for (const session of this.live) session.tick(now);
+      this.resumption.expire(now);
+    } finally {
+      this.mainThread.end();
+    }
   }
 
   /** Degrades in order: partials off (read by sessions), then larger batches, then refusals (in `open`). */

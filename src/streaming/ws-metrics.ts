@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { FrontEndCounters } from './session-types.js';
+import type { MainThreadPart } from './main-thread-parts.js';
 import type { CapacityEstimate, OverloadLevel } from './stream-capacity.js';
 import { audioMetrics, rejectionMetrics, type AudioMetrics, type RejectionMetrics } from '../platform/metrics/shared-metrics.js';
 
@@ -30,8 +31,27 @@ export class WsMetrics {
   readonly audioMessages: CounterChild;
   readonly commandMessages: CounterChild;
 
+  /** Event-loop seconds on live sessions by part (main-thread-parts.ts), read at scrape time. */
+  readonly mainThreadSeconds: Counter<'part'>;
+
   /** `native`: the native front ends' counters by the format sessions opened with, ended sessions included. */
-  constructor(registry: Registry, activeSessions: () => number, overload: () => CapacityEstimate, native: () => ReadonlyMap<string, FrontEndCounters>) {
+  constructor(
+    registry: Registry,
+    activeSessions: () => number,
+    overload: () => CapacityEstimate,
+    native: () => ReadonlyMap<string, FrontEndCounters>,
+    mainThread: () => Record<MainThreadPart, number>,
+  ) {
+    this.mainThreadSeconds = new Counter({
+      name: 'gateway_ws_main_thread_seconds_total',
+      help: 'Event-loop seconds spent on live sessions, by part: session (handling client messages), front_end (decode, resample, energy VAD), silero (audio to the Silero VAD and speech gate), json (server messages serialised and written)',
+      labelNames: ['part'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const [part, seconds] of Object.entries(mainThread())) this.inc({ part }, seconds);
+      },
+    });
     this.sessions = new Gauge({
       name: 'gateway_ws_sessions',
       help: 'Open WebSocket transcription sessions',

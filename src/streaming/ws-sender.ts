@@ -10,6 +10,7 @@
 //   handling (the session's `error` message, its close) must not re-enter it.
 import type { Uws } from '../platform/http/uws.js';
 import { DROPPABLE_TYPES, type ServerMessage } from './ws-messages.js';
+import type { MainThreadParts } from './main-thread-parts.js';
 
 export interface SessionSink {
   /** Queues or sends a message; false when it was dropped (droppable under backpressure, or closed). */
@@ -34,6 +35,8 @@ export class WsSender<T> implements SessionSink {
     private readonly highWaterBytes: number,
     private readonly maxUnsentBytes: number,
     private readonly onSlowConsumer: () => void,
+    /** The endpoint's event-loop time by part (`json`: serialising and writing); null: not timed. */
+    private readonly parts: MainThreadParts | null = null,
   ) {}
 
   get open(): boolean {
@@ -46,6 +49,15 @@ export class WsSender<T> implements SessionSink {
 
   send(message: ServerMessage): boolean {
     if (!this.open) return false;
+    this.parts?.begin('json');
+    try {
+      return this.#send(message);
+    } finally {
+      this.parts?.end();
+    }
+  }
+
+  #send(message: ServerMessage): boolean {
     const text = JSON.stringify(message);
     const backlogged = this.queue.length > 0 || this.ws.getBufferedAmount() > this.highWaterBytes;
     if (backlogged) {
@@ -77,6 +89,15 @@ export class WsSender<T> implements SessionSink {
   /** uWS drain: sends queued messages while the socket takes them, then a pending close. */
   drain(): void {
     if (!this.#open) return;
+    this.parts?.begin('json');
+    try {
+      this.#drain();
+    } finally {
+      this.parts?.end();
+    }
+  }
+
+  #drain(): void {
     this.ws.cork(() => {
       while (this.queue.length > 0 && this.ws.getBufferedAmount() <= this.highWaterBytes) {
         const text = this.queue[0]!;

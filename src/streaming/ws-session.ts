@@ -92,6 +92,7 @@ export class StreamSession {
       session: this,
       onVadEvent: (channel, event) => this.onVadEvent(channel, event),
       report: (error) => this.sendError(error, null),
+      mainThread: deps.mainThread ?? null,
     });
     const channels = this.audio.channels;
     this.channels = channels;

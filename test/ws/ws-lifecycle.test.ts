@@ -56,6 +56,9 @@ describe('streaming sessions', () => {
     expect(metrics).toMatch(/^gateway_ws_sessions\{[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^gateway_ws_turn_latency_seconds_count\{[^}]*\} [1-9]/m);
     expect(metrics).toMatch(/^gateway_ws_messages_total\{kind="audio"[^}]*\} [1-9]/m);
+    // The event loop's time on the session by part: handling messages, the front end, writing JSON.
+    for (const part of ['session', 'front_end', 'json'])
+      expect(metrics).toMatch(new RegExp(`^gateway_ws_main_thread_seconds_total\\{[^}]*part="${part}"[^}]*\\} [0-9.e-]*[1-9]`, 'm'));
     client.send('END');
     await client.closed;
   });

@@ -120,9 +120,16 @@ export async function extraSpeakerClips(corpus: 'speechocean' | 'librispeech', s
   return extraVoice(corpus, speaker).clips();
 }
 
-/** The held-out voices of one side, by language. */
-export async function heldOutVoices(side: HeldOutSide): Promise<{ am: Voice[]; en: Voice[] }> {
-  const groups = side === 'dev' ? DEV_GROUPS : TEST_GROUPS;
+/**
+ * The ALFFA groups the speaker models train on (in neither DEV_GROUPS nor TEST_GROUPS): `train`
+ * conversations, for models that learn from realistic conversations (the overlap detector), use
+ * them and the extra speakers' `train` side.
+ */
+export const REALISTIC_TRAIN_GROUPS = ['010', '011', '020', '097', '098', '099', '100', '110', '111'];
+
+/** The voices of one side (the held-out `dev` and `test` speakers, or the `train` speakers), by language. */
+export async function heldOutVoices(side: HeldOutSide | 'train'): Promise<{ am: Voice[]; en: Voice[] }> {
+  const groups = side === 'dev' ? DEV_GROUPS : side === 'test' ? TEST_GROUPS : REALISTIC_TRAIN_GROUPS;
   const am = groups.map((g) => ({
     id: `am${g}`,
     clips: async () => {
@@ -384,7 +391,7 @@ export function overlapShareOf(reference: readonly LabelledTurn[], samples: numb
  * (2-6), alternately Amharic (ALFFA groups) and English (speechocean762 + LibriSpeech); an
  * Amharic conversation needs that many groups (the development side has 4), else it is English.
  */
-export async function realisticSet(side: HeldOutSide, counts: readonly number[], perCount: number, seed: number): Promise<RealisticConversation[]> {
+export async function realisticSet(side: HeldOutSide | 'train', counts: readonly number[], perCount: number, seed: number): Promise<RealisticConversation[]> {
   const voices = await heldOutVoices(side);
   const out: RealisticConversation[] = [];
   for (const speakers of counts) {

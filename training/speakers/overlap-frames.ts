@@ -1,20 +1,33 @@
 /**
  * Frames for training and checking the overlapped-speech detector (src/engines/diarization/overlap-detector.ts):
  *
- *   npx tsx training/speakers/overlap-frames.ts OUT_PREFIX train|dev CONVERSATIONS SEED
+ *   npx tsx training/speakers/overlap-frames.ts OUT_PREFIX train|dev|realistic-train|realistic-dev CONVERSATIONS SEED
  *
  * builds synthetic conversations of real ALFFA speakers with much overlap (in every other
  * conversation half the turns start up to 2 s before the previous one ends, the others after 0-1 s,
  * so abutting turns without overlap are there too; in the rest a quarter overlap by up to 1 s;
  * each turn ±6 dB): `train` from the groups neither the development nor
- * the held-out sets use (020, 097, 098, 099, 100, 110), `dev` from the development groups. Writes
+ * the held-out sets use (020, 097, 098, 099, 100, 110), `dev` from the development groups.
+ * `realistic-train` / `realistic-dev`: the SIMULATED same-channel conversations of
+ * realistic-conversations.ts instead (2-6 speakers, short turns, backchannels, room, room tone,
+ * telephone band): the training speakers (REALISTIC_TRAIN_GROUPS and the extra corpora's `train`
+ * side) or the development side the diarization benchmark tunes on. Writes
  * OUT_PREFIX.bin (float32 [frames][FRAME_FEATURES], overlapFrameFeatures: the gateway's own
  * code, so training and serving see the same numbers), OUT_PREFIX.labels (uint8 per frame: the
  * reference speakers active at its centre, at most 2; 255 where the energy gate finds no speech)
  * and OUT_PREFIX.json ({ frameFeatures, conversations: [{ name, start, frames, overlapFrames }] }).
  */
 import { writeFileSync } from 'node:fs';
-import { addGroupClips, buildConversation, type ConversationStyle, DEV_GROUPS, groupClips, loadGroupClips } from '../common/diarization-conversations.js';
+import {
+  addGroupClips,
+  buildConversation,
+  type Conversation,
+  type ConversationStyle,
+  DEV_GROUPS,
+  groupClips,
+  loadGroupClips,
+} from '../common/diarization-conversations.js';
+import { realisticSet } from '../common/realistic-conversations.js';
 import {
   centredFrames,
   energySpeechMask,
@@ -50,23 +63,41 @@ const CLIPS_PER_SPEAKER = 40;
 const [prefix, set, countText, seedText] = process.argv.slice(2);
 const count = Number(countText);
 const seed = Number(seedText);
-if (prefix === undefined || (set !== 'train' && set !== 'dev') || !(count > 0) || !Number.isInteger(seed)) {
-  throw new Error('usage: overlap-frames.ts OUT_PREFIX train|dev CONVERSATIONS SEED');
+const SETS = ['train', 'dev', 'realistic-train', 'realistic-dev'] as const;
+if (prefix === undefined || !SETS.includes(set as (typeof SETS)[number]) || !(count > 0) || !Number.isInteger(seed)) {
+  throw new Error(`usage: overlap-frames.ts OUT_PREFIX ${SETS.join('|')} CONVERSATIONS SEED`);
 }
-const baseGroups = set === 'train' ? OVERLAP_TRAIN_GROUPS : DEV_GROUPS;
-await loadGroupClips(baseGroups, CLIPS_PER_SPEAKER);
-// Training: each group also at 0.9x and 1.1x speed (pitch and tempo, as sox's `speed`), new
-// voices for a detector that must not learn six speakers' voices.
-const groups = [...baseGroups];
-if (set === 'train') {
-  for (const group of baseGroups) {
-    for (const factor of SPEED_FACTORS) {
-      addGroupClips(
-        `${group}x${factor}`,
-        groupClips(group, CLIPS_PER_SPEAKER).map((clip) => resample(clip, factor)),
-      );
-      groups.push(`${group}x${factor}`);
+const groups: string[] = [];
+if (set === 'train' || set === 'dev') {
+  const baseGroups = set === 'train' ? OVERLAP_TRAIN_GROUPS : DEV_GROUPS;
+  await loadGroupClips(baseGroups, CLIPS_PER_SPEAKER);
+  groups.push(...baseGroups);
+  // Training: each group also at 0.9x and 1.1x speed (pitch and tempo, as sox's `speed`), new
+  // voices for a detector that must not learn six speakers' voices.
+  if (set === 'train') {
+    for (const group of baseGroups) {
+      for (const factor of SPEED_FACTORS) {
+        addGroupClips(
+          `${group}x${factor}`,
+          groupClips(group, CLIPS_PER_SPEAKER).map((clip) => resample(clip, factor)),
+        );
+        groups.push(`${group}x${factor}`);
+      }
     }
+  }
+}
+
+/** The i-th conversation of the set (the realistic sets: 2-6 speakers in turn). */
+async function* conversationsOf(): AsyncGenerator<Conversation> {
+  if (set === 'realistic-train' || set === 'realistic-dev') {
+    const side = set === 'realistic-train' ? 'train' : 'dev';
+    const perCount = Math.ceil(count / 5);
+    yield* (await realisticSet(side, [2, 3, 4, 5, 6], perCount, seed)).slice(0, count);
+    return;
+  }
+  for (let i = 0; i < count; i++) {
+    const speakers = 2 + (i % 3);
+    yield buildConversation(`${set}-${i}`, groups, speakers, 8 + 3 * speakers, seed + i, TRAINING_STYLES[i % 2]!);
   }
 }
 
@@ -74,9 +105,7 @@ const chunks: Float32Array[] = [];
 const labelChunks: Uint8Array[] = [];
 const conversations: { name: string; start: number; frames: number; overlapFrames: number }[] = [];
 let total = 0;
-for (let i = 0; i < count; i++) {
-  const speakers = 2 + (i % 3);
-  const conversation = buildConversation(`${set}-${i}`, groups, speakers, 8 + 3 * speakers, seed + i, TRAINING_STYLES[i % 2]!);
+for await (const conversation of conversationsOf()) {
   const features = speakerFrames(conversation.pcm);
   const speech = energySpeechMask(features);
   chunks.push(overlapFrameFeatures(features, centredFrames(features, speech), speech, trackPitch(conversation.pcm).periodicity));
@@ -100,4 +129,6 @@ writeFileSync(`${prefix}.bin`, features);
 writeFileSync(`${prefix}.labels`, labels);
 writeFileSync(`${prefix}.json`, `${JSON.stringify({ set, groups, seed, frameFeatures: FRAME_FEATURES, conversations }, null, 1)}\n`);
 const overlap = conversations.reduce((sum, c) => sum + c.overlapFrames, 0);
-console.log(`${count} conversations, ${total} frames (${((total * SPEAKER_FRAME_MS) / 1000).toFixed(0)} s), ${overlap} overlapped speech frames`);
+console.log(
+  `${conversations.length} conversations, ${total} frames (${((total * SPEAKER_FRAME_MS) / 1000).toFixed(0)} s), ${overlap} overlapped speech frames`,
+);
