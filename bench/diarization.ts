@@ -63,6 +63,8 @@ const projection = projectionPath === 'identity' ? identityProjection(2 * MFCC_C
 const embeddingModelPath = option('--embedding-model');
 const embeddingModel = embeddingModelPath === undefined ? null : await SpeakerEmbeddingModel.open(embeddingModelPath);
 const backendParameters = embeddingModel === null ? BACKENDS : EMBEDDING_BACKENDS;
+/** The results files name the network (its file name, never a server path). */
+const embeddingModelField = embeddingModelPath === undefined ? {} : { embeddingModel: embeddingModelPath.split('/').pop() };
 
 const overlapPath = option('--overlap') ?? new URL('../models/diarization/overlap-detector-v1.json', import.meta.url).pathname;
 let overlapDetector: OverlapDetector | null = overlapPath === 'none' ? null : await loadOverlapDetector(overlapPath);
@@ -253,7 +255,7 @@ const describeDer = (d: PooledDer): string => `${pct(d.der)} (${pct(d.missed)} /
 const results: Record<string, unknown> = {
   perCount,
   projection: projection.name,
-  ...(embeddingModelPath !== undefined ? { embeddingModel: embeddingModelPath.split('/').pop() } : {}),
+  ...embeddingModelField,
   devGroups: DEV_GROUPS,
   testGroups: TEST_GROUPS,
   vad: vadKind,
@@ -365,7 +367,7 @@ if (paramsList !== undefined) {
   mkdirSync(new URL('./results/', import.meta.url), { recursive: true });
   writeFileSync(
     new URL(`./results/${option('--out') ?? 'diarization-params-tuning.json'}`, import.meta.url),
-    `${JSON.stringify({ measuredAt: new Date().toISOString(), set: setKind, perCount, projection: projection.name, sweep }, null, 2)}
+    `${JSON.stringify({ measuredAt: new Date().toISOString(), set: setKind, perCount, projection: projection.name, ...embeddingModelField, sweep }, null, 2)}
 `,
   );
   await vad?.close();
