@@ -94,10 +94,15 @@ async function prepare(set: readonly Conversation[]): Promise<void> {
 }
 /** A network's window embeddings of a conversation (and the frames they were cut from), per speech setting and window shape. */
 const embeddingCache = new Map<Float32Array, Map<string, { frames: DiarizationFrames; embeddings: ModelWindowEmbeddings }>>();
+/** The cache key: the speech setting and the window shape the embeddings depend on. */
+function embeddingKey(spans: SpeechSpanOptions | null): string {
+  const window = { ...EMBEDDING_BACKENDS.backend_a, ...overrides };
+  return JSON.stringify([spans, window.windowFrames, window.hopFrames]);
+}
 async function networkEmbeddings(c: Conversation, spans: SpeechSpanOptions | null): Promise<{ frames: DiarizationFrames; embeddings: ModelWindowEmbeddings }> {
   if (embeddingModel === null) throw new Error('no --embedding-model');
   const window = { ...EMBEDDING_BACKENDS.backend_a, ...overrides };
-  const key = JSON.stringify([spans, window.windowFrames, window.hopFrames]);
+  const key = embeddingKey(spans);
   const byKey = embeddingCache.get(c.pcm) ?? new Map();
   embeddingCache.set(c.pcm, byKey);
   const known = byKey.get(key);
@@ -109,8 +114,7 @@ async function networkEmbeddings(c: Conversation, spans: SpeechSpanOptions | nul
   return { frames, embeddings };
 }
 function cachedNetworkEmbeddings(c: Conversation, spans: SpeechSpanOptions | null): { frames: DiarizationFrames; embeddings: ModelWindowEmbeddings } {
-  const window = { ...EMBEDDING_BACKENDS.backend_a, ...overrides };
-  const known = embeddingCache.get(c.pcm)?.get(JSON.stringify([spans, window.windowFrames, window.hopFrames]));
+  const known = embeddingCache.get(c.pcm)?.get(embeddingKey(spans));
   if (known === undefined) throw new Error('conversation not prepared for the embedding model');
   return known;
 }

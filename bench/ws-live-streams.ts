@@ -101,12 +101,13 @@ async function run(server: BenchServer, count: number) {
  * the process total (everything, GC and threads included).
  */
 function cpuPerStreamHour(stats: ServerStats, streamHours: number): Record<string, number> {
-  const per = (seconds: number): number => Math.round((seconds / streamHours) * 10) / 10;
+  const per = (seconds: number): number => round1(seconds / streamHours)!;
   const parts = stats.mainThreadParts ?? {};
   const timed = Object.values(parts).reduce((a, b) => a + b, 0);
   const busy = stats.eventLoopUtilization * stats.wallSeconds;
   const out: Record<string, number> = {};
   for (const [part, seconds] of Object.entries(parts)) out[`event_loop_${part}`] = per(seconds);
+  // A pause that falls inside a timed part counts in that part too, so `other` is a lower bound.
   const gc = stats.gcSeconds ?? 0;
   out['event_loop_gc'] = per(gc);
   out['event_loop_other'] = per(Math.max(0, busy - timed - gc));

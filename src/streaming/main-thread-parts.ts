@@ -19,7 +19,7 @@
 export const MAIN_THREAD_PARTS = ['session', 'front_end', 'silero', 'json', 'results', 'ticks'] as const;
 export type MainThreadPart = (typeof MAIN_THREAD_PARTS)[number];
 
-const PART_INDEX: Readonly<Record<MainThreadPart, number>> = { session: 0, front_end: 1, silero: 2, json: 3, results: 4, ticks: 5 };
+const PART_INDEX = Object.fromEntries(MAIN_THREAD_PARTS.map((part, i) => [part, i])) as Readonly<Record<MainThreadPart, number>>;
 const MAX_DEPTH = 8;
 
 export class MainThreadParts {

@@ -195,12 +195,14 @@ export class SessionChannel {
 
   /** After the front end appended audio (push, flush, format change): VAD events and trimming. */
   afterAppend(): void {
-    this.#parts?.begin('silero');
-    try {
-      this.#gate?.followMode();
-      if (this.#silero !== null) this.feedSilero();
-    } finally {
-      this.#parts?.end();
+    if (this.#gate !== null || this.#silero !== null) {
+      this.#parts?.begin('silero');
+      try {
+        this.#gate?.followMode();
+        if (this.#silero !== null) this.feedSilero();
+      } finally {
+        this.#parts?.end();
+      }
     }
     if (this.#frontEnd.pendingEvents > 0) {
       this.#events.length = 0;

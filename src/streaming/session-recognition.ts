@@ -67,6 +67,7 @@ interface PieceRecognition {
   readonly segments?: readonly Segment[];
   readonly stableText?: string;
 }
+
 export class SessionRecognition {
   #language: string;
   #model: string | null;

@@ -44,7 +44,7 @@ export class WsMetrics {
   ) {
     this.mainThreadSeconds = new Counter({
       name: 'gateway_ws_main_thread_seconds_total',
-      help: 'Event-loop seconds spent on live sessions, by part: session (handling client messages), front_end (decode, resample, energy VAD), silero (audio to the Silero VAD and speech gate), json (server messages serialised and written)',
+      help: 'Event-loop seconds spent on live sessions, by part (exclusive): session (handling client messages), front_end (decode, resample, energy VAD), silero (audio to the Silero VAD and speech gate), json (server messages serialised and written), results (recognised pieces delivered), ticks (the 50 ms ticker)',
       labelNames: ['part'],
       registers: [registry],
       collect() {

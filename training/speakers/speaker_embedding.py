@@ -120,7 +120,6 @@ class Frames:
 
 def embed_all(net, windows):
     net.eval()
-    embs = []
     with torch.no_grad():
         by_len = {}
         for i, w in enumerate(windows):
@@ -184,6 +183,13 @@ def train(a):
     started = time.time()
     step, best, seen_s, history = 0, None, 0.0, []
     next_eval = a.eval_minutes * 60
+
+    def keep_if_best(eer):
+        nonlocal best
+        if best is None or eer < best:
+            best = eer
+            torch.save({"state": net.state_dict(), "config": net.config, "step": step, "speakers": speakers, "weight": weight.data}, os.path.join(a.out, "best.pt"))
+
     while True:
         frac = (time.time() - started) / budget
         if frac >= 1:
@@ -226,14 +232,10 @@ def train(a):
             r = evaluate(net, dev, [150])
             history.append({"step": step, "seconds": round(elapsed), "dev_eer_150": r[150]["eer"]})
             print(f"dev EER (1.5 s windows) {r[150]['eer']:.4f} at step {step}", flush=True)
-            if best is None or r[150]["eer"] < best:
-                best = r[150]["eer"]
-                torch.save({"state": net.state_dict(), "config": net.config, "step": step, "speakers": speakers, "weight": weight.data}, os.path.join(a.out, "best.pt"))
+            keep_if_best(r[150]["eer"])
     r = evaluate(net, dev, [150])
     history.append({"step": step, "seconds": round(time.time() - started), "dev_eer_150": r[150]["eer"]})
-    if best is None or r[150]["eer"] < best:
-        best = r[150]["eer"]
-        torch.save({"state": net.state_dict(), "config": net.config, "step": step, "speakers": speakers, "weight": weight.data}, os.path.join(a.out, "best.pt"))
+    keep_if_best(r[150]["eer"])
     summary = {"steps": step, "minutes": a.minutes, "threads": a.threads, "audio_hours_seen": round(seen_s / 3600, 1),
                "train_speakers": len(speakers), "train_utterances": len(tr.utterances), "best_dev_eer_150": best, "history": history}
     json.dump(summary, open(os.path.join(a.out, "training.json"), "w"), indent=1)
