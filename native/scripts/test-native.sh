@@ -34,7 +34,7 @@ nice -n 10 cmake --build "$root/build/native-fuzz" -j "$jobs"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for target in webm-demuxer opus-frame wav-parser; do
+for target in webm-demuxer opus-frame wav-parser log-mel; do
   exe="$root/build/native-fuzz/fuzz_${target//-/_}"
   corpus="$work/$target"
   mkdir -p "$corpus"

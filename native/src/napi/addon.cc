@@ -32,6 +32,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   gwnapi::RegisterEndpointer(env, exports);
   gwnapi::RegisterFrontEnd(env, exports);
   gwnapi::RegisterThreadPriority(env, exports);
+  gwnapi::RegisterLogMel(env, exports);
   return exports;
 }
 

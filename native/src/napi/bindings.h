@@ -13,5 +13,6 @@ void RegisterEnergyVad(Napi::Env env, Napi::Object exports);
 void RegisterEndpointer(Napi::Env env, Napi::Object exports);
 void RegisterFrontEnd(Napi::Env env, Napi::Object exports);
 void RegisterThreadPriority(Napi::Env env, Napi::Object exports);
+void RegisterLogMel(Napi::Env env, Napi::Object exports);
 
 }  // namespace gwnapi

@@ -24,6 +24,7 @@ import * as ort from 'onnxruntime-node';
 import { readOnnxMetadata } from '../runtime/onnx-metadata.js';
 import { kaldiFbank } from '../signal/features/kaldi-fbank.js';
 import { type ModelWindowEmbeddings, type WindowSpan, windowSpeechSamples } from './speaker-windows.js';
+import { cpuSessionOptions } from '../runtime/onnx-session-options.js';
 
 export class SpeakerEmbeddingModelError extends Error {
   constructor(path: string, problem: string) {
@@ -79,7 +80,7 @@ export class SpeakerEmbeddingModel {
     }
     let session: ort.InferenceSession;
     try {
-      session = await ort.InferenceSession.create(path, { intraOpNumThreads: intraOpThreads, logSeverityLevel: 3 });
+      session = await ort.InferenceSession.create(path, cpuSessionOptions({ intraOpThreads }));
     } catch (error) {
       throw new SpeakerEmbeddingModelError(path, `does not load: ${(error as Error).message}`);
     }

@@ -128,6 +128,21 @@ export interface NativeAddon {
 
   /** Calling thread: SCHED_BATCH and nice `nice` (0..19) on Linux; see src/engines/runtime/thread-priority.ts. */
   threadSetBackground(nice: number): ThreadPriorityReport;
+
+  /** Throws RangeError for sizes it does not take (an n_fft prime factor above 13, mismatched arrays). */
+  logMelCreate(
+    nFft: number,
+    hopLength: number,
+    power: number,
+    logFloor: number,
+    window: Float64Array,
+    bank: Float64Array,
+    bankFrom: Int32Array,
+    bankTo: Int32Array,
+  ): NativeHandleRef;
+  /** Writes frames * n_mels log-mel values to `out`; returns the frame count. */
+  logMelCompute(h: NativeHandleRef, pcm: Float32Array, center: boolean, out: Float32Array): number;
+  logMelClose(h: NativeHandleRef): void;
 }
 
 export interface ThreadPriorityReport {

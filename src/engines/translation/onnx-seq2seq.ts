@@ -12,6 +12,7 @@
  * leaves out `encoder_hidden_states` in the with-past decoder loads as well.
  */
 import * as ort from 'onnxruntime-node';
+import { cpuSessionOptions } from '../runtime/onnx-session-options.js';
 import type { TranslationManifest } from './translation-manifest.js';
 
 export interface DecoderPast {
@@ -69,14 +70,7 @@ export class OnnxSeq2Seq {
   ) {}
 
   static async open(manifest: TranslationManifest, settings: SessionSettings): Promise<OnnxSeq2Seq> {
-    const options: ort.InferenceSession.SessionOptions = {
-      intraOpNumThreads: settings.intraOpThreads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      logSeverityLevel: 3,
-      executionProviders: ['cpu'],
-    };
+    const options: ort.InferenceSession.SessionOptions = { ...cpuSessionOptions(settings), executionProviders: ['cpu'] };
     const encoder = await ort.InferenceSession.create(manifest.onnx.encoder, options);
     const split = manifest.onnx.decoder !== null && manifest.onnx.decoderWithPast !== null;
     const first = await ort.InferenceSession.create(split ? manifest.onnx.decoder! : manifest.onnx.decoderMerged!, options);

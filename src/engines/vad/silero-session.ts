@@ -1,6 +1,7 @@
 // Runs Silero VAD v5 on a batch of windows from different streams in one onnxruntime call.
 // Used inside the VAD worker thread (silero-worker.ts) and directly by bench/silero-batch.ts.
 import ort from 'onnxruntime-node';
+import { cpuSessionOptions } from '../runtime/onnx-session-options.js';
 import { SILERO_INPUT, SILERO_SAMPLE_RATE, SILERO_STATE, sileroModelPath } from './silero-model.js';
 
 export interface SileroSessionOptions {
@@ -19,12 +20,7 @@ export class SileroSession {
 
   static async create(options: SileroSessionOptions = {}): Promise<SileroSession> {
     const threads = options.threads ?? 1;
-    const session = await ort.InferenceSession.create(options.modelPath ?? sileroModelPath(), {
-      intraOpNumThreads: threads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-    });
+    const session = await ort.InferenceSession.create(options.modelPath ?? sileroModelPath(), cpuSessionOptions({ intraOpThreads: threads }));
     return new SileroSession(session);
   }
 

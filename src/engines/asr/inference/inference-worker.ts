@@ -18,6 +18,7 @@ import { LiveStreams } from './live-streams.js';
 import { InputPreparer } from './model-input.js';
 import { StreamingEncoder } from './streaming-encoder.js';
 import type { DecodedRow, ExecutionDevice, FromWorker, LoadReport, PoolModelSpec, ToWorker, WorkerSettings } from './inference-protocol.js';
+import { cpuSessionOptions } from '../../runtime/onnx-session-options.js';
 
 const settings = workerData as WorkerSettings;
 const port = parentPort!;
@@ -155,13 +156,7 @@ function decodeRows(
 
 async function createSession(spec: PoolModelSpec): Promise<OpenSession> {
   const started = performance.now();
-  const base: ort.InferenceSession.SessionOptions = {
-    intraOpNumThreads: settings.intraOpThreads,
-    interOpNumThreads: 1,
-    executionMode: 'sequential',
-    graphOptimizationLevel: 'all',
-    logSeverityLevel: 3,
-  };
+  const base = cpuSessionOptions({ intraOpThreads: settings.intraOpThreads });
   let fallback: string | null = null;
   let session: ort.InferenceSession | null = null;
   let provider: ExecutionDevice = 'cpu';

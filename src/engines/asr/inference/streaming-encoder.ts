@@ -12,6 +12,7 @@
 //   the rest and commits the tail, so all committed logits of a turn are the full model's.
 // - Features are the model's input as is: normalising them is the caller's business.
 import * as ort from 'onnxruntime-node';
+import { cpuSessionOptions } from '../../runtime/onnx-session-options.js';
 
 /** What the graph's tensor shapes say about the model. */
 export interface StreamingGraphShape {
@@ -105,11 +106,7 @@ export class StreamingEncoder {
 
   static async open(onnxPath: string, intraOpThreads = 1): Promise<StreamingEncoder> {
     const session = await ort.InferenceSession.create(onnxPath, {
-      intraOpNumThreads: intraOpThreads,
-      interOpNumThreads: 1,
-      executionMode: 'sequential',
-      graphOptimizationLevel: 'all',
-      logSeverityLevel: 3,
+      ...cpuSessionOptions({ intraOpThreads }),
       executionProviders: ['cpu'],
     });
     try {

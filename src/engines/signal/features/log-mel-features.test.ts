@@ -106,15 +106,20 @@ describe('LogMelExtractor', () => {
   };
   const signal = testSignal(reference.samples);
 
-  it.each(reference.cases.map((c) => [c.params.name as string, c] as const))('matches the numpy reference: %s', (_name, c) => {
-    const extractor = new LogMelExtractor(toInput(c.params));
-    const features = extractor.compute(signal);
-    expect(extractor.frameCount(signal.length)).toBe(c.frames);
-    expect(features.length).toBe(c.features.length);
-    let worst = 0;
-    for (let i = 0; i < features.length; i++) worst = Math.max(worst, Math.abs(features[i]! - c.features[i]!));
-    expect(worst).toBeLessThan(2e-4);
-  });
+  const kernels = ['native', 'typescript'] as const;
+  it.each(reference.cases.flatMap((c) => kernels.map((k) => [c.params.name as string, k, c] as const)))(
+    'matches the numpy reference: %s (%s kernel)',
+    (_name, kernel, c) => {
+      const extractor = new LogMelExtractor(toInput(c.params), { kernel });
+      expect(extractor.kernel).toBe(kernel);
+      const features = extractor.compute(signal);
+      expect(extractor.frameCount(signal.length)).toBe(c.frames);
+      expect(features.length).toBe(c.features.length);
+      let worst = 0;
+      for (let i = 0; i < features.length; i++) worst = Math.max(worst, Math.abs(features[i]! - c.features[i]!));
+      expect(worst).toBeLessThan(2e-4);
+    },
+  );
 
   it('puts the energy of a pure tone in the mel band around it', () => {
     const params = toInput(reference.cases[0]!.params);
@@ -127,5 +132,39 @@ describe('LogMelExtractor', () => {
     const bins = params.nFft / 2 + 1;
     const bin1k = Math.round((1000 * (bins - 1)) / 8000);
     expect(bank[best * bins + bin1k]).toBeGreaterThan(0.5);
+  });
+
+  it('runs the native kernel by default where it takes n_fft, the TypeScript loop elsewhere', () => {
+    const params = toInput(reference.cases[0]!.params);
+    expect(new LogMelExtractor({ ...params, nFft: 400, winLength: 400 }).kernel).toBe('native');
+    expect(new LogMelExtractor({ ...params, nFft: 512, winLength: 400 }).kernel).toBe('native');
+    expect(new LogMelExtractor({ ...params, nFft: 401, winLength: 400 }).kernel).toBe('typescript');
+    expect(new LogMelExtractor(params, { fftMethod: 'bluestein' }).kernel).toBe('typescript');
+    expect(() => new LogMelExtractor({ ...params, nFft: 2 * 17, winLength: 30 }, { kernel: 'native' })).toThrow(RangeError);
+  });
+
+  // The two kernels on the edges of framing: empty and one-sample input, input shorter than the
+  // centring pad and than n_fft, lengths off the hop grid, magnitude and power, both paddings.
+  it.each([
+    [400, 160, true, 2],
+    [400, 160, false, 2],
+    [512, 160, true, 1],
+    [480, 120, false, 1],
+    [2 * 3 * 5 * 7, 105, true, 2],
+  ] as const)('native and TypeScript agree: n_fft %i, hop %i, center %s, power %i', (nFft, hop, center, power) => {
+    const params: LogMelInput = { ...toInput(reference.cases[0]!.params), nFft, winLength: nFft, hopLength: hop, center, power, normalize: 'none' };
+    const native = new LogMelExtractor(params, { kernel: 'native' });
+    const typescript = new LogMelExtractor(params, { kernel: 'typescript' });
+    for (const length of [0, 1, 57, nFft >> 1, (nFft >> 1) + 1, nFft - 1, nFft, 4 * hop + 3, 16000 + 17]) {
+      const pcm = testSignal(length);
+      const a = native.compute(pcm);
+      const b = typescript.compute(pcm);
+      expect(a.length).toBe(native.frameCount(length) * params.nMels);
+      expect(a.length).toBe(b.length);
+      let worst = 0;
+      for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i]! - b[i]!));
+      expect(worst).toBeLessThan(1e-4);
+    }
+    native.close();
   });
 });
