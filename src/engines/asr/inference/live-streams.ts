@@ -17,6 +17,7 @@ import { CtcBeamStream } from '../decoding/ctc-beam-stream.js';
 import type { CtcDecoder, CtcHypothesis, CtcVocabulary } from '../decoding/ctc-types.js';
 import type { LogMelInput } from '../../signal/features/log-mel-features.js';
 import { type FeatureStatistics, RunningNormalizer } from '../../signal/features/running-normalizer.js';
+import type { LogMelExtractor } from '../../signal/features/log-mel-features.js';
 import { StreamingLogMel } from '../../signal/features/streaming-log-mel.js';
 import type { EncoderStream, StreamingEncoder } from './streaming-encoder.js';
 
@@ -121,6 +122,9 @@ export class LiveStreams {
   private readonly opening = new Set<number>();
   private readonly closedWhileOpening = new Set<number>();
 
+  /** The frame extractor every stream of this worker shares (built at the first stream, closed at release). */
+  private frameExtractor: LogMelExtractor | null = null;
+
   constructor(private readonly model: LiveStreamModel) {}
 
   get size(): number {
@@ -137,6 +141,8 @@ export class LiveStreams {
   /** Drops every stream and releases the step graph (the worker is closing). */
   release(): Promise<void> {
     this.streams.clear();
+    this.frameExtractor?.close();
+    this.frameExtractor = null;
     return this.model.encoder.release();
   }
 
@@ -209,7 +215,7 @@ export class LiveStreams {
       this.opening.delete(request.streamId);
     }
     const stream: LiveStream = {
-      features: new StreamingLogMel(input),
+      features: new StreamingLogMel(input, (this.frameExtractor ??= StreamingLogMel.frameExtractor(input))),
       normalizer: new RunningNormalizer(statistics),
       encoder: encoder.start(),
       search: decoder instanceof CtcBeamDecoder ? new CtcBeamStream(decoder) : new FramesKept(decoder, vocabulary.tokens.length),

@@ -137,4 +137,26 @@ describe('StreamingLogMel', () => {
       }
     }
   });
+
+  it('streams sharing one frame extractor, pushed in turn, get the frames each gets alone', () => {
+    const shared = StreamingLogMel.frameExtractor(centred);
+    const a = noise(12_345, 1);
+    const b = noise(9_876, 2);
+    const sharedA = new StreamingLogMel(centred, shared);
+    const sharedB = new StreamingLogMel(centred, shared);
+    const partsA: Float32Array[] = [];
+    const partsB: Float32Array[] = [];
+    for (let at = 0; at < a.length; at += 1_000) {
+      partsA.push(sharedA.push(a.slice(at, at + 1_000)));
+      partsB.push(sharedB.push(b.slice(at, at + 1_000)));
+    }
+    expect(concatSamples(partsA, Float32Array)).toEqual(new StreamingLogMel(centred).push(a));
+    expect(concatSamples(partsB, Float32Array)).toEqual(new StreamingLogMel(centred).push(b));
+  });
+
+  it('refuses a frame extractor that centres, normalises or frames otherwise', () => {
+    expect(() => new StreamingLogMel(centred, new LogMelExtractor(centred))).toThrow(RangeError);
+    expect(() => new StreamingLogMel(centred, new LogMelExtractor({ ...centred, center: false }))).toThrow(RangeError);
+    expect(() => new StreamingLogMel(centred, StreamingLogMel.frameExtractor({ ...centred, hopLength: 80 }))).toThrow(RangeError);
+  });
 });

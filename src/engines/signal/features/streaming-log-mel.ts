@@ -26,8 +26,23 @@ export class StreamingLogMel {
   /** Frames emitted so far. */
   frames = 0;
 
-  constructor(readonly input: LogMelInput) {
-    this.mel = new LogMelExtractor({ ...input, center: false, normalize: 'none' });
+  /**
+   * `mel`: the frame extractor (`StreamingLogMel.frameExtractor(input)`); the streams of one
+   * thread may share one, since `push` uses it only during the call.
+   */
+  constructor(
+    readonly input: LogMelInput,
+    mel: LogMelExtractor = StreamingLogMel.frameExtractor(input),
+  ) {
+    if (mel.params.center || mel.params.normalize !== 'none' || mel.params.nFft !== input.nFft || mel.params.hopLength !== input.hopLength) {
+      throw new RangeError("a streaming frame extractor frames without centring or normalisation, with the input's n_fft and hop");
+    }
+    this.mel = mel;
+  }
+
+  /** The extractor of a stream's complete frames: the input's, without centring or normalisation. */
+  static frameExtractor(input: LogMelInput): LogMelExtractor {
+    return new LogMelExtractor({ ...input, center: false, normalize: 'none' });
   }
 
   get nMels(): number {
