@@ -2,7 +2,7 @@
 // the window and the filterbank once and hands them over; the kernel computes raw log-mel frames.
 // Lifetime: one per extractor; close() frees it, an unclosed one is freed when collected
 // (NativeHandle).
-import { nativeAddon } from '../../runtime/native-addon.js';
+import { type NativeHandleRef, nativeAddon } from '../../runtime/native-addon.js';
 import { NativeHandle } from '../../runtime/native-handle.js';
 
 export interface NativeLogMelParams {
@@ -18,7 +18,7 @@ export interface NativeLogMelParams {
 }
 
 export class NativeLogMel extends NativeHandle {
-  private constructor(handle: ReturnType<ReturnType<typeof nativeAddon>['logMelCreate']>) {
+  private constructor(handle: NativeHandleRef) {
     super(handle, (h) => nativeAddon().logMelClose(h));
   }
 
