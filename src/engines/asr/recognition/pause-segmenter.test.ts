@@ -96,4 +96,25 @@ describe('PauseSegmenter', () => {
     expect(cuts(160)).toEqual(reference);
     expect(cuts(4097)).toEqual(reference);
   });
+
+  it('grows its buffer as audio arrives: a 20 s segment cut at the bound, the same cuts and samples in one push or many', () => {
+    // 26 s of continuous tone with one dip at 17 s: the buffer (4 s at first) must grow to the 20 s bound
+    const pcm = signal([
+      [17, 0.3],
+      [0.2, 0.05],
+      [8.8, 0.3],
+    ]);
+    const segments = (chunk: number) =>
+      run(pcm, { maxSegmentMs: 20_000, minSegmentMs: 3000 }, chunk).map((s) => ({
+        span: [s.spanStart, s.spanEnd],
+        at: s.startSample,
+        samples: Buffer.from(s.samples.buffer, s.samples.byteOffset, s.samples.byteLength).toString('base64'),
+      }));
+    const whole = segments(pcm.length);
+    expect(whole[0]!.span[1]).toBeGreaterThan(16.9 * SR);
+    expect(whole[0]!.span[1]).toBeLessThanOrEqual(20 * SR);
+    expect(whole[0]!.samples.length).toBeGreaterThan(16 * SR * 4 * (4 / 3)); // base64 of 4-byte samples
+    expect(segments(1_000)).toEqual(whole);
+    expect(segments(70_001)).toEqual(whole);
+  });
 });

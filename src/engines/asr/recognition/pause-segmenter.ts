@@ -30,10 +30,14 @@ const HIST_DECAY_EVERY = 100; // frames
 const HIST_DECAY = 0.97; // per 100 frames: the level statistics forget with a ~30 s time constant
 const MIN_SPEECH_FRAMES = 5;
 const ABSOLUTE_QUIET_DB = -60;
+/** The buffer's first size: 4 s of 10 ms frames (it doubles up to `maxSegmentMs`). */
+const INITIAL_BUFFER_FRAMES = 400;
 
 /**
  * Streaming energy-based segmenter for the REST path: cuts long audio at pauses into pieces
  * of bounded length, so memory stays at one `maxSegmentMs` buffer however long the input is.
+ * The buffer starts at a few seconds and doubles as audio arrives, up to that bound, so a short
+ * input (a live turn, a short file) costs what it holds, not 20 s of samples.
  *
  * A frame (10 ms) is quiet when its level is under -60 dBFS or under a threshold that adapts to
  * the recording: a decaying histogram of frame levels gives a noise level (10th percentile)
@@ -55,7 +59,9 @@ export class PauseSegmenter {
   private readonly minSegmentFrames: number;
   private readonly capacityFrames: number;
   private readonly margin: number;
-  private readonly buffer: Float32Array;
+  private buffer: Float32Array;
+  /** The buffer's bound: `capacityFrames` frames. */
+  private readonly capacitySamples: number;
   private readonly energies: Float32Array;
   private readonly histogram = new Float64Array(HIST_BINS);
   private histogramFrames = 0;
@@ -73,7 +79,8 @@ export class PauseSegmenter {
     this.minSegmentFrames = Math.max(1, Math.round((options.minSegmentMs ?? 3000) / frameMs));
     this.capacityFrames = Math.max(this.minSegmentFrames + 2, Math.floor((options.maxSegmentMs ?? 20_000) / frameMs));
     this.margin = ms(options.marginMs ?? 200);
-    this.buffer = new Float32Array(this.capacityFrames * this.frame);
+    this.capacitySamples = this.capacityFrames * this.frame;
+    this.buffer = new Float32Array(Math.min(this.capacitySamples, INITIAL_BUFFER_FRAMES * this.frame));
     this.energies = new Float32Array(this.capacityFrames);
   }
 
@@ -87,7 +94,8 @@ export class PauseSegmenter {
     const out: AudioSegment[] = [];
     let offset = 0;
     while (offset < pcm.length) {
-      const take = Math.min(pcm.length - offset, this.buffer.length - this.length);
+      const take = Math.min(pcm.length - offset, this.capacitySamples - this.length);
+      if (this.length + take > this.buffer.length) this.grow(this.length + take);
       this.buffer.set(pcm.subarray(offset, offset + take), this.length);
       this.length += take;
       offset += take;
@@ -125,6 +133,15 @@ export class PauseSegmenter {
 
   private isQuiet(db: number, threshold: number): boolean {
     return db < ABSOLUTE_QUIET_DB || db < threshold;
+  }
+
+  /** Doubles the buffer until it holds `samples` (at most `capacitySamples`), keeping what it holds. */
+  private grow(samples: number): void {
+    let size = this.buffer.length;
+    while (size < samples) size = Math.min(this.capacitySamples, size * 2);
+    const grown = new Float32Array(size);
+    grown.set(this.buffer.subarray(0, this.length));
+    this.buffer = grown;
   }
 
   /** Analyses the next complete frame and cuts if it completes a pause or fills the buffer. Decisions are per frame, so chunk sizes do not matter. */
