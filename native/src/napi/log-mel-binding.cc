@@ -27,8 +27,9 @@ Napi::Value Create(const Napi::CallbackInfo& info) {
     return {};
   }
   if (n_fft < 2 || n_fft > 1 << 20 || n_fft != static_cast<size_t>(n_fft) || hop < 1 ||
-      hop > 1 << 20 || hop != static_cast<size_t>(hop)) {
-    ThrowRange(info.Env(), "nFft and hopLength must be integers in [2, 2^20] and [1, 2^20]");
+      hop > 1 << 20 || hop != static_cast<size_t>(hop) || (power != 1 && power != 2)) {
+    ThrowRange(info.Env(),
+               "nFft and hopLength must be integers in [2, 2^20] and [1, 2^20], power 1 or 2");
     return {};
   }
   gw::LogMelConfig config;

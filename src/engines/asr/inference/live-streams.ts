@@ -15,9 +15,8 @@
 import { CtcBeamDecoder } from '../decoding/ctc-beam-decoder.js';
 import { CtcBeamStream } from '../decoding/ctc-beam-stream.js';
 import type { CtcDecoder, CtcHypothesis, CtcVocabulary } from '../decoding/ctc-types.js';
-import type { LogMelInput } from '../../signal/features/log-mel-features.js';
+import type { LogMelExtractor, LogMelInput } from '../../signal/features/log-mel-features.js';
 import { type FeatureStatistics, RunningNormalizer } from '../../signal/features/running-normalizer.js';
-import type { LogMelExtractor } from '../../signal/features/log-mel-features.js';
 import { StreamingLogMel } from '../../signal/features/streaming-log-mel.js';
 import type { EncoderStream, StreamingEncoder } from './streaming-encoder.js';
 

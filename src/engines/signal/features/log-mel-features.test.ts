@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { nativeAddon } from '../../runtime/native-addon.js';
 import { LogMelExtractor, melFilterbank } from './log-mel-features.js';
 import type { LogMelInput } from './log-mel-features.js';
 import { RealFft } from './real-fft.js';
@@ -141,6 +142,12 @@ describe('LogMelExtractor', () => {
     expect(new LogMelExtractor({ ...params, nFft: 401, winLength: 400 }).kernel).toBe('typescript');
     expect(new LogMelExtractor(params, { fftMethod: 'bluestein' }).kernel).toBe('typescript');
     expect(() => new LogMelExtractor({ ...params, nFft: 2 * 17, winLength: 30 }, { kernel: 'native' })).toThrow(RangeError);
+    // the addon itself refuses a power other than 1 or 2 (it would truncate 1.5 to 1)
+    const bins = 201;
+    const create = (power: number) =>
+      nativeAddon().logMelCreate(400, 160, power, 1e-6, new Float64Array(400), new Float64Array(bins), Int32Array.of(0), Int32Array.of(bins));
+    expect(() => create(1.5)).toThrow(RangeError);
+    nativeAddon().logMelClose(create(2));
   });
 
   // The two kernels on the edges of framing: empty and one-sample input, input shorter than the
