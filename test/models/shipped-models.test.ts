@@ -33,6 +33,8 @@ const CER_BOUNDS: Record<string, Record<string, number>> = {
   'small-am-v2': { alffa_spk_heldout: 19, alffa_spk_heldout_v2: 39, synth_am_test_clean: 6 },
   // measured 20.77 / 30.48 / 2.82 (greedy; a 0.4 s look-ahead, not a default: issue 30)
   'small-am-stream-v1': { alffa_spk_heldout: 25, alffa_spk_heldout_v2: 35, synth_am_test_clean: 6 },
+  // measured 19.23 / 30.48 / 1.41 (greedy; stream-v1 continued with telephone and non-speech data)
+  'small-am-stream-v2': { alffa_spk_heldout: 24, alffa_spk_heldout_v2: 35, synth_am_test_clean: 6 },
   // measured 27.69 / 2.82 (alffa_spk_heldout: 6 clips of speaker groups 021 and 091, greedy)
   'small-am-v1': { alffa_spk_heldout: 32, synth_am_test_clean: 6 },
   // measured 7.45 (greedy; 6.91 as served, beam 16 + LM)
@@ -64,19 +66,22 @@ const TRAINED_ON: Record<string, readonly string[]> = {
  * The Amharic models with beam search and their LM (manifest), percent, on the held-out real
  * clips: small-am-v1 measured 21.54 on alffa_spk_heldout (greedy 27.69); small-am-v2 measured
  * 13.85 on alffa_spk_heldout and 20.95 on alffa_spk_heldout_v2 (greedy 14.62 and 34.29).
- * Figures: npx tsx training/asr/fixture-cer.ts small-am-v2 small-am-v1 small-am-stream-v1.
+ * Figures: npx tsx training/asr/fixture-cer.ts small-am-v2 small-am-v1 small-am-stream-v1 small-am-stream-v2.
  */
 const BEAM_LM_CER_BOUNDS: Record<string, Record<string, number>> = {
   'small-am-v1': { alffa_spk_heldout: 25 },
   'small-am-v2': { alffa_spk_heldout: 18, alffa_spk_heldout_v2: 26 },
   // measured 16.92 / 22.86 (greedy 20.77 / 30.48)
   'small-am-stream-v1': { alffa_spk_heldout: 21, alffa_spk_heldout_v2: 27 },
+  // measured 12.31 / 23.81 (greedy 19.23 / 30.48)
+  'small-am-stream-v2': { alffa_spk_heldout: 17, alffa_spk_heldout_v2: 28 },
 };
 
 const SHIPPED = [
   'small-am-v1',
   'small-am-v2',
   'small-am-stream-v1',
+  'small-am-stream-v2',
   'small-om-v1',
   'small-om-v2',
   'small-ti-v1',
@@ -94,7 +99,7 @@ const SHIPPED = [
 const DEFAULTS: Record<string, string> = { am: 'small-am-v2', om: 'small-om-v2', ti: 'small-ti-v2' };
 /** Each language's models as the registry lists them: the default first, then by name. */
 const BY_LANGUAGE: Record<string, string[]> = {
-  am: ['small-am-v2', 'beta-am-v1', 'small-am-stream-v1', 'small-am-v1'],
+  am: ['small-am-v2', 'beta-am-v1', 'small-am-stream-v1', 'small-am-stream-v2', 'small-am-v1'],
   om: ['small-om-v2', 'beta-om-v1', 'small-om-v1'],
   ti: ['small-ti-v2', 'beta-ti-v1', 'small-ti-v1'],
 };

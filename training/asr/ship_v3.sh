@@ -8,25 +8,32 @@
 #     mu-law call (telephone_heldout.py, then --audio-dir: 300-3400 Hz at 8 kHz, the robustness
 #     benchmark's channel), to set beside the wideband figures of the same utterances;
 #  2. invented letters per minute on the robustness benchmark's non-speech clips with the speech
-#     gate off (bench/robustness.ts --runs today --surfaces rest), once with models/ and once with
-#     a models folder copy where the candidate is the Amharic default. The bench writes
+#     gate off (bench/robustness.ts --runs today --surfaces rest), for each model through a models
+#     folder where it is the Amharic default (models/ itself for small-am-v2). The bench writes
 #     bench/results/robustness.json: this script keeps a copy of that file and puts it back after.
 # Run from the repository root after train_v3.sh. NAMES="small-am-v3" measures the candidate only
 # (small-am-v2's figures already in $OUT/results: they do not depend on the candidate);
-# NAMES="small-am-v2" measures the baseline only (no candidate needed: steps 1 and 3's folder skipped).
+# NAMES="small-am-v2" measures the baseline only (no candidate needed: step 1 skipped); any shipped Amharic model
+# can be named beside them (NAMES="small-am-stream-v1 small-am-stream-v2" with CAND_NAME=small-am-stream-v2).
 set -e
 export OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
 OUT=$(realpath -m "${OUT:-/tmp/am-v3-candidate}")
-M=$OUT/small-am-v3
+CAND_NAME=${CAND_NAME:-small-am-v3}  # the candidate's folder and model name (small-am-stream-v2: the streaming candidate)
+M=$OUT/$CAND_NAME
 R=$OUT/results
 mkdir -p $R
-DESC="Compact convolutional CTC model for Amharic (candidate v3): small-am-v2 fine-tuned from its shipped weights on the v2 sets plus G.711 telephone/level copies of the real speech and non-speech clips with empty targets (at most 15% of every batch); CTC prefix beam search with a character 7-gram LM of Amharic news"
-NAMES=${NAMES:-small-am-v2 small-am-v3}
-RUN=${RUN:-small-am-v3}  # the run whose best.pt is the candidate (interpolate.py writes one too)
-CAND=0; case " $NAMES " in *" small-am-v3 "*) CAND=1 ;; esac
+DESC=${DESC:-"Compact convolutional CTC model for Amharic (candidate v3): small-am-v2 fine-tuned from its shipped weights on the v2 sets plus G.711 telephone/level copies of the real speech and non-speech clips with empty targets (at most 15% of every batch); CTC prefix beam search with a character 7-gram LM of Amharic news"}
+NAMES=${NAMES:-small-am-v2 $CAND_NAME}
+RUN=${RUN:-$CAND_NAME}  # the run whose best.pt is the candidate (interpolate.py writes one too)
+CAND=0; case " $NAMES " in *" $CAND_NAME "*) CAND=1 ;; esac
 # 1. ONNX + vocab + manifest; decoding block (beam 16, LM alpha/beta) as small-am-v2's manifest
 if [ $CAND = 1 ]; then
-/usr/bin/python3 training/asr/export.py --run $RUN --checkpoint best --out $M --name small-am-v3 --description "$DESC" 2>&1 | grep -v -i warn
+/usr/bin/python3 training/asr/export.py --run $RUN --checkpoint best --out $M --name $CAND_NAME --description "$DESC" 2>&1 | grep -v -i warn
+# a candidate with a bounded look-ahead (STREAMING=1) also gets its step graph and the shipped feature statistics
+if [ "${STREAMING:-0}" = 1 ]; then
+  /usr/bin/python3 training/asr/export_streaming.py $M 2>&1 | grep -v -i warn
+  cp models/small-am-v2/stream-stats.json $M/
+fi
 cp training/work/runs/$RUN/export.json training/work/runs/$RUN/log.jsonl $OUT/
 /usr/bin/python3 - "$M/manifest.json" models/small-am-v2/manifest.json <<'PY'
 import json, sys
@@ -42,7 +49,7 @@ fi
 TEL=training/work/audio/heldout-telephone-mulaw
 [ -d $TEL ] || nice -n 10 /usr/bin/python3 training/asr/telephone_heldout.py --law mulaw --out $TEL
 for NAME in $NAMES; do
-  DIR=models/$NAME; [ $NAME = small-am-v3 ] && DIR=$M
+  DIR=models/$NAME; [ $NAME = $CAND_NAME ] && DIR=$M
   nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $DIR --lm models/lm/am-char-7gram.bin \
     --out $R/$NAME-spk-heldout.json > $R/$NAME-spk-heldout.log 2>&1
   nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $DIR --lm models/lm/am-char-7gram.bin --subset new-sentences \
@@ -54,35 +61,36 @@ for NAME in $NAMES; do
     --work-sets synth_clean=synth_am_test_clean,synth_aug=synth_am_test_aug --out $R/$NAME-synth-heldout.json > $R/$NAME-synth-heldout.log 2>&1
 done
 # 2b. the candidate with decoding weights tuned for it on val only (test untuned)
-case " $NAMES " in *" small-am-v3 "*)
+case " $NAMES " in *" $CAND_NAME "*)
   nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $M --lm models/lm/am-char-7gram.bin --tune \
-    --beams 16 --alphas 0.3,0.4,0.5,0.6,0.8 --betas 1,1.5,2,2.5,3,4 --out $R/small-am-v3-spk-heldout-tuned.json \
-    > $R/small-am-v3-spk-heldout-tuned.log 2>&1 ;;
+    --beams 16 --alphas 0.3,0.4,0.5,0.6,0.8 --betas 1,1.5,2,2.5,3,4 --out $R/$CAND_NAME-spk-heldout-tuned.json \
+    > $R/$CAND_NAME-spk-heldout-tuned.log 2>&1 ;;
 esac
-# 3. non-speech, gate off: a models folder whose Amharic default is the candidate
-MD=$OUT/models
-if [ $CAND = 1 ]; then
-rm -rf $MD && mkdir -p $MD
-for d in models/*; do
-  case $(basename $d) in small-am-v2) ;; *) ln -s "$(pwd)/$d" $MD/ ;; esac
-done
-cp -r models/small-am-v2 $MD/ && cp -r $M $MD/
-/usr/bin/python3 - "$MD/small-am-v2/manifest.json" <<'PY'
+# 3. non-speech, gate off. The robustness bench serves each language's default model, so every model but
+# small-am-v2 (today's default) is measured through a models folder of its own where it is the Amharic default
+# (the other folders linked, small-am-v2 copied with "default": false)
+default_models_dir() {  # $1: model name, $2: its folder; prints the models folder to serve
+  [ "$1" = small-am-v2 ] && { echo "$(pwd)/models"; return; }
+  D=$OUT/models-$1
+  rm -rf $D && mkdir -p $D
+  for d in models/*; do
+    case $(basename $d) in small-am-v2|"$1") ;; *) ln -s "$(pwd)/$d" $D/ ;; esac
+  done
+  cp -r models/small-am-v2 $D/ && cp -r "$2" $D/$1
+  /usr/bin/python3 - "$D/small-am-v2/manifest.json" "$D/$1/manifest.json" <<'PY'
 import json, sys
-m = json.load(open(sys.argv[1], encoding="utf-8")); m["default"] = False
-json.dump(m, open(sys.argv[1], "w", encoding="utf-8"), ensure_ascii=False, indent=2); open(sys.argv[1], "a").write("\n")
+for path, default in ((sys.argv[1], False), (sys.argv[2], True)):
+    m = json.load(open(path, encoding="utf-8")); m["default"] = default
+    json.dump(m, open(path, "w", encoding="utf-8"), ensure_ascii=False, indent=2); open(path, "a").write("\n")
 PY
-/usr/bin/python3 - "$MD/small-am-v3/manifest.json" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1], encoding="utf-8")); m["default"] = True
-json.dump(m, open(sys.argv[1], "w", encoding="utf-8"), ensure_ascii=False, indent=2); open(sys.argv[1], "a").write("\n")
-PY
-fi
+  echo $D
+}
 [ -f bench/data/robustness/manifest.json ] || nice -n 10 npx tsx bench/robustness-corpus.ts > $R/robustness-corpus.log 2>&1
 B=bench/results/robustness.json
 cp $B $R/robustness.json.before
 for NAME in $NAMES; do
-  DIRS=$(pwd)/models; [ $NAME = small-am-v3 ] && DIRS=$MD
+  DIR=models/$NAME; [ $NAME = $CAND_NAME ] && DIR=$M
+  DIRS=$(default_models_dir $NAME $DIR)
   MODELS_DIR=$DIRS nice -n 10 npx tsx bench/robustness.ts --surfaces rest --runs today --count 0 --sentences 0 \
     > $R/$NAME-robustness.log 2>&1 || true
   cp $B $R/$NAME-robustness.json

@@ -2,7 +2,8 @@
 
 Seeded; batches are built from length buckets (few pad tokens); Adam with warm-up and inverse-square-root
 decay; label smoothing. Training stops after --minutes of wall time or --epochs, whichever comes first, and
-writes a checkpoint (model config + weights + step) every --save-minutes and at the end.
+writes a checkpoint (model config + weights + step) every --save-minutes and at the end; --snapshot-minutes also
+keeps the weights alone every N minutes (snap-<step>.pt) for checkpoint averaging (average_mt.py).
 Continued training: --init CHECKPOINT loads the weights only (fresh Adam), ramps the learning rate up over
 --init-warmup steps and then follows the inverse-square-root decay from the checkpoint's step onwards.
 Synthetic pairs: --extra FILE (same TSV columns as train.tsv, one direction per line, e.g. from
@@ -99,6 +100,8 @@ def main():
     ap.add_argument('--init-warmup', type=int, default=100)
     ap.add_argument('--extra', default=None, help='synthetic pairs (TSV like train.tsv, one direction per line)')
     ap.add_argument('--extra-ratio', type=float, default=1.0)
+    ap.add_argument('--snapshot-minutes', type=float, default=0,
+                    help='also keep the weights every N minutes as snap-<step>.pt (for average_mt.py); 0: none')
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -152,7 +155,7 @@ def main():
         torch.save(state, tmp)
         os.replace(tmp, os.path.join(args.out, f'{tag}.pt'))
 
-    start = last_save = time.time()
+    start = last_save = last_snapshot = time.time()
     done = False
     for epoch in range(args.epochs):
         model.train()
@@ -176,6 +179,9 @@ def main():
             if time.time() - last_save > args.save_minutes * 60:
                 save('last')
                 last_save = time.time()
+            if args.snapshot_minutes and time.time() - last_snapshot > args.snapshot_minutes * 60:
+                torch.save({'config': model.config, 'model': model.state_dict(), 'step': step}, os.path.join(args.out, f'snap-{step}.pt'))
+                last_snapshot = time.time()
             if time.time() - start > args.minutes * 60:
                 done = True
                 break
