@@ -6,7 +6,8 @@
 # utterance (alffa_spk_train_tel) and non-speech clips with EMPTY targets (at most 15% of a batch). The
 # checkpoint is picked on the val speaker groups (041, 091, 131; greedy CER) only; val and test (021, 231)
 # groups are never trained on. Seeded, time-boxed (MINUTES, default 55), both cores.
-# Data: the prepare steps of train_v3.sh (run it once without --skip-prepare, or the three commands there).
+# Data: the three prepare commands of train_v3.sh, run alone (train_v3.sh without --skip-prepare would also
+# train small-am-v3); they are listed in models/small-am-stream-v2/README.md.
 # Then: CAND_NAME=small-am-stream-v2 STREAMING=1 DESC="..." sh training/asr/ship_v3.sh (scratch folder).
 set -e
 export OPENBLAS_NUM_THREADS=2 OMP_WAIT_POLICY=PASSIVE

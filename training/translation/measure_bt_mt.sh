@@ -15,7 +15,10 @@ MINUTES=${MINUTES:-13}
 BT_AM=${BT_AM:-1600}
 BT_TI=${BT_TI:-600}
 RATIO=${RATIO:-4}
-export OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
+# OpenBLAS threads: 2 when nothing else runs (2026-11-29, v1's shape, 3,000-token batches, torch on 2 threads,
+# two alternating timings each: 2.57-2.61 s a step with 2 OpenBLAS threads, 4.03 s with 1); set
+# OPENBLAS_NUM_THREADS=1 when another job shares the 2 cores (oversubscribed BLAS threads slow every step)
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-2} OMP_WAIT_POLICY=PASSIVE
 if [ -n "${OPENBLAS_LIB:-}" ]; then export LD_LIBRARY_PATH="$OPENBLAS_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; fi
 PY="nice -n 5 /usr/bin/python3"
 if [ -z "${BT_TSV:-}" ]; then

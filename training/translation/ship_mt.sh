@@ -6,8 +6,8 @@
 # overrides), scored on test and held-out, and the card is written. Check `npx vitest run test/translation` after:
 # on 2026-11-28 a first (b) whose tweets kept their wrapping quote marks answered en->ti with quote marks only (the
 # engine test failed); backtranslate_mt.py now strips them, and that run ((b2) in the card) is what ships.
-# OpenBLAS threads are pinned to 1 and OpenMP waits passively: on a shared 2-core machine the default
-# (busy-waiting BLAS and OpenMP threads) made each training step 4-9x slower. Debian's torch calls libblas.so.3:
+# OpenMP waits passively: on a shared 2-core machine the default (busy-waiting BLAS and OpenMP threads) made each
+# training step 4-9x slower; OpenBLAS's thread count is set below. Debian's torch calls libblas.so.3:
 # it must resolve to OpenBLAS (libopenblas0-pthread), not the reference BLAS (17 s instead of 1.4 s a step);
 # OPENBLAS_LIB=<folder with OpenBLAS's libblas.so.3> puts it first without changing the system's alternatives.
 # The shipped weights continued from the first (80-minute) export, whose checkpoint was lost and rebuilt from the
@@ -20,7 +20,10 @@ DATA=${DATA:-/work/shared/data}
 MODEL=../../models/translate-am-en-ti-v1
 MINUTES=${MINUTES:-80}
 CONT_MINUTES=${CONT_MINUTES:-13}
-export OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE
+# OpenBLAS threads: 2 when nothing else runs (2026-11-29, v1's shape, 3,000-token batches, torch on 2 threads,
+# two alternating timings each: 2.57-2.61 s a step with 2 OpenBLAS threads, 4.03 s with 1); set
+# OPENBLAS_NUM_THREADS=1 when another job shares the 2 cores (oversubscribed BLAS threads slow every step)
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-2} OMP_WAIT_POLICY=PASSIVE
 if [ -n "${OPENBLAS_LIB:-}" ]; then export LD_LIBRARY_PATH="$OPENBLAS_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"; fi
 PY=/usr/bin/python3
 $PY prepare_mt.py --data "$DATA" --out "$WORK/data"
