@@ -146,11 +146,14 @@ def main():
     print(json.dumps({'params': params, 'examples': len(rows), 'extra_examples': len(extra), 'init_step': base_step, 'device': device,
                       **vars(args)}), flush=True)
 
-    def save(tag):
+    def save(tag, with_optimizer=True):
+        """A checkpoint (resumable: optimizer state too) or, without it, a snapshot for average_mt.py."""
         stage = {'stage': 'continued' if args.init else 'from-scratch', 'steps': step - base_step, 'minutes': round((time.time() - start) / 60, 1),
                  'data': 'parallel' + (f' + {len(extra)} synthetic x{args.extra_ratio}' if extra else ''), 'init': args.init}
-        state = {'config': model.config, 'model': model.state_dict(), 'optimizer': opt.state_dict(), 'step': step, 'args': vars(args),
+        state = {'config': model.config, 'model': model.state_dict(), 'step': step, 'args': vars(args),
                  'base_step': base_step, 'history': history + [stage]}
+        if with_optimizer:
+            state['optimizer'] = opt.state_dict()
         tmp = os.path.join(args.out, f'{tag}.pt.tmp')
         torch.save(state, tmp)
         os.replace(tmp, os.path.join(args.out, f'{tag}.pt'))
@@ -180,7 +183,7 @@ def main():
                 save('last')
                 last_save = time.time()
             if args.snapshot_minutes and time.time() - last_snapshot > args.snapshot_minutes * 60:
-                torch.save({'config': model.config, 'model': model.state_dict(), 'step': step}, os.path.join(args.out, f'snap-{step}.pt'))
+                save(f'snap-{step}', with_optimizer=False)
                 last_snapshot = time.time()
             if time.time() - start > args.minutes * 60:
                 done = True
