@@ -26,6 +26,7 @@ DESC=${DESC:-"Compact convolutional CTC model for Amharic (candidate v3): small-
 NAMES=${NAMES:-small-am-v2 $CAND_NAME}
 RUN=${RUN:-$CAND_NAME}  # the run whose best.pt is the candidate (interpolate.py writes one too)
 CAND=0; case " $NAMES " in *" $CAND_NAME "*) CAND=1 ;; esac
+model_dir() { if [ "$1" = "$CAND_NAME" ]; then echo $M; else echo models/$1; fi; }  # $1: a name of NAMES
 # 1. ONNX + vocab + manifest; decoding block (beam 16, LM alpha/beta) as small-am-v2's manifest
 if [ $CAND = 1 ]; then
 /usr/bin/python3 training/asr/export.py --run $RUN --checkpoint best --out $M --name $CAND_NAME --description "$DESC" 2>&1 | grep -v -i warn
@@ -49,7 +50,7 @@ fi
 TEL=training/work/audio/heldout-telephone-mulaw
 [ -d $TEL ] || nice -n 10 /usr/bin/python3 training/asr/telephone_heldout.py --law mulaw --out $TEL
 for NAME in $NAMES; do
-  DIR=models/$NAME; [ $NAME = $CAND_NAME ] && DIR=$M
+  DIR=$(model_dir $NAME)
   nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $DIR --lm models/lm/am-char-7gram.bin \
     --out $R/$NAME-spk-heldout.json > $R/$NAME-spk-heldout.log 2>&1
   nice -n 10 npx tsx training/asr/held-out-decoding.ts --model $DIR --lm models/lm/am-char-7gram.bin --subset new-sentences \
@@ -69,14 +70,14 @@ esac
 # 3. non-speech, gate off. The robustness bench serves each language's default model, so every model but
 # small-am-v2 (today's default) is measured through a models folder of its own where it is the Amharic default
 # (the other folders linked, small-am-v2 copied with "default": false)
-default_models_dir() {  # $1: model name, $2: its folder; prints the models folder to serve
+default_models_dir() {  # $1: a name of NAMES; prints the models folder to serve
   [ "$1" = small-am-v2 ] && { echo "$(pwd)/models"; return; }
   D=$OUT/models-$1
   rm -rf $D && mkdir -p $D
   for d in models/*; do
     case $(basename $d) in small-am-v2|"$1") ;; *) ln -s "$(pwd)/$d" $D/ ;; esac
   done
-  cp -r models/small-am-v2 $D/ && cp -r "$2" $D/$1
+  cp -r models/small-am-v2 $D/ && cp -r "$(model_dir $1)" $D/$1
   /usr/bin/python3 - "$D/small-am-v2/manifest.json" "$D/$1/manifest.json" <<'PY'
 import json, sys
 for path, default in ((sys.argv[1], False), (sys.argv[2], True)):
@@ -89,8 +90,7 @@ PY
 B=bench/results/robustness.json
 cp $B $R/robustness.json.before
 for NAME in $NAMES; do
-  DIR=models/$NAME; [ $NAME = $CAND_NAME ] && DIR=$M
-  DIRS=$(default_models_dir $NAME $DIR)
+  DIRS=$(default_models_dir $NAME)
   MODELS_DIR=$DIRS nice -n 10 npx tsx bench/robustness.ts --surfaces rest --runs today --count 0 --sentences 0 \
     > $R/$NAME-robustness.log 2>&1 || true
   cp $B $R/$NAME-robustness.json
