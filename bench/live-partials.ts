@@ -20,8 +20,14 @@
  *   - worker ms per audio second of partials for both paths and their ratio (worker time as
  *     the pool reports it: features, model and decoder), and the stream path's split by part.
  *
- *   npm run bench:live-partials [-- --model models/small-am-v2 --data ../shared/data --per-group 4]
- * Writes bench/results/live-partials-<model>.json.
+ * With --partials-model DIR (LIVE_PARTIAL_MODELS) a third path runs beside them: partials from
+ * that model's live stream (a cheaper, bounded look-ahead model), finals still from --model; its
+ * CER, its distance to --model's finals, its stable words and its worker time are printed the same
+ * way (`partials_model`), so today's stream and the cheaper one are compared in one run.
+ *
+ *   npm run bench:live-partials [-- --model models/small-am-v2 --data ../shared/data --per-group 4
+ *                                   --partials-model models/small-am-stream-v3]
+ * Writes bench/results/live-partials-<model>[-partials-<partials model>].json.
  */
 import { join, resolve } from 'node:path';
 import { manifestDecodingPlanner } from '../src/engines/asr/inference/decoding-planner.js';
@@ -34,64 +40,101 @@ import { publishReport, ratio3, round2 } from './bench-results.js';
 import { heldOutUtterances, TEST_GROUPS, VALIDATION_GROUPS } from './held-out-audio.js';
 
 const MODEL = resolve(option('model', join(process.cwd(), 'models', 'small-am-v2')));
+const PARTIALS_MODEL = option('partials-model', '');
 const DATA = option('data', join(process.cwd(), '..', 'shared', 'data'));
 const PER_GROUP = Number(option('per-group', '4'));
 const STEP = 8000; // 500 ms of 16 kHz audio
 
-const model = await loadModelFolder(MODEL);
-if (model.kind !== 'ctc' || !model.streaming) throw new Error(`${MODEL} has no streaming step graph with stream-stats.json`);
-const spec = poolSpecFor(model, manifestDecodingPlanner({ has: () => true })(model));
+async function streamingSpec(dir: string) {
+  const loaded = await loadModelFolder(resolve(dir));
+  if (loaded.kind !== 'ctc' || !loaded.streaming) throw new Error(`${dir} has no streaming step graph with stream-stats.json`);
+  return { model: loaded, spec: poolSpecFor(loaded, manifestDecodingPlanner({ has: () => true })(loaded)) };
+}
+const { model, spec } = await streamingSpec(MODEL);
+const partialsModel = PARTIALS_MODEL === '' ? null : await streamingSpec(PARTIALS_MODEL);
+if (partialsModel !== null && partialsModel.model.language !== model.language) throw new Error('--partials-model is of another language');
 const utterances = await heldOutUtterances(DATA, [...VALIDATION_GROUPS, ...TEST_GROUPS], PER_GROUP);
 const pool = await InferencePool.start({ workers: 1, intraOpThreads: 1, maxWaitMs: 0, interactiveMaxWaitMs: 0 });
 
 const words = (text: string): string[] => text.split(' ').filter((w) => w.length > 0);
+
+/** One path of live-stream partials (a model's stream): its last partials, stable words, worker time and parts. */
+class StreamPath {
+  readonly last: string[] = [];
+  ms = 0;
+  partialWords = 0;
+  stableWords = 0;
+  contradicted = 0;
+  readonly parts = { featuresMs: 0, modelMs: 0, decodeMs: 0 };
+  #stream: ReturnType<typeof pool.openStream> | null = null;
+  #stable: string[][] = [];
+  #text = '';
+  constructor(readonly modelName: string) {}
+  open(): void {
+    this.#stream = pool.openStream(this.modelName);
+    this.#stable = [];
+    this.#text = '';
+  }
+  async step(pcm: Float32Array, restart: boolean): Promise<void> {
+    // the pool's counters are shared by every stream: a step's parts are the counters' change while it ran alone
+    const before = { ...pool.stats().streams };
+    const partial = await this.#stream!.step(pcm, restart);
+    const after = pool.stats().streams;
+    this.parts.featuresMs += after.featuresMs - before.featuresMs;
+    this.parts.modelMs += after.modelMs - before.modelMs;
+    this.parts.decodeMs += after.decodeMs - before.decodeMs;
+    this.ms += partial.workerMs / partial.batchSize;
+    this.#text = partial.text;
+    this.partialWords += words(partial.text).length;
+    this.stableWords += words(partial.stableText).length;
+    this.#stable.push(words(partial.stableText));
+    for (const earlier of this.#stable) if (words(partial.text).slice(0, earlier.length).join(' ') !== earlier.join(' ')) this.contradicted++;
+  }
+  close(): void {
+    this.#stream?.close();
+    this.last.push(this.#text);
+  }
+}
+
 const finals: string[] = [];
-const lastStream: string[] = [];
 const lastRerun: string[] = [];
+const own = new StreamPath(spec.name);
+const cheaper = partialsModel === null ? null : new StreamPath(partialsModel.spec.name);
 let audioSeconds = 0;
 let rerunMs = 0;
-let streamMs = 0;
-let partialWords = 0;
-let stableWords = 0;
-let contradicted = 0;
 let partials = 0;
 try {
   await pool.load(spec);
+  if (partialsModel !== null) await pool.load(partialsModel.spec);
   for (const [i, u] of utterances.entries()) {
     const whole = await pool.run(spec.name, { data: u.pcm, length: u.pcm.length }, { priority: 'interactive' });
     finals.push(whole.decoded!.hypothesis.text);
-    const stream = pool.openStream(spec.name);
-    const stable: string[][] = [];
-    let streamText = '';
+    own.open();
+    cheaper?.open();
     let rerunText = '';
     for (let end = STEP; end - STEP < u.pcm.length; end += STEP) {
       const to = Math.min(end, u.pcm.length);
-      // alternate which path goes first, so that neither always finds the caches warm
-      const runStream = async () => {
-        const partial = await stream.step(u.pcm.slice(end - STEP, to), end === STEP);
-        streamMs += partial.workerMs / partial.batchSize;
-        streamText = partial.text;
-        partialWords += words(partial.text).length;
-        stableWords += words(partial.stableText).length;
-        stable.push(words(partial.stableText));
-        for (const earlier of stable) if (words(partial.text).slice(0, earlier.length).join(' ') !== earlier.join(' ')) contradicted++;
-      };
       const runRerun = async () => {
         const result = await pool.run(spec.name, { data: u.pcm, length: to }, { priority: 'partial' });
         rerunMs += result.workerMs / result.batchSize;
         rerunText = result.decoded!.hypothesis.text;
       };
+      const runStreams = async () => {
+        await own.step(u.pcm.slice(end - STEP, to), end === STEP);
+        await cheaper?.step(u.pcm.slice(end - STEP, to), end === STEP);
+      };
+      // alternate which path goes first, so that neither always finds the caches warm
       if ((end / STEP) % 2 === 0) {
-        await runStream();
+        await runStreams();
         await runRerun();
       } else {
         await runRerun();
-        await runStream();
+        await runStreams();
       }
       partials++;
     }
-    stream.close();
-    lastStream.push(streamText);
+    own.close();
+    cheaper?.close();
     lastRerun.push(rerunText);
     audioSeconds += u.pcm.length / 16_000;
     process.stdout.write(`\r${i + 1}/${utterances.length} utterances`);
@@ -115,30 +158,49 @@ const distance = (a: readonly string[], b: readonly string[]): number => {
   });
   return round2((100 * edits) / Math.max(1, letters));
 };
-const stats = pool.stats().streams;
-publishReport(`live-partials-${model.name}`, {
+const perAudioSecond = (path: StreamPath) => ({
+  features: round2(path.parts.featuresMs / audioSeconds),
+  model: round2(path.parts.modelMs / audioSeconds),
+  decoder: round2(path.parts.decodeMs / audioSeconds),
+});
+const stableWords = (path: StreamPath) => ({
+  share_of_partial_words: round2(path.stableWords / Math.max(1, path.partialWords)),
+  contradicted_by_a_later_partial: path.contradicted,
+});
+publishReport(`live-partials-${model.name}${cheaper === null ? '' : `-partials-${cheaper.modelName}`}`, {
   bench: 'live-partials',
   model: model.name,
+  ...(cheaper === null ? {} : { partials_model: cheaper.modelName }),
   data: `ALFFA held-out speaker groups ${[...VALIDATION_GROUPS, ...TEST_GROUPS].join(', ')}, ${PER_GROUP} utterances each`,
   utterances: utterances.length,
   audio_seconds: round2(audioSeconds),
   partials,
   cer_percent: {
     final_whole_turn: cer(finals),
-    last_stream_partial: cer(lastStream),
+    last_stream_partial: cer(own.last),
     last_rerun_partial: cer(lastRerun),
+    ...(cheaper === null ? {} : { last_partials_model_partial: cer(cheaper.last) }),
     empty_transcript: cer(utterances.map(() => '')),
   },
-  last_partial_vs_final_percent: { stream: distance(lastStream, finals), rerun: distance(lastRerun, finals) },
-  stable_words: { share_of_partial_words: round2(stableWords / Math.max(1, partialWords)), contradicted_by_a_later_partial: contradicted },
+  last_partial_vs_final_percent: {
+    stream: distance(own.last, finals),
+    rerun: distance(lastRerun, finals),
+    ...(cheaper === null ? {} : { partials_model: distance(cheaper.last, finals) }),
+  },
+  stable_words: stableWords(own),
+  ...(cheaper === null ? {} : { partials_model_stable_words: stableWords(cheaper) }),
   worker_ms_per_audio_second_of_partials: {
     rerun: round2(rerunMs / audioSeconds),
-    stream: round2(streamMs / audioSeconds),
-    stream_to_rerun: ratio3(streamMs, rerunMs),
-    stream_parts_ms_per_audio_second: {
-      features: round2(stats.featuresMs / audioSeconds),
-      model: round2(stats.modelMs / audioSeconds),
-      decoder: round2(stats.decodeMs / audioSeconds),
-    },
+    stream: round2(own.ms / audioSeconds),
+    stream_to_rerun: ratio3(own.ms, rerunMs),
+    stream_parts_ms_per_audio_second: perAudioSecond(own),
+    ...(cheaper === null
+      ? {}
+      : {
+          partials_model: round2(cheaper.ms / audioSeconds),
+          partials_model_to_rerun: ratio3(cheaper.ms, rerunMs),
+          partials_model_to_stream: ratio3(cheaper.ms, own.ms),
+          partials_model_parts_ms_per_audio_second: perAudioSecond(cheaper),
+        }),
   },
 });

@@ -48,6 +48,7 @@ export async function createEngines(config: GatewayConfig, logger: EnginesLogger
     ffprobePath: config.ffprobePath,
     maxAudioBytes: config.limits.maxAudioBytes,
     maxAudioSeconds: config.limits.maxAudioSeconds,
+    partialModels: config.streaming.partialModels,
     diarization: {
       diarize: diarization.diarizer,
       ...(config.diarizationSpeechDetection === 'silero' ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => vad.fileSpeechSpans(pcm, signal) } : {}),

@@ -11,7 +11,9 @@
 // the session is open, its socket attached, the gateway not overloaded. A turn, TRANSCRIBE or the
 // final piece is decoded from its whole (padded) audio the way REST decodes a file, so its
 // text equals the REST text for that audio (the second pass; with LIVE_FINAL_PASS=stream a turn
-// with a live stream is transcribed from the stream's frames instead). Text sent in
+// with a live stream of the session's own model is transcribed from the stream's frames instead;
+// LIVE_PARTIAL_MODELS may give a session's partials to another model's stream, whose frames
+// never make a turn's text). Text sent in
 // turn_detected never changes. With the
 // speech gate (LIVE_SPEECH_GATE=on, session-speech-gate.ts) a piece is decoded only once Silero
 // has confirmed speech in it (a turn, TRANSCRIBE or final piece without speech gives no text; in
@@ -187,7 +189,8 @@ export class SessionRecognition {
         const own = live !== undefined && live.turnId === piece.turnId ? live : null;
         if (piece.kind === 'partial' && own !== null) recognition = await this.#streamPartial(own, piece);
         else if (piece.kind === 'partial') recognition = await deps.recognizer.recognizePiece(piece.audio, options);
-        else if (piece.kind === 'turn' && own !== null && deps.streaming.finalPass === 'stream')
+        // a stream of another model (LIVE_PARTIAL_MODELS) never gives the turn's text: the session's model decodes it
+        else if (piece.kind === 'turn' && own !== null && deps.streaming.finalPass === 'stream' && own.stream.model === this.#model)
           recognition = await this.#streamFinal(channel, own, piece, options, (samples) => {
             audioSeconds = samples / (SAMPLES_PER_MS * 1000);
           });

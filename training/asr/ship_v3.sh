@@ -11,6 +11,8 @@
 #     gate off (bench/robustness.ts --runs today --surfaces rest), for each model through a models
 #     folder where it is the Amharic default (models/ itself for small-am-v2). The bench writes
 #     bench/results/robustness.json: this script keeps a copy of that file and puts it back after.
+# LM_ALPHA / LM_BETA put the candidate's own LM weights (tuned on val by step 2b) in its manifest instead of v2's.
+# BLANK_BIAS=D exports the candidate with D added to its blank's output bias (chosen on val by blank_bias.py).
 # Run from the repository root after train_v3.sh. NAMES="small-am-v3" measures the candidate only
 # (small-am-v2's figures already in $OUT/results: they do not depend on the candidate);
 # NAMES="small-am-v2" measures the baseline only (no candidate needed: step 1 skipped); any shipped Amharic model
@@ -29,7 +31,8 @@ CAND=0; case " $NAMES " in *" $CAND_NAME "*) CAND=1 ;; esac
 model_dir() { if [ "$1" = "$CAND_NAME" ]; then echo $M; else echo models/$1; fi; }  # $1: a name of NAMES
 # 1. ONNX + vocab + manifest; decoding block (beam 16, LM alpha/beta) as small-am-v2's manifest
 if [ $CAND = 1 ]; then
-/usr/bin/python3 training/asr/export.py --run $RUN --checkpoint best --out $M --name $CAND_NAME --description "$DESC" 2>&1 | grep -v -i warn
+/usr/bin/python3 training/asr/export.py --run $RUN --checkpoint best --out $M --name $CAND_NAME --description "$DESC" \
+  --blank-bias "${BLANK_BIAS:-0}" 2>&1 | grep -v -i warn
 # a candidate with a bounded look-ahead (STREAMING=1) also gets its step graph and the shipped feature statistics
 if [ "${STREAMING:-0}" = 1 ]; then
   /usr/bin/python3 training/asr/export_streaming.py $M 2>&1 | grep -v -i warn
@@ -37,10 +40,14 @@ if [ "${STREAMING:-0}" = 1 ]; then
 fi
 cp training/work/runs/$RUN/export.json training/work/runs/$RUN/log.jsonl $OUT/
 /usr/bin/python3 - "$M/manifest.json" models/small-am-v2/manifest.json <<'PY'
-import json, sys
+import json, os, sys
 m = json.load(open(sys.argv[1], encoding="utf-8"))
 v2 = json.load(open(sys.argv[2], encoding="utf-8"))
 m["decoding"], m["lm"] = v2["decoding"], v2["lm"]
+m["default"] = False  # a candidate is never a default until its manifest is changed on purpose
+for key, env in (("alpha", "LM_ALPHA"), ("beta", "LM_BETA")):  # weights tuned on val (step 2b of an earlier run)
+    if os.environ.get(env):
+        m["lm"][key] = float(os.environ[env])
 json.dump(m, open(sys.argv[1], "w", encoding="utf-8"), ensure_ascii=False, indent=2)
 open(sys.argv[1], "a").write("\n")
 PY

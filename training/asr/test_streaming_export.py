@@ -11,8 +11,9 @@ Both for the shipped model (argv[1]) and for small random models of model.py wit
 right context (0: causal, no tail; 1; 3), exported as export.py does; the driver also checks that
 the graph's fixed shapes carry the block cache (kernel - 1 frames) and the delay (right context x
 blocks, the length of tail_logits).
-Bound for all: max abs difference < 1e-3 and argmax equal on > 99.9% of frames (two graphs,
-different float summation order).
+Bound for all: max abs difference < max(1e-3, 1e-6 x the largest |logit| of model.onnx in the
+check; float32 sums of logits in the thousands differ by more than 1e-3 in another order) and argmax
+equal on > 99.9% of frames (two graphs, different float summation order).
 Run: /usr/bin/python3 training/asr/test_streaming_export.py [models/small-am-v2]
 (exports streaming.onnx to a temporary folder first, so it tests the code, not a stale file)"""
 import json
@@ -56,8 +57,8 @@ const frame = (r, t) => feats.subarray((r * maxLen + t) * nMels, (r * maxLen + t
   const st = lengths.map(() => ({ done: 0, cf: new Float32Array(nMels), cs: new Float32Array(dim),
     cb: new Float32Array(blocks * dim * cacheFrames), committed: [], tail: null, finished: false }));
   let vocab = 0; let batchesMixed = 0; let ragged = 0;
-  const prefix = { checks: 0, worst: 0, same: 0, frames: 0 };
-  const whole = { checks: 0, worst: 0, same: 0, frames: 0 };
+  const prefix = { checks: 0, worst: 0, same: 0, frames: 0, scale: 0 };
+  const whole = { checks: 0, worst: 0, same: 0, frames: 0, scale: 0 };
   const compare = (acc, got, want) => {
     if (got.length !== want.length) throw new Error(`length ${got.length / vocab} frames, want ${want.length / vocab}`);
     for (let t = 0; t < want.length / vocab; t++) {
@@ -65,6 +66,7 @@ const frame = (r, t) => feats.subarray((r * maxLen + t) * nMels, (r * maxLen + t
       for (let v = 0; v < vocab; v++) {
         const g = got[t * vocab + v], w = want[t * vocab + v];
         acc.worst = Math.max(acc.worst, Math.abs(g - w));
+        acc.scale = Math.max(acc.scale, Math.abs(w));
         if (g > got[t * vocab + ga]) ga = v;
         if (w > want[t * vocab + wa]) wa = v;
       }
@@ -178,13 +180,14 @@ def check(model_dir, seqs, label):
           f"{len(seqs)} streams, lengths {lengths} frames, {r['steps']} steps ({r['batchesMixed']} batches of rows at "
           f"different points, {r['ragged']} ragged last chunks)")
     w, p = r["whole"], r["prefix"]
-    print(f"  whole streams (committed + last tail) vs model.onnx: max abs {w['worst']:.2e}, argmax equal {w['same']}/{w['frames']}")
+    print(f"  whole streams (committed + last tail) vs model.onnx: max abs {w['worst']:.2e} (largest |logit| {w['scale']:.0f}), "
+          f"argmax equal {w['same']}/{w['frames']}")
     print(f"  after each of {p['checks']} chunks (committed so far + tail) vs model.onnx on the prefix: max abs {p['worst']:.2e}, "
           f"argmax equal {p['same']}/{p['frames']}")
     assert w["checks"] == len(seqs) and w["frames"] == sum((n + 3) // 4 for n in lengths), r
     assert r["batchesMixed"] > 0 and r["ragged"] > 0, r
     for acc in (w, p):
-        assert acc["worst"] < 1e-3 and acc["same"] > 0.999 * acc["frames"], r
+        assert acc["worst"] < max(1e-3, 1e-6 * acc["scale"]) and acc["same"] > 0.999 * acc["frames"], r
 
 
 def main():

@@ -23,6 +23,13 @@ Sets named nonspeech_* (prepare_nonspeech.py) hold non-speech with EMPTY targets
 length 0 (all frames blank). --nonspeech-share caps their share of every batch as
 --synth-max-share does for synthetic speech; as a --valid set, a nonspeech_* set reports invented
 letters per minute (greedy) instead of CER.
+--teacher-onnx MODEL_DIR distils a shipped model into the one trained (frame-level knowledge
+distillation, as for CTC students of the same frame rate): the teacher (same vocabulary, same 40 ms
+output frames; any look-ahead) reads each batch BEFORE SpecAugment, in eval mode without gradients,
+and the loss becomes (1 - w) x CTC + w x KL(teacher || student) at temperature T (times T^2), the
+KL summed over a row's valid frames and divided by the same per-row denominator as CTC (target units),
+so both terms are per unit. --kd-weight w; --kd-temperature T; rows of non-speech sets and of sets
+listed in --kd-skip (say the telephone copies, which the teacher never heard) take CTC alone.
 --select SET keeps best.pt, the checkpoint with the lowest greedy CER on SET (all of it), so a
 run is chosen on held-out speakers only.
 
@@ -155,6 +162,17 @@ def collate(feats, idx, targets):
     return x, lengths, torch.cat(tg), torch.tensor([len(t) for t in tg], dtype=torch.int64)
 
 
+def distillation_per_row(student_logits, teacher_logits, out_lengths, denom, temperature=1.0):
+    """KL(teacher || student) of the frame posteriors at `temperature` (times temperature^2, so the
+    gradient's scale does not depend on it), summed over each row's valid frames (out_lengths) and
+    divided by the row's `denom` (the CTC term's: target units). Both logits [B, T', V]. Returns [B]."""
+    t_logp = torch.log_softmax(teacher_logits / temperature, -1)
+    s_logp = torch.log_softmax(student_logits / temperature, -1)
+    frame_kl = (t_logp.exp() * (t_logp - s_logp)).sum(-1) * (temperature * temperature)
+    valid = CtcNet.mask(out_lengths, student_logits.shape[1])[:, 0]
+    return (frame_kl * valid).sum(1) / denom
+
+
 def letters_per_minute(data, hyps):
     """Invented letters (non-space characters of the greedy output) per minute of non-speech."""
     minutes = sum(f.shape[0] for f in data["feats"][:len(hyps)]) / 100 / 60
@@ -210,6 +228,10 @@ def main():
     ap.add_argument("--init", default=None, help="start from work/runs/<run>/checkpoint.pt (same vocabulary and shape)")
     ap.add_argument("--init-onnx", default=None, help="start from a shipped model folder's model.onnx + vocab.txt (onnx_weights.py)")
     ap.add_argument("--nonspeech-share", type=float, default=1.0, help="most non-speech clips (sets nonspeech_*) per batch (share)")
+    ap.add_argument("--teacher-onnx", default=None, help="distil this shipped model folder (same vocabulary and frame rate)")
+    ap.add_argument("--kd-weight", type=float, default=0.5, help="share of the distillation term in the loss")
+    ap.add_argument("--kd-temperature", type=float, default=1.0)
+    ap.add_argument("--kd-skip", default="", help="comma list of sets whose rows take CTC alone (non-speech sets always do)")
     a = ap.parse_args()
 
     torch.set_num_threads(a.threads)
@@ -228,7 +250,8 @@ def main():
         log.flush()
 
     t0 = time.time()
-    feats, texts, synth, nonspeech = [], [], [], []
+    feats, texts, synth, nonspeech, kd_rows = [], [], [], [], []
+    kd_skip = {x for x in a.kd_skip.split(",") if x}
     for spec in a.sets.split(","):
         name, _, rep = spec.partition(":")
         d = load(name)
@@ -237,6 +260,7 @@ def main():
             texts += [to_units(target_text(t, a.strip_punct), a.units) for t in d["texts"]]
             synth += [name.startswith("synth_")] * len(d["feats"])
             nonspeech += [name.startswith("nonspeech_")] * len(d["feats"])
+            kd_rows += [not name.startswith("nonspeech_") and name not in kd_skip] * len(d["feats"])
     chars = sorted({ch for t in texts for ch in t if ch != " "})
     tokens = [BLANK, SPACE] + chars
     onnx_init = None
@@ -262,6 +286,7 @@ def main():
     targets = [targets[i] for i in keep]
     synth = np.array([synth[i] for i in keep], dtype=bool)
     nonspeech = np.array([nonspeech[i] for i in keep], dtype=bool)
+    kd_rows = np.array([kd_rows[i] for i in keep], dtype=bool)
     lengths = lengths[keep]
     valid = {}
     for v in (a.valid.split(",") if a.valid else []):
@@ -289,6 +314,16 @@ def main():
             raise SystemExit(f"--init {a.init}: vocabulary differs")
         model.load_state_dict(init["state"])
         note(event="init", run=a.init, step=init["step"], train_minutes=round(init["train_minutes"], 2))
+    teacher = None
+    if a.teacher_onnx:
+        from onnx_weights import load_ctcnet
+        teacher, teacher_tokens, teacher_info = load_ctcnet(a.teacher_onnx)
+        if teacher_tokens != tokens:
+            raise SystemExit(f"--teacher-onnx {a.teacher_onnx}: vocabulary differs from the student's")
+        for p_ in teacher.parameters():
+            p_.requires_grad_(False)
+        note(event="teacher", **teacher_info, kd_weight=a.kd_weight, kd_temperature=a.kd_temperature,
+             kd_rows=int(kd_rows.sum()), kd_skip=sorted(kd_skip))
     params = sum(p.numel() for p in model.parameters())
     note(event="model", params=params, config=model.config)
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-3, betas=(0.9, 0.98))
@@ -341,6 +376,10 @@ def main():
             for g in opt.param_groups:
                 g["lr"] = lr
             x, xl, y, yl = collate(feats, idx, targets)
+            kd_mask = torch.from_numpy(kd_rows[idx]) if teacher is not None else None
+            if kd_mask is not None and bool(kd_mask.any()):
+                with torch.no_grad():  # the teacher reads the batch before SpecAugment
+                    teacher_logits, _ = teacher(x, xl)
             if step >= a.warmup:
                 spec_augment(x, xl, rng)
             logits, ol = model(x, xl)
@@ -349,7 +388,13 @@ def main():
             # speech: per target unit (CTCLoss "mean"); empty targets: per 4 output frames (about
             # one syllable's worth of frames), so a long non-speech clip does not outweigh a batch
             denom = torch.where(yl > 0, yl, torch.div(ol, 4, rounding_mode="floor")).clamp_min(1)
-            loss = (per_utt / denom).mean()
+            per_row = per_utt / denom
+            kd_value = None
+            if kd_mask is not None and bool(kd_mask.any()):
+                row_kl = distillation_per_row(logits, teacher_logits, ol, denom, a.kd_temperature)
+                kd_value = float(row_kl[kd_mask].mean())
+                per_row = torch.where(kd_mask, (1 - a.kd_weight) * per_row + a.kd_weight * row_kl, per_row)
+            loss = per_row.mean()
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
@@ -367,7 +412,8 @@ def main():
             step += 1
             if step % 25 == 0:
                 note(event="step", step=step, epoch=epoch, loss=round(float(loss), 3), lr=round(lr, 6),
-                     x_realtime=round(audio_seconds / (time.time() - t_train), 1))
+                     x_realtime=round(audio_seconds / (time.time() - t_train), 1),
+                     **({} if kd_value is None else {"kd": round(kd_value, 3)}))
             if time.time() - last_ckpt >= a.checkpoint_minutes * 60:
                 last_ckpt = time.time()
                 save("checkpoint")

@@ -23,6 +23,7 @@ import { forOutput } from './text/text-normalizer.js';
 import type { LoadedModel } from './models/model-loader.js';
 import type { LanguageInfo, ModelInfo } from './models/model-info.js';
 import { LANGUAGE_NAMES, ModelRegistry, type ModelProblem } from './models/model-registry.js';
+import { checkPartialModels } from './models/partial-models.js';
 import { CtcRecognizer, type InferenceCost, type TimedWord } from './recognition/ctc-recognizer.js';
 import {
   DEFAULT_MAX_AUDIO_SECONDS,
@@ -104,6 +105,12 @@ export interface AsrOptions {
    * energy confirmation alone, logged once). Absent or null: every piece with sound is decoded.
    */
   readonly speechGate?: { readonly speechProbabilities: SpeechProbabilities | null } | null;
+  /**
+   * LIVE_PARTIAL_MODELS: live partials of a session on model K come from the live stream of model
+   * V (same language and vocabulary, with a streaming step graph; checked by `create`, which
+   * refuses a pair that breaks a rule). Turns are still decoded by K.
+   */
+  readonly partialModels?: ReadonlyMap<string, string>;
 }
 
 /** A live-stream piece's recognition; word times in stream milliseconds. */
@@ -185,6 +192,7 @@ export class Asr {
   static async create(options: AsrOptions): Promise<Asr> {
     const registry = options.registry ?? (await ModelRegistry.scan(options.modelsDir ?? 'models'));
     for (const problem of registry.problems()) options.logger?.warn({ dir: problem.dir }, `model folder skipped: ${problem.message}`);
+    checkPartialModels(registry, options.partialModels); // before any worker starts
     const tools = resolveMediaTools({ ffmpegPath: options.ffmpegPath ?? null, ffprobePath: options.ffprobePath ?? null });
     const pool = await InferencePool.start({
       ...options.pool,
@@ -314,7 +322,9 @@ export class Asr {
    * inference-pool.ts `openStream`); null when the model folder has none. `keyterms` already
    * checked (checkKeyterms).
    */
-  openPartialStream(model: string, keyterms: readonly string[] | null): LiveTurnStream | null {
+  openPartialStream(sessionModel: string, keyterms: readonly string[] | null): LiveTurnStream | null {
+    // LIVE_PARTIAL_MODELS: another model's stream computes this model's partials
+    const model = this.options.partialModels?.get(sessionModel) ?? sessionModel;
     const loaded = this.registry.get(model);
     if (loaded?.kind !== 'ctc' || !loaded.streaming) return null;
     const recognizer = this.recognizerFor(model);

@@ -219,6 +219,28 @@ export function textList(fallback: string, doc: EntryDoc): SectionlessEntry<read
   );
 }
 
+/**
+ * Pairs `key=value,key=value` (names, trimmed) as a map; unset or empty: none. A pair without `=`,
+ * an empty side, a key given twice or a key equal to its value is a problem.
+ */
+export function namePairs(doc: EntryDoc): SectionlessEntry<ReadonlyMap<string, string>> {
+  return entry(doc, '(none)', 'comma-separated `name=name` pairs', (name, raw, { problems }) => {
+    const pairs = new Map<string, string>();
+    for (const item of (raw ?? '').split(',').map((part) => part.trim())) {
+      if (item.length === 0) continue;
+      const [key, value, ...rest] = item.split('=').map((side) => side.trim());
+      if (key === undefined || value === undefined || key.length === 0 || value.length === 0 || rest.length > 0) {
+        problems.push(`${name} must be comma-separated name=name pairs, got "${item}"`);
+      } else if (pairs.has(key)) {
+        problems.push(`${name} names ${key} twice`);
+      } else if (key === value) {
+        problems.push(`${name} pairs ${key} with itself`);
+      } else pairs.set(key, value);
+    }
+    return pairs;
+  });
+}
+
 export function integerList(fallback: readonly number[], min: number, max: number, doc: EntryDoc): SectionlessEntry<readonly number[]> {
   return entry(doc, code(fallback.join(',')), `comma-separated integers ${min} to ${max}`, (name, raw, { problems }) => {
     if (raw === undefined) return fallback;

@@ -9,6 +9,7 @@ import {
   keyPrefix,
   oneOf,
   optionalPath,
+  namePairs,
   optionalText,
   optionalUrl,
   path,
@@ -291,6 +292,11 @@ export const CONFIG_TABLE = {
     LIVE_FINAL_PASS: oneOf('second_pass', ['second_pass', 'stream'], {
       description:
         'WebSocket turns of sessions with a live stream (`partial_results=true`, `LIVE_INCREMENTAL_PARTIALS=on`): `second_pass` (default) decodes each turn again as REST decodes it (1.1 points lower CER on held-out speech than the stream\'s own frames, at one more model pass per turn; docs/streaming.md "Incremental recognition"); `stream` transcribes the turn from the frames its stream computed',
+    }),
+    LIVE_PARTIAL_MODELS: namePairs({
+      description:
+        'WebSocket partials of sessions on one model from another model\'s live stream, `model=partials_model` (e.g. `small-am-v2=small-am-stream-v3`): the second model (same language and vocabulary, with a streaming step graph) computes the partials, the first still decodes every turn (its second pass, also with `LIVE_FINAL_PASS=stream`); docs/streaming.md "Partials from a cheaper model"',
+      valuesText: 'comma-separated `model=partials_model` pairs',
     }),
     LIVE_INCREMENTAL_PARTIALS: oneOf('on', ['on', 'off'], {
       description:

@@ -33,6 +33,21 @@ describe('loadConfig', () => {
     expect(loadConfig({ DIARIZATION_EMBEDDING_MODEL: 'models/spk.onnx' }, '/srv/app').diarizationEmbeddingModel).toBe('/srv/app/models/spk.onnx');
   });
 
+  it('reads the partials models of live sessions: none by default, name=name pairs otherwise', () => {
+    expect(loadConfig({}, '/srv/app').streaming.partialModels.size).toBe(0);
+    const pairs = loadConfig({ LIVE_PARTIAL_MODELS: ' small-am-v2 = small-am-stream-v3 ,x=y,' }, '/srv/app').streaming.partialModels;
+    expect([...pairs]).toEqual([
+      ['small-am-v2', 'small-am-stream-v3'],
+      ['x', 'y'],
+    ]);
+    expect(() => loadConfig({ LIVE_PARTIAL_MODELS: 'small-am-v2' }, '/srv/app')).toThrow(
+      /LIVE_PARTIAL_MODELS must be comma-separated name=name pairs, got "small-am-v2"/,
+    );
+    expect(() => loadConfig({ LIVE_PARTIAL_MODELS: 'a=b=c' }, '/srv/app')).toThrow(/name=name pairs/);
+    expect(() => loadConfig({ LIVE_PARTIAL_MODELS: 'a=b,a=c' }, '/srv/app')).toThrow(/LIVE_PARTIAL_MODELS names a twice/);
+    expect(() => loadConfig({ LIVE_PARTIAL_MODELS: 'a=a' }, '/srv/app')).toThrow(/pairs a with itself/);
+  });
+
   it('parses sizes, lists and booleans', () => {
     const config = loadConfig({
       MAX_AUDIO_BYTES: '1.5GB',

@@ -132,6 +132,8 @@ export interface StreamingSettings {
   readonly partialIntervalMs: number;
   /** LIVE_INCREMENTAL_PARTIALS: partials from live streams on models' step graphs (else re-run the open turn). */
   readonly incrementalPartials: boolean;
+  /** LIVE_PARTIAL_MODELS: a session model's partials from another model's live stream (model name → partials model name). */
+  readonly partialModels: ReadonlyMap<string, string>;
   /** LIVE_FINAL_PASS: a turn with a live stream decoded again (`second_pass`) or from the stream's frames (`stream`). */
   readonly finalPass: 'second_pass' | 'stream';
   /** LIVE_SPEECH_GATE: live text only for audio Silero confirms as speech. */
@@ -323,6 +325,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxTurnMs: v.WS_MAX_TURN_MS,
       partialIntervalMs: v.WS_PARTIAL_INTERVAL_MS,
       incrementalPartials: v.LIVE_INCREMENTAL_PARTIALS === 'on',
+      partialModels: v.LIVE_PARTIAL_MODELS,
       finalPass: v.LIVE_FINAL_PASS,
       liveSpeechGate: v.LIVE_SPEECH_GATE === 'on',
       tokenTtlSeconds: v.WS_TOKEN_TTL_SECONDS,

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Chooses a blank-bias calibration for a CTC acoustic model (export.py --blank-bias): D added to the
+blank's logit on every frame, so the blank wins the frames where the model was unsure. On non-speech
+that removes invented letters; on speech, past some D, it deletes letters. For each D of the grid this
+prints, greedy (as train.py validates): CER on the val speaker groups (alffa_spk_val) and invented
+letters a minute on nonspeech_val (prepare_nonspeech.py; its own seed, room tone of the val groups).
+Chosen: the D with the fewest letters a minute among those whose val CER is at most the unbiased
+model's plus --tolerance points (ties: the smaller D). Only val sets are read: test groups and the
+robustness benchmark's clips stay for the report. The logits are computed once per utterance, the
+bias added after (the same as baking it into the output layer).
+
+Usage: /usr/bin/python3 training/asr/blank_bias.py --run small-am-stream-v3 [--checkpoint best] | --model models/NAME
+         [--grid 0,0.5,1,1.5,2,2.5,3] [--tolerance 0.25] [--out FILE.json]"""
+import argparse
+import json
+import os
+import sys
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+import torch  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
+from common import cer, from_units  # noqa: E402
+from model import CtcNet  # noqa: E402
+import train as T  # noqa: E402
+
+
+def load_model(a):
+    if a.model:
+        from onnx_weights import load_ctcnet
+        model, tokens, _ = load_ctcnet(a.model)
+        return model, tokens, "syllable"
+    ck = torch.load(os.path.join(T.WORK, "runs", a.run, a.checkpoint + ".pt"))
+    model = CtcNet(**ck["config"])
+    model.load_state_dict(ck["state"])
+    return model.eval(), ck["tokens"], ck.get("units", "syllable")
+
+
+def frame_logits(model, data):
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(data["feats"]), 8):
+            idx = list(range(i, min(i + 8, len(data["feats"]))))
+            x, xl, _, _ = T.collate(data["feats"], idx, [[0]] * len(data["feats"]))
+            logits, ol = model(x, xl)
+            out += [logits[k, :int(ol[k])].clone() for k in range(len(idx))]
+    return out
+
+
+def decode(logits, bias, tokens, units):
+    hyps = []
+    for lg in logits:
+        shifted = lg.clone()
+        shifted[:, 0] += bias
+        hyps.append(from_units(T.greedy(shifted, shifted.shape[0], tokens), units))
+    return hyps
+
+
+def choose(rows, tolerance):
+    """rows: [{bias, val_cer, letters_per_min}] with bias 0 first. The fewest letters a minute among
+    rows within `tolerance` (CER points) of the unbiased val CER; ties go to the smaller bias."""
+    limit = rows[0]["val_cer"] + tolerance / 100
+    ok = [r for r in rows if r["val_cer"] <= limit + 1e-12]
+    return min(ok, key=lambda r: (r["letters_per_min"], r["bias"]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--run")
+    ap.add_argument("--checkpoint", default="best")
+    ap.add_argument("--model")
+    ap.add_argument("--grid", default="0,0.25,0.5,0.75,1,1.25,1.5,2,2.5,3")
+    ap.add_argument("--tolerance", type=float, default=0.25, help="CER points the calibration may cost on val")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    if bool(a.run) == bool(a.model):
+        raise SystemExit("give --run or --model")
+    torch.set_num_threads(1)
+    grid = [float(x) for x in a.grid.split(",")]
+    if grid[0] != 0:
+        grid = [0.0] + grid
+    model, tokens, units = load_model(a)
+    val, nonspeech = T.load("alffa_spk_val"), T.load("nonspeech_val")
+    texts = [T.target_text(t, False) for t in val["texts"]]
+    val_logits, ns_logits = frame_logits(model, val), frame_logits(model, nonspeech)
+    rows = []
+    for b in grid:
+        row = {"bias": b, "val_cer": round(cer(texts, decode(val_logits, b, tokens, units), "am"), 5),
+               "letters_per_min": round(T.letters_per_minute(nonspeech, decode(ns_logits, b, tokens, units)), 3)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    chosen = choose(rows, a.tolerance)
+    result = {"model": a.model or f"run {a.run} ({a.checkpoint})", "tolerance_points": a.tolerance,
+              "val_utterances": len(texts), "nonspeech_val_clips": len(nonspeech["feats"]), "rows": rows, "chosen": chosen}
+    print(json.dumps({"chosen": chosen}))
+    if a.out:
+        with open(a.out, "w") as f:
+            json.dump(result, f, indent=2)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
