@@ -119,12 +119,13 @@ try {
         rerunMs += result.workerMs / result.batchSize;
         rerunText = result.decoded!.hypothesis.text;
       };
+      const even = (end / STEP) % 2 === 0;
       const runStreams = async () => {
-        await own.step(u.pcm.slice(end - STEP, to), end === STEP);
-        await cheaper?.step(u.pcm.slice(end - STEP, to), end === STEP);
+        // each step gets its own copy: the pool transfers it to the worker
+        for (const path of even || cheaper === null ? [own, cheaper] : [cheaper, own]) await path?.step(u.pcm.slice(end - STEP, to), end === STEP);
       };
       // alternate which path goes first, so that neither always finds the caches warm
-      if ((end / STEP) % 2 === 0) {
+      if (even) {
         await runStreams();
         await runRerun();
       } else {

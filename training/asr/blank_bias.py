@@ -37,17 +37,6 @@ def load_model(a):
     return model.eval(), ck["tokens"], ck.get("units", "syllable")
 
 
-def frame_logits(model, data):
-    out = []
-    with torch.no_grad():
-        for i in range(0, len(data["feats"]), 8):
-            idx = list(range(i, min(i + 8, len(data["feats"]))))
-            x, xl, _, _ = T.collate(data["feats"], idx, [[0]] * len(data["feats"]))
-            logits, ol = model(x, xl)
-            out += [logits[k, :int(ol[k])].clone() for k in range(len(idx))]
-    return out
-
-
 def decode(logits, bias, tokens, units):
     hyps = []
     for lg in logits:
@@ -83,7 +72,7 @@ def main():
     model, tokens, units = load_model(a)
     val, nonspeech = T.load("alffa_spk_val"), T.load("nonspeech_val")
     texts = [T.target_text(t, False) for t in val["texts"]]
-    val_logits, ns_logits = frame_logits(model, val), frame_logits(model, nonspeech)
+    val_logits, ns_logits = T.frame_logits(model, val["feats"]), T.frame_logits(model, nonspeech["feats"])
     rows = []
     for b in grid:
         row = {"bias": b, "val_cer": round(cer(texts, decode(val_logits, b, tokens, units), "am"), 5),

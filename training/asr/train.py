@@ -179,16 +179,22 @@ def letters_per_minute(data, hyps):
     return sum(len(h.replace(" ", "")) for h in hyps) / max(minutes, 1e-9)
 
 
-def evaluate(model, data, tokens, lang, limit=40, units="syllable", train_mode=None):
-    model.eval()
-    feats, texts = data["feats"][:limit], data["texts"][:limit]
-    hyps = []
+def frame_logits(model, feats):
+    """Each utterance's logits [frames, vocab] (its valid frames only), in batches of 8, no gradients."""
+    out = []
     with torch.no_grad():
         for i in range(0, len(feats), 8):
             idx = list(range(i, min(i + 8, len(feats))))
             x, lengths, _, _ = collate(feats, idx, [[0]] * len(feats))
             logits, out_len = model(x, lengths)
-            hyps += [from_units(greedy(logits[k], int(out_len[k]), tokens), units) for k in range(len(idx))]
+            out += [logits[k, :int(out_len[k])] for k in range(len(idx))]
+    return out
+
+
+def evaluate(model, data, tokens, lang, limit=40, units="syllable", train_mode=None):
+    model.eval()
+    texts = data["texts"][:limit]
+    hyps = [from_units(greedy(lg, lg.shape[0], tokens), units) for lg in frame_logits(model, data["feats"][:limit])]
     (train_mode or model.train)()
     if data.get("nonspeech"):
         return letters_per_minute(data, hyps), hyps
@@ -376,10 +382,11 @@ def main():
             for g in opt.param_groups:
                 g["lr"] = lr
             x, xl, y, yl = collate(feats, idx, targets)
-            kd_mask = torch.from_numpy(kd_rows[idx]) if teacher is not None else None
-            if kd_mask is not None and bool(kd_mask.any()):
-                with torch.no_grad():  # the teacher reads the batch before SpecAugment
-                    teacher_logits, _ = teacher(x, xl)
+            kd_mask = torch.from_numpy(kd_rows[idx])
+            distil = teacher is not None and bool(kd_mask.any())
+            if distil:
+                with torch.no_grad():  # the teacher reads its rows before SpecAugment (padding-invariant: same logits as in the batch)
+                    teacher_logits, _ = teacher(x[kd_mask], xl[kd_mask])
             if step >= a.warmup:
                 spec_augment(x, xl, rng)
             logits, ol = model(x, xl)
@@ -390,10 +397,11 @@ def main():
             denom = torch.where(yl > 0, yl, torch.div(ol, 4, rounding_mode="floor")).clamp_min(1)
             per_row = per_utt / denom
             kd_value = None
-            if kd_mask is not None and bool(kd_mask.any()):
-                row_kl = distillation_per_row(logits, teacher_logits, ol, denom, a.kd_temperature)
-                kd_value = float(row_kl[kd_mask].mean())
-                per_row = torch.where(kd_mask, (1 - a.kd_weight) * per_row + a.kd_weight * row_kl, per_row)
+            if distil:
+                row_kl = distillation_per_row(logits[kd_mask], teacher_logits, ol[kd_mask], denom[kd_mask], a.kd_temperature)
+                kd_value = float(row_kl.mean())
+                kl = torch.zeros_like(per_row).masked_scatter(kd_mask, row_kl)
+                per_row = torch.where(kd_mask, (1 - a.kd_weight) * per_row + a.kd_weight * kl, per_row)
             loss = per_row.mean()
             opt.zero_grad()
             loss.backward()
