@@ -10,7 +10,9 @@
  *   - stream: the new 500 ms go to the turn's live stream (pool.openStream), which answers the
  *     partial (committed frames + provisional tail) and its stable words.
  * The turn's final is the whole-turn decode (what the gateway's turn path gives a turn of this
- * audio, and what REST gives). Printed, beside each other:
+ * audio, and what REST gives). After the last partial the stream is finished with no more audio:
+ * its own final over every frame (`stream_final`, what LIVE_FINAL_PASS=stream gives: the
+ * end-of-sentence LM terms, which a partial leaves out, included). Printed, beside each other:
  *   - CER against the transcripts (ALFFA scoring form) of the final, of the last stream partial
  *     (what a single-pass final from the stream's frames would read, less the turn's last 25 ms)
  *     and of the last rerun partial; and the trivial empty transcript (100%);
@@ -26,8 +28,9 @@
  * way (`partials_model`), so today's stream and the cheaper one are compared in one run.
  *
  *   npm run bench:live-partials [-- --model models/small-am-v2 --data ../shared/data --per-group 4
- *                                   --partials-model models/small-am-stream-v3]
- * Writes bench/results/live-partials-<model>[-partials-<partials model>].json.
+ *                                   --partials-model models/small-am-stream-v3 --groups all|val|test
+ *                                   --out-suffix -NAME]
+ * Writes bench/results/live-partials-<model>[-partials-<partials model>][NAME].json.
  */
 import { join, resolve } from 'node:path';
 import { manifestDecodingPlanner } from '../src/engines/asr/inference/decoding-planner.js';
@@ -43,6 +46,11 @@ const MODEL = resolve(option('model', join(process.cwd(), 'models', 'small-am-v2
 const PARTIALS_MODEL = option('partials-model', '');
 const DATA = option('data', join(process.cwd(), '..', 'shared', 'data'));
 const PER_GROUP = Number(option('per-group', '4'));
+/** `val` or `test` keeps those speaker groups only (say, to choose decoding weights on val); `all` both. */
+const GROUP_SETS: Record<string, readonly string[]> = { all: [...VALIDATION_GROUPS, ...TEST_GROUPS], val: VALIDATION_GROUPS, test: TEST_GROUPS };
+const GROUPS = GROUP_SETS[option('groups', 'all')];
+if (GROUPS === undefined) throw new Error('--groups is all, val or test');
+const OUT_SUFFIX = option('out-suffix', '');
 const STEP = 8000; // 500 ms of 16 kHz audio
 
 async function streamingSpec(dir: string) {
@@ -53,7 +61,7 @@ async function streamingSpec(dir: string) {
 const { model, spec } = await streamingSpec(MODEL);
 const partialsModel = PARTIALS_MODEL === '' ? null : await streamingSpec(PARTIALS_MODEL);
 if (partialsModel !== null && partialsModel.model.language !== model.language) throw new Error('--partials-model is of another language');
-const utterances = await heldOutUtterances(DATA, [...VALIDATION_GROUPS, ...TEST_GROUPS], PER_GROUP);
+const utterances = await heldOutUtterances(DATA, [...GROUPS], PER_GROUP);
 const pool = await InferencePool.start({ workers: 1, intraOpThreads: 1, maxWaitMs: 0, interactiveMaxWaitMs: 0 });
 
 const words = (text: string): string[] => text.split(' ').filter((w) => w.length > 0);
@@ -61,6 +69,7 @@ const words = (text: string): string[] => text.split(' ').filter((w) => w.length
 /** One path of live-stream partials (a model's stream): its last partials, stable words, worker time and parts. */
 class StreamPath {
   readonly last: string[] = [];
+  readonly finals: string[] = [];
   ms = 0;
   partialWords = 0;
   stableWords = 0;
@@ -89,6 +98,11 @@ class StreamPath {
     this.stableWords += words(partial.stableText).length;
     this.#stable.push(words(partial.stableText));
     for (const earlier of this.#stable) if (words(partial.text).slice(0, earlier.length).join(' ') !== earlier.join(' ')) this.contradicted++;
+  }
+  /** Ends the turn with no more audio: the stream's own final over every frame (what LIVE_FINAL_PASS=stream gives; not timed). */
+  async finish(): Promise<void> {
+    const result = await this.#stream!.finish(new Float32Array(0), false);
+    this.finals.push(result.final?.hypothesis.text ?? result.text);
   }
   close(): void {
     this.#stream?.close();
@@ -134,6 +148,8 @@ try {
       }
       partials++;
     }
+    await own.finish();
+    await cheaper?.finish();
     own.close();
     cheaper?.close();
     lastRerun.push(rerunText);
@@ -168,11 +184,11 @@ const stableWords = (path: StreamPath) => ({
   share_of_partial_words: round2(path.stableWords / Math.max(1, path.partialWords)),
   contradicted_by_a_later_partial: path.contradicted,
 });
-publishReport(`live-partials-${model.name}${cheaper === null ? '' : `-partials-${cheaper.modelName}`}`, {
+publishReport(`live-partials-${model.name}${cheaper === null ? '' : `-partials-${cheaper.modelName}`}${OUT_SUFFIX}`, {
   bench: 'live-partials',
   model: model.name,
   ...(cheaper === null ? {} : { partials_model: cheaper.modelName }),
-  data: `ALFFA held-out speaker groups ${[...VALIDATION_GROUPS, ...TEST_GROUPS].join(', ')}, ${PER_GROUP} utterances each`,
+  data: `ALFFA held-out speaker groups ${GROUPS.join(', ')}, ${PER_GROUP} utterances each`,
   utterances: utterances.length,
   audio_seconds: round2(audioSeconds),
   partials,
@@ -180,12 +196,14 @@ publishReport(`live-partials-${model.name}${cheaper === null ? '' : `-partials-$
     final_whole_turn: cer(finals),
     last_stream_partial: cer(own.last),
     last_rerun_partial: cer(lastRerun),
-    ...(cheaper === null ? {} : { last_partials_model_partial: cer(cheaper.last) }),
+    stream_final: cer(own.finals),
+    ...(cheaper === null ? {} : { last_partials_model_partial: cer(cheaper.last), partials_model_stream_final: cer(cheaper.finals) }),
     empty_transcript: cer(utterances.map(() => '')),
   },
   last_partial_vs_final_percent: {
     stream: distance(own.last, finals),
     rerun: distance(lastRerun, finals),
+    stream_final: distance(own.finals, finals),
     ...(cheaper === null ? {} : { partials_model: distance(cheaper.last, finals) }),
   },
   stable_words: stableWords(own),

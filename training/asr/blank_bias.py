@@ -7,10 +7,12 @@ letters a minute on nonspeech_val (prepare_nonspeech.py; its own seed, room tone
 Chosen: the D with the fewest letters a minute among those whose val CER is at most the unbiased
 model's plus --tolerance points (ties: the smaller D). Only val sets are read: test groups and the
 robustness benchmark's clips stay for the report. The logits are computed once per utterance, the
-bias added after (the same as baking it into the output layer).
+bias added after (the same as baking it into the output layer). With --stream-stats (work sets stored
+raw) every figure is the mean of the per-utterance (REST) and the running (live stream) normalisation,
+both also listed.
 
 Usage: /usr/bin/python3 training/asr/blank_bias.py --run small-am-stream-v3 [--checkpoint best] | --model models/NAME
-         [--grid 0,0.5,1,1.5,2,2.5,3] [--tolerance 0.25] [--out FILE.json]"""
+         [--grid 0,0.5,1,1.5,2,2.5,3] [--tolerance 0.25] [--stream-stats FILE] [--out FILE.json]"""
 import argparse
 import json
 import os
@@ -23,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
 from common import cer, from_units  # noqa: E402
 from model import CtcNet  # noqa: E402
+import feature_norm  # noqa: E402
 import train as T  # noqa: E402
 
 
@@ -61,6 +64,8 @@ def main():
     ap.add_argument("--model")
     ap.add_argument("--grid", default="0,0.25,0.5,0.75,1,1.25,1.5,2,2.5,3")
     ap.add_argument("--tolerance", type=float, default=0.25, help="CER points the calibration may cost on val")
+    ap.add_argument("--stream-stats", help="also score the val sets running-normalised with this stream-stats.json; "
+                    "the figures chosen on are then the means of both normalisations")
     ap.add_argument("--out")
     a = ap.parse_args()
     if bool(a.run) == bool(a.model):
@@ -72,16 +77,25 @@ def main():
     model, tokens, units = load_model(a)
     val, nonspeech = T.load("alffa_spk_val"), T.load("nonspeech_val")
     texts = [T.target_text(t, False) for t in val["texts"]]
-    val_logits, ns_logits = T.frame_logits(model, val["feats"]), T.frame_logits(model, nonspeech["feats"])
+    norms = {"per_utterance": None}
+    if a.stream_stats:  # also as the live stream normalises (raw work sets only)
+        norms["running"] = feature_norm.load_stream_stats(a.stream_stats)
+    logits = {k: (T.frame_logits(model, val["feats"], T.eval_norm(val, st)),
+                  T.frame_logits(model, nonspeech["feats"], T.eval_norm(nonspeech, st))) for k, st in norms.items()}
     rows = []
     for b in grid:
-        row = {"bias": b, "val_cer": round(cer(texts, decode(val_logits, b, tokens, units), "am"), 5),
-               "letters_per_min": round(T.letters_per_minute(nonspeech, decode(ns_logits, b, tokens, units)), 3)}
+        parts = {k: (cer(texts, decode(v, b, tokens, units), "am"), T.letters_per_minute(nonspeech, decode(n, b, tokens, units)))
+                 for k, (v, n) in logits.items()}
+        row = {"bias": b, "val_cer": round(sum(c for c, _ in parts.values()) / len(parts), 5),
+               "letters_per_min": round(sum(x for _, x in parts.values()) / len(parts), 3)}
+        if len(parts) > 1:
+            row["by_normalisation"] = {k: {"val_cer": round(c, 5), "letters_per_min": round(x, 3)} for k, (c, x) in parts.items()}
         rows.append(row)
         print(json.dumps(row), flush=True)
     chosen = choose(rows, a.tolerance)
     result = {"model": a.model or f"run {a.run} ({a.checkpoint})", "tolerance_points": a.tolerance,
-              "val_utterances": len(texts), "nonspeech_val_clips": len(nonspeech["feats"]), "rows": rows, "chosen": chosen}
+              "normalisations": list(norms), "val_utterances": len(texts), "nonspeech_val_clips": len(nonspeech["feats"]),
+              "rows": rows, "chosen": chosen}
     print(json.dumps({"chosen": chosen}))
     if a.out:
         with open(a.out, "w") as f:

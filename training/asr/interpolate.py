@@ -25,7 +25,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from onnx_weights import load_ctcnet  # noqa: E402
-from train import WORK, evaluate, load, target_text  # noqa: E402
+from train import WORK, eval_norm, evaluate, load, target_text  # noqa: E402
 
 
 def main():
@@ -51,9 +51,10 @@ def main():
     base = shipped.state_dict()
     tuned = ck["state"]
     sel = load(a.select)
-    sel = {"feats": sel["feats"], "texts": [target_text(t, ck["strip_punct"]) for t in sel["texts"]], "nonspeech": False}
+    sel = {"feats": sel["feats"], "texts": [target_text(t, ck["strip_punct"]) for t in sel["texts"]], "nonspeech": False,
+           "norm": eval_norm(sel)}
     ns = load(a.nonspeech)
-    ns = {"feats": ns["feats"], "texts": ns["texts"], "nonspeech": True}
+    ns = {"feats": ns["feats"], "texts": ns["texts"], "nonspeech": True, "norm": eval_norm(ns)}
     rows = []
     for w in weights:
         state = {k: ((1 - w) * base[k].double() + w * tuned[k].double()).to(tuned[k].dtype) if tuned[k].is_floating_point() else tuned[k]

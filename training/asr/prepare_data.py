@@ -60,7 +60,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))  # common.py
-from common import (LogMel, SAMPLE_RATE, normalize_ethiopic,  # noqa: E402
+from common import (FEATURES, LogMel, SAMPLE_RATE, normalize_ethiopic, use_raw_features,  # noqa: E402
                     normalize_oromo, words_to_target, SENTENCE_END, COMMA)
 from speech_augment import FFMPEG, augment, perturbed_copy, perturbed_features, resample, telephone_copy  # noqa: E402
 
@@ -131,7 +131,7 @@ def save_set(name, items, keep_audio, perturb=None):
         secs += len(pcm) / SAMPLE_RATE
         if keep_audio:
             write_wav(os.path.join(WORK, "audio", name, uid + ".wav"), pcm)
-    torch.save({"feats": feats, "texts": texts, "ids": ids}, os.path.join(WORK, name + ".pt"))
+    torch.save({"feats": feats, "texts": texts, "ids": ids, "normalize": FEATURES["normalize"]}, os.path.join(WORK, name + ".pt"))
     if keep_audio:
         with open(os.path.join(WORK, name + ".tsv"), "w") as f:
             for uid, text in zip(ids, texts):
@@ -153,7 +153,8 @@ def telephone_set(seed, copies, train):
             out_ids.append(f"{u}-t{k}")
             secs += f.shape[0] / 100
             channels[ch] = channels.get(ch, 0) + 1
-    torch.save({"feats": feats, "texts": texts, "ids": out_ids}, os.path.join(WORK, "alffa_spk_train_tel.pt"))
+    torch.save({"feats": feats, "texts": texts, "ids": out_ids, "normalize": FEATURES["normalize"]},
+               os.path.join(WORK, "alffa_spk_train_tel.pt"))
     print(f"alffa_spk_train_tel: {len(out_ids)} utterances, {secs / 60:.1f} min, channels {json.dumps(channels)}", flush=True)
 
 
@@ -178,7 +179,8 @@ def speaker_split_sets(seed, copies):
             texts.append(t)
             out_ids.append(f"{u}-p{k}")
             secs += f.shape[0] / 100
-    torch.save({"feats": feats, "texts": texts, "ids": out_ids}, os.path.join(WORK, "alffa_spk_train_aug.pt"))
+    torch.save({"feats": feats, "texts": texts, "ids": out_ids, "normalize": FEATURES["normalize"]},
+               os.path.join(WORK, "alffa_spk_train_aug.pt"))
     print(f"alffa_spk_train_aug: {len(out_ids)} utterances, {secs / 60:.1f} min", flush=True)
     return {text[u] for u in ids["val"] + ids["test"]}
 
@@ -326,7 +328,11 @@ def main():
     ap.add_argument("--telephone-copies", type=int, default=0,
                     help="--split speaker: telephone/level copies of every training utterance (alffa_spk_train_tel)")
     ap.add_argument("--telephone-only", action="store_true", help="write only alffa_spk_train_tel")
+    ap.add_argument("--raw-features", action="store_true",
+                    help="store unnormalised log-mel (train.py normalises at batch time: per utterance or running)")
     a = ap.parse_args()
+    if a.raw_features:
+        use_raw_features()
     os.makedirs(WORK, exist_ok=True)
     random.seed(a.seed)
     if a.lang == "am" and a.split == "speaker" and a.telephone_copies > 0:

@@ -28,7 +28,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))  # common.py
-from common import LogMel, SAMPLE_RATE  # noqa: E402
+from common import FEATURES, LogMel, SAMPLE_RATE, use_raw_features  # noqa: E402
 import nonspeech  # noqa: E402
 from prepare_data import SPLITS, WORK, decode_flac  # noqa: E402
 
@@ -113,7 +113,8 @@ def save(name, items):
         ids.append(uid)
         secs += len(pcm) / SAMPLE_RATE
         kinds[kind] = kinds.get(kind, 0) + len(pcm) / SAMPLE_RATE
-    torch.save({"feats": feats, "texts": [""] * len(ids), "ids": ids}, os.path.join(WORK, name + ".pt"))
+    torch.save({"feats": feats, "texts": [""] * len(ids), "ids": ids, "normalize": FEATURES["normalize"]},
+               os.path.join(WORK, name + ".pt"))
     print(f"{name}: {len(ids)} clips, {secs / 60:.1f} min; seconds by kind: "
           + json.dumps({k: round(v) for k, v in sorted(kinds.items())}), flush=True)
 
@@ -126,7 +127,10 @@ def main():
     ap.add_argument("--room-tone", type=int, default=150, help="room-tone clips in nonspeech_train")
     ap.add_argument("--room-tone-val", type=int, default=20, help="room-tone clips in nonspeech_val")
     ap.add_argument("--extra-music", type=int, default=0, help="more music clips in nonspeech_train")
+    ap.add_argument("--raw-features", action="store_true", help="store unnormalised log-mel (prepare_data.py --raw-features)")
     a = ap.parse_args()
+    if a.raw_features:
+        use_raw_features()
     rng = np.random.default_rng(a.seed)
     save("nonspeech_train", generated(a.count, a.seed, "ns-train", a.extra_music) + room_tone("train", a.room_tone, rng))
     save("nonspeech_val", generated(a.count_val, a.seed + 1000, "ns-val") + room_tone("val", a.room_tone_val, rng))

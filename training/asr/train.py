@@ -32,6 +32,13 @@ so both terms are per unit. --kd-weight w; --kd-temperature T; rows of non-speec
 listed in --kd-skip (say the telephone copies, which the teacher never heard) take CTC alone.
 --select SET keeps best.pt, the checkpoint with the lowest greedy CER on SET (all of it), so a
 run is chosen on held-out speakers only.
+Sets stored raw (prepare_data.py / prepare_nonspeech.py --raw-features) are normalised at batch time
+(feature_norm.py): per utterance, as REST reads audio, or, for a --running-norm-share of the rows drawn
+per batch, with the live stream's running statistics (--stream-stats: the prior the gateway uses), so
+one model is trained for both paths; the teacher always reads its rows normalised per utterance (what
+it was trained on). A run takes raw sets or normalised sets, never both. With a running share, every
+valid set is also scored running-normalised (as SET@running) and --select picks on the mean of SET's
+and SET@running's CER.
 
 Seeded (torch, numpy, random); the number of steps depends on the time box and machine speed,
 and the log prints it. Writes work/runs/<name>/{checkpoint.pt,log.jsonl} (a checkpoint every
@@ -56,6 +63,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))  # common.py
 from common import cer, from_units, to_units  # noqa: E402
 from model import CtcNet  # noqa: E402
+import feature_norm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(os.path.dirname(HERE), "work")  # training/work (git-ignored)
@@ -65,7 +73,22 @@ PUNCT = "።፣"
 
 
 def load(name):
-    return torch.load(os.path.join(WORK, name + ".pt"))
+    """A work set: {feats, texts, ids, raw}; raw sets hold unnormalised log-mel features."""
+    d = torch.load(os.path.join(WORK, name + ".pt"))
+    d["raw"] = d.get("normalize") == "none"
+    return d
+
+
+def eval_norm(d, stats=None):
+    """How frame_logits must normalise a set's features: None (stored normalised), per utterance (raw),
+    or running with `stats` (raw only)."""
+    if not d["raw"]:
+        if stats is not None:
+            raise SystemExit("running normalisation needs a set stored with --raw-features")
+        return None
+    if stats is None:
+        return feature_norm.per_utterance
+    return lambda x, lengths: feature_norm.running(x, lengths, stats)
 
 
 def target_text(text, strip_punct):
@@ -179,13 +202,16 @@ def letters_per_minute(data, hyps):
     return sum(len(h.replace(" ", "")) for h in hyps) / max(minutes, 1e-9)
 
 
-def frame_logits(model, feats):
-    """Each utterance's logits [frames, vocab] (its valid frames only), in batches of 8, no gradients."""
+def frame_logits(model, feats, norm=None):
+    """Each utterance's logits [frames, vocab] (its valid frames only), in batches of 8, no gradients.
+    norm(x, lengths) normalises raw features (eval_norm); None: they are stored normalised."""
     out = []
     with torch.no_grad():
         for i in range(0, len(feats), 8):
             idx = list(range(i, min(i + 8, len(feats))))
             x, lengths, _, _ = collate(feats, idx, [[0]] * len(feats))
+            if norm is not None:
+                x = norm(x, lengths)
             logits, out_len = model(x, lengths)
             out += [logits[k, :int(out_len[k])] for k in range(len(idx))]
     return out
@@ -194,7 +220,7 @@ def frame_logits(model, feats):
 def evaluate(model, data, tokens, lang, limit=40, units="syllable", train_mode=None):
     model.eval()
     texts = data["texts"][:limit]
-    hyps = [from_units(greedy(lg, lg.shape[0], tokens), units) for lg in frame_logits(model, data["feats"][:limit])]
+    hyps = [from_units(greedy(lg, lg.shape[0], tokens), units) for lg in frame_logits(model, data["feats"][:limit], data.get("norm"))]
     (train_mode or model.train)()
     if data.get("nonspeech"):
         return letters_per_minute(data, hyps), hyps
@@ -238,6 +264,9 @@ def main():
     ap.add_argument("--kd-weight", type=float, default=0.5, help="share of the distillation term in the loss")
     ap.add_argument("--kd-temperature", type=float, default=1.0)
     ap.add_argument("--kd-skip", default="", help="comma list of sets whose rows take CTC alone (non-speech sets always do)")
+    ap.add_argument("--running-norm-share", type=float, default=0.0,
+                    help="raw sets: share of rows normalised with the live stream's running statistics")
+    ap.add_argument("--stream-stats", default=None, help="stream-stats.json of the running normalisation (with --running-norm-share)")
     a = ap.parse_args()
 
     torch.set_num_threads(a.threads)
@@ -258,15 +287,25 @@ def main():
     t0 = time.time()
     feats, texts, synth, nonspeech, kd_rows = [], [], [], [], []
     kd_skip = {x for x in a.kd_skip.split(",") if x}
+    raw_sets = {}
     for spec in a.sets.split(","):
         name, _, rep = spec.partition(":")
         d = load(name)
+        raw_sets[name] = d["raw"]
         for _ in range(int(rep or 1)):
             feats += d["feats"]
             texts += [to_units(target_text(t, a.strip_punct), a.units) for t in d["texts"]]
             synth += [name.startswith("synth_")] * len(d["feats"])
             nonspeech += [name.startswith("nonspeech_")] * len(d["feats"])
             kd_rows += [not name.startswith("nonspeech_") and name not in kd_skip] * len(d["feats"])
+    if len(set(raw_sets.values())) > 1:
+        raise SystemExit(f"sets stored raw and normalised cannot train together: {json.dumps(raw_sets)}")
+    raw = next(iter(raw_sets.values()))
+    stats = None
+    if a.running_norm_share > 0:
+        if not raw or not a.stream_stats:
+            raise SystemExit("--running-norm-share needs sets stored with --raw-features and --stream-stats")
+        stats = feature_norm.load_stream_stats(a.stream_stats)
     chars = sorted({ch for t in texts for ch in t if ch != " "})
     tokens = [BLANK, SPACE] + chars
     onnx_init = None
@@ -298,9 +337,11 @@ def main():
     for v in (a.valid.split(",") if a.valid else []):
         d = load(v)
         valid[v] = {"feats": d["feats"], "texts": [target_text(t, a.strip_punct) for t in d["texts"]],
-                    "nonspeech": v.startswith("nonspeech_")}
+                    "nonspeech": v.startswith("nonspeech_"), "norm": eval_norm(d)}
+        if stats is not None:  # the same set as the live stream normalises it
+            valid[v + "@running"] = dict(valid[v], norm=eval_norm(d, stats))
     hours = lengths.sum() / 100 / 3600
-    note(event="data", units=a.units, target_units=int(sum(len(t) for t in targets)), utterances=len(feats), dropped=len(texts) - len(keep), hours=round(float(hours), 2), vocab=len(tokens),
+    note(event="data", raw_features=raw, running_norm_share=a.running_norm_share, units=a.units, target_units=int(sum(len(t) for t in targets)), utterances=len(feats), dropped=len(texts) - len(keep), hours=round(float(hours), 2), vocab=len(tokens),
          nonspeech_clips=int(nonspeech.sum()), nonspeech_hours=round(float(lengths[nonspeech].sum() / 100 / 3600), 2))
 
     if onnx_init:
@@ -341,6 +382,7 @@ def main():
     mix = {"utts": 0, "synth_utts": 0, "secs": 0.0, "synth_secs": 0.0, "max_share": 0.0}
     boot = {"utts": 0, "synth_utts": 0, "secs": 0.0, "synth_secs": 0.0, "max_share": 0.0}
     nonspeech_seen = {"utts": 0, "max_share": 0.0}
+    running_seen = 0
 
     def save(tag):
         torch.save({"state": model.state_dict(), "config": model.config, "tokens": tokens, "lang": a.lang,
@@ -350,14 +392,18 @@ def main():
     def validate(event, limit):
         """Scores every held-out set on its first limit(name, set) utterances, logs it as `event`, and
         saves best.pt when the --select set's CER is the lowest yet."""
+        scores = {}
         for v, d in valid.items():
             c, hyps = evaluate(model, d, tokens, a.lang, limit=limit(v, d), units=a.units, train_mode=train_mode)
+            scores[v] = c
             note(event=event, set=v, step=step, **{"letters_per_min" if d["nonspeech"] else "cer": round(c, 4)},
                  example=hyps[0][:80], ref=d["texts"][0][:80])
-            if v == a.select and c < best["cer"]:
-                best.update(cer=c, step=step)
-                save("best")
-                note(event="best", set=v, step=step, cer=round(c, 4))
+        picked = [scores[v] for v in (a.select, f"{a.select}@running") if v in scores]
+        if picked and sum(picked) / len(picked) < best["cer"]:
+            c = sum(picked) / len(picked)
+            best.update(cer=c, step=step)
+            save("best")
+            note(event="best", set=a.select, step=step, cer=round(c, 4))
 
     t_train = time.time()
     if a.init or a.init_onnx:  # the starting point on the held-out sets (logged; not a best.pt candidate)
@@ -384,9 +430,15 @@ def main():
             x, xl, y, yl = collate(feats, idx, targets)
             kd_mask = torch.from_numpy(kd_rows[idx])
             distil = teacher is not None and bool(kd_mask.any())
+            if raw:  # the student's rows: per utterance, or running for a drawn share; the teacher's: per utterance
+                x_raw = x
+                running_rows = torch.from_numpy(rng.random(len(idx)) < a.running_norm_share) if stats is not None else None
+                x = feature_norm.normalize_rows(x_raw, xl, running_rows, stats)
+                running_seen += 0 if running_rows is None else int(running_rows.sum())
             if distil:
                 with torch.no_grad():  # the teacher reads its rows before SpecAugment (padding-invariant: same logits as in the batch)
-                    teacher_logits, _ = teacher(x[kd_mask], xl[kd_mask])
+                    x_teacher = feature_norm.per_utterance(x_raw[kd_mask], xl[kd_mask]) if raw else x[kd_mask]
+                    teacher_logits, _ = teacher(x_teacher, xl[kd_mask])
             if step >= a.warmup:
                 spec_augment(x, xl, rng)
             logits, ol = model(x, xl)
@@ -425,7 +477,7 @@ def main():
             if time.time() - last_ckpt >= a.checkpoint_minutes * 60:
                 last_ckpt = time.time()
                 save("checkpoint")
-                validate("valid", lambda v, d: 1000 if v == a.select or d["nonspeech"] else 40)
+                validate("valid", lambda v, d: 1000 if v.split("@")[0] == a.select or d["nonspeech"] else 40)
         epoch += 1
     save("checkpoint")
     validate("final", lambda v, d: 1000)
@@ -436,6 +488,7 @@ def main():
              max_synthetic_share_in_a_batch=round(m["max_share"], 3))
     note(event="nonspeech_mix", utterance_share=round(nonspeech_seen["utts"] / max(mix["utts"] + boot["utts"], 1), 3),
          max_share_in_a_batch=round(nonspeech_seen["max_share"], 3))
+    note(event="running_norm", rows=running_seen, share=round(running_seen / max(mix["utts"] + boot["utts"], 1), 3))
     note(event="done", steps=step, audio_hours_seen=round(audio_seconds / 3600, 2), epochs=epoch, train_minutes=round((time.time() - t_train) / 60, 2),
          best_step=best["step"], best_cer=None if best["step"] is None else round(best["cer"], 4))
 

@@ -71,6 +71,14 @@ def mel_filterbank(p):
     return bank
 
 
+def use_raw_features():
+    """Makes every LogMel built on FEATURES (the default) skip the normalisation: work sets stored raw
+    (prepare_data.py / prepare_nonspeech.py --raw-features; train.py normalises them at batch time, per
+    utterance or running). FEATURES is shared, so this is for a data-preparation process only, called
+    before any extraction (export.py writes FEATURES into manifests)."""
+    FEATURES["normalize"] = "none"
+
+
 class LogMel:
     """Log-mel features of 16 kHz mono float audio: returns [frames, n_mels] float32."""
 
