@@ -62,9 +62,13 @@ def running(x, lengths, stats):
 
 
 def normalize_rows(x, lengths, running_rows=None, stats=None):
-    """Per-utterance normalisation of every row, except rows where `running_rows` ([B] bool) is set,
-    which take the running one."""
-    out = per_utterance(x, lengths)
-    if running_rows is not None and bool(running_rows.any()):
-        out[running_rows] = running(x[running_rows], lengths[running_rows], stats)
-    return out
+    """(mixed, whole): `whole` is every row normalised per utterance; `mixed` is the same except the rows
+    where `running_rows` ([B] bool) is set, which take the running normalisation. Each row is
+    normalised once each way it is needed (a teacher reads `whole`, its student `mixed`); `mixed` is
+    `whole` itself when no row runs."""
+    whole = per_utterance(x, lengths)
+    if running_rows is None or not bool(running_rows.any()):
+        return whole, whole
+    mixed = whole.clone()
+    mixed[running_rows] = running(x[running_rows], lengths[running_rows], stats)
+    return mixed, whole

@@ -430,15 +430,14 @@ def main():
             x, xl, y, yl = collate(feats, idx, targets)
             kd_mask = torch.from_numpy(kd_rows[idx])
             distil = teacher is not None and bool(kd_mask.any())
+            x_teacher = x
             if raw:  # the student's rows: per utterance, or running for a drawn share; the teacher's: per utterance
-                x_raw = x
                 running_rows = torch.from_numpy(rng.random(len(idx)) < a.running_norm_share) if stats is not None else None
-                x = feature_norm.normalize_rows(x_raw, xl, running_rows, stats)
+                x, x_teacher = feature_norm.normalize_rows(x, xl, running_rows, stats)
                 running_seen += 0 if running_rows is None else int(running_rows.sum())
             if distil:
                 with torch.no_grad():  # the teacher reads its rows before SpecAugment (padding-invariant: same logits as in the batch)
-                    x_teacher = feature_norm.per_utterance(x_raw[kd_mask], xl[kd_mask]) if raw else x[kd_mask]
-                    teacher_logits, _ = teacher(x_teacher, xl[kd_mask])
+                    teacher_logits, _ = teacher(x_teacher[kd_mask], xl[kd_mask])
             if step >= a.warmup:
                 spec_augment(x, xl, rng)
             logits, ol = model(x, xl)
