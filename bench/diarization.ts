@@ -151,13 +151,26 @@ interface Figures extends PooledDer {
   overlapPrecision: number | null;
   /** Of the time the reference has two or more speakers, the share the output has too. */
   overlapRecall: number;
+  /**
+   * Missed speech split by where it lies, as shares of the reference speech: where the reference has
+   * one speaker (the speech detection's miss) and where it has two or more (speakers the output lacks there).
+   */
+  missedWhereOneSpeaks: number;
+  missedInOverlap: number;
+  /** Per conversation: its name, speakers there and found, and its own DER (for breakdowns; the set's figure is the pooled one above). */
+  files: { name: string; speakers: number; found: number; der: number; referenceMs: number }[];
+}
+
+/** Speakers at each 10 ms of the file in `turns`. */
+function speakerGrid(turns: readonly { startMs: number; endMs: number }[], frames: number): Uint8Array {
+  const count = new Uint8Array(frames);
+  for (const t of turns) for (let i = Math.round(t.startMs / 10); i < Math.min(frames, Math.round(t.endMs / 10)); i++) count[i]!++;
+  return count;
 }
 
 /** Milliseconds (10 ms grid) where `turns` have two or more speakers. */
 function overlapGrid(turns: readonly { startMs: number; endMs: number }[], frames: number): Uint8Array {
-  const count = new Uint8Array(frames);
-  for (const t of turns) for (let i = Math.round(t.startMs / 10); i < Math.min(frames, Math.round(t.endMs / 10)); i++) count[i]!++;
-  return count.map((n) => (n >= 2 ? 1 : 0));
+  return speakerGrid(turns, frames).map((n) => (n >= 2 ? 1 : 0));
 }
 
 /** DER and its parts pooled over files: total error time over total reference speech (as NIST md-eval and pyannote score a set). */
@@ -191,6 +204,8 @@ function evaluate(
   let seconds = 0;
   let audioSeconds = 0;
   const overlapMs = { both: 0, output: 0, reference: 0 };
+  const files: Figures['files'] = [];
+  const missedMs = { one: 0, overlap: 0 };
   for (const c of set) {
     const started = process.hrtime.bigint();
     const parameters = { ...backendParameters[backend], ...overrides, ...(threshold === undefined ? {} : { threshold }) };
@@ -221,14 +236,22 @@ function evaluate(
       speechMs[key] += detected[key];
     }
     const frames = Math.ceil(c.pcm.length / 160);
-    const output = overlapGrid(turns, frames);
-    const reference = overlapGrid(c.reference, frames);
+    const outputSpeakers = speakerGrid(turns, frames);
+    const referenceSpeakers = speakerGrid(c.reference, frames);
+    for (let i = 0; i < frames; i++) {
+      const lacking = Math.max(0, referenceSpeakers[i]! - outputSpeakers[i]!);
+      if (referenceSpeakers[i]! >= 2) missedMs.overlap += 10 * lacking;
+      else missedMs.one += 10 * lacking;
+    }
+    const output = outputSpeakers.map((n) => (n >= 2 ? 1 : 0));
+    const reference = referenceSpeakers.map((n) => (n >= 2 ? 1 : 0));
     for (let i = 0; i < frames; i++) {
       overlapMs.both += 10 * (output[i]! & reference[i]!);
       overlapMs.output += 10 * output[i]!;
       overlapMs.reference += 10 * reference[i]!;
     }
     const found = new Set(turns.map((t) => t.speaker)).size;
+    files.push({ name: c.name, speakers: c.speakers, found, der: score.der, referenceMs: score.referenceMs });
     if (found === c.speakers) countsRight++;
     if (Math.abs(found - c.speakers) <= 1) countsNear++;
     if (c.speakers === 2) {
@@ -249,6 +272,9 @@ function evaluate(
     secondsPerAudioSecond: seconds / audioSeconds,
     overlapPrecision: overlapMs.output > 0 ? overlapMs.both / overlapMs.output : null,
     overlapRecall: overlapMs.reference > 0 ? overlapMs.both / overlapMs.reference : 0,
+    missedWhereOneSpeaks: missedMs.one / ms.referenceMs,
+    missedInOverlap: missedMs.overlap / ms.referenceMs,
+    files,
   };
 }
 
@@ -350,8 +376,12 @@ if (args.includes('--tune')) {
   }
 }
 
-/** `--params-list '[{...},{...}]'`: each override set (on top of `--params`) on the development set, count found; then stops. */
+/**
+ * `--params-list '[{...},{...}]'`: each override set (on top of `--params`) on the development set,
+ * count found (`--known-count`: count given, which scores the embeddings apart from the count); then stops.
+ */
 const paramsList = option('--params-list');
+const knownCountSweep = args.includes('--known-count');
 if (paramsList !== undefined) {
   const dev = heard(await devSet());
   await prepare(dev);
@@ -361,10 +391,10 @@ if (paramsList !== undefined) {
     overrides = { ...base, ...extra };
     await prepare(dev);
     for (const backend of tuneBackends) {
-      const f = evaluate(dev, backend);
-      sweep.push({ backend, params: extra, ...f });
+      const f = evaluate(dev, backend, undefined, knownCountSweep);
+      sweep.push({ backend, params: extra, knownCount: knownCountSweep, ...f });
       console.log(
-        `${backend} ${JSON.stringify(extra)}: DER ${describeDer(f)} (one speaker over detected speech ${pct(f.baselineDetectedSpeech.der)}) count exact ${pct(f.countAccuracy)} within one ${pct(f.countWithinOne)} two-speaker ${f.twoSpeakerExact === null ? '-' : pct(f.twoSpeakerExact)} ${JSON.stringify(f.countErrors)}`,
+        `${backend} ${JSON.stringify(extra)}: DER ${describeDer(f)} (missed where one speaks ${pct(f.missedWhereOneSpeaks)}, in overlap ${pct(f.missedInOverlap)}; one speaker over detected speech ${pct(f.baselineDetectedSpeech.der)}) count exact ${pct(f.countAccuracy)} within one ${pct(f.countWithinOne)} two-speaker ${f.twoSpeakerExact === null ? '-' : pct(f.twoSpeakerExact)} ${JSON.stringify(f.countErrors)}`,
       );
     }
   }
@@ -404,7 +434,7 @@ for (const backend of DIARIZATION_BACKENDS) {
       const label = `${backend} ${name} speakers${known ? ', count given' : ''}`;
       results[label] = f;
       console.log(
-        `${label} (${set.length} ${setKind} conversations, held-out speakers): pooled DER ${pct(f.der)} (missed ${pct(f.missed)}, false alarm ${pct(f.falseAlarm)}, confusion ${pct(f.confusion)}); baselines: one speaker over the file ${describeDer(f.baselineWholeFile)}, one speaker over the detected speech ${describeDer(f.baselineDetectedSpeech)}; speaker count exact ${pct(f.countAccuracy)}, within one ${pct(f.countWithinOne)}${f.twoSpeakerExact === null ? '' : `, two-speaker exact ${pct(f.twoSpeakerExact)}`} ${JSON.stringify(f.countErrors)}; overlap precision ${f.overlapPrecision === null ? '-' : pct(f.overlapPrecision)} recall ${pct(f.overlapRecall)}, ${f.secondsPerAudioSecond.toFixed(4)} s per audio second`,
+        `${label} (${set.length} ${setKind} conversations, held-out speakers): pooled DER ${pct(f.der)} (missed ${pct(f.missed)}: ${pct(f.missedWhereOneSpeaks)} where one speaks, ${pct(f.missedInOverlap)} in overlap; false alarm ${pct(f.falseAlarm)}, confusion ${pct(f.confusion)}); baselines: one speaker over the file ${describeDer(f.baselineWholeFile)}, one speaker over the detected speech ${describeDer(f.baselineDetectedSpeech)}; speaker count exact ${pct(f.countAccuracy)}, within one ${pct(f.countWithinOne)}${f.twoSpeakerExact === null ? '' : `, two-speaker exact ${pct(f.twoSpeakerExact)}`} ${JSON.stringify(f.countErrors)}; overlap precision ${f.overlapPrecision === null ? '-' : pct(f.overlapPrecision)} recall ${pct(f.overlapRecall)}, ${f.secondsPerAudioSecond.toFixed(4)} s per audio second`,
       );
     }
 }
