@@ -16,13 +16,10 @@
  * --tune, --params-list, joined and realistic sets; figures in docs/diarization.md).
  */
 
-import type { VbResegmentationParameters } from './vb-resegmentation.js';
-import type { WindowPitchParameters } from './window-pitch.js';
-
 export const DIARIZATION_BACKENDS = ['backend_a', 'backend_b'] as const;
 export type DiarizationBackend = (typeof DIARIZATION_BACKENDS)[number];
 
-export interface BackendParameters extends WindowPitchParameters {
+export interface BackendParameters {
   readonly windowFrames: number;
   readonly hopFrames: number;
   /** Cosine similarity below which two clusters stay apart. */
@@ -55,22 +52,6 @@ export interface BackendParameters extends WindowPitchParameters {
    * directions different speakers' centroids point apart (about -1 for two).
    */
   readonly mergeSimilarity: number;
-  /**
-   * I-vector models: after the windows' clustering, the speaker of every speech frame re-estimated
-   * by a Bayesian HMM with the extractor as eigenvoice prior (vb-resegmentation.ts); null: the windows' vote.
-   */
-  readonly resegmentation: VbResegmentationParameters | null;
-  /**
-   * I-vector models with a speaker discriminant, count not fixed: after the windows' clustering,
-   * clusters whose pooled i-vectors' discriminant cosine exceeds this merge (voice-merge.ts); null: not done.
-   */
-  readonly voiceMergeSimilarity: number | null;
-  /** Windows holding a pause of at least this many frames (often a change of speaker) are left out of forming the clusters and join their nearest; 0: all form them. */
-  readonly clusterPauseFrames: number;
-  /** Frames either side of each change of speaker without a pause marked as both speakers (an early start); 0: none. */
-  readonly changeOverlapFrames: number;
-  /** I-vector windows from speaker frames every this many ms (20: the pipeline's frames; 10: twice the statistics). */
-  readonly ivectorFrameMs: number;
   /** Quiet stretches up to this long inside speech (pauses between words) take the speaker around them. */
   readonly pauseFrames: number;
   /**
@@ -126,13 +107,6 @@ const SHARED_PARAMETERS = {
   clustering: 'spectral',
   overlapMinRangeDb: 20,
   discriminantWeight: 0,
-  resegmentation: null,
-  voiceMergeSimilarity: null,
-  clusterPauseFrames: 0,
-  changeOverlapFrames: 0,
-  ivectorFrameMs: 20,
-  pitchWeight: 0,
-  pitchSpan: 0.25,
   shortTurns: {
     // Development files: joined-up read speech 8.1-9.8 runs a minute, realistic conversations 13.5-30.7.
     minRunsPerMinute: 12,
@@ -175,12 +149,6 @@ export const BACKENDS: Readonly<Record<DiarizationBackend, BackendParameters>> =
  */
 const EMBEDDING_PARAMETERS = {
   discriminantWeight: 0,
-  resegmentation: null,
-  voiceMergeSimilarity: null,
-  clusterPauseFrames: 0,
-  changeOverlapFrames: 0,
-  ivectorFrameMs: 20,
-  pitchWeight: 0,
   shortTurns: null,
   windowFrames: 75,
   hopFrames: 38,

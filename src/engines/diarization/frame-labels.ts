@@ -1,7 +1,6 @@
 /**
  * A speaker per 20 ms speaker frame (Int32Array, -1: no speaker) from the labelled windows: the
- * vote of the windows covering each speech frame, optionally refined frame by frame (the caller's
- * re-segmentation), changes of speaker moved into nearby pauses, short
+ * vote of the windows covering each speech frame, changes of speaker moved into nearby pauses, short
  * pauses bridged, short runs merged into their neighbours (never below min_speakers). Lengths are in
  * frames; the exported steps work in place on the labels they are given.
  */
@@ -17,12 +16,8 @@ export function speakerFrameLabels(
   labels: readonly number[],
   minSpeakers: number | null,
   parameters: BackendParameters,
-  refine?: (initial: Int32Array) => Int32Array,
 ): Int32Array {
-  const voted = votedFrameLabels(frames, speech, windows, labels);
-  // A frame-level re-segmentation (vb-resegmentation.ts) may drop speakers, never below min_speakers.
-  const refined = refine?.(voted);
-  const frameLabels = refined !== undefined && (minSpeakers === null || speakerCount(refined) >= Math.min(minSpeakers, speakerCount(voted))) ? refined : voted;
+  const frameLabels = labelFrames(frames, speech, windows, labels);
   if (parameters.pauseSnapFrames > 0) snapChangesToPauses(frameLabels, parameters.pauseSnapFrames, parameters.pauseSnapMinGapFrames);
   fillPauses(frameLabels, parameters.pauseFrames);
   const unsmoothed = frameLabels.slice();
@@ -32,7 +27,7 @@ export function speakerFrameLabels(
 }
 
 /** Speech frames take the vote of the windows covering them, nearer window centres weighing more; -1 is no speaker. */
-export function votedFrameLabels(frames: number, speech: Uint8Array, windows: readonly EmbeddedWindow[], labels: readonly number[]): Int32Array {
+function labelFrames(frames: number, speech: Uint8Array, windows: readonly EmbeddedWindow[], labels: readonly number[]): Int32Array {
   let k = 0;
   for (const label of labels) if (label + 1 > k) k = label + 1;
   const votes = new Float32Array(frames * k);

@@ -1,11 +1,11 @@
 /**
- * Small dense linear algebra for the diarization embeddings (dimensions of tens): a solve with (and
- * the inverse of) a symmetric positive definite matrix and the eigen-decomposition of a symmetric matrix. Matrices
+ * Small dense linear algebra for the diarization embeddings (dimensions of tens): a solve with a
+ * symmetric positive definite matrix and the eigen-decomposition of a symmetric matrix. Matrices
  * are row-major Float64Arrays of n×n.
  */
 
-/** The lower Cholesky factor L (A = L Lᵀ) of a symmetric positive definite A, row-major n×n. */
-function choleskyFactor(a: Float64Array, n: number): Float64Array {
+/** x with A x = b for symmetric positive definite A (Cholesky); A and b are left as they are. */
+export function solvePositiveDefinite(a: Float64Array, b: Float64Array, n: number): Float64Array {
   const l = new Float64Array(n * n);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j <= i; j++) {
@@ -17,11 +17,6 @@ function choleskyFactor(a: Float64Array, n: number): Float64Array {
       } else l[i * n + j] = s / l[j * n + j]!;
     }
   }
-  return l;
-}
-
-/** x with L Lᵀ x = b, for a Cholesky factor L. */
-function choleskySolve(l: Float64Array, b: Float64Array, n: number): Float64Array {
   const y = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     let s = b[i]!;
@@ -35,33 +30,6 @@ function choleskySolve(l: Float64Array, b: Float64Array, n: number): Float64Arra
     x[i] = s / l[i * n + i]!;
   }
   return x;
-}
-
-/** x with A x = b for symmetric positive definite A (Cholesky); A and b are left as they are. */
-export function solvePositiveDefinite(a: Float64Array, b: Float64Array, n: number): Float64Array {
-  return choleskySolve(choleskyFactor(a, n), b, n);
-}
-
-/** ln det A of a symmetric positive definite A (twice the sum of the log diagonal of its Cholesky factor). */
-export function logDeterminantPositiveDefinite(a: Float64Array, n: number): number {
-  const l = choleskyFactor(a, n);
-  let sum = 0;
-  for (let i = 0; i < n; i++) sum += Math.log(l[i * n + i]!);
-  return 2 * sum;
-}
-
-/** A⁻¹ of a symmetric positive definite A (Cholesky, one solve per column), row-major n×n; A is left as it is. */
-export function invertPositiveDefinite(a: Float64Array, n: number): Float64Array {
-  const l = choleskyFactor(a, n);
-  const out = new Float64Array(n * n);
-  const unit = new Float64Array(n);
-  for (let j = 0; j < n; j++) {
-    unit.fill(0);
-    unit[j] = 1;
-    const column = choleskySolve(l, unit, n);
-    for (let i = 0; i < n; i++) out[i * n + j] = column[i]!;
-  }
-  return out;
 }
 
 /**

@@ -70,19 +70,3 @@ export function secondSpeakers(labels: Int32Array, regions: readonly { start: nu
   }
   return second;
 }
-
-/**
- * Regions of `halfFrames` either side of each change of speaker with no pause at it (two speech
- * frames of different speakers side by side): where one voice takes over from another without a
- * pause, the two most often overlap (an early start). Changes at pauses get none.
- */
-export function pauselessChangeRegions(labels: Int32Array, halfFrames: number): { start: number; end: number }[] {
-  const regions: { start: number; end: number }[] = [];
-  for (let c = 1; c < labels.length; c++) {
-    const left = labels[c - 1]!;
-    const right = labels[c]!;
-    if (left < 0 || right < 0 || left === right) continue;
-    regions.push({ start: Math.max(0, c - halfFrames), end: Math.min(labels.length, c + halfFrames) });
-  }
-  return regions;
-}

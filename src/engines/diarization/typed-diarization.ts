@@ -44,7 +44,7 @@ export function diarizeWithTypes(
 /**
  * The options `diarize` runs with after the typing: music is nobody's speech, so the speech (energy
  * and the VAD's spans alike) is confined to the audio outside it, and the typing's pitch track
- * serves the windows' pitch and the overlap detector too. Without a typing, `options` as they are.
+ * serves the overlap detector too (its periodicity). Without a typing, `options` as they are.
  */
 export function typedOptions(pcm: Float32Array, options: DiarizationOptions, typed: AudioTyping): DiarizationOptions {
   const { typing } = typed;
@@ -52,7 +52,7 @@ export function typedOptions(pcm: Float32Array, options: DiarizationOptions, typ
   const durationMs = (pcm.length / 16_000) * 1000;
   return {
     ...options,
-    pitch: typing.frames.track,
+    periodicity: typing.frames.track.periodicity,
     ...(typing.music.length > 0 ? { within: outsideRegions(typing.music, durationMs) } : {}),
   };
 }

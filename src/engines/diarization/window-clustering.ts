@@ -16,40 +16,13 @@ import {
   viterbi,
 } from './speaker-clustering.js';
 
-/** Clustering on the clusterable windows alone needs at least this many of them, and this share of all. */
-const MIN_CLUSTERABLE = 10;
-const MIN_CLUSTERABLE_SHARE = 0.3;
-
 /** The windows' speaker labels, with `minSpeakers` / `maxSpeakers` (null: unbounded, up to MAX_SPEAKERS) as bounds. */
 export function clusterWindows(
   embeddings: readonly Float32Array[],
   minSpeakers: number | null,
   maxSpeakers: number | null,
   parameters: BackendParameters,
-  clusterable?: readonly boolean[],
 ): number[] {
-  // Only the clusterable windows (one voice, most likely) form the clusters; the others join their nearest centroid.
-  const chosenIndex = clusterable === undefined ? [] : embeddings.flatMap((_, i) => (clusterable[i] ? [i] : []));
-  if (chosenIndex.length >= Math.max(MIN_CLUSTERABLE, MIN_CLUSTERABLE_SHARE * embeddings.length) && chosenIndex.length < embeddings.length) {
-    const subset = clusterWindows(
-      chosenIndex.map((i) => embeddings[i]!),
-      minSpeakers,
-      maxSpeakers,
-      { ...parameters, refinements: 0, minClusterShare: 0 },
-    );
-    const centroids = clusterCentroids(
-      chosenIndex.map((i) => embeddings[i]!),
-      subset,
-    );
-    let labels = embeddings.map((e) => {
-      let best = 0;
-      for (let c = 1; c < centroids.length; c++) if (dot(e, centroids[c]!) > dot(e, centroids[best]!)) best = c;
-      return best;
-    });
-    labels = mergeSmallClusters(embeddings, labels, parameters.minClusterShare, Math.min(minSpeakers ?? 1, centroids.length));
-    for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels, parameters.switchCost);
-    return labels;
-  }
   const maxClusters = Math.min(maxSpeakers ?? MAX_SPEAKERS, MAX_SPEAKERS, embeddings.length);
   let bounds = { threshold: parameters.threshold, minClusters: Math.min(minSpeakers ?? 1, maxClusters), maxClusters };
   let labels: number[];
