@@ -19,8 +19,11 @@ export interface WsPacing {
   readonly vad: string;
 }
 
-/** Letters in the ALFFA scoring form (no spaces or punctuation). */
-export const letters = (text: string): number => scoringForm(text, 'am').length;
+/** The language the clients ask for (bench/robustness.ts --language; non-speech only for om and ti). */
+export type BenchLanguage = 'am' | 'om' | 'ti';
+
+/** Letters in the language's scoring form (no spaces or punctuation; ALFFA's for am). */
+export const letters = (text: string, language: BenchLanguage = 'am'): number => scoringForm(text, language).length;
 
 export interface RestAnswer {
   readonly text: string;
@@ -28,16 +31,16 @@ export interface RestAnswer {
   readonly segments: number;
 }
 
-export async function rest(url: string, key: string, clip: Clip): Promise<RestAnswer> {
+export async function rest(url: string, key: string, clip: Clip, language: BenchLanguage = 'am'): Promise<RestAnswer> {
   const form = new FormData();
-  form.append('language', 'am');
+  form.append('language', language);
   form.append('mode', 'sync');
   form.append('file', new Blob([wavOf(clip.pcm, clip.rate)]), 'clip.wav');
   const response = await fetch(`${url}/v1/transcriptions`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
   const body = (await response.json()) as { status?: string; text?: string; segments?: unknown[] };
   if (body.status !== 'completed') throw new Error(`REST ${clip.file}: ${response.status} ${JSON.stringify(body)}`);
   const text = body.text ?? '';
-  return { text, letters: letters(text), segments: body.segments?.length ?? 0 };
+  return { text, letters: letters(text, language), segments: body.segments?.length ?? 0 };
 }
 
 export interface WsAnswer {
@@ -52,9 +55,9 @@ export interface WsAnswer {
 }
 
 /** One live session over the clip: 100 ms messages at `speed` times real time (0: as fast as the socket takes them). */
-function ws(port: number, key: string, clip: Clip, { speed, vad }: WsPacing): Promise<WsAnswer> {
+function ws(port: number, key: string, clip: Clip, { speed, vad }: WsPacing, language: BenchLanguage): Promise<WsAnswer> {
   const query = new URLSearchParams({
-    language: 'am',
+    language,
     format: clip.rate === 8_000 ? 'pcm_s16le_8k' : 'pcm_s16le',
     turn_detection: 'server_vad',
     partial_results: 'true',
@@ -104,12 +107,12 @@ function ws(port: number, key: string, clip: Clip, { speed, vad }: WsPacing): Pr
       else if (type === 'partial') {
         partials++;
         const turn = turnOf(message['turn_id']);
-        turn.partial = Math.max(turn.partial, letters(String(message['text'] ?? '')));
+        turn.partial = Math.max(turn.partial, letters(String(message['text'] ?? ''), language));
       } else if (type === 'turn_detected') {
         const turn = turnOf(message['turn_id']);
-        turn.committed = Math.max(turn.committed, letters(String(message['text'] ?? '')));
+        turn.committed = Math.max(turn.committed, letters(String(message['text'] ?? ''), language));
       } else if (type === 'transcription') {
-        const n = letters(String(message['text'] ?? ''));
+        const n = letters(String(message['text'] ?? ''), language);
         if (message['turn_id'] !== null && message['turn_id'] !== undefined) {
           const turn = turnOf(message['turn_id']);
           turn.committed = Math.max(turn.committed, n);
@@ -156,10 +159,10 @@ class Overloaded extends Error {
 export const capacity = { retries: 0 };
 
 /** A session, again after `retry_after` when the gateway is at capacity (up to 30 times). */
-export async function wsSession(port: number, key: string, clip: Clip, pacing: WsPacing): Promise<WsAnswer> {
+export async function wsSession(port: number, key: string, clip: Clip, pacing: WsPacing, language: BenchLanguage = 'am'): Promise<WsAnswer> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await ws(port, key, clip, pacing);
+      return await ws(port, key, clip, pacing, language);
     } catch (error) {
       if (!(error instanceof Overloaded) || attempt >= 30) throw error;
       capacity.retries++;

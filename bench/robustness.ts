@@ -33,7 +33,9 @@
  * so all 300 a direction take hours); --data DIR (../shared/data, for HornMT); --runs today,gated;
  * --surfaces rest,ws; --ws-speed X (audio sent at X times real time, default 4; 0: as fast as the
  * socket takes it; partials are due every 500/X ms of wall time, at least 100, so about every
- * 500 ms of audio); --ws-vad energy|silero (default: the server's default); --concurrency C (4).
+ * 500 ms of audio); --ws-vad energy|silero (default: the server's default); --concurrency C (4);
+ * --language om|ti (with --count 0 --sentences 0): the non-speech clips through that language's
+ * default model instead of Amharic's.
  *
  * The three keys are set for "today" whether or not this tree's configuration knows them yet
  * (unknown variables are ignored); the report says which are known, so a run made before a gate
@@ -50,7 +52,7 @@ import { round2, writeBenchResults } from './bench-results.js';
 import { DIRECTIONS, type HeldoutSentence, hornmtHeldout } from './hornmt-heldout.js';
 import type { NonSpeechEntry, RobustnessManifest, SpeechEntry } from './robustness-plan.js';
 import { option } from './bench-args.js';
-import { type Clip, capacity, letters, pool, type RestAnswer, rest, translateGreedy, type WsAnswer, type WsPacing, wsSession } from './robustness-clients.js';
+import { type BenchLanguage, type Clip, capacity, letters, pool, type RestAnswer, rest, translateGreedy, type WsAnswer, type WsPacing, wsSession } from './robustness-clients.js';
 
 const list = (value: string): string[] =>
   value
@@ -70,6 +72,10 @@ const WS_SPEED = Number(option('ws-speed', '4'));
 const WS_VAD = option('ws-vad', '');
 const PACING: WsPacing = { speed: WS_SPEED, vad: WS_VAD };
 const CONCURRENCY = Number(option('concurrency', '4'));
+/** --language om|ti: the non-speech clips only, through that language's default model (the speech and translation parts are Amharic's). */
+const LANGUAGE = option('language', 'am') as BenchLanguage;
+if (!['am', 'om', 'ti'].includes(LANGUAGE)) throw new Error('--language is am, om or ti');
+if (LANGUAGE !== 'am' && (COUNT !== 0 || SENTENCES !== 0)) throw new Error(`--language ${LANGUAGE} measures non-speech only: add --count 0 --sentences 0`);
 
 type RunName = 'today' | 'gated';
 type Surface = 'rest' | 'ws';
@@ -183,7 +189,7 @@ async function measure(run: RunName): Promise<RunResult> {
   try {
     const key = await gateway.key({ limits: { requestsPerMinute: 1_000_000_000 } });
     const port = gateway.gateway.port;
-    const model = gateway.gateway.engines.asr.models().find((m) => m.isDefault && m.language === 'am')?.name ?? 'unknown';
+    const model = gateway.gateway.engines.asr.models().find((m) => m.isDefault && m.language === LANGUAGE)?.name ?? 'unknown';
     // Progress on one rewritten line in a terminal; one line per phase in a log.
     const progress = (what: string, done: number, total: number): void => {
       if (process.stdout.isTTY) process.stdout.write(`\r[${run}] ${what} ${done}/${total}   `);
@@ -192,8 +198,8 @@ async function measure(run: RunName): Promise<RunResult> {
     let done = 0;
     const nonSpeechRows = await pool(nonSpeech, CONCURRENCY, async ({ entry, clip }) => {
       const [restAnswer, wsAnswer] = await Promise.all([
-        SURFACES.includes('rest') ? rest(gateway.url, key, clip) : undefined,
-        SURFACES.includes('ws') ? wsSession(port, key, clip, PACING) : undefined,
+        SURFACES.includes('rest') ? rest(gateway.url, key, clip, LANGUAGE) : undefined,
+        SURFACES.includes('ws') ? wsSession(port, key, clip, PACING, LANGUAGE) : undefined,
       ]);
       progress('non-speech clips', ++done, nonSpeech.length);
       return { file: entry.file, kind: entry.kind, seconds: clip.seconds, ...(restAnswer ? { rest: restAnswer } : {}), ...(wsAnswer ? { ws: wsAnswer } : {}) };
@@ -434,6 +440,7 @@ const file = writeBenchResults('robustness', {
     wsSpeed: WS_SPEED,
     wsVad: WS_VAD || 'default',
     concurrency: CONCURRENCY,
+    language: LANGUAGE,
   },
   runs: Object.fromEntries(runs.map((r) => [r, { env: RUN_ENV[r], seconds: results[r]!.seconds, phases: results[r]!.phases }])),
   gateKeysKnown: knownKeys,

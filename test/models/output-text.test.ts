@@ -37,9 +37,11 @@ async function transcribe(file: string | Buffer, language: string, model: string
 const CER_BOUND: Record<string, number> = {
   'small-om-v1': 18,
   'small-om-v2': 11,
+  'small-om-v3': 11,
   'beta-om-v1': 16,
   'small-ti-v1': 7,
   'small-ti-v2': 7,
+  'small-ti-v3': 7,
   'beta-ti-v1': 5,
 };
 
@@ -54,7 +56,7 @@ function expectCerWithinBound(mine: typeof clips, jobs: { text: string }[], lang
 }
 
 describe('output text on the held-out clips', () => {
-  for (const model of ['small-om-v1', 'small-om-v2', 'beta-om-v1']) {
+  for (const model of ['small-om-v1', 'small-om-v2', 'small-om-v3', 'beta-om-v1']) {
     it(`${model}: sentence-start capital, no stray capitals, CER within bounds`, async () => {
       const mine = clips.filter(([, language]) => language === 'om');
       const jobs = await Promise.all(mine.map(([file]) => transcribe(file, 'om', model)));
@@ -73,7 +75,7 @@ describe('output text on the held-out clips', () => {
     }, 120_000);
   }
 
-  for (const model of ['small-ti-v1', 'small-ti-v2', 'beta-ti-v1']) {
+  for (const model of ['small-ti-v1', 'small-ti-v2', 'small-ti-v3', 'beta-ti-v1']) {
     it(`${model}: no doubled punctuation, CER within bounds`, async () => {
       const mine = clips.filter(([, language]) => language === 'ti');
       const jobs = await Promise.all(mine.map(([file]) => transcribe(file, 'ti', model)));

@@ -41,10 +41,14 @@ const CER_BOUNDS: Record<string, Record<string, number>> = {
   'small-am-stream-v4': { alffa_spk_heldout: 21, alffa_spk_heldout_v2: 31, synth_am_test_clean: 6 },
   // measured 27.69 / 2.82 (alffa_spk_heldout: 6 clips of speaker groups 021 and 091, greedy)
   'small-am-v1': { alffa_spk_heldout: 32, synth_am_test_clean: 6 },
+  // measured 6.91 (greedy; 5.85 as served, beam 8 + LM; small-om-v2 trained on with non-speech clips)
+  'small-om-v3': { synth_om_test_clean: 11 },
   // measured 7.45 (greedy; 6.91 as served, beam 16 + LM)
   'small-om-v2': { synth_om_test_clean: 11 },
   // measured 14.89
   'small-om-v1': { synth_om_test_clean: 18 },
+  // measured 1.06 (greedy; 3.19 as served, beam 16 + LM; small-ti-v2 trained on with non-speech clips)
+  'small-ti-v3': { synth_ti_test_clean: 5 },
   // measured 1.06 (greedy; 3.19 as served, beam 16 + LM)
   'small-ti-v2': { synth_ti_test_clean: 5 },
   // measured 3.19
@@ -95,8 +99,10 @@ const SHIPPED = [
   'small-am-stream-v4',
   'small-om-v1',
   'small-om-v2',
+  'small-om-v3',
   'small-ti-v1',
   'small-ti-v2',
+  'small-ti-v3',
   'beta-am-v1',
   'beta-om-v1',
   'beta-ti-v1',
@@ -105,14 +111,16 @@ const SHIPPED = [
  * Each language's default (manifest `"default": true`, issue 14): small-am-v2 replaced small-am-v1,
  * small-om-v2 replaced small-om-v1 (better on the synthetic test sets as served:
  * training/asr/results/small-om-v2-vs-v1.json), and small-ti-v2 replaced
- * small-ti-v1 (training/asr/results/small-ti-v2-vs-v1.json).
+ * small-ti-v1 (training/asr/results/small-ti-v2-vs-v1.json); small-om-v3 and small-ti-v3 replaced
+ * their v2 (issue 33: worse on neither synthetic test set as served,
+ * training/asr/results/small-{om,ti}-v3-vs-v2.json).
  */
-const DEFAULTS: Record<string, string> = { am: 'small-am-v2', om: 'small-om-v2', ti: 'small-ti-v2' };
+const DEFAULTS: Record<string, string> = { am: 'small-am-v2', om: 'small-om-v3', ti: 'small-ti-v3' };
 /** Each language's models as the registry lists them: the default first, then by name. */
 const BY_LANGUAGE: Record<string, string[]> = {
   am: ['small-am-v2', 'beta-am-v1', 'small-am-stream-v1', 'small-am-stream-v2', 'small-am-stream-v3', 'small-am-stream-v4', 'small-am-v1'],
-  om: ['small-om-v2', 'beta-om-v1', 'small-om-v1'],
-  ti: ['small-ti-v2', 'beta-ti-v1', 'small-ti-v1'],
+  om: ['small-om-v3', 'beta-om-v1', 'small-om-v1', 'small-om-v2'],
+  ti: ['small-ti-v3', 'beta-ti-v1', 'small-ti-v1', 'small-ti-v2'],
 };
 
 interface Clip {

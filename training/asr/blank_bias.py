@@ -2,7 +2,8 @@
 """Chooses a blank-bias calibration for a CTC acoustic model (export.py --blank-bias): D added to the
 blank's logit on every frame, so the blank wins the frames where the model was unsure. On non-speech
 that removes invented letters; on speech, past some D, it deletes letters. For each D of the grid this
-prints, greedy (as train.py validates): CER on the val speaker groups (alffa_spk_val) and invented
+prints, greedy (as train.py validates): CER on the val speaker groups (alffa_spk_val; --val and --lang
+for another set and language, e.g. synth_om_val, om) and invented
 letters a minute on nonspeech_val (prepare_nonspeech.py; its own seed, room tone of the val groups).
 Chosen: the D with the fewest letters a minute among those whose val CER is at most the unbiased
 model's plus --tolerance points (ties: the smaller D). Only val sets are read: test groups and the
@@ -12,7 +13,7 @@ raw) every figure is the mean of the per-utterance (REST) and the running (live 
 both also listed.
 
 Usage: /usr/bin/python3 training/asr/blank_bias.py --run small-am-stream-v3 [--checkpoint best] | --model models/NAME
-         [--grid 0,0.5,1,1.5,2,2.5,3] [--tolerance 0.25] [--stream-stats FILE] [--out FILE.json]"""
+         [--grid 0,0.5,1,1.5,2,2.5,3] [--tolerance 0.25] [--stream-stats FILE] [--val SET --lang om|ti] [--out FILE.json]"""
 import argparse
 import json
 import os
@@ -66,6 +67,8 @@ def main():
     ap.add_argument("--tolerance", type=float, default=0.25, help="CER points the calibration may cost on val")
     ap.add_argument("--stream-stats", help="also score the val sets running-normalised with this stream-stats.json; "
                     "the figures chosen on are then the means of both normalisations")
+    ap.add_argument("--val", default="alffa_spk_val", help="the validation speech set (synth_<lang>_val for om and ti)")
+    ap.add_argument("--lang", default="am", choices=["am", "om", "ti"], help="scoring form of the CER")
     ap.add_argument("--out")
     a = ap.parse_args()
     if bool(a.run) == bool(a.model):
@@ -75,7 +78,7 @@ def main():
     if grid[0] != 0:
         grid = [0.0] + grid
     model, tokens, units = load_model(a)
-    val, nonspeech = T.load("alffa_spk_val"), T.load("nonspeech_val")
+    val, nonspeech = T.load(a.val), T.load("nonspeech_val")
     texts = [T.target_text(t, False) for t in val["texts"]]
     norms = {"per_utterance": None}
     if a.stream_stats:  # also as the live stream normalises (raw work sets only)
@@ -84,7 +87,7 @@ def main():
                   T.frame_logits(model, nonspeech["feats"], T.eval_norm(nonspeech, st))) for k, st in norms.items()}
     rows = []
     for b in grid:
-        parts = {k: (cer(texts, decode(v, b, tokens, units), "am"), T.letters_per_minute(nonspeech, decode(n, b, tokens, units)))
+        parts = {k: (cer(texts, decode(v, b, tokens, units), a.lang), T.letters_per_minute(nonspeech, decode(n, b, tokens, units)))
                  for k, (v, n) in logits.items()}
         row = {"bias": b, "val_cer": round(sum(c for c, _ in parts.values()) / len(parts), 5),
                "letters_per_min": round(sum(x for _, x in parts.values()) / len(parts), 3)}

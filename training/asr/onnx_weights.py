@@ -173,6 +173,7 @@ def onnx_state(path, vocab_size):
     if len(rights) != 1:
         raise ValueError(f"{path}: blocks differ in right context {sorted(rights)}")
     right = rights.pop()
+    pointwise = []  # initializer names of the blocks' pointwise weights
     for b, dw in enumerate(dws):
         p = f"blocks.{b}."
         state[p + "dw.weight"] = t(dw["inputs"][1])
@@ -182,18 +183,26 @@ def onnx_state(path, vocab_size):
         assert mm["op"] == "MatMul", mm
         pw = mm["inputs"][0]
         w = inits[pw] if pw in inits else None
+        pointwise.append(pw)
         if w is None:  # a Squeeze / Slice of the stored [dim, dim, 1] weight
             src = producer[pw]
             w = inits[src["inputs"][0]]
+            pointwise.append(src["inputs"][0])
         state[p + "pw.weight"] = torch.from_numpy(w.astype(np.float32).reshape(dim, dim, 1))
         bn = consumers[mm["outputs"][0]][0]
         assert bn["op"] == "BatchNormalization", bn
         for field, name in zip(("weight", "bias", "running_mean", "running_var"), bn["inputs"][1:5]):
             state[p + "bn." + field] = t(name)
         state[p + "bn.num_batches_tracked"] = torch.tensor(0)
-    # output layer: MatMul(out.weight[:, :, 0], x) + out.bias
-    out_w = [a for a in inits.values() if a.ndim in (2, 3) and a.shape[0] == vocab_size and a.shape[1] == dim]
-    out_b = [a for a in inits.values() if a.size == vocab_size and a.shape[0] == vocab_size and a.dtype == np.float32]
+    # output layer: MatMul(out.weight[:, :, 0], x) + out.bias. Where the vocabulary is as large as the
+    # width (a Ge'ez syllabary of 256 tokens, width 256), the blocks' tensors have its shapes too: those
+    # read by convolutions, batch norms and the blocks' pointwise MatMuls are not the output layer's.
+    taken = set(pointwise)
+    for n in nodes:
+        if n["op"] in ("Conv", "BatchNormalization"):
+            taken.update(n["inputs"][1:])
+    out_w = [a for k, a in inits.items() if k not in taken and a.ndim in (2, 3) and a.shape[0] == vocab_size and a.shape[1] == dim]
+    out_b = [a for k, a in inits.items() if k not in taken and a.size == vocab_size and a.shape[0] == vocab_size and a.dtype == np.float32]
     if len(out_w) != 1 or len(out_b) != 1:
         raise ValueError(f"{path}: output layer not found unambiguously ({len(out_w)} weights, {len(out_b)} biases)")
     state["out.weight"] = torch.from_numpy(out_w[0].astype(np.float32).reshape(vocab_size, dim, 1))
