@@ -168,11 +168,6 @@ function speakerGrid(turns: readonly { startMs: number; endMs: number }[], frame
   return count;
 }
 
-/** Milliseconds (10 ms grid) where `turns` have two or more speakers. */
-function overlapGrid(turns: readonly { startMs: number; endMs: number }[], frames: number): Uint8Array {
-  return speakerGrid(turns, frames).map((n) => (n >= 2 ? 1 : 0));
-}
-
 /** DER and its parts pooled over files: total error time over total reference speech (as NIST md-eval and pyannote score a set). */
 function pooled(ms: { missedMs: number; falseAlarmMs: number; confusionMs: number; referenceMs: number }): PooledDer {
   return {

@@ -52,7 +52,19 @@ import { round2, writeBenchResults } from './bench-results.js';
 import { DIRECTIONS, type HeldoutSentence, hornmtHeldout } from './hornmt-heldout.js';
 import type { NonSpeechEntry, RobustnessManifest, SpeechEntry } from './robustness-plan.js';
 import { option } from './bench-args.js';
-import { type BenchLanguage, type Clip, capacity, letters, pool, type RestAnswer, rest, translateGreedy, type WsAnswer, type WsPacing, wsSession } from './robustness-clients.js';
+import {
+  type BenchLanguage,
+  type Clip,
+  capacity,
+  letters,
+  pool,
+  type RestAnswer,
+  rest,
+  translateGreedy,
+  type WsAnswer,
+  type WsPacing,
+  wsSession,
+} from './robustness-clients.js';
 
 const list = (value: string): string[] =>
   value
