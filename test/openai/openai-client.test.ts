@@ -155,9 +155,11 @@ describe('client.audio.transcriptions.create', () => {
 
 describe('a client that goes away', () => {
   it('cancels its job', async () => {
-    // 20 times the clip (about 70 s): long enough to be running when the client leaves.
+    // 80 times the clip (about 4.7 min): long enough to be running when the client leaves. (20 times,
+    // about 70 s, was transcribed within half a second on a quiet machine: the job could complete
+    // between being listed as processing and the abort reaching the server.)
     const { pcm } = wavData(readFileSync(CLIP));
-    const long = Buffer.concat(Array.from({ length: 20 }, () => pcm));
+    const long = Buffer.concat(Array.from({ length: 80 }, () => pcm));
     const form = new FormData();
     form.append('file', new Blob([wavOf(long)]), 'long.wav');
     form.append('model', 'whisper-1');
