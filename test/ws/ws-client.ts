@@ -48,11 +48,16 @@ export function connect(url: string, headers: Record<string, string> = {}): Stre
     messages.push(message);
     for (const w of [...waiters]) w();
   });
-  socket.on('error', () => undefined);
+  // The client's own errors (a frame it rejected, a reset connection) end in close 1006: keep the
+  // last one so that a failure says which it was.
+  let lastError = '';
+  socket.on('error', (error: Error & { code?: string }) => {
+    lastError = `${error.code ?? error.name}: ${error.message}`;
+  });
   let closedWith = '';
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
     socket.on('close', (code, reason) => {
-      closedWith = ` (${code}${reason.length > 0 ? ` ${reason.toString()}` : ''})`;
+      closedWith = ` (${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}${lastError === '' ? '' : `; client error ${lastError}`})`;
       resolve({ code, reason: reason.toString() });
       for (const w of [...waiters]) w();
     });
