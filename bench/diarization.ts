@@ -231,19 +231,17 @@ function evaluate(
       speechMs[key] += detected[key];
     }
     const frames = Math.ceil(c.pcm.length / 160);
-    const outputSpeakers = speakerGrid(turns, frames);
-    const referenceSpeakers = speakerGrid(c.reference, frames);
+    const output = speakerGrid(turns, frames);
+    const reference = speakerGrid(c.reference, frames);
     for (let i = 0; i < frames; i++) {
-      const lacking = Math.max(0, referenceSpeakers[i]! - outputSpeakers[i]!);
-      if (referenceSpeakers[i]! >= 2) missedMs.overlap += 10 * lacking;
-      else missedMs.one += 10 * lacking;
-    }
-    const output = outputSpeakers.map((n) => (n >= 2 ? 1 : 0));
-    const reference = referenceSpeakers.map((n) => (n >= 2 ? 1 : 0));
-    for (let i = 0; i < frames; i++) {
-      overlapMs.both += 10 * (output[i]! & reference[i]!);
-      overlapMs.output += 10 * output[i]!;
-      overlapMs.reference += 10 * reference[i]!;
+      const lacking = 10 * Math.max(0, reference[i]! - output[i]!);
+      const outputOverlaps = output[i]! >= 2;
+      const referenceOverlaps = reference[i]! >= 2;
+      if (referenceOverlaps) missedMs.overlap += lacking;
+      else missedMs.one += lacking;
+      if (outputOverlaps && referenceOverlaps) overlapMs.both += 10;
+      if (outputOverlaps) overlapMs.output += 10;
+      if (referenceOverlaps) overlapMs.reference += 10;
     }
     const found = new Set(turns.map((t) => t.speaker)).size;
     files.push({ name: c.name, speakers: c.speakers, found, der: score.der, referenceMs: score.referenceMs });
