@@ -42,6 +42,7 @@ const CER_BOUND: Record<string, number> = {
   'small-ti-v1': 7,
   'small-ti-v2': 7,
   'small-ti-v3': 7,
+  'small-ti-v4': 7,
   'beta-ti-v1': 5,
 };
 
@@ -75,7 +76,7 @@ describe('output text on the held-out clips', () => {
     }, 120_000);
   }
 
-  for (const model of ['small-ti-v1', 'small-ti-v2', 'small-ti-v3', 'beta-ti-v1']) {
+  for (const model of ['small-ti-v1', 'small-ti-v2', 'small-ti-v3', 'small-ti-v4', 'beta-ti-v1']) {
     it(`${model}: no doubled punctuation, CER within bounds`, async () => {
       const mine = clips.filter(([, language]) => language === 'ti');
       const jobs = await Promise.all(mine.map(([file]) => transcribe(file, 'ti', model)));

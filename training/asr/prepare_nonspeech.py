@@ -15,7 +15,8 @@ format of prepare_data.py's sets.
 drums, mixes) to `nonspeech_train`, clip indices past the --count ones (no clip repeated).
 
 Usage: nice -n 19 /usr/bin/python3 training/asr/prepare_nonspeech.py --seed 33 --count 900 --room-tone 150
-       (the second v3 candidate: --count 1200 --extra-music 300 --room-tone 300)
+       (the second v3 candidate: --count 1200 --extra-music 300 --room-tone 300;
+        om/ti v4: --count 1200 --extra-music 900 --room-tone 900 --train-name nonspeech_train_v4)
 """
 import argparse
 import json
@@ -127,12 +128,15 @@ def main():
     ap.add_argument("--room-tone", type=int, default=150, help="room-tone clips in nonspeech_train")
     ap.add_argument("--room-tone-val", type=int, default=20, help="room-tone clips in nonspeech_val")
     ap.add_argument("--extra-music", type=int, default=0, help="more music clips in nonspeech_train")
+    ap.add_argument("--train-name", default="nonspeech_train", help="the training set's name (nonspeech_*)")
     ap.add_argument("--raw-features", action="store_true", help="store unnormalised log-mel (prepare_data.py --raw-features)")
     a = ap.parse_args()
+    if not a.train_name.startswith("nonspeech_"):
+        ap.error("--train-name must start with nonspeech_ (train.py gives those sets empty targets)")
     if a.raw_features:
         use_raw_features()
     rng = np.random.default_rng(a.seed)
-    save("nonspeech_train", generated(a.count, a.seed, "ns-train", a.extra_music) + room_tone("train", a.room_tone, rng))
+    save(a.train_name, generated(a.count, a.seed, "ns-train", a.extra_music) + room_tone("train", a.room_tone, rng))
     save("nonspeech_val", generated(a.count_val, a.seed + 1000, "ns-val") + room_tone("val", a.room_tone_val, rng))
 
 
