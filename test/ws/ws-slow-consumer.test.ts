@@ -65,18 +65,22 @@ describe('a client that never reads', () => {
     // It asked for several times the limit of unread pongs.
     expect(pongsAsked * PONG_BYTES).toBeGreaterThan(3 * MAX_UNSENT_BYTES);
 
-    // Reading again, the offender finds the close frame behind the messages it left unread. uWS
-    // gives a closing socket's reader 4 s (the ping-timeout margin with idleTimeout 0) before it
-    // closes the socket and drops what it still holds, the close frame too; so the pile of pongs
-    // is only counted, not parsed and checked against the schema one by one as StreamClient does
-    // (tens of thousands of them took longer than that on a loaded machine: a 1006 in a full run).
+    // Reading again, the offender finds the close frame behind the messages it left unread, if it
+    // gets there in time: after ws.end uWS closes the socket at its next 4 s timer tick past the
+    // ping-timeout margin (4 s with idleTimeout 0), so 0-4 s later, and drops what it still holds,
+    // the close frame too (then the client sees 1006; that the server closed with 1008
+    // slow_consumer is checked exactly in src/streaming/ws-sender.test.ts, and here by the job).
+    // To get there sooner, the pile of pongs is only counted, not parsed and checked against the
+    // schema one by one as StreamClient does (tens of thousands took seconds on a loaded machine).
     let messagesRead = offender.messages.length;
     offender.socket.removeAllListeners('message');
     offender.socket.on('message', () => {
       messagesRead++;
     });
     socketOf(offender).resume();
-    expect(await offender.closed).toEqual({ code: 1008, reason: 'slow_consumer' });
+    const closed = await offender.closed;
+    expect([1008, 1006], JSON.stringify(closed)).toContain(closed.code);
+    if (closed.code === 1008) expect(closed.reason).toBe('slow_consumer');
     // What the server held past the limit was dropped, not kept for the reader.
     expect(messagesRead).toBeLessThan(pongsAsked);
 
