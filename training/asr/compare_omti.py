@@ -78,13 +78,14 @@ def main():
     old_greedy = f"small-{a.lang}-v1-greedy-v2sets.json" if old == "v1" else f"small-{a.lang}-{old}-greedy-beside-{new}.json"
     served = {old: figures(old_served, sets), new: figures(f"small-{a.lang}-{new}-served.json", sets)}
     greedy = {old: figures(old_greedy, sets), new: figures(f"small-{a.lang}-{new}.json", sets)}
-    not_worse = all(served[new][s]["cer"] <= served[old][s]["cer"] for s in sets)
-    better = not_worse and (a.not_worse or served[new]["both"]["cer"] < served[old]["both"]["cer"])
-    rule = (f"{new} is the default only if, as served, it is worse than {old} on neither test set" if a.not_worse else
-            f"{new} is the default only if, as served, its CER over both test sets is lower than {old}'s and it is worse on neither")
     extra = {}
     if a.targets:
         extra, rule, better = by_targets(a.lang, old, new, sets, served)
+    else:
+        not_worse = all(served[new][s]["cer"] <= served[old][s]["cer"] for s in sets)
+        better = not_worse and (a.not_worse or served[new]["both"]["cer"] < served[old]["both"]["cer"])
+        rule = (f"{new} is the default only if, as served, it is worse than {old} on neither test set" if a.not_worse else
+                f"{new} is the default only if, as served, its CER over both test sets is lower than {old}'s and it is worse on neither")
     print(json.dumps({"language": a.lang, "rule": rule, "served": served, "greedy": greedy, **extra,
                       f"{new}_better": better, "default": f"small-{a.lang}-{new}" if better else f"small-{a.lang}-{old}"}, indent=2))
     sys.exit(0 if better else 1)
