@@ -38,6 +38,7 @@ const CER_BOUND: Record<string, number> = {
   'small-om-v1': 18,
   'small-om-v2': 11,
   'small-om-v3': 11,
+  'small-om-v5': 11,
   'beta-om-v1': 16,
   'small-ti-v1': 7,
   'small-ti-v2': 7,
@@ -57,7 +58,7 @@ function expectCerWithinBound(mine: typeof clips, jobs: { text: string }[], lang
 }
 
 describe('output text on the held-out clips', () => {
-  for (const model of ['small-om-v1', 'small-om-v2', 'small-om-v3', 'beta-om-v1']) {
+  for (const model of ['small-om-v1', 'small-om-v2', 'small-om-v3', 'small-om-v5', 'beta-om-v1']) {
     it(`${model}: sentence-start capital, no stray capitals, CER within bounds`, async () => {
       const mine = clips.filter(([, language]) => language === 'om');
       const jobs = await Promise.all(mine.map(([file]) => transcribe(file, 'om', model)));

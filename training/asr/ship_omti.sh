@@ -11,7 +11,8 @@
 #     --not-worse; issue 33: "om and ti: synthetic held-out CER not worse than v2"); from v4 on, the new
 #     model replaces the old by issue 33's two om/ti targets (compare_omti.py --targets);
 #  6. the model card (write_card.py).
-# VERSION=v3 (the default: FROM v2, measured beside v2) or v4 (FROM v3, measured beside v2 and v3).
+# VERSION=v3 (the default: FROM v2, measured beside v2), v4 (FROM v3, measured beside v2 and v3) or v5
+# (om only: FROM v3, measured beside v2 and v3).
 # --card-only: step 6 alone, from the results already measured.
 # Only synthetic speech exists for these languages: no model was measured on people.
 # Usage (repository root, after train_omti.sh): [VERSION=v4] sh training/asr/ship_omti.sh [--card-only] [om] [ti]
@@ -22,11 +23,13 @@ VERSION=${VERSION:-v3}
 case $VERSION in
   v3) FROM=v2 BESIDE="v2" ;;
   v4) FROM=v3 BESIDE="v2 v3" ;;
-  *) echo "unknown VERSION $VERSION (v3, v4)" >&2; exit 2 ;;
+  v5) FROM=v3 BESIDE="v2 v3" ;;  # om only (train_omti.sh); small-om-v4 was not shipped
+  *) echo "unknown VERSION $VERSION (v3, v4, v5)" >&2; exit 2 ;;
 esac
 CARD=0
 [ "$1" = "--card-only" ] && CARD=1 && shift
 LANGS=${*:-om ti}
+[ $VERSION = v5 ] && LANGS=om
 [ -f bench/data/robustness/manifest.json ] || nice -n 10 npx tsx bench/robustness-corpus.ts > /tmp/robustness-corpus.log 2>&1
 nonspeech() {  # $1 language, $2 results name, $3 models folder: robustness.json of the non-speech clips, gate off
   B=bench/results/robustness.json
@@ -116,7 +119,7 @@ rows = []
 for v in beside + [new]:
     suffix = "" if v == new else f"-beside-{new}"
     a = json.load(open(f"training/asr/results/small-{lang}-{v}-nonspeech{suffix}.json"))["summary"]["nonSpeech"]["ALL"]["rest-today"]
-    rows.append(f"{v} {a['lettersPerMinute']} letters a minute ({a['letters']} letters in {round(a['seconds'] / 60)} min, {a['emptyPercent']}% of clips empty)")
+    rows.append(f"{v} {a['lettersPerMinute']:.2f} letters a minute ({a['letters']} letters in {round(a['seconds'] / 60)} min, {a['emptyPercent']}% of clips empty)")
 print("; ".join(rows))
 PY
 )

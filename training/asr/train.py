@@ -22,7 +22,9 @@ The first epoch is then length-bucketed random, not shortest-first.
 Sets named nonspeech_* (prepare_nonspeech.py) hold non-speech with EMPTY targets: CTC with target
 length 0 (all frames blank). --nonspeech-share caps their share of every batch as
 --synth-max-share does for synthetic speech; as a --valid set, a nonspeech_* set reports invented
-letters per minute (greedy) instead of CER.
+letters per minute (greedy) instead of CER. --nonspeech-weight W multiplies the loss of empty-target
+rows (per 4 output frames, see the loss) by W: once a model is mostly blank on non-speech, the few frames
+where it still emits a letter weigh little beside a batch's speech rows.
 --teacher-onnx MODEL_DIR distils a shipped model into the one trained (frame-level knowledge
 distillation, as for CTC students of the same frame rate): the teacher (same vocabulary, same 40 ms
 output frames; any look-ahead) reads each batch BEFORE SpecAugment, in eval mode without gradients,
@@ -260,6 +262,8 @@ def main():
     ap.add_argument("--init", default=None, help="start from work/runs/<run>/checkpoint.pt (same vocabulary and shape)")
     ap.add_argument("--init-onnx", default=None, help="start from a shipped model folder's model.onnx + vocab.txt (onnx_weights.py)")
     ap.add_argument("--nonspeech-share", type=float, default=1.0, help="most non-speech clips (sets nonspeech_*) per batch (share)")
+    ap.add_argument("--nonspeech-weight", type=float, default=1.0,
+                    help="loss weight of empty-target rows (non-speech) against speech rows")
     ap.add_argument("--teacher-onnx", default=None, help="distil this shipped model folder (same vocabulary and frame rate)")
     ap.add_argument("--kd-weight", type=float, default=0.5, help="share of the distillation term in the loss")
     ap.add_argument("--kd-temperature", type=float, default=1.0)
@@ -447,6 +451,8 @@ def main():
             # one syllable's worth of frames), so a long non-speech clip does not outweigh a batch
             denom = torch.where(yl > 0, yl, torch.div(ol, 4, rounding_mode="floor")).clamp_min(1)
             per_row = per_utt / denom
+            if a.nonspeech_weight != 1.0:
+                per_row = torch.where(yl > 0, per_row, a.nonspeech_weight * per_row)
             kd_value = None
             if distil:
                 row_kl = distillation_per_row(logits[kd_mask], teacher_logits, ol[kd_mask], denom[kd_mask], a.kd_temperature)
