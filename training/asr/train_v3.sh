@@ -16,7 +16,8 @@
 # fine-tuning (train.py --teacher-onnx models/small-am-v2, KL weight 0.8 on speech rows; the telephone
 # copies, which v2 reads worse, and the non-speech rows take CTC alone), with small-om-v5's non-speech
 # recipe (nonspeech_train_v5: 4,500 clips, at most 25% of a batch, weighing 3x in the loss) and a lower
-# learning rate (0.0003). Run name small-am-v3c3: RUN=small-am-v3c3 for ship_v3.sh.
+# learning rate (0.0003). Run name small-am-v3c3: RUN=small-am-v3c3 for ship_v3.sh. CANDIDATE=4 is its
+# control (small-am-v3c4): the same without non-speech rows in training.
 # Run from the repository root. Then: sh training/asr/ship_v3.sh (exports to a scratch folder).
 set -e
 export OPENBLAS_NUM_THREADS=2 OMP_WAIT_POLICY=PASSIVE
@@ -36,14 +37,14 @@ fi
 # the first v3 candidate was trained without it (no espeak-ng on that machine)
 SYNTH=""; [ -f training/work/synth_am_train_spk.pt ] && SYNTH=",synth_am_train_spk"
 TEL=""; [ -f training/work/alffa_spk_train_tel.pt ] && TEL=",alffa_spk_train_tel"
-if [ "${CANDIDATE:-2}" = 3 ]; then
-  NAME=small-am-v3c3 NS=nonspeech_train_v5 KD="--teacher-onnx models/small-am-v2 --kd-weight 0.8 --kd-skip alffa_spk_train_tel"
-  NS_ARGS="--nonspeech-share 0.25 --nonspeech-weight 3" LR=0.0003 CKPT=5
-else
-  NAME=small-am-v3 NS=nonspeech_train KD="" NS_ARGS="--nonspeech-share 0.15" LR=0.0005 CKPT=8
-fi
+KD3="--teacher-onnx models/small-am-v2 --kd-weight 0.8 --kd-skip alffa_spk_train_tel"
+case "${CANDIDATE:-2}" in
+  3) NAME=small-am-v3c3 NS=,nonspeech_train_v5 KD=$KD3 NS_ARGS="--nonspeech-share 0.25 --nonspeech-weight 3" LR=0.0003 CKPT=5 ;;
+  4) NAME=small-am-v3c4 NS= KD=$KD3 NS_ARGS= LR=0.0003 CKPT=5 ;;  # the control of 3: no non-speech rows
+  *) NAME=small-am-v3 NS=,nonspeech_train KD= NS_ARGS="--nonspeech-share 0.15" LR=0.0005 CKPT=8 ;;
+esac
 $P training/asr/train.py --name $NAME --lang am --init-onnx models/small-am-v2 $KD \
-  --sets "alffa_spk_train,alffa_spk_train_aug$TEL$SYNTH,$NS" --synth-max-share 0.4 \
+  --sets "alffa_spk_train,alffa_spk_train_aug$TEL$SYNTH$NS" --synth-max-share 0.4 \
   $NS_ARGS \
   --valid alffa_spk_val,nonspeech_val --select alffa_spk_val \
   --lr $LR --warmup 100 --max-frames 8000 \
