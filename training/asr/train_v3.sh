@@ -11,9 +11,9 @@
 # utterance), more non-speech (1,200 clips + 300 more music + 300 room tone) and the espeak-ng set,
 # with the non-speech cap rounded stochastically (train.py): 11.3% of the utterances trained on, not
 # 15%, since the set is too small to fill every batch's room (nonspeech_train:2 would).
-# The third (CANDIDATE=3, 2026-11-30): the second lost 1.2 points of beam + LM CER on val because
-# fine-tuning sharpened the posteriors the LM rescores, so v2 is now also the TEACHER of its own
-# fine-tuning (train.py --teacher-onnx models/small-am-v2, KL weight 0.8 on speech rows; the telephone
+# The third (CANDIDATE=3, 2026-11-30) asks whether the second lost 1.2 points of beam + LM CER on val
+# because fine-tuning sharpened the posteriors the LM rescores (it did not: training/asr/README.md), so
+# v2 is also the TEACHER of its own fine-tuning (train.py --teacher-onnx models/small-am-v2, KL weight 0.8 on speech rows; the telephone
 # copies, which v2 reads worse, and the non-speech rows take CTC alone), with small-om-v5's non-speech
 # recipe (nonspeech_train_v5: 4,500 clips, at most 25% of a batch, weighing 3x in the loss) and a lower
 # learning rate (0.0003). Run name small-am-v3c3: RUN=small-am-v3c3 for ship_v3.sh. CANDIDATE=4 is its
