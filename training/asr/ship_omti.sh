@@ -23,13 +23,13 @@ VERSION=${VERSION:-v3}
 case $VERSION in
   v3) FROM=v2 BESIDE="v2" ;;
   v4) FROM=v3 BESIDE="v2 v3" ;;
-  v5) FROM=v3 BESIDE="v2 v3" ;;  # om only (train_omti.sh); small-om-v4 was not shipped
+  v5) FROM=v3 BESIDE="v2 v3" ONLY=om ;;  # small-om-v4 was not shipped
   *) echo "unknown VERSION $VERSION (v3, v4, v5)" >&2; exit 2 ;;
 esac
 CARD=0
 [ "$1" = "--card-only" ] && CARD=1 && shift
-LANGS=${*:-om ti}
-[ $VERSION = v5 ] && LANGS=om
+LANGS=${*:-${ONLY:-om ti}}
+[ -z "$ONLY" ] || [ "$LANGS" = "$ONLY" ] || { echo "VERSION $VERSION is for $ONLY only" >&2; exit 2; }
 [ -f bench/data/robustness/manifest.json ] || nice -n 10 npx tsx bench/robustness-corpus.ts > /tmp/robustness-corpus.log 2>&1
 nonspeech() {  # $1 language, $2 results name, $3 models folder: robustness.json of the non-speech clips, gate off
   B=bench/results/robustness.json

@@ -450,9 +450,7 @@ def main():
             # speech: per target unit (CTCLoss "mean"); empty targets: per 4 output frames (about
             # one syllable's worth of frames), so a long non-speech clip does not outweigh a batch
             denom = torch.where(yl > 0, yl, torch.div(ol, 4, rounding_mode="floor")).clamp_min(1)
-            per_row = per_utt / denom
-            if a.nonspeech_weight != 1.0:
-                per_row = torch.where(yl > 0, per_row, a.nonspeech_weight * per_row)
+            per_row = per_utt / denom * torch.where(yl > 0, 1.0, a.nonspeech_weight)
             kd_value = None
             if distil:
                 row_kl = distillation_per_row(logits[kd_mask], teacher_logits, ol[kd_mask], denom[kd_mask], a.kd_temperature)

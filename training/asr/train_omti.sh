@@ -26,13 +26,13 @@ VERSION=${VERSION:-v3}
 case $VERSION in
   v3) FROM=v2 SHARE=0.15 NS=nonspeech_train NS_ARGS="--count 1200 --extra-music 300 --room-tone 300" DEFAULT_MINUTES=25 ;;
   v4) FROM=v3 SHARE=0.25 NS=nonspeech_train_v4 NS_ARGS="--count 1200 --extra-music 900 --room-tone 900" DEFAULT_MINUTES=20 ;;
-  v5) FROM=v3 SHARE=0.25 NS=nonspeech_train_v5 NS_ARGS="--count 1200 --extra-music 2400 --room-tone 900" DEFAULT_MINUTES=40 WEIGHT=3 ;;
+  v5) FROM=v3 SHARE=0.25 NS=nonspeech_train_v5 NS_ARGS="--count 1200 --extra-music 2400 --room-tone 900" DEFAULT_MINUTES=40 WEIGHT=3 ONLY=om ;;
   *) echo "unknown VERSION $VERSION (v3, v4, v5)" >&2; exit 2 ;;
 esac
 SKIP=0
 [ "$1" = "--skip-prepare" ] && SKIP=1 && shift
-LANGS=${*:-om ti}
-[ $VERSION = v5 ] && LANGS=om
+LANGS=${*:-${ONLY:-om ti}}
+[ -z "$ONLY" ] || [ "$LANGS" = "$ONLY" ] || { echo "VERSION $VERSION is for $ONLY only" >&2; exit 2; }
 if [ $SKIP = 0 ]; then
   for LG in $LANGS; do
     [ -f training/work/synth_${LG}_train_v2.pt ] || $P training/asr/prepare_data.py --lang $LG --seed 1 --recipe v2 --synth-train 6000 > $L/prepare-$LG-v2.log 2>&1
