@@ -82,6 +82,17 @@ class CtcNet(nn.Module):
     def forward(self, feats, lengths):
         """feats [B, T, n_mels] float32 (zero beyond each row's length), lengths [B] int64.
         Returns logits [B, T', vocab] and out_lengths [B] int64, T' = ceil(T / 4)."""
+        x, l2 = self.encode(feats, lengths)
+        return self.head(self.out, x), l2
+
+    @staticmethod
+    def head(out, x):
+        """An output layer (a 1x1 Conv1d) over encoder states [B, dim, T'] -> logits [B, T', vocab]."""
+        return (torch.matmul(out.weight[:, :, 0], x) + out.bias[:, None]).transpose(1, 2)
+
+    def encode(self, feats, lengths):
+        """The shared encoder: states [B, dim, T'] (zero beyond each row's length) and out_lengths [B];
+        train.py --aux-sets puts a second output layer (another language's units) on them."""
         x = feats.transpose(1, 2) * self.mask(lengths, feats.shape[1])
         l1 = conv_out_len(lengths)
         x = torch.relu(self.bn1(self.sub1(x)))
@@ -92,5 +103,4 @@ class CtcNet(nn.Module):
         x = x * m
         for b in self.blocks:
             x = b(x, m)
-        logits = (torch.matmul(self.out.weight[:, :, 0], x) + self.out.bias[:, None]).transpose(1, 2)
-        return logits, l2
+        return x, l2

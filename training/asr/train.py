@@ -32,6 +32,17 @@ and the loss becomes (1 - w) x CTC + w x KL(teacher || student) at temperature T
 KL summed over a row's valid frames and divided by the same per-row denominator as CTC (target units),
 so both terms are per unit. --kd-weight w; --kd-temperature T; rows of non-speech sets and of sets
 listed in --kd-skip (say the telephone copies, which the teacher never heard) take CTC alone.
+--aux-sets NAME[:repeat],... (multitask, issue 33) trains the same encoder on another language's
+speech through its OWN output layer (a 1x1 convolution over the encoder states onto that set's
+letters; prepare_english.py's en_so_train): every --aux-every-th step is a batch of those sets alone,
+its CTC loss (per target unit, as the main rows) times --aux-weight; the rest of the run is as
+without it. The extra layer is saved in the checkpoint (aux_state, aux_tokens) and never exported:
+the exported model is the main language's, with its vocabulary and shape unchanged. No teacher reads
+those rows, and no held-out set scores them (the main --select set picks best.pt).
+--trainable PREFIX,... trains only the parameters whose names start with one of the prefixes (say
+`blocks.9,out`: the last block and the output layer); the rest is frozen, its BatchNorms in eval mode
+(their running statistics stay the shipped ones), so rows of a new kind (non-speech) cannot move
+what the frozen layers compute for speech.
 --select SET keeps best.pt, the checkpoint with the lowest greedy CER on SET (all of it), so a
 run is chosen on held-out speakers only.
 Sets stored raw (prepare_data.py / prepare_nonspeech.py --raw-features) are normalised at batch time
@@ -268,6 +279,10 @@ def main():
     ap.add_argument("--kd-weight", type=float, default=0.5, help="share of the distillation term in the loss")
     ap.add_argument("--kd-temperature", type=float, default=1.0)
     ap.add_argument("--kd-skip", default="", help="comma list of sets whose rows take CTC alone (non-speech sets always do)")
+    ap.add_argument("--aux-sets", default=None, help="multitask: comma list of another language's work sets, NAME[:repeat]")
+    ap.add_argument("--aux-every", type=int, default=3, help="every N-th step is an --aux-sets batch")
+    ap.add_argument("--aux-weight", type=float, default=1.0, help="weight of the --aux-sets CTC loss")
+    ap.add_argument("--trainable", default=None, help="comma list of parameter-name prefixes to train (the rest frozen)")
     ap.add_argument("--running-norm-share", type=float, default=0.0,
                     help="raw sets: share of rows normalised with the live stream's running statistics")
     ap.add_argument("--stream-stats", default=None, help="stream-stats.json of the running normalisation (with --running-norm-share)")
@@ -354,6 +369,14 @@ def main():
     else:
         model = CtcNet(len(tokens), dim=a.dim, blocks=a.blocks, kernel=a.kernel, dropout=a.dropout, right_context=a.right_context)
     frozen = [model.bn1, model.bn2] if onnx_init else []  # folded into sub1/sub2 by export: identities
+    if a.trainable:
+        prefixes = tuple(x for x in a.trainable.split(",") if x)
+        for n_, p_ in model.named_parameters():
+            p_.requires_grad_(n_.startswith(prefixes))
+        frozen += [m for n_, m in model.named_modules()
+                   if isinstance(m, (torch.nn.BatchNorm1d, torch.nn.Dropout)) and not n_.startswith(prefixes)]
+        note(event="trainable", prefixes=list(prefixes),
+             params=sum(p_.numel() for p_ in model.parameters() if p_.requires_grad))
 
     def train_mode():
         model.train()
@@ -377,7 +400,29 @@ def main():
              kd_rows=int(kd_rows.sum()), kd_skip=sorted(kd_skip))
     params = sum(p.numel() for p in model.parameters())
     note(event="model", params=params, config=model.config)
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, weight_decay=1e-3, betas=(0.9, 0.98))
+    aux = None
+    if a.aux_sets:  # multitask: another language's rows through their own output layer on the shared encoder
+        aux_feats, aux_texts = [], []
+        for spec in a.aux_sets.split(","):
+            name, _, rep_ = spec.partition(":")
+            d = load(name)
+            if d["raw"] != raw:
+                raise SystemExit(f"--aux-sets {name}: stored {'raw' if d['raw'] else 'normalised'}, unlike --sets")
+            for _ in range(int(rep_ or 1)):
+                aux_feats += d["feats"]
+                aux_texts += d["texts"]
+        aux_tokens = [BLANK, SPACE] + sorted({ch for t in aux_texts for ch in t if ch != " "})
+        aux_index = {t: i for i, t in enumerate(aux_tokens)}
+        aux_targets = [encode(t, aux_index) for t in aux_texts]
+        aux_len = np.array([f.shape[0] for f in aux_feats])
+        aux_keep = [i for i in range(len(aux_feats)) if 0 < len(aux_targets[i]) and 2 * len(aux_targets[i]) + 1 <= ((aux_len[i] - 1) // 2) // 2 + 1]
+        aux = {"feats": [aux_feats[i] for i in aux_keep], "targets": [aux_targets[i] for i in aux_keep],
+               "lengths": aux_len[aux_keep], "tokens": aux_tokens, "queue": [], "steps": 0, "seconds": 0.0,
+               "head": torch.nn.Conv1d(model.config["dim"], len(aux_tokens), 1)}
+        note(event="aux_data", sets=a.aux_sets, utterances=len(aux_keep), dropped=len(aux_feats) - len(aux_keep),
+             hours=round(float(aux["lengths"].sum()) / 100 / 3600, 2), vocab=len(aux_tokens), every=a.aux_every, weight=a.aux_weight)
+    trained = [p_ for p_ in model.parameters() if p_.requires_grad] + ([] if aux is None else list(aux["head"].parameters()))
+    opt = torch.optim.AdamW(trained, lr=a.lr, weight_decay=1e-3, betas=(0.9, 0.98))
     budget = a.minutes * 60
     step, epoch, last_ckpt, done = 0, 0, time.time(), False
     train_mode()
@@ -391,7 +436,31 @@ def main():
     def save(tag):
         torch.save({"state": model.state_dict(), "config": model.config, "tokens": tokens, "lang": a.lang,
                     "strip_punct": a.strip_punct, "units": a.units, "step": step, "epoch": epoch, "train_minutes": (time.time() - t_train) / 60,
-                    "args": vars(a), "hours": float(hours), "params": params, "init_onnx": onnx_init}, os.path.join(run_dir, f"{tag}.pt"))
+                    "args": vars(a), "hours": float(hours), "params": params, "init_onnx": onnx_init,
+                    **({} if aux is None else {"aux_state": aux["head"].state_dict(), "aux_tokens": aux["tokens"]})},
+                   os.path.join(run_dir, f"{tag}.pt"))
+
+    def aux_step():
+        """One batch of the --aux-sets through the encoder and their own output layer; returns its loss."""
+        if not aux["queue"]:
+            aux["queue"] = batches(aux["lengths"], a.max_frames, rng, sort_first=False)
+        idx = aux["queue"].pop()
+        x, xl, y, yl = collate(aux["feats"], idx, aux["targets"])
+        if raw:
+            x, _ = feature_norm.normalize_rows(x, xl, None, None)
+        if step >= a.warmup:
+            spec_augment(x, xl, rng)
+        states, ol = model.encode(x, xl)
+        logp = torch.log_softmax(CtcNet.head(aux["head"], states), -1).transpose(0, 1)
+        per_utt = torch.nn.functional.ctc_loss(logp, y, ol, yl, blank=0, reduction="none", zero_infinity=True)
+        loss = a.aux_weight * (per_utt / yl.clamp_min(1)).mean()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(trained, 5.0)
+        opt.step()
+        aux["steps"] += 1
+        aux["seconds"] += float(xl.sum()) / 100
+        return float(loss)
 
     def validate(event, limit):
         """Scores every held-out set on its first limit(name, set) utterances, logs it as `event`, and
@@ -431,6 +500,14 @@ def main():
             lr = a.lr * warm * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, elapsed / budget))))
             for g in opt.param_groups:
                 g["lr"] = lr
+            if aux is not None and step % a.aux_every == a.aux_every - 1:
+                aux_loss = aux_step()
+                step += 1
+                if step % 25 == 0:
+                    note(event="aux_step", step=step, aux_loss=round(aux_loss, 3), lr=round(lr, 6))
+                if time.time() - t_train >= budget:
+                    done = True
+                    break
             x, xl, y, yl = collate(feats, idx, targets)
             kd_mask = torch.from_numpy(kd_rows[idx])
             distil = teacher is not None and bool(kd_mask.any())
@@ -460,7 +537,7 @@ def main():
             loss = per_row.mean()
             opt.zero_grad()
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+            torch.nn.utils.clip_grad_norm_(trained, 5.0)
             opt.step()
             audio_seconds += float(xl.sum()) / 100
             ns = int(synth[idx].sum())
@@ -492,6 +569,8 @@ def main():
     note(event="nonspeech_mix", utterance_share=round(nonspeech_seen["utts"] / max(mix["utts"] + boot["utts"], 1), 3),
          max_share_in_a_batch=round(nonspeech_seen["max_share"], 3))
     note(event="running_norm", rows=running_seen, share=round(running_seen / max(mix["utts"] + boot["utts"], 1), 3))
+    if aux is not None:
+        note(event="aux_done", steps=aux["steps"], audio_hours_seen=round(aux["seconds"] / 3600, 2))
     note(event="done", steps=step, audio_hours_seen=round(audio_seconds / 3600, 2), epochs=epoch, train_minutes=round((time.time() - t_train) / 60, 2),
          best_step=best["step"], best_cer=None if best["step"] is None else round(best["cer"], 4))
 
