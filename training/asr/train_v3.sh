@@ -29,11 +29,12 @@
 # their data, only the last block and the output layer train (train.py --trainable blocks.9,out; the rest
 # and its BatchNorm statistics stay small-am-v2's), on candidate 5's data, speech rows by distillation
 # alone (KL weight 1: keep v2's speech posteriors), non-speech rows by CTC to blank; lr 0.001. It was stopped
-# after 10 of 20 minutes (val greedy 31.8 at 4 and at 8 minutes, v2 30.6): the last block's BatchNorm, which
-# trains, took the statistics of batches a quarter non-speech. The eighth (CANDIDATE=8, small-am-v3c8) is 7
-# with that BatchNorm frozen too (only its two convolutions and the output layer train).
+# after 10 of 20 minutes (val greedy 31.8 at 4 and at 8 minutes, v2 30.6). The eighth (CANDIDATE=8,
+# small-am-v3c8) asks whether the last block's BatchNorm, which trained on batches a quarter non-speech, was
+# the cause: 7 with that BatchNorm frozen too (only its two convolutions and the output layer train). No.
 # The ninth (CANDIDATE=9, small-am-v3c9): candidate 5 (the nearest to v2) at a third of its learning rate
-# (0.0001), to drift less from v2 while the non-speech rows take effect.
+# (0.0001), to drift less from v2 while the non-speech rows take effect. The answers to 5-9 (none shipped):
+# training/asr/README.md, results/small-am-v3-candidates5-9/.
 # Run from the repository root. Then: sh training/asr/ship_v3.sh (exports to a scratch folder).
 set -e
 export OPENBLAS_NUM_THREADS=2 OMP_WAIT_POLICY=PASSIVE
