@@ -197,14 +197,22 @@ def alffa_items():
     return rows[:-ALFFA_VAL], rows[-ALFFA_VAL:]
 
 
+def decode_audio(path):
+    """Any audio file ffmpeg reads, as 16 kHz mono float samples (16-bit precision)."""
+    return pcm16(subprocess.run([FFMPEG, "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-ar", str(SAMPLE_RATE), "pipe:1"],
+                                capture_output=True, check=True).stdout)
+
+
+def pcm16(raw):
+    return np.frombuffer(raw, dtype=np.int16).astype(np.float32) / 32768.0
+
+
 def decode_flac(uid):
     path = os.path.join(DATA, "alffa-am-train", "flac", uid + ".flac")
-    if shutil.which("flac"):
-        cmd = ["flac", "-d", "-s", "-c", "--force-raw-format", "--endian=little", "--sign=signed", path]
-    else:  # the same 16-bit samples through ffmpeg
-        cmd = [FFMPEG, "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-ar", "16000", "pipe:1"]
-    raw = subprocess.run(cmd, capture_output=True, check=True).stdout
-    return np.frombuffer(raw, dtype=np.int16).astype(np.float32) / 32768.0
+    if not shutil.which("flac"):  # the same 16-bit samples through ffmpeg
+        return decode_audio(path)
+    cmd = ["flac", "-d", "-s", "-c", "--force-raw-format", "--endian=little", "--sign=signed", path]
+    return pcm16(subprocess.run(cmd, capture_output=True, check=True).stdout)
 
 
 # ---------------------------------------------------------------- synthetic

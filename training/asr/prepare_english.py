@@ -15,7 +15,6 @@ Usage: nice -n 10 /usr/bin/python3 training/asr/prepare_english.py [--copies 6] 
 import argparse
 import json
 import os
-import subprocess
 import sys
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -24,7 +23,8 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
-from common import FEATURES, LogMel, SAMPLE_RATE  # noqa: E402
+from common import FEATURES, LogMel  # noqa: E402
+from prepare_data import decode_audio  # noqa: E402
 from speech_augment import perturbed_copy  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,12 +46,6 @@ def table(name):
     return out
 
 
-def decode(path):
-    pcm = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-ac", "1", "-ar", str(SAMPLE_RATE), "-"],
-                         capture_output=True, check=True).stdout
-    return np.frombuffer(pcm, dtype=np.int16).astype(np.float32) / 32768.0
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--copies", type=int, default=6, help="clean + perturbed copies of every utterance")
@@ -68,7 +62,7 @@ def main():
         target = "".join(ch for ch in target if ch in ALLOWED)
         if not target:
             continue
-        pcm = decode(os.path.join(SO, wav[uid]))
+        pcm = decode_audio(os.path.join(SO, wav[uid]))
         for k in range(a.copies):
             f = feat(pcm) if k == 0 else perturbed_copy(pcm, k, rng)
             feats.append(torch.from_numpy(f).to(torch.float16))

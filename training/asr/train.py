@@ -148,6 +148,18 @@ def cap_synthetic(batch_list, is_synth, share, rng, stochastic=False):
     return out
 
 
+def trainable_rows(targets, lengths, rule, empty_ok):
+    """Indices of the rows CTC can train: a target that fits the row's output frames (4x subsampled
+    `lengths`) by `rule` ("feasible": one frame per unit plus a blank between repeats, CTC's own limit;
+    "2L+1": a blank around every unit), and non-empty unless empty_ok[i] (non-speech rows)."""
+    out_lengths = (((lengths - 1) // 2) // 2) + 1
+    if rule == "feasible":
+        need = [len(t) + sum(1 for x, y in zip(t, t[1:]) if x == y) for t in targets]
+    else:
+        need = [2 * len(t) + 1 for t in targets]
+    return [i for i in range(len(targets)) if (0 < len(targets[i]) or empty_ok[i]) and need[i] <= out_lengths[i]]
+
+
 def batches(lengths, max_frames, rng, sort_first):
     order = np.argsort(lengths, kind="stable") if sort_first else None
     if order is None:
@@ -340,12 +352,7 @@ def main():
     index = {t: i for i, t in enumerate(tokens)}
     targets = [encode(t, index) for t in texts]
     lengths = np.array([f.shape[0] for f in feats])
-    out_lengths = (((lengths - 1) // 2) // 2) + 1
-    if a.length_filter == "feasible":  # CTC's own limit: one frame per unit plus a blank between repeats
-        need = [len(t) + sum(1 for x, y in zip(t, t[1:]) if x == y) for t in targets]
-    else:
-        need = [2 * len(t) + 1 for t in targets]
-    keep = [i for i in range(len(feats)) if (0 < len(targets[i]) or nonspeech[i]) and need[i] <= out_lengths[i]]
+    keep = trainable_rows(targets, lengths, a.length_filter, nonspeech)
     feats = [feats[i] for i in keep]
     targets = [targets[i] for i in keep]
     synth = np.array([synth[i] for i in keep], dtype=bool)
@@ -415,7 +422,7 @@ def main():
         aux_index = {t: i for i, t in enumerate(aux_tokens)}
         aux_targets = [encode(t, aux_index) for t in aux_texts]
         aux_len = np.array([f.shape[0] for f in aux_feats])
-        aux_keep = [i for i in range(len(aux_feats)) if 0 < len(aux_targets[i]) and 2 * len(aux_targets[i]) + 1 <= ((aux_len[i] - 1) // 2) // 2 + 1]
+        aux_keep = trainable_rows(aux_targets, aux_len, a.length_filter, [False] * len(aux_targets))
         aux = {"feats": [aux_feats[i] for i in aux_keep], "targets": [aux_targets[i] for i in aux_keep],
                "lengths": aux_len[aux_keep], "tokens": aux_tokens, "queue": [], "steps": 0, "seconds": 0.0,
                "head": torch.nn.Conv1d(model.config["dim"], len(aux_tokens), 1)}

@@ -56,14 +56,16 @@ fi
 SYNTH=""; [ -f training/work/synth_am_train_spk.pt ] && SYNTH=",synth_am_train_spk"
 TEL=""; [ -f training/work/alffa_spk_train_tel.pt ] && TEL=",alffa_spk_train_tel"
 KD3="--teacher-onnx models/small-am-v2 --kd-weight 0.8 --kd-skip alffa_spk_train_tel"
+KD1="--teacher-onnx models/small-am-v2 --kd-weight 1"
+NS5="--nonspeech-share 0.25 --nonspeech-weight 3"  # small-om-v5's non-speech recipe (with nonspeech_train_v5)
 case "${CANDIDATE:-2}" in
-  3) NAME=small-am-v3c3 NS=,nonspeech_train_v5 KD=$KD3 NS_ARGS="--nonspeech-share 0.25 --nonspeech-weight 3" LR=0.0003 CKPT=5 ;;
-  5) NAME=small-am-v3c5 NS=,nonspeech_train_v5 KD=$KD3 NS_ARGS="--nonspeech-share 0.25 --nonspeech-weight 3" LR=0.0003 CKPT=5 SYNTH= TEL= ;;
-  6) NAME=small-am-v3c6 NS=,nonspeech_train_v5 KD=$KD3 NS_ARGS="--nonspeech-share 0.25 --nonspeech-weight 3 --aux-sets en_so_train --aux-every 3" LR=0.0003 CKPT=5 SYNTH= TEL= ;;
-  7) NAME=small-am-v3c7 NS=,nonspeech_train_v5 KD="--teacher-onnx models/small-am-v2 --kd-weight 1" NS_ARGS="--nonspeech-share 0.25 --nonspeech-weight 3 --trainable blocks.9,out" LR=0.001 CKPT=4 SYNTH= TEL= ;;
-  8) NAME=small-am-v3c8 NS=,nonspeech_train_v5 KD="--teacher-onnx models/small-am-v2 --kd-weight 1" NS_ARGS="--nonspeech-share 0.25 --nonspeech-weight 3 --trainable blocks.9.dw,blocks.9.pw,out" LR=0.001 CKPT=3 SYNTH= TEL= ;;
-  9) NAME=small-am-v3c9 NS=,nonspeech_train_v5 KD=$KD3 NS_ARGS="--nonspeech-share 0.25 --nonspeech-weight 3" LR=0.0001 CKPT=4 SYNTH= TEL= ;;
+  3) NAME=small-am-v3c3 NS=,nonspeech_train_v5 KD=$KD3 NS_ARGS=$NS5 LR=0.0003 CKPT=5 ;;
   4) NAME=small-am-v3c4 NS= KD=$KD3 NS_ARGS= LR=0.0003 CKPT=5 ;;  # the control of 3: no non-speech rows
+  5) NAME=small-am-v3c5 NS=,nonspeech_train_v5 KD=$KD3 NS_ARGS=$NS5 LR=0.0003 CKPT=5 SYNTH= TEL= ;;
+  6) NAME=small-am-v3c6 NS=,nonspeech_train_v5 KD=$KD3 NS_ARGS="$NS5 --aux-sets en_so_train --aux-every 3" LR=0.0003 CKPT=5 SYNTH= TEL= ;;
+  7) NAME=small-am-v3c7 NS=,nonspeech_train_v5 KD=$KD1 NS_ARGS="$NS5 --trainable blocks.9,out" LR=0.001 CKPT=4 SYNTH= TEL= ;;
+  8) NAME=small-am-v3c8 NS=,nonspeech_train_v5 KD=$KD1 NS_ARGS="$NS5 --trainable blocks.9.dw,blocks.9.pw,out" LR=0.001 CKPT=3 SYNTH= TEL= ;;
+  9) NAME=small-am-v3c9 NS=,nonspeech_train_v5 KD=$KD3 NS_ARGS=$NS5 LR=0.0001 CKPT=4 SYNTH= TEL= ;;
   *) NAME=small-am-v3 NS=,nonspeech_train KD= NS_ARGS="--nonspeech-share 0.15" LR=0.0005 CKPT=8 ;;
 esac
 $P training/asr/train.py --name $NAME --lang am --init-onnx models/small-am-v2 $KD \
