@@ -48,16 +48,26 @@ export function connect(url: string, headers: Record<string, string> = {}): Stre
     messages.push(message);
     for (const w of [...waiters]) w();
   });
-  // The client's own errors (a frame it rejected, a reset connection) end in close 1006: keep the
-  // last one so that a failure says which it was.
+  // The client's own errors (a frame it rejected) end in close 1006: keep the last one so that a
+  // failure says which it was. `ws` does not emit the TCP socket's errors (a reset connection) on
+  // the WebSocket, so they are read from the socket itself, as is a server's FIN without a close frame.
   let lastError = '';
   socket.on('error', (error: Error & { code?: string }) => {
-    lastError = `${error.code ?? error.name}: ${error.message}`;
+    lastError = `client error ${error.code ?? error.name}: ${error.message}`;
+  });
+  socket.on('upgrade', (response) => {
+    const tcp = response.socket;
+    tcp.on('error', (error: Error & { code?: string }) => {
+      lastError = `TCP error ${error.code ?? error.name}: ${error.message}`;
+    });
+    tcp.on('end', () => {
+      if (lastError === '') lastError = `the server ended the TCP connection after ${messages.length} messages`;
+    });
   });
   let closedWith = '';
   const closed = new Promise<{ code: number; reason: string }>((resolve) => {
     socket.on('close', (code, reason) => {
-      closedWith = ` (${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}${lastError === '' ? '' : `; client error ${lastError}`})`;
+      closedWith = ` (${code}${reason.length > 0 ? ` ${reason.toString()}` : ''}${lastError === '' ? '' : `; ${lastError}`})`;
       resolve({ code, reason: reason.toString() });
       for (const w of [...waiters]) w();
     });
