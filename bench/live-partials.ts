@@ -22,6 +22,12 @@
  *   - worker ms per audio second of partials for both paths and their ratio (worker time as
  *     the pool reports it: features, model and decoder), and the stream path's split by part.
  *
+ * With --tail-beams N[,M...] (LIVE_PARTIAL_TAIL_BEAM) more paths run beside them on the same model:
+ * live streams whose provisional tail is searched with a beam of N; each prints its worker time
+ * (and the decoder's part), its last partial's CER and distance to the final, and how far each of
+ * its partials reads from the full-beam stream's partial at the same point (pooled CER of one
+ * against the other: what the narrower tail changes, since the committed frames are the same).
+ *
  * With --partials-model DIR (LIVE_PARTIAL_MODELS) a third path runs beside them: partials from
  * that model's live stream (a cheaper, bounded look-ahead model), finals still from --model; its
  * CER, its distance to --model's finals, its stable words and its worker time are printed the same
@@ -29,7 +35,7 @@
  *
  *   npm run bench:live-partials [-- --model models/small-am-v2 --data ../shared/data --per-group 4
  *                                   --partials-model models/small-am-stream-v3 --groups all|val|test
- *                                   --out-suffix -NAME]
+ *                                   --tail-beams 4,1 --out-suffix -NAME]
  * Writes bench/results/live-partials-<model>[-partials-<partials model>][NAME].json.
  */
 import { join, resolve } from 'node:path';
@@ -51,6 +57,11 @@ const GROUP_SETS: Record<string, readonly string[]> = { all: [...VALIDATION_GROU
 const GROUPS = GROUP_SETS[option('groups', 'all')];
 if (GROUPS === undefined) throw new Error('--groups is all, val or test');
 const OUT_SUFFIX = option('out-suffix', '');
+const TAIL_BEAMS = option('tail-beams', '')
+  .split(',')
+  .filter((w) => w !== '')
+  .map(Number);
+if (TAIL_BEAMS.some((w) => !Number.isInteger(w) || w < 1)) throw new Error('--tail-beams is a comma-separated list of beam widths >= 1');
 const STEP = 8000; // 500 ms of 16 kHz audio
 
 async function streamingSpec(dir: string) {
@@ -70,6 +81,8 @@ const words = (text: string): string[] => text.split(' ').filter((w) => w.length
 class StreamPath {
   readonly last: string[] = [];
   readonly finals: string[] = [];
+  /** Every partial's text, in the order all paths step. */
+  readonly texts: string[] = [];
   ms = 0;
   partialWords = 0;
   stableWords = 0;
@@ -78,9 +91,12 @@ class StreamPath {
   #stream: ReturnType<typeof pool.openStream> | null = null;
   #stable: string[][] = [];
   #text = '';
-  constructor(readonly modelName: string) {}
+  constructor(
+    readonly modelName: string,
+    readonly tailBeamWidth: number | null = null,
+  ) {}
   open(): void {
-    this.#stream = pool.openStream(this.modelName);
+    this.#stream = pool.openStream(this.modelName, null, this.tailBeamWidth);
     this.#stable = [];
     this.#text = '';
   }
@@ -94,6 +110,7 @@ class StreamPath {
     this.parts.decodeMs += after.decodeMs - before.decodeMs;
     this.ms += partial.workerMs / partial.batchSize;
     this.#text = partial.text;
+    this.texts.push(partial.text);
     this.partialWords += words(partial.text).length;
     this.stableWords += words(partial.stableText).length;
     this.#stable.push(words(partial.stableText));
@@ -114,6 +131,7 @@ const finals: string[] = [];
 const lastRerun: string[] = [];
 const own = new StreamPath(spec.name);
 const cheaper = partialsModel === null ? null : new StreamPath(partialsModel.spec.name);
+const narrow = TAIL_BEAMS.map((width) => new StreamPath(spec.name, width));
 let audioSeconds = 0;
 let rerunMs = 0;
 let partials = 0;
@@ -125,6 +143,7 @@ try {
     finals.push(whole.decoded!.hypothesis.text);
     own.open();
     cheaper?.open();
+    for (const path of narrow) path.open();
     let rerunText = '';
     for (let end = STEP; end - STEP < u.pcm.length; end += STEP) {
       const to = Math.min(end, u.pcm.length);
@@ -136,7 +155,8 @@ try {
       const even = (end / STEP) % 2 === 0;
       const runStreams = async () => {
         // each step gets its own copy: the pool transfers it to the worker
-        for (const path of even || cheaper === null ? [own, cheaper] : [cheaper, own]) await path?.step(u.pcm.slice(end - STEP, to), end === STEP);
+        const paths = [own, cheaper, ...narrow].filter((path) => path !== null);
+        for (const path of even ? paths : paths.reverse()) await path.step(u.pcm.slice(end - STEP, to), end === STEP);
       };
       // alternate which path goes first, so that neither always finds the caches warm
       if (even) {
@@ -150,8 +170,10 @@ try {
     }
     await own.finish();
     await cheaper?.finish();
+    for (const path of narrow) await path.finish();
     own.close();
     cheaper?.close();
+    for (const path of narrow) path.close();
     lastRerun.push(rerunText);
     audioSeconds += u.pcm.length / 16_000;
     process.stdout.write(`\r${i + 1}/${utterances.length} utterances`);
@@ -208,6 +230,21 @@ publishReport(`live-partials-${model.name}${cheaper === null ? '' : `-partials-$
   },
   stable_words: stableWords(own),
   ...(cheaper === null ? {} : { partials_model_stable_words: stableWords(cheaper) }),
+  ...(narrow.length === 0
+    ? {}
+    : {
+        tail_beams: narrow.map((path) => ({
+          tail_beam_width: path.tailBeamWidth,
+          model_beam_width: spec.decode?.plan.kind === 'beam' ? spec.decode.plan.beamWidth : null,
+          last_partial_cer_percent: cer(path.last),
+          last_partial_vs_final_percent: distance(path.last, finals),
+          partials_vs_full_beam_partials_percent: distance(path.texts, own.texts),
+          worker_ms_per_audio_second: round2(path.ms / audioSeconds),
+          to_full_beam_stream: ratio3(path.ms, own.ms),
+          parts_ms_per_audio_second: perAudioSecond(path),
+          stable_words: stableWords(path),
+        })),
+      }),
   worker_ms_per_audio_second_of_partials: {
     rerun: round2(rerunMs / audioSeconds),
     stream: round2(own.ms / audioSeconds),

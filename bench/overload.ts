@@ -13,6 +13,7 @@
  *   LIVE_INCREMENTAL_PARTIALS=on|off MODEL=small-am-stream-v1 ...   # partials from live streams or by re-running the turn; a model by name
  *   LIVE_FINAL_PASS=stream ...   # turns from the live streams' frames (no second pass)
  *   LIVE_PARTIAL_MODELS=small-am-v2=small-am-stream-v3 ...   # partials from another model's live stream
+ *   LIVE_PARTIAL_TAIL_BEAM=16 ...   # the beam over each partial's provisional tail (0: the model's)
  *
  * Results go to bench/results/overload-<model>[-incremental-on|off].json.
  */
@@ -101,12 +102,14 @@ const incremental = process.env['LIVE_INCREMENTAL_PARTIALS'] ?? null;
 const finalPass = process.env['LIVE_FINAL_PASS'] ?? null;
 const modelName = process.env['MODEL'] ?? null;
 const partialModels = process.env['LIVE_PARTIAL_MODELS'] ?? null;
+const tailBeam = process.env['LIVE_PARTIAL_TAIL_BEAM'] ?? null;
 const server = await startServer('gateway', {
   WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS),
   METRICS_ENABLED: 'true',
   ...(incremental === null ? {} : { LIVE_INCREMENTAL_PARTIALS: incremental }),
   ...(finalPass === null ? {} : { LIVE_FINAL_PASS: finalPass }),
   ...(partialModels === null ? {} : { LIVE_PARTIAL_MODELS: partialModels }),
+  ...(tailBeam === null ? {} : { LIVE_PARTIAL_TAIL_BEAM: tailBeam }),
 });
 const url =
   `ws://127.0.0.1:${server.port}/v1/ws/transcribe?turn_detection=server_vad&format=pcm_s16le&partial_results=true` +
@@ -179,12 +182,14 @@ try {
     (modelName === null ? modelFileName(server.model) : modelFileName(modelName)) +
     (incremental === null ? '' : `-incremental-${incremental}`) +
     (finalPass === null ? '' : `-final-${finalPass}`) +
-    (partialModels === null ? '' : `-partials-${modelFileName(partialModels.split('=')[1] ?? partialModels)}`);
+    (partialModels === null ? '' : `-partials-${modelFileName(partialModels.split('=')[1] ?? partialModels)}`) +
+    (tailBeam === null ? '' : `-tail-beam-${modelFileName(tailBeam)}`);
   const out = writeBenchResults(`overload-${variant}`, {
     ...result,
     live_incremental_partials: incremental ?? 'default',
     live_final_pass: finalPass ?? 'default',
     live_partial_models: partialModels ?? 'none',
+    live_partial_tail_beam: tailBeam ?? 'default',
     session_model: modelName ?? 'default',
   });
   console.log(JSON.stringify({ ...result, overload_timeline: undefined }, null, 1));

@@ -15,6 +15,7 @@
  *   LIVE_SPEECH_GATE=off MODELS_DIR=models npm run bench:ws-live   # the gate's cost: run with off and on, alternating
  *   PARTIALS=1 LIVE_INCREMENTAL_PARTIALS=on|off MODEL=small-am-stream-v1 MODELS_DIR=models npm run bench:ws-live
  *       # interim results every WS_PARTIAL_INTERVAL_MS (500) from live streams (on) or by re-running the open turn (off)
+ *   PARTIALS=1 LIVE_PARTIAL_TAIL_BEAM=0|8 MODELS_DIR=models npm run bench:ws-live   # the partials' tail beam (0: the model's)
  *
  * Model: MODELS_DIR, else the UNTRAINED fixture models; the output names the model that ran and
  * the results go to bench/results/ws-live-streams-<model>.json (-gate-on / -gate-off with LIVE_SPEECH_GATE set).
@@ -42,6 +43,7 @@ const ENDPOINT_SILENCE_MS = 500;
 const partials = process.env['PARTIALS'] === '1';
 const modelName = process.env['MODEL'] ?? null;
 const incremental = process.env['LIVE_INCREMENTAL_PARTIALS'] ?? null;
+const tailBeam = process.env['LIVE_PARTIAL_TAIL_BEAM'] ?? null;
 
 async function run(server: BenchServer, count: number) {
   const url =
@@ -130,6 +132,7 @@ const server = await startServer('gateway', {
   WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS),
   ...(liveSpeechGate === null ? {} : { LIVE_SPEECH_GATE: liveSpeechGate }),
   ...(incremental === null ? {} : { LIVE_INCREMENTAL_PARTIALS: incremental }),
+  ...(tailBeam === null ? {} : { LIVE_PARTIAL_TAIL_BEAM: tailBeam }),
 });
 console.log(`model: ${server.model}`);
 try {
@@ -146,6 +149,7 @@ try {
     live_speech_gate: liveSpeechGate ?? 'default',
     partial_results: partials,
     live_incremental_partials: incremental ?? 'default',
+    live_partial_tail_beam: tailBeam ?? 'default',
     session_model: modelName ?? 'default',
     chunk_ms: 100,
     speaking: '3 s speech / 3 s quiet, real time',
@@ -160,7 +164,9 @@ try {
   const variant =
     (modelName === null ? modelFileName(server.model) : modelFileName(modelName)) +
     (liveSpeechGate === null ? '' : `-gate-${liveSpeechGate}`) +
-    (partials ? `-partials${incremental === null ? '' : `-incremental-${incremental}`}` : '');
+    (partials
+      ? `-partials${incremental === null ? '' : `-incremental-${incremental}`}${tailBeam === null ? '' : `-tail-beam-${modelFileName(tailBeam)}`}`
+      : '');
   const out = writeBenchResults(`ws-live-streams-${variant}`, result);
   console.log(
     `p95 end of speech -> turn_detected beyond ${ENDPOINT_SILENCE_MS} ms silence: ${p95} ms with ${streamsWanted} streams ` +

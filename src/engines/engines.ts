@@ -49,6 +49,7 @@ export async function createEngines(config: GatewayConfig, logger: EnginesLogger
     maxAudioBytes: config.limits.maxAudioBytes,
     maxAudioSeconds: config.limits.maxAudioSeconds,
     partialModels: config.streaming.partialModels,
+    partialTailBeamWidth: config.streaming.partialTailBeamWidth,
     diarization: {
       diarize: diarization.diarizer,
       ...(config.diarizationSpeechDetection === 'silero' ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => vad.fileSpeechSpans(pcm, signal) } : {}),

@@ -26,8 +26,8 @@ beforeAll(async () => {
 afterAll(() => pool.close());
 
 /** Feeds `audio` to a new stream in `chunk`-sample steps; every partial. */
-async function streamed(audio: Float32Array, chunk: number): Promise<StreamPartial[]> {
-  const stream = pool.openStream(spec.name);
+async function streamed(audio: Float32Array, chunk: number, tailBeamWidth: number | null = null): Promise<StreamPartial[]> {
+  const stream = pool.openStream(spec.name, null, tailBeamWidth);
   const partials: StreamPartial[] = [];
   for (let at = 0; at < audio.length; at += chunk) partials.push(await stream.step(audio.slice(at, at + chunk), at === 0));
   stream.close();
@@ -61,6 +61,27 @@ describe('live streams (small-am-v2 streaming.onnx)', () => {
     }
     // (on this fixture the beam keeps "የ ኢትዮጵያ" and "የኢትዮጵያ" to the end, so nothing is stable:
     // the rule is exact, not eager; 18 % of partial words were stable on 15 held-out utterances)
+  }, 60_000);
+
+  it("a narrower tail beam (LIVE_PARTIAL_TAIL_BEAM) changes only the tail: stable text and the final are the full beam's", async () => {
+    const withPause = new Float32Array(pcm.length + 4 * HALF_SECOND);
+    withPause.set(pcm);
+    const finished = async (tailBeamWidth: number | null) => {
+      const stream = pool.openStream(spec.name, null, tailBeamWidth);
+      const partials: StreamPartial[] = [];
+      for (let at = 0; at < withPause.length; at += HALF_SECOND) partials.push(await stream.step(withPause.slice(at, at + HALF_SECOND), at === 0));
+      const final = await stream.finish(new Float32Array(0), false);
+      return { partials, final: final.final!.hypothesis };
+    };
+    const full = await finished(null);
+    const narrow = await finished(1);
+    // wider than the model's beam (16): the model's beam, so every partial is the full beam's
+    const wide = await finished(64);
+    expect(narrow.partials.map((p) => p.stableText)).toEqual(full.partials.map((p) => p.stableText));
+    expect(narrow.final).toEqual(full.final);
+    expect(wide.partials.map((p) => p.text)).toEqual(full.partials.map((p) => p.text));
+    // the tail is searched differently (not vacuous), yet the partial text converges to the same final
+    expect(narrow.partials.some((p, i) => p.text !== full.partials[i]!.text)).toBe(true);
   }, 60_000);
 
   it('the chunking does not change the text: 500 ms steps and 3 s steps end alike', async () => {

@@ -111,6 +111,8 @@ export interface AsrOptions {
    * refuses a pair that breaks a rule). Turns are still decoded by K.
    */
   readonly partialModels?: ReadonlyMap<string, string>;
+  /** LIVE_PARTIAL_TAIL_BEAM: the beam over each live partial's provisional tail; null or absent: the model's beam. */
+  readonly partialTailBeamWidth?: number | null;
 }
 
 /** A live-stream piece's recognition; word times in stream milliseconds. */
@@ -328,7 +330,7 @@ export class Asr {
     const loaded = this.registry.get(model);
     if (loaded?.kind !== 'ctc' || !loaded.streaming) return null;
     const recognizer = this.recognizerFor(model);
-    const stream = this.pool.openStream(model, keyterms);
+    const stream = this.pool.openStream(model, keyterms, this.options.partialTailBeamWidth ?? null);
     // the text normalised for output as a turn's (CtcRecognizer.recognize)
     const trueCase = loaded.manifest.output.casing === 'true_case';
     const output = (text: string): string => forOutput(text, loaded.language, { trueCase });

@@ -298,6 +298,10 @@ export const CONFIG_TABLE = {
         'WebSocket partials of sessions on one model from another model\'s live stream, `model=partials_model` (e.g. `small-am-v2=small-am-stream-v3`): the second model (same language and vocabulary, with a streaming step graph) computes the partials, the first still decodes every turn (its second pass, also with `LIVE_FINAL_PASS=stream`); docs/streaming.md "Partials from a cheaper model"',
       valuesText: 'comma-separated `model=partials_model` pairs',
     }),
+    LIVE_PARTIAL_TAIL_BEAM: integer(8, 0, 1024, {
+      description:
+        "WebSocket partials from live streams: the beam over each partial's provisional tail (the frames the model may still revise; 2.4 s for small-am-v2), at most the model's beam; committed frames, `stable_text` and every turn keep the model's beam. `0`: the model's own beam. On held-out speech 8 (against small-am-v2's 16) costs 0.84x the partials' worker time and reads 0.2 points worse in the last partial (docs/streaming.md \"Incremental recognition\")",
+    }),
     LIVE_INCREMENTAL_PARTIALS: oneOf('on', ['on', 'off'], {
       description:
         'WebSocket partials: `on` (default) feeds each open turn to a live stream on the model\'s streaming step graph (models with `streaming.onnx` and `stream-stats.json`), so each frame is computed once per turn (docs/streaming.md "Incremental recognition"); `off`: every partial re-runs the model over the whole open turn',

@@ -134,6 +134,8 @@ export interface StreamingSettings {
   readonly incrementalPartials: boolean;
   /** LIVE_PARTIAL_MODELS: a session model's partials from another model's live stream (model name → partials model name). */
   readonly partialModels: ReadonlyMap<string, string>;
+  /** LIVE_PARTIAL_TAIL_BEAM: the beam over a live partial's provisional tail; null: the model's. */
+  readonly partialTailBeamWidth: number | null;
   /** LIVE_FINAL_PASS: a turn with a live stream decoded again (`second_pass`) or from the stream's frames (`stream`). */
   readonly finalPass: 'second_pass' | 'stream';
   /** LIVE_SPEECH_GATE: live text only for audio Silero confirms as speech. */
@@ -326,6 +328,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       partialIntervalMs: v.WS_PARTIAL_INTERVAL_MS,
       incrementalPartials: v.LIVE_INCREMENTAL_PARTIALS === 'on',
       partialModels: v.LIVE_PARTIAL_MODELS,
+      partialTailBeamWidth: v.LIVE_PARTIAL_TAIL_BEAM === 0 ? null : v.LIVE_PARTIAL_TAIL_BEAM,
       finalPass: v.LIVE_FINAL_PASS,
       liveSpeechGate: v.LIVE_SPEECH_GATE === 'on',
       tokenTtlSeconds: v.WS_TOKEN_TTL_SECONDS,

@@ -345,11 +345,17 @@ export class BeamSearch {
     }
   }
 
-  /** Searches `frames` more rows of raw scores (`data`, row-major, vocabSize wide: logits or log-probabilities). */
-  advance(data: Float32Array, frames: number): void {
+  /**
+   * Searches `frames` more rows of raw scores (`data`, row-major, vocabSize wide: logits or
+   * log-probabilities). `beamWidth` narrows the beam for these frames only (a live partial's
+   * provisional tail, searched tentatively); it is never wider than the decoder's.
+   */
+  advance(data: Float32Array, frames: number, beamWidth: number = this.options.beamWidth): void {
+    if (!Number.isInteger(beamWidth) || beamWidth < 1 || beamWidth > this.options.beamWidth)
+      throw new RangeError(`beamWidth must be an integer from 1 to the decoder's ${this.options.beamWidth}`);
     const vocabSize = this.vocabSize;
     const blank = this.vocabulary.blankId;
-    const { beamWidth, tokenMinLogProb, maxCandidates, beamPruneLogProb } = this.options;
+    const { tokenMinLogProb, maxCandidates, beamPruneLogProb } = this.options;
     const beta = this.options.lm?.beta ?? 0;
     const needed = (this.frames + frames) * vocabSize;
     if (needed > this.logProbs.length) {

@@ -127,6 +127,44 @@ describe('CtcBeamStream', () => {
         }
       });
 
+      it('peekText with a narrower tail beam changes only that peek: later peeks, the stable prefix and finish are as without it', () => {
+        const width = c.options.beamWidth;
+        let differs = 0;
+        for (let seed = 31; seed <= 33; seed++) {
+          const scores = randomLogits(seed, 120, c.vocabulary, c.pool);
+          const narrowed = new CtcBeamStream(decoder);
+          const plain = new CtcBeamStream(decoder);
+          let done = 0;
+          for (const size of chunks(seed, scores.frames)) {
+            narrowed.advance(rows(scores, done, done + size), size);
+            plain.advance(rows(scores, done, done + size), size);
+            done += size;
+            const tail = Math.min(scores.frames - done, 40);
+            const tailRows = rows(scores, done, done + tail);
+            const full = plain.peekText(tailRows, tail);
+            // the decoder's own width is the plain peek
+            expect(narrowed.peekText(tailRows, tail, width)).toBe(full);
+            if (narrowed.peekText(tailRows, tail, 1) !== full) differs++;
+            // no tail: nothing to narrow
+            expect(narrowed.peekText(new Float32Array(0), 0, 1)).toBe(plain.peekText());
+            expect(narrowed.peekText(tailRows, tail)).toBe(full);
+            expect(narrowed.stablePrefix()).toEqual(plain.stablePrefix());
+          }
+          expect(narrowed.finish()).toEqual(plain.finish());
+        }
+        // not vacuous: a beam of 1 over the tail reads differently somewhere (beam 4 without an LM rarely does)
+        if (width > 4) expect(differs).toBeGreaterThan(0);
+      });
+
+      it('refuses a tail beam narrower than 1 or wider than the decoder', () => {
+        const stream = new CtcBeamStream(decoder);
+        const tail = randomLogits(41, 5, c.vocabulary, c.pool);
+        expect(() => stream.peekText(tail.data, 5, 0)).toThrow(RangeError);
+        expect(() => stream.peekText(tail.data, 5, c.options.beamWidth + 1)).toThrow(RangeError);
+        expect(() => stream.peekText(tail.data, 5, 1.5)).toThrow(RangeError);
+        expect(stream.peekText(tail.data, 5, 1).length).toBeGreaterThanOrEqual(0);
+      });
+
       it("stablePrefix grows monotonically and starts every later peek's and the final labels", () => {
         let nonTrivial = 0;
         for (let seed = 21; seed <= 24; seed++) {

@@ -47,13 +47,15 @@ export class CtcBeamStream {
 
   /**
    * `peek`'s text alone: the same best labels, without aligning them to frames (the alignment
-   * reads every frame of the turn; a partial needs only the text).
+   * reads every frame of the turn; a partial needs only the text). `tailBeamWidth` (at most the
+   * decoder's) searches the tail with a narrower beam: a cheaper partial that may read a little
+   * differently in its tail; the committed frames and the beam kept between calls are unchanged.
    */
-  peekText(tailLogits: Float32Array = new Float32Array(0), tailFrames = 0): string {
+  peekText(tailLogits: Float32Array = new Float32Array(0), tailFrames = 0, tailBeamWidth?: number): string {
     const search = this.open();
     const frames = this.checked(tailLogits, tailFrames);
     return search.tentatively(() => {
-      search.advance(tailLogits, frames);
+      search.advance(tailLogits, frames, tailBeamWidth);
       return this.textOf(search.bestLabels());
     });
   }

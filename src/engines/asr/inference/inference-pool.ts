@@ -225,12 +225,13 @@ export class InferencePool {
    * A live stream on `model`'s streaming step graph (its spec has `streaming`), pinned to one
    * worker. Steps run at `partial` priority: after due interactive batches, before `batch` work;
    * a worker's waiting steps run together, at most twice `maxBatchSize` in one batch.
+   * `tailBeamWidth` narrows the beam over each partial's provisional tail (null: the model's beam).
    */
-  openStream(model: string, keyterms: readonly string[] | null = null): InferenceStream {
+  openStream(model: string, keyterms: readonly string[] | null = null, tailBeamWidth: number | null = null): InferenceStream {
     const spec = this.specs.get(model);
     if (!spec) throw new ModelRunError(model, 'is not registered with the inference pool');
     if (spec.streaming === null) throw new ModelRunError(model, 'has no streaming step graph');
-    const record = this.streamSteps.start(model, keyterms && keyterms.length > 0 ? keyterms : null);
+    const record = this.streamSteps.start(model, keyterms && keyterms.length > 0 ? keyterms : null, tailBeamWidth);
     return {
       model,
       step: (pcm, restart) => this.step(record, pcm, restart, false),
@@ -463,7 +464,14 @@ export class InferencePool {
     slot.runSteps(
       batch,
       this.specs.get(taken.model)!,
-      taken.steps.map((step) => ({ streamId: step.stream.id, pcm: step.pcm, restart: step.restart, finish: step.finish, keyterms: step.stream.keyterms })),
+      taken.steps.map((step) => ({
+        streamId: step.stream.id,
+        pcm: step.pcm,
+        restart: step.restart,
+        finish: step.finish,
+        keyterms: step.stream.keyterms,
+        tailBeamWidth: step.stream.tailBeamWidth,
+      })),
     );
   }
 

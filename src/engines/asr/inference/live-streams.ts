@@ -8,8 +8,9 @@
 // - One `step` call runs every stream's new frames through the graph together
 //   (StreamingEncoder.stepBatch: one run per distinct chunk length).
 // - A partial's text is the beam's best hypothesis over the committed frames plus the graph's
-//   provisional tail (CtcBeamStream.peek); `stableText` is the whole words every beam prefix
-//   starts with (CtcBeamStream.stablePrefix). A greedy plan decodes the frames kept so far.
+//   provisional tail (CtcBeamStream.peekText; the tail searched with the stream's tail beam,
+//   which may be narrower); `stableText` is the whole words every beam prefix starts with
+//   (CtcBeamStream.stablePrefix). A greedy plan decodes the frames kept so far.
 // - Features are normalised causally (RunningNormalizer from the model's stream statistics),
 //   so a partial's text may differ slightly from a whole-turn decode (docs/streaming.md).
 import { CtcBeamDecoder } from '../decoding/ctc-beam-decoder.js';
@@ -29,6 +30,11 @@ export interface StreamStepRequest {
   readonly keyterms: readonly string[] | null;
   /** The turn ends after `pcm`: its last frames are computed, the beam closed, and the stream ends (the result has `final`). */
   readonly finish: boolean;
+  /**
+   * With `restart`: the beam over each partial's provisional tail (LIVE_PARTIAL_TAIL_BEAM), at
+   * most the decoder's; null or absent: the decoder's own. Committed frames keep the full beam.
+   */
+  readonly tailBeamWidth?: number | null;
 }
 
 export type StreamStepResult =
@@ -71,7 +77,8 @@ class FramesKept {
     this.frames += frames;
   }
 
-  peekText(tail: Float32Array, tailFrames: number): string {
+  /** The whole decode (greedy: no beam, so there is no tail beam to narrow). */
+  peekText(tail: Float32Array, tailFrames: number, _tailBeamWidth?: number): string {
     return this.peek(tail, tailFrames).text;
   }
 
@@ -92,6 +99,8 @@ interface LiveStream {
   readonly normalizer: RunningNormalizer;
   encoder: EncoderStream;
   readonly search: CtcBeamStream | FramesKept;
+  /** The beam over a partial's tail (undefined: the decoder's). */
+  readonly tailBeamWidth: number | undefined;
 }
 
 /** Complete words of a stable prefix: all of them when its labels end at a word delimiter, else all but the last. */
@@ -190,7 +199,7 @@ export class LiveStreams {
           results[index] = { streamId: request.streamId, ok: true, text: hypothesis.text, stableText: hypothesis.text, frames, final: { hypothesis, frames } };
           continue;
         }
-        const text = stream.search.peekText(step.tail, step.tail.length / vocabSize);
+        const text = stream.search.peekText(step.tail, step.tail.length / vocabSize, stream.tailBeamWidth);
         results[index] = {
           streamId: request.streamId,
           ok: true,
@@ -213,11 +222,14 @@ export class LiveStreams {
     } finally {
       this.opening.delete(request.streamId);
     }
+    const beam = decoder instanceof CtcBeamDecoder ? decoder : null;
+    const tail = request.tailBeamWidth ?? null;
     const stream: LiveStream = {
       features: new StreamingLogMel(input, (this.frameExtractor ??= StreamingLogMel.frameExtractor(input))),
       normalizer: new RunningNormalizer(statistics),
       encoder: encoder.start(),
-      search: decoder instanceof CtcBeamDecoder ? new CtcBeamStream(decoder) : new FramesKept(decoder, vocabulary.tokens.length),
+      search: beam !== null ? new CtcBeamStream(beam) : new FramesKept(decoder, vocabulary.tokens.length),
+      tailBeamWidth: beam !== null && tail !== null ? Math.min(tail, beam.options.beamWidth) : undefined,
     };
     // a close that came while the decoder was built ends the stream after this step
     if (!this.closedWhileOpening.delete(request.streamId)) this.streams.set(request.streamId, stream);

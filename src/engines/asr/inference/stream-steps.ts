@@ -36,6 +36,8 @@ export interface StreamRecord {
   readonly model: string;
   slot: number;
   readonly keyterms: readonly string[] | null;
+  /** The beam over each partial's provisional tail; null: the decoder's (live-streams.ts). */
+  readonly tailBeamWidth: number | null;
   lost: boolean;
   closed: boolean;
   pending: PendingStep | null;
@@ -74,8 +76,8 @@ export class StreamSteps {
   }
 
   /** A new stream on the ready worker holding the fewest (any worker when none is ready). */
-  start(model: string, keyterms: readonly string[] | null): StreamRecord {
-    const stream: StreamRecord = { id: this.nextId++, model, slot: this.leastHeld(), keyterms, lost: false, closed: false, pending: null };
+  start(model: string, keyterms: readonly string[] | null, tailBeamWidth: number | null = null): StreamRecord {
+    const stream: StreamRecord = { id: this.nextId++, model, slot: this.leastHeld(), keyterms, tailBeamWidth, lost: false, closed: false, pending: null };
     this.open.set(stream.id, stream);
     return stream;
   }
