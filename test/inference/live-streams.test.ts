@@ -82,6 +82,7 @@ describe('live streams (small-am-v2 streaming.onnx)', () => {
     expect(wide.partials.map((p) => p.text)).toEqual(full.partials.map((p) => p.text));
     // the tail is searched differently (not vacuous), yet the partial text converges to the same final
     expect(narrow.partials.some((p, i) => p.text !== full.partials[i]!.text)).toBe(true);
+    expect(() => pool.openStream(spec.name, null, 0)).toThrow(RangeError);
   }, 60_000);
 
   it('the chunking does not change the text: 500 ms steps and 3 s steps end alike', async () => {

@@ -33,6 +33,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ DIARIZATION_EMBEDDING_MODEL: 'models/spk.onnx' }, '/srv/app').diarizationEmbeddingModel).toBe('/srv/app/models/spk.onnx');
   });
 
+  it("reads the beam of live partials' tails: 8 by default, 0 for the model's own (null)", () => {
+    expect(loadConfig({}, '/srv/app').streaming.partialTailBeamWidth).toBe(8);
+    expect(loadConfig({ LIVE_PARTIAL_TAIL_BEAM: '0' }, '/srv/app').streaming.partialTailBeamWidth).toBeNull();
+    expect(loadConfig({ LIVE_PARTIAL_TAIL_BEAM: '4' }, '/srv/app').streaming.partialTailBeamWidth).toBe(4);
+    expect(() => loadConfig({ LIVE_PARTIAL_TAIL_BEAM: '-1' }, '/srv/app')).toThrow(/LIVE_PARTIAL_TAIL_BEAM/);
+  });
+
   it('reads the partials models of live sessions: none by default, name=name pairs otherwise', () => {
     expect(loadConfig({}, '/srv/app').streaming.partialModels.size).toBe(0);
     const pairs = loadConfig({ LIVE_PARTIAL_MODELS: ' small-am-v2 = small-am-stream-v3 ,x=y,' }, '/srv/app').streaming.partialModels;

@@ -57,6 +57,28 @@ function chunks(seed: number, frames: number): number[] {
   return sizes;
 }
 
+/**
+ * Two streams of `decoder` fed the same chunks of `scores` (chunks(seed)); `afterChunk` runs after
+ * each with both and the frames fed so far (it may peek at `tested`; `plain` is the control).
+ */
+function twinStreams(
+  decoder: CtcBeamDecoder,
+  scores: CtcScores,
+  seed: number,
+  afterChunk: (tested: CtcBeamStream, plain: CtcBeamStream, done: number) => void,
+): { tested: CtcBeamStream; plain: CtcBeamStream } {
+  const tested = new CtcBeamStream(decoder);
+  const plain = new CtcBeamStream(decoder);
+  let done = 0;
+  for (const size of chunks(seed, scores.frames)) {
+    tested.advance(rows(scores, done, done + size), size);
+    plain.advance(rows(scores, done, done + size), size);
+    done += size;
+    afterChunk(tested, plain, done);
+  }
+  return { tested, plain };
+}
+
 interface Case {
   readonly name: string;
   readonly vocabulary: CtcVocabulary;
@@ -109,21 +131,15 @@ describe('CtcBeamStream', () => {
       it('peek(tail) is exactly decode(committed + tail) and leaves the stream as it was', () => {
         for (let seed = 11; seed <= 12; seed++) {
           const scores = randomLogits(seed, 120, c.vocabulary, c.pool);
-          const peeking = new CtcBeamStream(decoder);
-          const plain = new CtcBeamStream(decoder);
-          let done = 0;
-          for (const size of chunks(seed, scores.frames)) {
-            peeking.advance(rows(scores, done, done + size), size);
-            plain.advance(rows(scores, done, done + size), size);
-            done += size;
+          const { tested, plain } = twinStreams(decoder, scores, seed, (peeking, plain, done) => {
             const tail = Math.min(scores.frames - done, 40);
             expect(peeking.peek(rows(scores, done, done + tail), tail)).toEqual(decoder.decode(prefix(scores, done + tail)));
             expect(peeking.peek()).toEqual(decoder.decode(prefix(scores, done)));
             // the text alone, without the alignment
             expect(peeking.peekText(rows(scores, done, done + tail), tail)).toBe(decoder.decode(prefix(scores, done + tail)).text);
             expect(peeking.stablePrefix()).toEqual(plain.stablePrefix());
-          }
-          expect(peeking.finish()).toEqual(plain.finish());
+          });
+          expect(tested.finish()).toEqual(plain.finish());
         }
       });
 
@@ -132,13 +148,7 @@ describe('CtcBeamStream', () => {
         let differs = 0;
         for (let seed = 31; seed <= 33; seed++) {
           const scores = randomLogits(seed, 120, c.vocabulary, c.pool);
-          const narrowed = new CtcBeamStream(decoder);
-          const plain = new CtcBeamStream(decoder);
-          let done = 0;
-          for (const size of chunks(seed, scores.frames)) {
-            narrowed.advance(rows(scores, done, done + size), size);
-            plain.advance(rows(scores, done, done + size), size);
-            done += size;
+          const { tested, plain } = twinStreams(decoder, scores, seed, (narrowed, plain, done) => {
             const tail = Math.min(scores.frames - done, 40);
             const tailRows = rows(scores, done, done + tail);
             const full = plain.peekText(tailRows, tail);
@@ -149,8 +159,8 @@ describe('CtcBeamStream', () => {
             expect(narrowed.peekText(new Float32Array(0), 0, 1)).toBe(plain.peekText());
             expect(narrowed.peekText(tailRows, tail)).toBe(full);
             expect(narrowed.stablePrefix()).toEqual(plain.stablePrefix());
-          }
-          expect(narrowed.finish()).toEqual(plain.finish());
+          });
+          expect(tested.finish()).toEqual(plain.finish());
         }
         // not vacuous: a beam of 1 over the tail reads differently somewhere (beam 4 without an LM rarely does)
         if (width > 4) expect(differs).toBeGreaterThan(0);

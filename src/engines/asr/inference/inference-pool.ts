@@ -231,6 +231,8 @@ export class InferencePool {
     const spec = this.specs.get(model);
     if (!spec) throw new ModelRunError(model, 'is not registered with the inference pool');
     if (spec.streaming === null) throw new ModelRunError(model, 'has no streaming step graph');
+    if (tailBeamWidth !== null && (!Number.isInteger(tailBeamWidth) || tailBeamWidth < 1))
+      throw new RangeError('tailBeamWidth must be an integer >= 1 or null');
     const record = this.streamSteps.start(model, keyterms && keyterms.length > 0 ? keyterms : null, tailBeamWidth);
     return {
       model,
