@@ -2,11 +2,16 @@
 // StreamSession per socket, close codes from the error registry, a shared ticker for
 // timers, and shutdown.
 //
-// Upgrade rules: headers and the query are read synchronously inside the upgrade callback
-// (the request object dies with it); onAborted is registered before the first await; the
-// upgrade itself is corked. A refused upgrade still completes the WebSocket handshake so that
-// the client sees the spec's close code (4001, 4003, 4029, 1008) after one `error` message;
-// no session, job or audio buffer exists for it.
+// Upgrade rules: headers and the query are read, and the upgrade completed, synchronously inside
+// the upgrade callback; admission (ws-admission.ts: key, query, quota, connection slot) runs
+// after it, and the session opens (or is refused) when admission settles. Never upgrade from an
+// async continuation: uWS v20.30's HttpResponse.cork, the only way to cork one, misreads the
+// upgraded socket as an HTTP response afterwards and closes it without a close frame whenever
+// a bit at that offset happens to be set (uNetworking/uWebSockets#1929: every time for a request
+// with `Connection: close`, now and then otherwise; the client saw `ready`, then 1006). Messages
+// that arrive before admission settles wait in `admitting.early` (at most WS_MAX_BUFFER_BYTES) and
+// reach the session in order once it opens. A refused upgrade gets the spec's close code (4001,
+// 4003, 4029, 1008) after one `error` message; no session, job or audio buffer exists for it.
 //
 // Resuming (docs/streaming.md "Resuming a session"): a session whose connection drops without
 // a close frame (1006) is parked, not finished: it stays live (decoding what it has, holding its
@@ -37,7 +42,7 @@ import { closeCodeLabel, WsMetrics } from './ws-metrics.js';
 import { SessionOutbox } from './session-outbox.js';
 import { addFrontEndCounters, type FrontEndCounters, zeroFrontEndCounters } from './session-types.js';
 import { SessionResumption } from './ws-resume.js';
-import type { Accepted, LiveSession, SocketData } from './ws-socket-data.js';
+import type { Accepted, Admitting, LiveSession, SocketData } from './ws-socket-data.js';
 import { RECORDING_CONTENT_TYPE, SessionRecording } from './session-recording.js';
 import { WsSender } from './ws-sender.js';
 import type { OpenedRecord, SessionRecords } from './ws-session-record.js';
@@ -72,6 +77,8 @@ export class WsEndpoint {
   private readonly live = new Set<StreamSession>();
   private readonly completions = new Set<Promise<void>>();
   private readonly senders = new Set<WsSender<SocketData>>();
+  /** Upgraded sockets whose admission has not settled (closed with 1001 at shutdown). */
+  private readonly admitting = new Set<Uws.WebSocket<SocketData>>();
   private readonly resumption: SessionResumption;
   private readonly ticker: NodeJS.Timeout;
   private readonly metrics: WsMetrics | null;
@@ -167,29 +174,50 @@ export class WsEndpoint {
       sendPingsAutomatically: false,
       upgrade: (res, req, context) => this.upgrade(res, req, context),
       open: (ws) => this.open(ws),
-      message: (ws, message, isBinary) => {
-        if (this.metrics) (isBinary ? this.metrics.audioMessages : this.metrics.commandMessages).inc();
-        const data = ws.getUserData();
-        if (data.superseded) return;
-        if (data.recording && data.session) {
-          // After a resume, resent audio the session already has is not recorded twice.
-          const skip = isBinary ? Math.min(data.session.discardingBytes, message.byteLength) : 0;
-          if (skip < message.byteLength || !isBinary)
-            data.recording.add(skip > 0 ? message.slice(skip) : message, isBinary, performance.now() - data.session.startedAt);
-        }
-        this.mainThread.begin('session');
-        try {
-          data.session?.onMessage(message, isBinary);
-        } finally {
-          this.mainThread.end();
-        }
-      },
+      message: (ws, message, isBinary) => this.message(ws, message, isBinary),
       drain: (ws) => ws.getUserData().sender?.drain(),
       close: (ws, code, message) => this.closed(ws.getUserData(), code, Buffer.from(message).toString('utf8')),
     });
   }
 
+  private message(ws: Uws.WebSocket<SocketData>, message: ArrayBuffer, isBinary: boolean, data: SocketData = ws.getUserData()): void {
+    const admitting = data.admitting;
+    if (admitting !== undefined) return this.holdEarly(ws, admitting, message, isBinary);
+    if (this.metrics) (isBinary ? this.metrics.audioMessages : this.metrics.commandMessages).inc();
+    if (data.superseded) return;
+    if (data.recording && data.session) {
+      // After a resume, resent audio the session already has is not recorded twice.
+      const skip = isBinary ? Math.min(data.session.discardingBytes, message.byteLength) : 0;
+      if (skip < message.byteLength || !isBinary)
+        data.recording.add(skip > 0 ? message.slice(skip) : message, isBinary, performance.now() - data.session.startedAt);
+    }
+    this.mainThread.begin('session');
+    try {
+      data.session?.onMessage(message, isBinary);
+    } finally {
+      this.mainThread.end();
+    }
+  }
+
+  /** A message before admission settled: copied (uWS reuses its buffer) and kept for the session, within the session's buffer limit. */
+  private holdEarly(ws: Uws.WebSocket<SocketData>, admitting: Admitting, message: ArrayBuffer, isBinary: boolean): void {
+    if (admitting.closed) return;
+    admitting.bytes += message.byteLength;
+    const limit = this.deps.config.limits.wsMaxBufferBytes;
+    if (admitting.bytes > limit) {
+      admitting.closed = true;
+      admitting.early.length = 0;
+      const error = new ApiError('buffer_limit_exceeded', { message: `More than ${limit} bytes arrived before the session was ready.` });
+      return this.refuse(ws, error);
+    }
+    admitting.early.push({ message: message.slice(0), isBinary });
+  }
+
   private upgrade(res: Uws.HttpResponse, req: Uws.HttpRequest, context: Uws.us_socket_context_t): void {
+    if (this.closing) {
+      res.writeStatus('503 Service Unavailable').end();
+      return;
+    }
     const secKey = req.getHeader('sec-websocket-key');
     const protocol = req.getHeader('sec-websocket-protocol');
     const extensions = req.getHeader('sec-websocket-extensions');
@@ -199,22 +227,41 @@ export class WsEndpoint {
     const query = new URLSearchParams(req.getQuery() ?? '');
     const remoteAddress =
       this.deps.config.trustProxy && forwarded !== '' ? forwarded.split(',')[0]!.trim() : Buffer.from(res.getRemoteAddressAsText()).toString();
-    let aborted = false;
-    res.onAborted(() => {
-      aborted = true;
-    });
+    const admitting: Admitting = { early: [], bytes: 0, closed: false, socket: null };
+    const data: SocketData = { accepted: null, refused: null, resume: null, session: null, sender: null, admitting };
+    // uWS copies `data`'s properties into the socket's user data (the `admitting` object is
+    // shared); `open` runs inside and records the socket, which waits for admission.
+    res.upgrade(data, secKey, protocol, extensions, context);
     void admitUpgrade(
       this.deps,
       { authorization, token: query.get('token') ?? '', caller: { remoteAddress, origin: origin === '' ? undefined : origin } },
       query,
-    ).then((data) => {
-      if (aborted || this.closing) {
-        if (data.accepted) this.releaseSlot(data.accepted);
-        if (!aborted) res.cork(() => res.writeStatus('503 Service Unavailable').end());
-        return;
-      }
-      res.cork(() => res.upgrade(data, secKey, protocol, extensions, context));
+    )
+      .then((admitted) => this.admitted(admitting, admitted))
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'WebSocket session could not open after admission'));
+  }
+
+  /**
+   * Admission settled: the session opens (or is refused), then gets the messages that came
+   * before, in order. A socket that closed meanwhile (or a server now closing) gives its
+   * connection slot back and opens nothing.
+   */
+  private admitted(admitting: Admitting, admitted: SocketData): void {
+    const ws = admitting.socket;
+    if (ws !== null) this.admitting.delete(ws);
+    if (admitting.closed || ws === null || this.closing) {
+      if (admitted.accepted) this.releaseSlot(admitted.accepted);
+      if (ws !== null && !admitting.closed) ws.cork(() => ws.end(1001, 'server shutting down'));
+      return;
+    }
+    const data = ws.getUserData();
+    Object.assign(data, { admitting: undefined, accepted: admitted.accepted, refused: admitted.refused, resume: admitted.resume });
+    ws.cork(() => {
+      this.open(ws);
+      // a refused socket is ending: what it sent goes nowhere
+      if (data.session !== null) for (const early of admitting.early) this.message(ws, early.message, early.isBinary, data);
     });
+    admitting.early.length = 0;
   }
 
   /** One `error` message (with retry_after when the error has one), then the error's close code. */
@@ -229,6 +276,11 @@ export class WsEndpoint {
 
   private open(ws: Uws.WebSocket<SocketData>): void {
     const data = ws.getUserData();
+    if (data.admitting !== undefined) {
+      data.admitting.socket = ws;
+      this.admitting.add(ws);
+      return;
+    }
     if (data.resume !== null) return this.resumption.resume(ws, data, data.resume);
     if (data.accepted === null) return this.refuse(ws, data.refused ?? new ApiError('internal_error'));
     // Capacity is checked here, where the count of live sessions is exact (no upgrade in between);
@@ -375,6 +427,14 @@ export class WsEndpoint {
   }
 
   private closed(data: SocketData, code: number, reason: string): void {
+    if (data.admitting !== undefined) {
+      // before admission settled: `admitted` gives the slot back
+      data.admitting.closed = true;
+      data.admitting.early.length = 0;
+      if (data.admitting.socket !== null) this.admitting.delete(data.admitting.socket);
+      this.metrics?.closes.inc({ code: closeCodeLabel(code) });
+      return;
+    }
     if (this.metrics) {
       const label = closeCodeLabel(code);
       this.metrics.closes.inc({ code: label });
@@ -443,6 +503,12 @@ export class WsEndpoint {
   async close(graceMs: number): Promise<void> {
     this.closing = true;
     for (const sender of [...this.senders]) sender.abort(1001, 'server shutting down');
+    for (const ws of [...this.admitting]) {
+      const admitting = ws.getUserData().admitting;
+      if (admitting) admitting.closed = true;
+      ws.cork(() => ws.end(1001, 'server shutting down'));
+    }
+    this.admitting.clear();
     this.resumption.drain();
     const deadline = Date.now() + graceMs;
     const pause = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 20));

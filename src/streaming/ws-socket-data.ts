@@ -46,11 +46,25 @@ export interface LiveSession {
   slotHeld: boolean;
 }
 
+/** An upgraded socket whose admission has not settled yet (ws-endpoint.ts, upgrade rules). */
+export interface Admitting {
+  /** Messages that arrived meanwhile (copies), in order. */
+  readonly early: { readonly message: ArrayBuffer; readonly isBinary: boolean }[];
+  bytes: number;
+  /** The socket closed before admission settled. */
+  closed: boolean;
+  /** Set by `open`, which uWS runs inside the upgrade. */
+  socket: Uws.WebSocket<SocketData> | null;
+}
+
 export interface SocketData {
-  /** Set on open for a resumed connection (the session's own). */
+  /** Set by admission, or on open for a resumed connection (the session's own). */
   accepted: Accepted | null;
-  readonly refused: ApiError | null;
-  readonly resume: ResumeRequest | null;
+  /** Set by admission. */
+  refused: ApiError | null;
+  resume: ResumeRequest | null;
+  /** Until admission settles. */
+  admitting?: Admitting;
   session: StreamSession | null;
   sender: WsSender<SocketData> | null;
   live?: LiveSession;
