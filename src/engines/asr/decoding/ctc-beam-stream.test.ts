@@ -172,7 +172,7 @@ describe('CtcBeamStream', () => {
         expect(() => stream.peekText(tail.data, 5, 0)).toThrow(RangeError);
         expect(() => stream.peekText(tail.data, 5, c.options.beamWidth + 1)).toThrow(RangeError);
         expect(() => stream.peekText(tail.data, 5, 1.5)).toThrow(RangeError);
-        expect(stream.peekText(tail.data, 5, 1).length).toBeGreaterThanOrEqual(0);
+        expect(() => stream.peekText(tail.data, 5, 1)).not.toThrow();
       });
 
       it("stablePrefix grows monotonically and starts every later peek's and the final labels", () => {
