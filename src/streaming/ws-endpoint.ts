@@ -243,15 +243,15 @@ export class WsEndpoint {
 
   /**
    * Admission settled: the session opens (or is refused), then gets the messages that came
-   * before, in order. A socket that closed meanwhile (or a server now closing) gives its
-   * connection slot back and opens nothing.
+   * before, in order. A socket that closed meanwhile gives its connection slot back and opens
+   * nothing; shutdown marks every socket still in admission closed (`close`), and `upgrade`
+   * answers 503 once closing, so no session opens after shutdown began.
    */
   private admitted(admitting: Admitting, admitted: SocketData): void {
     const ws = admitting.socket;
     if (ws !== null) this.admitting.delete(ws);
-    if (admitting.closed || ws === null || this.closing) {
+    if (admitting.closed || ws === null) {
       if (admitted.accepted) this.releaseSlot(admitted.accepted);
-      if (ws !== null && !admitting.closed) ws.cork(() => ws.end(1001, 'server shutting down'));
       return;
     }
     const data = ws.getUserData();

@@ -9,6 +9,7 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ERROR_REGISTRY } from '../../src/platform/errors/error-registry.js';
 import { REDIS_URL, skipWithout, testRedisPrefix } from '../helpers/distributed-servers.js';
+import { untilTrue } from '../helpers/polling.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { speech16k } from './ws-audio.js';
 
@@ -57,12 +58,9 @@ class RawClient {
     });
   }
 
-  async handshake(timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.#handshake.includes('\r\n\r\n')) {
-      if (this.ended || Date.now() > deadline) throw new Error('no handshake answer');
-      await new Promise((r) => setTimeout(r, 1));
-    }
+  /** Resolves once the server answered the handshake. */
+  handshake(): Promise<void> {
+    return untilTrue(() => this.#handshake.includes('\r\n\r\n'), 20_000, 1, 'no handshake answer');
   }
 
   get status(): string {
@@ -106,14 +104,19 @@ class RawClient {
     return this.texts.map((t) => (JSON.parse(t) as { type: string }).type);
   }
 
-  async waitFor(type: string, timeoutMs = 20_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.types().includes(type)) {
-      if (this.ended || this.closeCode !== null)
-        throw new Error(`closed (${this.closeCode ?? 'no close frame'}) before '${type}'; got ${this.types().join(', ')}`);
-      if (Date.now() > deadline) throw new Error(`no '${type}' within ${timeoutMs} ms; got ${this.types().join(', ')}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+  /** Resolves once a `type` message arrived; throws at once when the connection ends first. */
+  waitFor(type: string): Promise<void> {
+    return untilTrue(
+      () => {
+        if (this.types().includes(type)) return true;
+        if (this.ended || this.closeCode !== null)
+          throw new Error(`closed (${this.closeCode ?? 'no close frame'}) before '${type}'; got ${this.types().join(', ')}`);
+        return false;
+      },
+      20_000,
+      10,
+      `no '${type}' within 20 s`,
+    );
   }
 }
 
@@ -171,8 +174,7 @@ describe.skipIf(skip)('the WebSocket upgrade (admission through Redis)', () => {
     try {
       await client.handshake();
       client.send(2, speech16k().subarray(0, 3_200));
-      const deadline = Date.now() + 20_000;
-      while (client.closeCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await untilTrue(() => client.closeCode !== null, 20_000, 10, 'no close frame');
       expect(client.types()).toEqual(['error']);
       expect(client.closeCode).toBe(ERROR_REGISTRY.invalid_api_key.wsClose);
     } finally {
