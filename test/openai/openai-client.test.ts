@@ -155,11 +155,12 @@ describe('client.audio.transcriptions.create', () => {
 
 describe('a client that goes away', () => {
   it('cancels its job', async () => {
-    // 80 times the clip (about 4.7 min): long enough to be running when the client leaves. (20 times,
-    // about 70 s, was transcribed within half a second on a quiet machine: the job could complete
-    // between being listed as processing and the abort reaching the server.)
+    // 400 times the clip (about 23 min, 45 MB): long enough to be running when the client leaves, with
+    // room for a busy machine. The job must not complete between being listed as processing and the
+    // abort reaching the server: 20 times (70 s) took half a second on a quiet machine, and 80 times
+    // (4.7 min, 1.9 s quiet) completed first once in a full CI run.
     const { pcm } = wavData(readFileSync(CLIP));
-    const long = Buffer.concat(Array.from({ length: 80 }, () => pcm));
+    const long = Buffer.concat(Array.from({ length: 400 }, () => pcm));
     const form = new FormData();
     form.append('file', new Blob([wavOf(long)]), 'long.wav');
     form.append('model', 'whisper-1');
