@@ -242,7 +242,8 @@ export class JobService {
   async waitForFinal(id: string, timeoutMs: number, signal?: AbortSignal): Promise<JobRecord | null> {
     const current = await this.deps.jobs.get(id);
     const stopped = this.stopped.signal;
-    if (current === null || FINAL_STATUSES.includes(current.status) || timeoutMs <= 0 || stopped.aborted) return current;
+    // An aborted signal never fires again: a listener added now would wait for the job to end.
+    if (current === null || FINAL_STATUSES.includes(current.status) || timeoutMs <= 0 || stopped.aborted || signal?.aborted) return current;
     return new Promise((resolve) => {
       let done = false;
       const finish = (): void => {

@@ -93,6 +93,14 @@ describe('spawnStreaming', () => {
     expect(await child.closed).toBeNull();
   });
 
+  it('is killed at once by a signal that fired before the start (no later abort event comes)', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('left already'));
+    const child = spawnStreaming(NODE, script('setInterval(() => process.stdout.write("."), 10)'), { name: 'node', signal: controller.signal });
+    child.stdout.resume();
+    expect(await child.closed).toBeNull();
+  });
+
   it('rejects `closed` without the path when the tool cannot start', async () => {
     const child = spawnStreaming('/opt/secret/ffmpeg-missing', [], { name: 'ffmpeg' });
     child.stdout.resume();

@@ -154,7 +154,8 @@ export function spawnStreaming(command: string, args: readonly string[], options
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   const onAbort = (): void => kill();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) kill();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
   const closed = new Promise<number | null>((resolve, reject) => {
     child.once('error', (error) => reject(spawnError(options.name, error)));
     child.once('close', (code) => resolve(code));

@@ -211,7 +211,8 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
     const progress = names.map(() => ({ done: 0, total: 0 }));
     const both = new AbortController();
     const stop = (): void => both.abort(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
     let results: Awaited<ReturnType<typeof transcribeAll>>[];
     try {
       results = await Promise.all(
