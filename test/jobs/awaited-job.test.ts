@@ -2,7 +2,7 @@
 // mode=sync): a client that left before the wait began still gets its job cancelled. Its request
 // signal had fired already, and an abort listener added after that never fires, so the wait used to
 // last until the job finished on its own and the job completed for nobody (seen in the OpenAI
-// client test under load: the client left while its upload was being submitted).
+// client test under load: the client left after its job was submitted, before the wait listened).
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { awaitCompletedJob } from '../../src/jobs/awaited-job.js';
