@@ -84,7 +84,10 @@ async function jobOnDeadGateway(folder: string, source: string, target: string) 
 const takenOver = (gw: TestGateway, id: string): Promise<true> =>
   until(async () => ((await gw.gateway.store.jobs.get(id))?.leaseOwner === gw.gateway.backends.owner ? true : undefined), 20_000, 20, 'not taken over');
 
-describe('file translation job lifecycle', () => {
+// Every test here starts one to three gateways (and some wait out leases): the dead-gateway one took
+// 7 s on a quiet machine, 11 s beside a training run and 32-33 s beside two busy loops, past the
+// default 30 s limit, which another test here came within 5 s of.
+describe('file translation job lifecycle', { timeout: 90_000 }, () => {
   it('fails a unit with TRANSLATION_ERROR after 3 retries of a failing engine', async () => {
     let calls = 0;
     // Test-only: an engine that always throws, the one way to provoke TRANSLATION_ERROR on purpose.
