@@ -9,6 +9,7 @@ import { JobEvents } from '../../src/jobs/job-events.js';
 import { InProcessJobQueue } from '../../src/jobs/job-queue.js';
 import { JobRunner } from '../../src/jobs/job-runner.js';
 import { JobService } from '../../src/jobs/job-service.js';
+import { buildJob } from '../../src/jobs/new-job.js';
 import { type Principal, principalFor } from '../../src/platform/auth/principal.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { SqliteStore } from '../../src/platform/db/sqlite/sqlite-store.js';
@@ -17,6 +18,7 @@ import type { FileStorage } from '../../src/platform/files/file-storage.js';
 import { LocalFileStorage } from '../../src/platform/files/local-file-storage.js';
 import { UsageRecorder } from '../../src/platform/limits/usage-recorder.js';
 import { createLogger } from '../../src/platform/logging/logger.js';
+import { expect } from 'vitest';
 
 export const silentLogger = createLogger('silent');
 
@@ -151,4 +153,40 @@ export async function withSqliteStore(prefix: string, use: (store: Store) => Pro
   } finally {
     await scratch.close();
   }
+}
+
+/**
+ * Submits a `mode=sync` job on `audio/held.wav` (the test puts it in storage first) and resolves
+ * with its id once the service runs it (status `processing`, within 2 s).
+ */
+export async function submitHeldJob(service: Pick<JobService, 'submit'>, store: Store, principal: Principal): Promise<string> {
+  const job = buildJob({
+    principal,
+    kind: 'single',
+    language: 'am',
+    requestedModel: '',
+    mode: 'sync',
+    audio: { key: 'audio/held.wav', size: 4, filename: null },
+  });
+  await service.submit([job]);
+  for (let i = 0; i < 200 && (await store.jobs.get(job.id))?.status !== 'processing'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(await store.jobs.get(job.id)).toMatchObject({ status: 'processing', leaseOwner: 'this-process' });
+  return job.id;
+}
+
+/**
+ * A scratch SQLite store with `audio/held.wav` stored and a started, sole-process job service whose
+ * runner (owner `this-process`, 5 s leases) holds every job on a HeldEngine. Close `parts`, then `scratch`.
+ */
+export async function startHeldJobService(prefix: string, workers: number) {
+  const scratch = openScratchSqlite(prefix);
+  const storage = new LocalFileStorage(join(scratch.dir, 'files'));
+  await storage.putBuffer('audio/held.wav', Buffer.from('RIFF'), 'audio/wav');
+  const usage = new UsageRecorder(scratch.store.usage, silentLogger, 60_000);
+  const engine = new HeldEngine();
+  const events = new JobEvents();
+  const runner = storedAudioRunner({ store: scratch.store, storage, asr: engine, usage, events, owner: 'this-process', leaseMs: 5_000 });
+  const parts = testJobService(scratch.store, { soleProcess: true, runner, events, storage, recorder: usage, workers });
+  parts.jobs.start();
+  return { scratch, engine, parts };
 }

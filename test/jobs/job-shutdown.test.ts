@@ -1,15 +1,7 @@
-// JobService.close (issue 34 item 6): running jobs get the grace, then go back to `queued`
-// (lease released, attempt not counted) and every `mode=sync` caller still waiting is answered
-// with its job as it stands; callers arriving after shutdown are answered at once.
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JobEvents } from '../../src/jobs/job-events.js';
-import { type JobService } from '../../src/jobs/job-service.js';
-import { buildJob } from '../../src/jobs/new-job.js';
+import type { JobService } from '../../src/jobs/job-service.js';
 import type { Store } from '../../src/platform/db/store-types.js';
-import { LocalFileStorage } from '../../src/platform/files/local-file-storage.js';
-import { UsageRecorder } from '../../src/platform/limits/usage-recorder.js';
-import { HeldEngine, openScratchSqlite, silentLogger, storedAudioRunner, testJobService, testPrincipal, type TestJobService } from '../helpers/job-services.js';
+import { type HeldEngine, type openScratchSqlite, startHeldJobService, submitHeldJob, testPrincipal, type TestJobService } from '../helpers/job-services.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const principal = testPrincipal('shutdown');
@@ -22,17 +14,9 @@ let parts: TestJobService;
 let service: JobService;
 
 beforeEach(async () => {
-  scratch = openScratchSqlite('job-shutdown-');
+  ({ scratch, engine, parts } = await startHeldJobService('job-shutdown-', 2));
   store = scratch.store;
-  const storage = new LocalFileStorage(join(scratch.dir, 'files'));
-  await storage.putBuffer('audio/held.wav', Buffer.from('RIFF'), 'audio/wav');
-  const usage = new UsageRecorder(store.usage, silentLogger, 60_000);
-  engine = new HeldEngine();
-  const events = new JobEvents();
-  const runner = storedAudioRunner({ store, storage, asr: engine, usage, events, owner: 'this-process', leaseMs: 5_000 });
-  parts = testJobService(store, { soleProcess: true, runner, events, storage, recorder: usage, workers: 2 });
   service = parts.jobs;
-  service.start();
 });
 
 afterEach(async () => {
@@ -40,21 +24,8 @@ afterEach(async () => {
   await scratch.close();
 });
 
-/** Submits a job on the held audio and resolves once it runs. */
-async function runningJob(): Promise<string> {
-  const job = buildJob({
-    principal,
-    kind: 'single',
-    language: 'am',
-    requestedModel: '',
-    mode: 'sync',
-    audio: { key: 'audio/held.wav', size: 4, filename: null },
-  });
-  await service.submit([job]);
-  for (let i = 0; i < 200 && (await store.jobs.get(job.id))?.status !== 'processing'; i++) await sleep(10);
-  expect(await store.jobs.get(job.id)).toMatchObject({ status: 'processing', leaseOwner: 'this-process' });
-  return job.id;
-}
+/** A job on the held audio, running. */
+const runningJob = (): Promise<string> => submitHeldJob(service, store, principal);
 
 describe('JobService shutdown', () => {
   it('answers waiting sync callers with their jobs returned to the queue once the grace has passed', async () => {
