@@ -1,3 +1,6 @@
+// JobService.close (issue 34 item 6): running jobs get the grace, then go back to `queued`
+// (lease released, attempt not counted) and every `mode=sync` caller still waiting is answered
+// with its job as it stands; callers arriving after shutdown are answered at once.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { JobService } from '../../src/jobs/job-service.js';
 import type { Store } from '../../src/platform/db/store-types.js';
