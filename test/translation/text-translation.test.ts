@@ -93,6 +93,16 @@ describe('POST /translate/v1', () => {
     expect(text).toMatch(/translation_queue_depth\{[^}]*\} 0/);
   });
 
+  it('answers am -> ti by word-for-word transfer: the source with the words it knows replaced, and counts it', async () => {
+    const response = await translate(gw.url, { key, text: 'ልጆቹ ጠዋት ወደ ትምህርት ቤት ሄዱ። ሆስፒታሉ የት ነው?', src_lang: 'am', tgt_lang: 'ti' });
+    expect(response.status).toBe(200);
+    const { tgt_text: text } = (await response.json()) as { tgt_text: string };
+    // ወደ -> ናብ ("to"), ትምህርት -> ትምህርቲ, ነው -> እዩ ("is") in the shipped lex.am-ti; word order and punctuation kept.
+    expect(text).toMatch(/^\S+ \S+ ናብ ትምህርቲ ቤት \S+። \S+ \S+ እዩ\?$/);
+    const metrics = await (await fetch(gw.metricsUrl!)).text();
+    expect(metrics).toMatch(/translation_word_transfer_texts_total\{[^}]*direction="am-ti"[^}]*\} [1-9]/);
+  });
+
   it('is described in /openapi.json and /llms.txt', async () => {
     const openapi = (await (await fetch(`${gw.url}/openapi.json`)).json()) as { paths: Record<string, { post?: { description?: string } }> };
     expect(openapi.paths['/translate/v1']?.post?.description).toContain('5000');

@@ -134,10 +134,12 @@ describe('the public Marian export layout', () => {
       const marian = await OnnxTranslationEngine.open(folder, { workerNice: null });
       try {
         expect(marian.name).toBe('marian-style-copy');
+        // Directions the shipped manifest answers by word transfer (am-ti, ti-am) are left out: the copy has no tables.
         for (const [source, target] of [
           ['en', 'am'],
           ['am', 'en'],
-          ['ti', 'am'],
+          ['ti', 'en'],
+          ['en', 'ti'],
         ] as const) {
           expect(await marian.translateMany(SAMPLES[source], source, target)).toEqual(await engine.translateMany(SAMPLES[source], source, target));
         }
@@ -148,4 +150,51 @@ describe('the public Marian export layout', () => {
       rmSync(folder, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+describe('word-for-word transfer (manifest word_transfer)', () => {
+  /** A copy of the shipped folder (graphs and tokenizer linked) whose lex.am-ti is `table`. */
+  const folderWith = (table: string): string => {
+    const folder = mkdtempSync(join(tmpdir(), 'word-transfer-'));
+    for (const file of readdirSync(TRANSLATION_MODEL_DIR)) {
+      if (file !== 'lex.am-ti' && file !== 'heldout') symlinkSync(join(TRANSLATION_MODEL_DIR, file), join(folder, file));
+    }
+    writeFileSync(join(folder, 'lex.am-ti'), table);
+    return folder;
+  };
+
+  it('answers both modes without the worker, and the network still serves the other directions', async () => {
+    const batches = engine.stats().batches;
+    const greedy = await engine.translateMany(SAMPLES.am, 'am', 'ti');
+    const beam = await engine.translateMany(SAMPLES.am, 'am', 'ti', { mode: 'beam' });
+    expect(beam).toEqual(greedy);
+    expect(engine.stats().batches).toBe(batches);
+    expect(greedy[0]).not.toBe(SAMPLES.am[0]);
+    expect(greedy.map((t) => t.at(-1))).toEqual(SAMPLES.am.map((t) => t.at(-1)));
+    await engine.translate(SAMPLES.am[0]!, 'am', 'en');
+    expect(engine.stats().batches).toBeGreaterThan(batches);
+  });
+
+  it('uses the given table, and rejects a request whose signal has fired', async () => {
+    const folder = folderWith('ጓደኛ ወዳጅ 0.9\nናብ ወደ 0.1\n');
+    const small = await OnnxTranslationEngine.open(folder, { workerNice: null, intraOpThreads: 1 });
+    try {
+      expect(await small.translate('ወዳጅ ወደ ቤት።', 'am', 'ti')).toBe('ጓደኛ ወደ ቤት።');
+      const aborted = AbortSignal.abort(new Error('client left'));
+      await expect(small.translate('ወዳጅ', 'am', 'ti', { signal: aborted })).rejects.toThrow('client left');
+    } finally {
+      await small.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+    await expect(small.translate('ወዳጅ', 'am', 'ti')).rejects.toMatchObject({ engineError: 'unavailable' });
+  }, 60_000);
+
+  it('fails to load a table that does not parse, naming the file and line', async () => {
+    const folder = folderWith('ጓደኛ ወዳጅ 0.9\nnot a table line\n');
+    try {
+      await expect(OnnxTranslationEngine.open(folder, { workerNice: null, intraOpThreads: 1 })).rejects.toThrow(/word_transfer\.am-ti: lex\.am-ti: line 2/);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
+  });
 });

@@ -37,3 +37,33 @@ describe('held-out chrF of the shipped translation model', () => {
     }, 300_000);
   }
 });
+
+// Directions the manifest serves by word-for-word transfer exist because the network scores below
+// copying the source there: what is served must beat that trivial baseline clearly.
+describe('word-for-word transfer of the shipped model', () => {
+  const transfers = Object.keys((manifest as { word_transfer?: Record<string, unknown> }).word_transfer ?? {});
+
+  it('serves am-ti and ti-am', () => {
+    expect(transfers.sort()).toEqual(['am-ti', 'ti-am']);
+    expect(engine.wordTransferDirections.sort()).toEqual(['am-ti', 'ti-am']);
+  });
+
+  for (const direction of ['am-ti', 'ti-am'] as const) {
+    it(`${direction} beats copying the source by at least 3 chrF, and the network`, async () => {
+      const [source, target] = direction.split('-') as ['am' | 'ti', 'am' | 'ti'];
+      const base = join(TRANSLATION_MODEL_DIR, 'heldout', direction);
+      const sources = lines(`${base}.src`);
+      const references = lines(`${base}.ref`);
+      const served = corpusChrf(await engine.translateMany(sources, source, target), references);
+      const copied = corpusChrf(sources, references);
+      expect(served, `served ${served.toFixed(2)}, source copied ${copied.toFixed(2)}`).toBeGreaterThanOrEqual(copied + 3);
+      const network = await OnnxTranslationEngine.open(TRANSLATION_MODEL_DIR, { workerNice: null, intraOpThreads: 1, wordTransfer: false });
+      try {
+        const networkChrf = corpusChrf(await network.translateMany(sources, source, target), references);
+        expect(served, `served ${served.toFixed(2)}, network ${networkChrf.toFixed(2)}`).toBeGreaterThan(networkChrf);
+      } finally {
+        await network.close();
+      }
+    }, 300_000);
+  }
+});

@@ -16,6 +16,10 @@
  * the request ends (answered, failed or aborted through its signal).
  * A worker that dies fails its batch (`model_error`) and is replaced.
  *
+ * Directions the manifest lists under `word_transfer` (word-transfer.ts) never reach the queue or
+ * the worker: their texts are answered on the calling thread, one pass over the text with a map
+ * lookup a word (microseconds a sentence), in either mode.
+ *
  * With `decodingGuards` (TRANSLATION_DECODING_GUARDS=on, the default) the worker decodes under the
  * degeneration guards (guarded-decoding.ts); a sentence it still cannot translate soundly fails
  * its request with `untranslatable` (param `text`), naming the sentence; the other requests of
@@ -27,6 +31,7 @@
  * runtime/worker-host.ts: background nice value, onnxruntime threads inherited; restarted 500 ms
  * after it dies unless the engine is closing or it died while loading).
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { EngineError } from '../runtime/engine-error.js';
 import { WakeTimer } from '../runtime/wake-timer.js';
@@ -35,9 +40,15 @@ import { DrainRate, QueueRoom, retryAfterSeconds, type Refusal } from './queue-a
 import { SentenceQueue } from './sentence-queue.js';
 import { joinSentences, splitSentences, type Sentence } from './sentence-splitter.js';
 import type { TranslateOptions, TranslationEngine, TranslationLanguage, TranslationMode } from './translation-engine.js';
-import { readTranslationManifest, type TranslationManifest } from './translation-manifest.js';
+import { readTranslationManifest, TranslationManifestError, type TranslationManifest } from './translation-manifest.js';
 import type { TranslationObserver } from './translation-metrics.js';
 import type { FromTranslationWorker, ToTranslationWorker, TranslationItem, TranslationWorkerSettings } from './translation-protocol.js';
+import { parseWordTransferTable, transferWords, type WordTransferTable } from './word-transfer.js';
+
+interface WordTransfer {
+  readonly table: WordTransferTable;
+  readonly minProbability: number;
+}
 
 export interface TranslationEngineOptions {
   /** Sentences per batch. Default 16. */
@@ -61,6 +72,8 @@ export interface TranslationEngineOptions {
   readonly observer?: TranslationObserver;
   /** Decode under the degeneration guards with their fallbacks (TRANSLATION_DECODING_GUARDS). Default true. */
   readonly decodingGuards?: boolean;
+  /** Answer the manifest's `word_transfer` directions by word-for-word transfer; false sends them to the network too (benchmarks). Default true. */
+  readonly wordTransfer?: boolean;
 }
 
 export interface TranslationStats {
@@ -115,9 +128,12 @@ export class OnnxTranslationEngine implements TranslationEngine {
   private closed: Promise<void> | null = null;
   private drained: (() => void) | null = null;
   private readonly counters = { batches: 0, batchSizes: {} as Record<number, number>, sentences: 0, refused: 0 };
+  /** Per direction `src-tgt`: the word-transfer table served instead of the network. */
+  private readonly wordTransfers: ReadonlyMap<string, WordTransfer>;
 
   private constructor(manifest: TranslationManifest, options: TranslationEngineOptions) {
     this.manifest = manifest;
+    this.wordTransfers = options.wordTransfer === false ? new Map() : readWordTransfers(manifest);
     this.name = manifest.name;
     this.languages = manifest.languages;
     const maxBatch = Math.max(1, options.maxBatch ?? 16);
@@ -169,6 +185,8 @@ export class OnnxTranslationEngine implements TranslationEngine {
 
   async translateMany(texts: readonly string[], source: TranslationLanguage, target: TranslationLanguage, options: TranslateOptions = {}): Promise<string[]> {
     this.checkPair(source, target);
+    const transfer = this.wordTransfers.get(`${source}-${target}`);
+    if (transfer !== undefined) return this.transferMany(texts, source, target, transfer, options.signal);
     const split: Sentence[][] = texts.map((t) => splitSentences(t));
     const items: TranslationItem[] = split.flat().map((s) => ({ text: s.text, source, target }));
     if (items.length === 0) return texts.map(() => '');
@@ -179,6 +197,11 @@ export class OnnxTranslationEngine implements TranslationEngine {
       at += sentences.length;
       return joined;
     });
+  }
+
+  /** Directions answered by word-for-word transfer instead of the network (`src-tgt`). */
+  get wordTransferDirections(): string[] {
+    return [...this.wordTransfers.keys()];
   }
 
   stats(): TranslationStats {
@@ -201,6 +224,20 @@ export class OnnxTranslationEngine implements TranslationEngine {
       }
     }
     if (source === target) throw new EngineError('invalid_value', "'tgt_lang' must differ from 'src_lang'.", { param: 'tgt_lang' });
+  }
+
+  private async transferMany(
+    texts: readonly string[],
+    source: TranslationLanguage,
+    target: TranslationLanguage,
+    transfer: WordTransfer,
+    signal: AbortSignal | undefined,
+  ): Promise<string[]> {
+    if (this.closing) throw new EngineError('unavailable', 'The translation service is shutting down.');
+    if (signal?.aborted) throw signal.reason;
+    const outputs = texts.map((text) => transferWords(text, transfer.table, transfer.minProbability));
+    this.observer.onWordTransfer?.({ direction: `${source}-${target}`, texts: texts.length });
+    return outputs;
   }
 
   private submit(items: readonly TranslationItem[], mode: TranslationMode, tenant: string, signal: AbortSignal | undefined): Promise<string[]> {
@@ -389,4 +426,18 @@ export class OnnxTranslationEngine implements TranslationEngine {
     this.wake.cancel();
     await this.host.close();
   }
+}
+
+/** Reads the manifest's word-transfer tables; a table that does not parse fails the load, naming the file. */
+function readWordTransfers(manifest: TranslationManifest): Map<string, WordTransfer> {
+  const transfers = new Map<string, WordTransfer>();
+  for (const [direction, spec] of Object.entries(manifest.wordTransfer ?? {})) {
+    try {
+      transfers.set(direction, { table: parseWordTransferTable(readFileSync(spec.table, 'utf8')), minProbability: spec.minProbability });
+    } catch (error) {
+      const file = spec.table.slice(manifest.folder.length + 1);
+      throw new TranslationManifestError(manifest.folder, `word_transfer.${direction}: ${file}: ${(error as Error).message}`);
+    }
+  }
+  return transfers;
 }

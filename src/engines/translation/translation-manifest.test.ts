@@ -32,6 +32,18 @@ describe('parseTranslationManifest', () => {
     expect(m.decoding.beamSize).toBe(4);
     expect(m.regressionChrf).toEqual({ 'en-am': 20.5 });
     expect(m.sourceTags).toBeNull();
+    expect(m.wordTransfer).toBeNull();
+  });
+
+  it('reads the directions served by word-for-word transfer, with the default threshold', () => {
+    const m = parseTranslationManifest(
+      { ...ours, word_transfer: { 'am-ti': { table: 'lex.am-ti', min_probability: 0.3 }, 'ti-am': { table: 'lex.ti-am' } } },
+      '/models/t',
+    );
+    expect(m.wordTransfer).toEqual({
+      'am-ti': { table: '/models/t/lex.am-ti', minProbability: 0.3 },
+      'ti-am': { table: '/models/t/lex.ti-am', minProbability: 0.2 },
+    });
   });
 
   it('reads the Marian layout with its default file names', () => {
@@ -108,6 +120,11 @@ describe('parseTranslationManifest', () => {
     expect(bad({ tokenizer: { type: 'sentencepiece', model: '../escape.model' } })).toThrow(/tokenizer\.model/);
     expect(bad({ decoding: { max_output_char_ratio: 2 } })).toThrow(/max_output_char_ratio/);
     expect(bad({ decoding: { max_output_char_ratio: { 'en-am': -1 } } })).toThrow(/max_output_char_ratio\.en-am/);
+    expect(bad({ word_transfer: ['am-ti'] })).toThrow(/word_transfer must map/);
+    expect(bad({ word_transfer: { 'am-om': { table: 'lex' } } })).toThrow(/word_transfer\.am-om: the direction/);
+    expect(bad({ word_transfer: { 'am-am': { table: 'lex' } } })).toThrow(/word_transfer\.am-am: the direction/);
+    expect(bad({ word_transfer: { 'am-ti': { table: '../lex' } } })).toThrow(/word_transfer\.am-ti\.table/);
+    expect(bad({ word_transfer: { 'am-ti': { table: 'lex', min_probability: 2 } } })).toThrow(/min_probability/);
   });
 
   it('reads the decoding guards settings; a letter ratio over 3 is held to 3', () => {

@@ -7,6 +7,8 @@
  *   with `vocab.json` (Marian) or `sentencepiece.bpe.model` with an id offset (NLLB), language
  *   tokens such as `>>amh<<` or `amh_Ethi` (as a source or forced decoder token), and either the
  *   split decoders or `decoder_model_merged.onnx`.
+ * Either may list directions served by word-for-word transfer instead of the network
+ * (`word_transfer`: `{"am-ti": {"table": "lex.am-ti", "min_probability": 0.2}}`; word-transfer.ts).
  * Missing files are reported by name. Pure apart from reading the folder.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -63,10 +65,19 @@ export interface TranslationManifest {
   readonly heads: number;
   readonly headDim: number;
   readonly decoding: TranslationDecoding;
+  /** Per direction `src-tgt`: a Moses-layout lexical table served instead of the network (word-transfer.ts); null when absent. */
+  readonly wordTransfer: Readonly<Record<string, WordTransferSpec>> | null;
   /** Per direction `src-tgt`: the chrF the held-out regression test must reach; null when absent. */
   readonly regressionChrf: Readonly<Record<string, number>> | null;
   readonly licence: string | null;
   readonly card: string | null;
+}
+
+export interface WordTransferSpec {
+  /** The table file (absolute path). */
+  readonly table: string;
+  /** A word is replaced only by an entry at least this probable. */
+  readonly minProbability: number;
 }
 
 export class TranslationManifestError extends Error {
@@ -193,6 +204,24 @@ export function parseTranslationManifest(raw: unknown, folder: string): Translat
     maxOutputCharRatio,
   };
 
+  let wordTransfer: Record<string, WordTransferSpec> | null = null;
+  if (raw['word_transfer'] !== undefined) {
+    const transfers = raw['word_transfer'];
+    if (!isObject(transfers)) return fail('word_transfer must map directions (src-tgt) to {"table": file, "min_probability": number}');
+    wordTransfer = {};
+    for (const [direction, spec] of Object.entries(transfers)) {
+      const [source, target, ...rest] = direction.split('-');
+      const covered = (l: string | undefined): boolean => languages.includes(l as TranslationLanguage);
+      if (rest.length > 0 || !covered(source) || !covered(target) || source === target) {
+        fail(`word_transfer.${direction}: the direction must be src-tgt, two distinct languages of the model`);
+      }
+      if (!isObject(spec)) return fail(`word_transfer.${direction} must be {"table": file, "min_probability": number}`);
+      const minProbability = num(spec['min_probability'], `word_transfer.${direction}.min_probability`, 0.2);
+      if (minProbability < 0 || minProbability > 1) fail(`word_transfer.${direction}.min_probability must be from 0 to 1`);
+      wordTransfer[direction] = { table: file(spec['table'], `word_transfer.${direction}.table`), minProbability };
+    }
+  }
+
   let regressionChrf: Record<string, number> | null = null;
   if (isObject(raw['regression_chrf'])) {
     regressionChrf = {};
@@ -216,6 +245,7 @@ export function parseTranslationManifest(raw: unknown, folder: string): Translat
     heads: int(raw['heads'], 'heads', 0),
     headDim: int(raw['head_dim'], 'head_dim', 0),
     decoding,
+    wordTransfer,
     regressionChrf,
     licence: typeof raw['licence'] === 'string' ? raw['licence'] : typeof raw['license'] === 'string' ? raw['license'] : null,
     card: typeof raw['card'] === 'string' ? resolve(folder, raw['card']) : null,
@@ -228,6 +258,7 @@ function requiredFiles(manifest: TranslationManifest): string[] {
   const files = t.kind === 'shared' ? [t.model] : [t.source, t.target, t.vocab];
   files.push(manifest.onnx.encoder);
   for (const f of [manifest.onnx.decoder, manifest.onnx.decoderWithPast, manifest.onnx.decoderMerged]) if (f !== null) files.push(f);
+  for (const spec of Object.values(manifest.wordTransfer ?? {})) files.push(spec.table);
   return files;
 }
 

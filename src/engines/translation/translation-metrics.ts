@@ -15,6 +15,8 @@ export interface TranslationObserver {
   }): void;
   onRefused?(event: { readonly mode: TranslationMode; readonly sentences: number }): void;
   queueDepth?(read: () => number): void;
+  /** Texts of a direction answered by word-for-word transfer (word-transfer.ts) instead of the network. */
+  onWordTransfer?(event: { readonly direction: string; readonly texts: number }): void;
   /** Decoding guards (on): rows of a batch per action (clean, next_beam, redecoded, prefix, untranslatable). */
   onGuard?(event: { readonly mode: TranslationMode; readonly actions: Readonly<Partial<Record<GuardAction, number>>> }): void;
 }
@@ -28,6 +30,8 @@ export interface TranslationObserver {
  *  - `translation_guard_rows_total` counter (labels mode, action): model rows decoded under the
  *    degeneration guards, by what the guards did (`clean`, `next_beam`, `redecoded`, `prefix`,
  *    `untranslatable`)
+ *  - `translation_word_transfer_texts_total` counter (label direction): texts answered by
+ *    word-for-word transfer instead of the network (manifest `word_transfer`)
  * Create once per registry.
  */
 export function createTranslationMetrics(registry: Registry): TranslationObserver {
@@ -59,7 +63,16 @@ export function createTranslationMetrics(registry: Registry): TranslationObserve
     labelNames: ['mode', 'action'],
     registers,
   });
+  const wordTransferTexts = new Counter({
+    name: 'translation_word_transfer_texts_total',
+    help: 'Texts answered by word-for-word transfer instead of the network (manifest word_transfer), by direction',
+    labelNames: ['direction'],
+    registers,
+  });
   return {
+    onWordTransfer(event) {
+      wordTransferTexts.inc({ direction: event.direction }, event.texts);
+    },
     onBatch(event) {
       if (event.ok) {
         batchSize.observe({ mode: event.mode }, event.sentences);

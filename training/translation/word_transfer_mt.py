@@ -1,0 +1,166 @@
+"""Word-for-word transfer tables between Amharic and Tigrinya (am-ti, ti-am), and their dev scores.
+
+Why: the shipped network translates am<->ti worse than copying the source (chrF 4-8 against 15);
+the two languages share the script and many words, so a translation that keeps the source and
+replaces the words it has learnt beats the copy. The tables are IBM Model 1 lexical
+probabilities (NLTK's IBMModel1) trained on the am-ti pairs of prepare_mt.py's train.tsv (the
+HornMT train split: held-out snippets are never seen), written in the layout of Moses'
+lex.f2e (one `target source p(target|source)` line each), which the gateway reads
+(src/engines/translation/word-transfer.ts; manifest `word_transfer`).
+
+Words are runs of letters, marks and digits (Unicode categories L*, M*, N*), as in the gateway;
+everything else (spaces, punctuation) stays as in the source.
+
+Usage (W/data: prepare_mt.py's output; /usr/bin/python3 with python3-nltk):
+  python3 word_transfer_mt.py --data W/data --out DIR [--iterations 8] [--keep 0.05] [--min-count 2]
+It writes DIR/lex.am-ti, DIR/lex.ti-am (each source word's most likely target, kept where
+p >= --keep and the word was seen --min-count times) and DIR/word-transfer-dev.json: dev chrF per direction at each threshold beside
+copying the source, from which the manifest's `min_probability` is chosen.
+"""
+import argparse
+import json
+import os
+import time
+import unicodedata
+from collections import Counter
+
+from nltk.translate import AlignedSent, IBMModel1
+
+THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
+
+
+def is_word_char(c):
+    return unicodedata.category(c)[0] in 'LMN'
+
+
+def words(text):
+    out, cur = [], []
+    for c in text:
+        if is_word_char(c):
+            cur.append(c)
+        elif cur:
+            out.append(''.join(cur))
+            cur = []
+    if cur:
+        out.append(''.join(cur))
+    return out
+
+
+def transfer(text, table, threshold):
+    """The source with each word that has a target at p >= threshold replaced; the rest kept.
+    A replacement that would repeat the word before it, where the source does not repeat, is not
+    made (IBM Model 1 maps several different words to one frequent word)."""
+    out, cur = [], []
+    last = {'source': None, 'output': None}
+
+    def flush():
+        if cur:
+            w = ''.join(cur)
+            hit = table.get(w)
+            o = hit[0] if hit and hit[1] >= threshold else w
+            if o != w and o == last['output'] and w != last['source']:
+                o = w
+            out.append(o)
+            last['source'], last['output'] = w, o
+            cur.clear()
+
+    for c in text:
+        if is_word_char(c):
+            cur.append(c)
+        else:
+            flush()
+            out.append(c)
+    flush()
+    return ''.join(out)
+
+
+def chrf(hyps, refs, order=6, beta=2):
+    """Corpus chrF as src/engines/scoring/chrf.ts (sacreBLEU's default)."""
+    sums = [[0, 0, 0] for _ in range(order)]
+    for h, r in zip(hyps, refs):
+        h = [c for c in h if not c.isspace()]
+        r = [c for c in r if not c.isspace()]
+        for n in range(1, order + 1):
+            hc = Counter(tuple(h[i:i + n]) for i in range(len(h) - n + 1))
+            rc = Counter(tuple(r[i:i + n]) for i in range(len(r) - n + 1))
+            s = sums[n - 1]
+            s[0] += max(0, len(h) - n + 1)
+            s[1] += max(0, len(r) - n + 1)
+            s[2] += sum(min(c, rc.get(g, 0)) for g, c in hc.items())
+    p = r_ = 0.0
+    effective = 0
+    for hyp, ref, matches in sums:
+        if hyp == 0 or ref == 0:
+            continue
+        p += matches / hyp
+        r_ += matches / ref
+        effective += 1
+    if effective == 0:
+        return 0.0
+    p, r_ = p / effective, r_ / effective
+    return 0.0 if p + r_ == 0 else 100 * (1 + beta * beta) * p * r_ / (beta * beta * p + r_)
+
+
+def read_lines(path):
+    with open(path, encoding='utf-8') as f:
+        return [line.rstrip('\n') for line in f]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--data', required=True, help="prepare_mt.py's output folder")
+    ap.add_argument('--out', required=True)
+    ap.add_argument('--iterations', type=int, default=8)
+    ap.add_argument('--keep', type=float, default=0.05, help='lowest probability written to the tables')
+    ap.add_argument('--min-count', type=int, default=2,
+                    help='source words seen fewer times in training get no entry (IBM Model 1 aligns rare words to anything)')
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    pairs = {('am', 'ti'): [], ('ti', 'am'): []}
+    with open(os.path.join(args.data, 'train.tsv'), encoding='utf-8') as f:
+        for line in f:
+            la, lb, a, b = line.rstrip('\n').split('\t')
+            if (la, lb) in pairs:
+                pairs[(la, lb)].append((a, b))
+    report = {'iterations': args.iterations, 'keep': args.keep, 'min_count': args.min_count, 'directions': {}}
+    for (la, lb), rows in pairs.items():
+        started = time.time()
+        # AlignedSent(words, mots): `words` is the language translated into, `mots` the source.
+        model = IBMModel1([AlignedSent(words(b), words(a)) for a, b in rows], args.iterations)
+        # Each source word's most probable target; ties (common among rare words) go to the first
+        # target in code-point order, and probabilities are rounded first, so that the tables do
+        # not depend on Python's hash seed (the summation order inside NLTK).
+        best = {}
+        for target, row in model.translation_table.items():
+            for source, p in row.items():
+                if source is None or target is None:
+                    continue
+                p = round(p, 9)
+                known = best.get(source)
+                if known is None or p > known[1] or (p == known[1] and target < known[0]):
+                    best[source] = (target, p)
+        counts = Counter(w for a, _ in rows for w in words(a))
+        table = {s: tp for s, tp in best.items() if tp[1] >= args.keep and counts[s] >= args.min_count}
+        path = os.path.join(args.out, f'lex.{la}-{lb}')
+        with open(path, 'w', encoding='utf-8') as f:
+            for source in sorted(table):
+                target, p = table[source]
+                f.write(f'{target} {source} {p:.6f}\n')
+        src = read_lines(os.path.join(args.data, f'dev.{la}-{lb}.src'))
+        ref = read_lines(os.path.join(args.data, f'dev.{la}-{lb}.ref'))
+        scores = {str(t): round(chrf([transfer(s, table, t) for s in src], ref), 2) for t in THRESHOLDS}
+        report['directions'][f'{la}-{lb}'] = {
+            'training_pairs': len(rows),
+            'table_entries': len(table),
+            'seconds': round(time.time() - started, 1),
+            'dev_sentences': len(src),
+            'dev_chrf_copy_source': round(chrf(src, ref), 2),
+            'dev_chrf_by_min_probability': scores,
+        }
+        print(la, lb, json.dumps(report['directions'][f'{la}-{lb}']), flush=True)
+    with open(os.path.join(args.out, 'word-transfer-dev.json'), 'w', encoding='utf-8') as f:
+        json.dump(report, f, indent=2)
+
+
+if __name__ == '__main__':
+    main()
