@@ -6,7 +6,8 @@
  * Both: 3 s windows every 0.5 s, i-vectors on the file's 12 principal directions, the speaker
  * count by the eigengap (pruning auto-tuned per file) and spectral clustering of at most 200 of
  * the windows, every window to its nearest cluster centroid (two stages, linear in the length),
- * pauses up to 0.3 s bridged.
+ * pauses up to 0.3 s bridged, and a speaker with no turn of 1 s (windows across turn onsets) merged
+ * into the turns it touches.
  * - backend_a (conversations, interviews): two rounds of Viterbi re-segmentation, 0.3 s turns.
  * - backend_b (long-form, batch at scale): one round of re-segmentation, 1 s turns.
  * Short-turn conversations (12 or more runs of speech a minute of speech; speech-runs.ts) take `shortTurns`:
@@ -36,6 +37,12 @@ export interface BackendParameters {
   readonly blockSize: number;
   /** Runs of a speaker shorter than this are given to their neighbours. */
   readonly minTurnFrames: number;
+  /**
+   * With the count not given: a speaker none of whose turns reaches this length is not a voice
+   * but windows across turn changes (onsets, mixed windows); its runs join their neighbours
+   * (never below min_speakers). 0: off.
+   */
+  readonly minLongestTurnFrames: number;
   /** Rounds of re-segmentation of the windows against the cluster centroids after clustering. */
   readonly refinements: number;
   /** Cosine similarity a change of speaker between consecutive windows costs in re-segmentation (0: nearest centroid). */
@@ -99,6 +106,7 @@ const SHARED_PARAMETERS = {
   pauseFrames: 15,
   pauseSnapFrames: 100,
   pauseSnapMinGapFrames: 5,
+  minLongestTurnFrames: 50,
   switchCost: 0.5,
   minClusterShare: 0.1,
   mergeSimilarity: 0.5,

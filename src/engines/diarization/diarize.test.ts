@@ -49,9 +49,20 @@ describe('diarize', () => {
     }
   });
 
+  it('gives no speaker that never holds a turn of a second: turn onsets join the turn they open (issue 29)', () => {
+    const { pcm } = twoSpeakerConversation();
+    for (const backend of ['backend_a', 'backend_b'] as const) {
+      const turns = diarize(pcm, { backend, minSpeakers: null, maxSpeakers: null }, projection);
+      const longest = new Map<number, number>();
+      for (const t of turns) longest.set(t.speaker, Math.max(longest.get(t.speaker) ?? 0, t.endMs - t.startMs));
+      for (const [speaker, ms] of longest) expect(ms, `${backend} speaker ${speaker}`).toBeGreaterThanOrEqual(1000);
+    }
+  });
+
   // The count may differ by one between the codecs: on this fixture (truth: two speakers) the
-  // short-turn path gives 4 from the WAV and 3 from the MP3 with backend_a, its clusters of one
-  // voice sitting at the merge threshold (open in issue 29); before it, 5 against 3.
+  // short-turn path gives 3 from the WAV and 2 from the MP3 (one voice's third sentence sits at the
+  // merge threshold; open in issue 29); before turn onsets joined their turns backend_a gave 4 and
+  // 3, and before the short-turn path 5 against 3.
   it('finds nearly the same speaker count in the WAV and in an MP3 of the same audio (issue 29)', () => {
     const { pcm } = twoSpeakerConversation();
     const dir = mkdtempSync(join(tmpdir(), 'diarize-mp3-'));

@@ -1,7 +1,8 @@
 /**
  * A speaker per 20 ms speaker frame (Int32Array, -1: no speaker) from the labelled windows: the
  * vote of the windows covering each speech frame, changes of speaker moved into nearby pauses, short
- * pauses bridged, short runs merged into their neighbours (never below min_speakers). Lengths are in
+ * pauses bridged, short runs merged into their neighbours, then speakers without a turn of
+ * `minLongestTurnFrames` (turn onsets) merged into the turns they touch (never below min_speakers). Lengths are in
  * frames; the exported steps work in place on the labels they are given.
  */
 import type { BackendParameters } from './diarization-backends.js';
@@ -22,6 +23,7 @@ export function speakerFrameLabels(
   fillPauses(frameLabels, parameters.pauseFrames);
   const unsmoothed = frameLabels.slice();
   smooth(frameLabels, parameters.minTurnFrames);
+  if (parameters.minLongestTurnFrames > 0) absorbSpeakersWithoutTurns(frameLabels, parameters.minLongestTurnFrames, minSpeakers ?? 1);
   // Merging short runs must not take the speaker count below min_speakers: keep the raw labels then.
   return minSpeakers !== null && speakerCount(frameLabels) < Math.min(minSpeakers, speakerCount(unsmoothed)) ? unsmoothed : frameLabels;
 }
@@ -59,16 +61,73 @@ function labelFrames(frames: number, speech: Uint8Array, windows: readonly Embed
 /** Stretches of one speaker at most this far apart (0.5 s) count as one run when smoothing. */
 const SAME_RUN_GAP_FRAMES = Math.round(500 / SPEAKER_FRAME_MS);
 
+interface Run {
+  start: number;
+  end: number;
+  label: number;
+}
+
+/** The speakers' runs in time order (stretches of one speaker at most SAME_RUN_GAP_FRAMES apart are one run). */
+function speakerRuns(labels: Int32Array): Run[] {
+  const runs: Run[] = [];
+  for (let t = 0; t < labels.length; t++) {
+    if (labels[t]! < 0) continue;
+    const lastRun = runs[runs.length - 1];
+    if (lastRun !== undefined && lastRun.label === labels[t] && lastRun.end >= t - SAME_RUN_GAP_FRAMES) lastRun.end = t + 1;
+    else runs.push({ start: t, end: t + 1, label: labels[t]! });
+  }
+  return runs;
+}
+
+/**
+ * While more than `minSpeakers` speakers remain: the speaker whose longest run is shortest, if
+ * that run is under `minLongestFrames`, gives each of its runs to a neighbouring run's speaker:
+ * the one it touches with no pause between (the turn it opens or ends), else the longer. In place.
+ */
+export function absorbSpeakersWithoutTurns(labels: Int32Array, minLongestFrames: number, minSpeakers: number): void {
+  for (;;) {
+    const runs = speakerRuns(labels);
+    const longest = new Map<number, number>();
+    for (const run of runs) longest.set(run.label, Math.max(longest.get(run.label) ?? 0, run.end - run.start));
+    if (longest.size <= Math.max(1, minSpeakers)) return;
+    let speaker = -1;
+    let shortest = Number.POSITIVE_INFINITY;
+    for (const [label, frames] of longest) {
+      if (frames < shortest) {
+        shortest = frames;
+        speaker = label;
+      }
+    }
+    if (shortest >= minLongestFrames) return;
+    runs.forEach((run, i) => {
+      if (run.label !== speaker) return;
+      let before: Run | undefined;
+      for (let j = i - 1; j >= 0 && before === undefined; j--) if (runs[j]!.label !== speaker) before = runs[j];
+      let after: Run | undefined;
+      for (let j = i + 1; j < runs.length && after === undefined; j++) if (runs[j]!.label !== speaker) after = runs[j];
+      const touchesBefore = before !== undefined && before.end === run.start;
+      const touchesAfter = after !== undefined && after.start === run.end;
+      // A run that touches one neighbour (no pause between) belongs to that turn: an onset or an ending.
+      const target =
+        touchesBefore !== touchesAfter
+          ? touchesBefore
+            ? before
+            : after
+          : before && after
+            ? before.end - before.start >= after.end - after.start
+              ? before
+              : after
+            : (before ?? after);
+      if (target === undefined) return;
+      for (let t = run.start; t < run.end; t++) if (labels[t]! >= 0) labels[t] = target.label;
+    });
+  }
+}
+
 /** Speaker runs shorter than `minFrames` between speech take the longer neighbour's speaker. */
 function smooth(labels: Int32Array, minFrames: number): void {
   for (let pass = 0; pass < 2; pass++) {
-    const runs: { start: number; end: number; label: number }[] = [];
-    for (let t = 0; t < labels.length; t++) {
-      if (labels[t]! < 0) continue;
-      const lastRun = runs[runs.length - 1];
-      if (lastRun !== undefined && lastRun.label === labels[t] && lastRun.end >= t - SAME_RUN_GAP_FRAMES) lastRun.end = t + 1;
-      else runs.push({ start: t, end: t + 1, label: labels[t]! });
-    }
+    const runs = speakerRuns(labels);
     for (let i = 0; i < runs.length; i++) {
       const run = runs[i]!;
       if (run.end - run.start >= minFrames) continue;
