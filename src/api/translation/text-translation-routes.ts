@@ -35,6 +35,7 @@ export function textTranslationRoutes(engine: TranslationEngine | null): RouteDe
         'Form-encoded body with `key`, `text`, `src_lang`, `tgt_lang` (any pair of distinct languages among en, am, ti). ' +
         `\`text\` holds at most ${TEXT_TRANSLATION_MAX_CHARS} characters (400 \`invalid_field_value\`, param \`text\`, beyond). ` +
         'The text is split into sentences (Ethiopic punctuation kept), translated greedily by the shipped am/en/ti model with the sentences of concurrent requests batched together, and joined again (line breaks kept). ' +
+        'Directions the model folder lists under `word_transfer` (with the shipped model am→ti and ti→am, where its network scores below copying the source) are answered by word-for-word transfer instead: the source text with each word its table knows replaced, in the source order (a gloss, not a fluent translation; docs/translation-models.md). ' +
         'A text of more sentences than `TRANSLATION_MAX_REQUEST_SENTENCES` (256 by default) is 400 `invalid_field_value` (param `text`). ' +
         "Accounts share the engine round-robin; a text is admitted only when all of its sentences fit in the queue's room and in the account's share of it (`TRANSLATION_MAX_QUEUED_PER_ACCOUNT`), else 503 `server_overloaded` with `retry_after` (the estimated drain time). " +
         'Each sentence yields at most `ceil(max_output_ratio x source pieces) + max_output_extra` pieces of the model (2.5 and 4 for the shipped model). ' +
