@@ -39,6 +39,9 @@ export function clusterWindows(
     // Window linkage splits a voice whose windows scatter (short, noisy windows); cluster centroids average that out.
     if (bounds.minClusters < bounds.maxClusters) labels = mergeSimilarClusters(embeddings, labels, parameters.mergeSimilarity, bounds.minClusters);
   }
+  if (parameters.mergeAboveFileMedian > 0 && bounds.minClusters < bounds.maxClusters) {
+    labels = mergeAboveMedian(embeddings, labels, parameters.mergeAboveFileMedian, Math.max(2, bounds.minClusters));
+  }
   labels = mergeSmallClusters(embeddings, labels, parameters.minClusterShare, Math.min(minSpeakers ?? 1, maxClusters));
   for (let round = 0; round < parameters.refinements; round++) labels = relabel(embeddings, labels, parameters.switchCost);
   return labels;
@@ -84,6 +87,19 @@ export function mergeSimilarClusters(embeddings: readonly Float32Array[], labels
     }
     if (top <= minSimilarity) return null;
     return { from: pair[1]!, into: pair[0]! };
+  });
+}
+
+/** While more than `minClusters` remain, the most similar pair merges if its cosine exceeds the median pair's by `margin`. */
+export function mergeAboveMedian(embeddings: readonly Float32Array[], labels: readonly number[], margin: number, minClusters: number): number[] {
+  return mergeClustersWhile(embeddings, labels, minClusters, (centroids) => {
+    const pairs: { s: number; a: number; b: number }[] = [];
+    for (let a = 0; a < centroids.length; a++) for (let b = a + 1; b < centroids.length; b++) pairs.push({ s: dot(centroids[a]!, centroids[b]!), a, b });
+    pairs.sort((x, y) => x.s - y.s);
+    const mid = pairs.length >> 1;
+    const median = pairs.length % 2 === 1 ? pairs[mid]!.s : (pairs[mid - 1]!.s + pairs[mid]!.s) / 2;
+    const top = pairs[pairs.length - 1]!;
+    return top.s - median > margin ? { from: top.b, into: top.a } : null;
   });
 }
 
