@@ -15,7 +15,7 @@
  */
 import { resolve } from 'node:path';
 import { corpusBleu, corpusChrf, countDegenerate } from '../src/engines/scoring/scoring.js';
-import { OnnxTranslationEngine, type TranslationLanguage } from '../src/engines/translation/translation.js';
+import { OnnxTranslationEngine, type TranslationLanguage, wordsOf } from '../src/engines/translation/translation.js';
 import { TRANSLATION_MODEL_DIR } from '../test/helpers/translation-model.js';
 import { option } from './bench-args.js';
 import { publishReport, round2 } from './bench-results.js';
@@ -26,7 +26,6 @@ if (split !== 'test' && split !== 'dev') throw new Error('--split is test or dev
 const data = resolve(option('data', '../shared/data'));
 const model = resolve(option('model', TRANSLATION_MODEL_DIR));
 const heldout = hornmtHeldout(data, split);
-const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 const score = (outputs: readonly string[], sources: readonly string[], references: readonly string[]) => ({
   chrf: round2(corpusChrf(outputs, references)),
@@ -56,8 +55,8 @@ try {
     let words = 0;
     let replaced = 0;
     rows.forEach((row, i) => {
-      const before = row.source.match(WORD) ?? [];
-      const after = transferOut[i]!.match(WORD) ?? [];
+      const before = wordsOf(row.source);
+      const after = wordsOf(transferOut[i]!);
       words += before.length;
       replaced += before.filter((w, k) => after[k] !== w).length;
     });

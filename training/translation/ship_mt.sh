@@ -50,15 +50,7 @@ $PY evaluate_mt.py --checkpoint "$CKPT" --data "$WORK/data" --split test --heldo
 cp "$WORK/"{test-greedy,dev-greedy,heldout-greedy,heldout-beam}.json results/
 # am<->ti: the network scores below copying the source there, so those directions are served by word-for-word
 # transfer tables (seconds; docs/translation-models.md, "Amharic <-> Tigrinya"), measured beside the network.
-$PY word_transfer_mt.py --data "$WORK/data" --out "$WORK/word-transfer"
-cp "$WORK/word-transfer/lex.am-ti" "$WORK/word-transfer/lex.ti-am" "$MODEL/"
-$PY - "$MODEL/manifest.json" <<'EOF'
-import json, sys
-manifest = json.load(open(sys.argv[1]))
-manifest['word_transfer'] = {d: {'table': f'lex.{d}', 'min_probability': 0.2} for d in ('am-ti', 'ti-am')}
-json.dump(manifest, open(sys.argv[1], 'w'), indent=2, ensure_ascii=False)
-open(sys.argv[1], 'a').write('\n')
-EOF
+$PY word_transfer_mt.py --data "$WORK/data" --out "$WORK/word-transfer" --install "$MODEL"
 (cd ../.. && npx tsx bench/word-transfer.ts --data "$DATA" && npx tsx bench/word-transfer.ts --data "$DATA" --split dev) > /dev/null
 (cd ../.. && npm run --silent translation:heldout) > results/served-heldout.jsonl
 $PY write_mt_card.py --model "$MODEL" --test-greedy "$WORK/test-greedy.json" --heldout-greedy "$WORK/heldout-greedy.json" \

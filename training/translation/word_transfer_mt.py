@@ -13,18 +13,23 @@ everything else (spaces, punctuation) stays as in the source.
 
 Usage (W/data: prepare_mt.py's output; /usr/bin/python3 with python3-nltk):
   python3 word_transfer_mt.py --data W/data --out DIR [--iterations 8] [--keep 0.05] [--min-count 2]
+      [--install MODEL [--min-probability 0.2]]
 It writes DIR/lex.am-ti, DIR/lex.ti-am (each source word's most likely target, kept where
 p >= --keep and the word was seen --min-count times) and DIR/word-transfer-dev.json: dev chrF per direction at each threshold beside
-copying the source, from which the manifest's `min_probability` is chosen.
+copying the source (evaluate_mt.py's chrF), from which the manifest's `min_probability` is chosen.
+--install MODEL also copies the tables into the model folder and writes its manifest's `word_transfer`.
 """
 import argparse
 import json
 import os
+import shutil
 import time
 import unicodedata
 from collections import Counter
 
 from nltk.translate import AlignedSent, IBMModel1
+
+from evaluate_mt import chrf
 
 THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 
@@ -74,33 +79,6 @@ def transfer(text, table, threshold):
     return ''.join(out)
 
 
-def chrf(hyps, refs, order=6, beta=2):
-    """Corpus chrF as src/engines/scoring/chrf.ts (sacreBLEU's default)."""
-    sums = [[0, 0, 0] for _ in range(order)]
-    for h, r in zip(hyps, refs):
-        h = [c for c in h if not c.isspace()]
-        r = [c for c in r if not c.isspace()]
-        for n in range(1, order + 1):
-            hc = Counter(tuple(h[i:i + n]) for i in range(len(h) - n + 1))
-            rc = Counter(tuple(r[i:i + n]) for i in range(len(r) - n + 1))
-            s = sums[n - 1]
-            s[0] += max(0, len(h) - n + 1)
-            s[1] += max(0, len(r) - n + 1)
-            s[2] += sum(min(c, rc.get(g, 0)) for g, c in hc.items())
-    p = r_ = 0.0
-    effective = 0
-    for hyp, ref, matches in sums:
-        if hyp == 0 or ref == 0:
-            continue
-        p += matches / hyp
-        r_ += matches / ref
-        effective += 1
-    if effective == 0:
-        return 0.0
-    p, r_ = p / effective, r_ / effective
-    return 0.0 if p + r_ == 0 else 100 * (1 + beta * beta) * p * r_ / (beta * beta * p + r_)
-
-
 def read_lines(path):
     with open(path, encoding='utf-8') as f:
         return [line.rstrip('\n') for line in f]
@@ -112,6 +90,9 @@ def main():
     ap.add_argument('--out', required=True)
     ap.add_argument('--iterations', type=int, default=8)
     ap.add_argument('--keep', type=float, default=0.05, help='lowest probability written to the tables')
+    ap.add_argument('--install', default=None, metavar='MODEL',
+                    help="also copy the tables into this model folder and list them in its manifest's word_transfer")
+    ap.add_argument('--min-probability', type=float, default=0.2, help="the manifest's min_probability with --install")
     ap.add_argument('--min-count', type=int, default=2,
                     help='source words seen fewer times in training get no entry (IBM Model 1 aligns rare words to anything)')
     args = ap.parse_args()
@@ -160,6 +141,17 @@ def main():
         print(la, lb, json.dumps(report['directions'][f'{la}-{lb}']), flush=True)
     with open(os.path.join(args.out, 'word-transfer-dev.json'), 'w', encoding='utf-8') as f:
         json.dump(report, f, indent=2)
+    if args.install:
+        manifest_path = os.path.join(args.install, 'manifest.json')
+        with open(manifest_path, encoding='utf-8') as f:
+            manifest = json.load(f)
+        manifest['word_transfer'] = {}
+        for la, lb in pairs:
+            shutil.copyfile(os.path.join(args.out, f'lex.{la}-{lb}'), os.path.join(args.install, f'lex.{la}-{lb}'))
+            manifest['word_transfer'][f'{la}-{lb}'] = {'table': f'lex.{la}-{lb}', 'min_probability': args.min_probability}
+        with open(manifest_path, 'w', encoding='utf-8') as f:
+            json.dump(manifest, f, indent=2, ensure_ascii=False)
+            f.write('\n')
 
 
 if __name__ == '__main__':

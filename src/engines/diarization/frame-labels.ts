@@ -79,6 +79,17 @@ function speakerRuns(labels: Int32Array): Run[] {
   return runs;
 }
 
+/** The longer of two neighbouring runs (the earlier on a tie), or the one that exists. */
+function longerRun(before: Run | undefined, after: Run | undefined): Run | undefined {
+  if (before === undefined || after === undefined) return before ?? after;
+  return before.end - before.start >= after.end - after.start ? before : after;
+}
+
+/** The speech frames of `run` take `label`. */
+function relabelRun(labels: Int32Array, run: Run, label: number): void {
+  for (let t = run.start; t < run.end; t++) if (labels[t]! >= 0) labels[t] = label;
+}
+
 /**
  * While more than `minSpeakers` speakers remain: the speaker whose longest run is shortest, if
  * that run is under `minLongestFrames`, gives each of its runs to a neighbouring run's speaker:
@@ -105,21 +116,11 @@ export function absorbSpeakersWithoutTurns(labels: Int32Array, minLongestFrames:
       for (let j = i - 1; j >= 0 && before === undefined; j--) if (runs[j]!.label !== speaker) before = runs[j];
       let after: Run | undefined;
       for (let j = i + 1; j < runs.length && after === undefined; j++) if (runs[j]!.label !== speaker) after = runs[j];
-      const touchesBefore = before !== undefined && before.end === run.start;
-      const touchesAfter = after !== undefined && after.start === run.end;
       // A run that touches one neighbour (no pause between) belongs to that turn: an onset or an ending.
-      const target =
-        touchesBefore !== touchesAfter
-          ? touchesBefore
-            ? before
-            : after
-          : before && after
-            ? before.end - before.start >= after.end - after.start
-              ? before
-              : after
-            : (before ?? after);
-      if (target === undefined) return;
-      for (let t = run.start; t < run.end; t++) if (labels[t]! >= 0) labels[t] = target.label;
+      const touchesBefore = before?.end === run.start;
+      const touchesAfter = after?.start === run.end;
+      const target = touchesBefore === touchesAfter ? longerRun(before, after) : touchesBefore ? before : after;
+      if (target !== undefined) relabelRun(labels, run, target.label);
     });
   }
 }
@@ -131,11 +132,9 @@ function smooth(labels: Int32Array, minFrames: number): void {
     for (let i = 0; i < runs.length; i++) {
       const run = runs[i]!;
       if (run.end - run.start >= minFrames) continue;
-      const before = runs[i - 1];
-      const after = runs[i + 1];
-      const target = before && after ? (before.end - before.start >= after.end - after.start ? before : after) : (before ?? after);
+      const target = longerRun(runs[i - 1], runs[i + 1]);
       if (target === undefined) continue;
-      for (let t = run.start; t < run.end; t++) if (labels[t]! >= 0) labels[t] = target.label;
+      relabelRun(labels, run, target.label);
       run.label = target.label;
     }
   }

@@ -18,3 +18,4 @@ export {
   type TranslationLanguage,
   type TranslationMode,
 } from './translation-engine.js';
+export { wordsOf } from './word-transfer.js';

@@ -57,6 +57,11 @@ export function parseWordTransferTable(text: string): WordTransferTable {
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
+/** The words of `text` as transfer sees them (runs of letters, marks and digits), in order. */
+export function wordsOf(text: string): string[] {
+  return text.match(WORD) ?? [];
+}
+
 /** The text with every known word (probability >= minProbability) replaced; all else unchanged. */
 export function transferWords(text: string, table: WordTransferTable, minProbability: number): string {
   let previousSource: string | null = null;
