@@ -34,12 +34,19 @@ export async function openTranslation(config: GatewayConfig, logger: Logger, met
       maxQueuedPerTenant: config.translation.maxQueuedPerAccount,
       maxRequestSentences: config.translation.maxRequestSentences,
       decodingGuards: config.translation.decodingGuards,
+      wordTransfer: config.translation.transfer,
       workerNice: config.inferenceWorkerNice,
       logger,
       observer,
     });
     logger.info(
-      { model: engine.name, languages: engine.languages, decodingGuards: config.translation.decodingGuards, loadMs: Math.round(performance.now() - started) },
+      {
+        model: engine.name,
+        languages: engine.languages,
+        decodingGuards: config.translation.decodingGuards,
+        transferDirections: engine.wordTransferDirections,
+        loadMs: Math.round(performance.now() - started),
+      },
       'translation model loaded',
     );
     return engine;

@@ -1,5 +1,7 @@
 // POST /translate/v1 on a real gateway (port 0) serving the shipped translation model from the
-// repository's models/ folder, as a gateway on the default MODELS_DIR and TRANSLATION_MODEL does.
+// repository's models/ folder, as a gateway on the default MODELS_DIR and TRANSLATION_MODEL does
+// (every direction answered by word or phrase transfer), and on one with TRANSLATION_TRANSFER=off
+// for what only the network does (batches, decoding guards).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findDegeneracies } from '../../src/engines/scoring/degenerate-output.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
@@ -7,11 +9,16 @@ import { DIRECTIONS, REPO_MODELS_DIR, SAMPLES, scriptShare } from '../helpers/tr
 
 let gw: TestGateway;
 let key: string;
+let net: TestGateway;
+let netKey: string;
 beforeAll(async () => {
-  gw = await startTestGateway({ MODELS_DIR: REPO_MODELS_DIR, RATE_LIMIT_PER_MINUTE: '1000' });
-  key = await gw.key();
+  [gw, net] = await Promise.all([
+    startTestGateway({ MODELS_DIR: REPO_MODELS_DIR, RATE_LIMIT_PER_MINUTE: '1000' }),
+    startTestGateway({ MODELS_DIR: REPO_MODELS_DIR, RATE_LIMIT_PER_MINUTE: '1000', TRANSLATION_TRANSFER: 'off' }),
+  ]);
+  [key, netKey] = await Promise.all([gw.key(), net.key()]);
 }, 180_000);
-afterAll(async () => gw?.close());
+afterAll(async () => Promise.all([gw?.close(), net?.close()]));
 
 const translate = (url: string, fields: Record<string, string>) =>
   fetch(`${url}/translate/v1`, {
@@ -33,12 +40,12 @@ describe('POST /translate/v1', () => {
     }, 60_000);
   }
 
-  it('serves concurrent requests (batched) with the answers one request at a time gets', async () => {
+  it('serves concurrent requests (batched by the network) with the answers one request at a time gets', async () => {
     const texts = [...SAMPLES.en, ...SAMPLES.en.map((t) => t.toUpperCase())];
     const alone: string[] = [];
     for (const text of texts)
-      alone.push(((await (await translate(gw.url, { key, text, src_lang: 'en', tgt_lang: 'ti' })).json()) as { tgt_text: string }).tgt_text);
-    const responses = await Promise.all(texts.map((text) => translate(gw.url, { key, text, src_lang: 'en', tgt_lang: 'ti' })));
+      alone.push(((await (await translate(net.url, { key: netKey, text, src_lang: 'en', tgt_lang: 'ti' })).json()) as { tgt_text: string }).tgt_text);
+    const responses = await Promise.all(texts.map((text) => translate(net.url, { key: netKey, text, src_lang: 'en', tgt_lang: 'ti' })));
     expect(responses.map((r) => r.status)).toEqual(texts.map(() => 200));
     const together = await Promise.all(responses.map(async (r) => ((await r.json()) as { tgt_text: string }).tgt_text));
     expect(together).toEqual(alone);
@@ -86,8 +93,8 @@ describe('POST /translate/v1', () => {
   });
 
   it('reports batches and sentences in the Prometheus metrics', async () => {
-    expect((await translate(gw.url, { key, text: SAMPLES.en[0]!, src_lang: 'en', tgt_lang: 'am' })).status).toBe(200);
-    const text = await (await fetch(gw.metricsUrl!)).text();
+    expect((await translate(net.url, { key: netKey, text: SAMPLES.en[0]!, src_lang: 'en', tgt_lang: 'am' })).status).toBe(200);
+    const text = await (await fetch(net.metricsUrl!)).text();
     expect(text).toMatch(/translation_sentences_total\{[^}]*mode="greedy",outcome="ok"[^}]*\} [1-9]/);
     expect(text).toContain('translation_batch_size_bucket');
     expect(text).toMatch(/translation_queue_depth\{[^}]*\} 0/);
@@ -103,6 +110,24 @@ describe('POST /translate/v1', () => {
     expect(metrics).toMatch(/translation_word_transfer_texts_total\{[^}]*direction="am-ti"[^}]*\} [1-9]/);
   });
 
+  it('answers am -> en and en -> am by phrase transfer: a gloss in the source order, unknown names romanized, and counts them', async () => {
+    const toEnglish = await translate(gw.url, { key, text: 'ኢትዮጵያ ውስጥ ያሉ ተማሪዎች። ዝብርቅርቅ', src_lang: 'am', tgt_lang: 'en' });
+    expect(toEnglish.status).toBe(200);
+    const { tgt_text: english } = (await toEnglish.json()) as { tgt_text: string };
+    // The shipped phrases.am-en: ኢትዮጵያ ውስጥ -> in Ethiopia, ተማሪዎች -> students; the made-up last word is
+    // romanized, the Ethiopic full stop becomes a Latin one, and every sentence starts with a capital.
+    expect(english).toMatch(/^In Ethiopia .*students\. Zbrqrq$/);
+    expect(scriptShare(english, 'en')).toBe(1);
+    const toAmharic = await translate(gw.url, { key, text: 'The students are in Ethiopia, Zorblax.', src_lang: 'en', tgt_lang: 'am' });
+    expect(toAmharic.status).toBe(200);
+    const { tgt_text: amharic } = (await toAmharic.json()) as { tgt_text: string };
+    expect(amharic).toMatch(/ኢትዮጵያ፣ Zorblax።$/);
+    expect(amharic).toContain('ተማሪዎች');
+    const metrics = await (await fetch(gw.metricsUrl!)).text();
+    expect(metrics).toMatch(/translation_word_transfer_texts_total\{[^}]*direction="am-en"[^}]*\} [1-9]/);
+    expect(metrics).toMatch(/translation_word_transfer_texts_total\{[^}]*direction="en-am"[^}]*\} [1-9]/);
+  });
+
   it('is described in /openapi.json and /llms.txt', async () => {
     const openapi = (await (await fetch(`${gw.url}/openapi.json`)).json()) as { paths: Record<string, { post?: { description?: string } }> };
     expect(openapi.paths['/translate/v1']?.post?.description).toContain('5000');
@@ -114,18 +139,18 @@ describe('decoding guards (TRANSLATION_DECODING_GUARDS)', () => {
   const sentence = 'The patient has a fever and a cough.';
 
   it('the shipped model no longer loops on an out-of-domain sentence (en -> am, greedy)', async () => {
-    const response = await translate(gw.url, { key, text: sentence, src_lang: 'en', tgt_lang: 'am' });
+    const response = await translate(net.url, { key: netKey, text: sentence, src_lang: 'en', tgt_lang: 'am' });
     expect(response.status).toBe(200);
     const { tgt_text } = (await response.json()) as { tgt_text: string };
     expect(tgt_text.length).toBeGreaterThan(0);
     expect(scriptShare(tgt_text, 'am')).toBeGreaterThan(0.8);
     expect(findDegeneracies(tgt_text, sentence)).toEqual([]);
-    const metrics = await (await fetch(gw.metricsUrl!)).text();
+    const metrics = await (await fetch(net.metricsUrl!)).text();
     expect(metrics).toMatch(/translation_guard_rows_total\{[^}]*mode="greedy"[^}]*\} [1-9]/);
   }, 60_000);
 
   it('with the guards off the same sentence loops, as it did before them', async () => {
-    const off = await startTestGateway({ MODELS_DIR: REPO_MODELS_DIR, TRANSLATION_DECODING_GUARDS: 'off' });
+    const off = await startTestGateway({ MODELS_DIR: REPO_MODELS_DIR, TRANSLATION_DECODING_GUARDS: 'off', TRANSLATION_TRANSFER: 'off' });
     try {
       const response = await translate(off.url, { key: await off.key(), text: sentence, src_lang: 'en', tgt_lang: 'am' });
       expect(response.status).toBe(200);

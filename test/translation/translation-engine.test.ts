@@ -1,7 +1,8 @@
-// The translation engine on the shipped model (models/translate-am-en-ti-v1): every direction in
-// both decoding modes, batching against one at a time, sentence joining, long inputs, the
-// bounded queue, and the same model loaded through a Marian-style manifest (source.spm,
-// target.spm, vocab.json).
+// The translation engine on the shipped model (models/translate-am-en-ti-v1): its network in every
+// direction and both decoding modes (opened with `wordTransfer: false`: the shipped folder answers
+// every direction from its transfer tables otherwise), batching against one at a time, sentence
+// joining, long inputs, the bounded queue, the same model loaded through a Marian-style manifest
+// (source.spm, target.spm, vocab.json), and transfer directions beside network ones.
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { DIRECTIONS, SAMPLES, TRANSLATION_MODEL_DIR, scriptShare, sentencePieceP
 
 let engine: OnnxTranslationEngine;
 beforeAll(async () => {
-  engine = await OnnxTranslationEngine.open(TRANSLATION_MODEL_DIR, { maxBatch: 16, maxWaitMs: 20, workerNice: null });
+  engine = await OnnxTranslationEngine.open(TRANSLATION_MODEL_DIR, { maxBatch: 16, maxWaitMs: 20, workerNice: null, wordTransfer: false });
 }, 120_000);
 afterAll(async () => engine?.close());
 
@@ -90,7 +91,7 @@ describe('texts', () => {
 
 describe('a bounded queue', () => {
   it('refuses requests with server_overloaded once maxQueued sentences are held', async () => {
-    const small = await OnnxTranslationEngine.open(TRANSLATION_MODEL_DIR, { maxBatch: 1, maxWaitMs: 0, maxQueued: 2, workerNice: null });
+    const small = await OnnxTranslationEngine.open(TRANSLATION_MODEL_DIR, { maxBatch: 1, maxWaitMs: 0, maxQueued: 2, workerNice: null, wordTransfer: false });
     try {
       const results = await Promise.allSettled(Array.from({ length: 8 }, () => small.translate(SAMPLES.en[0]!, 'en', 'ti')));
       const refused = results.filter((r) => r.status === 'rejected');
@@ -153,27 +154,56 @@ describe('the public Marian export layout', () => {
 });
 
 describe('word-for-word transfer (manifest word_transfer)', () => {
-  /** A copy of the shipped folder (graphs and tokenizer linked) whose lex.am-ti is `table`. */
+  /** A copy of the shipped folder (graphs and tokenizer linked) whose manifest lists am-ti alone, with `table` as lex.am-ti. */
   const folderWith = (table: string): string => {
     const folder = mkdtempSync(join(tmpdir(), 'word-transfer-'));
     for (const file of readdirSync(TRANSLATION_MODEL_DIR)) {
-      if (file !== 'lex.am-ti' && file !== 'heldout') symlinkSync(join(TRANSLATION_MODEL_DIR, file), join(folder, file));
+      if (!['lex.am-ti', 'heldout', 'manifest.json'].includes(file)) symlinkSync(join(TRANSLATION_MODEL_DIR, file), join(folder, file));
     }
+    const manifest = JSON.parse(readFileSync(join(TRANSLATION_MODEL_DIR, 'manifest.json'), 'utf8'));
+    manifest.word_transfer = { 'am-ti': { table: 'lex.am-ti', min_probability: 0.2 } };
+    writeFileSync(join(folder, 'manifest.json'), JSON.stringify(manifest));
     writeFileSync(join(folder, 'lex.am-ti'), table);
     return folder;
   };
 
   it('answers both modes without the worker, and the network still serves the other directions', async () => {
-    const batches = engine.stats().batches;
-    const greedy = await engine.translateMany(SAMPLES.am, 'am', 'ti');
-    const beam = await engine.translateMany(SAMPLES.am, 'am', 'ti', { mode: 'beam' });
-    expect(beam).toEqual(greedy);
-    expect(engine.stats().batches).toBe(batches);
-    expect(greedy[0]).not.toBe(SAMPLES.am[0]);
-    expect(greedy.map((t) => t.at(-1))).toEqual(SAMPLES.am.map((t) => t.at(-1)));
-    await engine.translate(SAMPLES.am[0]!, 'am', 'en');
-    expect(engine.stats().batches).toBeGreaterThan(batches);
-  });
+    const folder = folderWith(readFileSync(join(TRANSLATION_MODEL_DIR, 'lex.am-ti'), 'utf8'));
+    const mixed = await OnnxTranslationEngine.open(folder, { workerNice: null, intraOpThreads: 1 });
+    try {
+      expect(mixed.wordTransferDirections).toEqual(['am-ti']);
+      const greedy = await mixed.translateMany(SAMPLES.am, 'am', 'ti');
+      const beam = await mixed.translateMany(SAMPLES.am, 'am', 'ti', { mode: 'beam' });
+      expect(beam).toEqual(greedy);
+      expect(mixed.stats().batches).toBe(0);
+      expect(greedy[0]).not.toBe(SAMPLES.am[0]);
+      expect(greedy.map((t) => t.at(-1))).toEqual(SAMPLES.am.map((t) => t.at(-1)));
+      await mixed.translate(SAMPLES.am[0]!, 'am', 'en');
+      expect(mixed.stats().batches).toBeGreaterThan(0);
+    } finally {
+      await mixed.close();
+      rmSync(folder, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('the shipped folder answers all six directions from its tables, without the worker, and never loops', async () => {
+    const served = await OnnxTranslationEngine.open(TRANSLATION_MODEL_DIR, { workerNice: null, intraOpThreads: 1 });
+    try {
+      expect(served.wordTransferDirections.sort()).toEqual(DIRECTIONS.map(([s, t]) => `${s}-${t}`).sort());
+      for (const [source, target] of DIRECTIONS) {
+        const outputs = await served.translateMany(SAMPLES[source], source, target);
+        outputs.forEach((output) => expect(scriptShare(output, target), `${source}-${target}: ${output}`).toBeGreaterThan(0.8));
+        for (const output of outputs)
+          expect(
+            output.split(' ').some((w, i, ws) => i > 0 && w === ws[i - 1]),
+            output,
+          ).toBe(false);
+      }
+      expect(served.stats().batches).toBe(0);
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
 
   it('uses the given table, and rejects a request whose signal has fired', async () => {
     const folder = folderWith('ጓደኛ ወዳጅ 0.9\nናብ ወደ 0.1\n');

@@ -32,6 +32,8 @@ beforeAll(async () => {
   gw = await startTestGateway({
     MODELS_DIR: REPO_MODELS_DIR,
     RATE_LIMIT_PER_MINUTE: '100000',
+    // The network's queue is under test: no direction is answered by the folder's transfer tables.
+    TRANSLATION_TRANSFER: 'off',
     TRANSLATION_MAX_BATCH: '8',
     TRANSLATION_MAX_QUEUED: '16',
     TRANSLATION_MAX_QUEUED_PER_ACCOUNT: '8',

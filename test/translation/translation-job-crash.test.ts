@@ -31,6 +31,8 @@ async function start(dataDir: string) {
     ALLOW_PRIVATE_NETWORK: 'true',
     RATE_LIMIT_PER_MINUTE: '100000',
     TRANSLATION_UNIT_CONCURRENCY: '1',
+    // Units must take the network's time to be caught mid-job: no transfer tables.
+    TRANSLATION_TRANSFER: 'off',
     INFERENCE_WORKERS: '1',
   });
   started.push(server.child);

@@ -11,7 +11,8 @@ import { OnnxTranslationEngine, readTranslationManifest } from '../../src/engine
 import { TranslationTokenizer } from '../../src/engines/translation/translation-tokenizer.js';
 import { SAMPLES, TRANSLATION_MODEL_DIR } from '../helpers/translation-model.js';
 
-const LIMITS = { maxBatch: 8, maxWaitMs: 2, maxQueued: 12, maxQueuedPerTenant: 8, maxRequestSentences: 6, workerNice: null } as const;
+// The network's queue is under test: every direction goes to it (the shipped folder's transfer tables would answer them all).
+const LIMITS = { maxBatch: 8, maxWaitMs: 2, maxQueued: 12, maxQueuedPerTenant: 8, maxRequestSentences: 6, workerNice: null, wordTransfer: false } as const;
 /** Two beam batches of maxBatch / beam_size (8 / 4) sentences. */
 const BEAM_WINDOW = 4;
 

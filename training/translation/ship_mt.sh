@@ -51,6 +51,10 @@ cp "$WORK/"{test-greedy,dev-greedy,heldout-greedy,heldout-beam}.json results/
 # am<->ti: the network scores below copying the source there, so those directions are served by word-for-word
 # transfer tables (seconds; docs/translation-models.md, "Amharic <-> Tigrinya"), measured beside the network.
 $PY word_transfer_mt.py --data "$WORK/data" --out "$WORK/word-transfer" --install "$MODEL"
+# am/ti<->en: the network scores far below phrase-transfer tables there (docs/translation-models.md, "Transfer
+# directions"); about 5 minutes on one core. Drop this line (or set TRANSLATION_TRANSFER=off) for a network that
+# beats them in bench/word-transfer.ts.
+$PY phrase_transfer_mt.py --data "$WORK/data" --out "$WORK/phrase-transfer" --install "$MODEL"
 (cd ../.. && npx tsx bench/word-transfer.ts --data "$DATA" && npx tsx bench/word-transfer.ts --data "$DATA" --split dev) > /dev/null
 (cd ../.. && npm run --silent translation:heldout) > results/served-heldout.jsonl
 $PY write_mt_card.py --model "$MODEL" --test-greedy "$WORK/test-greedy.json" --heldout-greedy "$WORK/heldout-greedy.json" \

@@ -8,7 +8,7 @@ HornMT train split: held-out snippets are never seen), written in the layout of 
 lex.f2e (one `target source p(target|source)` line each), which the gateway reads
 (src/engines/translation/word-transfer.ts; manifest `word_transfer`).
 
-Words are runs of letters, marks and digits (Unicode categories L*, M*, N*), as in the gateway;
+Words are runs of letters, marks and digits (Unicode categories L*, M*, N*, inner apostrophes included), as in the gateway;
 everything else (spaces, punctuation) stays as in the source.
 
 Usage (W/data: prepare_mt.py's output; /usr/bin/python3 with python3-nltk):
@@ -39,9 +39,12 @@ def is_word_char(c):
 
 
 def words(text):
+    """Runs of letters, marks and digits, an apostrophe between two of them included ("doesn't"), as the gateway
+    reads words (src/engines/translation/word-transfer.ts)."""
     out, cur = [], []
-    for c in text:
-        if is_word_char(c):
+    for k, c in enumerate(text):
+        inner_apostrophe = c in "'\u2019" and cur and k + 1 < len(text) and is_word_char(text[k + 1])
+        if is_word_char(c) or inner_apostrophe:
             cur.append(c)
         elif cur:
             out.append(''.join(cur))
@@ -49,6 +52,21 @@ def words(text):
     if cur:
         out.append(''.join(cur))
     return out
+
+
+def install_tables(model, out, entries):
+    """Copies each direction's table from `out` into the model folder and sets its entry in the manifest's
+    word_transfer (other directions' entries stay). entries: {direction: {"table": file name, ...}}."""
+    manifest_path = os.path.join(model, 'manifest.json')
+    with open(manifest_path, encoding='utf-8') as f:
+        manifest = json.load(f)
+    transfers = manifest.setdefault('word_transfer', {})
+    for direction, spec in entries.items():
+        shutil.copyfile(os.path.join(out, spec['table']), os.path.join(model, spec['table']))
+        transfers[direction] = spec
+    with open(manifest_path, 'w', encoding='utf-8') as f:
+        json.dump(manifest, f, indent=2, ensure_ascii=False)
+        f.write('\n')
 
 
 def transfer(text, table, threshold):
@@ -142,16 +160,8 @@ def main():
     with open(os.path.join(args.out, 'word-transfer-dev.json'), 'w', encoding='utf-8') as f:
         json.dump(report, f, indent=2)
     if args.install:
-        manifest_path = os.path.join(args.install, 'manifest.json')
-        with open(manifest_path, encoding='utf-8') as f:
-            manifest = json.load(f)
-        manifest['word_transfer'] = {}
-        for la, lb in pairs:
-            shutil.copyfile(os.path.join(args.out, f'lex.{la}-{lb}'), os.path.join(args.install, f'lex.{la}-{lb}'))
-            manifest['word_transfer'][f'{la}-{lb}'] = {'table': f'lex.{la}-{lb}', 'min_probability': args.min_probability}
-        with open(manifest_path, 'w', encoding='utf-8') as f:
-            json.dump(manifest, f, indent=2, ensure_ascii=False)
-            f.write('\n')
+        install_tables(args.install, args.out,
+                       {f'{la}-{lb}': {'table': f'lex.{la}-{lb}', 'min_probability': args.min_probability} for la, lb in pairs})
 
 
 if __name__ == '__main__':

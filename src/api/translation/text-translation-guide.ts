@@ -23,6 +23,7 @@ export const TEXT_TRANSLATION_GUIDE: readonly DocumentSection[] = [
       "- Each sentence yields at most `ceil(2.5 x its model pieces) + 4` pieces (the manifest's `max_output_ratio` and `max_output_extra`), so an output stays bounded by its input.",
       '- Decoding guards (`TRANSLATION_DECODING_GUARDS`, on by default): no output repeats a letter 5 times, a word or phrase 3 times in a row, or runs past a letter cap set by the source length and the language pair; a sentence the model cannot translate without such a loop is 400 `untranslatable_text` (`param: "text"`, the message names the sentence). Do not retry the same text: rephrase or shorten that sentence.',
       '- Decoding is greedy for this endpoint (latency); file translation jobs use beam search.',
+      "- Transfer directions: the directions the model folder lists under `word_transfer` (all six with the bundled model; `TRANSLATION_TRANSFER=off` sends them to the network) are answered from word and phrase tables: a gloss in the source's word order, numbers kept, unknown words kept or (into English) written in Latin letters. It never loops and answers in microseconds, but it is not a fluent translation.",
     ].join('\n'),
   },
 ];

@@ -33,6 +33,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { EngineError } from '../runtime/engine-error.js';
 import { WakeTimer } from '../runtime/wake-timer.js';
 import { WorkerHost, WorkerLostError } from '../runtime/worker-host.js';
@@ -43,12 +44,15 @@ import type { TranslateOptions, TranslationEngine, TranslationLanguage, Translat
 import { readTranslationManifest, TranslationManifestError, type TranslationManifest } from './translation-manifest.js';
 import type { TranslationObserver } from './translation-metrics.js';
 import type { FromTranslationWorker, ToTranslationWorker, TranslationItem, TranslationWorkerSettings } from './translation-protocol.js';
-import { parseWordTransferTable, transferWords, type WordTransferTable } from './word-transfer.js';
+import { parseWordTransferTable, type TransferOptions, transferWords, type WordTransferTable } from './word-transfer.js';
 
 interface WordTransfer {
   readonly table: WordTransferTable;
-  readonly minProbability: number;
+  readonly options: TransferOptions;
 }
+
+/** The script each language is written in: it decides how transfer maps sentence marks and cases sentences. */
+const ETHIOPIC_SCRIPT: ReadonlySet<TranslationLanguage> = new Set(['am', 'ti']);
 
 export interface TranslationEngineOptions {
   /** Sentences per batch. Default 16. */
@@ -235,7 +239,7 @@ export class OnnxTranslationEngine implements TranslationEngine {
   ): Promise<string[]> {
     if (this.closing) throw new EngineError('unavailable', 'The translation service is shutting down.');
     if (signal?.aborted) throw signal.reason;
-    const outputs = texts.map((text) => transferWords(text, transfer.table, transfer.minProbability));
+    const outputs = texts.map((text) => transferWords(text, transfer.table, transfer.options));
     this.observer.onWordTransfer?.({ direction: `${source}-${target}`, texts: texts.length });
     return outputs;
   }
@@ -428,12 +432,23 @@ export class OnnxTranslationEngine implements TranslationEngine {
   }
 }
 
-/** Reads the manifest's word-transfer tables; a table that does not parse fails the load, naming the file. */
+/** Reads the manifest's word-transfer tables (gzipped when the name ends in .gz); a table that does not parse fails the load, naming the file. */
 function readWordTransfers(manifest: TranslationManifest): Map<string, WordTransfer> {
   const transfers = new Map<string, WordTransfer>();
   for (const [direction, spec] of Object.entries(manifest.wordTransfer ?? {})) {
     try {
-      transfers.set(direction, { table: parseWordTransferTable(readFileSync(spec.table, 'utf8')), minProbability: spec.minProbability });
+      const [source, target] = direction.split('-') as [TranslationLanguage, TranslationLanguage];
+      const fromEthiopic = ETHIOPIC_SCRIPT.has(source);
+      const toEthiopic = ETHIOPIC_SCRIPT.has(target);
+      const options: TransferOptions = {
+        minProbability: spec.minProbability,
+        unknownWords: spec.unknownWords,
+        punctuation: fromEthiopic === toEthiopic ? 'keep' : toEthiopic ? 'to-ethiopic' : 'to-latin',
+        capitalizeSentences: !toEthiopic,
+      };
+      const bytes = readFileSync(spec.table);
+      const text = (spec.table.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
+      transfers.set(direction, { table: parseWordTransferTable(text), options });
     } catch (error) {
       const file = spec.table.slice(manifest.folder.length + 1);
       throw new TranslationManifestError(manifest.folder, `word_transfer.${direction}: ${file}: ${(error as Error).message}`);

@@ -35,14 +35,22 @@ describe('parseTranslationManifest', () => {
     expect(m.wordTransfer).toBeNull();
   });
 
-  it('reads the directions served by word-for-word transfer, with the default threshold', () => {
+  it('reads the directions served by transfer, with the default threshold and unknown-word rule', () => {
     const m = parseTranslationManifest(
-      { ...ours, word_transfer: { 'am-ti': { table: 'lex.am-ti', min_probability: 0.3 }, 'ti-am': { table: 'lex.ti-am' } } },
+      {
+        ...ours,
+        word_transfer: {
+          'am-ti': { table: 'lex.am-ti', min_probability: 0.3 },
+          'ti-am': { table: 'lex.ti-am' },
+          'am-en': { table: 'phrases.am-en.gz', min_probability: 0, unknown_words: 'romanize' },
+        },
+      },
       '/models/t',
     );
     expect(m.wordTransfer).toEqual({
-      'am-ti': { table: '/models/t/lex.am-ti', minProbability: 0.3 },
-      'ti-am': { table: '/models/t/lex.ti-am', minProbability: 0.2 },
+      'am-ti': { table: '/models/t/lex.am-ti', minProbability: 0.3, unknownWords: 'keep' },
+      'ti-am': { table: '/models/t/lex.ti-am', minProbability: 0.2, unknownWords: 'keep' },
+      'am-en': { table: '/models/t/phrases.am-en.gz', minProbability: 0, unknownWords: 'romanize' },
     });
   });
 
@@ -125,6 +133,7 @@ describe('parseTranslationManifest', () => {
     expect(bad({ word_transfer: { 'am-am': { table: 'lex' } } })).toThrow(/word_transfer\.am-am: the direction/);
     expect(bad({ word_transfer: { 'am-ti': { table: '../lex' } } })).toThrow(/word_transfer\.am-ti\.table/);
     expect(bad({ word_transfer: { 'am-ti': { table: 'lex', min_probability: 2 } } })).toThrow(/min_probability/);
+    expect(bad({ word_transfer: { 'am-en': { table: 'lex', unknown_words: 'drop' } } })).toThrow(/unknown_words must be "keep" or "romanize"/);
   });
 
   it('reads the decoding guards settings; a letter ratio over 3 is held to 3', () => {

@@ -7,13 +7,15 @@
  *   with `vocab.json` (Marian) or `sentencepiece.bpe.model` with an id offset (NLLB), language
  *   tokens such as `>>amh<<` or `amh_Ethi` (as a source or forced decoder token), and either the
  *   split decoders or `decoder_model_merged.onnx`.
- * Either may list directions served by word-for-word transfer instead of the network
- * (`word_transfer`: `{"am-ti": {"table": "lex.am-ti", "min_probability": 0.2}}`; word-transfer.ts).
+ * Either may list directions served by word or phrase transfer instead of the network
+ * (`word_transfer`: `{"am-ti": {"table": "lex.am-ti", "min_probability": 0.2}, "am-en": {"table":
+ * "phrases.am-en", "min_probability": 0, "unknown_words": "romanize"}}`; word-transfer.ts).
  * Missing files are reported by name. Pure apart from reading the folder.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { TRANSLATION_LANGUAGES, type TranslationLanguage } from './translation-engine.js';
+import type { UnknownWords } from './word-transfer.js';
 
 /** A language token: a piece of the vocabulary (`<2am>`, `>>amh<<`, `amh_Ethi`) or a model id. */
 export type LanguageToken = string | number;
@@ -65,7 +67,7 @@ export interface TranslationManifest {
   readonly heads: number;
   readonly headDim: number;
   readonly decoding: TranslationDecoding;
-  /** Per direction `src-tgt`: a Moses-layout lexical table served instead of the network (word-transfer.ts); null when absent. */
+  /** Per direction `src-tgt`: a Moses-layout lexical or phrase table served instead of the network (word-transfer.ts); null when absent. */
   readonly wordTransfer: Readonly<Record<string, WordTransferSpec>> | null;
   /** Per direction `src-tgt`: the chrF the held-out regression test must reach; null when absent. */
   readonly regressionChrf: Readonly<Record<string, number>> | null;
@@ -78,6 +80,8 @@ export interface WordTransferSpec {
   readonly table: string;
   /** A word is replaced only by an entry at least this probable. */
   readonly minProbability: number;
+  /** What becomes of a word no entry covers: kept as it is, or written in Latin letters (`unknown_words`, default keep). */
+  readonly unknownWords: UnknownWords;
 }
 
 export class TranslationManifestError extends Error {
@@ -218,7 +222,9 @@ export function parseTranslationManifest(raw: unknown, folder: string): Translat
       if (!isObject(spec)) return fail(`word_transfer.${direction} must be {"table": file, "min_probability": number}`);
       const minProbability = num(spec['min_probability'], `word_transfer.${direction}.min_probability`, 0.2);
       if (minProbability < 0 || minProbability > 1) fail(`word_transfer.${direction}.min_probability must be from 0 to 1`);
-      wordTransfer[direction] = { table: file(spec['table'], `word_transfer.${direction}.table`), minProbability };
+      const unknownWords = spec['unknown_words'] ?? 'keep';
+      if (unknownWords !== 'keep' && unknownWords !== 'romanize') fail(`word_transfer.${direction}.unknown_words must be "keep" or "romanize"`);
+      wordTransfer[direction] = { table: file(spec['table'], `word_transfer.${direction}.table`), minProbability, unknownWords: unknownWords as UnknownWords };
     }
   }
 

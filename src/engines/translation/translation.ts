@@ -18,4 +18,5 @@ export {
   type TranslationLanguage,
   type TranslationMode,
 } from './translation-engine.js';
+export { romanizeEthiopic } from './ethiopic-romanization.js';
 export { wordsOf } from './word-transfer.js';

@@ -119,6 +119,10 @@ export const CONFIG_TABLE = {
       description:
         'translation decoding guards (`docs/translation-models.md`, *Decoding guards*): no repeated token n-grams, token or letter runs, a letter cap per direction against the source, and loop detection with a fallback to the best sound hypothesis; a sentence still degenerate is 400 `untranslatable_text` on `POST /translate/v1` and a `TRANSLATION_ERROR` unit in file jobs. `off`: decoding without them, as before',
     }),
+    TRANSLATION_TRANSFER: oneOf('on', ['on', 'off'], {
+      description:
+        "word and phrase transfer (`docs/translation-models.md`, *Transfer directions*): the directions the translation model folder lists under `word_transfer` (with the shipped model all six: its network scores far below the tables on held-out text) are answered from those tables, a gloss in the source's word order that never loops. `off`: every direction goes to the network",
+    }),
     DIARIZATION_MODEL: path('models/diarization/speaker-ivector-v3.json', {
       description:
         'the speaker model speaker diarization uses (`models/diarization/README.md`); when it is missing, diarized jobs complete with a warning and no speakers',

@@ -41,6 +41,8 @@ export interface GatewayConfig {
     readonly maxRequestSentences: number;
     /** TRANSLATION_DECODING_GUARDS=on: decode under the degeneration guards. */
     readonly decodingGuards: boolean;
+    /** TRANSLATION_TRANSFER=on: answer the folder's `word_transfer` directions from their tables, not the network. */
+    readonly transfer: boolean;
   };
   /** The speaker projection of diarization (models/diarization/*.json). */
   readonly diarizationModel: string;
@@ -261,6 +263,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       maxQueuedPerAccount: v.TRANSLATION_MAX_QUEUED_PER_ACCOUNT,
       maxRequestSentences: v.TRANSLATION_MAX_REQUEST_SENTENCES,
       decodingGuards: v.TRANSLATION_DECODING_GUARDS === 'on',
+      transfer: v.TRANSLATION_TRANSFER === 'on',
     },
     diarizationModel: v.DIARIZATION_MODEL,
     diarizationEmbeddingModel: v.DIARIZATION_EMBEDDING_MODEL,
