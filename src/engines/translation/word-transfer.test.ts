@@ -101,7 +101,8 @@ describe('phrase tables', () => {
   it('maps Latin marks to Ethiopic ones only at the end of a sentence or clause', () => {
     const toAmharic = parseWordTransferTable('is ||| ነው ||| 0.9\nit ||| እሱ ||| 0.9');
     const options: TransferOptions = { minProbability: 0, punctuation: 'to-ethiopic' };
-    expect(transferWords('It is, it is. 1,000 and 3.5 U.S.', toAmharic, options)).toBe('እሱ ነው፣ እሱ ነው። 1,000 and 3.5 U.S።');
+    expect(transferWords('It is, it is. 1,000 and 3.5 U.S.', toAmharic, options)).toBe('እሱ ነው፣ እሱ ነው። 1,000 and 3.5 U.S.');
+    expect(transferWords('U.S. it is. J. K. it is', toAmharic, options)).toBe('U.S. እሱ ነው። J. K. እሱ ነው');
   });
 
   it('capitalizes the first word of every sentence only when asked', () => {

@@ -23,7 +23,8 @@
  *   treated as unknown.
  * - `punctuation: 'to-latin'` writes Ethiopic full stop, comma, semicolons, colon and question
  *   mark as Latin ones; `'to-ethiopic'` the reverse for . , ; : — only where the mark is followed
- *   by whitespace or ends the text (so "3.5", "1,000" and "U.S" stay). `'keep'` copies them.
+ *   by whitespace or ends the text (so "3.5", "1,000" and "U.S" stay), and never a full stop right
+ *   after a one-letter word (an initial: "U.S. officials"). `'keep'` copies them.
  * - `capitalizeSentences` upper-cases the first letter output at the text's start, after . ? !
  *   followed by whitespace and after a line break (for a cased target such as English).
  * - Tables: a Moses lexical table (`lex.f2e` layout: `target source probability` a line; what
@@ -117,6 +118,7 @@ const isProbability = (p: number): boolean => Number.isFinite(p) && p >= 0 && p 
 const WORD = /[\p{L}\p{M}\p{N}]+(?:['\u2019][\p{L}\p{M}\p{N}]+)*/gu;
 const DIGITS = /^\p{N}+$/u;
 const HAS_DIGIT = /\p{N}/u;
+const INITIAL = /^\p{L}$/u;
 const INSIDE_PHRASE = /^[ \t]+$/;
 const SENTENCE_END = /[.?!።፧]\s+$|\n/u;
 const TO_LATIN: Readonly<Record<string, string>> = { '።': '.', '፣': ',', '፤': ';', '፥': ':', '፦': ':', '፧': '?' };
@@ -131,13 +133,17 @@ export function wordsOf(text: string): string[] {
 export function transferWords(text: string, table: WordTransferTable, options: TransferOptions): string {
   const words: { text: string; start: number; end: number }[] = [];
   for (const m of text.matchAll(WORD)) words.push({ text: m[0], start: m.index!, end: m.index! + m[0].length });
-  const gap = (from: number, to: number): string => mapPunctuation(text.slice(from, to), options.punctuation ?? 'keep', to === text.length);
+  const mapping = options.punctuation ?? 'keep';
+  // The gap after word k (-1: before the first word) up to `to`.
+  const gap = (k: number, to: number): string => {
+    const from = k < 0 ? 0 : words[k]!.end;
+    return mapPunctuation(text.slice(from, to), mapping, to === text.length, k >= 0 && INITIAL.test(words[k]!.text));
+  };
   let out = '';
   let previousSource: string | null = null;
   let previousOutput: string | null = null;
-  let at = 0;
   for (let i = 0; i < words.length; ) {
-    const before = gap(i === 0 ? 0 : words[i - 1]!.end, words[i]!.start);
+    const before = gap(i - 1, words[i]!.start);
     const sentenceStart = i === 0 || SENTENCE_END.test(before);
     out += before;
     let taken = 1;
@@ -161,10 +167,9 @@ export function transferWords(text: string, table: WordTransferTable, options: T
     out += output;
     previousSource = source;
     previousOutput = output;
-    at = words[i + taken - 1]!.end;
     i += taken;
   }
-  return out + gap(at, text.length);
+  return out + (words.length === 0 ? gap(-1, text.length) : gap(words.length - 1, text.length));
 }
 
 /** True when the phrase holds one word twice in a row ("road road"): such an entry is never used. */
@@ -181,13 +186,17 @@ function repeats(target: string, previous: string | null): boolean {
   return firstWord === previous.slice(previous.lastIndexOf(' ') + 1).toLowerCase();
 }
 
-/** The gap between two words (or after the last) with its sentence marks mapped; a mark is mapped only before whitespace or the text's end. */
-function mapPunctuation(gap: string, mapping: PunctuationMapping, endsText: boolean): string {
+/**
+ * The gap between two words (or after the last) with its sentence marks mapped; a mark is mapped only
+ * before whitespace or the text's end, and a full stop right after a one-letter word (an initial:
+ * "U.S. officials", "J. K.") never.
+ */
+function mapPunctuation(gap: string, mapping: PunctuationMapping, endsText: boolean, afterInitial: boolean): string {
   if (mapping === 'keep' || gap.length === 0) return gap;
   const table = mapping === 'to-latin' ? TO_LATIN : TO_ETHIOPIC;
   let out = '';
   for (let k = 0; k < gap.length; k++) {
-    const mapped = table[gap[k]!];
+    const mapped = k === 0 && afterInitial && gap[0] === '.' ? undefined : table[gap[k]!];
     const followedBySpace = k + 1 === gap.length ? endsText : /\s/.test(gap[k + 1]!);
     out += mapped !== undefined && followedBySpace ? mapped : gap[k]!;
   }
