@@ -17,8 +17,8 @@
  */
 import { resolve } from 'node:path';
 import { corpusBleu, corpusChrf, countDegenerate } from '../src/engines/scoring/scoring.js';
-import { OnnxTranslationEngine, romanizeEthiopic, type TranslationLanguage, wordsOf } from '../src/engines/translation/translation.js';
-import { TRANSLATION_MODEL_DIR } from '../test/helpers/translation-model.js';
+import { OnnxTranslationEngine, type TranslationLanguage } from '../src/engines/translation/translation.js';
+import { romanizedSource, TRANSLATION_MODEL_DIR } from '../test/helpers/translation-model.js';
 import { option } from './bench-args.js';
 import { publishReport, round2 } from './bench-results.js';
 import { DIRECTIONS, hornmtHeldout } from './hornmt-heldout.js';
@@ -35,7 +35,6 @@ const score = (outputs: readonly string[], sources: readonly string[], reference
   bleu: round2(corpusBleu(outputs, references).score),
   degenerate: countDegenerate(outputs.map((output, i) => ({ output, source: sources[i]! }))).degenerate,
 });
-const romanized = (text: string): string => wordsOf(text).map(romanizeEthiopic).join(' ');
 
 const network = await OnnxTranslationEngine.open(model, { wordTransfer: false, workerNice: null, intraOpThreads: 1 });
 const served = await OnnxTranslationEngine.open(model, { workerNice: null, intraOpThreads: 1 });
@@ -61,7 +60,7 @@ try {
     }
     const servedMs = performance.now() - servedStarted;
     const baselines: Record<string, ReturnType<typeof score>> = { copySource: score(sources, sources, references) };
-    if (target === 'en' && source !== 'en') baselines['romanizedSource'] = score(sources.map(romanized), sources, references);
+    if (target === 'en' && source !== 'en') baselines['romanizedSource'] = score(sources.map(romanizedSource), sources, references);
     const best = Math.max(...Object.values(baselines).map((b) => b.chrf));
     const networkScore = score(networkOut, sources, references);
     const servedScore = score(servedOut, sources, references);

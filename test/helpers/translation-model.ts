@@ -2,6 +2,7 @@
 // as a gateway on the default MODELS_DIR reads it), sample sentences per language and the
 // script check of an output.
 import { join } from 'node:path';
+import { romanizeEthiopic, wordsOf } from '../../src/engines/translation/translation.js';
 import { REPO_ROOT } from './fixtures.js';
 
 export const REPO_MODELS_DIR = join(REPO_ROOT, 'models');
@@ -24,6 +25,13 @@ export const SAMPLES: Readonly<Record<Lang, readonly string[]>> = {
   am: ['ልጆቹ ጠዋት ወደ ትምህርት ቤት ሄዱ።', 'ሆስፒታሉ የት ነው?', 'ለመንደሩ ንጹህ ውሃ ያስፈልገናል።'],
   ti: ['ቆልዑ ንግሆ ናብ ቤት ትምህርቲ ከዱ።', 'ሆስፒታል ኣበይ ኣሎ?', 'ንዓዲ ጽሩይ ማይ የድልየና እዩ።'],
 };
+
+/**
+ * The trivial baseline of a translation into English from Ethiopic script: the source's words
+ * romanized one by one (what transfer writes for a word its table lacks), so that a score shows
+ * what the table adds beyond romanizing.
+ */
+export const romanizedSource = (text: string): string => wordsOf(text).map(romanizeEthiopic).join(' ');
 
 /** A 20-word English sentence (the benchmark's request). */
 export const TWENTY_WORDS = 'The farmers in the village planted maize and sorghum early this year because the rains came before the usual season.';

@@ -130,7 +130,8 @@ def build(rows, la, lb, iterations, min_phrase_count, links_file):
     def count(direction, source, target_low, target_cased, at_start):
         key = ' '.join(target_low)
         counts[direction][source][key] += 1
-        surfaces[direction[1]][key][' '.join(target_cased)] += 0 if at_start else 1
+        if not at_start:
+            surfaces[direction[1]][key][' '.join(target_cased)] += 1
 
     for (a, b), (la_words, lb_words), links in zip(rows, low, all_links):
         for x, y, xs, ys, ys_cased, reverse in ((la, lb, la_words, lb_words, b, False), (lb, la, lb_words, la_words, a, True)):
@@ -142,8 +143,7 @@ def build(rows, la, lb, iterations, min_phrase_count, links_file):
                 count((la, lb), ' '.join(la_words[a0:a1]), lb_words[b0:b1], b[b0:b1], b0 == 0)
             if 2 <= b1 - b0 <= MAX_SOURCE_WORDS and a1 - a0 <= MAX_TARGET_WORDS:
                 count((lb, la), ' '.join(lb_words[b0:b1]), la_words[a0:a1], a[a0:a1], a0 == 0)
-    tables = {d: best_targets(c, {k: {s: n for s, n in v.items() if n > 0} for k, v in surfaces[d[1]].items()}, min_phrase_count)
-              for d, c in counts.items()}
+    tables = {d: best_targets(c, surfaces[d[1]], min_phrase_count) for d, c in counts.items()}
     return tables, round(time.time() - started, 1)
 
 

@@ -55,7 +55,7 @@ def transfer_section(transfer, wt):
     rows = {d: wt[d] for d in transfer if d in wt}
     arrow = lambda d: d.replace('-', '→')
     baseline = lambda r: max(r['copySource']['chrf'], r.get('romanizedSource', {'chrf': 0})['chrf'])
-    every = len(transfer) == 6
+    every = set(transfer) >= set(DIRECTIONS)
     lex = sorted(d for d, t in transfer.items() if not t['table'].endswith('.gz'))
     phrases = sorted(d for d, t in transfer.items() if t['table'].endswith('.gz'))
     files = lambda ds: ', '.join('`' + os.path.basename(transfer[d]['table']) + '`' for d in ds)

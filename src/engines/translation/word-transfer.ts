@@ -169,7 +169,7 @@ export function transferWords(text: string, table: WordTransferTable, options: T
     previousOutput = output;
     i += taken;
   }
-  return out + (words.length === 0 ? gap(-1, text.length) : gap(words.length - 1, text.length));
+  return out + gap(words.length - 1, text.length);
 }
 
 /** True when the phrase holds one word twice in a row ("road road"): such an entry is never used. */
@@ -178,12 +178,11 @@ function repeatsAWord(phrase: string): boolean {
   return words.some((word, k) => k > 0 && word === words[k - 1]);
 }
 
-/** True when `target` would repeat the output before it: the same text, or its first word that output's last. */
+/** True when `target` would repeat the output before it, case aside: the same text, or its first word that output's last. */
 function repeats(target: string, previous: string | null): boolean {
   if (previous === null) return false;
-  if (target === previous) return true;
-  const firstWord = target.split(' ', 1)[0]!.toLowerCase();
-  return firstWord === previous.slice(previous.lastIndexOf(' ') + 1).toLowerCase();
+  const [next, last] = [target.toLowerCase(), previous.toLowerCase()];
+  return next === last || next.split(' ', 1)[0] === last.slice(last.lastIndexOf(' ') + 1);
 }
 
 /**
