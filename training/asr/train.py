@@ -53,6 +53,13 @@ it was trained on). A run takes raw sets or normalised sets, never both. With a 
 valid set is also scored running-normalised (as SET@running) and --select picks on the mean of SET's
 and SET@running's CER.
 
+--device cpu|cuda|auto (default cpu; auto: cuda when torch sees one) trains on a GPU with the same
+recipe: batches are built, normalised and SpecAugmented on the CPU as before, then moved; the
+teacher and the --aux-sets layer move with the model; checkpoints are saved on the CPU (export.py and
+--init read them anywhere). No GPU was lent to the sessions that wrote this, so the cuda path has
+not been run (test_train_device.py checks the cpu path and, where torch sees a GPU, that a cuda
+run's first steps match the cpu run's).
+
 Seeded (torch, numpy, random); the number of steps depends on the time box and machine speed,
 and the log prints it. Writes work/runs/<name>/{checkpoint.pt,log.jsonl} (a checkpoint every
 --checkpoint-minutes and at the end).
@@ -79,7 +86,7 @@ from model import CtcNet  # noqa: E402
 import feature_norm  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORK = os.path.join(os.path.dirname(HERE), "work")  # training/work (git-ignored)
+WORK = os.environ.get("TRAINING_WORK_DIR") or os.path.join(os.path.dirname(HERE), "work")  # training/work (git-ignored)
 BLANK = "<blank>"
 SPACE = "|"
 PUNCT = "።፣"
@@ -227,17 +234,29 @@ def letters_per_minute(data, hyps):
     return sum(len(h.replace(" ", "")) for h in hyps) / max(minutes, 1e-9)
 
 
+def pick_device(name):
+    """--device: cpu, cuda, or auto (cuda when torch sees one)."""
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda: torch sees no CUDA device")
+    return torch.device(name)
+
+
 def frame_logits(model, feats, norm=None):
-    """Each utterance's logits [frames, vocab] (its valid frames only), in batches of 8, no gradients.
-    norm(x, lengths) normalises raw features (eval_norm); None: they are stored normalised."""
+    """Each utterance's logits [frames, vocab] (its valid frames only, on the CPU), in batches of 8, no
+    gradients, on the model's device. norm(x, lengths) normalises raw features (eval_norm); None: they
+    are stored normalised."""
     out = []
+    device = next(model.parameters()).device
     with torch.no_grad():
         for i in range(0, len(feats), 8):
             idx = list(range(i, min(i + 8, len(feats))))
             x, lengths, _, _ = collate(feats, idx, [[0]] * len(feats))
             if norm is not None:
                 x = norm(x, lengths)
-            logits, out_len = model(x, lengths)
+            logits, out_len = model(x.to(device), lengths.to(device))
+            logits, out_len = logits.cpu(), out_len.cpu()
             out += [logits[k, :int(out_len[k])] for k in range(len(idx))]
     return out
 
@@ -271,8 +290,10 @@ def main():
     ap.add_argument("--max-frames", type=int, default=8000, help="padded input frames per batch")
     ap.add_argument("--minutes", type=float, required=True)
     ap.add_argument("--checkpoint-minutes", type=float, default=3)
+    ap.add_argument("--max-steps", type=int, default=0, help="stop after this many steps as well (0: the time box alone)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--device", choices=["cpu", "cuda", "auto"], default="cpu", help="where the model trains (cuda: one GPU)")
     ap.add_argument("--synth-max-share", type=float, default=1.0, help="most synthetic utterances per batch (share)")
     ap.add_argument("--bootstrap-steps", type=int, default=0, help="first-epoch batches exempt from --synth-max-share")
     ap.add_argument("--select", default=None, help="valid set whose greedy CER picks best.pt")
@@ -301,6 +322,7 @@ def main():
     a = ap.parse_args()
 
     torch.set_num_threads(a.threads)
+    device = pick_device(a.device)
     torch.manual_seed(a.seed)
     np.random.seed(a.seed)
     random.seed(a.seed)
@@ -390,7 +412,7 @@ def main():
         for m in frozen:
             m.eval()
     if a.init:
-        init = torch.load(os.path.join(WORK, "runs", a.init, "checkpoint.pt"))
+        init = torch.load(os.path.join(WORK, "runs", a.init, "checkpoint.pt"), map_location="cpu")
         if init["tokens"] != tokens:
             raise SystemExit(f"--init {a.init}: vocabulary differs")
         model.load_state_dict(init["state"])
@@ -405,8 +427,11 @@ def main():
             p_.requires_grad_(False)
         note(event="teacher", **teacher_info, kd_weight=a.kd_weight, kd_temperature=a.kd_temperature,
              kd_rows=int(kd_rows.sum()), kd_skip=sorted(kd_skip))
+    model.to(device)
+    if teacher is not None:
+        teacher.to(device)
     params = sum(p.numel() for p in model.parameters())
-    note(event="model", params=params, config=model.config)
+    note(event="model", params=params, config=model.config, device=str(device))
     aux = None
     if a.aux_sets:  # multitask: another language's rows through their own output layer on the shared encoder
         aux_feats, aux_texts = [], []
@@ -425,7 +450,7 @@ def main():
         aux_keep = trainable_rows(aux_targets, aux_len, a.length_filter, [False] * len(aux_targets))
         aux = {"feats": [aux_feats[i] for i in aux_keep], "targets": [aux_targets[i] for i in aux_keep],
                "lengths": aux_len[aux_keep], "tokens": aux_tokens, "queue": [], "steps": 0, "seconds": 0.0,
-               "head": torch.nn.Conv1d(model.config["dim"], len(aux_tokens), 1)}
+               "head": torch.nn.Conv1d(model.config["dim"], len(aux_tokens), 1).to(device)}
         note(event="aux_data", sets=a.aux_sets, utterances=len(aux_keep), dropped=len(aux_feats) - len(aux_keep),
              hours=round(float(aux["lengths"].sum()) / 100 / 3600, 2), vocab=len(aux_tokens), every=a.aux_every, weight=a.aux_weight)
     trained = [p_ for p_ in model.parameters() if p_.requires_grad] + ([] if aux is None else list(aux["head"].parameters()))
@@ -440,11 +465,14 @@ def main():
     nonspeech_seen = {"utts": 0, "max_share": 0.0}
     running_seen = 0
 
+    def on_cpu(state):
+        return {k: v.detach().cpu() for k, v in state.items()}
+
     def save(tag):
-        torch.save({"state": model.state_dict(), "config": model.config, "tokens": tokens, "lang": a.lang,
+        torch.save({"state": on_cpu(model.state_dict()), "config": model.config, "tokens": tokens, "lang": a.lang,
                     "strip_punct": a.strip_punct, "units": a.units, "step": step, "epoch": epoch, "train_minutes": (time.time() - t_train) / 60,
                     "args": vars(a), "hours": float(hours), "params": params, "init_onnx": onnx_init,
-                    **({} if aux is None else {"aux_state": aux["head"].state_dict(), "aux_tokens": aux["tokens"]})},
+                    **({} if aux is None else {"aux_state": on_cpu(aux["head"].state_dict()), "aux_tokens": aux["tokens"]})},
                    os.path.join(run_dir, f"{tag}.pt"))
 
     def aux_step():
@@ -457,6 +485,7 @@ def main():
             x, _ = feature_norm.normalize_rows(x, xl, None, None)
         if step >= a.warmup:
             spec_augment(x, xl, rng)
+        x, xl, y, yl = x.to(device), xl.to(device), y.to(device), yl.to(device)
         states, ol = model.encode(x, xl)
         logp = torch.log_softmax(CtcNet.head(aux["head"], states), -1).transpose(0, 1)
         per_utt = torch.nn.functional.ctc_loss(logp, y, ol, yl, blank=0, reduction="none", zero_infinity=True)
@@ -500,7 +529,7 @@ def main():
             epoch_batches = cap_synthetic(epoch_batches, nonspeech, a.nonspeech_share, rng, stochastic=True)
         for idx in epoch_batches:
             elapsed = time.time() - t_train
-            if elapsed >= budget:
+            if elapsed >= budget or (a.max_steps and step >= a.max_steps):
                 done = True
                 break
             warm = min(1.0, (step + 1) / a.warmup)
@@ -525,9 +554,10 @@ def main():
                 running_seen += 0 if running_rows is None else int(running_rows.sum())
             if distil:
                 with torch.no_grad():  # the teacher reads its rows before SpecAugment (padding-invariant: same logits as in the batch)
-                    teacher_logits, _ = teacher(x_teacher[kd_mask], xl[kd_mask])
+                    teacher_logits, _ = teacher(x_teacher[kd_mask].to(device), xl[kd_mask].to(device))
             if step >= a.warmup:
                 spec_augment(x, xl, rng)
+            x, xl, y, yl, kd_mask = x.to(device), xl.to(device), y.to(device), yl.to(device), kd_mask.to(device)
             logits, ol = model(x, xl)
             logp = torch.log_softmax(logits, -1).transpose(0, 1)
             per_utt = torch.nn.functional.ctc_loss(logp, y, ol, yl, blank=0, reduction="none", zero_infinity=True)
