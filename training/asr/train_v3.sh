@@ -41,6 +41,7 @@
 # trained FROM SCRATCH (small-am-v2's shape and recipe: bootstrap, lr 0.003, warm-up 300), with dropout 0.15
 # against memorising sentences, on all the data at once (v2's sets, the telephone copies, the espeak-ng set,
 # nonspeech_train_v5 at most 10% of a batch, weight 2), no teacher, on both cores for MINUTES (100).
+# DEVICE=cuda (or auto) trains on a GPU (train.py --device; training/asr/README.md, "On a GPU").
 # Run from the repository root. Then: sh training/asr/ship_v3.sh (exports to a scratch folder).
 set -e
 export OPENBLAS_NUM_THREADS=2 OMP_WAIT_POLICY=PASSIVE
@@ -81,4 +82,4 @@ $P training/asr/train.py --name $NAME --lang am ${INIT:---init-onnx models/small
   $NS_ARGS \
   --valid alffa_spk_val,nonspeech_val --select alffa_spk_val \
   --lr $LR --warmup ${WARMUP:-100} --max-frames 8000 \
-  --minutes "${MINUTES:-40}" --checkpoint-minutes $CKPT --seed ${SEED:-3} --threads 2 > $L/$NAME.log 2>&1
+  --minutes "${MINUTES:-40}" --checkpoint-minutes $CKPT --seed ${SEED:-3} --threads 2 --device "${DEVICE:-cpu}" > $L/$NAME.log 2>&1
