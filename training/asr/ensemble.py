@@ -45,21 +45,23 @@ def prefixed(model, prefix):
     return graph
 
 
+def read(folder, name):
+    with open(os.path.join(folder, name), encoding="utf-8") as f:
+        return f.read()
+
+
 def joined(a, b, weight, mean):
     ga, gb = prefixed(a, "a_"), prefixed(b, "b_")
-    if mean == "geometric":
-        head = [helper.make_node("LogSoftmax", ["a_logits"], ["a_p"], axis=-1),
-                helper.make_node("LogSoftmax", ["b_logits"], ["b_p"], axis=-1),
-                helper.make_node("Mul", ["a_p", "weight_a"], ["a_w"]),
-                helper.make_node("Mul", ["b_p", "weight_b"], ["b_w"]),
-                helper.make_node("Add", ["a_w", "b_w"], ["logits"])]
-    else:
-        head = [helper.make_node("Softmax", ["a_logits"], ["a_p"], axis=-1),
-                helper.make_node("Softmax", ["b_logits"], ["b_p"], axis=-1),
-                helper.make_node("Mul", ["a_p", "weight_a"], ["a_w"]),
-                helper.make_node("Mul", ["b_p", "weight_b"], ["b_w"]),
-                helper.make_node("Add", ["a_w", "b_w"], ["mixed"]),
-                helper.make_node("Log", ["mixed"], ["logits"])]
+    # geometric: the weighted sum of log-posteriors; arithmetic: the log of the weighted sum of posteriors
+    posterior = "LogSoftmax" if mean == "geometric" else "Softmax"
+    mixed = "logits" if mean == "geometric" else "mixed"
+    head = [helper.make_node(posterior, ["a_logits"], ["a_p"], axis=-1),
+            helper.make_node(posterior, ["b_logits"], ["b_p"], axis=-1),
+            helper.make_node("Mul", ["a_p", "weight_a"], ["a_w"]),
+            helper.make_node("Mul", ["b_p", "weight_b"], ["b_w"]),
+            helper.make_node("Add", ["a_w", "b_w"], [mixed])]
+    if mean == "arithmetic":
+        head.append(helper.make_node("Log", ["mixed"], ["logits"]))
     head.append(helper.make_node("Identity", ["a_out_lengths"], ["out_lengths"]))
     weights = [numpy_helper.from_array(np.array(weight, np.float32), "weight_a"),
                numpy_helper.from_array(np.array(1 - weight, np.float32), "weight_b")]
@@ -82,7 +84,6 @@ def main():
     ap.add_argument("--name", required=True)
     ap.add_argument("--description", required=True)
     args = ap.parse_args()
-    read = lambda d, f: open(os.path.join(d, f), encoding="utf-8").read()  # noqa: E731
     if read(args.a, "vocab.txt") != read(args.b, "vocab.txt"):
         raise SystemExit("the two models' vocabularies differ")
     ma, mb = (json.loads(read(d, "manifest.json")) for d in (args.a, args.b))

@@ -1,6 +1,7 @@
 """Checks train.py --device on a tiny random set in a scratch work folder (TRAINING_WORK_DIR), so that
 a session lent a GPU can train with the same scripts:
-  - --device cpu trains, logs its device, and saves checkpoints whose tensors are on the CPU;
+  - --device cpu trains, logs its device, stops at --max-steps and saves a checkpoint (that its tensors
+    are on the CPU can only fail after a cuda run, below);
   - --device auto picks cuda exactly when torch sees one (else cpu);
   - where torch sees a GPU: a --device cuda run of the same seed and steps logs losses within 5% of
     the cpu run's (the same batches, SpecAugment and learning rates; only float rounding differs),
