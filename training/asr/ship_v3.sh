@@ -28,7 +28,8 @@ DESC=${DESC:-"Compact convolutional CTC model for Amharic (candidate v3): small-
 NAMES=${NAMES:-small-am-v2 $CAND_NAME}
 RUN=${RUN:-$CAND_NAME}  # the run whose best.pt is the candidate (interpolate.py writes one too)
 CAND=0; case " $NAMES " in *" $CAND_NAME "*) CAND=1 ;; esac
-model_dir() { if [ "$1" = "$CAND_NAME" ]; then echo $M; else echo models/$1; fi; }  # $1: a name of NAMES
+# $1: a name of NAMES: the candidate, a folder already in $OUT (an ensemble built there by ensemble.py), or a shipped model
+model_dir() { if [ "$1" = "$CAND_NAME" ]; then echo $M; elif [ -f "$OUT/$1/manifest.json" ]; then echo $OUT/$1; else echo models/$1; fi; }
 # 1. ONNX + vocab + manifest; decoding block (beam 16, LM alpha/beta) as small-am-v2's manifest
 if [ $CAND = 1 ]; then
 /usr/bin/python3 training/asr/export.py --run $RUN --checkpoint best --out $M --name $CAND_NAME --description "$DESC" \

@@ -41,6 +41,10 @@
 # trained FROM SCRATCH (small-am-v2's shape and recipe: bootstrap, lr 0.003, warm-up 300), with dropout 0.15
 # against memorising sentences, on all the data at once (v2's sets, the telephone copies, the espeak-ng set,
 # nonspeech_train_v5 at most 10% of a batch, weight 2), no teacher, on both cores for MINUTES (100).
+# The eleventh (CANDIDATE=11, small-am-v3c11, 2026-12-01): candidate 10 trained on. Its checkpoint was never
+# committed; its weights live in models/small-am-v3-ensemble as member b, taken out by ensemble.py --member b
+# and resumed with --init-onnx (issue 33: resumable from committed weights): the same data and dropout, a
+# second cosine cycle from lr 0.001 (candidate 10 ended at 0.00015), MINUTES on both cores.
 # DEVICE=cuda (or auto) trains on a GPU (train.py --device; training/asr/README.md, "On a GPU").
 # Run from the repository root. Then: sh training/asr/ship_v3.sh (exports to a scratch folder).
 set -e
@@ -75,6 +79,9 @@ case "${CANDIDATE:-2}" in
   9) NAME=small-am-v3c9 NS=,nonspeech_train_v5 KD=$KD3 NS_ARGS=$NS5 LR=0.0001 CKPT=4 SYNTH= TEL= ;;
   10) NAME=small-am-v3c10 NS=,nonspeech_train_v5 KD= NS_ARGS="--nonspeech-share 0.1 --nonspeech-weight 2" LR=0.003 CKPT=8
       INIT="--dim 256 --blocks 10 --kernel 13 --dropout 0.15 --bootstrap-steps 150" WARMUP=300 SEED=7 ;;
+  11) NAME=small-am-v3c11 NS=,nonspeech_train_v5 KD= NS_ARGS="--nonspeech-share 0.1 --nonspeech-weight 2" LR=0.001 CKPT=8
+      INIT="--init-onnx training/work/init/small-am-v3c10 --dropout 0.15" WARMUP=100 SEED=11
+      /usr/bin/python3 training/asr/ensemble.py --member b models/small-am-v3-ensemble training/work/init/small-am-v3c10 ;;
   *) NAME=small-am-v3 NS=,nonspeech_train KD= NS_ARGS="--nonspeech-share 0.15" LR=0.0005 CKPT=8 ;;
 esac
 $P training/asr/train.py --name $NAME --lang am ${INIT:---init-onnx models/small-am-v2} $KD \
