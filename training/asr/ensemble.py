@@ -162,14 +162,15 @@ def main():
     if len(args.folders) != 3 or not args.name or not args.description:
         ap.error("joining takes A_DIR B_DIR OUT_DIR with --name and --description")
     args.a, args.b, args.out = args.folders
-    if read(args.a, "vocab.txt") != read(args.b, "vocab.txt"):
+    vocab = read(args.a, "vocab.txt")
+    if vocab != read(args.b, "vocab.txt"):
         raise SystemExit("the two models' vocabularies differ")
     ma, mb = (json.loads(read(d, "manifest.json")) for d in (args.a, args.b))
     for key in ("input", "frame_stride_samples", "blank_id", "word_delimiter"):
         if ma.get(key) != mb.get(key):
             raise SystemExit(f"the two models' manifests differ in {key}")
     model = joined(onnx.load(os.path.join(args.a, ma["onnx"])), onnx.load(os.path.join(args.b, mb["onnx"])),
-                   args.weight, args.mean, args.blank_bias, ma["blank_id"], len(read(args.a, "vocab.txt").splitlines()))
+                   args.weight, args.mean, args.blank_bias, ma["blank_id"], len(vocab.splitlines()))
     os.makedirs(args.out, exist_ok=True)
     onnx.save(model, os.path.join(args.out, "model.onnx"))
     shutil.copy(os.path.join(args.a, "vocab.txt"), args.out)

@@ -7,7 +7,7 @@ resume from it: train.py --init-onnx):
   3. onnx_weights.load_ctcnet rebuilds member b (what --init-onnx reads);
   4. joining the two members again (ensemble.py A B OUT, the manifest's weight and mean) writes the
      shipped model.onnx byte for byte, and with --blank-bias D its logits are those plus D on the blank.
-Run: /usr/bin/python3 training/asr/test_ensemble_member.py [models/small-am-v3-ensemble]"""
+Run: /usr/bin/python3 training/asr/test_ensemble_member.py [models/small-am-v3-ensemble|models/small-am-v4-ensemble]"""
 import json
 import os
 import subprocess
@@ -21,6 +21,7 @@ from onnx_weights import load_ctcnet, read_onnx
 from test_onnx_init import ort_logits
 
 ENSEMBLE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "models", "small-am-v3-ensemble")
+ENSEMBLE_PY = [sys.executable, os.path.join(ROOT, "training", "asr", "ensemble.py")]
 
 
 def log_softmax(x):
@@ -41,8 +42,7 @@ def main():
         folders = {}
         for m in "ab":
             folders[m] = os.path.join(tmp, m)
-            subprocess.run([sys.executable, os.path.join(ROOT, "training", "asr", "ensemble.py"), "--member", m, ENSEMBLE,
-                            folders[m]], check=True, capture_output=True)
+            subprocess.run(ENSEMBLE_PY + ["--member", m, ENSEMBLE, folders[m]], check=True, capture_output=True)
         # 1. member a is small-am-v2 as shipped
         first = json.load(open(os.path.join(folders["a"], "manifest.json"), encoding="utf-8"))["name"]
         shipped, _ = read_onnx(os.path.join(ROOT, "models", first, "model.onnx"))
@@ -64,7 +64,7 @@ def main():
         model, tokens, info = load_ctcnet(folders["b"])
         print(f"ok: member b rebuilt ({info['config']}, {sum(p.numel() for p in model.parameters())} parameters)")
         # 4. the members joined again
-        join = [sys.executable, os.path.join(ROOT, "training", "asr", "ensemble.py"), folders["a"], folders["b"]]
+        join = ENSEMBLE_PY + [folders["a"], folders["b"]]
         args = ["--weight", str(w), "--mean", manifest["ensemble"]["mean"], "--name", "n", "--description", "d"]
         again = os.path.join(tmp, "again")
         subprocess.run(join + [again] + args + ["--blank-bias", str(manifest["ensemble"].get("blank_bias", 0))],
