@@ -41,6 +41,7 @@ export async function createEngines(config: GatewayConfig, logger: EnginesLogger
   const vad = new Vad(logger);
   const asr = await Asr.create({
     modelsDir: config.modelsDir,
+    defaultModels: config.defaultModels,
     device: config.inferenceDevice,
     workers: config.inferenceWorkers,
     workerNice: config.inferenceWorkerNice,

@@ -15,10 +15,15 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs the models CLI with `args` (`timeout` in ms, none by default). */
-export async function runModelsCli(args: readonly string[], options: { timeout?: number } = {}): Promise<CliRun> {
+/** Runs the models CLI with `args` (`timeout` in ms, none by default; `env` over this process's environment). */
+export async function runModelsCli(args: readonly string[], options: { timeout?: number; env?: Record<string, string> } = {}): Promise<CliRun> {
+  const { env, ...rest } = options;
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MODELS_CLI, ...args], { cwd: REPO_ROOT, ...options });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', MODELS_CLI, ...args], {
+      cwd: REPO_ROOT,
+      ...rest,
+      ...(env ? { env: { ...process.env, ...env } } : {}),
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as CliRun;

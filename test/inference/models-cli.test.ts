@@ -9,7 +9,12 @@ import { makeModelFolder } from './model-folders.js';
 
 /** Runs `npm run models -- <args>`, its JSON answer parsed. */
 async function models(...args: string[]): Promise<{ code: number; json: Record<string, unknown> | null; stderr: string }> {
-  const { code, stdout, stderr } = await runModelsCli(args, { timeout: 60_000 });
+  return modelsWith({}, ...args);
+}
+
+/** `models` with environment variables set for the CLI. */
+async function modelsWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; json: Record<string, unknown> | null; stderr: string }> {
+  const { code, stdout, stderr } = await runModelsCli(args, { timeout: 60_000, env });
   return { code, json: stdout ? (JSON.parse(stdout) as Record<string, unknown>) : null, stderr };
 }
 
@@ -94,6 +99,14 @@ describe('npm run models', () => {
     expect(code).toBe(0);
     expect(json!.languages).toEqual([{ language: 'am', default: 'small-am-v1', models: ['small-am-v1', 'beta-am-v1'] }]);
     expect(json!.problems).toHaveLength(1);
+
+    // DEFAULT_MODELS: the defaults the gateway would serve with it
+    const chosen = await modelsWith({ DEFAULT_MODELS: 'am=beta-am-v1' }, 'list', dir);
+    expect(chosen.code).toBe(0);
+    expect(chosen.json!.languages).toEqual([{ language: 'am', default: 'beta-am-v1', models: ['beta-am-v1', 'small-am-v1'] }]);
+    const unknown = await modelsWith({ DEFAULT_MODELS: 'am=small-am-v9' }, 'list', dir);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('DEFAULT_MODELS am=small-am-v9: no model of that name (am models: beta-am-v1, small-am-v1)');
   });
 
   it('prints usage for an unknown command', async () => {

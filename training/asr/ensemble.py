@@ -89,23 +89,30 @@ def member(model, prefix):
     return out
 
 
-def extract(args):
-    ensemble_dir, out_dir = args.folders
+def write_member(ensemble_dir, letter, out_dir):
+    """Member `letter` ("a" or "b") of the ensemble folder, written to out_dir as a model folder of its
+    own (model.onnx, vocab.txt, manifest.json without the `ensemble` block); returns its name."""
     manifest = json.loads(read(ensemble_dir, "manifest.json"))
     if "ensemble" not in manifest:
         raise SystemExit(f"{ensemble_dir} is not an ensemble (no `ensemble` block in its manifest)")
-    index = "ab".index(args.member)
-    model = member(onnx.load(os.path.join(ensemble_dir, manifest["onnx"])), args.member + "_")
+    index = "ab".index(letter)
+    model = member(onnx.load(os.path.join(ensemble_dir, manifest["onnx"])), letter + "_")
     os.makedirs(out_dir, exist_ok=True)
     onnx.save(model, os.path.join(out_dir, "model.onnx"))
     shutil.copy(os.path.join(ensemble_dir, "vocab.txt"), out_dir)
     name = manifest["ensemble"]["members"][index]
     out = {k: v for k, v in manifest.items() if k != "ensemble"}
     out.update(name=name, onnx="model.onnx", default=False,
-               description=f"member {args.member} ({name}) of {manifest['name']}, taken out by ensemble.py --member")
+               description=f"member {letter} ({name}) of {manifest['name']}, taken out by ensemble.py --member")
     with open(os.path.join(out_dir, "manifest.json"), "w", encoding="utf-8") as f:
         json.dump(out, f, ensure_ascii=False, indent=2)
         f.write("\n")
+    return name
+
+
+def extract(args):
+    ensemble_dir, out_dir = args.folders
+    name = write_member(ensemble_dir, args.member, out_dir)
     print(f"wrote {out_dir} ({name}, {os.path.getsize(os.path.join(out_dir, 'model.onnx'))} bytes)")
 
 

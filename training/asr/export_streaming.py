@@ -48,10 +48,21 @@ Committed logits of all chunks followed by the last chunk's tail (positions >= 0
 model's logits over the concatenated features (training/asr/test_streaming_export.py checks it
 in onnxruntime-node).
 
+An ensemble folder (ensemble.py: two members in one graph, `ensemble` in its manifest) gets one
+step graph for the pair: each member's step runs on the same chunk, and `logits` and `tail_logits`
+are joined as its model.onnx joins the members' logits (the weighted geometric or arithmetic mean,
+then the blank bias). Its caches are the members' side by side: cache_features is shared (both read
+the same features), cache_sub is [B, 2D, 1] (member a's D channels, then b's) and cache_blocks
+[B, 2K, D, left + r] (a's K blocks, then b's); the members must agree on D, K, kernel and right
+context (so on the delay R). The runner reads the sub cache's channels from the graph.
+
 Usage: /usr/bin/python3 training/asr/export_streaming.py models/small-am-v2
+       /usr/bin/python3 training/asr/export_streaming.py models/small-am-v4-ensemble
 """
+import json
 import os
 import sys
+import tempfile
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import torch  # noqa: E402
@@ -141,12 +152,76 @@ class StreamingStep(nn.Module):
                 torch.zeros(batch, len(n.blocks), d, self.left + self.right))
 
 
+class EnsembleStreamingStep(nn.Module):
+    """The step graph of an ensemble folder: both members' steps on one chunk, outputs joined as the
+    ensemble's model.onnx joins them (ensemble.joined), caches side by side (module docstring)."""
+
+    def __init__(self, steps, weights, mean="geometric", blank_bias=0.0, blank_id=0):
+        super().__init__()
+        shapes = {(s.net.config["dim"], len(s.net.blocks), s.left, s.right) for s in steps}
+        if len(shapes) != 1:
+            raise ValueError(f"the members' caches differ (dim, blocks, left, right): {sorted(shapes)}")
+        self.steps = nn.ModuleList(steps)
+        self.weights = [float(w) for w in weights]
+        self.mean = mean
+        vocab = steps[0].net.config["vocab_size"]
+        bias = torch.zeros(vocab)
+        bias[blank_id] = blank_bias
+        self.register_buffer("bias", bias)
+        self.net = steps[0].net  # shapes for initial_caches and export (all members agree)
+        self.left, self.right, self.delay = steps[0].left, steps[0].right, steps[0].delay
+
+    def _join(self, parts):
+        if self.mean == "geometric":
+            mixed = sum(w * F.log_softmax(x, -1) for w, x in zip(self.weights, parts))
+        else:
+            mixed = torch.log(sum(w * F.softmax(x, -1) for w, x in zip(self.weights, parts)))
+        return mixed + self.bias
+
+    def forward(self, features, frames_done, chunk_lengths, cache_features, cache_sub, cache_blocks):
+        d, k = self.net.config["dim"], len(self.net.blocks)
+        outs = [step(features, frames_done, chunk_lengths, cache_features,
+                     cache_sub[:, i * d:(i + 1) * d], cache_blocks[:, i * k:(i + 1) * k])
+                for i, step in enumerate(self.steps)]
+        return (self._join([o[0] for o in outs]), self._join([o[1] for o in outs]), outs[0][2],
+                torch.cat([o[3] for o in outs], 1), torch.cat([o[4] for o in outs], 1))
+
+    def initial_caches(self, batch):
+        f, s, b = self.steps[0].initial_caches(batch)
+        n = len(self.steps)
+        return f, s.repeat(1, n, 1), b.repeat(1, n, 1, 1)
+
+
+def step_module(model_dir):
+    """The StreamingStep of a CtcNet folder, or the EnsembleStreamingStep of an ensemble folder."""
+    manifest = json.load(open(os.path.join(model_dir, "manifest.json"), encoding="utf-8"))
+    ensemble = manifest.get("ensemble")
+    if ensemble is None:
+        return StreamingStep(load_ctcnet(model_dir)[0]).eval()
+    from ensemble import write_member  # (needs onnx; plain folders do not)
+    steps = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for letter in "ab":
+            write_member(model_dir, letter, os.path.join(tmp, letter))
+            steps.append(StreamingStep(load_ctcnet(os.path.join(tmp, letter))[0]))
+    return EnsembleStreamingStep(steps, ensemble["weights"], ensemble.get("mean", "geometric"),
+                                 ensemble.get("blank_bias", 0.0), manifest.get("blank_id", 0)).eval()
+
+
+def cache_shape(model_dir):
+    """What the step graph's fixed shapes carry: mel channels, cache_blocks' blocks, channels and
+    frames, cache_sub's channels, the tail's delay (for checks; the runner reads the graph)."""
+    step = step_module(model_dir)
+    f, s, b = step.initial_caches(1)
+    return {"nMels": f.shape[1], "subChannels": s.shape[1], "blocks": b.shape[1], "dim": b.shape[2],
+            "cacheFrames": b.shape[3], "delay": step.delay}
+
+
 def export(model_dir, out=None):
     torch.set_num_threads(1)
-    net, _, _ = load_ctcnet(model_dir)
-    step = StreamingStep(net).eval()
+    step = step_module(model_dir)
     batch, chunk = 2, 48
-    feats = torch.randn(batch, chunk, net.config["n_mels"])
+    feats = torch.randn(batch, chunk, step.net.config["n_mels"])
     done = torch.tensor([0, 96], dtype=torch.int64)
     lengths = torch.tensor([chunk, chunk - 2], dtype=torch.int64)
     caches = step.initial_caches(batch)

@@ -3,7 +3,7 @@
  *                                 outputs, a batch-2 test decode, and with an `lm` the LM file:
  *                                 load, order, alphabet coverage, a beam + LM decode); prints
  *                                 JSON, exit 1 on failure
- * npm run models -- list [dir]    the models a registry finds in dir (default $MODELS_DIR or models/)
+ * npm run models -- list [dir]    the models a registry finds in dir (default $MODELS_DIR or models/), defaults as DEFAULT_MODELS sets them
  * npm run models -- import <export-dir> --name NAME --lang L [--models-dir DIR | --in-place] [--variant fp32|q8|fp16|int8|uint8|q4|q4f16|bnb4]
  *                                 [--target-lang amh] [--frame-stride N] [--description TEXT]
  * npm run models -- import-translation <export-dir> --name NAME [--variant fp32|q8|...]
@@ -14,6 +14,7 @@
 import { rm } from 'node:fs/promises';
 import * as ort from 'onnxruntime-node';
 import { CharNgramLm, CtcBeamDecoder, CtcGreedyDecoder, InputPreparer, loadModelFolder, ModelRegistry, UNK, type LoadedModel } from '../../engines/asr/asr.js';
+import { CONFIG_TABLE } from '../../platform/config/config-table.js';
 import { parseFlags, runCommand } from './cli-flags.js';
 import { importCtcExport, importTranslationExport } from './models-import.js';
 
@@ -265,8 +266,17 @@ async function check(dir: string): Promise<{ ok: boolean; report: Record<string,
   return { ok, report: { ...report, checks } };
 }
 
+/** The defaults the gateway would serve: DEFAULT_MODELS from the environment, parsed as the gateway parses it. */
+function environmentDefaults(): ReadonlyMap<string, string> {
+  const problems: string[] = [];
+  const choices = CONFIG_TABLE.DEFAULT_MODELS.parse('DEFAULT_MODELS', process.env.DEFAULT_MODELS?.trim() || undefined, { problems, cwd: process.cwd() });
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  return choices;
+}
+
 async function list(dir: string): Promise<Record<string, unknown>> {
   const registry = await ModelRegistry.scan(dir);
+  registry.chooseDefaults(environmentDefaults());
   const models = registry.all().map((m) => ({
     name: m.name,
     kind: m.kind,

@@ -69,6 +69,8 @@ export interface AsrOptions {
   /** Folder of model folders (MODELS_DIR); ignored when `registry` is given. */
   readonly modelsDir?: string;
   readonly registry?: ModelRegistry;
+  /** DEFAULT_MODELS: a language's default model by name (language → model), over the folders' `default` flags. */
+  readonly defaultModels?: ReadonlyMap<string, string>;
   readonly device?: ExecutionDevice;
   /** Inference worker threads; 0 or absent picks a default from the cores (see InferencePool). */
   readonly workers?: number;
@@ -194,7 +196,8 @@ export class Asr {
   static async create(options: AsrOptions): Promise<Asr> {
     const registry = options.registry ?? (await ModelRegistry.scan(options.modelsDir ?? 'models'));
     for (const problem of registry.problems()) options.logger?.warn({ dir: problem.dir }, `model folder skipped: ${problem.message}`);
-    checkPartialModels(registry, options.partialModels); // before any worker starts
+    if (options.defaultModels) registry.chooseDefaults(options.defaultModels); // before any worker starts
+    checkPartialModels(registry, options.partialModels);
     const tools = resolveMediaTools({ ffmpegPath: options.ffmpegPath ?? null, ffprobePath: options.ffprobePath ?? null });
     const pool = await InferencePool.start({
       ...options.pool,

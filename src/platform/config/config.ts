@@ -21,6 +21,8 @@ export interface GatewayConfig {
   readonly signingSecret: string | null;
   readonly defaultLanguage: string;
   readonly modelsDir: string;
+  /** DEFAULT_MODELS: a language's default speech model by name (language → model), over the folders' flags. */
+  readonly defaultModels: ReadonlyMap<string, string>;
   readonly inferenceDevice: 'cpu' | 'cuda';
   /** FILE_SPEECH_GATE: files decode only Silero-detected speech (`silero`) or every piece with sound (`off`). */
   readonly fileSpeechGate: 'silero' | 'off';
@@ -249,6 +251,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     signingSecret: v.SIGNING_SECRET,
     defaultLanguage: v.DEFAULT_LANGUAGE,
     modelsDir: v.MODELS_DIR,
+    defaultModels: v.DEFAULT_MODELS,
     inferenceDevice: v.INFERENCE_DEVICE,
     fileSpeechGate: v.FILE_SPEECH_GATE,
     inferenceWorkers: v.INFERENCE_WORKERS,

@@ -17,8 +17,10 @@ import { cpuSessionOptions } from '../../runtime/onnx-session-options.js';
 /** What the graph's tensor shapes say about the model. */
 export interface StreamingGraphShape {
   readonly nMels: number;
-  /** Channels of the subsampling and block layers. */
+  /** Channels of the block layers (one model's; an ensemble's members agree). */
   readonly dim: number;
+  /** Channels of the sub cache: `dim`, or the members' channels side by side for an ensemble's graph. */
+  readonly subChannels: number;
   readonly blocks: number;
   /** Input frames each block keeps: its left plus its right context (kernel - 1). */
   readonly blockCacheFrames: number;
@@ -75,6 +77,7 @@ export function graphShape(session: Pick<ort.InferenceSession, 'inputMetadata' |
   return {
     nMels: fixed(dims(session.inputMetadata, 'features')[2], 'feature dimension'),
     dim: fixed(blocksShape[2], 'channel count'),
+    subChannels: fixed(dims(session.inputMetadata, 'cache_sub')[1], 'sub cache channel count'),
     blocks: fixed(blocksShape[1], 'block count'),
     blockCacheFrames: fixed(blocksShape[3], 'block cache length'),
     // (a graph exported before the tail length was fixed has a symbolic one: export it again)
@@ -89,7 +92,7 @@ export function startStream(shape: StreamingGraphShape): EncoderStream {
     framesDone: 0,
     heldBack: new Float32Array(0),
     cacheFeatures: new Float32Array(shape.nMels),
-    cacheSub: new Float32Array(shape.dim),
+    cacheSub: new Float32Array(shape.subChannels),
     cacheBlocks: new Float32Array(shape.blocks * shape.dim * shape.blockCacheFrames),
     committedFrames: 0,
     tail: new Float32Array(0),
@@ -202,7 +205,7 @@ export class StreamingEncoder {
     valid: readonly number[],
     heldBack: readonly Float32Array[],
   ): Promise<EncoderStep[]> {
-    const { nMels, dim, blocks, blockCacheFrames, delayFrames, vocabSize } = this.shape;
+    const { nMels, dim, subChannels, blocks, blockCacheFrames, delayFrames, vocabSize } = this.shape;
     const rows = streams.length;
     // the rows' parts, each `[...shape]` in size, as one [rows, ...shape] tensor
     const joined = (parts: readonly Float32Array[], shape: readonly number[]): ort.Tensor => {
@@ -233,7 +236,7 @@ export class StreamingEncoder {
       ),
       cache_sub: joined(
         streams.map((s) => s.cacheSub),
-        [dim, 1],
+        [subChannels, 1],
       ),
       cache_blocks: joined(
         streams.map((s) => s.cacheBlocks),
@@ -259,7 +262,7 @@ export class StreamingEncoder {
         framesDone: stream.framesDone + valid[i]!,
         heldBack: heldBack[i]!,
         cacheFeatures: row('next_cache_features', i, nMels),
-        cacheSub: row('next_cache_sub', i, dim),
+        cacheSub: row('next_cache_sub', i, subChannels),
         cacheBlocks: row('next_cache_blocks', i, blockCache),
         committedFrames: stream.committedFrames + committed.length / vocabSize,
         tail,

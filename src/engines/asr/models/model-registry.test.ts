@@ -78,6 +78,30 @@ describe('ModelRegistry', () => {
     expect(selectionError(() => registry.resolve('xx', 'beta-am-v1')).engineError).toBe('unsupported_language');
   });
 
+  it("takes DEFAULT_MODELS over the folders' flags, and refuses a name that is not of its language without changing anything", async () => {
+    const registry = await ModelRegistry.scan(root);
+    registry.chooseDefaults(new Map([['am', 'beta-am-v1']]));
+    expect(registry.defaultModel('am')?.name).toBe('beta-am-v1');
+    expect(registry.resolve('am')).toEqual({ language: 'am', model: 'beta-am-v1' });
+    expect(registry.modelsFor('am').map((m) => m.name)).toEqual(['beta-am-v1', 'small-am-v1']);
+    expect(registry.isDefault(registry.get('small-am-v1')!)).toBe(false);
+    expect(registry.defaultModel('ti')?.name).toBe('beta-ti-v1'); // not named: its flag still decides
+
+    expect(() =>
+      registry.chooseDefaults(
+        new Map([
+          ['ti', 'small-ti-v1'],
+          ['am', 'small-ti-v1'],
+        ]),
+      ),
+    ).toThrow('DEFAULT_MODELS am=small-ti-v1: not a speech model of language am (am models: beta-am-v1, small-am-v1)');
+    expect(() => registry.chooseDefaults(new Map([['am', 'lid-v1']]))).toThrow(/am=lid-v1: not a speech model of language am/);
+    expect(() => registry.chooseDefaults(new Map([['om', 'small-om-v9']]))).toThrow('DEFAULT_MODELS om=small-om-v9: no model of that name (om models: none)');
+    // a refused choice changes nothing, not even the pairs before it
+    expect(registry.defaultModel('ti')?.name).toBe('beta-ti-v1');
+    expect(registry.defaultModel('am')?.name).toBe('beta-am-v1');
+  });
+
   it('is empty, and refuses every language, when the folder is missing', async () => {
     const registry = await ModelRegistry.scan(join(root, 'does-not-exist'));
     expect(registry.languages()).toEqual([]);

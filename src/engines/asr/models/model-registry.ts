@@ -137,6 +137,25 @@ export class ModelRegistry {
     return chosen ? [chosen, ...list.filter((m) => m !== chosen)] : [];
   }
 
+  /**
+   * DEFAULT_MODELS: each named language's default becomes the named model, over the folders'
+   * `default` flags. Throws, changing nothing, when a name is not a speech model of its language.
+   */
+  chooseDefaults(choices: ReadonlyMap<string, string>): void {
+    const chosen = new Map<string, LoadedCtcModel>();
+    for (const [language, name] of choices) {
+      const model = this.byName.get(name);
+      if (model?.kind !== 'ctc' || model.language !== language) {
+        const offered = (this.byLanguage.get(language) ?? []).map((m) => m.name).sort();
+        throw new Error(
+          `DEFAULT_MODELS ${language}=${name}: ${model === undefined ? 'no model of that name' : `not a speech model of language ${language}`} (${language} models: ${offered.join(', ') || 'none'})`,
+        );
+      }
+      chosen.set(language, model);
+    }
+    for (const [language, model] of chosen) this.defaults.set(language, model);
+  }
+
   defaultModel(language: string): LoadedCtcModel | null {
     return this.defaults.get(language) ?? null;
   }
