@@ -1,6 +1,6 @@
 /**
  * An in-process gateway for the live (WebSocket) benchmarks: a free port on 127.0.0.1, a fresh
- * data folder, silent logs, one inference worker, the models of MODELS_DIR (default ./models),
+ * data folder, silent logs, one inference worker, the models of MODELS_DIR (default ./models; DEFAULT_MODELS from the environment picks defaults),
  * and the limits that would cut a benchmark short lifted (UNLIMITED_LIVE). Removes its folder on close.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -42,6 +42,8 @@ export async function startBenchGateway(name: string, env: Readonly<Record<strin
     LOG_LEVEL: 'silent',
     MODELS_DIR: process.env['MODELS_DIR'] ?? join(process.cwd(), 'models'),
     INFERENCE_WORKERS: '1',
+    // DEFAULT_MODELS from the shell: a bench measures another default model as a gateway would serve it
+    ...(process.env['DEFAULT_MODELS'] ? { DEFAULT_MODELS: process.env['DEFAULT_MODELS'] } : {}),
     ...UNLIMITED_LIVE,
     ...env,
   });

@@ -14,6 +14,10 @@ describe('LIVE_PARTIAL_MODELS with the shipped models', () => {
     const registry = await ModelRegistry.scan(MODELS);
     expect(partialModelProblem(registry, 'small-am-v2', 'small-am-stream-v3')).toBeNull();
     expect(partialModelProblem(registry, 'small-am-v2', 'small-am-stream-v1')).toBeNull();
+    // the ensemble has a step graph of its own: either way round is a valid pair
+    expect(partialModelProblem(registry, 'small-am-v4-ensemble', 'small-am-v2')).toBeNull();
+    expect(partialModelProblem(registry, 'small-am-v2', 'small-am-v4-ensemble')).toBeNull();
+    expect(partialModelProblem(registry, 'small-am-v2', 'small-am-v3-ensemble')).toMatch(/no streaming step graph/);
     expect(partialModelProblem(registry, 'small-am-v2', 'small-om-v2')).toMatch(/not of small-am-v2's language/);
     expect(partialModelProblem(registry, 'small-am-v2', 'small-am-v1')).toMatch(/small-am-v1 has (another vocabulary|no streaming step graph)/);
   });
