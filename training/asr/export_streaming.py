@@ -168,7 +168,8 @@ class EnsembleStreamingStep(nn.Module):
         bias = torch.zeros(vocab)
         bias[blank_id] = blank_bias
         self.register_buffer("bias", bias)
-        self.net = steps[0].net  # shapes for initial_caches and export (all members agree)
+        self.config = steps[0].net.config  # shapes (all members agree)
+        self.blocks = len(steps[0].net.blocks)
         self.left, self.right, self.delay = steps[0].left, steps[0].right, steps[0].delay
 
     def _join(self, parts):
@@ -179,7 +180,7 @@ class EnsembleStreamingStep(nn.Module):
         return mixed + self.bias
 
     def forward(self, features, frames_done, chunk_lengths, cache_features, cache_sub, cache_blocks):
-        d, k = self.net.config["dim"], len(self.net.blocks)
+        d, k = self.config["dim"], self.blocks
         outs = [step(features, frames_done, chunk_lengths, cache_features,
                      cache_sub[:, i * d:(i + 1) * d], cache_blocks[:, i * k:(i + 1) * k])
                 for i, step in enumerate(self.steps)]
@@ -208,20 +209,12 @@ def step_module(model_dir):
                                  ensemble.get("blank_bias", 0.0), manifest.get("blank_id", 0)).eval()
 
 
-def cache_shape(model_dir):
-    """What the step graph's fixed shapes carry: mel channels, cache_blocks' blocks, channels and
-    frames, cache_sub's channels, the tail's delay (for checks; the runner reads the graph)."""
-    step = step_module(model_dir)
-    f, s, b = step.initial_caches(1)
-    return {"nMels": f.shape[1], "subChannels": s.shape[1], "blocks": b.shape[1], "dim": b.shape[2],
-            "cacheFrames": b.shape[3], "delay": step.delay}
-
-
 def export(model_dir, out=None):
     torch.set_num_threads(1)
     step = step_module(model_dir)
     batch, chunk = 2, 48
-    feats = torch.randn(batch, chunk, step.net.config["n_mels"])
+    n_mels = (step.config if isinstance(step, EnsembleStreamingStep) else step.net.config)["n_mels"]
+    feats = torch.randn(batch, chunk, n_mels)
     done = torch.tensor([0, 96], dtype=torch.int64)
     lengths = torch.tensor([chunk, chunk - 2], dtype=torch.int64)
     caches = step.initial_caches(batch)
