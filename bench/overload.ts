@@ -14,6 +14,7 @@
  *   LIVE_FINAL_PASS=stream ...   # turns from the live streams' frames (no second pass)
  *   LIVE_PARTIAL_MODELS=small-am-v2=small-am-stream-v3 ...   # partials from another model's live stream
  *   LIVE_PARTIAL_TAIL_BEAM=16 ...   # the beam over each partial's provisional tail (0: the model's)
+ *   OVERLOAD_HOST_CPU_FULL_AT=0.9 ...   # the host CPU guard (docs/streaming.md "Overload")
  *
  * Results go to bench/results/overload-<model>[-incremental-on|off].json.
  */
@@ -103,6 +104,7 @@ const finalPass = process.env['LIVE_FINAL_PASS'] ?? null;
 const modelName = process.env['MODEL'] ?? null;
 const partialModels = process.env['LIVE_PARTIAL_MODELS'] ?? null;
 const tailBeam = process.env['LIVE_PARTIAL_TAIL_BEAM'] ?? null;
+const hostCpuFullAt = process.env['OVERLOAD_HOST_CPU_FULL_AT'] ?? null;
 const server = await startServer('gateway', {
   WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS),
   METRICS_ENABLED: 'true',
@@ -110,6 +112,7 @@ const server = await startServer('gateway', {
   ...(finalPass === null ? {} : { LIVE_FINAL_PASS: finalPass }),
   ...(partialModels === null ? {} : { LIVE_PARTIAL_MODELS: partialModels }),
   ...(tailBeam === null ? {} : { LIVE_PARTIAL_TAIL_BEAM: tailBeam }),
+  ...(hostCpuFullAt === null ? {} : { OVERLOAD_HOST_CPU_FULL_AT: hostCpuFullAt }),
 });
 const url =
   `ws://127.0.0.1:${server.port}/v1/ws/transcribe?turn_detection=server_vad&format=pcm_s16le&partial_results=true` +
@@ -183,13 +186,14 @@ try {
     (incremental === null ? '' : `-incremental-${incremental}`) +
     (finalPass === null ? '' : `-final-${finalPass}`) +
     (partialModels === null ? '' : `-partials-${modelFileName(partialModels.split('=')[1] ?? partialModels)}`) +
-    (tailBeam === null ? '' : `-tail-beam-${modelFileName(tailBeam)}`);
+    (tailBeam === null ? '' : `-tail-beam-${modelFileName(tailBeam)}`) +
+    (hostCpuFullAt === null ? '' : `-host-cpu-${modelFileName(hostCpuFullAt)}`);
   const out = writeBenchResults(`overload-${variant}`, {
     ...result,
     live_incremental_partials: incremental ?? 'default',
     live_final_pass: finalPass ?? 'default',
     live_partial_models: partialModels ?? 'none',
-    live_partial_tail_beam: tailBeam ?? 'default',
+    overload_host_cpu_full_at: hostCpuFullAt ?? 'default (off)',
     session_model: modelName ?? 'default',
   });
   console.log(JSON.stringify({ ...result, overload_timeline: undefined }, null, 1));

@@ -16,6 +16,16 @@ function drive(capacity: StreamCapacity, from: number, seconds: number, sessions
   return now;
 }
 
+/** The host's CPU reported every 500 ms for `seconds`: `busyCores` cores busy (all processes). */
+function driveHost(capacity: StreamCapacity, from: number, seconds: number, busyCores: number): number {
+  let now = from;
+  for (let t = 0; t < seconds * 2; t++) {
+    now += 500;
+    capacity.recordHostCpu(now - 500, now, busyCores * 0.5);
+  }
+  return now;
+}
+
 describe('StreamCapacity', () => {
   it('measures cost per audio second and utilisation from the pieces', () => {
     const capacity = new StreamCapacity(settings);
@@ -141,5 +151,64 @@ describe('StreamCapacity', () => {
     expect(blind.estimate.level).toBe('normal');
     expect(blind.estimate.capacitySessions).toBeGreaterThan(50);
     expect(blind.admitted).toBe(true);
+  });
+
+  describe('host CPU (hostFullAt > 0)', () => {
+    const host = { ...settings, hostFullAt: 0.9, hostCores: 2 };
+
+    it('is not watched by default: reports change nothing and the estimate has no host figure', () => {
+      const capacity = new StreamCapacity(settings);
+      let now = drive(capacity, 0, 30, 10, 0.5, 0.1);
+      now = driveHost(capacity, now - 30_000, 30, 2);
+      const estimate = capacity.estimate(now, 10);
+      expect(estimate.hostUtilization).toBeNull();
+      expect(estimate.level).toBe('normal');
+      expect(capacity.admit(now, 10).admitted).toBe(true);
+    });
+
+    it('measures busy cores over all cores, and caps the capacity at the host share a session brings', () => {
+      const capacity = new StreamCapacity(host);
+      const now = driveHost(capacity, 0, 30, 1);
+      drive(capacity, 0, 30, 10, 0.5, 0.1);
+      const estimate = capacity.estimate(now, 10);
+      expect(estimate.hostUtilization).toBeCloseTo(0.5, 1);
+      // inference alone: 34 sessions; the host: 0.1 cores a session, 0.9 x 2 / 0.1 = 18
+      expect(estimate.capacitySessions).toBeGreaterThanOrEqual(17);
+      expect(estimate.capacitySessions).toBeLessThanOrEqual(18);
+      expect(estimate.level).toBe('normal');
+      // 10 sessions = 0.5; one more projects 0.55: admitted. At 16 (0.8), one more projects 0.85: admitted; at 17 (0.85) 0.9: refused.
+      expect(capacity.admit(now, 10).admitted).toBe(true);
+    });
+
+    it('refuses the session that would take the host to the bound, with a reason that says so', () => {
+      const capacity = new StreamCapacity(host);
+      let now = driveHost(capacity, 0, 30, 1.6);
+      drive(capacity, 0, 30, 16, 0.5, 0.1);
+      expect(capacity.admit(now, 16).admitted).toBe(true); // 0.8, one more 0.85
+      now = driveHost(capacity, now, 30, 1.7);
+      drive(capacity, now - 30_000, 30, 17, 0.5, 0.1);
+      const refused = capacity.admit(now, 17); // 0.85, one more 0.9
+      expect(refused).toMatchObject({ admitted: false, reason: "the host's CPU is busy" });
+    });
+
+    it('a busy host is full whatever the inference estimate, and leaves full only below the bound less the hysteresis', () => {
+      const capacity = new StreamCapacity(host);
+      let now = driveHost(capacity, 0, 30, 1.9);
+      drive(capacity, 0, 30, 4, 0.5, 0.1); // inference utilisation 0.1
+      expect(capacity.estimate(now, 4).level).toBe('full');
+      expect(capacity.admit(now, 4)).toMatchObject({ admitted: false, reason: "the host's CPU is busy" });
+      now = driveHost(capacity, now, 30, 1.7); // 0.85: under the bound, not past the hysteresis
+      expect(capacity.estimate(now, 4).level).toBe('full');
+      now = driveHost(capacity, now, 30, 1.2); // 0.6
+      expect(capacity.estimate(now, 4).level).toBe('normal');
+    });
+
+    it('waits for the first readings to fill before judging', () => {
+      const capacity = new StreamCapacity(host);
+      capacity.recordHostCpu(100, 110, 0.018);
+      expect(capacity.estimate(110, 0).hostUtilization).toBeNull(); // 10 ms of readings: too few to judge
+      const now = driveHost(capacity, 110, 2, 1.8);
+      expect(capacity.estimate(now, 0).hostUtilization).toBeCloseTo(0.9, 1); // 2 s: scaled up to the rate
+    });
   });
 });

@@ -15,6 +15,13 @@
 //     admitted a third more sessions than fit and sent p95 turn latency past 500 ms).
 // From these the gateway decides, in order: partials off, larger batches, then refusing new
 // sessions. Finals and turns of admitted sessions are never shed. Pure: time is passed in.
+//
+// Host CPU (opt-in, `hostFullAt` > 0): the workers' own time misses the time they wait for a core
+// that the event loop, Silero or other processes hold. The caller reports the host's busy core
+// seconds (all processes); a decayed sum gives the host's utilisation (busy cores / `hostCores`).
+// At `hostFullAt` the level is full, and a new session is refused when the host load a warm session
+// brings (the host's busy cores over the warm sessions: everything else on the host is charged to
+// them, so it errs on refusing) would take the host there.
 
 export type OverloadLevel = 'normal' | 'partials_off' | 'larger_batches' | 'full';
 
@@ -35,6 +42,10 @@ export interface CapacitySettings {
   readonly maxSessions: number;
   /** Half-life of the decayed sums. */
   readonly halfLifeMs: number;
+  /** Host utilisation (busy cores / hostCores) that counts as full; 0: host CPU not watched. */
+  readonly hostFullAt: number;
+  /** The host's cores (what its busy core seconds are measured against). */
+  readonly hostCores: number;
   /** A level is left only when utilisation falls this far below its threshold (no flapping). */
   readonly hysteresis: number;
 }
@@ -47,6 +58,8 @@ export const DEFAULT_CAPACITY: Omit<CapacitySettings, 'workers'> = {
   maxSessions: 0,
   halfLifeMs: 5_000,
   hysteresis: 0.1,
+  hostFullAt: 0,
+  hostCores: 1,
 };
 
 export interface PieceCost {
@@ -69,7 +82,9 @@ export interface CapacityEstimate {
   /** demand / workers: what levels and admission go by. */
   readonly demandUtilization: number;
   readonly queueWaitMs: number;
-  /** Sessions this gateway can hold at `fullAt`; null while there is nothing to estimate from. */
+  /** The host's busy cores / hostCores (all processes); null when host CPU is not watched or not yet reported. */
+  readonly hostUtilization: number | null;
+  /** Sessions this gateway can hold at `fullAt` (and `hostFullAt`); null while there is nothing to estimate from. */
   readonly capacitySessions: number | null;
 }
 
@@ -96,6 +111,9 @@ export class StreamCapacity {
   private readonly waitWeighted: DecayedSum;
   private readonly pieces: DecayedSum;
   private readonly shedWorkerSeconds: DecayedSum;
+  private readonly hostBusySeconds: DecayedSum;
+  /** Where the first host CPU reading's interval began (the sum holds a full rate only after about tau). */
+  private hostSince: number | null = null;
   private level: OverloadLevel = 'normal';
 
   constructor(readonly settings: CapacitySettings) {
@@ -105,6 +123,21 @@ export class StreamCapacity {
     this.waitWeighted = new DecayedSum(this.tauMs);
     this.pieces = new DecayedSum(this.tauMs);
     this.shedWorkerSeconds = new DecayedSum(this.tauMs);
+    this.hostBusySeconds = new DecayedSum(this.tauMs);
+  }
+
+  /** The host's busy core seconds (all processes) between two readings, `from` to `now` (hostFullAt > 0). */
+  recordHostCpu(from: number, now: number, busyCoreSeconds: number): void {
+    if (this.settings.hostFullAt <= 0 || busyCoreSeconds < 0 || now <= from) return;
+    this.hostSince ??= from;
+    this.hostBusySeconds.add(now, busyCoreSeconds);
+  }
+
+  /** Busy cores now (decayed rate, scaled up while the sum is younger than tau); null when not watched or not reported. */
+  private hostLoad(now: number): number | null {
+    if (this.settings.hostFullAt <= 0 || this.hostSince === null) return null;
+    const filled = 1 - Math.exp(-(now - this.hostSince) / this.tauMs);
+    return filled < 0.05 ? null : this.hostBusySeconds.read(now) / (this.tauMs / 1000) / filled;
   }
 
   /** A recognised streaming piece (turn, final or partial) and what the pool reported for it. */
@@ -149,8 +182,15 @@ export class StreamCapacity {
     const queueWaitMs = this.waitWeighted.read(now) / Math.max(1, pieces);
     const perSession = liveSessions > 0 ? demand / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
     let capacitySessions = perSession > 1e-9 ? Math.floor((fullAt * workers) / perSession) : null;
+    const hostLoad = this.hostLoad(now);
+    const hostUtilization = hostLoad === null ? null : hostLoad / Math.max(1, this.settings.hostCores);
+    const hostPerSession = hostLoad !== null && liveSessions > 0 ? hostLoad / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
+    if (hostPerSession > 1e-9) {
+      const byHost = Math.floor((this.settings.hostFullAt * this.settings.hostCores) / hostPerSession);
+      capacitySessions = Math.min(capacitySessions ?? byHost, byHost);
+    }
     if (this.settings.maxSessions > 0) capacitySessions = Math.min(capacitySessions ?? this.settings.maxSessions, this.settings.maxSessions);
-    this.level = this.nextLevel(demandUtilization, queueWaitMs);
+    this.level = this.nextLevel(demandUtilization, queueWaitMs, hostUtilization);
     return {
       level: this.level,
       costPerAudioSecond: audio > 1e-9 ? worker / audio : null,
@@ -159,6 +199,7 @@ export class StreamCapacity {
       utilization,
       demandUtilization,
       queueWaitMs,
+      hostUtilization,
       capacitySessions,
     };
   }
@@ -174,24 +215,34 @@ export class StreamCapacity {
     const estimate = this.estimate(now, liveSessions, warmSessions);
     if (estimate.queueWaitMs > maxQueueWaitMs) return { admitted: false, reason: 'recognition is queueing behind the live sessions', retryAfterSeconds };
     // Full stays full until utilisation and queue wait are clearly below their bounds (hysteresis).
-    if (estimate.level === 'full') return { admitted: false, reason: 'the live sessions use the recognition capacity', retryAfterSeconds };
+    if (estimate.level === 'full') {
+      const hostBusy = estimate.hostUtilization !== null && estimate.hostUtilization >= this.settings.hostFullAt - this.settings.hysteresis;
+      return { admitted: false, reason: hostBusy ? "the host's CPU is busy" : 'the live sessions use the recognition capacity', retryAfterSeconds };
+    }
     // Every live session (warm or not yet) at the demand a warm one puts on the workers, plus one more.
     const perSession = estimate.demand / Math.max(1, Math.min(liveSessions, warmSessions));
     const projected = (perSession * (liveSessions + 1)) / Math.max(1, workers);
     if (projected >= fullAt) return { admitted: false, reason: 'the live sessions use the recognition capacity', retryAfterSeconds };
+    if (estimate.hostUtilization !== null) {
+      const hostProjected = (estimate.hostUtilization * (liveSessions + 1)) / Math.max(1, Math.min(liveSessions, warmSessions));
+      if (hostProjected >= this.settings.hostFullAt) return { admitted: false, reason: "the host's CPU is busy", retryAfterSeconds };
+    }
     return { admitted: true };
   }
 
   /** The level for this utilisation: up at once, down only past the hysteresis margin. */
-  private nextLevel(utilization: number, queueWaitMs: number): OverloadLevel {
-    const { partialsOffAt, largerBatchesAt, fullAt, maxQueueWaitMs, hysteresis } = this.settings;
+  private nextLevel(utilization: number, queueWaitMs: number, hostUtilization: number | null): OverloadLevel {
+    const { partialsOffAt, largerBatchesAt, fullAt, maxQueueWaitMs, hysteresis, hostFullAt } = this.settings;
     const thresholds = [0, partialsOffAt, largerBatchesAt, fullAt];
+    const full = LEVELS.length - 1;
     let target = 0;
     for (let i = 1; i < thresholds.length; i++) if (utilization >= thresholds[i]!) target = i;
-    if (queueWaitMs > maxQueueWaitMs) target = LEVELS.length - 1;
+    if (queueWaitMs > maxQueueWaitMs) target = full;
+    if (hostUtilization !== null && hostUtilization >= hostFullAt) target = full;
     let current = LEVELS.indexOf(this.level);
     if (target >= current) return LEVELS[target]!;
-    while (current > target && utilization < thresholds[current]! - hysteresis && queueWaitMs <= maxQueueWaitMs / 2) current--;
+    const hostClear = hostUtilization === null || hostUtilization < hostFullAt - hysteresis;
+    while (current > target && utilization < thresholds[current]! - hysteresis && queueWaitMs <= maxQueueWaitMs / 2 && (current < full || hostClear)) current--;
     return LEVELS[current]!;
   }
 }

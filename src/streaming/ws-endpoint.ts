@@ -23,6 +23,7 @@
 // Held audio (held-audio.ts): sessions report what their audio takes in memory; past
 // WS_MAX_PROCESS_BUFFER_BYTES the session holding the most fails (1009), and near it new
 // sessions are refused (1013), like the capacity refusal.
+import { availableParallelism, cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
 import type { Principal } from '../platform/auth/principal.js';
@@ -58,6 +59,15 @@ const INVALID_UTF8_MESSAGE = 'A text message is not valid UTF-8; commands are UT
 
 export const WS_PATH = '/v1/ws/transcribe';
 const TICK_MS = 50;
+/** How often the host's CPU is read (OVERLOAD_HOST_CPU_FULL_AT). */
+const HOST_CPU_SAMPLE_MS = 500;
+
+/** The host's busy core seconds since boot, every process (os.cpus: user, nice, sys, irq). */
+function hostBusyCoreSeconds(): number {
+  let ms = 0;
+  for (const cpu of cpus()) ms += cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq;
+  return ms / 1000;
+}
 /** Above this many unsent bytes on the socket, droppable messages are skipped. */
 const HIGH_WATER_BYTES = 64 * 1024;
 
@@ -81,6 +91,8 @@ export class WsEndpoint {
   private readonly admitting = new Set<Uws.WebSocket<SocketData>>();
   private readonly resumption: SessionResumption;
   private readonly ticker: NodeJS.Timeout;
+  /** The last host CPU reading (OVERLOAD_HOST_CPU_FULL_AT > 0): when, and busy core seconds. */
+  private hostCpuMark: { readonly at: number; readonly busy: number } | null = null;
   private readonly metrics: WsMetrics | null;
   /** The event loop's time on live sessions by part (gateway_ws_main_thread_seconds_total). */
   readonly mainThread = new MainThreadParts();
@@ -103,6 +115,8 @@ export class WsEndpoint {
       fullAt: overload.fullAt,
       maxQueueWaitMs: overload.maxInferenceWaitMs,
       maxSessions: overload.wsMaxSessions,
+      hostFullAt: overload.hostCpuFullAt,
+      hostCores: availableParallelism(),
     });
     this.heldAudio = new HeldAudio(deps.config.limits.wsMaxProcessBufferBytes);
     this.metrics = deps.metrics
@@ -468,12 +482,22 @@ export class WsEndpoint {
     this.mainThread.begin('ticks');
     try {
       const now = performance.now();
+      this.sampleHostCpu(now);
       this.applyLevel(this.capacity.estimate(now, this.live.size, this.warmSessions(now)));
       for (const session of this.live) session.tick(now);
       this.resumption.expire(now);
     } finally {
       this.mainThread.end();
     }
+  }
+
+  /** Reports the host's busy core seconds to the estimate every HOST_CPU_SAMPLE_MS, when it watches them. */
+  private sampleHostCpu(now: number): void {
+    if (this.deps.config.overload.hostCpuFullAt <= 0) return;
+    if (this.hostCpuMark !== null && now - this.hostCpuMark.at < HOST_CPU_SAMPLE_MS) return;
+    const busy = hostBusyCoreSeconds();
+    if (this.hostCpuMark !== null) this.capacity.recordHostCpu(this.hostCpuMark.at, now, busy - this.hostCpuMark.busy);
+    this.hostCpuMark = { at: now, busy };
   }
 
   /** Degrades in order: partials off (read by sessions), then larger batches, then refusals (in `open`). */
@@ -483,7 +507,7 @@ export class WsEndpoint {
     if (batching(estimate.level) !== batching(this.level)) {
       this.deps.asr.setInteractiveBatchWait(batching(estimate.level) ? this.deps.config.overload.largerBatchWaitMs : null);
     }
-    const { level, utilization, demandUtilization, queueWaitMs, capacitySessions } = estimate;
+    const { level, utilization, demandUtilization, queueWaitMs, hostUtilization, capacitySessions } = estimate;
     this.deps.logger[level === 'normal' ? 'info' : 'warn'](
       {
         from: this.level,
@@ -491,6 +515,7 @@ export class WsEndpoint {
         utilization: round2(utilization),
         demand: round2(demandUtilization),
         queueWaitMs: Math.round(queueWaitMs),
+        ...(hostUtilization === null ? {} : { hostCpu: round2(hostUtilization) }),
         capacitySessions,
         liveSessions: this.live.size,
       },

@@ -134,6 +134,14 @@ export class WsMetrics {
       },
     });
     new Gauge({
+      name: 'gateway_host_cpu_utilization_ratio',
+      help: "The host's busy cores over all cores, every process (decayed; NaN when OVERLOAD_HOST_CPU_FULL_AT is 0)",
+      registers: [registry],
+      collect() {
+        this.set((scraped ?? overload()).hostUtilization ?? Number.NaN);
+      },
+    });
+    new Gauge({
       name: 'gateway_stream_capacity_sessions',
       help: 'Live sessions this gateway can hold at its full threshold (estimate; NaN before any measurement)',
       registers: [registry],

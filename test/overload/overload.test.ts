@@ -115,6 +115,27 @@ describe('a fixed session cap and the job queue bound', () => {
   });
 });
 
+describe('the host CPU guard (OVERLOAD_HOST_CPU_FULL_AT)', () => {
+  // A bound no running host stays under: once the gateway has read the host's CPU, it is full.
+  const suite = useTestGateway({ METRICS_ENABLED: 'true', OVERLOAD_HOST_CPU_FULL_AT: '0.00001' });
+
+  it("reads the host's busy cores and refuses new sessions past the bound, saying why; the open one keeps its final", async () => {
+    const first = await connectReady(wsUrl(suite.gw.url), bearer(suite.key)); // an idle gateway always admits
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // readings every 0.5 s
+    const exposition = await (await fetch(suite.gw.metricsUrl!)).text();
+    expect(sample(exposition, 'gateway_host_cpu_utilization_ratio')).toBeGreaterThan(0);
+    expect(sample(exposition, 'gateway_overload_level')).toBe(3);
+    const refused = await refusedOpen(connect(wsUrl(suite.gw.url), bearer(suite.key)));
+    expect(refused.code).toBe(1013);
+    expect(refused.error).toMatchObject({ code: 'server_overloaded' });
+    expect(String(refused.error['message'])).toContain("the host's CPU is busy");
+    expect(refused.error['retry_after']).toBeGreaterThan(0);
+    for (const part of chunks(speech16k().subarray(0, 16_000 * 2 * 2), 6400)) first.send(part);
+    first.send('END');
+    expect((await first.waitFor('transcription', (m) => m.is_final === true)).is_final).toBe(true);
+  }, 30_000);
+});
+
 describe('native front-end counters', () => {
   const suite = useTestGateway({ METRICS_ENABLED: 'true' });
 

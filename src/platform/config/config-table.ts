@@ -340,6 +340,10 @@ export const CONFIG_TABLE = {
       description: 'utilisation at which new WebSocket sessions are refused (1013, with `retry_after`; at least `OVERLOAD_LARGER_BATCHES_AT`)',
     }),
     OVERLOAD_MAX_INFERENCE_WAIT_MS: integer(150, 1, 600_000, 'smoothed inference queue wait of stream pieces that counts as full'),
+    OVERLOAD_HOST_CPU_FULL_AT: decimal(0, 0, 1, {
+      description:
+        'the host\'s CPU utilisation (busy cores over all cores, every process; decayed as the inference load is) at which new WebSocket sessions are refused, and from which the share a session brings is projected; `0` (default): not watched, the inference estimate alone decides. It sees what that estimate misses: the event loop, Silero and other processes holding the cores the workers wait for (docs/streaming.md "Overload")',
+    }),
     OVERLOAD_BATCH_WAIT_MS: integer(20, 0, 10_000, 'how long an interactive batch waits to fill at the larger-batches level'),
     JOB_MAX_QUEUE_WAIT_SECONDS: decimal(600, 0, 30 * DAY, {
       description: "new jobs get 503 `server_overloaded` with `Retry-After` while the job queue's estimated wait is longer (`0`: never)",

@@ -112,6 +112,8 @@ export interface OverloadSettings {
   readonly fullAt: number;
   /** Smoothed inference queue wait of stream pieces that counts as full, ms. */
   readonly maxInferenceWaitMs: number;
+  /** OVERLOAD_HOST_CPU_FULL_AT: the host's CPU utilisation (all processes) that counts as full; 0: not watched. */
+  readonly hostCpuFullAt: number;
   /** How long an interactive batch waits to fill at the larger-batches level, ms. */
   readonly largerBatchWaitMs: number;
   /** New jobs get 503 + Retry-After when the job queue's estimated wait exceeds this; 0: never. */
@@ -348,6 +350,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       largerBatchesAt: v.OVERLOAD_LARGER_BATCHES_AT,
       fullAt: v.OVERLOAD_FULL_AT,
       maxInferenceWaitMs: v.OVERLOAD_MAX_INFERENCE_WAIT_MS,
+      hostCpuFullAt: v.OVERLOAD_HOST_CPU_FULL_AT,
       largerBatchWaitMs: v.OVERLOAD_BATCH_WAIT_MS,
       jobMaxQueueWaitSeconds: v.JOB_MAX_QUEUE_WAIT_SECONDS,
     },
