@@ -38,6 +38,7 @@ async function scrape(server: BenchServer): Promise<Record<string, number>> {
     level: read('gateway_overload_level'),
     utilization: round1(read('gateway_inference_utilization_ratio') * 100)! / 100,
     demand: round1(read('gateway_inference_demand_ratio') * 100)! / 100,
+    hostCpu: round1(read('gateway_host_cpu_utilization_ratio') * 100)! / 100,
     capacity: read('gateway_stream_capacity_sessions'),
     sessions: read('gateway_ws_sessions'),
     cost: read('gateway_inference_cost_ratio'),
