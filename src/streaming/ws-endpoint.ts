@@ -23,7 +23,7 @@
 // Held audio (held-audio.ts): sessions report what their audio takes in memory; past
 // WS_MAX_PROCESS_BUFFER_BYTES the session holding the most fails (1009), and near it new
 // sessions are refused (1013), like the capacity refusal.
-import { availableParallelism, cpus } from 'node:os';
+import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
 import type { Principal } from '../platform/auth/principal.js';
@@ -116,7 +116,7 @@ export class WsEndpoint {
       maxQueueWaitMs: overload.maxInferenceWaitMs,
       maxSessions: overload.wsMaxSessions,
       hostFullAt: overload.hostCpuFullAt,
-      hostCores: availableParallelism(),
+      hostCores: cpus().length, // the CPUs hostBusyCoreSeconds sums over
     });
     this.heldAudio = new HeldAudio(deps.config.limits.wsMaxProcessBufferBytes);
     this.metrics = deps.metrics

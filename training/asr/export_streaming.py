@@ -82,6 +82,7 @@ class StreamingStep(nn.Module):
     def __init__(self, net):
         super().__init__()
         self.net = net
+        self.config = net.config
         kernel = net.config["kernel"]
         self.right = net.config.get("right_context", kernel // 2)
         self.left = kernel - 1 - self.right
@@ -213,8 +214,7 @@ def export(model_dir, out=None):
     torch.set_num_threads(1)
     step = step_module(model_dir)
     batch, chunk = 2, 48
-    n_mels = (step.config if isinstance(step, EnsembleStreamingStep) else step.net.config)["n_mels"]
-    feats = torch.randn(batch, chunk, n_mels)
+    feats = torch.randn(batch, chunk, step.config["n_mels"])
     done = torch.tensor([0, 96], dtype=torch.int64)
     lengths = torch.tensor([chunk, chunk - 2], dtype=torch.int64)
     caches = step.initial_caches(batch)
