@@ -14,11 +14,13 @@
  *   LIVE_FINAL_PASS=stream ...   # turns from the live streams' frames (no second pass)
  *   LIVE_PARTIAL_MODELS=small-am-v2=small-am-stream-v3 ...   # partials from another model's live stream
  *   LIVE_PARTIAL_TAIL_BEAM=16 ...   # the beam over each partial's provisional tail (0: the model's)
- *   OVERLOAD_HOST_CPU_FULL_AT=0.9 ...   # the host CPU guard (docs/streaming.md "Overload")
+ *   OVERLOAD_HOST_CPU_FULL_AT=0.9 ...   # the host CPU guard (default 0: off; docs/streaming.md "Overload")
+ *   INFERENCE_INTRA_OP_THREADS=1 ...   # onnxruntime threads per worker (default: cores / workers)
  *
  * Results go to bench/results/overload-<model>[-incremental-on|off].json.
  */
 import { performance } from 'node:perf_hooks';
+import { loadConfig } from '../src/platform/config/config.js';
 import { writeBenchResults } from './bench-results.js';
 import { LiveStream, modelFileName, percentile, reportHeader, round1, sleep, speakingStream, startServer, type BenchServer } from './ws-bench-common.js';
 
@@ -106,6 +108,7 @@ const modelName = process.env['MODEL'] ?? null;
 const partialModels = process.env['LIVE_PARTIAL_MODELS'] ?? null;
 const tailBeam = process.env['LIVE_PARTIAL_TAIL_BEAM'] ?? null;
 const hostCpuFullAt = process.env['OVERLOAD_HOST_CPU_FULL_AT'] ?? null;
+const intraOpThreads = process.env['INFERENCE_INTRA_OP_THREADS'] ?? null;
 const server = await startServer('gateway', {
   WS_ENDPOINT_SILENCE_MS: String(ENDPOINT_SILENCE_MS),
   METRICS_ENABLED: 'true',
@@ -188,14 +191,16 @@ try {
     (finalPass === null ? '' : `-final-${finalPass}`) +
     (partialModels === null ? '' : `-partials-${modelFileName(partialModels.split('=')[1] ?? partialModels)}`) +
     (tailBeam === null ? '' : `-tail-beam-${modelFileName(tailBeam)}`) +
-    (hostCpuFullAt === null ? '' : `-host-cpu-${modelFileName(hostCpuFullAt)}`);
+    (hostCpuFullAt === null ? '' : `-host-cpu-${modelFileName(hostCpuFullAt)}`) +
+    (intraOpThreads === null ? '' : `-intra-op-${modelFileName(intraOpThreads)}`);
   const out = writeBenchResults(`overload-${variant}`, {
     ...result,
     live_incremental_partials: incremental ?? 'default',
     live_final_pass: finalPass ?? 'default',
     live_partial_models: partialModels ?? 'none',
-    overload_host_cpu_full_at: hostCpuFullAt ?? 'default (off)',
+    overload_host_cpu_full_at: hostCpuFullAt ?? `default (${loadConfig({}).overload.hostCpuFullAt})`,
     session_model: modelName ?? 'default',
+    inference_intra_op_threads: intraOpThreads ?? 'default (automatic)',
   });
   console.log(JSON.stringify({ ...result, overload_timeline: undefined }, null, 1));
   console.log(

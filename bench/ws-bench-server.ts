@@ -17,6 +17,7 @@ import { monitorEventLoopDelay, performance, PerformanceObserver } from 'node:pe
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { PoolStats } from '../src/engines/asr/asr.js';
 import type { SileroVadStats } from '../src/engines/vad/silero-vad.js';
+import { loadConfig } from '../src/platform/config/config.js';
 import { fixturePath } from '../test/helpers/fixtures.js';
 import { startTestGateway } from '../test/helpers/test-gateway.js';
 
@@ -92,10 +93,13 @@ if (mode === 'plain-ws') {
     {
       MODELS_DIR: process.env['MODELS_DIR'] ?? fixturePath('models'),
       INFERENCE_WORKERS: process.env['INFERENCE_WORKERS'] ?? '1',
+      INFERENCE_INTRA_OP_THREADS: process.env['INFERENCE_INTRA_OP_THREADS'] ?? '0',
       // Set INFERENCE_WORKER_NICE=off to compare with workers at the event loop's priority.
       INFERENCE_WORKER_NICE: process.env['INFERENCE_WORKER_NICE'] ?? '10',
       WS_MAX_CONNECTIONS_PER_KEY: '100000',
       ALLOW_PRIVATE_NETWORK: 'false',
+      // the production default (the test gateway pins the host CPU guard off for the suite)
+      OVERLOAD_HOST_CPU_FULL_AT: process.env['OVERLOAD_HOST_CPU_FULL_AT'] ?? String(loadConfig({}).overload.hostCpuFullAt),
       ...overrides,
     },
     { validateResponses: false, account: 'bench', dataDirPrefix: 'ws-bench-' },

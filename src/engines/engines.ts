@@ -44,6 +44,7 @@ export async function createEngines(config: GatewayConfig, logger: EnginesLogger
     defaultModels: config.defaultModels,
     device: config.inferenceDevice,
     workers: config.inferenceWorkers,
+    ...(config.inferenceIntraOpThreads > 0 ? { intraOpThreads: config.inferenceIntraOpThreads } : {}),
     workerNice: config.inferenceWorkerNice,
     ffmpegPath: config.ffmpegPath,
     ffprobePath: config.ffprobePath,

@@ -16,12 +16,19 @@ function drive(capacity: StreamCapacity, from: number, seconds: number, sessions
   return now;
 }
 
-/** The host's CPU reported every 500 ms for `seconds`: `busyCores` cores busy (all processes). */
-function driveHost(capacity: StreamCapacity, from: number, seconds: number, busyCores: number): number {
+/**
+ * The CPU reported every 500 ms for `seconds`: `busyCores` cores busy on the host (all processes),
+ * `processCores` of them this process's (null: not measured), `workerCores` the inference workers'.
+ */
+function driveHost(capacity: StreamCapacity, from: number, seconds: number, busyCores: number, processCores: number | null = null, workerCores = 0): number {
   let now = from;
   for (let t = 0; t < seconds * 2; t++) {
     now += 500;
-    capacity.recordHostCpu(now - 500, now, busyCores * 0.5);
+    capacity.recordHostCpu(now - 500, now, {
+      hostBusy: busyCores * 0.5,
+      processBusy: processCores === null ? null : processCores * 0.5,
+      workerBusy: workerCores * 0.5,
+    });
   }
   return now;
 }
@@ -166,7 +173,7 @@ describe('StreamCapacity', () => {
       expect(capacity.admit(now, 10).admitted).toBe(true);
     });
 
-    it('measures busy cores over all cores, and caps the capacity at the host share a session brings', () => {
+    it('without process readings, charges the whole host to the sessions: caps the capacity at the host share a session brings', () => {
       const capacity = new StreamCapacity(host);
       const now = driveHost(capacity, 0, 30, 1);
       drive(capacity, 0, 30, 10, 0.5, 0.1);
@@ -191,6 +198,48 @@ describe('StreamCapacity', () => {
       expect(refused).toMatchObject({ admitted: false, reason: "the host's CPU is busy" });
     });
 
+    it("charges the sessions only this process's cores: a busy neighbour leaves less room, not dearer sessions", () => {
+      const capacity = new StreamCapacity(host);
+      // one session: 0.05 worker cores, 0.06 cores of this process; another process holds 1.44 cores
+      const now = driveHost(capacity, 0, 30, 1.5, 0.06, 0.05);
+      drive(capacity, 0, 30, 1, 0.5, 0.1);
+      const estimate = capacity.estimate(now, 1);
+      expect(estimate.hostUtilization).toBeCloseTo(0.75, 1);
+      expect(estimate.hostSessionCores).toBeCloseTo(0.06, 2);
+      // (1.8 - 1.44) / 0.06 = 6 sessions by the host
+      expect(estimate.capacitySessions).toBeGreaterThanOrEqual(5);
+      expect(estimate.capacitySessions).toBeLessThanOrEqual(6);
+      expect(capacity.admit(now, 1).admitted).toBe(true); // 1.44 + 2 x 0.06 = 1.56 < 1.8
+      // charged the whole host, the one session would look like 1.5 cores and a second be refused
+      const blind = new StreamCapacity(host);
+      const then = driveHost(blind, 0, 30, 1.5);
+      drive(blind, 0, 30, 1, 0.5, 0.1);
+      expect(blind.admit(then, 1)).toMatchObject({ admitted: false, reason: "the host's CPU is busy" });
+      // the neighbour grows: 1.74 + 2 x 0.06 = 1.86, refused
+      const busier = new StreamCapacity(host);
+      const later = driveHost(busier, 0, 30, 1.8, 0.06, 0.05);
+      drive(busier, 0, 30, 1, 0.5, 0.1);
+      expect(busier.admit(later, 1)).toMatchObject({ admitted: false, reason: "the host's CPU is busy" });
+    });
+
+    it("does not charge the sessions with the workers' REST and job recognition", () => {
+      const capacity = new StreamCapacity(host);
+      // the workers are busy 1 core, 0.05 of it on the one session's pieces; the process 1.1 cores
+      const now = driveHost(capacity, 0, 30, 1.1, 1.1, 1);
+      drive(capacity, 0, 30, 1, 0.5, 0.1);
+      const estimate = capacity.estimate(now, 1);
+      expect(estimate.hostSessionCores).toBeCloseTo(0.15, 2);
+      expect(capacity.admit(now, 1).admitted).toBe(true); // 0.95 + 2 x 0.15 = 1.25 < 1.8
+      // five sessions at 0.15 cores each beside the 0.95: 1.7 cores (0.85, not full); a sixth would make 1.85
+      const fuller = new StreamCapacity(host);
+      const later = driveHost(fuller, 0, 30, 1.7, 1.7, 1.2);
+      drive(fuller, 0, 30, 5, 0.5, 0.1);
+      const busy = fuller.estimate(later, 5);
+      expect(busy.level).not.toBe('full');
+      expect(busy.hostSessionCores).toBeCloseTo(0.75, 1);
+      expect(fuller.admit(later, 5)).toMatchObject({ admitted: false, reason: "the host's CPU is busy" });
+    });
+
     it('a busy host is full whatever the inference estimate, and leaves full only below the bound less the hysteresis', () => {
       const capacity = new StreamCapacity(host);
       let now = driveHost(capacity, 0, 30, 1.9);
@@ -205,7 +254,7 @@ describe('StreamCapacity', () => {
 
     it('waits for the first readings to fill before judging', () => {
       const capacity = new StreamCapacity(host);
-      capacity.recordHostCpu(100, 110, 0.018);
+      capacity.recordHostCpu(100, 110, { hostBusy: 0.018, processBusy: null, workerBusy: 0 });
       expect(capacity.estimate(110, 0).hostUtilization).toBeNull(); // 10 ms of readings: too few to judge
       const now = driveHost(capacity, 110, 2, 1.8);
       expect(capacity.estimate(now, 0).hostUtilization).toBeCloseTo(0.9, 1); // 2 s: scaled up to the rate

@@ -16,12 +16,21 @@
 // From these the gateway decides, in order: partials off, larger batches, then refusing new
 // sessions. Finals and turns of admitted sessions are never shed. Pure: time is passed in.
 //
-// Host CPU (opt-in, `hostFullAt` > 0): the workers' own time misses the time they wait for a core
-// that the event loop, Silero or other processes hold. The caller reports the host's busy core
-// seconds (all processes); a decayed sum gives the host's utilisation (busy cores / `hostCores`).
-// At `hostFullAt` the level is full, and a new session is refused when the host load a warm session
-// brings (the host's busy cores over the warm sessions: everything else on the host is charged to
-// them, so it errs on refusing) would take the host there.
+// Host CPU (`hostFullAt` > 0; off when 0): the workers' own time misses the time they wait for a
+// core that the event loop, Silero, onnxruntime's threads or other processes hold. The caller
+// reports, per interval, the host's busy core seconds (all processes), this process's CPU seconds
+// (all its threads) and the inference workers' busy seconds (all their work). Decayed sums give:
+//   - host: the host's busy cores; its utilisation is host / `hostCores`; at `hostFullAt` the
+//     level is full;
+//   - sessions' share: this process's cores less the workers' time on work that was not a stream
+//     piece (REST and job recognition), at most the host's: what the live sessions cost the host;
+//   - other: the host's cores less the sessions' share (other processes, REST and job work),
+//     charged to nobody, so a busy neighbour leaves fewer sessions room but does not make each
+//     session look dearer.
+// A new session is refused when other + the share a warm session brings x (sessions + 1) would take
+// the host to `hostFullAt`. Without process readings the whole host is the sessions' share (errs on refusing).
+// Known limit (why the gateway's default is off): a burst of new sessions' set-up CPU divides over
+// their small warm weight, so sessions that all connect at once are refused (docs/streaming.md).
 
 export type OverloadLevel = 'normal' | 'partials_off' | 'larger_batches' | 'full';
 
@@ -62,6 +71,16 @@ export const DEFAULT_CAPACITY: Omit<CapacitySettings, 'workers'> = {
   hostCores: 1,
 };
 
+/** CPU over one interval between two readings, in core seconds. */
+export interface HostCpuReading {
+  /** Every process on the host (busy time of all CPUs). */
+  readonly hostBusy: number;
+  /** This process, all its threads; null when not measured (then the whole host counts as the sessions'). */
+  readonly processBusy: number | null;
+  /** The inference workers' busy time on all their work (stream pieces and the rest). */
+  readonly workerBusy: number;
+}
+
 export interface PieceCost {
   /** The worker's time on the piece's whole batch (features, run, decoding). */
   readonly workerMs: number;
@@ -84,6 +103,8 @@ export interface CapacityEstimate {
   readonly queueWaitMs: number;
   /** The host's busy cores / hostCores (all processes); null when host CPU is not watched or not yet reported. */
   readonly hostUtilization: number | null;
+  /** The host's cores the live sessions hold (see the header); null as hostUtilization. */
+  readonly hostSessionCores: number | null;
   /** Sessions this gateway can hold at `fullAt` (and `hostFullAt`); null while there is nothing to estimate from. */
   readonly capacitySessions: number | null;
 }
@@ -112,6 +133,10 @@ export class StreamCapacity {
   private readonly pieces: DecayedSum;
   private readonly shedWorkerSeconds: DecayedSum;
   private readonly hostBusySeconds: DecayedSum;
+  private readonly processBusySeconds: DecayedSum;
+  private readonly workerBusySeconds: DecayedSum;
+  /** Whether every host reading so far came with the process's CPU. */
+  private processMeasured = true;
   /** Where the first host CPU reading's interval began (the sum holds a full rate only after about tau). */
   private hostSince: number | null = null;
   private level: OverloadLevel = 'normal';
@@ -124,20 +149,34 @@ export class StreamCapacity {
     this.pieces = new DecayedSum(this.tauMs);
     this.shedWorkerSeconds = new DecayedSum(this.tauMs);
     this.hostBusySeconds = new DecayedSum(this.tauMs);
+    this.processBusySeconds = new DecayedSum(this.tauMs);
+    this.workerBusySeconds = new DecayedSum(this.tauMs);
   }
 
-  /** The host's busy core seconds (all processes) between two readings, `from` to `now` (hostFullAt > 0). */
-  recordHostCpu(from: number, now: number, busyCoreSeconds: number): void {
-    if (this.settings.hostFullAt <= 0 || busyCoreSeconds < 0 || now <= from) return;
+  /** The CPU between two readings, `from` to `now` (hostFullAt > 0; negative figures are dropped). */
+  recordHostCpu(from: number, now: number, reading: HostCpuReading): void {
+    if (this.settings.hostFullAt <= 0 || reading.hostBusy < 0 || now <= from) return;
     this.hostSince ??= from;
-    this.hostBusySeconds.add(now, busyCoreSeconds);
+    this.hostBusySeconds.add(now, reading.hostBusy);
+    if (reading.processBusy === null) this.processMeasured = false;
+    else this.processBusySeconds.add(now, Math.max(0, reading.processBusy));
+    this.workerBusySeconds.add(now, Math.max(0, reading.workerBusy));
   }
 
-  /** Busy cores now (decayed rate, scaled up while the sum is younger than tau); null when not watched or not reported. */
-  private hostLoad(now: number): number | null {
+  /**
+   * The host's busy cores and the live sessions' part of them (decayed rates, scaled up while the
+   * sums are younger than tau); null when not watched or not reported. `liveWorkerLoad`: the
+   * workers' seconds per second on stream pieces.
+   */
+  private hostShares(now: number, liveWorkerLoad: number): { readonly busy: number; readonly sessions: number } | null {
     if (this.settings.hostFullAt <= 0 || this.hostSince === null) return null;
     const filled = 1 - Math.exp(-(now - this.hostSince) / this.tauMs);
-    return filled < 0.05 ? null : this.hostBusySeconds.read(now) / (this.tauMs / 1000) / filled;
+    if (filled < 0.05) return null;
+    const rate = (sum: DecayedSum): number => sum.read(now) / (this.tauMs / 1000) / filled;
+    const busy = rate(this.hostBusySeconds);
+    if (!this.processMeasured) return { busy, sessions: busy };
+    const otherWorkerLoad = Math.max(0, rate(this.workerBusySeconds) - liveWorkerLoad);
+    return { busy, sessions: Math.min(busy, Math.max(0, rate(this.processBusySeconds) - otherWorkerLoad)) };
   }
 
   /** A recognised streaming piece (turn, final or partial) and what the pool reported for it. */
@@ -182,11 +221,12 @@ export class StreamCapacity {
     const queueWaitMs = this.waitWeighted.read(now) / Math.max(1, pieces);
     const perSession = liveSessions > 0 ? demand / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
     let capacitySessions = perSession > 1e-9 ? Math.floor((fullAt * workers) / perSession) : null;
-    const hostLoad = this.hostLoad(now);
-    const hostUtilization = hostLoad === null ? null : hostLoad / Math.max(1, this.settings.hostCores);
-    const hostPerSession = hostLoad !== null && liveSessions > 0 ? hostLoad / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
-    if (hostPerSession > 1e-9) {
-      const byHost = Math.floor((this.settings.hostFullAt * this.settings.hostCores) / hostPerSession);
+    const host = this.hostShares(now, load);
+    const hostUtilization = host === null ? null : host.busy / Math.max(1, this.settings.hostCores);
+    const hostPerSession = host !== null && liveSessions > 0 ? host.sessions / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
+    if (host !== null && hostPerSession > 1e-9) {
+      const room = this.settings.hostFullAt * Math.max(1, this.settings.hostCores) - (host.busy - host.sessions);
+      const byHost = Math.max(0, Math.floor(room / hostPerSession));
       capacitySessions = Math.min(capacitySessions ?? byHost, byHost);
     }
     if (this.settings.maxSessions > 0) capacitySessions = Math.min(capacitySessions ?? this.settings.maxSessions, this.settings.maxSessions);
@@ -200,6 +240,7 @@ export class StreamCapacity {
       demandUtilization,
       queueWaitMs,
       hostUtilization,
+      hostSessionCores: host === null ? null : host.sessions,
       capacitySessions,
     };
   }
@@ -223,9 +264,12 @@ export class StreamCapacity {
     const perSession = estimate.demand / Math.max(1, Math.min(liveSessions, warmSessions));
     const projected = (perSession * (liveSessions + 1)) / Math.max(1, workers);
     if (projected >= fullAt) return { admitted: false, reason: 'the live sessions use the recognition capacity', retryAfterSeconds };
-    if (estimate.hostUtilization !== null) {
-      const hostProjected = (estimate.hostUtilization * (liveSessions + 1)) / Math.max(1, Math.min(liveSessions, warmSessions));
-      if (hostProjected >= this.settings.hostFullAt) return { admitted: false, reason: "the host's CPU is busy", retryAfterSeconds };
+    if (estimate.hostUtilization !== null && estimate.hostSessionCores !== null) {
+      const cores = Math.max(1, this.settings.hostCores);
+      const other = estimate.hostUtilization * cores - estimate.hostSessionCores;
+      const perSessionCores = estimate.hostSessionCores / Math.max(1, Math.min(liveSessions, warmSessions));
+      if (other + perSessionCores * (liveSessions + 1) >= this.settings.hostFullAt * cores)
+        return { admitted: false, reason: "the host's CPU is busy", retryAfterSeconds };
     }
     return { admitted: true };
   }

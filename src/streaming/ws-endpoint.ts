@@ -34,7 +34,7 @@ import type { Uws } from '../platform/http/uws.js';
 import type { FileStorage } from '../platform/files/file-storage.js';
 import { newJobId } from '../jobs/new-job.js';
 import { recordingObject } from '../jobs/job-runner.js';
-import type { Asr } from '../engines/asr/asr.js';
+import type { Asr, PoolStats } from '../engines/asr/asr.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
 import { type AdmissionDeps, admitUpgrade } from './ws-admission.js';
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
@@ -62,18 +62,30 @@ const TICK_MS = 50;
 /** How often the host's CPU is read (OVERLOAD_HOST_CPU_FULL_AT). */
 const HOST_CPU_SAMPLE_MS = 500;
 
-/** The host's busy core seconds since boot, every process (os.cpus: user, nice, sys, irq). */
-function hostBusyCoreSeconds(): number {
-  let ms = 0;
-  for (const cpu of cpus()) ms += cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq;
-  return ms / 1000;
+/** Cumulative CPU, in core seconds: what the capacity's host readings are differences of. */
+interface CpuMark {
+  readonly at: number;
+  /** The host's busy time since boot, every process (os.cpus: user, nice, sys, irq). */
+  readonly host: number;
+  /** This process, all threads (process.cpuUsage). */
+  readonly process: number;
+  /** The inference workers' busy time (the pool's counters: requests and step batches). */
+  readonly workers: number;
+}
+
+function cpuMark(at: number, pool: PoolStats): CpuMark {
+  let hostMs = 0;
+  for (const cpu of cpus()) hostMs += cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq;
+  const usage = process.cpuUsage();
+  const workerMs = pool.totalPrepareMs + pool.totalRunMs + pool.totalDecodeMs + pool.streams.workerMs;
+  return { at, host: hostMs / 1000, process: (usage.user + usage.system) / 1e6, workers: workerMs / 1000 };
 }
 /** Above this many unsent bytes on the socket, droppable messages are skipped. */
 const HIGH_WATER_BYTES = 64 * 1024;
 
 export interface WsEndpointDeps extends AdmissionDeps {
   /** Model rules, piece recognition, language detection. */
-  readonly asr: Pick<Asr, 'resolveModel' | 'recognizePiece' | 'transcribePiece' | 'detectLanguage' | 'setInteractiveBatchWait'> &
+  readonly asr: Pick<Asr, 'resolveModel' | 'recognizePiece' | 'transcribePiece' | 'detectLanguage' | 'setInteractiveBatchWait' | 'poolStats'> &
     Partial<Pick<Asr, 'openPartialStream'>>;
   readonly records: SessionRecords;
   /** Where `record=true` sessions store their message timeline. */
@@ -91,8 +103,8 @@ export class WsEndpoint {
   private readonly admitting = new Set<Uws.WebSocket<SocketData>>();
   private readonly resumption: SessionResumption;
   private readonly ticker: NodeJS.Timeout;
-  /** The last host CPU reading (OVERLOAD_HOST_CPU_FULL_AT > 0): when, and busy core seconds. */
-  private hostCpuMark: { readonly at: number; readonly busy: number } | null = null;
+  /** The last CPU reading (OVERLOAD_HOST_CPU_FULL_AT > 0). */
+  private hostCpuMark: CpuMark | null = null;
   private readonly metrics: WsMetrics | null;
   /** The event loop's time on live sessions by part (gateway_ws_main_thread_seconds_total). */
   readonly mainThread = new MainThreadParts();
@@ -116,7 +128,7 @@ export class WsEndpoint {
       maxQueueWaitMs: overload.maxInferenceWaitMs,
       maxSessions: overload.wsMaxSessions,
       hostFullAt: overload.hostCpuFullAt,
-      hostCores: cpus().length, // the CPUs hostBusyCoreSeconds sums over
+      hostCores: cpus().length, // the CPUs cpuMark sums over
     });
     this.heldAudio = new HeldAudio(deps.config.limits.wsMaxProcessBufferBytes);
     this.metrics = deps.metrics
@@ -491,13 +503,20 @@ export class WsEndpoint {
     }
   }
 
-  /** Reports the host's busy core seconds to the estimate every HOST_CPU_SAMPLE_MS, when it watches them. */
+  /** Reports the CPU since the last reading to the estimate every HOST_CPU_SAMPLE_MS, when it watches the host. */
   private sampleHostCpu(now: number): void {
     if (this.deps.config.overload.hostCpuFullAt <= 0) return;
-    if (this.hostCpuMark !== null && now - this.hostCpuMark.at < HOST_CPU_SAMPLE_MS) return;
-    const busy = hostBusyCoreSeconds();
-    if (this.hostCpuMark !== null) this.capacity.recordHostCpu(this.hostCpuMark.at, now, busy - this.hostCpuMark.busy);
-    this.hostCpuMark = { at: now, busy };
+    const last = this.hostCpuMark;
+    if (last !== null && now - last.at < HOST_CPU_SAMPLE_MS) return;
+    const mark = cpuMark(now, this.deps.asr.poolStats());
+    if (last !== null) {
+      this.capacity.recordHostCpu(last.at, now, {
+        hostBusy: mark.host - last.host,
+        processBusy: mark.process - last.process,
+        workerBusy: mark.workers - last.workers,
+      });
+    }
+    this.hostCpuMark = mark;
   }
 
   /** Degrades in order: partials off (read by sessions), then larger batches, then refusals (in `open`). */
@@ -507,7 +526,7 @@ export class WsEndpoint {
     if (batching(estimate.level) !== batching(this.level)) {
       this.deps.asr.setInteractiveBatchWait(batching(estimate.level) ? this.deps.config.overload.largerBatchWaitMs : null);
     }
-    const { level, utilization, demandUtilization, queueWaitMs, hostUtilization, capacitySessions } = estimate;
+    const { level, utilization, demandUtilization, queueWaitMs, hostUtilization, hostSessionCores, capacitySessions } = estimate;
     this.deps.logger[level === 'normal' ? 'info' : 'warn'](
       {
         from: this.level,
@@ -515,7 +534,7 @@ export class WsEndpoint {
         utilization: round2(utilization),
         demand: round2(demandUtilization),
         queueWaitMs: Math.round(queueWaitMs),
-        ...(hostUtilization === null ? {} : { hostCpu: round2(hostUtilization) }),
+        ...(hostUtilization === null ? {} : { hostCpu: round2(hostUtilization), sessionsCores: round2(hostSessionCores ?? 0) }),
         capacitySessions,
         liveSessions: this.live.size,
       },

@@ -142,6 +142,14 @@ export class WsMetrics {
       },
     });
     new Gauge({
+      name: 'gateway_host_cpu_live_sessions_cores',
+      help: "The host's cores the live sessions hold: this process's CPU less its REST and job recognition (decayed; NaN when OVERLOAD_HOST_CPU_FULL_AT is 0)",
+      registers: [registry],
+      collect() {
+        this.set((scraped ?? overload()).hostSessionCores ?? Number.NaN);
+      },
+    });
+    new Gauge({
       name: 'gateway_stream_capacity_sessions',
       help: 'Live sessions this gateway can hold at its full threshold (estimate; NaN before any measurement)',
       registers: [registry],

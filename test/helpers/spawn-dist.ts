@@ -50,7 +50,8 @@ export interface ServerProcess {
 export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [distEntry('src/main.js')], {
-      env: { ...process.env, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+      // (the host CPU guard off, as in test-gateway.ts: the suite shares the cores)
+      env: { ...process.env, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', OVERLOAD_HOST_CPU_FULL_AT: '0', ...env },
       cwd: REPO_ROOT,
     });
     let output = '';

@@ -53,6 +53,9 @@ export async function startTestGateway(env: Record<string, string> = {}, options
     ALLOW_PRIVATE_NETWORK: 'true',
     MODELS_DIR: fixturePath('models'),
     INFERENCE_WORKERS: '1',
+    // The suite runs many gateways on shared cores: the host CPU guard would refuse their sessions
+    // whenever the suite is busy. Tests of the guard (and the benches) set it.
+    OVERLOAD_HOST_CPU_FULL_AT: '0',
     ...env,
   });
   const logger = options.logger ?? createLogger(env['LOG_LEVEL'] ?? 'silent');

@@ -3,6 +3,7 @@
 // (partials off before anything else), and admitted streams keeping their turns and finals.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { audioFixture } from '../helpers/audio-files.js';
 import { JobsClient } from '../helpers/jobs-client.js';
@@ -123,7 +124,12 @@ describe('the host CPU guard (OVERLOAD_HOST_CPU_FULL_AT)', () => {
     const first = await connectReady(wsUrl(suite.gw.url), bearer(suite.key)); // an idle gateway always admits
     await new Promise((resolve) => setTimeout(resolve, 1_500)); // readings every 0.5 s
     const exposition = await (await fetch(suite.gw.metricsUrl!)).text();
-    expect(sample(exposition, 'gateway_host_cpu_utilization_ratio')).toBeGreaterThan(0);
+    const hostUtilization = sample(exposition, 'gateway_host_cpu_utilization_ratio')!;
+    expect(hostUtilization).toBeGreaterThan(0);
+    // the live session's part of the host: this process's CPU less its REST and job recognition
+    const sessionsCores = sample(exposition, 'gateway_host_cpu_live_sessions_cores')!;
+    expect(sessionsCores).toBeGreaterThanOrEqual(0);
+    expect(sessionsCores).toBeLessThanOrEqual(hostUtilization * cpus().length + 1e-9);
     expect(sample(exposition, 'gateway_overload_level')).toBe(3);
     const refused = await refusedOpen(connect(wsUrl(suite.gw.url), bearer(suite.key)));
     expect(refused.code).toBe(1013);

@@ -86,6 +86,10 @@ export const CONFIG_TABLE = {
         'file transcription (REST, batch, job API) decodes only the speech the Silero VAD finds in each pause-cut piece, padded so no word edge is cut: noise, tones and music give no text, and a file without speech completes with `text: ""` and no segments (`docs/decoding.md`, *Speech gate*); when Silero is unavailable an energy check stands in (logged once); `off`: every piece with sound is decoded, as before',
     }),
     INFERENCE_WORKERS: integer(0, 0, 256, { description: 'inference worker threads', defaultText: '`0` (automatic)' }),
+    INFERENCE_INTRA_OP_THREADS: integer(0, 0, 256, {
+      description: "onnxruntime threads each inference worker's model runs use (recognition and live streams)",
+      defaultText: '`0` (automatic: the cores over the workers)',
+    }),
     INFERENCE_WORKER_NICE: integerOrOff(10, 0, 19, {
       description:
         "Linux: inference worker threads (and their onnxruntime threads) run at this nice value with `SCHED_BATCH`, so the event loop wins the CPU over model runs; `off` keeps them at the event loop's priority",
@@ -342,7 +346,7 @@ export const CONFIG_TABLE = {
     OVERLOAD_MAX_INFERENCE_WAIT_MS: integer(150, 1, 600_000, 'smoothed inference queue wait of stream pieces that counts as full'),
     OVERLOAD_HOST_CPU_FULL_AT: decimal(0, 0, 1, {
       description:
-        'the host\'s CPU utilisation (busy cores over all cores, every process; decayed as the inference load is) at which new WebSocket sessions are refused, and from which the share a session brings is projected; `0` (default): not watched, the inference estimate alone decides. It sees what that estimate misses: the event loop, Silero and other processes holding the cores the workers wait for (docs/streaming.md "Overload")',
+        "the host's CPU utilisation (busy cores over all cores, every process; decayed as the inference load is) at which new WebSocket sessions are refused (1013, reason \"the host's CPU is busy\"); a session is also refused when the cores a warm session holds (this process's CPU less its REST and job recognition, per session) would take the host there. It sees what the inference estimate misses: the event loop, Silero, onnxruntime's threads and other processes holding the cores. Other processes' load leaves fewer sessions room but is not charged to them. `0` (default): not watched, the inference estimate alone decides; `0.9` is the measured choice for a host that runs nothing else, where sessions do not all connect at once (docs/streaming.md \"Overload\")",
     }),
     OVERLOAD_BATCH_WAIT_MS: integer(20, 0, 10_000, 'how long an interactive batch waits to fill at the larger-batches level'),
     JOB_MAX_QUEUE_WAIT_SECONDS: decimal(600, 0, 30 * DAY, {

@@ -21,6 +21,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ INFERENCE_WORKER_NICE: '25' }, '/srv/app')).toThrow(/INFERENCE_WORKER_NICE must be between 0 and 19/);
   });
 
+  it('reads the onnxruntime threads of each inference worker: 0 (automatic) or a count', () => {
+    expect(loadConfig({}, '/srv/app').inferenceIntraOpThreads).toBe(0);
+    expect(loadConfig({ INFERENCE_INTRA_OP_THREADS: '1' }, '/srv/app').inferenceIntraOpThreads).toBe(1);
+    expect(() => loadConfig({ INFERENCE_INTRA_OP_THREADS: 'two' }, '/srv/app')).toThrow(/INFERENCE_INTRA_OP_THREADS/);
+  });
+
   it('reads the overlap detector: a path under the working folder, or off', () => {
     expect(loadConfig({}, '/srv/app').diarizationOverlapModel).toBe('/srv/app/models/diarization/overlap-detector-v1.json');
     expect(loadConfig({ DIARIZATION_OVERLAP_MODEL: '/opt/osd.json' }, '/srv/app').diarizationOverlapModel).toBe('/opt/osd.json');

@@ -29,6 +29,8 @@ export interface GatewayConfig {
   readonly inferenceWorkers: number;
   /** Nice value of the inference worker threads (with SCHED_BATCH); null: same as the event loop. */
   readonly inferenceWorkerNice: number | null;
+  /** INFERENCE_INTRA_OP_THREADS: onnxruntime threads per worker's runs; 0: automatic (cores / workers). */
+  readonly inferenceIntraOpThreads: number;
   /** Jobs transcribed at once by this process (they share the batched inference pool). */
   readonly jobWorkers: number;
   /** The most of `jobWorkers` one account holds at once (JOB_WORKERS_PER_ACCOUNT; resolved). */
@@ -112,7 +114,7 @@ export interface OverloadSettings {
   readonly fullAt: number;
   /** Smoothed inference queue wait of stream pieces that counts as full, ms. */
   readonly maxInferenceWaitMs: number;
-  /** OVERLOAD_HOST_CPU_FULL_AT: the host's CPU utilisation (all processes) that counts as full; 0: not watched. */
+  /** OVERLOAD_HOST_CPU_FULL_AT: the host's CPU utilisation (all processes) that counts as full; 0 (default): not watched. */
   readonly hostCpuFullAt: number;
   /** How long an interactive batch waits to fill at the larger-batches level, ms. */
   readonly largerBatchWaitMs: number;
@@ -258,6 +260,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     fileSpeechGate: v.FILE_SPEECH_GATE,
     inferenceWorkers: v.INFERENCE_WORKERS,
     inferenceWorkerNice: v.INFERENCE_WORKER_NICE,
+    inferenceIntraOpThreads: v.INFERENCE_INTRA_OP_THREADS,
     jobWorkers: v.JOB_WORKERS,
     jobWorkersPerAccount: v.JOB_WORKERS_PER_ACCOUNT === 0 ? Math.max(1, v.JOB_WORKERS - 1) : Math.min(v.JOB_WORKERS_PER_ACCOUNT, v.JOB_WORKERS),
     translation: {

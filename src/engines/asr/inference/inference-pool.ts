@@ -108,7 +108,7 @@ export class InferencePool {
     totalPrepareMs: 0,
     totalDecodeMs: 0,
   };
-  private readonly streamCounters = { steps: 0, batches: 0, featuresMs: 0, modelMs: 0, decodeMs: 0 };
+  private readonly streamCounters = { steps: 0, batches: 0, featuresMs: 0, modelMs: 0, decodeMs: 0, workerMs: 0 };
 
   private constructor(options: InferencePoolOptions) {
     this.device = options.device ?? 'cpu';
@@ -353,6 +353,7 @@ export class InferencePool {
         counters.featuresMs += answer.times.featuresMs;
         counters.modelMs += answer.times.modelMs;
         counters.decodeMs += answer.times.decodeMs;
+        counters.workerMs += answer.workerMs;
         this.streamSteps.answer(batch.steps, answer.results, answer.workerMs, batch.sentAt);
       } else this.failSteps(slot, batch);
       this.checkDrained();

@@ -123,5 +123,7 @@ export interface PoolStats {
     readonly featuresMs: number;
     readonly modelMs: number;
     readonly decodeMs: number;
+    /** The workers' whole time on step batches (the parts and what lies between them). */
+    readonly workerMs: number;
   };
 }
