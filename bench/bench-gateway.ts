@@ -23,6 +23,7 @@ export const UNLIMITED_LIVE: Readonly<Record<string, string>> = {
   WS_MAX_AUDIO_SPEED: '0',
   OVERLOAD_FULL_AT: '10',
   OVERLOAD_MAX_INFERENCE_WAIT_MS: '600000',
+  OVERLOAD_HOST_CPU_FULL_AT: '0',
 };
 
 export interface BenchGateway {

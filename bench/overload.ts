@@ -14,7 +14,7 @@
  *   LIVE_FINAL_PASS=stream ...   # turns from the live streams' frames (no second pass)
  *   LIVE_PARTIAL_MODELS=small-am-v2=small-am-stream-v3 ...   # partials from another model's live stream
  *   LIVE_PARTIAL_TAIL_BEAM=16 ...   # the beam over each partial's provisional tail (0: the model's)
- *   OVERLOAD_HOST_CPU_FULL_AT=0.9 ...   # the host CPU guard (default 0: off; docs/streaming.md "Overload")
+ *   OVERLOAD_HOST_CPU_FULL_AT=0 ...   # the host CPU guard (default 0.9; 0: off; docs/streaming.md "Overload")
  *   INFERENCE_INTRA_OP_THREADS=1 ...   # onnxruntime threads per worker (default: cores / workers)
  *
  * Results go to bench/results/overload-<model>[-incremental-on|off].json.

@@ -149,6 +149,63 @@ export interface TurnObservation {
   readonly serverLatencyMs: number;
 }
 
+/** A stream closed before `ready`: refused (1013 past capacity, 4xxx) or dropped. */
+export class RefusedBeforeReady extends Error {
+  constructor(
+    readonly code: number,
+    readonly errors: readonly string[],
+    readonly retryAfterSeconds: number | null,
+  ) {
+    super(`closed ${code} before ready${errors.length > 0 ? ` (${errors.join(', ')})` : ''}`);
+  }
+}
+
+/** What opening streams as a client that honours refusals took. */
+export interface AdmissionReport {
+  /** 1013 refusals met before every stream was admitted. */
+  readonly refusals: number;
+  /** Streams refused at least once. */
+  readonly streamsRefused: number;
+  /** Streams still refused at their last try (left out of the run). */
+  readonly neverAdmitted: number;
+  /** From the first connection to the last `ready`. */
+  readonly openSeconds: number;
+}
+
+/**
+ * Opens `count` streams as hosted-API clients do: a 1013 refusal (server_overloaded) is retried
+ * after its `retry_after`; a stream refused `maxTries` times is left out (counted in
+ * `neverAdmitted`); any other failure throws.
+ */
+export async function openHonouringRefusals(
+  count: number,
+  open: (index: number) => LiveStream,
+  maxTries = 20,
+): Promise<{ readonly streams: LiveStream[]; readonly admission: AdmissionReport }> {
+  const started = performance.now();
+  let refusals = 0;
+  let streamsRefused = 0;
+  const openOne = async (index: number): Promise<LiveStream | null> => {
+    for (let attempt = 1; ; attempt++) {
+      const stream = open(index);
+      try {
+        await stream.opened;
+        return stream;
+      } catch (error) {
+        if (!(error instanceof RefusedBeforeReady) || error.code !== 1013) throw error;
+        refusals++;
+        if (attempt === 1) streamsRefused++;
+        if (attempt >= maxTries) return null;
+        await sleep(1000 * (error.retryAfterSeconds ?? 1));
+      }
+    }
+  };
+  const opened = await Promise.all(Array.from({ length: count }, (_, i) => openOne(i)));
+  const streams = opened.filter((s): s is LiveStream => s !== null);
+  const openSeconds = Math.round((performance.now() - started) / 100) / 10;
+  return { streams, admission: { refusals, streamsRefused, neverAdmitted: count - streams.length, openSeconds } };
+}
+
 /**
  * One live stream: sends its chunks at real time (driven by `tick`), notes when each chunk was
  * sent, and measures turn_detected against the end of speech the server reports
@@ -166,6 +223,8 @@ export class LiveStream {
   /** `partial` messages received (partial_results=true). */
   partials = 0;
   errors: string[] = [];
+  /** The `retry_after` of the last error that carried one (a 1013 refusal's). */
+  retryAfterSeconds: number | null = null;
   stats: Record<string, unknown> | null = null;
   closeCode: number | null = null;
   readonly opened: Promise<void>;
@@ -204,14 +263,17 @@ export class LiveStream {
           case 'session_stats':
             this.stats = m;
             break;
-          case 'error':
-            this.errors.push(((m['error'] as Record<string, unknown>)['code'] as string) ?? 'error');
+          case 'error': {
+            const error = m['error'] as Record<string, unknown>;
+            this.errors.push((error['code'] as string) ?? 'error');
+            if (typeof error['retry_after'] === 'number') this.retryAfterSeconds = error['retry_after'];
             break;
+          }
         }
       });
       this.socket.once('error', reject);
       // Refused before `ready` (1013 server_overloaded past capacity, 4xxx): the stream fails rather than wait forever.
-      this.socket.once('close', (code) => reject(new Error(`closed ${code} before ready${this.errors.length > 0 ? ` (${this.errors.join(', ')})` : ''}`)));
+      this.socket.once('close', (code) => reject(new RefusedBeforeReady(code, this.errors, this.retryAfterSeconds)));
     });
     this.closed = new Promise((resolve) =>
       this.socket.once('close', (code) => {

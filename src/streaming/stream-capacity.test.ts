@@ -240,6 +240,30 @@ describe('StreamCapacity', () => {
       expect(fuller.admit(later, 5)).toMatchObject({ admitted: false, reason: "the host's CPU is busy" });
     });
 
+    it('does not charge a burst of new sessions their set-up many times over, and still refuses a real overload', () => {
+      // A quiet host (0.2 cores busy, 0.05 of them this process), then 300 sessions connect within a
+      // second: their set-up costs this process 0.9 core seconds, then each costs `steady` cores.
+      // Returns, at each age of the burst, whether one more session is admitted.
+      const admittedAtAges = (steady: number, minWarmMs: number): Record<string, boolean> => {
+        const capacity = new StreamCapacity({ ...host, hostMinWarmMs: minWarmMs });
+        let now = driveHost(capacity, 0, 30, 0.2, 0.05);
+        const connectedAt = now + 500; // on average
+        now = driveHost(capacity, now, 1, 0.2 + 0.9 + 150 * steady, 0.05 + 0.9 + 150 * steady);
+        const out: Record<string, boolean> = {};
+        for (const age of [1_000, 2_000, 5_000, 15_000]) {
+          now = driveHost(capacity, now, (connectedAt + age - now) / 1000, 0.2 + 300 * steady, 0.05 + 300 * steady);
+          out[`${age / 1000} s`] = capacity.admit(now, 300, 300 * capacity.sessionWeight(now - connectedAt)).admitted;
+        }
+        return out;
+      };
+      // 0.9 cores for 300 sessions beside 0.2: room on 2 cores at 0.9. Over the warm weight alone
+      // the burst's set-up is charged as if every session were that dear: refused at first.
+      expect(admittedAtAges(0.003, 3_000)).toEqual({ '1 s': true, '2 s': true, '5 s': true, '15 s': true });
+      expect(admittedAtAges(0.003, 0)).toMatchObject({ '1 s': false, '15 s': true });
+      // 1.8 cores for 300 sessions: a real overload, refused once the first seconds have passed
+      expect(admittedAtAges(0.006, 3_000)).toMatchObject({ '5 s': false, '15 s': false });
+    });
+
     it('a busy host is full whatever the inference estimate, and leaves full only below the bound less the hysteresis', () => {
       const capacity = new StreamCapacity(host);
       let now = driveHost(capacity, 0, 30, 1.9);

@@ -17,7 +17,9 @@
 // sessions. Finals and turns of admitted sessions are never shed. Pure: time is passed in.
 //
 // Host CPU (`hostFullAt` > 0; off when 0): the workers' own time misses the time they wait for a
-// core that the event loop, Silero, onnxruntime's threads or other processes hold. The caller
+// core that the event loop, Silero, onnxruntime's threads or other processes hold. "The host" is
+// the CPU this process may use: its cgroup's quota where one is set, else the machine
+// (platform/metrics/cpu-budget.ts). The caller
 // reports, per interval, the host's busy core seconds (all processes), this process's CPU seconds
 // (all its threads) and the inference workers' busy seconds (all their work). Decayed sums give:
 //   - host: the host's busy cores; its utilisation is host / `hostCores`; at `hostFullAt` the
@@ -29,8 +31,11 @@
 //     session look dearer.
 // A new session is refused when other + the share a warm session brings x (sessions + 1) would take
 // the host to `hostFullAt`. Without process readings the whole host is the sessions' share (errs on refusing).
-// Known limit (why the gateway's default is off): a burst of new sessions' set-up CPU divides over
-// their small warm weight, so sessions that all connect at once are refused (docs/streaming.md).
+// A session's set-up (handshake, session state, first messages) lands in the host sums at once while
+// its steady load builds up over tau, so the share a warm session brings is taken over at least
+// the weight of every live session `hostMinWarmMs` old: otherwise a burst of sessions connecting
+// within a second is charged its set-up CPU many times over and refused (the weight of a 0.5 s old
+// session is a fifteenth of a warm one's).
 
 export type OverloadLevel = 'normal' | 'partials_off' | 'larger_batches' | 'full';
 
@@ -53,8 +58,10 @@ export interface CapacitySettings {
   readonly halfLifeMs: number;
   /** Host utilisation (busy cores / hostCores) that counts as full; 0: host CPU not watched. */
   readonly hostFullAt: number;
-  /** The host's cores (what its busy core seconds are measured against). */
+  /** The host's cores (what its busy core seconds are measured against; a cgroup quota may make it fractional). */
   readonly hostCores: number;
+  /** The host share a warm session brings is taken over at least every live session's weight at this age (see the header). */
+  readonly hostMinWarmMs: number;
   /** A level is left only when utilisation falls this far below its threshold (no flapping). */
   readonly hysteresis: number;
 }
@@ -69,6 +76,7 @@ export const DEFAULT_CAPACITY: Omit<CapacitySettings, 'workers'> = {
   hysteresis: 0.1,
   hostFullAt: 0,
   hostCores: 1,
+  hostMinWarmMs: 3_000,
 };
 
 /** CPU over one interval between two readings, in core seconds. */
@@ -206,6 +214,12 @@ export class StreamCapacity {
     return ageMs <= 0 ? 0 : 1 - Math.exp(-ageMs / this.tauMs);
   }
 
+  /** What the host share of the live sessions is divided by: their warm weight, at least each at `hostMinWarmMs`. */
+  private hostWarmWeight(liveSessions: number, warmSessions: number): number {
+    const floor = liveSessions * this.sessionWeight(this.settings.hostMinWarmMs);
+    return Math.max(1, Math.min(liveSessions, Math.max(warmSessions, floor)));
+  }
+
   /** `warmSessions`: the live sessions' summed `sessionWeight` (default: all of them, fully). */
   estimate(now: number, liveSessions: number, warmSessions: number = liveSessions): CapacityEstimate {
     const { workers, fullAt } = this.settings;
@@ -222,10 +236,10 @@ export class StreamCapacity {
     const perSession = liveSessions > 0 ? demand / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
     let capacitySessions = perSession > 1e-9 ? Math.floor((fullAt * workers) / perSession) : null;
     const host = this.hostShares(now, load);
-    const hostUtilization = host === null ? null : host.busy / Math.max(1, this.settings.hostCores);
-    const hostPerSession = host !== null && liveSessions > 0 ? host.sessions / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
+    const hostUtilization = host === null ? null : host.busy / Math.max(0.01, this.settings.hostCores);
+    const hostPerSession = host !== null && liveSessions > 0 ? host.sessions / this.hostWarmWeight(liveSessions, warmSessions) : 0;
     if (host !== null && hostPerSession > 1e-9) {
-      const room = this.settings.hostFullAt * Math.max(1, this.settings.hostCores) - (host.busy - host.sessions);
+      const room = this.settings.hostFullAt * Math.max(0.01, this.settings.hostCores) - (host.busy - host.sessions);
       const byHost = Math.max(0, Math.floor(room / hostPerSession));
       capacitySessions = Math.min(capacitySessions ?? byHost, byHost);
     }
@@ -265,9 +279,9 @@ export class StreamCapacity {
     const projected = (perSession * (liveSessions + 1)) / Math.max(1, workers);
     if (projected >= fullAt) return { admitted: false, reason: 'the live sessions use the recognition capacity', retryAfterSeconds };
     if (estimate.hostUtilization !== null && estimate.hostSessionCores !== null) {
-      const cores = Math.max(1, this.settings.hostCores);
+      const cores = Math.max(0.01, this.settings.hostCores);
       const other = estimate.hostUtilization * cores - estimate.hostSessionCores;
-      const perSessionCores = estimate.hostSessionCores / Math.max(1, Math.min(liveSessions, warmSessions));
+      const perSessionCores = estimate.hostSessionCores / this.hostWarmWeight(liveSessions, warmSessions);
       if (other + perSessionCores * (liveSessions + 1) >= this.settings.hostFullAt * cores)
         return { admitted: false, reason: "the host's CPU is busy", retryAfterSeconds };
     }

@@ -23,7 +23,6 @@
 // Held audio (held-audio.ts): sessions report what their audio takes in memory; past
 // WS_MAX_PROCESS_BUFFER_BYTES the session holding the most fails (1009), and near it new
 // sessions are refused (1013), like the capacity refusal.
-import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Registry } from 'prom-client';
 import type { Principal } from '../platform/auth/principal.js';
@@ -35,6 +34,7 @@ import type { FileStorage } from '../platform/files/file-storage.js';
 import { newJobId } from '../jobs/new-job.js';
 import { recordingObject } from '../jobs/job-runner.js';
 import type { Asr, PoolStats } from '../engines/asr/asr.js';
+import { type CpuBudget, openCpuBudget } from '../platform/metrics/cpu-budget.js';
 import { isRejection, languageLabel } from '../platform/metrics/shared-metrics.js';
 import { type AdmissionDeps, admitUpgrade } from './ws-admission.js';
 import { DEFAULT_CAPACITY, StreamCapacity, type CapacityEstimate, type OverloadLevel } from './stream-capacity.js';
@@ -65,7 +65,7 @@ const HOST_CPU_SAMPLE_MS = 500;
 /** Cumulative CPU, in core seconds: what the capacity's host readings are differences of. */
 interface CpuMark {
   readonly at: number;
-  /** The host's busy time since boot, every process (os.cpus: user, nice, sys, irq). */
+  /** The CPU budget's busy time: its cgroup's usage, or every process on the machine (cpu-budget.ts). */
   readonly host: number;
   /** This process, all threads (process.cpuUsage). */
   readonly process: number;
@@ -73,12 +73,10 @@ interface CpuMark {
   readonly workers: number;
 }
 
-function cpuMark(at: number, pool: PoolStats): CpuMark {
-  let hostMs = 0;
-  for (const cpu of cpus()) hostMs += cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq;
+function cpuMark(at: number, budget: CpuBudget, pool: PoolStats): CpuMark {
   const usage = process.cpuUsage();
   const workerMs = pool.totalPrepareMs + pool.totalRunMs + pool.totalDecodeMs + pool.streams.workerMs;
-  return { at, host: hostMs / 1000, process: (usage.user + usage.system) / 1e6, workers: workerMs / 1000 };
+  return { at, host: budget.busySeconds(), process: (usage.user + usage.system) / 1e6, workers: workerMs / 1000 };
 }
 /** Above this many unsent bytes on the socket, droppable messages are skipped. */
 const HIGH_WATER_BYTES = 64 * 1024;
@@ -105,6 +103,8 @@ export class WsEndpoint {
   private readonly ticker: NodeJS.Timeout;
   /** The last CPU reading (OVERLOAD_HOST_CPU_FULL_AT > 0). */
   private hostCpuMark: CpuMark | null = null;
+  /** What the host CPU guard measures against: the cgroup's quota, else the machine. */
+  private readonly cpuBudget: CpuBudget;
   private readonly metrics: WsMetrics | null;
   /** The event loop's time on live sessions by part (gateway_ws_main_thread_seconds_total). */
   readonly mainThread = new MainThreadParts();
@@ -119,6 +119,9 @@ export class WsEndpoint {
 
   constructor(private readonly deps: WsEndpointDeps) {
     const { overload } = deps.config;
+    this.cpuBudget = openCpuBudget();
+    if (overload.hostCpuFullAt > 0)
+      deps.logger.info({ scope: this.cpuBudget.scope, cores: this.cpuBudget.cores, fullAt: overload.hostCpuFullAt }, 'host CPU guard on');
     this.capacity = new StreamCapacity({
       ...DEFAULT_CAPACITY,
       workers: Math.max(1, deps.workers),
@@ -128,7 +131,7 @@ export class WsEndpoint {
       maxQueueWaitMs: overload.maxInferenceWaitMs,
       maxSessions: overload.wsMaxSessions,
       hostFullAt: overload.hostCpuFullAt,
-      hostCores: cpus().length, // the CPUs cpuMark sums over
+      hostCores: this.cpuBudget.cores,
     });
     this.heldAudio = new HeldAudio(deps.config.limits.wsMaxProcessBufferBytes);
     this.metrics = deps.metrics
@@ -508,7 +511,7 @@ export class WsEndpoint {
     if (this.deps.config.overload.hostCpuFullAt <= 0) return;
     const last = this.hostCpuMark;
     if (last !== null && now - last.at < HOST_CPU_SAMPLE_MS) return;
-    const mark = cpuMark(now, this.deps.asr.poolStats());
+    const mark = cpuMark(now, this.cpuBudget, this.deps.asr.poolStats());
     if (last !== null) {
       this.capacity.recordHostCpu(last.at, now, {
         hostBusy: mark.host - last.host,

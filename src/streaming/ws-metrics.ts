@@ -135,7 +135,7 @@ export class WsMetrics {
     });
     new Gauge({
       name: 'gateway_host_cpu_utilization_ratio',
-      help: "The host's busy cores over all cores, every process (decayed; NaN when OVERLOAD_HOST_CPU_FULL_AT is 0)",
+      help: "The host's busy cores over its cores: the cgroup's quota and usage where a quota is set, else every process on the machine, a VM's steal time included (decayed; NaN when OVERLOAD_HOST_CPU_FULL_AT is 0)",
       registers: [registry],
       collect() {
         this.set((scraped ?? overload()).hostUtilization ?? Number.NaN);

@@ -344,9 +344,9 @@ export const CONFIG_TABLE = {
       description: 'utilisation at which new WebSocket sessions are refused (1013, with `retry_after`; at least `OVERLOAD_LARGER_BATCHES_AT`)',
     }),
     OVERLOAD_MAX_INFERENCE_WAIT_MS: integer(150, 1, 600_000, 'smoothed inference queue wait of stream pieces that counts as full'),
-    OVERLOAD_HOST_CPU_FULL_AT: decimal(0, 0, 1, {
+    OVERLOAD_HOST_CPU_FULL_AT: decimal(0.9, 0, 1, {
       description:
-        "the host's CPU utilisation (busy cores over all cores, every process; decayed as the inference load is) at which new WebSocket sessions are refused (1013, reason \"the host's CPU is busy\"); a session is also refused when the cores a warm session holds (this process's CPU less its REST and job recognition, per session) would take the host there. It sees what the inference estimate misses: the event loop, Silero, onnxruntime's threads and other processes holding the cores. Other processes' load leaves fewer sessions room but is not charged to them. `0` (default): not watched, the inference estimate alone decides; `0.9` is the measured choice for a host that runs nothing else, where sessions do not all connect at once (docs/streaming.md \"Overload\")",
+        "the host's CPU utilisation (busy cores over its cores; the host is the cgroup's CPU quota where one is set, else the machine, a VM's steal time counted busy; decayed as the inference load is) at which new WebSocket sessions are refused (1013, reason \"the host's CPU is busy\"); a session is also refused when the cores a warm session holds (this process's CPU less its REST and job recognition, per session; sessions still in their first seconds are charged as a share of the whole, so a burst of connections is not refused for its set-up) would take the host there. It sees what the inference estimate misses: the event loop, Silero, onnxruntime's threads and other processes holding the cores. Other processes' load leaves fewer sessions room but is not charged to them. `0`: not watched, the inference estimate alone decides (docs/streaming.md \"Overload\")",
     }),
     OVERLOAD_BATCH_WAIT_MS: integer(20, 0, 10_000, 'how long an interactive batch waits to fill at the larger-batches level'),
     JOB_MAX_QUEUE_WAIT_SECONDS: decimal(600, 0, 30 * DAY, {

@@ -165,12 +165,12 @@ describe('loadConfig', () => {
       largerBatchesAt: 0.75,
       fullAt: 0.85,
       maxInferenceWaitMs: 150,
-      hostCpuFullAt: 0,
+      hostCpuFullAt: 0.9,
       largerBatchWaitMs: 20,
       jobMaxQueueWaitSeconds: 600,
     });
     expect(loadConfig({ WS_MAX_SESSIONS: '40', JOB_MAX_QUEUE_WAIT_SECONDS: '0' }).overload).toMatchObject({ wsMaxSessions: 40, jobMaxQueueWaitSeconds: 0 });
-    expect(loadConfig({ OVERLOAD_HOST_CPU_FULL_AT: '0.9' }).overload.hostCpuFullAt).toBe(0.9);
+    expect(loadConfig({ OVERLOAD_HOST_CPU_FULL_AT: '0' }).overload.hostCpuFullAt).toBe(0);
     expect(() => loadConfig({ OVERLOAD_HOST_CPU_FULL_AT: '1.5' })).toThrow(/OVERLOAD_HOST_CPU_FULL_AT/);
     expect(() => loadConfig({ OVERLOAD_PARTIALS_OFF_AT: '0.9' })).toThrow(/degrade in order/);
   });

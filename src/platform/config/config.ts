@@ -114,7 +114,7 @@ export interface OverloadSettings {
   readonly fullAt: number;
   /** Smoothed inference queue wait of stream pieces that counts as full, ms. */
   readonly maxInferenceWaitMs: number;
-  /** OVERLOAD_HOST_CPU_FULL_AT: the host's CPU utilisation (all processes) that counts as full; 0 (default): not watched. */
+  /** OVERLOAD_HOST_CPU_FULL_AT: the host's CPU utilisation (cgroup quota, else the machine) that counts as full (default 0.9); 0: not watched. */
   readonly hostCpuFullAt: number;
   /** How long an interactive batch waits to fill at the larger-batches level, ms. */
   readonly largerBatchWaitMs: number;
