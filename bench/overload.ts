@@ -17,11 +17,13 @@
  *   OVERLOAD_HOST_CPU_FULL_AT=0 ...   # the host CPU guard (default 0.9; 0: off; docs/streaming.md "Overload")
  *   INFERENCE_INTRA_OP_THREADS=1 ...   # onnxruntime threads per worker (default: cores / workers)
  *
- * Results go to bench/results/overload-<model>[-incremental-on|off].json.
+ * Results go to bench/results/overload-<model>[-incremental-on|off].json, with `server_time_parts_ms`:
+ * the server's turn latency, piece, inference queue-wait and run histograms over the loaded phase.
  */
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/platform/config/config.js';
 import { writeBenchResults } from './bench-results.js';
+import { histogramBetween } from './prom-histogram.js';
 import { LiveStream, modelFileName, percentile, reportHeader, round1, sleep, speakingStream, startServer, type BenchServer } from './ws-bench-common.js';
 
 const maxStreams = Number(process.argv[2] ?? 600);
@@ -148,9 +150,20 @@ try {
     `trying ${attempts} sessions over ${rampSeconds} s (2 x the estimated capacity of ${capacity}${attempts < 2 * capacity ? `, capped at ${maxStreams}` : ''})`,
   );
   await server.mark();
+  const metricsAt = async (): Promise<string> => (await fetch(server.metricsUrl!)).text();
+  const metricsBefore = await metricsAt();
   const run = await load(server, attempts, rampSeconds * 1000, url, 2_000);
   const stats = await server.stats();
   const final = await scrape(server);
+  const metricsAfter = await metricsAt();
+  // Where the loaded phase's time went, from the server's histograms (ms; quantiles are bucket upper bounds).
+  const between = (name: string) => histogramBetween(metricsBefore, metricsAfter, name, 1000);
+  const timeParts = {
+    turn_latency: between('gateway_ws_turn_latency_seconds'),
+    piece_queue_and_recognition: between('gateway_ws_piece_seconds'),
+    inference_queue_wait: between('inference_queue_wait_seconds'),
+    inference_run: between('inference_run_seconds'),
+  };
   const beyond = run.admitted.flatMap((s) => s.turns.map((t) => t.endOfSpeechToTurnMs - ENDPOINT_SILENCE_MS));
   // The server's own figure (arrival of the turn's last audio to its message): without the load generator's delays.
   const serverLatency = run.admitted.flatMap((s) => s.turns.map((t) => t.serverLatencyMs));
@@ -181,6 +194,7 @@ try {
     admitted_errors: run.admitted.flatMap((s) => s.errors),
     dropped_audio_ms: run.admitted.reduce((n, s) => n + ((s.stats?.['dropped_audio_ms'] as number | undefined) ?? 0), 0),
     overload_timeline: run.timeline,
+    server_time_parts_ms: timeParts,
     final_metrics: final,
     server: { cpu_cores_busy: round1(stats.cpuSeconds / stats.wallSeconds), event_loop_delay_ms_p99: round1(stats.eventLoopMs.p99), rss_mb: stats.rssMb },
     target: { p95_beyond_silence_ms: 300, met: p95 !== null && p95 <= 300 && count('refused') > 0 },
