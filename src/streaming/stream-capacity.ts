@@ -214,6 +214,11 @@ export class StreamCapacity {
     return ageMs <= 0 ? 0 : 1 - Math.exp(-ageMs / this.tauMs);
   }
 
+  /** The host's cores, never zero (a cgroup quota may be a fraction of a core). */
+  private get hostCores(): number {
+    return Math.max(0.01, this.settings.hostCores);
+  }
+
   /** What the host share of the live sessions is divided by: their warm weight, at least each at `hostMinWarmMs`. */
   private hostWarmWeight(liveSessions: number, warmSessions: number): number {
     const floor = liveSessions * this.sessionWeight(this.settings.hostMinWarmMs);
@@ -236,10 +241,10 @@ export class StreamCapacity {
     const perSession = liveSessions > 0 ? demand / Math.max(1, Math.min(liveSessions, warmSessions)) : 0;
     let capacitySessions = perSession > 1e-9 ? Math.floor((fullAt * workers) / perSession) : null;
     const host = this.hostShares(now, load);
-    const hostUtilization = host === null ? null : host.busy / Math.max(0.01, this.settings.hostCores);
+    const hostUtilization = host === null ? null : host.busy / this.hostCores;
     const hostPerSession = host !== null && liveSessions > 0 ? host.sessions / this.hostWarmWeight(liveSessions, warmSessions) : 0;
     if (host !== null && hostPerSession > 1e-9) {
-      const room = this.settings.hostFullAt * Math.max(0.01, this.settings.hostCores) - (host.busy - host.sessions);
+      const room = this.settings.hostFullAt * this.hostCores - (host.busy - host.sessions);
       const byHost = Math.max(0, Math.floor(room / hostPerSession));
       capacitySessions = Math.min(capacitySessions ?? byHost, byHost);
     }
@@ -279,7 +284,7 @@ export class StreamCapacity {
     const projected = (perSession * (liveSessions + 1)) / Math.max(1, workers);
     if (projected >= fullAt) return { admitted: false, reason: 'the live sessions use the recognition capacity', retryAfterSeconds };
     if (estimate.hostUtilization !== null && estimate.hostSessionCores !== null) {
-      const cores = Math.max(0.01, this.settings.hostCores);
+      const cores = this.hostCores;
       const other = estimate.hostUtilization * cores - estimate.hostSessionCores;
       const perSessionCores = estimate.hostSessionCores / this.hostWarmWeight(liveSessions, warmSessions);
       if (other + perSessionCores * (liveSessions + 1) >= this.settings.hostFullAt * cores)
