@@ -18,7 +18,8 @@
  *   INFERENCE_INTRA_OP_THREADS=1 ...   # onnxruntime threads per worker (default: cores / workers)
  *
  * Results go to bench/results/overload-<model>[-incremental-on|off].json, with `server_time_parts_ms`:
- * the server's turn latency, piece, inference queue-wait and run histograms over the loaded phase.
+ * the server's turn latency, piece, piece-wait (session queue, speech verdict), inference queue-wait
+ * and run histograms over the loaded phase.
  */
 import { performance } from 'node:perf_hooks';
 import { loadConfig } from '../src/platform/config/config.js';
@@ -161,6 +162,8 @@ try {
   const timeParts = {
     turn_latency: between('gateway_ws_turn_latency_seconds'),
     piece_queue_and_recognition: between('gateway_ws_piece_seconds'),
+    // of which: cut to start (behind the session's piece in flight), and the speech gate's verdict
+    piece_wait: between('gateway_ws_piece_wait_seconds'),
     inference_queue_wait: between('inference_queue_wait_seconds'),
     inference_run: between('inference_run_seconds'),
   };

@@ -1,9 +1,13 @@
 // The pieces of one session waiting for recognition, and the one in flight. Pieces run one at
 // a time per session, in order (different sessions' pieces meet in the pool's batches); a
-// partial runs only when nothing else waits. A queued piece's audio is a copy out of the ring
-// that the pool reads until its recognition settles, so it counts against the buffer limit;
-// or it is still in the ring (a long buffer cut in bounded pieces: each is copied when it
-// starts, so the ring must keep it until then: see `ringFloor`).
+// partial runs only when nothing else waits. A piece that is owed an answer (turn, TRANSCRIBE,
+// final) does not wait for a partial in flight: it overtakes it (issue 30: the partial of a turn
+// just cut is stale, and waiting for it made late turns). The overtaken partial keeps computing
+// until it settles (its caller may cancel it); its answer is never sent, and no new partial
+// starts before it settles, so a session has at most one partial computing. A queued piece's
+// audio is a copy out of the ring that the pool reads until its recognition settles, so it
+// counts against the buffer limit; or it is still in the ring (a long buffer cut in bounded
+// pieces: each is copied when it starts, so the ring must keep it until then: see `ringFloor`).
 
 export type PieceKind = 'turn' | 'transcribe' | 'final' | 'partial';
 
@@ -35,6 +39,8 @@ export class PieceQueue {
   /** Samples of the queued pieces' own copies. */
   #queuedCopied = 0;
   #inFlight: Piece | null = null;
+  /** A partial that a piece owed an answer overtook, still computing. */
+  #overtaken: Piece | null = null;
 
   push(piece: QueuedPiece): void {
     this.#queue.push(piece);
@@ -42,9 +48,17 @@ export class PieceQueue {
     this.#queuedCopied += piece.audio?.length ?? 0;
   }
 
-  /** The next queued piece, now in flight (`copy` reads a piece still in the ring); null while one is in flight or none waits. */
+  /**
+   * The next queued piece, now in flight (`copy` reads a piece still in the ring); null while a
+   * piece owed an answer is in flight or none waits. A partial in flight is overtaken (`overtaken`).
+   */
   next(copy: (piece: QueuedPiece) => Float32Array): Piece | null {
-    if (this.#inFlight !== null || this.#queue.length === 0) return null;
+    if (this.#queue.length === 0) return null;
+    if (this.#inFlight !== null) {
+      if (this.#inFlight.kind !== 'partial') return null;
+      this.#overtaken = this.#inFlight;
+      this.#inFlight = null;
+    }
     const queued = this.#queue.shift()!;
     this.#queuedSamples -= queued.end - queued.start;
     this.#queuedCopied -= queued.audio?.length ?? 0;
@@ -60,9 +74,10 @@ export class PieceQueue {
     return true;
   }
 
-  /** The piece in flight settled. */
-  settle(): void {
-    this.#inFlight = null;
+  /** `piece` (the one in flight, or the overtaken partial) settled. */
+  settle(piece: Piece): void {
+    if (piece === this.#overtaken) this.#overtaken = null;
+    else if (piece === this.#inFlight) this.#inFlight = null;
   }
 
   /** Drops what waits (the piece in flight settles on its own). */
@@ -89,22 +104,28 @@ export class PieceQueue {
     return null;
   }
 
+  /** Nothing in flight (an overtaken partial included) and nothing queued: a partial may start. */
   get idle(): boolean {
-    return this.#inFlight === null && this.#queue.length === 0;
+    return this.#inFlight === null && this.#overtaken === null && this.#queue.length === 0;
   }
 
   get inFlight(): Piece | null {
     return this.#inFlight;
   }
 
-  /** Queued pieces plus the one in flight. */
-  get count(): number {
-    return this.#queue.length + (this.#inFlight !== null ? 1 : 0);
+  /** The partial overtaken by the piece in flight, until it settles. */
+  get overtaken(): Piece | null {
+    return this.#overtaken;
   }
 
-  /** Audio samples copied out of the ring by queued pieces and the one in flight (partials included). */
+  /** Queued pieces plus the one in flight (and an overtaken partial still computing). */
+  get count(): number {
+    return this.#queue.length + (this.#inFlight !== null ? 1 : 0) + (this.#overtaken !== null ? 1 : 0);
+  }
+
+  /** Audio samples copied out of the ring by queued pieces and those computing (partials included). */
   get heldSamples(): number {
-    return this.#queuedCopied + (this.#inFlight?.audio.length ?? 0);
+    return this.#queuedCopied + (this.#inFlight?.audio.length ?? 0) + (this.#overtaken?.audio.length ?? 0);
   }
 
   /** Audio samples waiting for an answer that counts (partials excluded). */

@@ -351,7 +351,7 @@ export class SessionChannel {
 
   // ---- pieces ---------------------------------------------------------------------------
 
-  /** The next queued piece, now in flight; null while one is in flight or none waits. */
+  /** The next queued piece, now in flight (overtaking a partial: `overtakenPartial`); null while one owed an answer is in flight or none waits. */
   nextPiece(): Piece | null {
     let fromRing = false;
     const piece = this.#pieces.next((queued: QueuedPiece) => {
@@ -362,11 +362,15 @@ export class SessionChannel {
     return piece;
   }
 
-  /** The piece in flight settled. */
-  settle(): void {
-    const piece = this.#pieces.inFlight;
-    if (piece !== null && piece.kind !== 'partial') this.#gate?.settled(piece);
-    this.#pieces.settle();
+  /** `piece` settled (the one in flight, or the partial it overtook). */
+  settle(piece: Piece): void {
+    if (piece.kind !== 'partial' && piece === this.#pieces.inFlight) this.#gate?.settled(piece);
+    this.#pieces.settle(piece);
+  }
+
+  /** The partial the piece in flight overtook, until it settles (piece-queue.ts). */
+  get overtakenPartial(): Piece | null {
+    return this.#pieces.overtaken;
   }
 
   /** Whether a piece holds speech (LIVE_SPEECH_GATE: Silero confirms it, maybe after a wait); null without the gate. */

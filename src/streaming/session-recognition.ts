@@ -8,7 +8,10 @@
 // is fed, the stream's model state and beam are kept between partials, and `stable_text` is
 // what every beam prefix starts with; a stream whose state was lost restarts from the turn's
 // start. Without one, a partial is one model run over the open turn. Partials run only while
-// the session is open, its socket attached, the gateway not overloaded. A turn, TRANSCRIBE or the
+// the session is open, its socket attached, the gateway not overloaded. A turn, TRANSCRIBE or
+// final piece cut while its channel's partial computes does not wait for it: the partial is
+// stale and is cancelled (its live stream closed, its pool request aborted) unless the turn's
+// text comes from that stream (LIVE_FINAL_PASS=stream), which then waits for the step only. A turn, TRANSCRIBE or the
 // final piece is decoded from its whole (padded) audio the way REST decodes a file, so its
 // text equals the REST text for that audio (the second pass; with LIVE_FINAL_PASS=stream a turn
 // with a live stream of the session's own model is transcribed from the stream's frames instead;
@@ -59,6 +62,8 @@ interface LivePartials {
   readonly stream: LiveTurnStream;
   from: number;
   fedTo: number | null;
+  /** The step in flight (settles, never rejects); null when none is. */
+  stepping: Promise<void> | null;
 }
 
 /** What a piece's recognition gave (a turn's segments; a partial's stable words). */
@@ -75,6 +80,10 @@ export class SessionRecognition {
   #model: string | null;
   readonly #captions: SessionCaptions;
   readonly #live = new Map<SessionChannel, LivePartials>();
+  /** Partials computing as one model run over the open turn, to abort when a turn overtakes them. */
+  readonly #partialRuns = new Map<Piece, AbortController>();
+  /** Language detection in flight (or done) for a session opened without a model. */
+  #detecting: Promise<string> | null = null;
 
   constructor(private readonly options: RecognitionOptions) {
     this.#language = options.settings.language;
@@ -131,7 +140,7 @@ export class SessionRecognition {
     if (!deps.streaming.incrementalPartials || this.#model === null || deps.recognizer.openPartialStream === undefined) return null;
     const stream = deps.recognizer.openPartialStream(this.#model, settings.keyterms ?? null);
     if (stream === null) return null;
-    const live: LivePartials = { turnId, stream, from: -1, fedTo: null };
+    const live: LivePartials = { turnId, stream, from: -1, fedTo: null, stepping: null };
     this.#live.set(channel, live);
     return live;
   }
@@ -151,8 +160,17 @@ export class SessionRecognition {
     live.fedTo = null;
     if (restart) live.from = piece.start;
     // the worker takes a copy; the piece keeps its audio until it settles
-    const partial = await live.stream.step(piece.audio.slice(), restart);
-    live.fedTo = piece.end;
+    const step = live.stream.step(piece.audio.slice(), restart).then((partial) => {
+      live.fedTo = piece.end;
+      return partial;
+    });
+    // what a turn's stream final waits for: fedTo is set before it settles
+    const stepping = step.then(ignore, ignore);
+    live.stepping = stepping;
+    void stepping.then(() => {
+      if (live.stepping === stepping) live.stepping = null;
+    });
+    const partial = await step;
     return {
       text: partial.text,
       stableText: partial.stableText,
@@ -161,10 +179,33 @@ export class SessionRecognition {
     };
   }
 
-  /** Starts the channel's next queued piece, unless one is in flight. */
+  /** Starts the channel's next queued piece, unless one owed an answer is in flight (a partial in flight is overtaken). */
   pump(channel: SessionChannel): void {
+    const computing = channel.overtakenPartial;
     const piece = channel.nextPiece();
-    if (piece !== null) void this.#run(channel, piece);
+    if (piece === null) return;
+    const overtaken = channel.overtakenPartial;
+    if (overtaken !== null && overtaken !== computing) this.#cancelPartial(channel, overtaken, piece);
+    void this.#run(channel, piece);
+  }
+
+  /**
+   * `partial` was overtaken by `piece`: its answer will not be sent, so its work is withdrawn
+   * (a step still waiting in the pool, a model run still queued); what already runs settles on
+   * its own. A turn whose text comes from the same live stream keeps it (#streamFinal waits for the step).
+   */
+  #cancelPartial(channel: SessionChannel, partial: Piece, piece: Piece): void {
+    this.#partialRuns.get(partial)?.abort(new PartialOvertakenError());
+    const live = this.#live.get(channel);
+    if (live === undefined || live.turnId !== partial.turnId) return;
+    if (this.#streamGivesTurn(live, piece)) return;
+    live.stream.close();
+    this.#live.delete(channel);
+  }
+
+  /** Whether `piece`'s text comes from the live stream's frames (LIVE_FINAL_PASS=stream, the session's own model). */
+  #streamGivesTurn(live: LivePartials, piece: Piece): boolean {
+    return piece.kind === 'turn' && live.turnId === piece.turnId && this.options.deps.streaming.finalPass === 'stream' && live.stream.model === this.#model;
   }
 
   async #run(channel: SessionChannel, piece: Piece): Promise<void> {
@@ -173,24 +214,25 @@ export class SessionRecognition {
     // the audio this piece's recognition computed (a stream final: only what the partials had not fed)
     let audioSeconds = piece.audio.length / (SAMPLES_PER_MS * 1000);
     let error: ApiError | null = null;
+    const startedAt = performance.now();
+    const kind = piece.kind;
+    if (kind !== 'partial') deps.observe?.pieceWait?.(kind, 'session_queue', startedAt - piece.cutAt);
     try {
       const worth = piece.audio.length > 0 && (piece.kind !== 'final' || hasSignal(piece.audio));
       const verdict = worth && piece.kind !== 'partial' ? channel.hasSpeech(piece) : null;
-      if (verdict !== null && !(await verdict)) {
+      const speech = verdict === null ? true : await verdict;
+      if (verdict !== null && kind !== 'partial') deps.observe?.pieceWait?.(kind, 'speech_verdict', performance.now() - startedAt);
+      if (!speech) {
         deps.logger.debug({ kind: piece.kind, turnId: piece.turnId, startMs: toMs(piece.start), endMs: toMs(piece.end) }, 'piece without speech not decoded');
       } else if (worth) {
-        if (this.#model === null) {
-          const detected = await deps.recognizer.detectLanguage(piece.audio);
-          this.#language = detected.language;
-          this.#model = detected.model;
-        }
-        const options = { model: this.#model, startMs: toMs(piece.start), keyterms: this.options.settings.keyterms ?? null };
+        const model = this.#model ?? (await this.#detectLanguage(piece.audio));
+        const options = { model, startMs: toMs(piece.start), keyterms: this.options.settings.keyterms ?? null };
         const live = this.#live.get(channel);
         const own = live !== undefined && live.turnId === piece.turnId ? live : null;
         if (piece.kind === 'partial' && own !== null) recognition = await this.#streamPartial(own, piece);
-        else if (piece.kind === 'partial') recognition = await deps.recognizer.recognizePiece(piece.audio, options);
+        else if (piece.kind === 'partial') recognition = await this.#runPartial(piece, options);
         // a stream of another model (LIVE_PARTIAL_MODELS) never gives the turn's text: the session's model decodes it
-        else if (piece.kind === 'turn' && own !== null && deps.streaming.finalPass === 'stream' && own.stream.model === this.#model)
+        else if (own !== null && this.#streamGivesTurn(own, piece))
           recognition = await this.#streamFinal(channel, own, piece, options, (samples) => {
             audioSeconds = samples / (SAMPLES_PER_MS * 1000);
           });
@@ -198,7 +240,9 @@ export class SessionRecognition {
       }
     } catch (caught) {
       error = toApiError(caught);
-      deps.logger.warn({ err: caught, session: this.options.sessionId }, 'streaming recognition failed');
+      // an overtaken partial's cancelled work is no failure
+      if (piece === channel.overtakenPartial) deps.logger.debug({ err: caught, turnId: piece.turnId }, 'stale partial ended');
+      else deps.logger.warn({ err: caught, session: this.options.sessionId }, 'streaming recognition failed');
     }
     deps.mainThread?.begin('results');
     try {
@@ -208,16 +252,46 @@ export class SessionRecognition {
     }
   }
 
+  /** A session opened without a model: its language and model from its first piece (a piece that starts meanwhile waits for that answer). */
+  #detectLanguage(pcm: Float32Array): Promise<string> {
+    this.#detecting ??= this.options.deps.recognizer.detectLanguage(pcm).then(
+      (detected) => {
+        this.#language = detected.language;
+        this.#model = detected.model;
+        return detected.model;
+      },
+      (error: unknown) => {
+        // the next piece tries again
+        this.#detecting = null;
+        throw error;
+      },
+    );
+    return this.#detecting;
+  }
+
+  /** A partial as one model run over the open turn, aborted if a turn overtakes it. */
+  async #runPartial(piece: Piece, options: PieceOptions): Promise<PieceRecognition> {
+    const controller = new AbortController();
+    this.#partialRuns.set(piece, controller);
+    try {
+      return await this.options.deps.recognizer.recognizePiece(piece.audio, { ...options, signal: controller.signal });
+    } finally {
+      this.#partialRuns.delete(piece);
+    }
+  }
+
   /** A piece's recognition (or error) delivered, then the channel's next piece. */
   #settled(channel: SessionChannel, piece: Piece, recognition: PieceRecognition | null, audioSeconds: number, error: ApiError | null): void {
     const { deps, sink } = this.options;
-    channel.settle();
+    // an overtaken partial's answer is stale: never sent
+    const stale = piece === channel.overtakenPartial;
+    channel.settle(piece);
     if (piece.kind !== 'partial') this.#endLivePartials(channel, piece.kind === 'turn' ? piece.turnId : null);
     deps.observe?.piece?.(piece.kind, performance.now() - piece.cutAt, audioSeconds, recognition?.inference ?? null);
     if (error !== null && piece.kind !== 'final' && piece.kind !== 'partial') sink.send(errorMessage(error, null));
     // A turn's words: those of the segments its text joins (stream ms); partials carry none.
     const words = recognition?.segments?.flatMap((segment) => segment.words ?? []) ?? [];
-    this.#deliver(channel, piece, recognition?.text.trim() ?? '', recognition?.confidence ?? null, words, recognition?.stableText);
+    if (!stale) this.#deliver(channel, piece, recognition?.text.trim() ?? '', recognition?.confidence ?? null, words, recognition?.stableText);
     if (piece.kind === 'final') {
       channel.finished = true;
       this.options.onFinalSettled();
@@ -238,8 +312,10 @@ export class SessionRecognition {
     options: PieceOptions,
     onStreamed: (newSamples: number) => void,
   ): Promise<PieceTranscription | null> {
+    // a partial this turn overtook may still be stepping the stream: its frames come first
+    if (live.stepping !== null) await live.stepping;
     const fedTo = live.fedTo;
-    this.#live.delete(channel);
+    if (this.#live.get(channel) === live) this.#live.delete(channel);
     if (fedTo === null || live.from !== piece.start) {
       live.stream.close();
       return this.#transcribe(channel, piece, options);
@@ -338,8 +414,18 @@ export class SessionRecognition {
   }
 }
 
+function ignore(): void {}
+
 /** Whether a final piece is worth recognising (any sample above -60 dBFS). */
 function hasSignal(audio: Float32Array): boolean {
   for (let i = 0; i < audio.length; i++) if (Math.abs(audio[i]!) > 0.001) return true;
   return false;
+}
+
+/** Ends the model run of a partial that a turn overtook (its answer would not be sent). */
+class PartialOvertakenError extends Error {
+  constructor() {
+    super('the partial was overtaken by its turn');
+    this.name = 'PartialOvertakenError';
+  }
 }

@@ -64,6 +64,11 @@ export interface SessionDeps {
     turnLatency?(ms: number): void;
     /** A recognised piece: queue + recognition ms, its audio seconds, the pool's figures (null when nothing ran). */
     piece?(kind: PieceKind, ms: number, audioSeconds: number, inference: InferenceCost | null): void;
+    /**
+     * A turn, TRANSCRIBE or final piece's wait before recognition: `session_queue` from its cut
+     * to its start (behind its session's piece in flight), `speech_verdict` for the speech gate.
+     */
+    pieceWait?(kind: Exclude<PieceKind, 'partial'>, stage: 'session_queue' | 'speech_verdict', ms: number): void;
     /** A partial result not computed under overload, and the audio seconds it would have decoded. */
     partialSkipped?(audioSeconds: number): void;
   };

@@ -356,6 +356,7 @@ export class WsEndpoint {
           transcribedSeconds += audioSeconds;
           this.metrics.audio.realTimeFactor.observe({ surface: 'ws' }, ms / 1000 / audioSeconds);
         },
+        pieceWait: (kind, stage, ms) => this.metrics?.pieceWaitSeconds.observe({ kind, stage }, ms / 1000),
         partialSkipped: (audioSeconds) => {
           this.capacity.recordShed(performance.now(), audioSeconds);
           this.metrics?.partialsSkipped.inc();

@@ -21,6 +21,7 @@ export class WsMetrics {
   readonly messages: Counter<'kind'>;
   readonly turnLatency: Histogram;
   readonly pieceSeconds: Histogram<'kind'>;
+  readonly pieceWaitSeconds: Histogram<'kind' | 'stage'>;
   readonly droppedAudio: Counter;
   readonly partialsSkipped: Counter;
   /** Resumable sessions: parked, resumed, taken_over, expired (window passed unresumed). */
@@ -87,6 +88,13 @@ export class WsMetrics {
       help: 'Queue + recognition time of a streaming piece, by kind',
       labelNames: ['kind'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2, 5],
+      registers: [registry],
+    });
+    this.pieceWaitSeconds = new Histogram({
+      name: 'gateway_ws_piece_wait_seconds',
+      help: "Wait of a turn, TRANSCRIBE or final piece before recognition, by kind and stage: session_queue (cut to start, behind its session's piece in flight), speech_verdict (the speech gate)",
+      labelNames: ['kind', 'stage'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2, 5],
       registers: [registry],
     });
     this.droppedAudio = new Counter({

@@ -50,6 +50,29 @@ async function session(mode: Mode): Promise<Message[]> {
 
 const stepsRun = (mode: Mode): number => gateways[mode]!.gateway.engines.asr.poolStats().streams.steps;
 
+/** Runs `body` with every partial step of `mode`'s gateway answered `ms` late (the step itself runs as usual). */
+async function withSlowSteps<T>(mode: Mode, ms: number, body: () => Promise<T>): Promise<T> {
+  const asr = gateways[mode]!.gateway.engines.asr;
+  const open = asr.openPartialStream;
+  asr.openPartialStream = (model, keyterms) => {
+    const stream = open.call(asr, model, keyterms);
+    if (stream === null) return null;
+    return {
+      ...stream,
+      step: async (pcm, restart) => {
+        const partial = await stream.step(pcm, restart);
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return partial;
+      },
+    };
+  };
+  try {
+    return await body();
+  } finally {
+    asr.openPartialStream = open;
+  }
+}
+
 describe('partials from live streams', () => {
   it('each turn gets partials from its stream, the turn text is the second pass, and the last partial is close to it', async () => {
     const [on, off] = await Promise.all([session('on'), session('off')]);
@@ -120,5 +143,26 @@ describe('partials from live streams', () => {
       letters += text.length;
     }
     expect(edits / letters).toBeLessThan(0.5);
+  }, 60_000);
+  it("a turn does not wait for its session's partial in flight, and that partial is never sent after the turn", async () => {
+    const SLOW_MS = 2500;
+    const [slow, off] = await Promise.all([withSlowSteps('on', SLOW_MS, () => session('on')), session('off')]);
+    const turns = (messages: Message[]) => messages.filter((m) => m.type === 'turn_detected');
+    expect(turns(slow).map((t) => [t.turn_id, t.text])).toEqual(turns(off).map((t) => [t.turn_id, t.text]));
+    for (const turn of turns(slow)) {
+      // cut while a partial stepped (each takes 2.5 s here), it did not wait for it
+      expect(Number(turn.processing_ms)).toBeLessThan(SLOW_MS / 2);
+      const at = slow.indexOf(turn);
+      expect(slow.slice(at).filter((m) => m.type === 'partial' && m.turn_id === turn.turn_id)).toEqual([]);
+    }
+  }, 60_000);
+  it("LIVE_FINAL_PASS=stream: a turn cut while its stream steps waits for that step, then takes the stream's frames", async () => {
+    const before = gateways.stream!.gateway.engines.asr.poolStats().completedRequests;
+    const messages = await withSlowSteps('stream', 1000, () => session('stream'));
+    const turns = messages.filter((m) => m.type === 'turn_detected');
+    expect(turns.map((t) => t.turn_id)).toEqual([1, 2]);
+    for (const turn of turns) expect(String(turn.text).length).toBeGreaterThan(5);
+    // still no second pass: each turn came from its stream's frames after the step in flight
+    expect(gateways.stream!.gateway.engines.asr.poolStats().completedRequests - before).toBe(0);
   }, 60_000);
 });

@@ -7,7 +7,9 @@ import type { InferenceObserver } from './inference-pool.js';
  * Prometheus metrics for the inference pool, registered on `registry`:
  *  - `<prefix>batch_size` histogram (label model)
  *  - `<prefix>queue_wait_seconds` histogram (labels model, priority): run() to batch sent
+ *    (live streams' steps: priority `partial`, step queued to step batch sent)
  *  - `<prefix>run_seconds` histogram (labels model, device): onnxruntime run time of a batch
+ *    (a step batch's: its streaming graph runs)
  *  - `<prefix>requests_total` counter (labels model, outcome: ok | error | busy | closed)
  *  - `<prefix>queue_depth` gauge: requests waiting for a worker
  *  - `<prefix>model_loads_total` counter (labels model, device)

@@ -346,6 +346,16 @@ export class InferencePool {
 
   private answered(slot: Slot, batch: Batch, answer: BatchAnswer): void {
     if (batch.steps !== null) {
+      // live streams' steps count as `partial` batches: their waits and graph time beside the requests'
+      this.observer.onBatch?.({
+        model: batch.model,
+        size: batch.steps.length,
+        priority: batch.priority,
+        queueWaitMs: batch.steps.map((step) => batch.sentAt - step.enqueuedAt),
+        runMs: answer.type === 'stream-result' ? answer.times.modelMs : 0,
+        provider: slot.loaded.get(batch.model)?.provider ?? 'cpu',
+        ok: answer.type === 'stream-result',
+      });
       if (answer.type === 'stream-result') {
         const counters = this.streamCounters;
         counters.steps += batch.steps.length;
