@@ -229,7 +229,9 @@ export class SessionRecognition {
         const options = { model, startMs: toMs(piece.start), keyterms: this.options.settings.keyterms ?? null };
         const live = this.#live.get(channel);
         const own = live !== undefined && live.turnId === piece.turnId ? live : null;
-        if (piece.kind === 'partial' && own !== null) recognition = await this.#streamPartial(own, piece);
+        // overtaken while language detection ran: nothing of it is worth computing
+        if (piece === channel.overtakenPartial) audioSeconds = 0;
+        else if (piece.kind === 'partial' && own !== null) recognition = await this.#streamPartial(own, piece);
         else if (piece.kind === 'partial') recognition = await this.#runPartial(piece, options);
         // a stream of another model (LIVE_PARTIAL_MODELS) never gives the turn's text: the session's model decodes it
         else if (own !== null && this.#streamGivesTurn(own, piece))

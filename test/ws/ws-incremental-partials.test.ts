@@ -165,4 +165,45 @@ describe('partials from live streams', () => {
     // still no second pass: each turn came from its stream's frames after the step in flight
     expect(gateways.stream!.gateway.engines.asr.poolStats().completedRequests - before).toBe(0);
   }, 60_000);
+  it('language=auto: a turn cut while the first partial detects the language shares that detection, and the stale partial computes nothing', async () => {
+    const gw = gateways.on!;
+    const asr = gw.gateway.engines.asr;
+    const detect = asr.detectLanguage;
+    let detections = 0;
+    asr.detectLanguage = async (pcm, signal) => {
+      detections++;
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      return detect.call(asr, pcm, signal);
+    };
+    const recognize = asr.recognizePiece;
+    // where each whole-turn partial starts (a model without a step graph re-runs the open turn)
+    const wholeTurnPartials: number[] = [];
+    asr.recognizePiece = (pcm, options) => {
+      wholeTurnPartials.push(options.startMs);
+      return recognize.call(asr, pcm, options);
+    };
+    try {
+      const client = await connectReady(wsUrl(gw.url, { turn_detection: 'server_vad', partial_results: 'true', language: 'auto' }), bearer(keys.on));
+      await paced(client, chunks(twoTurns().pcm, 3200), 100);
+      await client.waitFor('turn_detected', (m) => m.turn_id === 2);
+      client.send('END');
+      await client.closed;
+      const turns = client.messages.filter((m) => m.type === 'turn_detected');
+      // one detection (from the first partial's short audio: whichever language it names) for the whole session
+      expect(turns.map((t) => t.turn_id)).toEqual([1, 2]);
+      expect(typeof turns[0]!.model).toBe('string');
+      expect(turns[1]!.model).toBe(turns[0]!.model);
+      // the first partial asked; the first turn, cut meanwhile, waited for the same answer
+      expect(detections).toBe(1);
+      const first = client.messages.indexOf(turns[0]!);
+      expect(client.messages.slice(0, first).filter((m) => m.type === 'partial')).toEqual([]);
+      // the first partial (no model yet, so no live stream) ran nothing once detected: its turn had overtaken it
+      expect(wholeTurnPartials.filter((startMs) => startMs < Number(turns[0]!.end_ms))).toEqual([]);
+      // later partials run as usual
+      expect(client.messages.filter((m) => m.type === 'partial' && m.turn_id === 2).length).toBeGreaterThan(0);
+    } finally {
+      asr.detectLanguage = detect;
+      asr.recognizePiece = recognize;
+    }
+  }, 60_000);
 });
