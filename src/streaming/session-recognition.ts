@@ -11,18 +11,18 @@
 // the session is open, its socket attached, the gateway not overloaded. A turn, TRANSCRIBE or
 // final piece cut while its channel's partial computes does not wait for it: the partial is
 // stale and is cancelled (its live stream closed, its pool request aborted) unless the turn's
-// text comes from that stream (LIVE_FINAL_PASS=stream), which then waits for the step only. A turn, TRANSCRIBE or the
-// final piece is decoded from its whole (padded) audio the way REST decodes a file, so its
-// text equals the REST text for that audio (the second pass; with LIVE_FINAL_PASS=stream a turn
-// with a live stream of the session's own model is transcribed from the stream's frames instead;
-// LIVE_PARTIAL_MODELS may give a session's partials to another model's stream, whose frames
-// never make a turn's text). Text sent in
-// turn_detected never changes. With the
-// speech gate (LIVE_SPEECH_GATE=on, session-speech-gate.ts) a piece is decoded only once Silero
-// has confirmed speech in it (a turn, TRANSCRIBE or final piece without speech gives no text; in
-// manual mode only its speech spans are decoded), and a partial only for a confirmed open turn.
-// Owns the session's language and model: a session opened without a model gets both from
-// language detection on its first piece. When a channel's final piece settles, the channel is
+// text comes from that stream (LIVE_FINAL_PASS=stream), which then waits for the step only.
+// A turn, TRANSCRIBE or the final piece is decoded from its whole (padded) audio the way REST
+// decodes a file, so its text equals the REST text for that audio (the second pass; with
+// LIVE_FINAL_PASS=stream a turn with a live stream of the session's own model is transcribed
+// from the stream's frames instead; LIVE_PARTIAL_MODELS may give a session's partials to another
+// model's stream, whose frames never make a turn's text). Text sent in turn_detected never
+// changes. With the speech gate (LIVE_SPEECH_GATE=on, session-speech-gate.ts) a piece is decoded
+// only once Silero has confirmed speech in it (a turn, TRANSCRIBE or final piece without speech
+// gives no text; in manual mode only its speech spans are decoded), and a partial only for a
+// confirmed open turn. Owns the session's language and model: a session opened without a model
+// gets both from language detection on its first piece (pieces that start meanwhile share that
+// detection). When a channel's final piece settles, the channel is
 // finished and the session is told (it completes once every channel is).
 import { performance } from 'node:perf_hooks';
 import type { InferenceCost, LiveTurnStream, PieceOptions, PieceTranscription } from '../engines/asr/asr.js';
