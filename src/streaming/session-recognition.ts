@@ -22,7 +22,7 @@
 // gives no text; in manual mode only its speech spans are decoded), and a partial only for a
 // confirmed open turn. Owns the session's language and model: a session opened without a model
 // gets both from language detection on its first piece (pieces that start meanwhile share that
-// detection). When a channel's final piece settles, the channel is
+// detection); a partial is that piece only once its turn holds DETECTION_MIN_PARTIAL_MS. When a channel's final piece settles, the channel is
 // finished and the session is told (it completes once every channel is).
 import { performance } from 'node:perf_hooks';
 import type { InferenceCost, LiveTurnStream, PieceOptions, PieceTranscription } from '../engines/asr/asr.js';
@@ -38,6 +38,9 @@ import type { SessionTranscript } from './session-transcript.js';
 import type { SessionDeps } from './session-types.js';
 import type { SessionSettings } from './ws-query.js';
 import type { SessionSink } from './ws-sender.js';
+
+/** A session opened without a model: the shortest open turn whose partial may detect its language. */
+export const DETECTION_MIN_PARTIAL_MS = 3_000;
 
 export interface RecognitionOptions {
   readonly sessionId: string;
@@ -107,6 +110,9 @@ export class SessionRecognition {
     if (!settings.partialResults || !sink.open || !channel.partialsAllowed) return;
     const span = channel.partialSpan(now, deps.streaming.partialIntervalMs, deps.streaming.maxTurnMs);
     if (span === null) return;
+    // language=auto: the first piece decides the session's language, so a partial may be that
+    // piece only once its turn holds enough audio to tell (half a second named the wrong one)
+    if (this.#model === null && this.#detecting === null && span.end - span.start < DETECTION_MIN_PARTIAL_MS * SAMPLES_PER_MS) return;
     const current = this.#live.get(channel);
     const fedTo = current?.turnId === span.turnId ? current.fedTo : null;
     // nothing new since the last partial: nothing to compute
