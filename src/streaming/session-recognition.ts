@@ -65,8 +65,8 @@ interface LivePartials {
   readonly stream: LiveTurnStream;
   from: number;
   fedTo: number | null;
-  /** The step in flight (settles, never rejects); null when none is. */
-  stepping: Promise<void> | null;
+  /** The last step (settles, never rejects; already settled when none is in flight). */
+  stepping: Promise<void>;
 }
 
 /** What a piece's recognition gave (a turn's segments; a partial's stable words). */
@@ -146,7 +146,7 @@ export class SessionRecognition {
     if (!deps.streaming.incrementalPartials || this.#model === null || deps.recognizer.openPartialStream === undefined) return null;
     const stream = deps.recognizer.openPartialStream(this.#model, settings.keyterms ?? null);
     if (stream === null) return null;
-    const live: LivePartials = { turnId, stream, from: -1, fedTo: null, stepping: null };
+    const live: LivePartials = { turnId, stream, from: -1, fedTo: null, stepping: Promise.resolve() };
     this.#live.set(channel, live);
     return live;
   }
@@ -171,11 +171,7 @@ export class SessionRecognition {
       return partial;
     });
     // what a turn's stream final waits for: fedTo is set before it settles
-    const stepping = step.then(ignore, ignore);
-    live.stepping = stepping;
-    void stepping.then(() => {
-      if (live.stepping === stepping) live.stepping = null;
-    });
+    live.stepping = step.then(ignore, ignore);
     const partial = await step;
     return {
       text: partial.text,
@@ -321,7 +317,7 @@ export class SessionRecognition {
     onStreamed: (newSamples: number) => void,
   ): Promise<PieceTranscription | null> {
     // a partial this turn overtook may still be stepping the stream: its frames come first
-    if (live.stepping !== null) await live.stepping;
+    await live.stepping;
     const fedTo = live.fedTo;
     if (this.#live.get(channel) === live) this.#live.delete(channel);
     if (fedTo === null || live.from !== piece.start) {
