@@ -5,7 +5,8 @@
  * half the time (3 s speech, 3 s quiet, real time, 100 ms chunks, partial_results=true).
  * Reports: sessions admitted and refused (1013 server_overloaded with retry_after), the admitted
  * streams' turn latency beyond the endpoint silence (target p95 <= 300 ms), turns detected vs
- * sent, the overload level over time, partials skipped, and the server's CPU.
+ * sent, the overload level over time, partials skipped, the interim results the admitted sessions got per
+ * second of speech (beside the calibration's light load in the same run), and the server's CPU.
  *
  *   npm run build && nice -n 10 node dist/bench/overload.js [maxStreams=600] [rampSeconds=20] [cycles=3]
  *   MODELS_DIR=models ...    # the shipped small models (default: the untrained fixture models)
@@ -121,12 +122,19 @@ const server = await startServer('gateway', {
   ...(tailBeam === null ? {} : { LIVE_PARTIAL_TAIL_BEAM: tailBeam }),
   ...(hostCpuFullAt === null ? {} : { OVERLOAD_HOST_CPU_FULL_AT: hostCpuFullAt }),
 });
+/** Partial messages per second of speech (3 s a cycle) the streams received; null for none. */
+function partialsPerSpeechSecond(streams: readonly LiveStream[], speechCycles: number): number | null {
+  if (streams.length === 0) return null;
+  return Math.round((100 * streams.reduce((n, s) => n + s.partials, 0)) / (streams.length * speechCycles * 3)) / 100;
+}
+
 const url =
   `ws://127.0.0.1:${server.port}/v1/ws/transcribe?turn_detection=server_vad&format=pcm_s16le&partial_results=true` +
   (modelName === null ? '' : `&model=${encodeURIComponent(modelName)}`);
 console.log(`model: ${server.model}`);
 try {
   // Calibration: a light load, long enough for turns to be recognised and measured.
+  let calibrationPartials: number | null = null;
   const calibration = await (async () => {
     const streams = Array.from({ length: CALIBRATION_STREAMS }, (_, i) => new LiveStream(url, server.key, speakingStream(2, 1000 + i)));
     await Promise.all(streams.map((s) => s.opened));
@@ -141,6 +149,7 @@ try {
     clearInterval(timer);
     for (const s of streams) s.socket.send('END');
     await Promise.race([Promise.all(streams.map((s) => s.closed)), sleep(30_000)]);
+    calibrationPartials = partialsPerSpeechSecond(streams, 2);
     return estimate;
   })();
   console.log('calibration with', CALIBRATION_STREAMS, 'streams:', JSON.stringify(calibration));
@@ -174,6 +183,7 @@ try {
   const closeCodes: Record<string, number> = {};
   for (const s of run.admitted) closeCodes[String(s.closeCode)] = (closeCodes[String(s.closeCode)] ?? 0) + 1;
   const p95 = round1(percentile(beyond, 0.95));
+  const admittedPartials = partialsPerSpeechSecond(run.admitted, cycles);
   const result = {
     ...header(),
     model: server.model,
@@ -193,6 +203,15 @@ try {
       max: round1(percentile(beyond, 1)),
     },
     admitted_server_reported_latency_ms: { p50: percentile(serverLatency, 0.5), p95: percentile(serverLatency, 0.95), max: percentile(serverLatency, 1) },
+    // interim results received per second of speech: the admitted sessions against the calibration's light load
+    partials_per_speech_second: {
+      calibration: calibrationPartials,
+      admitted: admittedPartials,
+      ratio:
+        calibrationPartials !== null && admittedPartials !== null && calibrationPartials > 0
+          ? Math.round((100 * admittedPartials) / calibrationPartials) / 100
+          : null,
+    },
     admitted_close_codes: closeCodes,
     admitted_errors: run.admitted.flatMap((s) => s.errors),
     dropped_audio_ms: run.admitted.reduce((n, s) => n + ((s.stats?.['dropped_audio_ms'] as number | undefined) ?? 0), 0),
@@ -222,7 +241,8 @@ try {
   console.log(JSON.stringify({ ...result, overload_timeline: undefined }, null, 1));
   console.log(
     `${attempts} sessions tried (2x capacity ${capacity}): ${result.admitted} admitted, ${result.refused_1013} refused with 1013, ${result.failed_otherwise} other; ` +
-      `admitted p95 end of speech -> turn beyond ${ENDPOINT_SILENCE_MS} ms: ${p95} ms; turns ${beyond.length}/${result.admitted_turns.expected}. Wrote ${out}`,
+      `admitted p95 end of speech -> turn beyond ${ENDPOINT_SILENCE_MS} ms: ${p95} ms; turns ${beyond.length}/${result.admitted_turns.expected}; ` +
+      `partials per speech second ${admittedPartials} (calibration ${calibrationPartials}). Wrote ${out}`,
   );
 } finally {
   await server.stop();

@@ -100,6 +100,10 @@ if (mode === 'plain-ws') {
       ALLOW_PRIVATE_NETWORK: 'false',
       // the production default (the test gateway pins the host CPU guard off for the suite)
       OVERLOAD_HOST_CPU_FULL_AT: process.env['OVERLOAD_HOST_CPU_FULL_AT'] ?? String(loadConfig({}).overload.hostCpuFullAt),
+      // the overload and live-recognition settings of the bench's own environment (OVERLOAD_PARTIALS_OFF_AT, LIVE_FINAL_PASS, ...)
+      ...Object.fromEntries(
+        Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && /^(OVERLOAD_|LIVE_|WS_PARTIAL_)/.test(entry[0])),
+      ),
       ...overrides,
     },
     { validateResponses: false, account: 'bench', dataDirPrefix: 'ws-bench-' },

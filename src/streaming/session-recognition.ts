@@ -8,7 +8,8 @@
 // is fed, the stream's model state and beam are kept between partials, and `stable_text` is
 // what every beam prefix starts with; a stream whose state was lost restarts from the turn's
 // start. Without one, a partial is one model run over the open turn. Partials run only while
-// the session is open, its socket attached, the gateway not overloaded. A turn, TRANSCRIBE or
+// the session is open and its socket attached; under overload one due partial in `partialEvery`
+// runs (stream-capacity.ts), the others skipped and charged as demand once per stretch of audio. A turn, TRANSCRIBE or
 // final piece cut while its channel's partial computes does not wait for it: the partial is
 // stale and is cancelled (its live stream closed, its pool request aborted) unless the turn's
 // text comes from that stream (LIVE_FINAL_PASS=stream), which then waits for the step only.
@@ -87,11 +88,16 @@ export class SessionRecognition {
   readonly #partialRuns = new Map<Piece, AbortController>();
   /** Language detection in flight (or done) for a session opened without a model. */
   #detecting: Promise<string> | null = null;
+  /** Per channel, the turn of the last partials skipped in a row, how many, and the sample up to which their audio was counted as shed. */
+  readonly #shedTo = new Map<SessionChannel, { readonly turnId: number; readonly to: number; readonly skipped: number }>();
+  /** Whether this session's partials come from live streams (as configured until a stream was opened or refused). */
+  #partialsStream: boolean;
 
   constructor(private readonly options: RecognitionOptions) {
     this.#language = options.settings.language;
     this.#model = options.settings.model;
     this.#captions = new SessionCaptions(options.settings.captions);
+    this.#partialsStream = options.deps.streaming.incrementalPartials && options.deps.recognizer.openPartialStream !== undefined;
   }
 
   get language(): string {
@@ -118,11 +124,20 @@ export class SessionRecognition {
     // nothing new since the last partial: nothing to compute
     if (fedTo === span.end) return;
     const audioStart = fedTo !== null && fedTo >= span.start && fedTo < span.end ? fedTo : span.start;
-    if (deps.partialsAllowed?.() === false) {
-      // what the skipped partial would have decoded: the new audio of a live stream, else the open turn
-      deps.observe?.partialSkipped?.((span.end - audioStart) / (SAMPLES_PER_MS * 1000));
+    // overload: one due partial in `every` is computed (0: none), the others skipped
+    const every = deps.partialEvery?.() ?? 1;
+    const shed = this.#shedTo.get(channel);
+    const own = shed !== undefined && shed.turnId === span.turnId ? shed : null;
+    if (every === 0 || (own?.skipped ?? 0) + 1 < every) {
+      // what the skipped partial would have decoded that no earlier partial or skip counted: a
+      // skip every interval charges each stretch of audio once (a partial that re-runs the open
+      // turn would have decoded all of it)
+      const from = !this.#partialsStream ? span.start : own !== null ? Math.max(audioStart, own.to) : audioStart;
+      this.#shedTo.set(channel, { turnId: span.turnId, to: span.end, skipped: (own?.skipped ?? 0) + 1 });
+      if (span.end > from) deps.observe?.partialSkipped?.((span.end - from) / (SAMPLES_PER_MS * 1000));
       return;
     }
+    this.#shedTo.delete(channel);
     this.#livePartials(channel, span.turnId);
     const piece = channel.startPartial(span, now, audioStart);
     if (piece !== null) void this.#run(channel, piece);
@@ -132,6 +147,7 @@ export class SessionRecognition {
   close(): void {
     for (const live of this.#live.values()) live.stream.close();
     this.#live.clear();
+    this.#shedTo.clear();
   }
 
   /** The channel's live stream for `turnId` (a new one for a new turn); null when partials re-run the turn. */
@@ -145,6 +161,7 @@ export class SessionRecognition {
     }
     if (!deps.streaming.incrementalPartials || this.#model === null || deps.recognizer.openPartialStream === undefined) return null;
     const stream = deps.recognizer.openPartialStream(this.#model, settings.keyterms ?? null);
+    this.#partialsStream = stream !== null;
     if (stream === null) return null;
     const live: LivePartials = { turnId, stream, from: -1, fedTo: null, stepping: Promise.resolve() };
     this.#live.set(channel, live);

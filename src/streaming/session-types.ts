@@ -74,8 +74,8 @@ export interface SessionDeps {
   };
   /** The bytes of memory the session's audio takes now (rings and pieces), for the process bound; 0 once failed or done. */
   readonly heldAudio?: (bytes: number) => void;
-  /** Overload: false while the gateway computes no partials (finals and turns always run). */
-  readonly partialsAllowed?: () => boolean;
+  /** Overload: one due partial in this many is computed now (1 every one, 0 none; finals and turns always run). */
+  readonly partialEvery?: () => number;
   /** The endpoint's event-loop time by part (main-thread-parts.ts); absent: not timed. */
   readonly mainThread?: MainThreadParts;
 }

@@ -58,7 +58,7 @@ describe('StreamCapacity', () => {
       now = drive(capacity, now, 40, sessions, 0.5, 0.1);
       levels.push(capacity.estimate(now, sessions).level);
     }
-    expect(levels).toEqual(['normal', 'partials_off', 'larger_batches', 'full']);
+    expect(levels).toEqual(['normal', 'partials_thinned', 'larger_batches', 'full']);
     const refused = capacity.admit(now, 36);
     expect(refused.admitted).toBe(false);
     if (!refused.admitted) expect(refused.retryAfterSeconds).toBeGreaterThan(0);
@@ -137,7 +137,7 @@ describe('StreamCapacity', () => {
       const capacity = new StreamCapacity(settings);
       // 26 sessions at 0.05 worker s/s each: 0.65 utilisation, partials off.
       let now = drive(capacity, 0, 40, 26, 0.5, 0.1);
-      expect(capacity.estimate(now, 26).level).toBe('partials_off');
+      expect(capacity.estimate(now, 26).level).toBe('partials_thinned');
       // Partials were 0.2 of each session's 0.5 audio s/s: without them the workers see 0.3.
       for (let t = 0; t < 400; t++) {
         now = drive(capacity, now, 0.1, 26, 0.3, 0.1);
@@ -149,7 +149,7 @@ describe('StreamCapacity', () => {
     const shedding = run(true);
     expect(shedding.estimate.utilization).toBeCloseTo(0.39, 1);
     expect(shedding.estimate.demandUtilization).toBeCloseTo(0.65, 1);
-    expect(shedding.estimate.level).toBe('partials_off');
+    expect(shedding.estimate.level).toBe('partials_thinned');
     expect(shedding.estimate.capacitySessions).toBeLessThanOrEqual(35);
     // 34 sessions at the demand of a full one (0.025 each) would be 0.85: refused.
     expect(shedding.admitted).toBe(false);
@@ -158,6 +158,75 @@ describe('StreamCapacity', () => {
     expect(blind.estimate.level).toBe('normal');
     expect(blind.estimate.capacitySessions).toBeGreaterThan(50);
     expect(blind.admitted).toBe(true);
+  });
+
+  it("charges a skipped partial at what partials cost per audio second, not at the turns' cheaper average", () => {
+    const capacity = new StreamCapacity(settings);
+    // Before any partial was measured: the all-pieces cost (0.004 worker s per audio s of turns).
+    capacity.record(0, 3, { workerMs: 12, batchSize: 1, queueWaitMs: 0 });
+    expect(capacity.partialCostPerAudioSecond(0)).toBeCloseTo(0.004, 6);
+    // Live-stream steps: 0.5 s of new audio each at 6 ms (a look-ahead tail recomputed every step).
+    for (let i = 0; i < 10; i++) capacity.record(100 * i, 0.5, { workerMs: 12, batchSize: 2, queueWaitMs: 0 }, true);
+    expect(capacity.partialCostPerAudioSecond(1_000)).toBeCloseTo(0.012, 6);
+    // Partials off for a minute: the last measured partial cost still prices the skipped ones.
+    const later = 61_000;
+    expect(capacity.partialCostPerAudioSecond(later)).toBeCloseTo(0.012, 6);
+    const before = capacity.estimate(later, 1).demand;
+    capacity.recordShed(later, 0.5);
+    const tau = settings.halfLifeMs / Math.LN2 / 1000;
+    expect(capacity.estimate(later, 1).demand - before).toBeCloseTo((0.5 * 0.012) / tau, 6);
+  });
+
+  describe('partials past OVERLOAD_PARTIALS_OFF_AT', () => {
+    // One worker; `load` worker seconds a second from the live streams for `seconds`.
+    const oneWorker = { ...settings, workers: 1 };
+    const run = (capacity: StreamCapacity, from: number, seconds: number, load: number, shedPerSecond = 0): { now: number; every: number[] } => {
+      let now = from;
+      const every: number[] = [];
+      for (let t = 0; t < seconds * 10; t++) {
+        now += 100;
+        capacity.record(now, 0.1, { workerMs: load * 100, batchSize: 1, queueWaitMs: 5 });
+        // skipped partials worth `shedPerSecond` worker seconds a second at the measured cost
+        if (shedPerSecond > 0) capacity.recordShed(now, shedPerSecond / 10 / capacity.partialCostPerAudioSecond(now)!);
+        every.push(capacity.estimate(now, 10).partialEvery);
+      }
+      return { now, every };
+    };
+
+    it('are thinned, not stopped: one in 2 at once, one more skipped every half-life while the workers stay over, back as they fall', () => {
+      const capacity = new StreamCapacity(oneWorker);
+      let { now, every } = run(capacity, 0, 30, 0.3);
+      expect(every.at(-1)).toBe(1);
+      // The workers at 0.7: thinned at once to one in 2, then 3, then 4 (the most), 5 s apart.
+      ({ now, every } = run(capacity, now, 30, 0.7));
+      expect(capacity.estimate(now, 10).level).toBe('partials_thinned');
+      const firstThinned = every.findIndex((e) => e === 2);
+      expect(firstThinned).toBeGreaterThan(0);
+      expect(every.slice(0, firstThinned).every((e) => e === 1)).toBe(true);
+      expect(every.indexOf(3) - firstThinned).toBeGreaterThanOrEqual(50);
+      expect(every.at(-1)).toBe(4);
+      expect(Math.max(...every)).toBe(4);
+      // Thinned, the workers do 0.45 while demand (the skipped partials at their cost) stays 0.7:
+      // the level stays, and partials come back one step per half-life.
+      ({ now, every } = run(capacity, now, 30, 0.45, 0.25));
+      expect(capacity.estimate(now, 10).level).toBe('partials_thinned');
+      expect(every.at(-1)).toBe(1);
+      expect(every.includes(3) && every.includes(2)).toBe(true);
+    });
+
+    it('keep thinning when full, and stop while the host CPU is full or with maxPartialStride 0', () => {
+      const full = new StreamCapacity(oneWorker);
+      expect(run(full, 0, 30, 0.95).every.at(-1)).toBe(4);
+      expect(full.estimate(30_000, 10).level).toBe('full');
+      const host = new StreamCapacity({ ...oneWorker, hostFullAt: 0.9, hostCores: 2 });
+      driveHost(host, 0, 30, 1.9, 1.5, 0.5);
+      expect(run(host, 0, 10, 0.3).every.at(-1)).toBe(0);
+      expect(host.estimate(10_000, 10).level).toBe('full');
+      const off = new StreamCapacity({ ...oneWorker, maxPartialStride: 0 });
+      const { now, every } = run(off, 0, 30, 0.7);
+      expect(off.estimate(now, 10).level).toBe('partials_thinned');
+      expect(every.at(-1)).toBe(0);
+    });
   });
 
   describe('host CPU (hostFullAt > 0)', () => {

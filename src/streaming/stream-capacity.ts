@@ -9,12 +9,25 @@
 //   - utilisation: load / workers, and per session load / live sessions,
 //   - the inference queue wait the pieces saw (smoothed), which catches what the estimate misses
 //     (REST jobs or other processes on the same cores),
-//   - shed: the worker seconds that skipped partials would have cost (their audio at the measured
-//     cost). Levels and admission go by demand = load + shed: shedding partials lowers the load but
+//   - shed: the worker seconds that skipped partials would have cost: their new audio at what the
+//     partials computed lately cost per audio second (a live stream's step recomputes its look-ahead
+//     tail, so partials cost several times a turn's second pass; before any partial was measured, the
+//     all-pieces cost). Both partial sums decay alike, so their ratio is the last measured partial cost
+//     however long partials stay off. Levels and admission go by demand = load + shed: shedding partials lowers the load but
 //     not what the open sessions ask for, so it must not make room for more sessions (that feedback
 //     admitted a third more sessions than fit and sent p95 turn latency past 500 ms).
-// From these the gateway decides, in order: partials off, larger batches, then refusing new
+// From these the gateway decides, in order: partials thinned, larger batches, then refusing new
 // sessions. Finals and turns of admitted sessions are never shed. Pure: time is passed in.
+//
+// Partials past `partialsOffAt` (any level above normal, `full` included) are thinned, not
+// stopped: one due partial in `partialEvery` is computed (the others skipped and counted as shed),
+// so every session still gets interim results, less often. Leaving `normal` starts at one in 2;
+// then, at most once per `halfLifeMs` (the load sums need that long to show a change), one more is
+// skipped while the workers' own utilisation is at or over `partialsOffAt` (up to
+// `maxPartialStride`), one fewer once it is `hysteresis` under it. The thinning follows what the
+// workers do, so turns keep their room; the level follows demand (every partial counted), so it
+// stays until every partial would fit again. None are computed while the host's CPU is at
+// `hostFullAt` (the workers' time does not show that contention), nor with `maxPartialStride` 0.
 //
 // Host CPU (`hostFullAt` > 0; off when 0): the workers' own time misses the time they wait for a
 // core that the event loop, Silero, onnxruntime's threads or other processes hold. "The host" is
@@ -37,9 +50,9 @@
 // within a second is charged its set-up CPU many times over and refused (the weight of a 0.5 s old
 // session is a fifteenth of a warm one's).
 
-export type OverloadLevel = 'normal' | 'partials_off' | 'larger_batches' | 'full';
+export type OverloadLevel = 'normal' | 'partials_thinned' | 'larger_batches' | 'full';
 
-const LEVELS: readonly OverloadLevel[] = ['normal', 'partials_off', 'larger_batches', 'full'];
+const LEVELS: readonly OverloadLevel[] = ['normal', 'partials_thinned', 'larger_batches', 'full'];
 
 export interface CapacitySettings {
   /** Inference workers (each runs one batch at a time). */
@@ -64,6 +77,8 @@ export interface CapacitySettings {
   readonly hostMinWarmMs: number;
   /** A level is left only when utilisation falls this far below its threshold (no flapping). */
   readonly hysteresis: number;
+  /** Past `partialsOffAt`, one due partial in at most this many is computed (see the header); 0: none. */
+  readonly maxPartialStride: number;
 }
 
 export const DEFAULT_CAPACITY: Omit<CapacitySettings, 'workers'> = {
@@ -77,6 +92,7 @@ export const DEFAULT_CAPACITY: Omit<CapacitySettings, 'workers'> = {
   hostFullAt: 0,
   hostCores: 1,
   hostMinWarmMs: 3_000,
+  maxPartialStride: 4,
 };
 
 /** CPU over one interval between two readings, in core seconds. */
@@ -98,6 +114,8 @@ export interface PieceCost {
 
 export interface CapacityEstimate {
   readonly level: OverloadLevel;
+  /** One due partial in this many is computed: 1 every one, 0 none (see the header). */
+  readonly partialEvery: number;
   /** Worker seconds per audio second; null before the first measured piece. */
   readonly costPerAudioSecond: number | null;
   /** Worker seconds consumed per second by stream pieces. */
@@ -140,6 +158,8 @@ export class StreamCapacity {
   private readonly waitWeighted: DecayedSum;
   private readonly pieces: DecayedSum;
   private readonly shedWorkerSeconds: DecayedSum;
+  private readonly partialWorkerSeconds: DecayedSum;
+  private readonly partialAudioSeconds: DecayedSum;
   private readonly hostBusySeconds: DecayedSum;
   private readonly processBusySeconds: DecayedSum;
   private readonly workerBusySeconds: DecayedSum;
@@ -148,6 +168,10 @@ export class StreamCapacity {
   /** Where the first host CPU reading's interval began (the sum holds a full rate only after about tau). */
   private hostSince: number | null = null;
   private level: OverloadLevel = 'normal';
+  /** Past partialsOffAt: whether partials are thinned, one due partial in how many is computed, since when. */
+  private partialsThinned = false;
+  private partialStride = 1;
+  private partialStrideAt = 0;
 
   constructor(readonly settings: CapacitySettings) {
     this.tauMs = settings.halfLifeMs / Math.LN2;
@@ -156,6 +180,8 @@ export class StreamCapacity {
     this.waitWeighted = new DecayedSum(this.tauMs);
     this.pieces = new DecayedSum(this.tauMs);
     this.shedWorkerSeconds = new DecayedSum(this.tauMs);
+    this.partialWorkerSeconds = new DecayedSum(this.tauMs);
+    this.partialAudioSeconds = new DecayedSum(this.tauMs);
     this.hostBusySeconds = new DecayedSum(this.tauMs);
     this.processBusySeconds = new DecayedSum(this.tauMs);
     this.workerBusySeconds = new DecayedSum(this.tauMs);
@@ -187,21 +213,32 @@ export class StreamCapacity {
     return { busy, sessions: Math.min(busy, Math.max(0, rate(this.processBusySeconds) - otherWorkerLoad)) };
   }
 
-  /** A recognised streaming piece (turn, final or partial) and what the pool reported for it. */
-  record(now: number, audioSeconds: number, cost: PieceCost): void {
+  /** A recognised streaming piece (turn, final or `partial`) and what the pool reported for it. */
+  record(now: number, audioSeconds: number, cost: PieceCost, partial = false): void {
     if (audioSeconds <= 0) return;
-    this.workerSeconds.add(now, cost.workerMs / 1000 / Math.max(1, cost.batchSize));
+    const workerSeconds = cost.workerMs / 1000 / Math.max(1, cost.batchSize);
+    this.workerSeconds.add(now, workerSeconds);
     this.audioSeconds.add(now, audioSeconds);
     this.waitWeighted.add(now, cost.queueWaitMs);
     this.pieces.add(now, 1);
+    if (!partial) return;
+    this.partialWorkerSeconds.add(now, workerSeconds);
+    this.partialAudioSeconds.add(now, audioSeconds);
   }
 
-  /** A partial result skipped under overload: its audio at the measured cost counts as demand. */
+  /** A partial result skipped under overload: the new audio it would have decoded, at what partials cost, counts as demand. */
   recordShed(now: number, audioSeconds: number): void {
     if (audioSeconds <= 0) return;
+    const cost = this.partialCostPerAudioSecond(now);
+    if (cost !== null) this.shedWorkerSeconds.add(now, audioSeconds * cost);
+  }
+
+  /** Worker seconds per audio second of the partials measured lately, else of all pieces; null before any piece. */
+  partialCostPerAudioSecond(now: number): number | null {
+    const partialAudio = this.partialAudioSeconds.read(now);
+    if (partialAudio > 0) return this.partialWorkerSeconds.read(now) / partialAudio;
     const audio = this.audioSeconds.read(now);
-    if (audio <= 1e-9) return;
-    this.shedWorkerSeconds.add(now, (audioSeconds * this.workerSeconds.read(now)) / audio);
+    return audio > 1e-9 ? this.workerSeconds.read(now) / audio : null;
   }
 
   /**
@@ -252,6 +289,7 @@ export class StreamCapacity {
     this.level = this.nextLevel(demandUtilization, queueWaitMs, hostUtilization);
     return {
       level: this.level,
+      partialEvery: this.nextPartialEvery(now, utilization, hostUtilization),
       costPerAudioSecond: audio > 1e-9 ? worker / audio : null,
       load,
       demand,
@@ -291,6 +329,30 @@ export class StreamCapacity {
         return { admitted: false, reason: "the host's CPU is busy", retryAfterSeconds };
     }
     return { admitted: true };
+  }
+
+  /** One due partial in how many to compute at this level and the workers' own utilisation (see the header). */
+  private nextPartialEvery(now: number, utilization: number, hostUtilization: number | null): number {
+    const { partialsOffAt, hysteresis, maxPartialStride, halfLifeMs, hostFullAt } = this.settings;
+    if (this.level === 'normal') {
+      this.partialsThinned = false;
+      return 1;
+    }
+    if (maxPartialStride <= 0 || (hostUtilization !== null && hostUtilization >= hostFullAt)) return 0;
+    if (!this.partialsThinned) {
+      // entering the level: thin at once
+      this.partialsThinned = true;
+      this.partialStride = Math.min(2, maxPartialStride);
+      this.partialStrideAt = now;
+    } else if (now - this.partialStrideAt >= halfLifeMs) {
+      const step = utilization >= partialsOffAt ? 1 : utilization < partialsOffAt - hysteresis ? -1 : 0;
+      const next = Math.max(1, Math.min(maxPartialStride, this.partialStride + step));
+      if (next !== this.partialStride) {
+        this.partialStride = next;
+        this.partialStrideAt = now;
+      }
+    }
+    return this.partialStride;
   }
 
   /** The level for this utilisation: up at once, down only past the hysteresis margin. */

@@ -114,6 +114,8 @@ export class WsEndpoint {
   /** The audio the live sessions hold in memory, against the process bound. */
   readonly heldAudio: HeldAudio<StreamSession>;
   private level: OverloadLevel = 'normal';
+  /** One due partial in this many is computed (1 every one, 0 none): the estimate's, applied each tick. */
+  private partialEvery = 1;
   /** Native front-end counters that ended sessions left, by the format they opened with (metrics). */
   private readonly endedNative = new Map<string, FrontEndCounters>();
 
@@ -126,6 +128,7 @@ export class WsEndpoint {
       ...DEFAULT_CAPACITY,
       workers: Math.max(1, deps.workers),
       partialsOffAt: overload.partialsOffAt,
+      maxPartialStride: overload.partialsMaxStride,
       largerBatchesAt: overload.largerBatchesAt,
       fullAt: overload.fullAt,
       maxQueueWaitMs: overload.maxInferenceWaitMs,
@@ -343,13 +346,13 @@ export class WsEndpoint {
       limits: config.limits,
       streaming: config.streaming,
       logger: log.logger,
-      partialsAllowed: () => this.level === 'normal',
+      partialEvery: () => this.partialEvery,
       mainThread: this.mainThread,
       heldAudio: (bytes) => this.noteHeldAudio(session, bytes),
       observe: {
         turnLatency: (ms) => this.metrics?.turnLatency.observe(ms / 1000),
         piece: (kind, ms, audioSeconds, inference) => {
-          if (inference) this.capacity.record(performance.now(), audioSeconds, inference);
+          if (inference) this.capacity.record(performance.now(), audioSeconds, inference, kind === 'partial');
           if (this.metrics === null) return;
           this.metrics.pieceSeconds.observe({ kind }, ms / 1000);
           if (kind === 'partial' || audioSeconds <= 0) return;
@@ -360,6 +363,7 @@ export class WsEndpoint {
         partialSkipped: (audioSeconds) => {
           this.capacity.recordShed(performance.now(), audioSeconds);
           this.metrics?.partialsSkipped.inc();
+          this.metrics?.partialsSkippedAudio.inc(audioSeconds);
         },
       },
       onComplete: (outcome) => {
@@ -523,8 +527,9 @@ export class WsEndpoint {
     this.hostCpuMark = mark;
   }
 
-  /** Degrades in order: partials off (read by sessions), then larger batches, then refusals (in `open`). */
+  /** Degrades in order: partials thinned (read by sessions), then larger batches, then refusals (in `open`). */
   private applyLevel(estimate: CapacityEstimate): void {
+    this.partialEvery = estimate.partialEvery;
     if (estimate.level === this.level) return;
     const batching = (level: OverloadLevel): boolean => level === 'larger_batches' || level === 'full';
     if (batching(estimate.level) !== batching(this.level)) {

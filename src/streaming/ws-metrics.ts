@@ -24,6 +24,8 @@ export class WsMetrics {
   readonly pieceWaitSeconds: Histogram<'kind' | 'stage'>;
   readonly droppedAudio: Counter;
   readonly partialsSkipped: Counter;
+  /** The new audio the skipped partials would have decoded, each stretch counted once. */
+  readonly partialsSkippedAudio: Counter;
   /** Resumable sessions: parked, resumed, taken_over, expired (window passed unresumed). */
   readonly resumeEvents: Counter<'event'>;
   readonly audio: AudioMetrics;
@@ -107,22 +109,35 @@ export class WsMetrics {
       help: 'Partial results not computed because the gateway was past its partials threshold (overload)',
       registers: [registry],
     });
+    this.partialsSkippedAudio = new Counter({
+      name: 'gateway_ws_partials_skipped_audio_seconds_total',
+      help: 'Audio seconds the skipped partial results would have decoded (each stretch once; the whole open turn where partials re-run it), charged as demand',
+      registers: [registry],
+    });
     this.resumeEvents = new Counter({
       name: 'gateway_ws_resume_events_total',
       help: 'Resumable sessions: parked (connection dropped), resumed (from parked), taken_over (from a connection still open), expired (window passed)',
       labelNames: ['event'],
       registers: [registry],
     });
-    const LEVEL: Record<OverloadLevel, number> = { normal: 0, partials_off: 1, larger_batches: 2, full: 3 };
+    const LEVEL: Record<OverloadLevel, number> = { normal: 0, partials_thinned: 1, larger_batches: 2, full: 3 };
     // One estimate per scrape serves the five gauges (collect runs them in registration order).
     let scraped: CapacityEstimate | null = null;
     new Gauge({
       name: 'gateway_overload_level',
-      help: 'Streaming overload level: 0 normal, 1 partials off, 2 larger batches, 3 full (new sessions refused)',
+      help: 'Streaming overload level: 0 normal, 1 partials thinned, 2 larger batches, 3 full (new sessions refused, no partials)',
       registers: [registry],
       collect() {
         scraped = overload();
         this.set(LEVEL[scraped.level]);
+      },
+    });
+    new Gauge({
+      name: 'gateway_overload_partials_every',
+      help: 'One due partial result in this many is computed (1 every one; more past OVERLOAD_PARTIALS_OFF_AT; 0 none)',
+      registers: [registry],
+      collect() {
+        this.set((scraped ?? overload()).partialEvery);
       },
     });
     new Gauge({

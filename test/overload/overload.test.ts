@@ -4,13 +4,14 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { audioFixture } from '../helpers/audio-files.js';
 import { JobsClient } from '../helpers/jobs-client.js';
 import { bearer } from '../helpers/test-gateway.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { chunks, connect, wsUrl, type StreamClient, connectReady } from '../ws/ws-client.js';
-import { speech16k } from '../ws/ws-audio.js';
+import { speech16k, twoTurns } from '../ws/ws-audio.js';
 import { twoTurnsWithPartials } from '../ws/ws-scenarios.js';
 
 /** The value of one sample line of the exposition (labels in any order), or null. */
@@ -167,14 +168,17 @@ describe('native front-end counters', () => {
   }, 60_000);
 });
 
+/** Partials every 100 ms, and a partials threshold that the first recognised piece passes. */
+const PAST_PARTIALS_AT_ONCE = { METRICS_ENABLED: 'true', OVERLOAD_PARTIALS_OFF_AT: '0.00001', WS_PARTIAL_INTERVAL_MS: '100' };
+
 describe('the measured capacity estimate', () => {
   // Thresholds so low that the first recognised piece puts this gateway past each of them.
   const suite = useTestGateway({
-    METRICS_ENABLED: 'true',
-    OVERLOAD_PARTIALS_OFF_AT: '0.00001',
+    ...PAST_PARTIALS_AT_ONCE,
     OVERLOAD_LARGER_BATCHES_AT: '0.00002',
     OVERLOAD_FULL_AT: '0.00005',
-    WS_PARTIAL_INTERVAL_MS: '100',
+    // partials stop past the threshold instead of thinning (the order is what this checks)
+    OVERLOAD_PARTIALS_MAX_STRIDE: '0',
   });
 
   it('turns partials off first, refuses new sessions past the estimate, and never sheds turns or finals', async () => {
@@ -201,5 +205,35 @@ describe('the measured capacity estimate', () => {
       sample(exposition, 'gateway_inference_utilization_ratio') ?? Number.POSITIVE_INFINITY,
     );
     expect(sample(exposition, 'gateway_rejections_total', { surface: 'ws', reason: 'server_overloaded' })).toBe(1);
+  }, 60_000);
+});
+
+describe('partials of live streams past OVERLOAD_PARTIALS_OFF_AT', () => {
+  // small-am-v2 has a streaming step graph: its partials feed a live stream only the audio since the last one.
+  const suite = useTestGateway({
+    ...PAST_PARTIALS_AT_ONCE,
+    MODELS_DIR: fileURLToPath(new URL('../../models', import.meta.url)),
+    DEFAULT_LANGUAGE: 'am',
+    LIVE_INCREMENTAL_PARTIALS: 'on',
+  });
+
+  it('are thinned, not stopped, and charge each stretch of audio once as demand, not the open turn again at every skip', async () => {
+    const client = await twoTurnsWithPartials(suite.gw.url, suite.key);
+    client.send('END');
+    await client.closed;
+    expect(client.ofType('turn_detected')).toHaveLength(2);
+    const exposition = await (await fetch(suite.gw.metricsUrl!)).text();
+    // Past the threshold from the first measured piece (not full): one due partial in 2, then 3, 4.
+    expect(sample(exposition, 'gateway_overload_level')).toBe(1);
+    expect(sample(exposition, 'gateway_overload_partials_every')).toBeGreaterThanOrEqual(2);
+    expect(client.ofType('partial').filter((p) => p.turn_id === 2).length).toBeGreaterThan(0);
+    // Dozens skipped, most of one every 100 ms of the turns.
+    expect(sample(exposition, 'gateway_ws_partials_skipped_total')).toBeGreaterThan(20);
+    // What they would have decoded is at most the audio sent (9.3 s); counting the open turn at
+    // every skip made it several times that.
+    const sentSeconds = twoTurns().pcm.length / 2 / 16_000;
+    const skippedAudio = sample(exposition, 'gateway_ws_partials_skipped_audio_seconds_total');
+    expect(skippedAudio).toBeGreaterThan(1);
+    expect(skippedAudio).toBeLessThanOrEqual(sentSeconds);
   }, 60_000);
 });

@@ -36,7 +36,7 @@ export const CONFIG_SECTIONS: readonly { readonly id: ConfigSection; readonly ti
     id: 'overload',
     title: 'Overload',
     intro:
-      'Graceful overload (`docs/streaming.md` "Overload"): utilisation is the inference workers\' busy fraction measured from the live streams\' pieces. Past each threshold, in order: partials stop, interactive batches grow, new WebSocket sessions are refused (1013 `server_overloaded`). Finals of admitted sessions always run.',
+      'Graceful overload (`docs/streaming.md` "Overload"): utilisation is the inference workers\' busy fraction measured from the live streams\' pieces. Past each threshold, in order: partials are thinned (one due partial in 2 to `OVERLOAD_PARTIALS_MAX_STRIDE`), interactive batches grow, new WebSocket sessions are refused (1013 `server_overloaded`). Finals of admitted sessions always run.',
   },
 ];
 
@@ -336,7 +336,11 @@ export const CONFIG_TABLE = {
       description: 'a fixed cap on live WebSocket sessions in this process (1013 beyond)',
       defaultText: '`0` (the estimate decides)',
     }),
-    OVERLOAD_PARTIALS_OFF_AT: decimal(0.6, 0, 10, 'measured inference utilisation at which `partial` messages stop'),
+    OVERLOAD_PARTIALS_OFF_AT: decimal(0.6, 0, 10, 'demand utilisation (measured work plus the skipped partials) at which `partial` messages are thinned'),
+    OVERLOAD_PARTIALS_MAX_STRIDE: integer(4, 0, 100, {
+      description:
+        'past `OVERLOAD_PARTIALS_OFF_AT`, one due `partial` in at most this many is computed: thinned to one in 2 at once, then one more skipped every 5 s while the workers\' own utilisation stays at or over the threshold, one fewer once it is 0.1 under it (docs/streaming.md "Overload"); `0`: partials stop there',
+    }),
     OVERLOAD_LARGER_BATCHES_AT: decimal(0.75, 0, 10, {
       description: 'utilisation at which interactive batches wait `OVERLOAD_BATCH_WAIT_MS` to fill (at least `OVERLOAD_PARTIALS_OFF_AT`)',
     }),

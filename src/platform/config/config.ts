@@ -103,13 +103,15 @@ export interface FilesSettings {
 
 /**
  * Graceful overload (docs/streaming.md "Overload"): utilisation is the inference workers' busy
- * fraction measured from the live streams' pieces. Past each threshold, in order: partials off,
+ * fraction measured from the live streams' pieces. Past each threshold, in order: partials thinned,
  * larger interactive batches, new sessions refused (1013). Finals of admitted streams always run.
  */
 export interface OverloadSettings {
   /** A fixed cap on live WebSocket sessions in this process; 0: the capacity estimate decides. */
   readonly wsMaxSessions: number;
   readonly partialsOffAt: number;
+  /** Past partialsOffAt, one due partial in at most this many is computed (thinned as the workers' load needs); 0: none. */
+  readonly partialsMaxStride: number;
   readonly largerBatchesAt: number;
   readonly fullAt: number;
   /** Smoothed inference queue wait of stream pieces that counts as full, ms. */
@@ -350,6 +352,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     overload: {
       wsMaxSessions: v.WS_MAX_SESSIONS,
       partialsOffAt: v.OVERLOAD_PARTIALS_OFF_AT,
+      partialsMaxStride: v.OVERLOAD_PARTIALS_MAX_STRIDE,
       largerBatchesAt: v.OVERLOAD_LARGER_BATCHES_AT,
       fullAt: v.OVERLOAD_FULL_AT,
       maxInferenceWaitMs: v.OVERLOAD_MAX_INFERENCE_WAIT_MS,
