@@ -214,18 +214,29 @@ describe('StreamCapacity', () => {
       expect(every.includes(3) && every.includes(2)).toBe(true);
     });
 
-    it('keep thinning when full, and stop while the host CPU is full or with maxPartialStride 0', () => {
+    it('keep thinning when full, stop while the workers stay past the larger-batches threshold at one in 4, while the host CPU is full or with maxPartialStride 0', () => {
       const full = new StreamCapacity(oneWorker);
-      expect(run(full, 0, 30, 0.95).every.at(-1)).toBe(4);
-      expect(full.estimate(30_000, 10).level).toBe('full');
+      let { now, every } = run(full, 0, 30, 0.95);
+      expect(full.estimate(now, 10).level).toBe('full');
+      expect(every).toContain(4);
+      expect(every.at(-1)).toBe(0);
+      // The workers fall under the threshold (turns alone; demand with the skipped partials 0.7):
+      // back at one in 4, then fewer skipped.
+      ({ now, every } = run(full, now, 30, 0.4, 0.3));
+      expect(every.findIndex((e) => e === 4)).toBeGreaterThan(every.findIndex((e) => e === 0));
+      expect(every.at(-1)).toBeLessThan(4);
+      expect(every.at(-1)).toBeGreaterThan(0);
+      // At 0.7 (under the larger-batches threshold) one in 4 stays.
+      const busy = new StreamCapacity(oneWorker);
+      expect(run(busy, 0, 40, 0.7).every.at(-1)).toBe(4);
       const host = new StreamCapacity({ ...oneWorker, hostFullAt: 0.9, hostCores: 2 });
       driveHost(host, 0, 30, 1.9, 1.5, 0.5);
       expect(run(host, 0, 10, 0.3).every.at(-1)).toBe(0);
       expect(host.estimate(10_000, 10).level).toBe('full');
       const off = new StreamCapacity({ ...oneWorker, maxPartialStride: 0 });
-      const { now, every } = run(off, 0, 30, 0.7);
-      expect(off.estimate(now, 10).level).toBe('partials_thinned');
-      expect(every.at(-1)).toBe(0);
+      const stopped = run(off, 0, 30, 0.7);
+      expect(off.estimate(stopped.now, 10).level).toBe('partials_thinned');
+      expect(stopped.every.at(-1)).toBe(0);
     });
   });
 

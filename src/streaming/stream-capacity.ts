@@ -24,7 +24,8 @@
 // so every session still gets interim results, less often. Leaving `normal` starts at one in 2;
 // then, at most once per `halfLifeMs` (the load sums need that long to show a change), one more is
 // skipped while the workers' own utilisation is at or over `partialsOffAt` (up to
-// `maxPartialStride`), one fewer once it is `hysteresis` under it. The thinning follows what the
+// `maxPartialStride`; past that none while it is at or over `largerBatchesAt`, back to the widest
+// once it is `hysteresis` under `partialsOffAt`), one fewer once it is `hysteresis` under it. The thinning follows what the
 // workers do, so turns keep their room; the level follows demand (every partial counted), so it
 // stays until every partial would fit again. None are computed while the host's CPU is at
 // `hostFullAt` (the workers' time does not show that contention), nor with `maxPartialStride` 0.
@@ -345,14 +346,23 @@ export class StreamCapacity {
       this.partialStride = Math.min(2, maxPartialStride);
       this.partialStrideAt = now;
     } else if (now - this.partialStrideAt >= halfLifeMs) {
-      const step = utilization >= partialsOffAt ? 1 : utilization < partialsOffAt - hysteresis ? -1 : 0;
-      const next = Math.max(1, Math.min(maxPartialStride, this.partialStride + step));
+      const next = this.nextStride(utilization);
       if (next !== this.partialStride) {
         this.partialStride = next;
         this.partialStrideAt = now;
       }
     }
     return this.partialStride;
+  }
+
+  /** One step of the thinning: 1 to maxPartialStride, then 0 (none) while the workers stay past largerBatchesAt at the widest. */
+  private nextStride(utilization: number): number {
+    const { partialsOffAt, largerBatchesAt, hysteresis, maxPartialStride } = this.settings;
+    const stride = this.partialStride;
+    const under = utilization < partialsOffAt - hysteresis;
+    if (stride === 0) return under ? maxPartialStride : 0;
+    if (utilization >= partialsOffAt) return stride < maxPartialStride ? stride + 1 : utilization >= largerBatchesAt ? 0 : stride;
+    return under ? Math.max(1, stride - 1) : stride;
   }
 
   /** The level for this utilisation: up at once, down only past the hysteresis margin. */

@@ -339,7 +339,7 @@ export const CONFIG_TABLE = {
     OVERLOAD_PARTIALS_OFF_AT: decimal(0.6, 0, 10, 'demand utilisation (measured work plus the skipped partials) at which `partial` messages are thinned'),
     OVERLOAD_PARTIALS_MAX_STRIDE: integer(4, 0, 100, {
       description:
-        'past `OVERLOAD_PARTIALS_OFF_AT`, one due `partial` in at most this many is computed: thinned to one in 2 at once, then one more skipped every 5 s while the workers\' own utilisation stays at or over the threshold, one fewer once it is 0.1 under it (docs/streaming.md "Overload"); `0`: partials stop there',
+        'past `OVERLOAD_PARTIALS_OFF_AT`, one due `partial` in at most this many is computed: thinned to one in 2 at once, then one more skipped every 5 s while the workers\' own utilisation stays at or over the threshold, one fewer once it is 0.1 under it; at the widest, none while the workers stay at or over `OVERLOAD_LARGER_BATCHES_AT` (docs/streaming.md "Overload"); `0`: partials stop at the threshold',
     }),
     OVERLOAD_LARGER_BATCHES_AT: decimal(0.75, 0, 10, {
       description: 'utilisation at which interactive batches wait `OVERLOAD_BATCH_WAIT_MS` to fill (at least `OVERLOAD_PARTIALS_OFF_AT`)',

@@ -162,6 +162,7 @@ describe('loadConfig', () => {
     expect(loadConfig({}).overload).toEqual({
       wsMaxSessions: 0,
       partialsOffAt: 0.6,
+      partialsMaxStride: 4,
       largerBatchesAt: 0.75,
       fullAt: 0.85,
       maxInferenceWaitMs: 150,
@@ -171,6 +172,8 @@ describe('loadConfig', () => {
     });
     expect(loadConfig({ WS_MAX_SESSIONS: '40', JOB_MAX_QUEUE_WAIT_SECONDS: '0' }).overload).toMatchObject({ wsMaxSessions: 40, jobMaxQueueWaitSeconds: 0 });
     expect(loadConfig({ OVERLOAD_HOST_CPU_FULL_AT: '0' }).overload.hostCpuFullAt).toBe(0);
+    expect(loadConfig({ OVERLOAD_PARTIALS_MAX_STRIDE: '0' }).overload.partialsMaxStride).toBe(0);
+    expect(() => loadConfig({ OVERLOAD_PARTIALS_MAX_STRIDE: '1.5' })).toThrow(/OVERLOAD_PARTIALS_MAX_STRIDE/);
     expect(() => loadConfig({ OVERLOAD_HOST_CPU_FULL_AT: '1.5' })).toThrow(/OVERLOAD_HOST_CPU_FULL_AT/);
     expect(() => loadConfig({ OVERLOAD_PARTIALS_OFF_AT: '0.9' })).toThrow(/degrade in order/);
   });
