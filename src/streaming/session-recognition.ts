@@ -9,10 +9,11 @@
 // what every beam prefix starts with; a stream whose state was lost restarts from the turn's
 // start. Without one, a partial is one model run over the open turn. Partials run only while
 // the session is open and its socket attached; under overload one due partial in `partialEvery`
-// runs (stream-capacity.ts), the others skipped and charged as demand once per stretch of audio. A turn, TRANSCRIBE or
-// final piece cut while its channel's partial computes does not wait for it: the partial is
-// stale and is cancelled (its live stream closed, its pool request aborted) unless the turn's
-// text comes from that stream (LIVE_FINAL_PASS=stream), which then waits for the step only.
+// runs (stream-capacity.ts), the others skipped and charged as demand once per stretch of audio.
+// A turn, TRANSCRIBE or final piece cut while its channel's partial computes does not wait for
+// it: the partial is stale and is cancelled (its live stream closed, its pool request aborted)
+// unless the turn's text comes from that stream (LIVE_FINAL_PASS=stream), which then waits for
+// the step only.
 // A turn, TRANSCRIBE or the final piece is decoded from its whole (padded) audio the way REST
 // decodes a file, so its text equals the REST text for that audio (the second pass; with
 // LIVE_FINAL_PASS=stream a turn with a live stream of the session's own model is transcribed

@@ -10,12 +10,13 @@
 //   - the inference queue wait the pieces saw (smoothed), which catches what the estimate misses
 //     (REST jobs or other processes on the same cores),
 //   - shed: the worker seconds that skipped partials would have cost: their new audio at what the
-//     partials computed lately cost per audio second (a live stream's step recomputes its look-ahead
-//     tail, so partials cost several times a turn's second pass; before any partial was measured, the
-//     all-pieces cost). Both partial sums decay alike, so their ratio is the last measured partial cost
-//     however long partials stay off. Levels and admission go by demand = load + shed: shedding partials lowers the load but
-//     not what the open sessions ask for, so it must not make room for more sessions (that feedback
-//     admitted a third more sessions than fit and sent p95 turn latency past 500 ms).
+//     partials computed lately cost per audio second (a live stream's step recomputes its
+//     look-ahead tail, so partials cost several times a turn's second pass; before any partial was
+//     measured, the all-pieces cost). Both partial sums decay alike, so their ratio is the last
+//     measured partial cost however long partials stay off. Levels and admission go by demand =
+//     load + shed: shedding partials lowers the load but not what the open sessions ask for, so it
+//     must not make room for more sessions (that feedback admitted a third more sessions than fit
+//     and sent p95 turn latency past 500 ms).
 // From these the gateway decides, in order: partials thinned, larger batches, then refusing new
 // sessions. Finals and turns of admitted sessions are never shed. Pure: time is passed in.
 //
@@ -24,10 +25,10 @@
 // so every session still gets interim results, less often. Leaving `normal` starts at one in 2;
 // then, at most once per `halfLifeMs` (the load sums need that long to show a change), one more is
 // skipped while the workers' own utilisation is at or over `partialsOffAt` (up to
-// `maxPartialStride`; past that none while it is at or over `largerBatchesAt`, back to the widest
-// once it is `hysteresis` under `partialsOffAt`), one fewer once it is `hysteresis` under it. The thinning follows what the
-// workers do, so turns keep their room; the level follows demand (every partial counted), so it
-// stays until every partial would fit again. None are computed while the host's CPU is at
+// `maxPartialStride`; at that, none while it is at or over `largerBatchesAt`, the widest again
+// once it is `hysteresis` under `partialsOffAt`), one fewer once it is `hysteresis` under it. The
+// thinning follows what the workers do, so turns keep their room; the level follows demand (every
+// partial counted), so it stays until every partial would fit again. None are computed while the host's CPU is at
 // `hostFullAt` (the workers' time does not show that contention), nor with `maxPartialStride` 0.
 //
 // Host CPU (`hostFullAt` > 0; off when 0): the workers' own time misses the time they wait for a
