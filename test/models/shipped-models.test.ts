@@ -43,6 +43,8 @@ const CER_BOUNDS: Record<string, Record<string, number>> = {
   'small-am-v3-ensemble': { alffa_spk_heldout: 25, alffa_spk_heldout_v2: 36, synth_am_test_clean: 6 },
   // measured 16.92 / 25.71 / 4.23 (greedy; the same pair with the second member trained on, issue 33)
   'small-am-v4-ensemble': { alffa_spk_heldout: 21, alffa_spk_heldout_v2: 30, synth_am_test_clean: 8 },
+  // measured 15.38 / 26.67 / 4.23 (greedy; small-am-v2 and small-am-v4-ensemble's second member trained on, issue 33)
+  'small-am-v5-ensemble': { alffa_spk_heldout: 20, alffa_spk_heldout_v2: 31, synth_am_test_clean: 8 },
   // measured 27.69 / 2.82 (alffa_spk_heldout: 6 clips of speaker groups 021 and 091, greedy)
   'small-am-v1': { alffa_spk_heldout: 32, synth_am_test_clean: 6 },
   // measured 7.98 (greedy; 5.85 as served, beam 8 + LM; small-om-v3 trained on with more non-speech clips, weighted 3x)
@@ -83,7 +85,7 @@ const TRAINED_ON: Record<string, readonly string[]> = {
  * clips: small-am-v1 measured 21.54 on alffa_spk_heldout (greedy 27.69); small-am-v2 measured
  * 13.85 on alffa_spk_heldout and 20.95 on alffa_spk_heldout_v2 (greedy 14.62 and 34.29).
  * Figures: npx tsx training/asr/fixture-cer.ts small-am-v2 small-am-v1 small-am-stream-v1 small-am-stream-v2 small-am-stream-v3
- * small-am-stream-v4 small-am-v3-ensemble small-am-v4-ensemble.
+ * small-am-stream-v4 small-am-v3-ensemble small-am-v4-ensemble small-am-v5-ensemble.
  */
 const BEAM_LM_CER_BOUNDS: Record<string, Record<string, number>> = {
   'small-am-v1': { alffa_spk_heldout: 25 },
@@ -92,6 +94,8 @@ const BEAM_LM_CER_BOUNDS: Record<string, Record<string, number>> = {
   'small-am-v3-ensemble': { alffa_spk_heldout: 18, alffa_spk_heldout_v2: 25 },
   // measured 10.77 / 20.95 (greedy 16.92 / 25.71; its own LM weights, alpha 0.3, beta 2)
   'small-am-v4-ensemble': { alffa_spk_heldout: 15, alffa_spk_heldout_v2: 25 },
+  // measured 13.85 / 18.10 (greedy 15.38 / 26.67; its own LM weights, alpha 0.3, beta 2.5)
+  'small-am-v5-ensemble': { alffa_spk_heldout: 18, alffa_spk_heldout_v2: 23 },
   // measured 16.92 / 22.86 (greedy 20.77 / 30.48)
   'small-am-stream-v1': { alffa_spk_heldout: 21, alffa_spk_heldout_v2: 27 },
   // measured 12.31 / 23.81 (greedy 19.23 / 30.48)
@@ -111,6 +115,7 @@ const SHIPPED = [
   'small-am-stream-v4',
   'small-am-v3-ensemble',
   'small-am-v4-ensemble',
+  'small-am-v5-ensemble',
   'small-om-v1',
   'small-om-v2',
   'small-om-v3',
@@ -147,6 +152,7 @@ const BY_LANGUAGE: Record<string, string[]> = {
     'small-am-v1',
     'small-am-v3-ensemble',
     'small-am-v4-ensemble',
+    'small-am-v5-ensemble',
   ],
   om: ['small-om-v5', 'beta-om-v1', 'small-om-v1', 'small-om-v2', 'small-om-v3'],
   ti: ['small-ti-v4', 'beta-ti-v1', 'small-ti-v1', 'small-ti-v2', 'small-ti-v3'],

@@ -12,6 +12,9 @@ bias added after (the same as baking it into the output layer). With --stream-st
 raw) every figure is the mean of the per-utterance (REST) and the running (live stream) normalisation,
 both also listed.
 
+An ensemble folder (--model models/small-am-v5-ensemble) is scored as its model.onnx joins its members;
+its chosen D goes to ensemble.py --blank-bias.
+
 Usage: /usr/bin/python3 training/asr/blank_bias.py --run small-am-stream-v3 [--checkpoint best] | --model models/NAME
          [--grid 0,0.5,1,1.5,2,2.5,3] [--tolerance 0.25] [--stream-stats FILE] [--val SET --lang om|ti] [--out FILE.json]"""
 import argparse
@@ -30,9 +33,40 @@ import feature_norm  # noqa: E402
 import train as T  # noqa: E402
 
 
+class EnsembleNet(torch.nn.Module):
+    """An ensemble folder's members (ensemble.py) joined as its model.onnx joins them: the weighted
+    geometric mean of their posteriors, w * log_softmax(A) + (1 - w) * log_softmax(B), plus any blank
+    bias already in the manifest."""
+
+    def __init__(self, members, weights, blank_bias):
+        super().__init__()
+        self.members = torch.nn.ModuleList(members)
+        self.weights, self.blank_bias = weights, blank_bias
+
+    def forward(self, feats, lengths):
+        outs = [m(feats, lengths) for m in self.members]
+        logits = sum(w * torch.log_softmax(lg, -1) for w, (lg, _) in zip(self.weights, outs))
+        logits[..., 0] += self.blank_bias
+        return logits, outs[0][1]
+
+
 def load_model(a):
     if a.model:
         from onnx_weights import load_ctcnet
+        manifest = json.load(open(os.path.join(a.model, "manifest.json"), encoding="utf-8"))
+        if "ensemble" in manifest:  # members taken out (ensemble.write_member), joined again here
+            import tempfile
+            from ensemble import write_member
+            e = manifest["ensemble"]
+            if e.get("mean", "geometric") != "geometric":
+                raise SystemExit("blank_bias.py joins geometric-mean ensembles only")
+            with tempfile.TemporaryDirectory() as tmp:
+                members = []
+                for letter in "ab":
+                    write_member(a.model, letter, os.path.join(tmp, letter))
+                    member, tokens, _ = load_ctcnet(os.path.join(tmp, letter))
+                    members.append(member.eval())
+            return EnsembleNet(members, e["weights"], e.get("blank_bias", 0.0)).eval(), tokens, "syllable"
         model, tokens, _ = load_ctcnet(a.model)
         return model, tokens, "syllable"
     ck = torch.load(os.path.join(T.WORK, "runs", a.run, a.checkpoint + ".pt"))

@@ -91,7 +91,8 @@ def member(model, prefix):
 
 def write_member(ensemble_dir, letter, out_dir):
     """Member `letter` ("a" or "b") of the ensemble folder, written to out_dir as a model folder of its
-    own (model.onnx, vocab.txt, manifest.json without the `ensemble` block); returns its name."""
+    own (model.onnx, vocab.txt, manifest.json without the `ensemble` block nor the pair's confidence
+    calibration, which is not copied: the folder loads in the gateway as it is); returns its name."""
     manifest = json.loads(read(ensemble_dir, "manifest.json"))
     if "ensemble" not in manifest:
         raise SystemExit(f"{ensemble_dir} is not an ensemble (no `ensemble` block in its manifest)")
@@ -101,7 +102,7 @@ def write_member(ensemble_dir, letter, out_dir):
     onnx.save(model, os.path.join(out_dir, "model.onnx"))
     shutil.copy(os.path.join(ensemble_dir, "vocab.txt"), out_dir)
     name = manifest["ensemble"]["members"][index]
-    out = {k: v for k, v in manifest.items() if k != "ensemble"}
+    out = {k: v for k, v in manifest.items() if k not in ("ensemble", "confidence_calibration")}
     out.update(name=name, onnx="model.onnx", default=False,
                description=f"member {letter} ({name}) of {manifest['name']}, taken out by ensemble.py --member")
     with open(os.path.join(out_dir, "manifest.json"), "w", encoding="utf-8") as f:

@@ -32,6 +32,11 @@ With --telephone-copies N (small-am-v3, issue 33) the speaker split also writes
   tempo as the other copies. Its own seed: the v2 sets stay byte for byte what they were.
   --telephone-only writes just that set (the other sets already made).
 
+With --news-synth N (candidate 12, issue 33) the speaker split also writes `synth_am_news_spk`: N
+  augmented espeak-ng utterances (as synth_am_train_spk's, plus VTLP/tempo on the features) of word
+  windows from the ENH news text (CC0), leaving out every line that shares a 20-letter stretch with a
+  val/test group transcript or a held-out HornMT line. --news-only writes just that set.
+
 Held-out sets also keep their audio as 16-bit WAV (work/audio/<set>/<id>.wav) and a
 <set>.tsv (id, reference) so that evaluate.ts can run them through the gateway's runtime.
 
@@ -49,6 +54,7 @@ import io
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -265,13 +271,63 @@ def fragment(run, rng, max_words):
     return piece or None
 
 
+def synth_items(lang, lines, n, aug, prefix, rng, vs):
+    """n espeak-ng utterances of word windows drawn from lines: augmented (voice variant, speed,
+    pitch, amplitude, then augment()) or in the default voice (at least 3 words)."""
+    keep_punct = lang == "ti"
+    items = []
+    pool = [r for line in lines for r in runs(words_of(lang, line, keep_punct))]
+    tries = 0
+    while len(items) < n and tries < n * 20:
+        tries += 1
+        run = pool[int(rng.integers(0, len(pool)))]
+        piece = fragment(run, rng, 16 if aug else 12)
+        if not piece or (not aug and len([w for w in piece if w not in (SENTENCE_END, COMMA)]) < 3):
+            continue
+        text = words_to_target(piece, lang)
+        spoken = " ".join(piece)
+        if aug:
+            voice = vs[int(rng.integers(0, len(vs)))] if rng.random() < 0.8 else None
+            pcm = synth(lang, spoken, voice, int(rng.integers(110, 230)), int(rng.integers(15, 90)), int(rng.integers(60, 180)))
+            pcm = augment(pcm, rng)
+        else:
+            pcm = synth(lang, spoken, None, 175, 50, 100)
+        if len(pcm) < SAMPLE_RATE * 0.3 or len(pcm) > SAMPLE_RATE * 14:
+            continue
+        items.append((f"{prefix}{len(items):05d}", text, pcm))
+    return items
+
+
+def letter_shingles(text, size=20):
+    """Every `size`-letter stretch of text with spaces and punctuation removed."""
+    letters = re.sub(r"[\s\u1361-\u1368.,!?;:'\"()\-]", "", text)
+    return {letters[i:i + size] for i in range(max(0, len(letters) - size + 1))}
+
+
+def news_synth_set(seed, n, held_out_texts):
+    """`synth_am_news_spk` (issue 33, candidate 12): n augmented espeak-ng utterances of word windows
+    from the ENH news text (CC0), for text variety beyond the ALFFA prompts. Lines sharing a 20-letter
+    stretch with any held-out text (the val and test groups' transcripts, HornMT lines 1900..) are left
+    out, on top of the corpus's own filter against the project's test sentences."""
+    rng = np.random.default_rng(seed + 7000)
+    horn = lines_of(os.path.join(DATA, "text", "hornmt", HORN["am"] + ".txt"))[HORN_TRAIN_LINES:]
+    banned = set()
+    for t in list(held_out_texts) + horn:
+        banned |= letter_shingles(t)
+    news = [l for l in lines_of(os.path.join(DATA, "text", "enh", "amh-news.txt")) if len(l.split()) >= 3]
+    picked = [news[int(i)] for i in rng.choice(len(news), min(len(news), n * 3), replace=False)]
+    kept = [l for l in picked if not (letter_shingles(l) & banned)]
+    print(f"news: {len(picked)} lines drawn, {len(picked) - len(kept)} left out (share a held-out stretch)", flush=True)
+    save_set("synth_am_news_spk", synth_items("am", kept, n, True, "am-news-", rng, variants("am")), False,
+             perturb=np.random.default_rng(seed + 7001))
+
+
 def synth_sets(lang, seed, n_train, n_test, exclude=None, train_name=None, n_val=0, perturb=False):
     """n_val > 0 (the v2 recipe for om and ti): HornMT lines 1800..1899 leave the training text and
     voice `synth_<lang>_val` (n_val clean + n_val augmented utterances), the set a v2 checkpoint
     and its decoding weights are picked on; perturb: VTLP + tempo on the training features.
     The test sets come first from the same seed, so they are the v1 test sets exactly."""
     rng = np.random.default_rng(seed)
-    keep_punct = lang == "ti"
     horn = lines_of(os.path.join(DATA, "text", "hornmt", HORN[lang] + ".txt"))
     train_end = HORN_VAL_LINES if n_val else HORN_TRAIN_LINES
     train_lines = horn[:train_end] + lines_of(os.path.join(DATA, "text", "afrisenti", HORN[lang] + ".txt"))
@@ -289,27 +345,7 @@ def synth_sets(lang, seed, n_train, n_test, exclude=None, train_name=None, n_val
     print(f"{lang}: {len(train_lines)} training lines, {len(test_lines)} held-out lines, variants {vs}", flush=True)
 
     def make(lines, n, aug, prefix):
-        items = []
-        pool = [r for line in lines for r in runs(words_of(lang, line, keep_punct))]
-        tries = 0
-        while len(items) < n and tries < n * 20:
-            tries += 1
-            run = pool[int(rng.integers(0, len(pool)))]
-            piece = fragment(run, rng, 16 if aug else 12)
-            if not piece or (not aug and len([w for w in piece if w not in (SENTENCE_END, COMMA)]) < 3):
-                continue
-            text = words_to_target(piece, lang)
-            spoken = " ".join(piece)
-            if aug:
-                voice = vs[int(rng.integers(0, len(vs)))] if rng.random() < 0.8 else None
-                pcm = synth(lang, spoken, voice, int(rng.integers(110, 230)), int(rng.integers(15, 90)), int(rng.integers(60, 180)))
-                pcm = augment(pcm, rng)
-            else:
-                pcm = synth(lang, spoken, None, 175, 50, 100)
-            if len(pcm) < SAMPLE_RATE * 0.3 or len(pcm) > SAMPLE_RATE * 14:
-                continue
-            items.append((f"{prefix}{len(items):05d}", text, pcm))
-        return items
+        return synth_items(lang, lines, n, aug, prefix, rng, vs)
 
     save_set(f"synth_{lang}_test_clean", make(test_lines, n_test, False, f"{lang}-clean-"), True)
     save_set(f"synth_{lang}_test_aug", make(test_lines, n_test, True, f"{lang}-aug-"), True)
@@ -336,6 +372,9 @@ def main():
     ap.add_argument("--telephone-copies", type=int, default=0,
                     help="--split speaker: telephone/level copies of every training utterance (alffa_spk_train_tel)")
     ap.add_argument("--telephone-only", action="store_true", help="write only alffa_spk_train_tel")
+    ap.add_argument("--news-synth", type=int, default=0,
+                    help="--split speaker: N espeak-ng utterances of ENH news text (synth_am_news_spk)")
+    ap.add_argument("--news-only", action="store_true", help="write only synth_am_news_spk")
     ap.add_argument("--raw-features", action="store_true",
                     help="store unnormalised log-mel (train.py normalises at batch time: per utterance or running)")
     a = ap.parse_args()
@@ -350,9 +389,17 @@ def main():
         telephone_set(a.seed, a.telephone_copies, [(u, " ".join(text[u].split()), decode_flac(u)) for u in train_ids])
         if a.telephone_only:
             return
+    if a.lang == "am" and a.split == "speaker" and a.news_synth > 0 and a.news_only:
+        text = dict(l.strip().split(None, 1) for l in open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8")
+                    if len(l.strip().split(None, 1)) == 2)
+        held = [u for k in ("val", "test") for u in open(os.path.join(SPLITS, f"alffa-spk-{k}.txt")).read().split()]
+        news_synth_set(a.seed, a.news_synth, {" ".join(text[u].split()) for u in held})
+        return
     if a.lang == "am" and a.split == "speaker":
         held_out_texts = speaker_split_sets(a.seed, a.real_copies)
         synth_sets("am", a.seed, a.synth_train, a.synth_test, exclude=held_out_texts, train_name="synth_am_train_spk")
+        if a.news_synth > 0:
+            news_synth_set(a.seed, a.news_synth, held_out_texts)
         return
     if a.lang == "am":
         train, val = alffa_items()

@@ -43,6 +43,10 @@ def main():
         for m in "ab":
             folders[m] = os.path.join(tmp, m)
             subprocess.run(ENSEMBLE_PY + ["--member", m, ENSEMBLE, folders[m]], check=True, capture_output=True)
+            # the member folder loads in the gateway as it is: every file its manifest names is there
+            named = json.load(open(os.path.join(folders[m], "manifest.json"), encoding="utf-8"))
+            for key in ("onnx", "confidence_calibration"):
+                assert key not in named or os.path.exists(os.path.join(folders[m], named[key])), f"member {m}: {key} names a missing file"
         # 1. member a is small-am-v2 as shipped
         first = json.load(open(os.path.join(folders["a"], "manifest.json"), encoding="utf-8"))["name"]
         shipped, _ = read_onnx(os.path.join(ROOT, "models", first, "model.onnx"))

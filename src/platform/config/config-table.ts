@@ -77,7 +77,7 @@ export const CONFIG_TABLE = {
     MODELS_DIR: path('models', 'model folders (see `docs/model-format.md`)'),
     DEFAULT_MODELS: namePairs({
       description:
-        "each language's default speech model, `language=model` (e.g. `am=small-am-v4-ensemble`: the most accurate Amharic model, at about two-thirds of small-am-v2's live capacity), over the model folders' `default` flags; languages not named keep theirs. A model that is not one of that language's stops start-up with an error naming it",
+        "each language's default speech model, `language=model` (e.g. `am=small-am-v5-ensemble`: the most accurate Amharic model, at about two-thirds of small-am-v2's live capacity), over the model folders' `default` flags; languages not named keep theirs. A model that is not one of that language's stops start-up with an error naming it",
       valuesText: 'comma-separated `language=model` pairs',
     }),
     INFERENCE_DEVICE: oneOf('cpu', ['cpu', 'cuda'], 'where models run (falls back to CPU when CUDA is unavailable)'),
