@@ -61,7 +61,13 @@ L=training/work/logs
 mkdir -p $L
 if [ "$1" != "--skip-prepare" ]; then
   [ -f training/work/alffa_spk_train_aug.pt ] || $P training/asr/prepare_data.py --lang am --seed 1 --split speaker > $L/prepare-am-spk.log 2>&1 || true
-  $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --telephone-copies 1 --telephone-only > $L/prepare-am-tel.log 2>&1
+  # candidate 12 onwards: three telephone copies (the first is the one-copy set) and the ENH news set
+  if [ "${CANDIDATE:-2}" -ge 12 ]; then
+    $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --telephone-copies 3 --telephone-only > $L/prepare-am-tel.log 2>&1
+    $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --news-synth 6000 --news-only > $L/prepare-am-news.log 2>&1
+  else
+    $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --telephone-copies 1 --telephone-only > $L/prepare-am-tel.log 2>&1
+  fi
   if [ "${CANDIDATE:-2}" -ge 5 ] || [ "${CANDIDATE:-2}" = 3 ]; then
     if [ "${CANDIDATE:-2}" = 6 ]; then [ -f training/work/en_so_train.pt ] || $P training/asr/prepare_english.py > $L/prepare-english.log 2>&1; fi
     [ -f training/work/nonspeech_train_v5.pt ] || $P training/asr/prepare_nonspeech.py --seed 33 --count 1200 --extra-music 2400 --room-tone 900 --train-name nonspeech_train_v5 > $L/prepare-nonspeech_train_v5.log 2>&1
