@@ -54,7 +54,6 @@ import io
 import json
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -66,6 +65,7 @@ import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))  # common.py
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lm"))  # build_char_lm.py
 from common import (FEATURES, LogMel, SAMPLE_RATE, normalize_ethiopic, use_raw_features,  # noqa: E402
                     normalize_oromo, words_to_target, SENTENCE_END, COMMA)
 from speech_augment import FFMPEG, augment, perturbed_copy, perturbed_features, resample, telephone_copy  # noqa: E402
@@ -298,25 +298,28 @@ def synth_items(lang, lines, n, aug, prefix, rng, vs):
     return items
 
 
-def letter_shingles(text, size=20):
-    """Every `size`-letter stretch of text with spaces and punctuation removed."""
-    letters = re.sub(r"[\s\u1361-\u1368.,!?;:'\"()\-]", "", text)
-    return {letters[i:i + size] for i in range(max(0, len(letters) - size + 1))}
+def held_out_free(lines, held_out_texts):
+    """The lines that share no 20-letter stretch with any held-out text, by the LM's own held-out rule
+    (training/lm/build_char_lm.py: scoring form, i.e. no spaces and homophones merged, so a held-out
+    sentence spelled with another homophone letter is still caught)."""
+    from build_char_lm import scoring, stretches  # the LM corpus's rule, one definition
+
+    def form(t):  # words as the targets are made (separators and punctuation gone), then the scoring form
+        return scoring(" ".join(w for w in normalize_ethiopic(t, False) if w))
+    banned = set().union(*(stretches(form(t)) for t in held_out_texts))
+    return [l for l in lines if not (stretches(form(l)) & banned)]
 
 
 def news_synth_set(seed, n, held_out_texts):
     """`synth_am_news_spk` (issue 33, candidate 12): n augmented espeak-ng utterances of word windows
     from the ENH news text (CC0), for text variety beyond the ALFFA prompts. Lines sharing a 20-letter
     stretch with any held-out text (the val and test groups' transcripts, HornMT lines 1900..) are left
-    out, on top of the corpus's own filter against the project's test sentences."""
+    out (held_out_free), on top of the corpus's own filter against the project's test sentences."""
     rng = np.random.default_rng(seed + 7000)
     horn = lines_of(os.path.join(DATA, "text", "hornmt", HORN["am"] + ".txt"))[HORN_TRAIN_LINES:]
-    banned = set()
-    for t in list(held_out_texts) + horn:
-        banned |= letter_shingles(t)
     news = [l for l in lines_of(os.path.join(DATA, "text", "enh", "amh-news.txt")) if len(l.split()) >= 3]
     picked = [news[int(i)] for i in rng.choice(len(news), min(len(news), n * 3), replace=False)]
-    kept = [l for l in picked if not (letter_shingles(l) & banned)]
+    kept = held_out_free(picked, list(held_out_texts) + horn)
     print(f"news: {len(picked)} lines drawn, {len(picked) - len(kept)} left out (share a held-out stretch)", flush=True)
     save_set("synth_am_news_spk", synth_items("am", kept, n, True, "am-news-", rng, variants("am")), False,
              perturb=np.random.default_rng(seed + 7001))
