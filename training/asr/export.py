@@ -89,7 +89,7 @@ def main():
     info = {"run": a.run, "checkpoint": a.checkpoint, "step": ck["step"], "epoch": ck["epoch"],
             "train_minutes": round(ck["train_minutes"], 1), "params": ck["params"], "hours": round(ck["hours"], 2),
             "args": ck["args"], "config": cfg, "vocab_size": len(tokens), "units": ck.get("units", "syllable"),
-            "blank_bias": a.blank_bias}
+            "blank_bias": a.blank_bias, **({"averaged": ck["averaged"]} if "averaged" in ck else {})}
     with open(os.path.join(WORK, "runs", a.run, "export.json"), "w") as f:
         json.dump(info, f, indent=2)
     size = os.path.getsize(os.path.join(a.out, "model.onnx"))

@@ -62,7 +62,8 @@ run's first steps match the cpu run's).
 
 Seeded (torch, numpy, random); the number of steps depends on the time box and machine speed,
 and the log prints it. Writes work/runs/<name>/{checkpoint.pt,log.jsonl} (a checkpoint every
---checkpoint-minutes and at the end).
+--checkpoint-minutes and at the end); --keep-checkpoints also keeps each periodic one as
+checkpoint-<step>.pt, for average_checkpoints.py.
 
 Usage: nice -n 10 /usr/bin/python3 training/asr/train.py --name small-am-v1 --lang am \
          --sets alffa_train:2,synth_am_train --dim 256 --blocks 8 --minutes 20 --seed 1
@@ -290,6 +291,7 @@ def main():
     ap.add_argument("--max-frames", type=int, default=8000, help="padded input frames per batch")
     ap.add_argument("--minutes", type=float, required=True)
     ap.add_argument("--checkpoint-minutes", type=float, default=3)
+    ap.add_argument("--keep-checkpoints", action="store_true", help="also keep every periodic checkpoint as checkpoint-<step>.pt")
     ap.add_argument("--max-steps", type=int, default=0, help="stop after this many steps as well (0: the time box alone)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
@@ -594,9 +596,13 @@ def main():
             if time.time() - last_ckpt >= a.checkpoint_minutes * 60:
                 last_ckpt = time.time()
                 save("checkpoint")
+                if a.keep_checkpoints:
+                    save(f"checkpoint-{step}")
                 validate("valid", lambda v, d: 1000 if v.split("@")[0] == a.select or d["nonspeech"] else 40)
         epoch += 1
     save("checkpoint")
+    if a.keep_checkpoints:
+        save(f"checkpoint-{step}")
     validate("final", lambda v, d: 1000)
     for tag, m in (("mix", mix), ("mix_bootstrap", boot)):
         note(event=tag, steps=a.bootstrap_steps if tag == "mix_bootstrap" else step - a.bootstrap_steps,

@@ -52,6 +52,10 @@
 # 40.8%, target 33) with text beyond the ALFFA prompts: synth_am_news_spk (prepare_data.py --news-synth 6000,
 # espeak-ng over ENH news windows, held-out stretches left out); the synthetic share of a batch stays at most
 # 0.4. A third cosine cycle from lr 0.0008, dropout 0.15, MINUTES on both cores.
+# The thirteenth (CANDIDATE=13, small-am-v3c13, 2026-12-02 evening): candidate 12 trained on (its weights taken out of
+# models/small-am-v5-ensemble as member b), since it was still improving when its cycle ended (val greedy 28.8% at
+# 64 of 68 minutes): the same data and dropout, a fourth cosine cycle from lr 0.0006, MINUTES on both cores, every
+# periodic checkpoint kept (average_checkpoints.py).
 # DEVICE=cuda (or auto) trains on a GPU (train.py --device; training/asr/README.md, "On a GPU").
 # Run from the repository root. Then: sh training/asr/ship_v3.sh (exports to a scratch folder).
 set -e
@@ -99,6 +103,10 @@ case "${CANDIDATE:-2}" in
       INIT="--init-onnx training/work/init/small-am-v3c11 --dropout 0.15" WARMUP=100 SEED=12
       SYNTH="$SYNTH,synth_am_news_spk"
       /usr/bin/python3 training/asr/ensemble.py --member b models/small-am-v4-ensemble training/work/init/small-am-v3c11 ;;
+  13) NAME=small-am-v3c13 NS=,nonspeech_train_v5 KD= NS_ARGS="--nonspeech-share 0.1 --nonspeech-weight 2 --keep-checkpoints" LR=0.0006 CKPT=8
+      INIT="--init-onnx training/work/init/small-am-v3c12 --dropout 0.15" WARMUP=100 SEED=13
+      SYNTH="$SYNTH,synth_am_news_spk"
+      /usr/bin/python3 training/asr/ensemble.py --member b models/small-am-v5-ensemble training/work/init/small-am-v3c12 ;;
   *) NAME=small-am-v3 NS=,nonspeech_train KD= NS_ARGS="--nonspeech-share 0.15" LR=0.0005 CKPT=8 ;;
 esac
 $P training/asr/train.py --name $NAME --lang am ${INIT:---init-onnx models/small-am-v2} $KD \

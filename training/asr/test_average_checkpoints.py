@@ -1,0 +1,46 @@
+"""Checks average_checkpoints.average: floating tensors (BatchNorm statistics included) are the mean,
+integer ones the last checkpoint's, the metadata the last's with the steps averaged listed, and
+checkpoints of different shapes are refused.
+Run: /usr/bin/python3 training/asr/test_average_checkpoints.py"""
+from check_setup import ROOT  # noqa: F401  first: one OpenBLAS thread, the import path
+import torch
+from average_checkpoints import average
+from model import CtcNet
+
+
+def checkpoint(seed, step, config):
+    torch.manual_seed(seed)
+    model = CtcNet(**config)
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm1d):
+            m.running_mean.normal_()
+            m.num_batches_tracked.fill_(step)
+    return {"state": model.state_dict(), "config": config, "tokens": ["<blank>", "|", "a"], "step": step,
+            "hours": step / 10}
+
+
+config = {"vocab_size": 3, "n_mels": 80, "dim": 16, "blocks": 2, "kernel": 3, "dropout": 0.0}
+a, b, c = checkpoint(1, 100, config), checkpoint(2, 200, config), checkpoint(3, 300, config)
+avg = average([a, b, c])
+assert avg["averaged"] == [100, 200, 300], avg["averaged"]
+assert avg["step"] == 300 and avg["hours"] == 30
+floats = 0
+for name, t in avg["state"].items():
+    if t.is_floating_point():
+        floats += 1
+        expect = (a["state"][name] + b["state"][name] + c["state"][name]) / 3
+        assert torch.allclose(t, expect, atol=1e-6), name
+        if not torch.equal(a["state"][name], c["state"][name]):
+            assert not torch.equal(t, c["state"][name]), f"{name} was not averaged"
+    else:
+        assert torch.equal(t, c["state"][name]), f"{name}: integers are the last checkpoint's"
+assert floats > 10 and any("running_mean" in n for n in avg["state"])
+# the mean model loads and runs
+model = CtcNet(**config)
+model.load_state_dict(avg["state"])
+try:
+    average([a, checkpoint(4, 400, {**config, "dim": 32})])
+    raise AssertionError("checkpoints of different shapes were averaged")
+except SystemExit as e:
+    assert "different shapes" in str(e)
+print("average_checkpoints: ok")
