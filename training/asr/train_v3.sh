@@ -52,10 +52,11 @@
 # 40.8%, target 33) with text beyond the ALFFA prompts: synth_am_news_spk (prepare_data.py --news-synth 6000,
 # espeak-ng over ENH news windows, held-out stretches left out); the synthetic share of a batch stays at most
 # 0.4. A third cosine cycle from lr 0.0008, dropout 0.15, MINUTES on both cores.
-# The thirteenth (CANDIDATE=13, small-am-v3c13, 2026-12-02 evening): candidate 12 trained on (its weights taken out of
+# The thirteenth (CANDIDATE=13, small-am-v3c13, 2026-12-03): candidate 12 trained on (its weights taken out of
 # models/small-am-v5-ensemble as member b), since it was still improving when its cycle ended (val greedy 28.8% at
 # 64 of 68 minutes): the same data and dropout, a fourth cosine cycle from lr 0.0006, MINUTES on both cores, every
-# periodic checkpoint kept (average_checkpoints.py).
+# periodic checkpoint kept (average_checkpoints.py). Run with MINUTES=50; not shipped: the member improved, the pair
+# with small-am-v2 did not beyond noise (training/asr/README.md, results/small-am-v3-candidate13/).
 # DEVICE=cuda (or auto) trains on a GPU (train.py --device; training/asr/README.md, "On a GPU").
 # Run from the repository root. Then: sh training/asr/ship_v3.sh (exports to a scratch folder).
 set -e
