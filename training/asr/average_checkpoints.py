@@ -15,11 +15,15 @@ import argparse
 import glob
 import os
 import re
+import sys
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import torch  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "common"))
+from weight_average import mean_state  # noqa: E402
+
 WORK = os.path.join(os.path.dirname(HERE), "work")  # training/work (git-ignored)
 
 
@@ -34,21 +38,12 @@ def kept_steps(run_dir):
 
 
 def average(checkpoints):
-    """The mean of the checkpoints' states (integer tensors: the last one's), with the last's metadata."""
+    """The mean of the checkpoints' states (weight_average.mean_state), with the last one's metadata."""
     first = checkpoints[0]
-    for ck in checkpoints[1:]:
-        if ck["config"] != first["config"] or ck["tokens"] != first["tokens"]:
-            raise SystemExit("checkpoints of different shapes or vocabularies cannot be averaged")
-        if ck["state"].keys() != first["state"].keys():
-            raise SystemExit("checkpoints with different parameters cannot be averaged")
-    last = checkpoints[-1]
-    state = {}
-    for name, tensor in last["state"].items():
-        if tensor.is_floating_point():
-            state[name] = torch.stack([ck["state"][name].float() for ck in checkpoints]).mean(0).to(tensor.dtype)
-        else:
-            state[name] = tensor.clone()
-    return {**last, "state": state, "averaged": [ck["step"] for ck in checkpoints]}
+    if any(ck["config"] != first["config"] or ck["tokens"] != first["tokens"] for ck in checkpoints):
+        raise SystemExit("checkpoints of different shapes or vocabularies cannot be averaged")
+    state = mean_state([ck["state"] for ck in checkpoints])
+    return {**checkpoints[-1], "state": state, "averaged": [ck["step"] for ck in checkpoints]}
 
 
 def main():

@@ -24,8 +24,10 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import torch  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
 from onnx_weights import load_ctcnet  # noqa: E402
 from train import WORK, eval_norm, evaluate, load, target_text  # noqa: E402
+from weight_average import mean_state  # noqa: E402
 
 
 def main():
@@ -57,8 +59,7 @@ def main():
     ns = {"feats": ns["feats"], "texts": ns["texts"], "nonspeech": True, "norm": eval_norm(ns)}
     rows = []
     for w in weights:
-        state = {k: ((1 - w) * base[k].double() + w * tuned[k].double()).to(tuned[k].dtype) if tuned[k].is_floating_point() else tuned[k]
-                 for k in tuned}
+        state = mean_state([base, tuned], [1 - w, w])
         shipped.load_state_dict(state)
         c, _ = evaluate(shipped, sel, tokens, ck["lang"], limit=100000, units=ck.get("units", "syllable"), train_mode=shipped.eval)
         lpm, _ = evaluate(shipped, ns, tokens, ck["lang"], limit=100000, units=ck.get("units", "syllable"), train_mode=shipped.eval)

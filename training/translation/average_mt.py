@@ -10,8 +10,12 @@ import argparse
 import glob
 import os
 import re
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "common"))
+from weight_average import mean_state  # noqa: E402
 
 
 def snapshots(run):
@@ -34,12 +38,7 @@ def main():
     config = states[0]['config']
     if any(s['config'] != config for s in states):
         raise SystemExit('the checkpoints have different model configurations')
-    averaged = {}
-    for name, tensor in states[0]['model'].items():
-        if tensor.is_floating_point():
-            averaged[name] = sum(s['model'][name].double() for s in states).div(len(states)).to(tensor.dtype)
-        else:
-            averaged[name] = tensor.clone()
+    averaged = mean_state([s['model'] for s in states])
     newest = max(states, key=lambda s: s['step'])
     history = newest.get('history', []) + [{'stage': 'averaged', 'steps': 0, 'data': f'mean of the weights at steps '
                                              + ', '.join(str(s['step']) for s in states)}]
