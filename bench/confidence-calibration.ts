@@ -24,7 +24,11 @@
  * mean |confidence - (1 - CER)| over bins) and the mean squared error.
  *
  *   npx tsx bench/confidence-calibration.ts [--data ../shared/data] [--model models/small-am-v2]
- *     [--per-group 50] [--noise-seconds 20] [--write]
+ *     [--per-group 50] [--noise-seconds 20] [--channel mulaw|alaw] [--write]
+ *
+ * `--channel mulaw` (a telephone model, manifest `telephone_model`): every clip, speech after its
+ * noise and non-speech alike, reaches the model over a G.711 call (held-out-audio.ts `overCall`),
+ * as the narrow-band audio that model serves does.
  *
  * `--write` writes <model>/confidence-calibration.json (the manifest names it in
  * `confidence_calibration`); the figures go to bench/results/confidence-calibration.json.
@@ -39,7 +43,7 @@ import { transcribeAll } from '../src/engines/asr/recognition/transcriber.js';
 import { editDistance, scoringForm } from '../src/engines/scoring/character-error-rate.js';
 import { Vad } from '../src/engines/vad/vad.js';
 import { publishReport } from './bench-results.js';
-import { heldOutUtterances, nonSpeechClips, openRecognizer, TEST_GROUPS, VALIDATION_GROUPS, withPinkNoise } from './held-out-audio.js';
+import { heldOutUtterances, nonSpeechClips, openRecognizer, overCall, TEST_GROUPS, VALIDATION_GROUPS, withPinkNoise } from './held-out-audio.js';
 import { flag, option } from './bench-args.js';
 
 const DATA = option('data', join(process.cwd(), '..', 'shared', 'data'));
@@ -47,6 +51,10 @@ const MODEL = option('model', join(process.cwd(), 'models', 'small-am-v2'));
 const PER_GROUP = Number(option('per-group', '50'));
 const NOISE_SECONDS = Number(option('noise-seconds', '20'));
 const WRITE = flag('write');
+const CHANNEL = option('channel', 'wideband');
+if (CHANNEL !== 'wideband' && CHANNEL !== 'mulaw' && CHANNEL !== 'alaw') throw new Error('--channel must be mulaw or alaw');
+/** The audio as the model receives it: as recorded, or over the --channel call. */
+const received = (pcm: Float32Array): Promise<Float32Array> => (CHANNEL === 'wideband' ? Promise.resolve(pcm) : overCall(pcm, CHANNEL));
 const CONDITIONS: Record<string, (pcm: Float32Array, seed: number) => Float32Array> = {
   clean: (pcm) => pcm,
   pink10: (pcm, seed) => withPinkNoise(pcm, 10, seed),
@@ -98,7 +106,7 @@ const utterances = await heldOutUtterances(DATA, [...VALIDATION_GROUPS, ...TEST_
 for (const [condition, degrade] of Object.entries(CONDITIONS)) {
   skipped[condition] = { none: 0, several: 0 };
   for (const [i, u] of utterances.entries()) {
-    const found = await recognitions(degrade(u.pcm, 2000 + i), gate);
+    const found = await recognitions(await received(degrade(u.pcm, 2000 + i)), gate);
     if (found.length !== 1) {
       skipped[condition]![found.length === 0 ? 'none' : 'several']++;
       continue;
@@ -126,7 +134,7 @@ for (const [set, seed] of [
   ['report', 28],
 ] as const) {
   for (const clip of nonSpeechClips(NOISE_SECONDS, seed)) {
-    for (const r of await recognitions(clip.pcm, null)) {
+    for (const r of await recognitions(await received(clip.pcm), null)) {
       const letters = scoringForm(r.text, 'am').length;
       rows.push({
         set,
@@ -238,6 +246,7 @@ if (WRITE) {
     date: new Date().toISOString().slice(0, 10),
     fit_groups: VALIDATION_GROUPS,
     report_groups: TEST_GROUPS,
+    channel: CHANNEL,
     fit_rows: fit.length,
     report_ece: { raw: (figures['raw']!['report'] as { ece: number }).ece, calibrated: (figures['calibrated']!['report'] as { ece: number }).ece },
   };
@@ -249,6 +258,7 @@ publishReport('confidence-calibration', {
   model: basename(MODEL),
   perGroup: PER_GROUP,
   noiseSeconds: NOISE_SECONDS,
+  channel: CHANNEL,
   conditions: Object.keys(CONDITIONS),
   rows: { fit: fit.length, report: report.length },
   skipped,

@@ -23,7 +23,10 @@
  *
  *   npx tsx bench/file-speech-gate.ts [--data ../shared/data] [--model models/small-am-v2]
  *     [--per-group 50] [--noise-seconds 30] [--conditions clean,pink10,quiet30] [--gates off,silero,energy]
- *     [--min-confidence 0.1,0.2] [--out file-speech-gate] [--no-noise]
+ *     [--min-confidence 0.1,0.2] [--out file-speech-gate] [--no-noise] [--channel mulaw|alaw]
+ *
+ * `--channel mulaw` measures a telephone model (manifest `telephone_model`) on what it serves: every
+ * clip, speech after its degradation and non-speech alike, over a G.711 call (held-out-audio.ts `overCall`).
  *
  * Writes bench/results/<out>.json.
  */
@@ -34,7 +37,7 @@ import { transcribeAll } from '../src/engines/asr/recognition/transcriber.js';
 import { scoredCharacterErrorRate, scoringForm } from '../src/engines/scoring/character-error-rate.js';
 import { Vad } from '../src/engines/vad/vad.js';
 import { publishReport } from './bench-results.js';
-import { heldOutUtterances, nonSpeechClips, openRecognizer, TEST_GROUPS, VALIDATION_GROUPS, withGain, withPinkNoise } from './held-out-audio.js';
+import { heldOutUtterances, nonSpeechClips, openRecognizer, overCall, TEST_GROUPS, VALIDATION_GROUPS, withGain, withPinkNoise } from './held-out-audio.js';
 import { flag, option } from './bench-args.js';
 
 const DATA = option('data', join(process.cwd(), '..', 'shared', 'data'));
@@ -42,6 +45,10 @@ const MODEL = option('model', join(process.cwd(), 'models', 'small-am-v2'));
 const PER_GROUP = Number(option('per-group', '50'));
 const NOISE_SECONDS = Number(option('noise-seconds', '30'));
 const CONDITIONS = option('conditions', 'clean,pink10,quiet30').split(',');
+const CHANNEL = option('channel', 'wideband');
+if (CHANNEL !== 'wideband' && CHANNEL !== 'mulaw' && CHANNEL !== 'alaw') throw new Error('--channel must be mulaw or alaw');
+/** The audio as the model receives it: as recorded, or over the --channel call. */
+const received = (pcm: Float32Array): Promise<Float32Array> => (CHANNEL === 'wideband' ? Promise.resolve(pcm) : overCall(pcm, CHANNEL));
 const MIN_CONFIDENCE = option('min-confidence', '')
   .split(',')
   .filter((v) => v.length > 0)
@@ -90,7 +97,8 @@ const utterances = await heldOutUtterances(DATA, [...VALIDATION_GROUPS, ...TEST_
 const sets = { validation: VALIDATION_GROUPS as readonly string[], test: TEST_GROUPS as readonly string[] };
 const speech: Record<string, unknown>[] = [];
 for (const condition of CONDITIONS) {
-  const audio = utterances.map((u, i) => degrade[condition]!(u.pcm, 1000 + i));
+  const audio: Float32Array[] = [];
+  for (const [i, u] of utterances.entries()) audio.push(await received(degrade[condition]!(u.pcm, 1000 + i))); // one decoder at a time
   for (const [gateName, gate] of Object.entries(gates)) {
     const segments: Segment[][] = [];
     for (const pcm of audio) segments.push(await transcribe(pcm, gate));
@@ -123,7 +131,8 @@ for (const condition of CONDITIONS) {
   }
 }
 
-const clips = flag('no-noise') ? [] : nonSpeechClips(NOISE_SECONDS, 28);
+const clips: { kind: string; pcm: Float32Array }[] = [];
+for (const clip of flag('no-noise') ? [] : nonSpeechClips(NOISE_SECONDS, 28)) clips.push({ kind: clip.kind, pcm: await received(clip.pcm) });
 const nonSpeech: Record<string, unknown>[] = [];
 const perClip: Record<string, unknown>[] = [];
 for (const [gateName, gate] of Object.entries(gates)) {
@@ -164,6 +173,7 @@ publishReport(option('out', 'file-speech-gate'), {
   model: MODEL.split('/').pop(),
   perGroup: PER_GROUP,
   noiseSeconds: NOISE_SECONDS,
+  channel: CHANNEL,
   speech,
   nonSpeech,
   perClip,

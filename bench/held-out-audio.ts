@@ -16,7 +16,8 @@
  *   -20 dBFS peak), built by the corpus generators (bench/robustness-noises.ts,
  *   bench/robustness-tones.ts) and training/common/music-synth.ts from `seed`.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseKaldiText } from '../src/engines/asr/decoding/lm/lm-corpus.js';
 import { loadLanguageModels, manifestDecodingPlanner } from '../src/engines/asr/inference/decoding-planner.js';
@@ -28,6 +29,7 @@ import { synthesiseMusic } from '../training/common/music-synth.js';
 import { seededRandom } from '../training/common/seeded-random.js';
 import { atLevel, atPeak, brownNoise, clicks, keyboard, mainsHum, pinkNoise, pops, whiteNoise } from './robustness-noises.js';
 import { callProgressTone, dtmfSequence } from './robustness-tones.js';
+import { type G711Law, telephoneChannel } from './telephone-channel.js';
 
 export const VALIDATION_GROUPS = ['041', '091', '131'] as const;
 export const TEST_GROUPS = ['021', '231'] as const;
@@ -61,6 +63,36 @@ export async function heldOutUtterances(dataDir: string, groups: readonly string
     out.push({ id, group: groupOf(id), reference, pcm: await decodeFile(join(folder, 'flac', `${id}.flac`)) });
   }
   return out;
+}
+
+/**
+ * 16 kHz audio as a G.711 call brings it to the gateway: the telephone channel (8 kHz, 300-3,400
+ * Hz, companded; bench/telephone-channel.ts) written as an 8 kHz WAV and decoded to 16 kHz by the
+ * file path's decoder, as an 8 kHz upload is (and as held-out-decoding.ts --audio-dir reads calls).
+ */
+export async function overCall(pcm: Float32Array, law: G711Law): Promise<Float32Array> {
+  const call = telephoneChannel(pcm, law);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + call.byteLength, 4);
+  header.write('WAVEfmt ', 8, 'ascii');
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(8_000, 24);
+  header.writeUInt32LE(16_000, 28); // bytes a second
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(call.byteLength, 40);
+  const dir = mkdtempSync(join(tmpdir(), 'over-call-'));
+  try {
+    const path = join(dir, 'call.wav');
+    writeFileSync(path, Buffer.concat([header, Buffer.from(call.buffer, call.byteOffset, call.byteLength)]));
+    return await decodeFile(path);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** The RMS of `pcm` around its mean (ALFFA recordings carry a DC offset, which is no sound). */

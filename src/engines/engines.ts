@@ -52,6 +52,7 @@ export async function createEngines(config: GatewayConfig, logger: EnginesLogger
     maxAudioSeconds: config.limits.maxAudioSeconds,
     partialModels: config.streaming.partialModels,
     partialTailBeamWidth: config.streaming.partialTailBeamWidth,
+    telephoneModels: config.telephoneModels,
     diarization: {
       diarize: diarization.diarizer,
       ...(config.diarizationSpeechDetection === 'silero' ? { speechSpans: (pcm: Float32Array, signal: AbortSignal) => vad.fileSpeechSpans(pcm, signal) } : {}),

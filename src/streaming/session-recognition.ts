@@ -27,7 +27,8 @@
 // detection); a partial is that piece only once its turn holds DETECTION_MIN_PARTIAL_MS. When a channel's final piece settles, the channel is
 // finished and the session is told (it completes once every channel is).
 import { performance } from 'node:perf_hooks';
-import type { InferenceCost, LiveTurnStream, PieceOptions, PieceTranscription } from '../engines/asr/asr.js';
+import { audioBandOf, type InferenceCost, type LiveTurnStream, type PieceOptions, type PieceTranscription } from '../engines/asr/asr.js';
+import { STREAM_FORMAT_SAMPLE_RATE } from '../engines/signal/signal.js';
 import type { Segment, SegmentWord } from '../platform/db/job-records.js';
 import type { ApiError } from '../platform/errors/api-error.js';
 import type { Piece } from './piece-queue.js';
@@ -276,7 +277,9 @@ export class SessionRecognition {
 
   /** A session opened without a model: its language and model from its first piece (a piece that starts meanwhile waits for that answer). */
   #detectLanguage(pcm: Float32Array): Promise<string> {
-    this.#detecting ??= this.options.deps.recognizer.detectLanguage(pcm).then(
+    // an 8 kHz session runs on the detected language's telephone model, as ws-query.ts picks it for a named language
+    const band = audioBandOf(STREAM_FORMAT_SAMPLE_RATE[this.options.settings.format]);
+    this.#detecting ??= this.options.deps.recognizer.detectLanguage(pcm, undefined, band).then(
       (detected) => {
         this.#language = detected.language;
         this.#model = detected.model;

@@ -1,8 +1,8 @@
 // Query parameters of GET /v1/ws/transcribe, checked before a session starts.
 import type { CaptionFormat } from '../jobs/caption-formats.js';
 import { ApiError } from '../platform/errors/api-error.js';
-import { CHANNEL_NAMES_RULE, checkKeyterms, DEFAULT_CHANNEL_NAMES, keytermProblemText, parseChannelNames, type Asr } from '../engines/asr/asr.js';
-import { isStreamFormat, MULTICHANNEL_FORMATS, STREAM_FORMATS, type StreamFormat } from '../engines/signal/signal.js';
+import { audioBandOf, CHANNEL_NAMES_RULE, checkKeyterms, DEFAULT_CHANNEL_NAMES, keytermProblemText, parseChannelNames, type Asr } from '../engines/asr/asr.js';
+import { isStreamFormat, MULTICHANNEL_FORMATS, STREAM_FORMAT_SAMPLE_RATE, STREAM_FORMATS, type StreamFormat } from '../engines/signal/signal.js';
 
 export type VadType = 'energy' | 'silero';
 
@@ -40,9 +40,11 @@ const BOOLEAN: Record<string, boolean> = { true: true, '1': true, yes: true, fal
 export function parseSessionQuery(query: URLSearchParams, defaults: { language: string }, speech: Pick<Asr, 'resolveModel'>): SessionSettings {
   const language = (query.get('language') ?? query.get('lang') ?? defaults.language).trim().toLowerCase() || defaults.language;
   const modelParam = query.get('model')?.trim() || undefined;
-  const choice = speech.resolveModel(language, modelParam);
-
   const formatRaw = (query.get('format') ?? 'pcm_s16le').trim().toLowerCase();
+  // 8 kHz formats with no model named run on the default's telephone model (TELEPHONE_MODELS)
+  const band = isStreamFormat(formatRaw) ? audioBandOf(STREAM_FORMAT_SAMPLE_RATE[formatRaw]) : 'wideband';
+  const choice = speech.resolveModel(language, modelParam, band);
+
   if (!isStreamFormat(formatRaw)) {
     throw new ApiError('invalid_field_value', { message: `format must be one of ${STREAM_FORMATS.join(', ')}.`, param: 'format' });
   }

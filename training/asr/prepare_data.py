@@ -32,6 +32,11 @@ With --telephone-copies N (small-am-v3, issue 33) the speaker split also writes
   tempo as the other copies. Its own seed: the v2 sets stay byte for byte what they were.
   --telephone-only writes just that set (the other sets already made).
 
+With --telephone-val (candidate 14, issue 33) it writes `alffa_spk_val_tel`: the val groups through
+  the held-out telephone condition (telephone_heldout.py --law mulaw: the band, every second sample,
+  a mu-law round trip, no level change or noise), back to 16 kHz as the training copies are, so that a
+  telephone model picks its checkpoint on what it will be judged on. Alone it writes just that set.
+
 With --news-synth N (candidate 12, issue 33) the speaker split also writes `synth_am_news_spk`: N
   augmented espeak-ng utterances (as synth_am_train_spk's, plus VTLP/tempo on the features) of word
   windows from the ENH news text (CC0), leaving out every line that shares a 20-letter stretch with a
@@ -68,7 +73,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lm"))  # build_char_lm.py
 from common import (FEATURES, LogMel, SAMPLE_RATE, normalize_ethiopic, use_raw_features,  # noqa: E402
                     normalize_oromo, words_to_target, SENTENCE_END, COMMA)
-from speech_augment import FFMPEG, augment, perturbed_copy, perturbed_features, resample, telephone_copy  # noqa: E402
+from speech_augment import (  # noqa: E402
+    FFMPEG, augment, g711_round_trip, perturbed_copy, perturbed_features, resample, telephone_band, telephone_copy)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(os.path.dirname(HERE), "work")  # training/work (git-ignored)
@@ -162,6 +168,19 @@ def telephone_set(seed, copies, train):
     torch.save({"feats": feats, "texts": texts, "ids": out_ids, "normalize": FEATURES["normalize"]},
                os.path.join(WORK, "alffa_spk_train_tel.pt"))
     print(f"alffa_spk_train_tel: {len(out_ids)} utterances, {secs / 60:.1f} min, channels {json.dumps(channels)}", flush=True)
+
+
+def telephone_val_set():
+    """`alffa_spk_val_tel`: every val-group utterance over a mu-law call (the held-out telephone condition)."""
+    from scipy.signal import resample_poly
+    text = dict(l.strip().split(None, 1) for l in open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8")
+                if len(l.strip().split(None, 1)) == 2)
+    items = []
+    for u in open(os.path.join(SPLITS, "alffa-spk-val.txt")).read().split():
+        call = g711_round_trip(telephone_band(decode_flac(u)), "mulaw")
+        wide = np.clip(resample_poly(np.asarray(call, dtype=np.float64), 2, 1), -1, 1).astype(np.float32)
+        items.append((u, " ".join(text[u].split()), wide))
+    save_set("alffa_spk_val_tel", items, False)
 
 
 def speaker_split_sets(seed, copies):
@@ -375,6 +394,8 @@ def main():
     ap.add_argument("--telephone-copies", type=int, default=0,
                     help="--split speaker: telephone/level copies of every training utterance (alffa_spk_train_tel)")
     ap.add_argument("--telephone-only", action="store_true", help="write only alffa_spk_train_tel")
+    ap.add_argument("--telephone-val", action="store_true",
+                    help="write alffa_spk_val_tel (the val groups over a mu-law call); alone, only that set")
     ap.add_argument("--news-synth", type=int, default=0,
                     help="--split speaker: N espeak-ng utterances of ENH news text (synth_am_news_spk)")
     ap.add_argument("--news-only", action="store_true", help="write only synth_am_news_spk")
@@ -385,6 +406,10 @@ def main():
         use_raw_features()
     os.makedirs(WORK, exist_ok=True)
     random.seed(a.seed)
+    if a.lang == "am" and a.split == "speaker" and a.telephone_val:
+        telephone_val_set()
+        if a.telephone_copies == 0:
+            return
     if a.lang == "am" and a.split == "speaker" and a.telephone_copies > 0:
         train_ids = open(os.path.join(SPLITS, "alffa-spk-train.txt")).read().split()
         text = dict(l.strip().split(None, 1) for l in open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8")

@@ -57,6 +57,12 @@
 # 64 of 68 minutes): the same data and dropout, a fourth cosine cycle from lr 0.0006, MINUTES on both cores, every
 # periodic checkpoint kept (average_checkpoints.py). Run with MINUTES=50; not shipped: the member improved, the pair
 # with small-am-v2 did not beyond noise (training/asr/README.md, results/small-am-v3-candidate13/).
+# The fourteenth (CANDIDATE=14, small-am-v3c14, 2026-12-03): a TELEPHONE member for the telephone target (within 2
+# points of wideband; small-am-v5-ensemble +3.0 on val, its member a, small-am-v2, +4.8 alone: the pair's weak half on
+# calls). small-am-v2 fine-tuned on the three telephone/level copies alone (75% G.711 calls, 25% wideband at drawn
+# levels) plus non-speech rows, no teacher (v2's own call posteriors are what is to be unlearnt), dropout 0.1, lr
+# 0.0005; the checkpoint is picked on the val groups over a mu-law call (alffa_spk_val_tel, prepare_data.py
+# --telephone-val). It is meant to replace member a only where the gateway knows the audio is narrow-band.
 # DEVICE=cuda (or auto) trains on a GPU (train.py --device; training/asr/README.md, "On a GPU").
 # Run from the repository root. Then: sh training/asr/ship_v3.sh (exports to a scratch folder).
 set -e
@@ -69,7 +75,11 @@ if [ "$1" != "--skip-prepare" ]; then
   # candidate 12 onwards: three telephone copies (the first is the one-copy set) and the ENH news set
   if [ "${CANDIDATE:-2}" -ge 12 ]; then
     $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --telephone-copies 3 --telephone-only > $L/prepare-am-tel.log 2>&1
-    $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --news-synth 6000 --news-only > $L/prepare-am-news.log 2>&1
+    if [ "${CANDIDATE:-2}" = 14 ]; then
+      $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --telephone-val > $L/prepare-am-val-tel.log 2>&1
+    else
+      $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --news-synth 6000 --news-only > $L/prepare-am-news.log 2>&1
+    fi
   else
     $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --telephone-copies 1 --telephone-only > $L/prepare-am-tel.log 2>&1
   fi
@@ -108,11 +118,14 @@ case "${CANDIDATE:-2}" in
       INIT="--init-onnx training/work/init/small-am-v3c12 --dropout 0.15" WARMUP=100 SEED=13
       SYNTH="$SYNTH,synth_am_news_spk"
       /usr/bin/python3 training/asr/ensemble.py --member b models/small-am-v5-ensemble training/work/init/small-am-v3c12 ;;
+  14) NAME=small-am-v3c14 NS=,nonspeech_train_v5 KD= NS_ARGS="--nonspeech-share 0.1 --nonspeech-weight 2" LR=0.0005 CKPT=5
+      INIT="--init-onnx models/small-am-v2 --dropout 0.1" WARMUP=100 SEED=14
+      SETS="alffa_spk_train_tel$NS" VALID=alffa_spk_val_tel,alffa_spk_val,nonspeech_val SELECT=alffa_spk_val_tel ;;
   *) NAME=small-am-v3 NS=,nonspeech_train KD= NS_ARGS="--nonspeech-share 0.15" LR=0.0005 CKPT=8 ;;
 esac
 $P training/asr/train.py --name $NAME --lang am ${INIT:---init-onnx models/small-am-v2} $KD \
-  --sets "alffa_spk_train,alffa_spk_train_aug$TEL$SYNTH$NS" --synth-max-share 0.4 \
+  --sets "${SETS:-alffa_spk_train,alffa_spk_train_aug$TEL$SYNTH$NS}" --synth-max-share 0.4 \
   $NS_ARGS \
-  --valid alffa_spk_val,nonspeech_val --select alffa_spk_val \
+  --valid ${VALID:-alffa_spk_val,nonspeech_val} --select ${SELECT:-alffa_spk_val} \
   --lr $LR --warmup ${WARMUP:-100} --max-frames 8000 \
   --minutes "${MINUTES:-40}" --checkpoint-minutes $CKPT --seed ${SEED:-3} --threads 2 --device "${DEVICE:-cpu}" > $L/$NAME.log 2>&1

@@ -23,8 +23,12 @@ export function featureStatistics(utterances: readonly Float32Array[], channels:
   return { mean, std };
 }
 
-/** Raw log-mel features of `count` training utterances, evenly spread over the training ids. */
-export async function trainingFeatures(data: string, input: LogMelInput, count: number): Promise<Float32Array[]> {
+/**
+ * Raw log-mel features of `count` training utterances, evenly spread over the training ids; with
+ * `audioDir`, each read from `<audioDir>/<id>.wav` instead of its flac (the same utterances through
+ * a channel, e.g. telephone_heldout.py --sets train: 8 kHz calls, upsampled as the gateway does).
+ */
+export async function trainingFeatures(data: string, input: LogMelInput, count: number, audioDir: string | null = null): Promise<Float32Array[]> {
   const ids = readFileSync(join(import.meta.dirname, 'splits', 'alffa-spk-train.txt'), 'utf8')
     .split('\n')
     .map((l) => l.trim())
@@ -34,7 +38,7 @@ export async function trainingFeatures(data: string, input: LogMelInput, count: 
   const raw = new LogMelExtractor({ ...input, normalize: 'none' });
   const out: Float32Array[] = [];
   for (const id of ids.filter((_, i) => i % step === 0).slice(0, count)) {
-    out.push(raw.compute(await decodeFile(join(data, 'alffa-am-train', 'flac', `${id}.flac`))));
+    out.push(raw.compute(await decodeFile(audioDir === null ? join(data, 'alffa-am-train', 'flac', `${id}.flac`) : join(audioDir, `${id}.wav`))));
   }
   return out;
 }

@@ -22,7 +22,7 @@ import { poolSpecFor } from './inference/model-specs.js';
 import { forOutput } from './text/text-normalizer.js';
 import type { LoadedModel } from './models/model-loader.js';
 import type { LanguageInfo, ModelInfo } from './models/model-info.js';
-import { LANGUAGE_NAMES, ModelRegistry, type ModelProblem } from './models/model-registry.js';
+import { LANGUAGE_NAMES, ModelRegistry, type AudioBand, type ModelProblem } from './models/model-registry.js';
 import { checkPartialModels } from './models/partial-models.js';
 import { CtcRecognizer, type InferenceCost, type TimedWord } from './recognition/ctc-recognizer.js';
 import {
@@ -43,7 +43,8 @@ export type { AudioAllowance, FileTranscription, FileTranscriptionProgress, File
 export type { InferenceCost, TimedWord } from './recognition/ctc-recognizer.js';
 export type { PoolStats, StreamPartial } from './inference/inference-pool.js';
 import type { StreamPartial } from './inference/inference-pool.js';
-export type { ModelProblem } from './models/model-registry.js';
+export type { AudioBand, ModelProblem } from './models/model-registry.js';
+export { audioBandOf } from './models/model-registry.js';
 export { CHANNEL_NAMES_RULE, DEFAULT_CHANNEL_NAMES, mergeChannelSegments, parseChannelNames, speakerLines } from './recognition/channel-segments.js';
 /** Keyterms of a request (REST, job API, WebSocket, OpenAI `prompt`): their limits and check. */
 export { checkKeyterms, KEYTERM_LIMITS, keytermProblemText, type KeytermProblem } from './decoding/keyterm-bias.js';
@@ -115,6 +116,11 @@ export interface AsrOptions {
   readonly partialModels?: ReadonlyMap<string, string>;
   /** LIVE_PARTIAL_TAIL_BEAM: the beam over each live partial's provisional tail; null or absent: the model's beam. */
   readonly partialTailBeamWidth?: number | null;
+  /**
+   * TELEPHONE_MODELS: narrow-band audio (8 kHz or less) with no model named runs on the default's
+   * `telephone_model` where its manifest names one (true, the default); false: on the default itself.
+   */
+  readonly telephoneModels?: boolean;
 }
 
 /** A live-stream piece's recognition; word times in stream milliseconds. */
@@ -195,8 +201,10 @@ export class Asr {
   /** Scans the models, starts the inference workers and (by default) opens the default models. */
   static async create(options: AsrOptions): Promise<Asr> {
     const registry = options.registry ?? (await ModelRegistry.scan(options.modelsDir ?? 'models'));
-    for (const problem of registry.problems()) options.logger?.warn({ dir: problem.dir }, `model folder skipped: ${problem.message}`);
+    // folders that failed to load, and rules a manifest broke (a duplicate name or default, an unusable telephone_model)
+    for (const problem of registry.problems()) options.logger?.warn({ dir: problem.dir }, `model folder problem: ${problem.message}`);
     if (options.defaultModels) registry.chooseDefaults(options.defaultModels); // before any worker starts
+    if (options.telephoneModels === false) registry.disableTelephoneModels();
     checkPartialModels(registry, options.partialModels);
     const tools = resolveMediaTools({ ffmpegPath: options.ffmpegPath ?? null, ffprobePath: options.ffprobePath ?? null });
     const pool = await InferencePool.start({
@@ -249,10 +257,11 @@ export class Asr {
   /**
    * The spec's model rules 1-4: the language and model a request runs with (model null for
    * `auto`), or a ModelSelectionError (engine error kinds model_with_auto, unsupported_model,
-   * unsupported_language; param `model` or `language`).
+   * unsupported_language; param `model` or `language`). `band` `narrowband` (8 kHz streams) picks
+   * the default's telephone model when no model is named.
    */
-  resolveModel(language: string, model?: string | null): { language: string; model: string | null } {
-    return this.registry.resolve(language, model ?? null);
+  resolveModel(language: string, model?: string | null, band?: AudioBand): { language: string; model: string | null } {
+    return this.registry.resolve(language, model ?? null, band);
   }
 
   /** How a model decodes (greedy, or beam search with or without the LM). */
@@ -396,10 +405,13 @@ export class Asr {
     };
   }
 
-  /** For `language=auto`: the language of 16 kHz mono PCM (its first seconds of speech) and its default model. */
-  async detectLanguage(pcm: Float32Array, signal?: AbortSignal): Promise<DetectedLanguage> {
+  /**
+   * For `language=auto`: the language of 16 kHz mono PCM (its first seconds of speech) and its
+   * default model (for `narrowband` audio, the default's telephone model where there is one).
+   */
+  async detectLanguage(pcm: Float32Array, signal?: AbortSignal, band?: AudioBand): Promise<DetectedLanguage> {
     const detection = await this.languageDetector().detect(pcm, signal);
-    const choice = this.registry.resolve(detection.language, null);
+    const choice = this.registry.resolve(detection.language, null, band);
     if (choice.model === null) throw new Error(`no default model for detected language ${detection.language}`);
     return { ...detection, language: choice.language, model: choice.model };
   }

@@ -85,6 +85,10 @@ export const CONFIG_TABLE = {
       description:
         'file transcription (REST, batch, job API) decodes only the speech the Silero VAD finds in each pause-cut piece, padded so no word edge is cut: noise, tones and music give no text, and a file without speech completes with `text: ""` and no segments (`docs/decoding.md`, *Speech gate*); when Silero is unavailable an energy check stands in (logged once); `off`: every piece with sound is decoded, as before',
     }),
+    TELEPHONE_MODELS: oneOf('on', ['on', 'off'], {
+      description:
+        "audio sampled at 8 kHz or less (files by their stated rate; WebSocket `pcm_s16le_8k`, `mulaw_8k`, `alaw_8k`) with no `model` named runs on the default model's telephone model where its manifest names one (`telephone_model`: small-am-v2's is small-am-v2-telephone, small-am-v5-ensemble's small-am-v5-telephone, both fine-tuned on G.711 calls) and reports that model's name; a named model always runs itself (docs/model-format.md, *Telephone models*); `off`: the default reads narrow-band audio itself",
+    }),
     INFERENCE_WORKERS: integer(0, 0, 256, { description: 'inference worker threads', defaultText: '`0` (automatic)' }),
     INFERENCE_INTRA_OP_THREADS: integer(0, 0, 256, {
       description: "onnxruntime threads each inference worker's model runs use (recognition and live streams)",

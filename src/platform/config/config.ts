@@ -26,6 +26,8 @@ export interface GatewayConfig {
   readonly inferenceDevice: 'cpu' | 'cuda';
   /** FILE_SPEECH_GATE: files decode only Silero-detected speech (`silero`) or every piece with sound (`off`). */
   readonly fileSpeechGate: 'silero' | 'off';
+  /** TELEPHONE_MODELS: narrow-band audio with no model named runs on the default's `telephone_model`. */
+  readonly telephoneModels: boolean;
   readonly inferenceWorkers: number;
   /** Nice value of the inference worker threads (with SCHED_BATCH); null: same as the event loop. */
   readonly inferenceWorkerNice: number | null;
@@ -260,6 +262,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     defaultModels: v.DEFAULT_MODELS,
     inferenceDevice: v.INFERENCE_DEVICE,
     fileSpeechGate: v.FILE_SPEECH_GATE,
+    telephoneModels: v.TELEPHONE_MODELS === 'on',
     inferenceWorkers: v.INFERENCE_WORKERS,
     inferenceWorkerNice: v.INFERENCE_WORKER_NICE,
     inferenceIntraOpThreads: v.INFERENCE_INTRA_OP_THREADS,

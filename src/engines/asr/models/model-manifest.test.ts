@@ -59,6 +59,13 @@ describe('parseManifest', () => {
     expect(problemsOf({ ...documented, confidence_calibration: 3 })).toEqual(['confidence_calibration must be a non-empty string or null']);
   });
 
+  it('reads an optional telephone model by name (the registry checks it against the others)', () => {
+    expect(parseManifest({ ...documented, telephone_model: 'small-am-v1-telephone' })).toMatchObject({ telephoneModel: 'small-am-v1-telephone' });
+    expect(parseManifest(documented)).toMatchObject({ telephoneModel: null });
+    expect(problemsOf({ ...documented, telephone_model: '' })).toEqual(['telephone_model must be a non-empty string or null']);
+    expect(problemsOf({ ...documented, telephone_model: ['a'] })).toEqual(['telephone_model must be a non-empty string or null']);
+  });
+
   it('accepts an LM in the model folder or in a sibling folder, nothing further out', () => {
     const lm = (file: string) => ({ ...documented, lm: { ...documented.lm, file } });
     expect(problemsOf(lm('lm.bin'))).toEqual([]);

@@ -46,6 +46,13 @@ export interface CtcManifest {
    * mean token posterior is the confidence.
    */
   readonly confidenceCalibration?: string | null;
+  /**
+   * `telephone_model`: the name of a model of the same language and vocabulary trained for
+   * narrow-band calls, which serves this model's audio when this model is the language's default,
+   * no model was named and the audio is 8 kHz or less (model-registry.ts `resolve`); null or
+   * absent: none.
+   */
+  readonly telephoneModel?: string | null;
 }
 
 export interface LanguageIdManifest {
@@ -300,6 +307,7 @@ export function parseManifest(json: unknown): ModelManifest {
     isDefault: r.has('default') ? r.boolean('default') : null,
     maxBatchSize: r.has('max_batch_size') ? r.number('max_batch_size', { integer: true, min: 1, max: 1024 }) : null,
     confidenceCalibration: r.nullableString('confidence_calibration'),
+    telephoneModel: r.nullableString('telephone_model'),
   };
   if (manifest.confidenceCalibration) checkFileName(r, 'confidence_calibration', manifest.confidenceCalibration);
   if (input.kind === 'log_mel' && manifest.io.lengths === null) r.problems.push('io.lengths must be a non-empty string (log_mel input takes frame lengths)');

@@ -6,7 +6,7 @@ import { TINY_LID } from '../../../../test/inference/fixtures.js';
 import { makeModelFolder } from '../../../../test/inference/model-folders.js';
 import { ModelSelectionError } from './model-errors.js';
 import { loadModelFolder, parseVocabulary } from './model-loader.js';
-import { ModelRegistry } from './model-registry.js';
+import { audioBandOf, ModelRegistry } from './model-registry.js';
 
 let root: string;
 
@@ -122,6 +122,66 @@ describe('ModelRegistry', () => {
     } finally {
       await rm(dupRoot, { recursive: true, force: true });
     }
+  });
+});
+
+describe('telephone models (manifest telephone_model)', () => {
+  let phones: string;
+  beforeAll(async () => {
+    phones = await mkdtemp(join(tmpdir(), 'registry-phone-'));
+    await makeModelFolder(phones, 'small-am-v1', { name: 'small-am-v1', language: 'am', telephone_model: 'small-am-v1-telephone' });
+    await makeModelFolder(phones, 'small-am-v1-telephone', { name: 'small-am-v1-telephone', language: 'am' });
+    await makeModelFolder(phones, 'beta-am-v1', { name: 'beta-am-v1', language: 'am', telephone_model: 'beta-am-v1' });
+    await makeModelFolder(phones, 'small-ti-v1', { name: 'small-ti-v1', language: 'ti', telephone_model: 'small-am-v1-telephone' });
+    await makeModelFolder(phones, 'small-om-v1', { name: 'small-om-v1', language: 'om', telephone_model: 'gone' });
+  });
+  afterAll(async () => {
+    await rm(phones, { recursive: true, force: true });
+  });
+
+  it('reads 8 kHz or less as narrow band, and an unstated rate as wide band', () => {
+    expect([8000, 6000, 11025, 16000, 0].map(audioBandOf)).toEqual(['narrowband', 'narrowband', 'wideband', 'wideband', 'wideband']);
+  });
+
+  it('serves narrow-band audio of the default on its telephone model only when no model is named', async () => {
+    const registry = await ModelRegistry.scan(phones);
+    expect(registry.telephoneModelOf('small-am-v1')).toBe('small-am-v1-telephone');
+    expect(registry.resolve('am', null, 'narrowband')).toEqual({ language: 'am', model: 'small-am-v1-telephone' });
+    expect(registry.resolve('am', '', 'narrowband')).toEqual({ language: 'am', model: 'small-am-v1-telephone' });
+    expect(registry.resolve('am', null, 'wideband')).toEqual({ language: 'am', model: 'small-am-v1' });
+    expect(registry.resolve('am', null)).toEqual({ language: 'am', model: 'small-am-v1' });
+    // a named model is the one that runs, whatever the band
+    expect(registry.resolve('am', 'small-am-v1', 'narrowband')).toEqual({ language: 'am', model: 'small-am-v1' });
+    expect(registry.resolve('am', 'beta-am-v1', 'narrowband')).toEqual({ language: 'am', model: 'beta-am-v1' });
+    expect(registry.resolve('am', 'small-am-v1-telephone')).toEqual({ language: 'am', model: 'small-am-v1-telephone' });
+    // auto: decided once the language is detected
+    expect(registry.resolve('auto', null, 'narrowband')).toEqual({ language: 'auto', model: null });
+  });
+
+  it('refuses a telephone model of another language, one that is missing and a model naming itself, keeping the model', async () => {
+    const registry = await ModelRegistry.scan(phones);
+    const problems = registry.problems().map((p) => `${p.dir.split('/').pop()}: ${p.message}`);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        "small-ti-v1: telephone_model small-am-v1-telephone is not used (small-am-v1-telephone (am) is not of small-ti-v1's language (ti)); small-ti-v1 reads narrow-band audio itself",
+        'small-om-v1: telephone_model gone is not used (gone is not a speech model here); small-om-v1 reads narrow-band audio itself',
+        'beta-am-v1: telephone_model beta-am-v1 is not used (a model cannot be its own telephone model); beta-am-v1 reads narrow-band audio itself',
+      ]),
+    );
+    expect(problems).toHaveLength(3);
+    expect(registry.resolve('ti', null, 'narrowband').model).toBe('small-ti-v1');
+    expect(registry.resolve('om', null, 'narrowband').model).toBe('small-om-v1');
+  });
+
+  it('follows DEFAULT_MODELS, and TELEPHONE_MODELS=off turns them off', async () => {
+    const registry = await ModelRegistry.scan(phones);
+    registry.chooseDefaults(new Map([['am', 'beta-am-v1']]));
+    expect(registry.resolve('am', null, 'narrowband').model).toBe('beta-am-v1');
+    registry.chooseDefaults(new Map([['am', 'small-am-v1']]));
+    expect(registry.resolve('am', null, 'narrowband').model).toBe('small-am-v1-telephone');
+    registry.disableTelephoneModels();
+    expect(registry.telephoneModelOf('small-am-v1')).toBeNull();
+    expect(registry.resolve('am', null, 'narrowband').model).toBe('small-am-v1');
   });
 });
 

@@ -2,6 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ModelSelectionError } from './model-errors.js';
 import { loadModelFolder, type LoadedCtcModel, type LoadedLanguageIdModel, type LoadedModel } from './model-loader.js';
+import { substituteProblem } from './model-substitutes.js';
 
 /** Languages the gateway knows by name; a model for another code still works, named by its code. */
 export const LANGUAGE_NAMES: Readonly<Record<string, string>> = { am: 'Amharic', om: 'Oromo', ti: 'Tigrinya' };
@@ -19,6 +20,15 @@ export interface ModelChoice {
   /** The model to run; null for `auto` (the detected language's default is used). */
   readonly model: string | null;
 }
+
+/**
+ * The audio's band as far as the container or stream format states it: `narrowband` when it is
+ * sampled at 8 kHz or less (telephone calls: G.711, 8 kHz PCM), else `wideband`. A call stored at
+ * 16 kHz reads as wideband: nothing here looks at the spectrum.
+ */
+export type AudioBand = 'wideband' | 'narrowband';
+export const NARROWBAND_MAX_SAMPLE_RATE = 8000;
+export const audioBandOf = (sampleRate: number): AudioBand => (sampleRate > 0 && sampleRate <= NARROWBAND_MAX_SAMPLE_RATE ? 'narrowband' : 'wideband');
 
 /** Name of the default model of a language when no manifest says `"default": true`. */
 export const conventionalDefault = (language: string): string => `small-${language}-v1`;
@@ -44,6 +54,8 @@ export class ModelRegistry {
   private readonly byName = new Map<string, LoadedModel>();
   private readonly byLanguage = new Map<string, LoadedCtcModel[]>();
   private readonly defaults = new Map<string, LoadedCtcModel>();
+  /** A model's `telephone_model` (manifest), where it passed the substitute rules (model-substitutes.ts). */
+  private readonly telephone = new Map<string, string>();
   private readonly lid: LoadedLanguageIdModel | null;
 
   private constructor(
@@ -75,6 +87,14 @@ export class ModelRegistry {
       }
       const chosen = flagged[0] ?? list.find((m) => m.name === conventionalDefault(language)) ?? list[0]!;
       this.defaults.set(language, chosen);
+    }
+    for (const model of this.byName.values()) {
+      const phone = model.kind === 'ctc' ? (model.manifest.telephoneModel ?? null) : null;
+      if (phone === null) continue;
+      const problem = phone === model.name ? 'a model cannot be its own telephone model' : substituteProblem(this, model.name, phone);
+      if (problem === null) this.telephone.set(model.name, phone);
+      else
+        this.loadProblems.push({ dir: model.dir, message: `telephone_model ${phone} is not used (${problem}); ${model.name} reads narrow-band audio itself` });
     }
   }
 
@@ -156,6 +176,16 @@ export class ModelRegistry {
     for (const [language, model] of chosen) this.defaults.set(language, model);
   }
 
+  /** TELEPHONE_MODELS=off: every model reads narrow-band audio itself. */
+  disableTelephoneModels(): void {
+    this.telephone.clear();
+  }
+
+  /** The model that reads `model`'s narrow-band audio when nobody named a model (manifest `telephone_model`), or null. */
+  telephoneModelOf(model: string): string | null {
+    return this.telephone.get(model) ?? null;
+  }
+
   defaultModel(language: string): LoadedCtcModel | null {
     return this.defaults.get(language) ?? null;
   }
@@ -178,10 +208,11 @@ export class ModelRegistry {
    * 1. `model` with `language=auto` → kind model_with_auto (INVALID_FIELD, param `model`);
    * 2. a model that is not one of the language's → unsupported_model (message lists the language's models);
    * 3. a language without models → unsupported_language (message lists the languages, `auto` included);
-   * 4. no model → the language's default.
+   * 4. no model → the language's default; for `narrowband` audio, the default's telephone model
+   *    where its manifest names one (a named model is always the one that runs).
    * An empty `model` string counts as omitted.
    */
-  resolve(language: string, model?: string | null): ModelChoice {
+  resolve(language: string, model?: string | null, band: AudioBand = 'wideband'): ModelChoice {
     const requested = model === undefined || model === null || model === '' ? null : model;
     if (language === AUTO_LANGUAGE) {
       if (requested !== null) {
@@ -192,7 +223,7 @@ export class ModelRegistry {
     }
     const chosen = this.defaults.get(language);
     if (!chosen) throw this.unsupportedLanguage(language);
-    if (requested === null) return { language, model: chosen.name };
+    if (requested === null) return { language, model: (band === 'narrowband' ? this.telephone.get(chosen.name) : undefined) ?? chosen.name };
     const models = this.modelsFor(language);
     if (!models.some((m) => m.name === requested)) {
       throw new ModelSelectionError(

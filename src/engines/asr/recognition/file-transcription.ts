@@ -7,7 +7,7 @@ import type { SegmenterOptions } from './pause-segmenter.js';
 import { readHead, splitHead } from '../../signal/files/pcm-head.js';
 import { decodeToPcm, PCM_SAMPLE_RATE } from '../../signal/files/pcm-decoder.js';
 import { decodesNatively, decodeWebmOpus } from '../../signal/files/webm-opus-decoder.js';
-import type { ModelRegistry } from '../models/model-registry.js';
+import { audioBandOf, type ModelRegistry } from '../models/model-registry.js';
 import { mergeChannelSegments } from './channel-segments.js';
 import type { CtcRecognizer } from './ctc-recognizer.js';
 import { DETECTION_SECONDS, type LanguageDetection } from './language-detector.js';
@@ -145,6 +145,9 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
   if (names !== null && probe.channels < names.length) throw new ChannelCountError(names.length, probe.channels);
   const allowance = (await request.admitAudio?.(probe.durationSeconds)) ?? null;
   signal.throwIfAborted();
+  // Narrow-band audio with no model named runs on the default's telephone model (model-registry.ts `resolve`).
+  const band = audioBandOf(probe.sampleRate);
+  if (choice.model !== null) choice = registry.resolve(choice.language, request.model, band);
   // Decoding stops at the smaller bound: the server's maximum or the request's allowance.
   const bounded = (stream: AsyncIterable<Float32Array>): AsyncGenerator<Float32Array, void, undefined> =>
     allowance !== null && allowance.maxSeconds < maxSeconds
@@ -165,7 +168,7 @@ export async function transcribeFile(parts: FileTranscriptionParts, request: Fil
       pcm = split.stream;
       closeHead = split.close;
       detection = await parts.detectLanguage(split.head, signal);
-      choice = registry.resolve(detection.language, null);
+      choice = registry.resolve(detection.language, null, band);
     }
     const model = choice.model!;
     request.onLanguage?.(choice.language, model);
