@@ -50,6 +50,9 @@ describe('telephone models', () => {
     expect(shipped.telephoneModelOf(DEFAULT)).toBe(TELEPHONE);
     expect(shipped.problems().filter((p) => p.message.startsWith('telephone_model'))).toEqual([]);
     expect(shipped.isDefault(shipped.get(TELEPHONE)!)).toBe(false);
+    // opened at start beside the default, before any call came (Asr's preload)
+    expect(gw.gateway.engines.asr.models().find((m) => m.name === TELEPHONE)?.loaded).toBe(true);
+    expect(gw.gateway.engines.asr.models().find((m) => m.name === 'small-am-v5-telephone')?.loaded).toBe(false);
   });
 
   it('REST: an 8 kHz file with no model named runs on the telephone model; a named model and a 16 kHz file run as asked', async () => {
@@ -58,6 +61,10 @@ describe('telephone models', () => {
     expect(call.status, JSON.stringify(call.body)).toBe(202);
     expect(call.body.status).toBe('completed');
     expect(call.body.metadata.resolved_model).toBe(TELEPHONE);
+    // language=auto: the detected language's default, and for a call its telephone model
+    const auto = await client.submitFile(callWav, { language: 'auto', mode: 'sync' });
+    expect(auto.body.language).toBe('am');
+    expect(auto.body.metadata.resolved_model).toBe(TELEPHONE);
     const named = await client.submitFile(callWav, { language: 'am', model: DEFAULT, mode: 'sync' });
     expect(named.body.metadata.resolved_model).toBe(DEFAULT);
     const wide = await client.submitFile(CLIP, { language: 'am', mode: 'sync' });

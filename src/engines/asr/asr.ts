@@ -95,7 +95,7 @@ export interface AsrOptions {
   readonly maxInFlightPerJob?: number;
   /** Decoding per model; default: from each manifest's `decoding` and `lm` (decoding-planner.ts). */
   readonly decodingPlanner?: DecodingPlanner;
-  /** Open the default models and the language-id model in every worker at start. Default true. */
+  /** Open the default models, their telephone models and the language-id model in every worker at start. Default true. */
   readonly preload?: boolean;
   /**
    * Diarization of files asked for it, beside their recognition (file-transcription.ts): the
@@ -462,7 +462,13 @@ export class Asr {
   }
 
   private async preload(): Promise<void> {
-    const wanted = this.registry.languages().map((language) => this.registry.defaultModel(language)!);
+    const defaults = this.registry.languages().map((language) => this.registry.defaultModel(language)!);
+    // a default's telephone model too: the first 8 kHz call should not wait for a session to open
+    const phones = defaults.flatMap((model) => {
+      const phone = this.registry.get(this.registry.telephoneModelOf(model.name) ?? '');
+      return phone ? [phone] : [];
+    });
+    const wanted = [...defaults, ...phones];
     const lid = this.registry.languageIdModel();
     for (const model of [...wanted, ...(lid ? [lid] : [])]) {
       try {
