@@ -43,7 +43,16 @@ import { transcribeAll } from '../src/engines/asr/recognition/transcriber.js';
 import { editDistance, scoringForm } from '../src/engines/scoring/character-error-rate.js';
 import { Vad } from '../src/engines/vad/vad.js';
 import { publishReport } from './bench-results.js';
-import { heldOutUtterances, nonSpeechClips, openRecognizer, overCall, TEST_GROUPS, VALIDATION_GROUPS, withPinkNoise } from './held-out-audio.js';
+import {
+  heldOutUtterances,
+  nonSpeechClips,
+  listeningChannel,
+  openRecognizer,
+  receivedOver,
+  TEST_GROUPS,
+  VALIDATION_GROUPS,
+  withPinkNoise,
+} from './held-out-audio.js';
 import { flag, option } from './bench-args.js';
 
 const DATA = option('data', join(process.cwd(), '..', 'shared', 'data'));
@@ -51,10 +60,9 @@ const MODEL = option('model', join(process.cwd(), 'models', 'small-am-v2'));
 const PER_GROUP = Number(option('per-group', '50'));
 const NOISE_SECONDS = Number(option('noise-seconds', '20'));
 const WRITE = flag('write');
-const CHANNEL = option('channel', 'wideband');
-if (CHANNEL !== 'wideband' && CHANNEL !== 'mulaw' && CHANNEL !== 'alaw') throw new Error('--channel must be mulaw or alaw');
+const CHANNEL = listeningChannel(option('channel', 'wideband'));
 /** The audio as the model receives it: as recorded, or over the --channel call. */
-const received = (pcm: Float32Array): Promise<Float32Array> => (CHANNEL === 'wideband' ? Promise.resolve(pcm) : overCall(pcm, CHANNEL));
+const received = (pcm: Float32Array): Promise<Float32Array> => receivedOver(CHANNEL, pcm);
 const CONDITIONS: Record<string, (pcm: Float32Array, seed: number) => Float32Array> = {
   clean: (pcm) => pcm,
   pink10: (pcm, seed) => withPinkNoise(pcm, 10, seed),

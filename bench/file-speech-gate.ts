@@ -37,7 +37,17 @@ import { transcribeAll } from '../src/engines/asr/recognition/transcriber.js';
 import { scoredCharacterErrorRate, scoringForm } from '../src/engines/scoring/character-error-rate.js';
 import { Vad } from '../src/engines/vad/vad.js';
 import { publishReport } from './bench-results.js';
-import { heldOutUtterances, nonSpeechClips, openRecognizer, overCall, TEST_GROUPS, VALIDATION_GROUPS, withGain, withPinkNoise } from './held-out-audio.js';
+import {
+  heldOutUtterances,
+  nonSpeechClips,
+  listeningChannel,
+  openRecognizer,
+  receivedOver,
+  TEST_GROUPS,
+  VALIDATION_GROUPS,
+  withGain,
+  withPinkNoise,
+} from './held-out-audio.js';
 import { flag, option } from './bench-args.js';
 
 const DATA = option('data', join(process.cwd(), '..', 'shared', 'data'));
@@ -45,10 +55,9 @@ const MODEL = option('model', join(process.cwd(), 'models', 'small-am-v2'));
 const PER_GROUP = Number(option('per-group', '50'));
 const NOISE_SECONDS = Number(option('noise-seconds', '30'));
 const CONDITIONS = option('conditions', 'clean,pink10,quiet30').split(',');
-const CHANNEL = option('channel', 'wideband');
-if (CHANNEL !== 'wideband' && CHANNEL !== 'mulaw' && CHANNEL !== 'alaw') throw new Error('--channel must be mulaw or alaw');
+const CHANNEL = listeningChannel(option('channel', 'wideband'));
 /** The audio as the model receives it: as recorded, or over the --channel call. */
-const received = (pcm: Float32Array): Promise<Float32Array> => (CHANNEL === 'wideband' ? Promise.resolve(pcm) : overCall(pcm, CHANNEL));
+const received = (pcm: Float32Array): Promise<Float32Array> => receivedOver(CHANNEL, pcm);
 const MIN_CONFIDENCE = option('min-confidence', '')
   .split(',')
   .filter((v) => v.length > 0)

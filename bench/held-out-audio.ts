@@ -95,6 +95,19 @@ export async function overCall(pcm: Float32Array, law: G711Law): Promise<Float32
   }
 }
 
+/** A bench's `--channel`: the audio as recorded (`wideband`), or over a G.711 call of that law. */
+export type ListeningChannel = 'wideband' | G711Law;
+
+export function listeningChannel(value: string): ListeningChannel {
+  if (value !== 'wideband' && value !== 'mulaw' && value !== 'alaw') throw new Error('--channel must be mulaw or alaw');
+  return value;
+}
+
+/** `pcm` as a model on `channel` receives it. */
+export function receivedOver(channel: ListeningChannel, pcm: Float32Array): Promise<Float32Array> {
+  return channel === 'wideband' ? Promise.resolve(pcm) : overCall(pcm, channel);
+}
+
 /** The RMS of `pcm` around its mean (ALFFA recordings carry a DC offset, which is no sound). */
 export function acRms(pcm: Float32Array): number {
   let mean = 0;
