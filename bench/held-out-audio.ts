@@ -30,6 +30,7 @@ import { seededRandom } from '../training/common/seeded-random.js';
 import { atLevel, atPeak, brownNoise, clicks, keyboard, mainsHum, pinkNoise, pops, whiteNoise } from './robustness-noises.js';
 import { callProgressTone, dtmfSequence } from './robustness-tones.js';
 import { type G711Law, telephoneChannel } from './telephone-channel.js';
+import { wavOf } from '../test/helpers/fixtures.js';
 
 export const VALIDATION_GROUPS = ['041', '091', '131'] as const;
 export const TEST_GROUPS = ['021', '231'] as const;
@@ -72,23 +73,10 @@ export async function heldOutUtterances(dataDir: string, groups: readonly string
  */
 export async function overCall(pcm: Float32Array, law: G711Law): Promise<Float32Array> {
   const call = telephoneChannel(pcm, law);
-  const header = Buffer.alloc(44);
-  header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(36 + call.byteLength, 4);
-  header.write('WAVEfmt ', 8, 'ascii');
-  header.writeUInt32LE(16, 16);
-  header.writeUInt16LE(1, 20); // PCM
-  header.writeUInt16LE(1, 22); // mono
-  header.writeUInt32LE(8_000, 24);
-  header.writeUInt32LE(16_000, 28); // bytes a second
-  header.writeUInt16LE(2, 32);
-  header.writeUInt16LE(16, 34);
-  header.write('data', 36, 'ascii');
-  header.writeUInt32LE(call.byteLength, 40);
   const dir = mkdtempSync(join(tmpdir(), 'over-call-'));
   try {
     const path = join(dir, 'call.wav');
-    writeFileSync(path, Buffer.concat([header, Buffer.from(call.buffer, call.byteOffset, call.byteLength)]));
+    writeFileSync(path, wavOf(Buffer.from(call.buffer, call.byteOffset, call.byteLength), 8_000));
     return await decodeFile(path);
   } finally {
     rmSync(dir, { recursive: true, force: true });

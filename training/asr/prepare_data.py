@@ -170,11 +170,16 @@ def telephone_set(seed, copies, train):
     print(f"alffa_spk_train_tel: {len(out_ids)} utterances, {secs / 60:.1f} min, channels {json.dumps(channels)}", flush=True)
 
 
+def alffa_texts():
+    """ALFFA's transcripts by utterance id (the Kaldi `text` file; lines without a transcript left out)."""
+    with open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8") as f:
+        return dict(parts for parts in (line.strip().split(None, 1) for line in f) if len(parts) == 2)
+
+
 def telephone_val_set():
     """`alffa_spk_val_tel`: every val-group utterance over a mu-law call (the held-out telephone condition)."""
     from scipy.signal import resample_poly
-    text = dict(l.strip().split(None, 1) for l in open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8")
-                if len(l.strip().split(None, 1)) == 2)
+    text = alffa_texts()
     items = []
     for u in open(os.path.join(SPLITS, "alffa-spk-val.txt")).read().split():
         call = g711_round_trip(telephone_band(decode_flac(u)), "mulaw")
@@ -412,14 +417,12 @@ def main():
             return
     if a.lang == "am" and a.split == "speaker" and a.telephone_copies > 0:
         train_ids = open(os.path.join(SPLITS, "alffa-spk-train.txt")).read().split()
-        text = dict(l.strip().split(None, 1) for l in open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8")
-                    if len(l.strip().split(None, 1)) == 2)
+        text = alffa_texts()
         telephone_set(a.seed, a.telephone_copies, [(u, " ".join(text[u].split()), decode_flac(u)) for u in train_ids])
         if a.telephone_only:
             return
     if a.lang == "am" and a.split == "speaker" and a.news_synth > 0 and a.news_only:
-        text = dict(l.strip().split(None, 1) for l in open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8")
-                    if len(l.strip().split(None, 1)) == 2)
+        text = alffa_texts()
         held = [u for k in ("val", "test") for u in open(os.path.join(SPLITS, f"alffa-spk-{k}.txt")).read().split()]
         news_synth_set(a.seed, a.news_synth, {" ".join(text[u].split()) for u in held})
         return

@@ -465,8 +465,8 @@ export class Asr {
     const defaults = this.registry.languages().map((language) => this.registry.defaultModel(language)!);
     // a default's telephone model too: the first 8 kHz call should not wait for a session to open
     const phones = defaults.flatMap((model) => {
-      const phone = this.registry.get(this.registry.telephoneModelOf(model.name) ?? '');
-      return phone ? [phone] : [];
+      const phone = this.registry.telephoneModelOf(model.name); // checked at scan: a model of the registry
+      return phone === null ? [] : [this.registry.get(phone)!];
     });
     const wanted = [...defaults, ...phones];
     const lid = this.registry.languageIdModel();
