@@ -9,10 +9,11 @@
 #     benchmark's channel), to set beside the wideband figures of the same utterances;
 #  2. invented letters per minute on the robustness benchmark's non-speech clips with the speech
 #     gate off (bench/robustness.ts --runs today --surfaces rest), for each model through a models
-#     folder where it is the Amharic default (models/ itself for small-am-v2). The bench writes
+#     folder where it is the Amharic default (SPEECH_COUNT held-out utterances per speech condition too). The bench writes
 #     bench/results/robustness.json: this script keeps a copy of that file and puts it back after.
 # LM_ALPHA / LM_BETA put the candidate's own LM weights (tuned on val by step 2b) in its manifest instead of v2's.
 # BLANK_BIAS=D exports the candidate with D added to its blank's output bias (chosen on val by blank_bias.py).
+# EXPORT_ONLY=1 stops after exporting the candidate.
 # Run from the repository root after train_v3.sh. NAMES="small-am-v3" measures the candidate only
 # (small-am-v2's figures already in $OUT/results: they do not depend on the candidate);
 # NAMES="small-am-v2" measures the baseline only (no candidate needed: step 1 skipped); any shipped Amharic model
@@ -54,6 +55,7 @@ open(sys.argv[1], "a").write("\n")
 PY
 ln -sfn "$(pwd)/models/lm" $OUT/lm  # the manifest's ../lm/am-char-7gram.bin, as in models/
 fi
+[ "${EXPORT_ONLY:-0}" = 1 ] && exit 0  # the candidate's folder only (ship_v6.sh tunes its LM weights before measuring)
 # 2. held-out CER, both models, the same decoder settings
 TEL=training/work/audio/heldout-telephone-mulaw
 [ -d $TEL ] || nice -n 10 /usr/bin/python3 training/asr/telephone_heldout.py --law mulaw --out $TEL
@@ -75,22 +77,29 @@ case " $NAMES " in *" $CAND_NAME "*)
     --beams 16 --alphas 0.3,0.4,0.5,0.6,0.8 --betas 1,1.5,2,2.5,3,4 --out $R/$CAND_NAME-spk-heldout-tuned.json \
     > $R/$CAND_NAME-spk-heldout-tuned.log 2>&1 ;;
 esac
-# 3. non-speech, gate off. The robustness bench serves each language's default model, so every model but
-# small-am-v2 (today's default) is measured through a models folder of its own where it is the Amharic default
-# (the other folders linked, small-am-v2 copied with "default": false)
+# 3. non-speech, gate off. The robustness bench serves each language's default model, so every model is measured
+# through a models folder of its own where it is the Amharic default: the other folders linked, any other Amharic
+# default (small-am-v2 until 2026-12-03, small-am-v6 since) copied with "default": false
 default_models_dir() {  # $1: a name of NAMES; prints the models folder to serve
-  [ "$1" = small-am-v2 ] && { echo "$(pwd)/models"; return; }
   D=$OUT/models-$1
   rm -rf $D && mkdir -p $D
-  for d in models/*; do
-    case $(basename $d) in small-am-v2|"$1") ;; *) ln -s "$(pwd)/$d" $D/ ;; esac
-  done
-  cp -r models/small-am-v2 $D/ && cp -r "$(model_dir $1)" $D/$1
-  /usr/bin/python3 - "$D/small-am-v2/manifest.json" "$D/$1/manifest.json" <<'PY'
-import json, sys
-for path, default in ((sys.argv[1], False), (sys.argv[2], True)):
+  /usr/bin/python3 - models "$(model_dir $1)" "$1" $D <<'PY'
+import json, os, shutil, sys
+models, chosen, name, out = sys.argv[1:5]
+def write(path, default):
     m = json.load(open(path, encoding="utf-8")); m["default"] = default
     json.dump(m, open(path, "w", encoding="utf-8"), ensure_ascii=False, indent=2); open(path, "a").write("\n")
+for folder in sorted(os.listdir(models)):
+    src = os.path.join(os.path.abspath(models), folder)
+    if folder == name or not os.path.isdir(src):
+        continue
+    manifest = os.path.join(src, "manifest.json")
+    m = json.load(open(manifest, encoding="utf-8")) if os.path.exists(manifest) else {}
+    if m.get("default") is True and m.get("language") == "am":
+        shutil.copytree(src, os.path.join(out, folder)); write(os.path.join(out, folder, "manifest.json"), False)
+    else:
+        os.symlink(src, os.path.join(out, folder))
+shutil.copytree(os.path.abspath(chosen), os.path.join(out, name), symlinks=True); write(os.path.join(out, name, "manifest.json"), True)
 PY
   echo $D
 }
@@ -103,11 +112,12 @@ for NAME in $NAMES; do
     > $R/$NAME-robustness.log 2>&1 || true
   cp $B $R/$NAME-robustness.json
   cp $R/robustness.json.before $B
-  # the same gateway on 6 held-out utterances per speech condition (noise, music, telephone):
-  # non-speech training must not make the model drop speech
-  MODELS_DIR=$DIRS nice -n 10 npx tsx bench/robustness.ts --surfaces rest --runs today --count 6 --sentences 0 \
-    > $R/$NAME-robustness-speech6.log 2>&1 || true
-  cp $B $R/$NAME-robustness-speech6.json
+  # the same gateway on SPEECH_COUNT (default 6, at most the corpus's 30) held-out utterances per speech condition
+  # (noise, music, telephone): non-speech training must not make the model drop speech
+  SC=${SPEECH_COUNT:-6}
+  MODELS_DIR=$DIRS nice -n 10 npx tsx bench/robustness.ts --surfaces rest --runs today --count $SC --sentences 0 --minutes 0 \
+    > $R/$NAME-robustness-speech$SC.log 2>&1 || true
+  cp $B $R/$NAME-robustness-speech$SC.json
   cp $R/robustness.json.before $B
 done
 # 4. one table of the figures above (results/summary.txt)
