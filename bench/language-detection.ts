@@ -77,38 +77,35 @@ const asr = await Asr.create({ modelsDir: process.env['MODELS_DIR'] ?? 'models',
 const defaults = Object.fromEntries(['am', 'om', 'ti'].map((language) => [language, asr.resolveModel(language, null).model]));
 console.log(`defaults compared: ${JSON.stringify(defaults)}; ${clips.length} clips`);
 
-const detected: string[] = [];
 const started = Date.now();
-for (const clip of clips) detected.push((await asr.detectLanguage(clip.pcm)).language);
+/** Each clip with the language the detector named for it. */
+const answers: Array<{ set: string; language: string; named: string }> = [];
+for (const clip of clips) answers.push({ set: clip.set, language: clip.language, named: (await asr.detectLanguage(clip.pcm)).language });
 const seconds = (Date.now() - started) / 1000;
 await asr.close();
 
-const sets = [...new Set(clips.map((c) => c.set))];
-const counts = new Map<string, number>();
-for (const clip of clips) counts.set(clip.language, (counts.get(clip.language) ?? 0) + 1);
-const majority = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]![0];
 const percent = (n: number, of: number): number => Math.round((1000 * n) / Math.max(1, of)) / 10;
+const accuracyOf = (some: typeof answers): number => percent(some.filter((a) => a.named === a.language).length, some.length);
+const languages = [...new Set(answers.map((a) => a.language))];
+const count = (language: string): number => answers.filter((a) => a.language === language).length;
+const majority = languages.reduce((best, language) => (count(language) > count(best) ? language : best));
 
-const rows = sets.map((set) => {
-  const at = clips.map((c, i) => [c, i] as const).filter(([c]) => c.set === set);
-  const right = at.filter(([c, i]) => detected[i] === c.language).length;
-  const baseline = at.filter(([c]) => c.language === majority).length;
+const rows = [...new Set(answers.map((a) => a.set))].map((set) => {
+  const inSet = answers.filter((a) => a.set === set);
   const named: Record<string, number> = {};
-  for (const [, i] of at) named[detected[i]!] = (named[detected[i]!] ?? 0) + 1;
-  return { set, language: at[0]![0].language, clips: at.length, accuracy: percent(right, at.length), baseline: percent(baseline, at.length), named };
+  for (const a of inSet) named[a.named] = (named[a.named] ?? 0) + 1;
+  const baseline = percent(inSet.filter((a) => a.language === majority).length, inSet.length);
+  return { set, language: inSet[0]!.language, clips: inSet.length, accuracy: accuracyOf(inSet), baseline, named };
 });
-const right = clips.filter((c, i) => detected[i] === c.language).length;
-// balanced: the mean of the languages' accuracies (the run holds far more am clips than om or ti)
-const perLanguage = [...counts.keys()].map((language) => {
-  const idx = clips.map((c, i) => [c, i] as const).filter(([c]) => c.language === language);
-  return percent(idx.filter(([, i]) => detected[i] === language).length, idx.length);
-});
+// balanced: the mean of the languages' accuracies (the run holds far more am clips than om or ti);
+// a constant answer scores 100 on one language and 0 on the others
+const perLanguage = languages.map((language) => accuracyOf(answers.filter((a) => a.language === language)));
 const overall = {
-  clips: clips.length,
-  accuracy: percent(right, clips.length),
-  baseline: percent(counts.get(majority)!, clips.length),
+  clips: answers.length,
+  accuracy: accuracyOf(answers),
+  baseline: percent(count(majority), answers.length),
   balancedAccuracy: Math.round((10 * perLanguage.reduce((a, b) => a + b, 0)) / perLanguage.length) / 10,
-  balancedBaseline: Math.round(1000 / perLanguage.length) / 10,
+  balancedBaseline: Math.round(1000 / languages.length) / 10,
 };
 
 console.log(`\nset                      lang  clips  accuracy %  always-${majority} %  named`);
