@@ -19,11 +19,12 @@
  *     [--synth-dir training/work/audio] [--out language-detection]
  * MODELS_DIR (default ./models) and DEFAULT_MODELS come from the environment.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Asr } from '../src/engines/asr/asr.js';
 import { loadConfig } from '../src/platform/config/config.js';
 import { decodeFile } from '../training/common/decoded-file.js';
+import { heldOutFixtures } from '../training/common/heldout-fixtures.js';
 import { option } from './bench-args.js';
 import { publishReport } from './bench-results.js';
 import { heldOutUtterances, TEST_GROUPS, VALIDATION_GROUPS } from './held-out-audio.js';
@@ -33,7 +34,6 @@ const PER_GROUP = Number(option('per-group', '10'));
 const SYNTH = Number(option('synth', '60'));
 const SYNTH_DIR = option('synth-dir', join(process.cwd(), 'training', 'work', 'audio'));
 const OUT = option('out', 'language-detection');
-const FIXTURES = join(process.cwd(), 'test', 'fixtures', 'heldout');
 
 interface Clip {
   readonly set: string;
@@ -52,12 +52,8 @@ async function syntheticClips(language: string): Promise<Clip[]> {
       .slice(0, SYNTH);
     return Promise.all(files.map(async (f) => ({ set: `synth_${language}_test_clean`, language, id: f, pcm: await decodeFile(join(folder, f)) })));
   }
-  const rows = readFileSync(join(FIXTURES, 'heldout.tsv'), 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => line.split('\t') as [string, string, string, string])
-    .filter(([, lang, set]) => lang === language && set.startsWith('synth_'));
-  return Promise.all(rows.map(async ([file, lang]) => ({ set: `fixtures_${lang}`, language: lang, id: file, pcm: await decodeFile(join(FIXTURES, file)) })));
+  const rows = heldOutFixtures().filter((row) => row.language === language && row.set.startsWith('synth_'));
+  return Promise.all(rows.map(async (row) => ({ set: `fixtures_${row.language}`, language: row.language, id: row.file, pcm: await decodeFile(row.path) })));
 }
 
 const clips: Clip[] = [

@@ -26,7 +26,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { scoredCharacterErrorRate, scoringForm } from '../src/engines/scoring/character-error-rate.js';
-import { fixturePath, floatToPcm16, interleaveStereo, pcm16ToFloat, wavData } from '../test/helpers/fixtures.js';
+import { heldOutFixtures } from '../training/common/heldout-fixtures.js';
+import { floatToPcm16, interleaveStereo, pcm16ToFloat, wavData } from '../test/helpers/fixtures.js';
 import { type NonSpeechKind, nonSpeech } from '../test/helpers/non-speech.js';
 import { mixAtSnr } from './speech-conditions.js';
 import { opusFramesOf, webmOpusOf } from './stream-encodings.js';
@@ -125,12 +126,9 @@ const minutes = audio.reduce((sum, pcm) => sum + pcm.length / 32_000 / 60, 0);
 const names = Object.keys(PATHS) as PathName[];
 
 /** The held-out ALFFA clips with their references. */
-const speechClips = readFileSync(fixturePath('heldout/heldout.tsv'), 'utf8')
-  .trim()
-  .split('\n')
-  .map((line) => line.split('\t'))
-  .filter((row) => row[0]!.startsWith('alffa'))
-  .map(([file, , , reference]) => ({ file: file!, reference: reference!, samples: pcm16ToFloat(wavData(readFileSync(fixturePath(`heldout/${file}`))).pcm) }));
+const speechClips = heldOutFixtures()
+  .filter((row) => row.file.startsWith('alffa'))
+  .map((row) => ({ file: row.file, reference: row.reference, samples: pcm16ToFloat(wavData(readFileSync(row.path)).pcm) }));
 const SNRS = ['clean', 10, 5] as const;
 /**
  * A clip with 500 ms of its own mean level before and after, in pink noise `snr` dB below its

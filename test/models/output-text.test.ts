@@ -12,13 +12,10 @@ import { floatToPcm16, wavOf } from '../helpers/fixtures.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { bearer } from '../helpers/test-gateway.js';
 import { concat, readPcm16Wav } from '../native/audio-helpers.js';
+import { heldOutFixtures } from '../../training/common/heldout-fixtures.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
-const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
-const clips = readFileSync(new URL('heldout.tsv', HELDOUT), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((line) => line.split('\t') as [string, string, string, string]);
+const clips = heldOutFixtures();
 
 const suite = useTestGateway({ MODELS_DIR, RATE_LIMIT_PER_MINUTE: '100000', MAX_CONCURRENT_JOBS: '50' }, { scopes: ['write'] });
 
@@ -27,7 +24,7 @@ async function transcribe(file: string | Buffer, language: string, model: string
   form.append('language', language);
   form.append('model', model);
   form.append('mode', 'sync');
-  form.append('file', new Blob([typeof file === 'string' ? readFileSync(new URL(file, HELDOUT)) : file]), 'audio.wav');
+  form.append('file', new Blob([typeof file === 'string' ? readFileSync(file) : file]), 'audio.wav');
   const response = await fetch(`${suite.gw.url}/v1/transcriptions`, { method: 'POST', headers: bearer(suite.key), body: form });
   const job = (await response.json()) as { status: string; text: string; segments: { text: string }[] };
   expect(job.status, JSON.stringify(job)).toBe('completed');
@@ -50,7 +47,7 @@ const CER_BOUND: Record<string, number> = {
 /** The CER of the jobs' texts against the clips' references stays within `model`'s bound (percent). */
 function expectCerWithinBound(mine: typeof clips, jobs: { text: string }[], language: string, model: string): void {
   const { cer } = scoredCharacterErrorRate(
-    mine.map((c) => c[3]),
+    mine.map((c) => c.reference),
     jobs.map((j) => j.text),
     language,
   );
@@ -60,8 +57,8 @@ function expectCerWithinBound(mine: typeof clips, jobs: { text: string }[], lang
 describe('output text on the held-out clips', () => {
   for (const model of ['small-om-v1', 'small-om-v2', 'small-om-v3', 'small-om-v5', 'beta-om-v1']) {
     it(`${model}: sentence-start capital, no stray capitals, CER within bounds`, async () => {
-      const mine = clips.filter(([, language]) => language === 'om');
-      const jobs = await Promise.all(mine.map(([file]) => transcribe(file, 'om', model)));
+      const mine = clips.filter((c) => c.language === 'om');
+      const jobs = await Promise.all(mine.map((c) => transcribe(c.path, 'om', model)));
       for (const job of jobs) {
         for (const text of [job.text, ...job.segments.map((s) => s.text)]) {
           expect(text, text).toMatch(/^\p{Lu}/u);
@@ -79,8 +76,8 @@ describe('output text on the held-out clips', () => {
 
   for (const model of ['small-ti-v1', 'small-ti-v2', 'small-ti-v3', 'small-ti-v4', 'beta-ti-v1']) {
     it(`${model}: no doubled punctuation, CER within bounds`, async () => {
-      const mine = clips.filter(([, language]) => language === 'ti');
-      const jobs = await Promise.all(mine.map(([file]) => transcribe(file, 'ti', model)));
+      const mine = clips.filter((c) => c.language === 'ti');
+      const jobs = await Promise.all(mine.map((c) => transcribe(c.path, 'ti', model)));
       for (const job of jobs) {
         for (const text of [job.text, ...job.segments.map((s) => s.text)]) {
           expect(text, text).not.toMatch(/[።፣፤፥፦?!]\s*[።፣፤፥፦?!]/u);
@@ -92,9 +89,9 @@ describe('output text on the held-out clips', () => {
   }
 
   it('small-ti-v1: the held-out clips in one recording (several pieces) join without doubled marks', async () => {
-    const mine = clips.filter(([, language]) => language === 'ti');
+    const mine = clips.filter((c) => c.language === 'ti');
     const silence = new Float32Array(16_000);
-    const audio = concat(mine.flatMap(([file]) => [readPcm16Wav(readFileSync(new URL(file, HELDOUT))).samples, silence]));
+    const audio = concat(mine.flatMap((c) => [readPcm16Wav(readFileSync(c.path)).samples, silence]));
     const job = await transcribe(wavOf(floatToPcm16(audio)), 'ti', 'small-ti-v1');
     expect(job.segments.length).toBeGreaterThan(1);
     expect(job.text).not.toMatch(/[።፣፤፥፦?!]\s*[።፣፤፥፦?!]/u);

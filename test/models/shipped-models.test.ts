@@ -21,9 +21,9 @@ import { ModelRegistry } from '../../src/engines/asr/models/model-registry.js';
 import { startTestGateway } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
 import { overCall } from '../../bench/held-out-audio.js';
+import { heldOutFixtures } from '../../training/common/heldout-fixtures.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
-const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
 
 /**
  * CER bound per model and fixture set (set name as in heldout.tsv), in percent: the CER this
@@ -88,8 +88,8 @@ const CER_BOUNDS: Record<string, Record<string, number>> = {
 /** Models that serve narrow-band audio (another model's `telephone_model`): scored on the clips over a call. */
 const OVER_CALL = new Set(['small-am-v2-telephone', 'small-am-v5-telephone']);
 /** A clip's samples as `name` is given them: as recorded, or over a mu-law call for a telephone model. */
-async function clipAudio(name: string, file: string): Promise<Float32Array> {
-  const pcm = readPcm16Wav(readFileSync(new URL(file, HELDOUT))).samples;
+async function clipAudio(name: string, path: string): Promise<Float32Array> {
+  const pcm = readPcm16Wav(readFileSync(path)).samples;
   return OVER_CALL.has(name) ? overCall(pcm, 'mulaw') : pcm;
 }
 
@@ -190,20 +190,7 @@ const BY_LANGUAGE: Record<string, string[]> = {
   ti: ['small-ti-v4', 'beta-ti-v1', 'small-ti-v1', 'small-ti-v2', 'small-ti-v3'],
 };
 
-interface Clip {
-  readonly file: string;
-  readonly language: string;
-  readonly set: string;
-  readonly reference: string;
-}
-
-const clips: Clip[] = readFileSync(new URL('heldout.tsv', HELDOUT), 'utf8')
-  .split('\n')
-  .filter(Boolean)
-  .map((line) => {
-    const [file, language, set, reference] = line.split('\t') as [string, string, string, string];
-    return { file, language, set, reference };
-  });
+const clips = heldOutFixtures();
 
 let registry: ModelRegistry;
 let pool: InferencePool;
@@ -272,7 +259,7 @@ describe('shipped models', () => {
       const mine = clips.filter((c) => c.language === 'am' && !(TRAINED_ON[name] ?? []).includes(c.set));
       const results = await Promise.all(
         mine.map(async (c) => {
-          const pcm = await clipAudio(name, c.file);
+          const pcm = await clipAudio(name, c.path);
           return pool.run(`${name}-beam`, { data: pcm, length: pcm.length }, { priority: 'interactive' });
         }),
       );
@@ -321,7 +308,7 @@ describe('shipped models', () => {
         const recognizer = new CtcRecognizer(pool, m); // checks logits width == vocabulary size on every run
         const mine = clips.filter((c) => c.language === m.language && !(TRAINED_ON[name] ?? []).includes(c.set));
         expect(mine.length).toBeGreaterThan(0);
-        const results = await Promise.all(mine.map(async (c) => recognizer.recognize(await clipAudio(name, c.file))));
+        const results = await Promise.all(mine.map(async (c) => recognizer.recognize(await clipAudio(name, c.path))));
         const bySet = new Map<string, { refs: string[]; hyps: string[] }>();
         mine.forEach((c, i) => {
           const entry = bySet.get(c.set) ?? { refs: [], hyps: [] };

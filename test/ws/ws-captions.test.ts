@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { floatToPcm16 } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
+import { heldOutFixtures } from '../../training/common/heldout-fixtures.js';
 import { chunks, connect, paced, wsUrl } from './ws-client.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
-const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
 
 let gw: TestGateway;
 let key: string;
@@ -23,15 +23,12 @@ afterAll(async () => gw?.close());
 
 /** Three held-out Amharic clips with 1.5 s of silence after each: three turns. */
 function conversation(): Buffer {
-  const files = readFileSync(new URL('heldout.tsv', HELDOUT), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => line.split('\t'))
-    .filter((row) => row[1] === 'am')
-    .map((row) => row[0]!)
+  const files = heldOutFixtures()
+    .filter((clip) => clip.language === 'am')
+    .map((clip) => clip.path)
     .slice(0, 3);
   const silence = floatToPcm16(new Float32Array(24_000));
-  return Buffer.concat(files.flatMap((file) => [floatToPcm16(readPcm16Wav(readFileSync(new URL(file, HELDOUT))).samples), silence]));
+  return Buffer.concat(files.flatMap((file) => [floatToPcm16(readPcm16Wav(readFileSync(file)).samples), silence]));
 }
 
 const letters = (text: string): string => text.replace(/\s+/g, '');

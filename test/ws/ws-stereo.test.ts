@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editDistance, scoringForm } from '../../src/engines/scoring/character-error-rate.js';
 import { speechFrames } from '../../bench/speech-onset.js';
+import { HELDOUT_FIXTURES_DIR, heldOutFixtures } from '../../training/common/heldout-fixtures.js';
 import { runFfmpeg } from '../helpers/audio-files.js';
 import { interleaveStereo, pcm16ToFloat, wavHeader, wavOf } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
@@ -17,19 +18,16 @@ import { oddSplits, silence } from './ws-audio.js';
 import { chunks, connect, connectReady, paced, wavPcm, wsUrl, type StreamClient } from './ws-client.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
-const HELDOUT = fileURLToPath(new URL('../fixtures/heldout/', import.meta.url));
+
 /** Two ALFFA utterances of two speakers (tr021 and tr091), 4.7 s and 4.2 s. */
 const AGENT_CLIP = 'alffa_spk_heldout-tr_10779_tr02102.wav';
 const CUSTOMER_CLIP = 'alffa_spk_heldout-tr_10829_tr09103.wav';
 
 function reference(clip: string): string {
-  const row = readFileSync(join(HELDOUT, 'heldout.tsv'), 'utf8')
-    .split('\n')
-    .find((line) => line.startsWith(`${clip}\t`));
-  return row!.split('\t')[3]!;
+  return heldOutFixtures().find((row) => row.file === clip)!.reference;
 }
 
-const clipPcm = (clip: string): Buffer => wavPcm(join(HELDOUT, clip)).pcm;
+const clipPcm = (clip: string): Buffer => wavPcm(join(HELDOUT_FIXTURES_DIR, clip)).pcm;
 
 function cer(referenceText: string, hypothesis: string): number {
   const ref = scoringForm(referenceText, 'am');
@@ -363,10 +361,9 @@ describe('8 kHz telephone audio', () => {
     const figures: Record<string, number> = {};
     const mean: Record<string, number> = { pcm_s16le: 0, pcm_s16le_8k: 0, mulaw_8k: 0, alaw_8k: 0 };
     const restMean: Record<string, number> = { pcm_s16le_8k: 0, mulaw_8k: 0, alaw_8k: 0 };
-    const clips = readFileSync(join(HELDOUT, 'heldout.tsv'), 'utf8')
-      .split('\n')
-      .filter((line) => line.split('\t')[2] === 'alffa_spk_heldout')
-      .map((line) => line.split('\t')[0]!);
+    const clips = heldOutFixtures()
+      .filter((row) => row.set === 'alffa_spk_heldout')
+      .map((row) => row.file);
     expect(clips).toHaveLength(6);
     for (const clip of clips) {
       const pcm = Buffer.concat([silence(300), clipPcm(clip), silence(800)]);

@@ -11,11 +11,11 @@ import { speechOnset } from '../../bench/speech-onset.js';
 import { floatToPcm16 } from '../helpers/fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
+import { heldOutFixtures } from '../../training/common/heldout-fixtures.js';
 import { restText } from './ws-audio.js';
 import { chunks, paced, wsUrl, connectReady } from './ws-client.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
-const HELDOUT = new URL('../fixtures/heldout/', import.meta.url);
 
 interface Clip {
   readonly name: string;
@@ -24,18 +24,14 @@ interface Clip {
 }
 
 function clips(): Clip[] {
-  const rows = readFileSync(new URL('heldout.tsv', HELDOUT), 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => line.split('\t'));
   // The am clips this test was written for (synthetic + alffa_spk_heldout); the alffa_spk_heldout_v2
   // clips added for small-am-v2's regression bounds are not part of it (on two of them the silero
   // turn starts 444 ms in and one energy-VAD turn reads differently from REST: not examined here).
-  return rows
-    .filter((row) => row[1] === 'am')
-    .map(([file]) => {
-      const { samples } = readPcm16Wav(readFileSync(new URL(file!, HELDOUT)));
-      return { name: file!, pcm: floatToPcm16(samples.subarray(speechOnset(samples))) };
+  return heldOutFixtures()
+    .filter((row) => row.language === 'am')
+    .map((row) => {
+      const { samples } = readPcm16Wav(readFileSync(row.path));
+      return { name: row.file, pcm: floatToPcm16(samples.subarray(speechOnset(samples))) };
     });
 }
 

@@ -6,19 +6,18 @@
  *
  *   npx tsx training/asr/fixture-cer.ts small-am-v2 [small-am-v1 ...]
  */
-import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { scoredCharacterErrorRate } from '../../src/engines/training.js';
-import { ctcRecognizer, loadCtcModel, startMeasuringPool, tsvRows } from '../common/ctc-recognition.js';
+import { ctcRecognizer, loadCtcModel, startMeasuringPool } from '../common/ctc-recognition.js';
+import { heldOutFixtures } from '../common/heldout-fixtures.js';
 import { readWav } from '../common/wav-file.js';
 
 const ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../..');
-const HELDOUT = join(ROOT, 'test/fixtures/heldout');
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
   if (names.length === 0) throw new Error('usage: fixture-cer.ts MODEL [MODEL ...]');
-  const clips = tsvRows(readFileSync(join(HELDOUT, 'heldout.tsv'), 'utf8')) as [string, string, string, string][];
+  const clips = heldOutFixtures();
   const pool = await startMeasuringPool({ maxBatchSize: 4, maxWaitMs: 2 });
   try {
     for (const name of names) {
@@ -26,9 +25,9 @@ async function main(): Promise<void> {
       for (const label of ['greedy', 'manifest'] as const) {
         const recognizer = ctcRecognizer(pool, { ...model, name: `${name}-${label}` }, label);
         const bySet = new Map<string, { refs: string[]; hyps: string[] }>();
-        for (const [file, language, set, reference] of clips) {
+        for (const { path, language, set, reference } of clips) {
           if (language !== model.language) continue;
-          const r = await recognizer.recognize(readWav(join(HELDOUT, file)));
+          const r = await recognizer.recognize(readWav(path));
           const entry = bySet.get(set) ?? { refs: [], hyps: [] };
           entry.refs.push(reference);
           entry.hyps.push(r.text);

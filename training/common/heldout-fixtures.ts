@@ -1,0 +1,43 @@
+// The committed held-out clips (test/fixtures/heldout/, README there): heldout.tsv names each
+// clip's file, language, source set and reference transcript, one clip a line. The one reader of
+// that list for tests, benchmarks and training/asr/fixture-cer.ts. It works from the source tree
+// (vitest, tsx) and from dist/ (compiled benchmarks): the folder is found from the repository root.
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export interface HeldOutFixture {
+  /** File name inside HELDOUT_FIXTURES_DIR. */
+  readonly file: string;
+  /** Absolute path of the clip. */
+  readonly path: string;
+  readonly language: string;
+  /** The set it was taken from, e.g. `alffa_spk_heldout` or `synth_om_test_clean`. */
+  readonly set: string;
+  readonly reference: string;
+}
+
+function repositoryRoot(from: string): string {
+  let dir = from;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${from}`);
+    dir = parent;
+  }
+  return dir;
+}
+
+export const HELDOUT_FIXTURES_DIR = join(repositoryRoot(import.meta.dirname), 'test', 'fixtures', 'heldout');
+
+/** Every clip of heldout.tsv, in its order. */
+export function heldOutFixtures(): HeldOutFixture[] {
+  return readFileSync(join(HELDOUT_FIXTURES_DIR, 'heldout.tsv'), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [file, language, set, reference] = line.split('\t');
+      if (file === undefined || language === undefined || set === undefined || reference === undefined) {
+        throw new Error(`heldout.tsv: a line without four tab-separated fields: ${line}`);
+      }
+      return { file, path: join(HELDOUT_FIXTURES_DIR, file), language, set, reference };
+    });
+}
