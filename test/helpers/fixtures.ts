@@ -1,20 +1,11 @@
 // The one place tests and benchmarks find the committed fixtures (test/fixtures/) and read the
 // speech recordings. It works from test/helpers (vitest, tsx) and from dist/test/helpers (the
 // compiled benchmarks), so paths are found from the repository root, not from this file.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../training/common/repository-root.js';
 
-function packageRoot(from: string): string {
-  let dir = from;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${from}`);
-    dir = parent;
-  }
-  return dir;
-}
-
-export const REPO_ROOT = packageRoot(import.meta.dirname);
+export { REPO_ROOT };
 export const FIXTURES_DIR = join(REPO_ROOT, 'test', 'fixtures');
 
 /** Path of a committed fixture, e.g. `audio/speech-am.wav` or `models/tiny-ctc`. */

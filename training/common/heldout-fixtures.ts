@@ -1,9 +1,9 @@
 // The committed held-out clips (test/fixtures/heldout/, README there): heldout.tsv names each
 // clip's file, language, source set and reference transcript, one clip a line. The one reader of
-// that list for tests, benchmarks and training/asr/fixture-cer.ts. It works from the source tree
-// (vitest, tsx) and from dist/ (compiled benchmarks): the folder is found from the repository root.
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// that list for tests, benchmarks and training/asr/fixture-cer.ts.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './repository-root.js';
 
 export interface HeldOutFixture {
   /** File name inside HELDOUT_FIXTURES_DIR. */
@@ -16,17 +16,7 @@ export interface HeldOutFixture {
   readonly reference: string;
 }
 
-function repositoryRoot(from: string): string {
-  let dir = from;
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no package.json above ${from}`);
-    dir = parent;
-  }
-  return dir;
-}
-
-export const HELDOUT_FIXTURES_DIR = join(repositoryRoot(import.meta.dirname), 'test', 'fixtures', 'heldout');
+export const HELDOUT_FIXTURES_DIR = join(REPO_ROOT, 'test', 'fixtures', 'heldout');
 
 /** Every clip of heldout.tsv, in its order. */
 export function heldOutFixtures(): HeldOutFixture[] {
