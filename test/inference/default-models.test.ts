@@ -42,7 +42,7 @@ describe('DEFAULT_MODELS', () => {
     expect(am.default_model).toBe(ENSEMBLE);
     expect(am.models.filter((m) => m.default).map((m) => m.name)).toEqual([ENSEMBLE]);
     const shipped = await ModelRegistry.scan(MODELS_DIR);
-    expect(shipped.defaultModel('am')?.name).toBe('small-am-v6'); // the folders' own flag, overridden here
+    expect(shipped.defaultModel('am')?.name).toBe('small-am-v7'); // the folders' own flag, overridden here
     expect(languages.data.find((l) => l.code === 'om')?.default_model).toBe(shipped.defaultModel('om')?.name);
   });
 

@@ -1,6 +1,6 @@
 // Telephone models (manifest `telephone_model`, TELEPHONE_MODELS) against the shipped models folder:
 // audio stated at 8 kHz (an 8 kHz WAV upload, a `mulaw_8k` WebSocket session) with no model named
-// runs on the default's telephone model (small-am-v6's is small-am-v2-telephone) and says so; a named model, and 16 kHz audio, run as before.
+// runs on the default's telephone model (small-am-v7's is small-am-v2-telephone) and says so; a named model, and 16 kHz audio, run as before.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,7 +17,7 @@ import { chunks, connectReady, paced, wavPcm, wsUrl } from '../ws/ws-client.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
 const CLIP = fileURLToPath(new URL('../fixtures/heldout/alffa_spk_heldout-tr_10778_tr02101.wav', import.meta.url));
-const DEFAULT = 'small-am-v6';
+const DEFAULT = 'small-am-v7';
 const TELEPHONE = 'small-am-v2-telephone';
 
 const floats = (pcm: Buffer): Float32Array => Float32Array.from({ length: pcm.length / 2 }, (_, i) => pcm.readInt16LE(2 * i) / 32_768);

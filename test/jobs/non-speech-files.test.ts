@@ -13,7 +13,7 @@ import { synthesiseMusic } from '../../training/common/music-synth.js';
 // (FILE_SPEECH_GATE=silero, the default: only what the Silero VAD calls speech is decoded), while
 // speech still reads; with FILE_SPEECH_GATE=off the model invents words from the same noise. The
 // gateways run small-am-v2 (DEFAULT_MODELS), which invents about 92 letters a minute of non-speech with the
-// gate off: the shipped default, small-am-v6, invents under one, so it could not show the gate at work.
+// gate off: the shipped default, small-am-v7, invents about one, so it could not show the gate at work.
 
 const MODELS = {
   MODELS_DIR: join(REPO_ROOT, 'models'),

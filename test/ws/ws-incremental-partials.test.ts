@@ -1,12 +1,12 @@
-// Partials from live streams (issue 30, LIVE_INCREMENTAL_PARTIALS): with the shipped default, small-am-v6
+// Partials from live streams (issue 30, LIVE_INCREMENTAL_PARTIALS): with the shipped default, small-am-v7
 // (it has streaming.onnx and stream-stats.json) each partial feeds only the audio since the last
 // one to the turn's stream in the inference worker. The same two turns are streamed to a gateway
 // with it on and one with it off: partials arrive for both turns either way, the turns' text
 // (the second pass, decoded as REST decodes the turn) is the same, and only the gateway with it
 // on ran stream steps. A third gateway has LIVE_FINAL_PASS=stream: its turns are transcribed
 // from the streams' own frames, with no second pass. A fourth has LIVE_PARTIAL_MODELS: its
-// sessions on small-am-v6 take their partials from small-am-stream-v3's stream, and their turns
-// are still small-am-v6's second pass, even with LIVE_FINAL_PASS=stream.
+// sessions on small-am-v7 take their partials from small-am-stream-v3's stream, and their turns
+// are still small-am-v7's second pass, even with LIVE_FINAL_PASS=stream.
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { editDistance } from '../../src/engines/scoring/character-error-rate.js';
@@ -18,7 +18,7 @@ const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
 type Mode = 'on' | 'off' | 'stream' | 'cheap';
 const gateways: Record<Mode, TestGateway | null> = { on: null, off: null, stream: null, cheap: null };
 const keys: Record<Mode, string> = { on: '', off: '', stream: '', cheap: '' };
-const DEFAULT_MODEL = 'small-am-v6';
+const DEFAULT_MODEL = 'small-am-v7';
 const PARTIALS_MODEL = 'small-am-stream-v3';
 
 beforeAll(async () => {

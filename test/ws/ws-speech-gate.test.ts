@@ -4,7 +4,7 @@
 // against the same audio with the gate off too, where the Amharic model writes letters for it, so
 // the gate (not the model or the VAD) is what keeps the text out. Both gateways run small-am-v2
 // (DEFAULT_MODELS): it writes about 92 letters a minute for non-speech with the gate off, while the
-// shipped default, small-am-v6, writes under one, so it could not show the gate at work.
+// shipped default, small-am-v7, writes about one, so it could not show the gate at work.
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { floatToPcm16, interleaveStereo } from '../helpers/fixtures.js';

@@ -37,6 +37,12 @@ With --telephone-val (candidate 14, issue 33) it writes `alffa_spk_val_tel`: the
   a mu-law round trip, no level change or noise), back to 16 kHz as the training copies are, so that a
   telephone model picks its checkpoint on what it will be judged on. Alone it writes just that set.
 
+With --noisy-copies N (candidate 16, issue 33) it writes only `alffa_spk_train_noisy`: N more copies of
+  every training utterance under loud interference (speech_augment.noisy_copy: 0-15 dB SNR of colored
+  noise, nonspeech.py's music, babble of 2-5 other training utterances, or hum/tones/impulses; a drawn
+  level; VTLP and tempo), and `alffa_spk_val_noisy` (each val utterance once so, babble from other val
+  utterances), a set to watch during training. Its own seeds: the other sets stay as they were.
+
 With --news-synth N (candidate 12, issue 33) the speaker split also writes `synth_am_news_spk`: N
   augmented espeak-ng utterances (as synth_am_train_spk's, plus VTLP/tempo on the features) of word
   windows from the ENH news text (CC0), leaving out every line that shares a 20-letter stretch with a
@@ -74,7 +80,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
 from common import (FEATURES, LogMel, SAMPLE_RATE, normalize_ethiopic, use_raw_features,  # noqa: E402
                     normalize_oromo, words_to_target, SENTENCE_END, COMMA)
 from speech_augment import (  # noqa: E402
-    FFMPEG, augment, g711_round_trip, perturbed_copy, perturbed_features, resample, telephone_band, telephone_copy)
+    FFMPEG, augment, g711_round_trip, noisy_copy, perturbed_copy, perturbed_features, resample, telephone_band,
+    telephone_copy)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORK = os.path.join(os.path.dirname(HERE), "work")  # training/work (git-ignored)
@@ -153,21 +160,50 @@ def save_set(name, items, keep_audio, perturb=None):
 
 # ---------------------------------------------------------------- perturbation of real speech
 
-def telephone_set(seed, copies, train):
-    """`alffa_spk_train_tel`: `copies` telephone/level copies of every training utterance."""
-    rng = np.random.default_rng(seed + 2000)
-    feats, texts, out_ids, secs, channels = [], [], [], 0.0, {}
+def copies_set(name, rng, copies, train, make_copy, suffix):
+    """work/<name>.pt: `copies` copies of every training utterance (id `<id>-<suffix><k>`), each made by
+    make_copy(pcm, rng) -> (features, kind); prints the count of each kind."""
+    feats, texts, out_ids, secs, kinds = [], [], [], 0.0, {}
     for k in range(copies):
         for u, t, pcm in train:
-            f, ch = telephone_copy(pcm, rng)
+            f, kind = make_copy(pcm, rng)
             feats.append(torch.from_numpy(f).to(torch.float16))
             texts.append(t)
-            out_ids.append(f"{u}-t{k}")
+            out_ids.append(f"{u}-{suffix}{k}")
             secs += f.shape[0] / 100
-            channels[ch] = channels.get(ch, 0) + 1
-    torch.save({"feats": feats, "texts": texts, "ids": out_ids, "normalize": FEATURES["normalize"]},
-               os.path.join(WORK, "alffa_spk_train_tel.pt"))
-    print(f"alffa_spk_train_tel: {len(out_ids)} utterances, {secs / 60:.1f} min, channels {json.dumps(channels)}", flush=True)
+            kinds[kind] = kinds.get(kind, 0) + 1
+    torch.save({"feats": feats, "texts": texts, "ids": out_ids, "normalize": FEATURES["normalize"]}, os.path.join(WORK, name + ".pt"))
+    print(f"{name}: {len(out_ids)} utterances, {secs / 60:.1f} min, kinds {json.dumps(kinds)}", flush=True)
+
+
+def telephone_set(seed, copies, train):
+    """`alffa_spk_train_tel`: `copies` telephone/level copies of every training utterance."""
+    copies_set("alffa_spk_train_tel", np.random.default_rng(seed + 2000), copies, train, telephone_copy, "t")
+
+
+def noisy_set(seed, copies, train):
+    """`alffa_spk_train_noisy`: `copies` copies of every training utterance under loud interference
+    (noisy_copy: 0-15 dB SNR of noise, music, babble of other TRAINING utterances, hum/tones/impulses)."""
+    pool = [pcm for _, _, pcm in train]
+    copies_set("alffa_spk_train_noisy", np.random.default_rng(seed + 3000), copies, train,
+               lambda pcm, rng: noisy_copy(pcm, rng, pool), "n")
+
+
+def noisy_val_set(seed):
+    """`alffa_spk_val_noisy`: every val-group utterance once under loud interference (noisy_copy, its own
+    seed; babble from other VAL utterances, so no training speaker is heard): a monitor, not a test."""
+    text = alffa_texts()
+    ids = open(os.path.join(SPLITS, "alffa-spk-val.txt")).read().split()
+    pcms = {u: decode_flac(u) for u in ids}
+    rng = np.random.default_rng(seed + 4000)
+    feats, texts = [], []
+    for u in ids:
+        f, _ = noisy_copy(pcms[u], rng, [p for v, p in pcms.items() if v != u])
+        feats.append(torch.from_numpy(f).to(torch.float16))
+        texts.append(" ".join(text[u].split()))
+    torch.save({"feats": feats, "texts": texts, "ids": ids, "normalize": FEATURES["normalize"]},
+               os.path.join(WORK, "alffa_spk_val_noisy.pt"))
+    print(f"alffa_spk_val_noisy: {len(ids)} utterances", flush=True)
 
 
 def alffa_texts():
@@ -401,6 +437,9 @@ def main():
     ap.add_argument("--telephone-only", action="store_true", help="write only alffa_spk_train_tel")
     ap.add_argument("--telephone-val", action="store_true",
                     help="write alffa_spk_val_tel (the val groups over a mu-law call); alone, only that set")
+    ap.add_argument("--noisy-copies", type=int, default=0,
+                    help="--split speaker: copies of every training utterance under 0-15 dB SNR interference "
+                         "(alffa_spk_train_noisy) and the val groups once (alffa_spk_val_noisy); only those sets")
     ap.add_argument("--news-synth", type=int, default=0,
                     help="--split speaker: N espeak-ng utterances of ENH news text (synth_am_news_spk)")
     ap.add_argument("--news-only", action="store_true", help="write only synth_am_news_spk")
@@ -415,6 +454,12 @@ def main():
         telephone_val_set()
         if a.telephone_copies == 0:
             return
+    if a.lang == "am" and a.split == "speaker" and a.noisy_copies > 0:
+        train_ids = open(os.path.join(SPLITS, "alffa-spk-train.txt")).read().split()
+        text = alffa_texts()
+        noisy_set(a.seed, a.noisy_copies, [(u, " ".join(text[u].split()), decode_flac(u)) for u in train_ids])
+        noisy_val_set(a.seed)
+        return
     if a.lang == "am" and a.split == "speaker" and a.telephone_copies > 0:
         train_ids = open(os.path.join(SPLITS, "alffa-spk-train.txt")).read().split()
         text = alffa_texts()

@@ -70,6 +70,12 @@
 # So: candidate 14's weights trained on small-am-v2's whole data (clean, 5 perturbed copies with noise and reverb,
 # espeak-ng) plus the three telephone/level copies and non-speech, no teacher, dropout 0.1, lr 0.0003; the
 # checkpoint picked on the wideband val groups. Meant as a single-model default (small-am-v2's cost).
+# The sixteenth (CANDIDATE=16, small-am-v3c16, 2026-12-03): small-am-v6 (candidate 15) reads speech at 5 dB SNR 3-4
+# points worse than small-am-v2 (pink, white, music): its noisy copies stop at 8 dB and its non-speech rows teach music
+# = nothing. So: small-am-v6's weights trained on its whole data plus THREE copies of every training utterance under
+# 0-15 dB of noise, music, babble of other training speakers, hum, tones and impulses (prepare_data.py --noisy-copies
+# 3: alffa_spk_train_noisy; alffa_spk_val_noisy watched, not selected on), no teacher, dropout 0.1, lr 0.0003; the
+# checkpoint picked on the clean wideband val groups, so that the default does not trade clean speech for noise.
 # DEVICE=cuda (or auto) trains on a GPU (train.py --device; training/asr/README.md, "On a GPU").
 # Run from the repository root. Then: sh training/asr/ship_v3.sh (exports to a scratch folder).
 set -e
@@ -82,8 +88,11 @@ if [ "$1" != "--skip-prepare" ]; then
   # candidate 12 onwards: three telephone copies (the first is the one-copy set) and the ENH news set
   if [ "${CANDIDATE:-2}" -ge 12 ]; then
     $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --telephone-copies 3 --telephone-only > $L/prepare-am-tel.log 2>&1
-    if [ "${CANDIDATE:-2}" = 14 ] || [ "${CANDIDATE:-2}" = 15 ]; then
+    if [ "${CANDIDATE:-2}" -ge 14 ]; then
       $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --telephone-val > $L/prepare-am-val-tel.log 2>&1
+      if [ "${CANDIDATE:-2}" -ge 16 ]; then
+        $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --noisy-copies 3 > $L/prepare-am-noisy.log 2>&1
+      fi
     else
       $P training/asr/prepare_data.py --lang am --seed 1 --split speaker --news-synth 6000 --news-only > $L/prepare-am-news.log 2>&1
     fi
@@ -131,6 +140,10 @@ case "${CANDIDATE:-2}" in
   15) NAME=small-am-v3c15 NS=,nonspeech_train_v5 KD= NS_ARGS="--nonspeech-share 0.1 --nonspeech-weight 2" LR=0.0003 CKPT=5
       INIT="--init-onnx models/small-am-v2-telephone --dropout 0.1" WARMUP=100 SEED=15
       VALID=alffa_spk_val,alffa_spk_val_tel,nonspeech_val SELECT=alffa_spk_val ;;
+  16) NAME=small-am-v3c16 NS=,nonspeech_train_v5 KD= NS_ARGS="--nonspeech-share 0.1 --nonspeech-weight 2" LR=0.0003 CKPT=5
+      INIT="--init-onnx models/small-am-v6 --dropout 0.1" WARMUP=100 SEED=16
+      TEL="$TEL,alffa_spk_train_noisy"
+      VALID=alffa_spk_val,alffa_spk_val_noisy,alffa_spk_val_tel,nonspeech_val SELECT=alffa_spk_val ;;
   *) NAME=small-am-v3 NS=,nonspeech_train KD= NS_ARGS="--nonspeech-share 0.15" LR=0.0005 CKPT=8 ;;
 esac
 $P training/asr/train.py --name $NAME --lang am ${INIT:---init-onnx models/small-am-v2} $KD \

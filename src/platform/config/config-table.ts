@@ -77,7 +77,7 @@ export const CONFIG_TABLE = {
     MODELS_DIR: path('models', 'model folders (see `docs/model-format.md`)'),
     DEFAULT_MODELS: namePairs({
       description:
-        "each language's default speech model, `language=model` (e.g. `am=small-am-v5-ensemble`: two networks as one, at about two-thirds of the live capacity of the shipped default small-am-v6), over the model folders' `default` flags; languages not named keep theirs. A model that is not one of that language's stops start-up with an error naming it",
+        "each language's default speech model, `language=model` (e.g. `am=small-am-v5-ensemble`: two networks as one, at about two-thirds of the live capacity of the shipped default small-am-v7), over the model folders' `default` flags; languages not named keep theirs. A model that is not one of that language's stops start-up with an error naming it",
       valuesText: 'comma-separated `language=model` pairs',
     }),
     INFERENCE_DEVICE: oneOf('cpu', ['cpu', 'cuda'], 'where models run (falls back to CPU when CUDA is unavailable)'),
@@ -87,7 +87,7 @@ export const CONFIG_TABLE = {
     }),
     TELEPHONE_MODELS: oneOf('on', ['on', 'off'], {
       description:
-        "audio sampled at 8 kHz or less (files by their stated rate; WebSocket `pcm_s16le_8k`, `mulaw_8k`, `alaw_8k`) with no `model` named runs on the default model's telephone model where its manifest names one (`telephone_model`: small-am-v6's and small-am-v2's is small-am-v2-telephone, small-am-v5-ensemble's small-am-v5-telephone, both fine-tuned on G.711 calls) and reports that model's name; a named model always runs itself (docs/model-format.md, *Telephone models*); `off`: the default reads narrow-band audio itself",
+        "audio sampled at 8 kHz or less (files by their stated rate; WebSocket `pcm_s16le_8k`, `mulaw_8k`, `alaw_8k`) with no `model` named runs on the default model's telephone model where its manifest names one (`telephone_model`: small-am-v7's, small-am-v6's and small-am-v2's is small-am-v2-telephone, small-am-v5-ensemble's small-am-v5-telephone, both fine-tuned on G.711 calls) and reports that model's name; a named model always runs itself (docs/model-format.md, *Telephone models*); `off`: the default reads narrow-band audio itself",
     }),
     INFERENCE_WORKERS: integer(0, 0, 256, { description: 'inference worker threads', defaultText: '`0` (automatic)' }),
     INFERENCE_INTRA_OP_THREADS: integer(0, 0, 256, {
