@@ -173,44 +173,49 @@ def telephone_band(x):
     return narrow
 
 
-NOISY_KINDS = ("colored", "music", "babble", "other")
+NOISY_KINDS = ("colored", "music", "babble", "other")  # noisy_copy's interference, drawn 35 / 25 / 20 / 20%
 
 
-def noisy_copy(pcm, rng, babble_pool, snr=(0, 15)):
-    """A copy of a real utterance under LOUD interference (candidate 16, issue 33: the noisy copies of
-    small-am-v2's recipe stop at 8 dB, and a model fine-tuned since reads 5 dB SNR worse), at a drawn
-    SNR (signal power over interference power, whole utterance) in `snr`:
+def interference(n, rng, babble_pool):
+    """`n` samples of one drawn interference kind (NOISY_KINDS) and its name:
       colored (35%): white, pink or brown noise;
       music (25%): nonspeech.py's music (chords, arpeggio, melody, drums or a mix);
-      babble (20%): 2-5 other training utterances summed at random offsets (the speech of others,
-        which no benchmark condition has);
-      other (20%): one of nonspeech.py's hum, tone or impulse families.
-    Peak level drawn -30..-1 dBFS; VTLP and tempo as the other copies. `babble_pool`: a list of
-    float32 arrays (other utterances). Returns (features [T, n_mels], kind)."""
+      babble (20%): 2-5 utterances of `babble_pool` (float32 arrays), each at unit power from a random
+        point, looped to length, summed (the speech of others, which no benchmark condition has);
+      other (20%): one of nonspeech.py's hum, tone or impulse families (a call tone whose cadence is off
+        for the whole piece is silence: that copy stays clean, a few in a hundred)."""
     import nonspeech
-    x = np.asarray(pcm, dtype=np.float64) - np.mean(pcm)
-    n = len(x)
     draw = rng.random()
     kind = "colored" if draw < 0.35 else "music" if draw < 0.6 else "babble" if draw < 0.8 else "other"
     if kind == "colored":
-        noise = colored_noise(n, rng, rng.choice(["white", "pink", "brown"]))
-    elif kind == "music":
-        noise = nonspeech.music(n, rng, ["chords", "arpeggio", "melody", "drums", "mix"][rng.integers(0, 5)])
-    elif kind == "babble":
+        return colored_noise(n, rng, rng.choice(["white", "pink", "brown"])), kind
+    if kind == "music":
+        return nonspeech.music(n, rng, ["chords", "arpeggio", "melody", "drums", "mix"][rng.integers(0, 5)]).astype(np.float64), kind
+    if kind == "babble":
         noise = np.zeros(n)
         for _ in range(int(rng.integers(2, 6))):
             other = np.asarray(babble_pool[rng.integers(0, len(babble_pool))], dtype=np.float64)
             other = other - np.mean(other)
             other = other / (np.sqrt(np.mean(other ** 2)) + 1e-9)
-            start = int(rng.integers(0, max(1, len(other) - 1)))
-            piece = np.roll(other, -start)
-            piece = np.tile(piece, n // len(piece) + 1)[:n]
-            noise += piece
-    else:
-        noise = nonspeech.render(["hum", "tone", "impulse"][rng.integers(0, 3)], n, rng)[2].astype(np.float64)
-    noise = np.asarray(noise, dtype=np.float64)
-    level_db = float(rng.uniform(*snr))
-    x = x + noise * np.sqrt((np.mean(x ** 2) + 1e-12) / ((np.mean(noise ** 2) + 1e-12) * 10 ** (level_db / 10)))
+            piece = np.roll(other, -int(rng.integers(0, max(1, len(other) - 1))))
+            noise += np.tile(piece, n // len(piece) + 1)[:n]
+        return noise, kind
+    return nonspeech.render(["hum", "tone", "impulse"][rng.integers(0, 3)], n, rng)[2].astype(np.float64), kind
+
+
+def at_snr(speech, noise, snr_db):
+    """speech + noise scaled so that speech power over noise power (whole signals) is `snr_db`."""
+    return speech + noise * np.sqrt((np.mean(speech ** 2) + 1e-12) / ((np.mean(noise ** 2) + 1e-12) * 10 ** (snr_db / 10)))
+
+
+def noisy_copy(pcm, rng, babble_pool, snr=(0, 15)):
+    """A copy of a real utterance under LOUD interference (candidate 16, issue 33: the noisy copies of
+    small-am-v2's recipe stop at 8 dB, and a model fine-tuned since read 5 dB SNR worse): `interference`
+    at an SNR drawn from `snr`, a peak level drawn from -30..-1 dBFS in 16 bits, then VTLP and tempo as
+    the other copies. Returns (features [T, n_mels], kind)."""
+    x = np.asarray(pcm, dtype=np.float64) - np.mean(pcm)
+    noise, kind = interference(len(x), rng, babble_pool)
+    x = at_snr(x, noise, float(rng.uniform(*snr)))
     x = x / (np.max(np.abs(x)) + 1e-9) * 10 ** (rng.uniform(-30, -1) / 20)
     x = np.round(x * 32767) / 32767
     return perturbed_features(np.clip(x, -1, 1).astype(np.float32), rng), kind
