@@ -42,7 +42,6 @@ while babble_seen < 5:
         babble_seen += 1
         assert np.max(np.abs(noise)) == 0, "babble from a silent pool must be silent"
 
-clean_frames = None
 for pool_ in (pool, silent):
     for _ in range(20):
         feats, kind = noisy_copy(speech.astype(np.float32), rng, pool_)
