@@ -7,7 +7,8 @@ const BODY_HIGH_WATER_MARK = 256 * 1024;
 /**
  * The request body as a Readable fed by uWS `onData`. Each chunk is copied out of uWS's
  * ArrayBuffer (which uWS reuses after the callback returns); the copy belongs to the stream.
- * When the reader falls behind, the socket is paused and resumed on the next `_read`.
+ * When the reader falls behind, the socket is paused and resumed on the next `_read`; once the
+ * last chunk is in, it stays readable, so that uWS sees the client leave.
  */
 export class RequestBodyStream extends Readable {
   private received = 0;
@@ -46,7 +47,9 @@ export class RequestBodyStream extends Readable {
       this.destroy(sizeLimitExceeded(this.sizeLimit.subject, this.sizeLimit.bytes, this.sizeLimit.param));
       return;
     }
-    if (chunk.byteLength > 0 && !this.push(Buffer.copyBytesFrom(new Uint8Array(chunk)))) {
+    // Never paused on the last chunk: nothing more would resume it (no `_read` after the end),
+    // and a paused socket is not read, so a client that leaves would go unseen (no onAborted).
+    if (chunk.byteLength > 0 && !this.push(Buffer.copyBytesFrom(new Uint8Array(chunk))) && !isLast) {
       if (!this.socketPaused && !this.responseEnded()) {
         this.socketPaused = true;
         this.res.pause();
