@@ -14,9 +14,10 @@ import { JobsClient, TranscribeJobClient } from '../helpers/jobs-client.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { bearer } from '../helpers/test-gateway.js';
 import { chunks, connect, connectReady, paced, wsUrl } from '../ws/ws-client.js';
+import { heldOutClip } from '../../training/common/heldout-fixtures.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
-const CLIP = fileURLToPath(new URL('../fixtures/heldout/alffa_spk_heldout_v2-tr_10590_tr04104.wav', import.meta.url));
+const CLIP = heldOutClip('alffa_spk_heldout_v2-tr_10590_tr04104.wav').path;
 /** Reference: "ካርታ ውን በ ው ዤ ው ነበርኩ". */
 const TERMS = ['ካርታ', 'ነበርኩ'];
 /** Words of 4+ letters of other ALFFA sentences; the clip holds none of them. */

@@ -10,9 +10,10 @@ import { JobsClient } from '../helpers/jobs-client.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { twoTurns } from '../ws/ws-audio.js';
 import { chunks, connectReady, type Message, paced, wsUrl } from '../ws/ws-client.js';
+import { heldOutClip } from '../../training/common/heldout-fixtures.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
-const CLIP = fileURLToPath(new URL('../fixtures/heldout/alffa_spk_heldout-tr_10778_tr02101.wav', import.meta.url));
+const CLIP = heldOutClip('alffa_spk_heldout-tr_10778_tr02101.wav').path;
 const ENSEMBLE = 'small-am-v4-ensemble';
 
 let gw: TestGateway;

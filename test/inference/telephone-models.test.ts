@@ -14,9 +14,10 @@ import { JobsClient } from '../helpers/jobs-client.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { twoTurns } from '../ws/ws-audio.js';
 import { chunks, connectReady, paced, wavPcm, wsUrl } from '../ws/ws-client.js';
+import { heldOutClip } from '../../training/common/heldout-fixtures.js';
 
 const MODELS_DIR = fileURLToPath(new URL('../../models', import.meta.url));
-const CLIP = fileURLToPath(new URL('../fixtures/heldout/alffa_spk_heldout-tr_10778_tr02101.wav', import.meta.url));
+const CLIP = heldOutClip('alffa_spk_heldout-tr_10778_tr02101.wav').path;
 const DEFAULT = 'small-am-v7';
 const TELEPHONE = 'small-am-v2-telephone';
 

@@ -28,10 +28,11 @@ import { CtcRecognizer } from '../../src/engines/asr/recognition/ctc-recognizer.
 import { useLocalHub } from '../helpers/hub-models.js';
 import { type CliRun, downloadModel, runModelsCli } from '../helpers/models-cli.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
+import { heldOutClip } from '../../training/common/heldout-fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURE = join(ROOT, 'test/fixtures/wav2vec2-hf');
-const CLIP = join(ROOT, 'test/fixtures/heldout/alffa_spk_heldout-tr_10778_tr02101.wav');
+const CLIP = heldOutClip('alffa_spk_heldout-tr_10778_tr02101.wav').path;
 const LOGIT_TOLERANCE = 1e-4;
 
 const modelsDir = useLocalHub('hub-ctc-');

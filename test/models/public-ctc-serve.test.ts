@@ -6,16 +6,15 @@
  */
 import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixturePath } from '../helpers/fixtures.js';
 import { JobsClient } from '../helpers/jobs-client.js';
 import { downloadModel, runModelsCli } from '../helpers/models-cli.js';
 import { useScratchDir } from '../helpers/suite-fixtures.js';
 import { bearer, startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
+import { heldOutClip } from '../../training/common/heldout-fixtures.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CLIP = join(ROOT, 'test/fixtures/heldout/alffa_spk_heldout-tr_10778_tr02101.wav');
+const CLIP = heldOutClip('alffa_spk_heldout-tr_10778_tr02101.wav').path;
 
 const scratch = useScratchDir('hub-serve-');
 let gw: TestGateway;

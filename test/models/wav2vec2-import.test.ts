@@ -20,10 +20,11 @@ import { ModelRegistry } from '../../src/engines/asr/models/model-registry.js';
 import { CtcRecognizer } from '../../src/engines/asr/recognition/ctc-recognizer.js';
 import { forOutput } from '../../src/engines/asr/text/text-normalizer.js';
 import { readPcm16Wav } from '../native/audio-helpers.js';
+import { heldOutClip } from '../../training/common/heldout-fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EXPORT = join(ROOT, 'test/fixtures/wav2vec2-style');
-const CLIP = join(ROOT, 'test/fixtures/heldout/alffa_spk_heldout-tr_10778_tr02101.wav');
+const CLIP = heldOutClip('alffa_spk_heldout-tr_10778_tr02101.wav').path;
 
 let modelsDir: string;
 let pool: InferencePool;

@@ -4,15 +4,15 @@
 // timestamp granularities, translations, the model list, and errors as the client raises them.
 import { createReadStream, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import OpenAI, { AuthenticationError, BadRequestError, RateLimitError } from 'openai';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { wavData, wavOf } from '../helpers/fixtures.js';
 import { type Job, JobsClient } from '../helpers/jobs-client.js';
 import { useTestGateway } from '../helpers/suite-gateway.js';
 import { REPO_MODELS_DIR, scriptShare } from '../helpers/translation-model.js';
+import { heldOutClip } from '../../training/common/heldout-fixtures.js';
 
-const CLIP = fileURLToPath(new URL('../fixtures/heldout/alffa_spk_heldout-tr_10780_tr02103.wav', import.meta.url));
+const CLIP = heldOutClip('alffa_spk_heldout-tr_10780_tr02103.wav').path;
 const CLIP_SECONDS = wavData(readFileSync(CLIP)).pcm.length / 32_000;
 
 const suite = useTestGateway({ MODELS_DIR: REPO_MODELS_DIR, RATE_LIMIT_PER_MINUTE: '100000', MAX_CONCURRENT_JOBS: '20' });

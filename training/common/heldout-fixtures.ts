@@ -31,3 +31,10 @@ export function heldOutFixtures(): HeldOutFixture[] {
       return { file, path: join(HELDOUT_FIXTURES_DIR, file), language, set, reference };
     });
 }
+
+/** One clip of heldout.tsv by file name; a name the list lacks is an error, not a missing file later. */
+export function heldOutClip(file: string): HeldOutFixture {
+  const clip = heldOutFixtures().find((f) => f.file === file);
+  if (clip === undefined) throw new Error(`heldout.tsv lists no clip ${file}`);
+  return clip;
+}
