@@ -206,6 +206,12 @@ def noisy_val_set(seed):
     print(f"alffa_spk_val_noisy: {len(ids)} utterances", flush=True)
 
 
+def train_utterances():
+    """(id, transcript, pcm) of every utterance of the speaker split's training groups, in the list's order."""
+    text = alffa_texts()
+    return [(u, " ".join(text[u].split()), decode_flac(u)) for u in open(os.path.join(SPLITS, "alffa-spk-train.txt")).read().split()]
+
+
 def alffa_texts():
     """ALFFA's transcripts by utterance id (the Kaldi `text` file; lines without a transcript left out)."""
     with open(os.path.join(DATA, "alffa-am-train", "text"), encoding="utf-8") as f:
@@ -455,15 +461,11 @@ def main():
         if a.telephone_copies == 0:
             return
     if a.lang == "am" and a.split == "speaker" and a.noisy_copies > 0:
-        train_ids = open(os.path.join(SPLITS, "alffa-spk-train.txt")).read().split()
-        text = alffa_texts()
-        noisy_set(a.seed, a.noisy_copies, [(u, " ".join(text[u].split()), decode_flac(u)) for u in train_ids])
+        noisy_set(a.seed, a.noisy_copies, train_utterances())
         noisy_val_set(a.seed)
         return
     if a.lang == "am" and a.split == "speaker" and a.telephone_copies > 0:
-        train_ids = open(os.path.join(SPLITS, "alffa-spk-train.txt")).read().split()
-        text = alffa_texts()
-        telephone_set(a.seed, a.telephone_copies, [(u, " ".join(text[u].split()), decode_flac(u)) for u in train_ids])
+        telephone_set(a.seed, a.telephone_copies, train_utterances())
         if a.telephone_only:
             return
     if a.lang == "am" and a.split == "speaker" and a.news_synth > 0 and a.news_only:
